@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages actionbase-c needs to build, test and benchmark,
+# only when something is missing (so a warm machine skips apt entirely).
+# Used by the README's start command, tests/run.sh and .ci/run.
+set -euo pipefail
+PKGS=(build-essential autoconf automake libtool pkg-config
+      libglib2.0-dev libjson-glib-dev libh2o-evloop-dev libssl-dev libsoup-3.0-dev
+      libthrift-c-glib-dev thrift-compiler libxxhash-dev liblmdb-dev check
+      curl jq valgrind)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

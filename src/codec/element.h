@@ -1,0 +1,61 @@
+/* Element encoding: the self-describing header byte + payload layout of every
+ * key component and value element (encoding.md §1), ASC and DESC. Decoders
+ * never read past the buffer and report malformed input with a GError. */
+#pragma once
+#include <glib.h>
+#include "codec/value.h"
+
+#define AB_CODEC_ERROR (ab_codec_error_quark ())
+GQuark ab_codec_error_quark (void);
+
+typedef enum {
+  AB_CODEC_ERROR_TRUNCATED,  /* buffer ends inside an element */
+  AB_CODEC_ERROR_MALFORMED,  /* unknown header, bad terminator, bad UTF-8 */
+  AB_CODEC_ERROR_INVALID,    /* value cannot be encoded (e.g. NUL in a string) */
+  AB_CODEC_ERROR_TOKEN,      /* bad offset token */
+} AbCodecError;
+
+typedef enum { AB_ORDER_ASC = 0, AB_ORDER_DESC = 1 } AbOrder;
+
+/* Header bytes (ASC form); the DESC header is the bitwise NOT. */
+enum {
+  AB_HDR_NULL = 0x05,
+  AB_HDR_INT8 = 0x29,
+  AB_HDR_INT16 = 0x2A,
+  AB_HDR_INT32 = 0x2B,
+  AB_HDR_INT64 = 0x2C,
+  AB_HDR_FLOAT32 = 0x30,
+  AB_HDR_FLOAT64 = 0x31,
+  AB_HDR_JSON = 0x32,
+  AB_HDR_STRING = 0x34,
+  AB_HDR_FALSE = 0x35,
+  AB_HDR_TRUE = 0x36,
+};
+
+void ab_codec_put_null (GByteArray *out, AbOrder order);
+void ab_codec_put_bool (GByteArray *out, gboolean b, AbOrder order);
+void ab_codec_put_int8 (GByteArray *out, gint8 v, AbOrder order);
+void ab_codec_put_int16 (GByteArray *out, gint16 v, AbOrder order);
+void ab_codec_put_int32 (GByteArray *out, gint32 v, AbOrder order);
+void ab_codec_put_int64 (GByteArray *out, gint64 v, AbOrder order);
+void ab_codec_put_float32 (GByteArray *out, gfloat v, AbOrder order);
+void ab_codec_put_float64 (GByteArray *out, gdouble v, AbOrder order);
+/* Fails (AB_CODEC_ERROR_INVALID) if data contains a 0x00 byte. */
+gboolean ab_codec_put_string (GByteArray *out, const gchar *data, gsize len,
+                              AbOrder order, GError **error);
+gboolean ab_codec_put_json (GByteArray *out, const gchar *data, gsize len,
+                            AbOrder order, GError **error);
+/* Any AbValue, by its kind. */
+gboolean ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order,
+                             GError **error);
+
+/* Decodes one element at buf[*pos]; advances *pos past it. out must be clear;
+ * order_out (nullable) receives the element's order. */
+gboolean ab_codec_get_value (const guint8 *buf, gsize len, gsize *pos,
+                             AbValue *out, AbOrder *order_out, GError **error);
+/* Advances *pos past one element without decoding it. */
+gboolean ab_codec_skip (const guint8 *buf, gsize len, gsize *pos, GError **error);
+/* Typed readers: fail unless the element has exactly that header (ASC). */
+gboolean ab_codec_get_int8 (const guint8 *buf, gsize len, gsize *pos, gint8 *out, GError **error);
+gboolean ab_codec_get_int32 (const guint8 *buf, gsize len, gsize *pos, gint32 *out, GError **error);
+gboolean ab_codec_get_int64 (const guint8 *buf, gsize len, gsize *pos, gint64 *out, GError **error);

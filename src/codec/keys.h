@@ -1,0 +1,65 @@
+/* Hash codes and row keys: salt + source + table code + record type prefix,
+ * and the Lock/Count/State/Index/Group/Cache keys built on it (encoding.md
+ * §2-§4), plus the parser that splits a key back into its parts. */
+#pragma once
+#include <glib.h>
+#include "codec/element.h"
+
+typedef enum {
+  AB_ROW_LOCK = -1,
+  AB_ROW_COUNT = -2,
+  AB_ROW_STATE = -3,
+  AB_ROW_INDEX = -4,
+  AB_ROW_GROUP = -5,
+  AB_ROW_CACHE = -6,
+} AbRowType;
+
+typedef enum { AB_DIR_OUT = 2, AB_DIR_IN = 3 } AbDirection;
+
+/* Signed xxhash32 (seed 0) of bytes; of a NUL-terminated name. */
+gint32 ab_codec_hash (const void *data, gsize len);
+gint32 ab_codec_code (const gchar *name);
+/* xxhash32 of "<db>.<table>". */
+gint32 ab_codec_table_code (const gchar *database, const gchar *table);
+/* Property codes of the reserved createdAt / deletedAt cells. */
+#define AB_CODE_INSERT_TS 306306609
+#define AB_CODE_DELETE_TS 1013158786
+
+/* salt(4, BE) || enc(source) || enc_int32(table_code) || enc_int8(type). */
+gboolean ab_codec_put_prefix (GByteArray *out, const AbValue *source,
+                              gint32 table_code, AbRowType type, GError **error);
+
+/* Whole keys; each returns a new array or NULL with error. */
+GByteArray *ab_codec_state_key (const AbValue *source, const AbValue *target,
+                                gint32 table_code, GError **error);
+GByteArray *ab_codec_lock_key (const AbValue *source, const AbValue *target,
+                               gint32 table_code, GError **error);
+GByteArray *ab_codec_count_key (const AbValue *dsource, AbDirection dir,
+                                gint32 table_code, GError **error);
+/* Index scan prefix P = prefix(dsource, -4) || enc_int8(dir) || enc_int32(index_code). */
+GByteArray *ab_codec_index_prefix (const AbValue *dsource, AbDirection dir,
+                                   gint32 table_code, gint32 index_code,
+                                   GError **error);
+/* Full index key: prefix || per field enc/encD(values[i]) || enc(dtarget). */
+GByteArray *ab_codec_index_key (const AbValue *dsource, AbDirection dir,
+                                gint32 table_code, gint32 index_code,
+                                const AbValue *values, const AbOrder *orders,
+                                guint n_fields, const AbValue *dtarget,
+                                GError **error);
+/* Group / Cache wide-row keys: prefix || enc_int8(dir) || enc_int32(code). */
+GByteArray *ab_codec_wide_key (const AbValue *dsource, AbDirection dir,
+                               gint32 table_code, AbRowType type, gint32 code,
+                               GError **error);
+
+/* A parsed key: the common prefix, and where the type-specific rest begins. */
+typedef struct {
+  guint32 salt;
+  AbValue source;      /* owned: clear with ab_codec_key_parts_clear */
+  gint32 table_code;
+  AbRowType type;
+  gsize rest;          /* offset of the first byte after the type element */
+} AbKeyParts;
+
+gboolean ab_codec_parse_key (const guint8 *key, gsize len, AbKeyParts *out,
+                             GError **error);
+void ab_codec_key_parts_clear (AbKeyParts *parts);

@@ -1,0 +1,53 @@
+/* State, Index and Lock row values (encoding.md §5), at the level of property
+ * codes: mapping codes to schema names is the model's business. Count values
+ * are raw 8-byte big-endian longs (ab_codec_put_be64 / ab_codec_get_be64). */
+#pragma once
+#include <glib.h>
+#include "codec/element.h"
+
+typedef struct {
+  gint32 code;
+  AbValue value;   /* owned */
+  gint64 version;  /* State values only; 0 in Index values */
+} AbCodedProp;
+
+typedef struct {
+  gboolean active;
+  gint64 version;
+  gboolean has_created_at;
+  gint64 created_at;
+  gboolean has_deleted_at;
+  gint64 deleted_at;
+  GArray *props; /* AbCodedProp, with clear func set: freed with the array */
+} AbStateValue;
+
+void ab_codec_state_value_init (AbStateValue *sv);
+void ab_codec_state_value_clear (AbStateValue *sv);
+/* Appends a property (takes a copy of value). */
+void ab_codec_state_value_add (AbStateValue *sv, gint32 code, const AbValue *value,
+                               gint64 version);
+
+gboolean ab_codec_encode_state_value (GByteArray *out, const AbStateValue *sv,
+                                      GError **error);
+/* Lifts the reserved __InsertTs__/__DeleteTs__ cells into the timestamps. */
+gboolean ab_codec_decode_state_value (const guint8 *buf, gsize len,
+                                      AbStateValue *out, GError **error);
+
+/* Index value and cache cell value: version || [code || value]*. */
+gboolean ab_codec_encode_index_value (GByteArray *out, gint64 version,
+                                      const AbCodedProp *props, guint n,
+                                      GError **error);
+/* props receives AbCodedProp (array with clear func), version into *version. */
+gboolean ab_codec_decode_index_value (const guint8 *buf, gsize len,
+                                      gint64 *version, GArray *props,
+                                      GError **error);
+GArray *ab_codec_coded_prop_array_new (void);
+
+/* Lock value: enc_int64(ms). */
+void ab_codec_encode_lock_value (GByteArray *out, gint64 now_ms);
+gboolean ab_codec_decode_lock_value (const guint8 *buf, gsize len, gint64 *ms,
+                                     GError **error);
+
+/* Raw 8-byte big-endian signed (Count rows, group cells). */
+void ab_codec_put_be64 (guint8 out[8], gint64 v);
+gint64 ab_codec_get_be64 (const guint8 in[8]);

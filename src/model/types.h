@@ -1,0 +1,48 @@
+/* Schema primitive types (boolean .. object), their JSON names, and casting of
+ * JSON values and query-string text to a field's type with upstream's rules
+ * (semantics.md §3.3, api.md §1.1). Errors name the field. */
+#pragma once
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include "codec/value.h"
+
+#define AB_MODEL_ERROR (ab_model_error_quark ())
+GQuark ab_model_error_quark (void);
+
+typedef enum {
+  AB_MODEL_ERROR_INVALID, /* bad input: the REST layer answers 400 */
+} AbModelError;
+
+typedef enum {
+  AB_TYPE_BOOLEAN,
+  AB_TYPE_BYTE,
+  AB_TYPE_SHORT,
+  AB_TYPE_INT,
+  AB_TYPE_LONG,
+  AB_TYPE_FLOAT,
+  AB_TYPE_DOUBLE,
+  AB_TYPE_STRING,
+  AB_TYPE_OBJECT,
+} AbType;
+
+/* Lower-case v3 JSON name ("long"); upper-case v2 name ("LONG"). */
+const gchar *ab_type_name (AbType type);
+const gchar *ab_type_v2_name (AbType type);
+/* Case-insensitive; FALSE for unknown names. */
+gboolean ab_type_parse (const gchar *name, AbType *out);
+AbValueKind ab_type_value_kind (AbType type);
+gboolean ab_type_is_numeric (AbType type);
+
+/* JSON value -> typed value. A JSON null (or node == NULL) gives a null value.
+ * Numbers from strings ("123" -> long), integral doubles to integer types,
+ * range checks per width, booleans from true/false or "true"/"false";
+ * object type keeps compact JSON text. Errors: AB_MODEL_ERROR_INVALID naming
+ * `field`. */
+gboolean ab_model_cast_json (JsonNode *node, AbType type, const gchar *field,
+                             AbValue *out, GError **error);
+/* Query-string text -> typed value (start=, source=, ranges values). */
+gboolean ab_model_cast_text (const gchar *text, AbType type, const gchar *field,
+                             AbValue *out, GError **error);
+/* Typed value -> JSON node for responses (json kind is parsed back; a
+ * string that does not parse stays a string). */
+JsonNode *ab_model_value_to_json (const AbValue *v);

@@ -1,0 +1,60 @@
+/* Transport-neutral HTTP request/response structs and the router: routes are
+ * method + path pattern ("/graph/v3/databases/{database}") + handler, each
+ * marked inline (never blocks) or blocking (run on the worker pool). */
+#pragma once
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+typedef struct {
+  const gchar *method;      /* "GET", "POST", ... */
+  const gchar *path;        /* decoded path, no query string */
+  GHashTable *params;       /* path params {name} -> decoded value */
+  GHashTable *query;        /* name -> GPtrArray of decoded values (repeatable) */
+  GHashTable *headers;      /* lower-case name -> value */
+  GBytes *body;             /* never NULL (may be empty) */
+  const gchar *request_id;  /* X-Request-ID or generated */
+  const gchar *route;       /* the matched pattern, for logs and metrics */
+} AbHttpRequest;
+
+typedef struct {
+  guint status;             /* default 200 */
+  gchar *content_type;      /* default "application/json" */
+  GBytes *body;             /* NULL = empty */
+  GPtrArray *headers;       /* alternating name, value (owned strings) */
+} AbHttpResponse;
+
+typedef void (*AbRouteHandler) (const AbHttpRequest *req, AbHttpResponse *resp,
+                                gpointer user_data);
+
+typedef enum {
+  AB_ROUTE_INLINE = 0,   /* cheap, answered on the HTTP loop */
+  AB_ROUTE_BLOCKING = 1, /* may block: run on the worker pool */
+} AbRouteFlags;
+
+typedef struct _AbRouter AbRouter;
+
+AbRouter *ab_router_new (void);
+void ab_router_free (AbRouter *router);
+/* Pattern segments in braces capture one path segment. */
+void ab_router_add (AbRouter *router, const gchar *method, const gchar *pattern,
+                    AbRouteFlags flags, AbRouteHandler handler, gpointer user_data);
+
+typedef enum { AB_ROUTE_FOUND, AB_ROUTE_NO_PATH, AB_ROUTE_NO_METHOD } AbRouteMatch;
+/* On FOUND fills handler/flags/user_data/pattern and params (caller owns
+ * params, created with g_str_hash, owned keys and values). */
+AbRouteMatch ab_router_match (AbRouter *router, const gchar *method, const gchar *path,
+                              AbRouteHandler *handler, AbRouteFlags *flags,
+                              gpointer *user_data, const gchar **pattern,
+                              GHashTable **params);
+
+/* Helpers for handlers. */
+const gchar *ab_http_query_get (const AbHttpRequest *req, const gchar *name); /* first value or NULL */
+GPtrArray *ab_http_query_all (const AbHttpRequest *req, const gchar *name);    /* borrowed or NULL */
+const gchar *ab_http_header_get (const AbHttpRequest *req, const gchar *name); /* lower-case name */
+const gchar *ab_http_param (const AbHttpRequest *req, const gchar *name);
+void ab_http_response_json (AbHttpResponse *resp, guint status, JsonNode *node); /* takes node */
+void ab_http_response_empty (AbHttpResponse *resp, guint status);
+/* {timestamp, status, error: reason phrase, message}. */
+void ab_http_response_error (AbHttpResponse *resp, guint status, const gchar *message);
+void ab_http_response_add_header (AbHttpResponse *resp, const gchar *name, const gchar *value);
+const gchar *ab_http_reason_phrase (guint status);

@@ -1,0 +1,112 @@
+/* The datastore seam: a small vtable over byte keys and values sorted by
+ * unsigned byte order (get, multi_get, scan, batch, increment, check-and-put,
+ * check-and-delete). Backends: lmdb (embedded, default), memory (tests). */
+#pragma once
+#include <glib.h>
+
+#define AB_STORE_ERROR (ab_store_error_quark ())
+GQuark ab_store_error_quark (void);
+
+typedef enum {
+  AB_STORE_ERROR_IO,          /* backend failure (disk, network) */
+  AB_STORE_ERROR_WIDTH,       /* increment of a value that is not 8 bytes */
+  AB_STORE_ERROR_URI,         /* bad store URI */
+  AB_STORE_ERROR_UNAVAILABLE, /* backend down / closed */
+  AB_STORE_ERROR_INJECTED,    /* fault injection (tests) */
+} AbStoreError;
+
+typedef enum {
+  AB_MUT_PUT,
+  AB_MUT_DELETE,
+  AB_MUT_INCREMENT,
+} AbMutationKind;
+
+typedef struct {
+  AbMutationKind kind;
+  GBytes *key;
+  GBytes *value;   /* PUT only */
+  gint64 delta;    /* INCREMENT only */
+} AbMutation;
+
+/* A batch: an ordered list of mutations (applied in order). */
+typedef struct {
+  GArray *items; /* AbMutation */
+} AbBatch;
+
+AbBatch *ab_batch_new (void);
+void ab_batch_free (AbBatch *b);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbBatch, ab_batch_free)
+/* Take copies of key/value bytes. */
+void ab_batch_put (AbBatch *b, const guint8 *key, gsize klen, const guint8 *val, gsize vlen);
+void ab_batch_delete (AbBatch *b, const guint8 *key, gsize klen);
+void ab_batch_increment (AbBatch *b, const guint8 *key, gsize klen, gint64 delta);
+guint ab_batch_len (const AbBatch *b);
+
+/* One row of a scan or multi_get. value NULL = absent (multi_get). */
+typedef struct {
+  GBytes *key;
+  GBytes *value;
+} AbKv;
+void ab_kv_clear (AbKv *kv);
+GArray *ab_kv_array_new (void); /* AbKv with clear func */
+
+typedef struct {
+  const guint8 *start; gsize start_len; /* NULL = from the beginning */
+  gboolean start_inclusive;
+  const guint8 *stop; gsize stop_len;   /* NULL = to the end */
+  gboolean stop_inclusive;
+  guint limit;                          /* 0 = no limit */
+} AbScanRange;
+
+typedef struct _AbStore AbStore;
+
+typedef struct {
+  const gchar *name;
+  /* *value = NULL when absent. */
+  gboolean (*get) (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
+  /* keys: GBytes*; out receives one AbKv per key, same order, value NULL if absent. */
+  gboolean (*multi_get) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+  /* Forward scan; appends AbKv to out. */
+  gboolean (*scan) (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
+  gboolean (*batch) (AbStore *s, const AbBatch *b, GError **error);
+  /* Absent = 0; non-8-byte value = AB_STORE_ERROR_WIDTH. */
+  gboolean (*increment) (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
+                         gint64 *new_value, GError **error);
+  /* expected == NULL: put if absent. Else put if current == expected.
+   * *applied says whether it happened. */
+  gboolean (*check_and_put) (AbStore *s, const guint8 *key, gsize klen,
+                             const guint8 *expected, gsize elen,
+                             const guint8 *value, gsize vlen,
+                             gboolean *applied, GError **error);
+  /* Delete if current == expected. */
+  gboolean (*check_and_delete) (AbStore *s, const guint8 *key, gsize klen,
+                                const guint8 *expected, gsize elen,
+                                gboolean *applied, GError **error);
+  void (*close) (AbStore *s);
+} AbStoreVTable;
+
+struct _AbStore {
+  const AbStoreVTable *vt;
+  gboolean batch_atomic;   /* TRUE: a batch is all-or-nothing */
+  gchar *uri;
+};
+
+/* "lmdb:DIR[?mapsize=BYTES&sync=0|1]" or "memory:". */
+AbStore *ab_store_open (const gchar *uri, GError **error);
+void ab_store_close (AbStore *s); /* closes and frees */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbStore, ab_store_close)
+
+gboolean ab_store_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
+gboolean ab_store_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+gboolean ab_store_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
+gboolean ab_store_batch (AbStore *s, const AbBatch *b, GError **error);
+gboolean ab_store_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
+                             gint64 *new_value, GError **error);
+gboolean ab_store_check_and_put (AbStore *s, const guint8 *key, gsize klen,
+                                 const guint8 *expected, gsize elen,
+                                 const guint8 *value, gsize vlen,
+                                 gboolean *applied, GError **error);
+gboolean ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
+                                    const guint8 *expected, gsize elen,
+                                    gboolean *applied, GError **error);
+gboolean ab_store_batch_is_atomic (AbStore *s);
