@@ -35,3 +35,102 @@ AbEngine *ab_engine_open (const gchar *store_uri, const AbEngineConfig *cfg,
 void ab_engine_close (AbEngine *engine);
 /* TRUE when the store answers (for /health); fills *reason otherwise. */
 gboolean ab_engine_healthy (AbEngine *engine, gchar **reason);
+
+/* ---- catalog access for the metadata endpoints ---- */
+typedef struct _AbCatalog AbCatalog;
+/* Borrowed; metadata handlers call the catalog directly (it has no bytes). */
+AbCatalog *ab_engine_catalog (AbEngine *engine);
+/* Catalog refresh from the store (another process may have changed it). */
+gboolean ab_engine_refresh (AbEngine *engine, GError **error);
+
+/* ---- mutation ---- */
+#include <json-glib/json-glib.h>
+#include "codec/value.h"
+
+typedef struct {
+  const gchar *database;
+  const gchar *table;         /* table or alias */
+  gboolean multi_edge;        /* /multi-edges endpoints */
+  gboolean lock;              /* ?lock=, default TRUE */
+  gboolean sync_request;      /* /edges/sync */
+  gboolean force;             /* ?force=true */
+  gboolean include_context;   /* AB-Include-Mutation-Context: true */
+  const gchar *request_id;
+  const gchar *actor;
+} AbMutateOptions;
+
+void ab_mutate_options_init (AbMutateOptions *o);
+
+typedef enum {
+  AB_STATUS_CREATED,
+  AB_STATUS_UPDATED,
+  AB_STATUS_DELETED,
+  AB_STATUS_IDLE,
+  AB_STATUS_QUEUED,
+  AB_STATUS_ERROR,
+  AB_STATUS_INVALID,
+} AbKeyStatus;
+
+const gchar *ab_key_status_name (AbKeyStatus s);
+
+typedef struct {
+  AbValue source;       /* multi-edge: the id */
+  AbValue target;       /* multi-edge: null */
+  AbKeyStatus status;
+  guint count;          /* events folded (0 on ERROR) */
+  gchar *message;       /* why, for ERROR / INVALID */
+  JsonNode *context;    /* storage ops when include_context, else NULL */
+} AbKeyResult;
+
+/* body = {"mutations":[...]}. Returns AbKeyResult array (clear func set),
+ * sorted as the spec says; NULL + AB_ENGINE_ERROR_BAD_REQUEST on bad input
+ * (nothing written). */
+GArray *ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts,
+                          JsonNode *body, GError **error);
+
+/* ---- queries ---- */
+typedef struct {
+  gint64 version;
+  AbValue source;
+  AbValue target;
+  GPtrArray *names;     /* const gchar* property names (borrowed from schema) */
+  GArray *values;       /* AbValue, parallel to names */
+} AbEdgeOut;
+
+typedef struct {
+  GPtrArray *edges;     /* AbEdgeOut* */
+  gint64 total;         /* -1 = not computed */
+  gchar *offset;        /* NULL unless has_next */
+  gboolean has_next;
+} AbEdgeFrame;
+
+void ab_edge_frame_free (AbEdgeFrame *f);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbEdgeFrame, ab_edge_frame_free)
+
+typedef enum { AB_QDIR_OUT = 2, AB_QDIR_IN = 3 } AbQueryDirection;
+/* "OUT" / "IN" (exact, upper-case); FALSE otherwise. */
+gboolean ab_query_direction_parse (const gchar *text, AbQueryDirection *out);
+
+/* count: the Count row for (start, direction); 0 when missing. */
+gboolean ab_engine_count (AbEngine *engine, const gchar *db, const gchar *table,
+                          const gchar *start, AbQueryDirection dir,
+                          AbValue *start_out, gint64 *count, GError **error);
+
+/* get / mget: sources x targets (text, cast to the schema), filters. */
+AbEdgeFrame *ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table,
+                            GPtrArray *sources, GPtrArray *targets,
+                            const gchar *filters, GError **error);
+
+typedef struct {
+  const gchar *index;
+  const gchar *start;
+  AbQueryDirection direction;
+  gint limit;               /* < 0 = default 25 */
+  const gchar *offset;      /* token or NULL */
+  const gchar *ranges;      /* or NULL */
+  const gchar *filters;     /* or NULL */
+  const gchar *features;    /* comma list or NULL */
+} AbScanParams;
+
+AbEdgeFrame *ab_engine_scan (AbEngine *engine, const gchar *db, const gchar *table,
+                             const AbScanParams *p, GError **error);

@@ -1,0 +1,25 @@
+/* Internals shared by the catalog's storage/read half (catalog.c) and its
+ * DDL half (ddl.c): the cache struct, the reserved key layout, reload. Not
+ * for use outside src/catalog. */
+#pragma once
+#include "catalog/catalog.h"
+
+#define KIND_DATABASE 'd'
+#define KIND_TABLE 't'
+#define KIND_ALIAS 'a'
+#define KIND_REVISION '#'
+
+struct _AbCatalog {
+  AbStore *store;
+  GRWLock lock;          /* guards the three maps and revision */
+  GMutex ddl;            /* one DDL at a time in this process */
+  GHashTable *databases; /* name -> AbDatabaseDesc* */
+  GHashTable *tables;    /* "db\x1ftable" -> AbTableDesc* */
+  GHashTable *aliases;   /* "db\x1falias" -> AbAliasDesc* */
+  gint64 revision;
+};
+
+gchar *ab_catalog_pair_key (const gchar *db, const gchar *name);
+GByteArray *ab_catalog_meta_key (gchar kind, const gchar *db, const gchar *name);
+gint64 ab_catalog_now_ms (void);
+gboolean ab_catalog_reload (AbCatalog *cat, GError **error);

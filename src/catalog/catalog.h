@@ -1,0 +1,69 @@
+/* The catalog: databases, tables and aliases, persisted as JSON descriptors
+ * in the datastore's reserved key space, cached in memory behind a lock, and
+ * reloaded when another process bumps the stored revision counter. */
+#pragma once
+#include <glib.h>
+#include "model/schema.h"
+#include "store/store.h"
+
+#define AB_CATALOG_ERROR (ab_catalog_error_quark ())
+GQuark ab_catalog_error_quark (void);
+
+typedef enum {
+  AB_CATALOG_ERROR_NOT_FOUND,
+  AB_CATALOG_ERROR_EXISTS,
+  AB_CATALOG_ERROR_INVALID,   /* a rule was broken (still active, bad target...) */
+  AB_CATALOG_ERROR_STORE,     /* the datastore failed */
+} AbCatalogError;
+
+typedef struct _AbCatalog AbCatalog;
+
+AbCatalog *ab_catalog_open (AbStore *store, GError **error);
+void ab_catalog_free (AbCatalog *cat);
+/* Reloads everything if the stored revision moved; cheap otherwise. */
+gboolean ab_catalog_refresh (AbCatalog *cat, GError **error);
+gint64 ab_catalog_revision (AbCatalog *cat);
+
+/* Reads return new references (or NULL when absent); lists are sorted by name
+ * and own their elements (free with g_ptr_array_unref). */
+GPtrArray *ab_catalog_list_databases (AbCatalog *cat);
+AbDatabaseDesc *ab_catalog_get_database (AbCatalog *cat, const gchar *db);
+GPtrArray *ab_catalog_list_tables (AbCatalog *cat, const gchar *db);
+AbTableDesc *ab_catalog_get_table (AbCatalog *cat, const gchar *db, const gchar *table);
+GPtrArray *ab_catalog_list_aliases (AbCatalog *cat, const gchar *db);
+AbAliasDesc *ab_catalog_get_alias (AbCatalog *cat, const gchar *db, const gchar *alias);
+
+/* Data endpoints: a table name or an alias name -> the table. *alias_out gets
+ * the alias name when one was used. Error message "No such label db.t." */
+AbTableDesc *ab_catalog_resolve (AbCatalog *cat, const gchar *db, const gchar *name,
+                                 gchar **alias_out, GError **error);
+
+/* DDL. `actor` fills createdBy/updatedBy. NULL pointers mean "leave as is". */
+AbDatabaseDesc *ab_catalog_create_database (AbCatalog *cat, const gchar *db,
+                                            const gchar *comment, const gchar *actor,
+                                            GError **error);
+AbDatabaseDesc *ab_catalog_update_database (AbCatalog *cat, const gchar *db,
+                                            const gboolean *active, const gchar *comment,
+                                            const gchar *actor, GError **error);
+gboolean ab_catalog_delete_database (AbCatalog *cat, const gchar *db, GError **error);
+
+/* Takes a descriptor built by the model (from a create request); fills
+ * tenant, audit, code; checks the database exists and no alias has the name. */
+AbTableDesc *ab_catalog_create_table (AbCatalog *cat, AbTableDesc *proto,
+                                      const gchar *actor, GError **error);
+AbTableDesc *ab_catalog_update_table (AbCatalog *cat, const gchar *db, const gchar *table,
+                                      const gboolean *active, const AbSchema *schema,
+                                      const AbMutationMode *mode, const gchar *comment,
+                                      const gchar *actor, GError **error);
+gboolean ab_catalog_delete_table (AbCatalog *cat, const gchar *db, const gchar *table,
+                                  GError **error);
+
+AbAliasDesc *ab_catalog_create_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
+                                      const gchar *table, const gchar *comment,
+                                      const gchar *actor, GError **error);
+AbAliasDesc *ab_catalog_update_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
+                                      const gboolean *active, const gchar *table,
+                                      const gchar *comment, const gchar *actor,
+                                      GError **error);
+gboolean ab_catalog_delete_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
+                                  GError **error);

@@ -1,0 +1,72 @@
+/* Engine internals shared by its files: the engine struct, the per-request
+ * table binding (descriptor + insert-merge flag), key helpers and the
+ * per-key mutation pipeline. Not for use outside src/engine. */
+#pragma once
+#include "engine/engine.h"
+#include "engine/state.h"
+#include "catalog/catalog.h"
+#include "store/store.h"
+#include "codec/keys.h"
+
+struct _AbEngine {
+  AbStore *store;
+  AbCatalog *catalog;
+  AbEngineConfig cfg;
+  GThreadPool *key_pool;   /* applies the keys of one request concurrently */
+};
+
+/* Errors helpers: set AB_ENGINE_ERROR with a printf message. */
+gboolean ab_engine_fail (GError **error, AbEngineError code, const gchar *fmt, ...)
+  G_GNUC_PRINTF (3, 4);
+/* Converts catalog/store/model errors into engine errors (keeps the text). */
+void ab_engine_propagate (GError **dst, GError *src);
+
+/* Resolves a data endpoint's table or alias (refreshing the catalog once on a
+ * miss). Returns a reference. */
+AbTableDesc *ab_engine_resolve (AbEngine *engine, const gchar *db, const gchar *name,
+                                gchar **alias_out, GError **error);
+gboolean ab_engine_insert_merge (AbEngine *engine, const gchar *db);
+
+/* Directed endpoints of a state for an index/count row (multi-edge aware):
+ * fills borrowed pointers to values inside key/state. FALSE if absent. */
+gboolean ab_engine_directed (const AbTableDesc *t, const AbValue *source,
+                             const AbValue *target, const AbState *st, AbDirection dir,
+                             const AbValue **dsrc, const AbValue **dtgt);
+/* Directions a table maintains: fills dirs[0..n). */
+guint ab_engine_directions (const AbTableDesc *t, AbDirection dirs[2]);
+
+/* Index row key and value for an active state (NULL key when not indexable). */
+GByteArray *ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx,
+                                 const AbValue *source, const AbValue *target,
+                                 const AbState *st, AbDirection dir, GError **error);
+gboolean ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out,
+                                GError **error);
+
+/* Lock protocol (semantics.md §6). On success *token holds our lock value. */
+gboolean ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **error);
+void ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token);
+
+/* Records of one key: from before/after states into a batch; returns status. */
+AbKeyStatus ab_engine_plan (const AbTableDesc *t, const AbValue *source,
+                            const AbValue *target, const AbState *before,
+                            const AbState *after, AbBatch *batch, GError **error);
+
+gint64 ab_engine_now_ms (void);
+
+/* Thread-pool entry that applies one key of a mutation request. */
+void ab_engine_key_job_run (gpointer job, gpointer engine);
+
+/* Parsing of mutation bodies into events (events.c). One key group per
+ * distinct (source, target) or id, events in request order. */
+typedef struct {
+  AbValue source;       /* multi-edge: id */
+  AbValue target;       /* multi-edge: null */
+  GPtrArray *events;    /* AbEvent*, owned */
+  gchar *sort_key;      /* "<source>:<target>" or the id's text */
+} AbKeyGroup;
+
+void ab_key_group_free (AbKeyGroup *g);
+/* Returns AbKeyGroup* array (owned), or NULL + 400 error. */
+GPtrArray *ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body,
+                                      gboolean multi_edge, gboolean insert_merge,
+                                      guint max_items, GError **error);

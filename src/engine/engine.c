@@ -1,0 +1,143 @@
+/* Engine life cycle and shared helpers: opening the store and catalog,
+ * configuration defaults, error mapping, table resolution and the
+ * INSERT_MERGE feature lookup. */
+#include <stdarg.h>
+#include "engine/engine-private.h"
+#include "model/types.h"
+
+G_DEFINE_QUARK (ab-engine-error-quark, ab_engine_error)
+
+void
+ab_engine_config_init (AbEngineConfig *cfg)
+{
+  cfg->lock_retries = 50;
+  cfg->lock_backoff_ms = 100;
+  cfg->lock_stale_ms = 300000;
+  cfg->insert_merge_databases = NULL;
+  cfg->max_mutations = 1000;
+  cfg->max_get_pairs = 25;
+  cfg->max_scan_limit = 1000;
+  cfg->mutation_threads = 8;
+}
+
+gboolean
+ab_engine_fail (GError **error, AbEngineError code, const gchar *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error_literal (error, AB_ENGINE_ERROR, code, msg);
+  return FALSE;
+}
+
+void
+ab_engine_propagate (GError **dst, GError *src)
+{
+  AbEngineError code = AB_ENGINE_ERROR_INTERNAL;
+  if (src->domain == AB_ENGINE_ERROR)
+    code = src->code;
+  else if (src->domain == AB_MODEL_ERROR || src->domain == AB_CODEC_ERROR)
+    code = AB_ENGINE_ERROR_BAD_REQUEST;
+  else if (src->domain == AB_CATALOG_ERROR)
+    code = src->code == AB_CATALOG_ERROR_STORE ? AB_ENGINE_ERROR_UNAVAILABLE
+                                               : AB_ENGINE_ERROR_BAD_REQUEST;
+  else if (src->domain == AB_STORE_ERROR)
+    code = AB_ENGINE_ERROR_UNAVAILABLE;
+  g_set_error_literal (dst, AB_ENGINE_ERROR, code, src->message);
+  g_error_free (src);
+}
+
+AbEngine *
+ab_engine_open (const gchar *store_uri, const AbEngineConfig *cfg, GError **error)
+{
+  GError *local = NULL;
+  AbStore *store = ab_store_open (store_uri, &local);
+  if (store == NULL)
+    {
+      ab_engine_propagate (error, local);
+      return NULL;
+    }
+  AbCatalog *cat = ab_catalog_open (store, &local);
+  if (cat == NULL)
+    {
+      ab_store_close (store);
+      ab_engine_propagate (error, local);
+      return NULL;
+    }
+  AbEngine *engine = g_new0 (AbEngine, 1);
+  engine->store = store;
+  engine->catalog = cat;
+  if (cfg != NULL)
+    engine->cfg = *cfg;
+  else
+    ab_engine_config_init (&engine->cfg);
+  engine->cfg.insert_merge_databases = g_strdupv (engine->cfg.insert_merge_databases);
+  engine->key_pool = g_thread_pool_new (ab_engine_key_job_run, engine,
+                                        (gint) MAX (1, engine->cfg.mutation_threads),
+                                        FALSE, NULL);
+  return engine;
+}
+
+void
+ab_engine_close (AbEngine *engine)
+{
+  if (engine == NULL)
+    return;
+  g_thread_pool_free (engine->key_pool, FALSE, TRUE);
+  ab_catalog_free (engine->catalog);
+  ab_store_close (engine->store);
+  g_strfreev (engine->cfg.insert_merge_databases);
+  g_free (engine);
+}
+
+gboolean
+ab_engine_healthy (AbEngine *engine, gchar **reason)
+{
+  g_autoptr (GError) error = NULL;
+  if (ab_catalog_refresh (engine->catalog, &error))
+    return TRUE;
+  if (reason != NULL)
+    *reason = g_strdup (error->message);
+  return FALSE;
+}
+
+AbCatalog *
+ab_engine_catalog (AbEngine *engine)
+{
+  return engine->catalog;
+}
+
+gboolean
+ab_engine_refresh (AbEngine *engine, GError **error)
+{
+  GError *local = NULL;
+  if (ab_catalog_refresh (engine->catalog, &local))
+    return TRUE;
+  ab_engine_propagate (error, local);
+  return FALSE;
+}
+
+AbTableDesc *
+ab_engine_resolve (AbEngine *engine, const gchar *db, const gchar *name, gchar **alias_out,
+                   GError **error)
+{
+  AbTableDesc *t = ab_catalog_resolve (engine->catalog, db, name, alias_out, NULL);
+  if (t != NULL)
+    return t;
+  /* Another process may have created it: refresh once, then decide. */
+  ab_catalog_refresh (engine->catalog, NULL);
+  GError *local = NULL;
+  t = ab_catalog_resolve (engine->catalog, db, name, alias_out, &local);
+  if (t == NULL)
+    ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", local->message);
+  g_clear_error (&local);
+  return t;
+}
+
+gboolean
+ab_engine_insert_merge (AbEngine *engine, const gchar *db)
+{
+  return engine->cfg.insert_merge_databases != NULL
+         && g_strv_contains ((const gchar *const *) engine->cfg.insert_merge_databases, db);
+}

@@ -1,0 +1,245 @@
+/* Mutation bodies to events: every item is cast against the schema and
+ * validated (semantics.md §3.3) before anything is written; one malformed
+ * item rejects the whole request. Events are grouped by key. */
+#include <string.h>
+#include "engine/engine-private.h"
+#include "model/types.h"
+
+static void
+event_free (AbEvent *ev)
+{
+  ab_event_clear (ev);
+  g_free (ev);
+}
+
+void
+ab_key_group_free (AbKeyGroup *g)
+{
+  ab_value_clear (&g->source);
+  ab_value_clear (&g->target);
+  g_ptr_array_unref (g->events);
+  g_free (g->sort_key);
+  g_free (g);
+}
+
+static gboolean
+bad (GError **error, guint item, const gchar *fmt, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+bad (GError **error, guint item, const gchar *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "mutations[%u]: %s", item, msg);
+}
+
+/* Casts one value; prefixes the item position to the model's message. */
+static gboolean
+cast (JsonNode *node, AbType type, const gchar *name, AbValue *out, guint item, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  if (ab_model_cast_json (node, type, name, out, &local))
+    return TRUE;
+  return bad (error, item, "%s", local->message);
+}
+
+static gboolean
+cast_required (JsonObject *edge, const gchar *member, AbType type, AbValue *out, guint item,
+               GError **error)
+{
+  JsonNode *node = json_object_get_member (edge, member);
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return bad (error, item, "edge.%s is required", member);
+  return cast (node, type, member, out, item, error);
+}
+
+/* Properties: unknown names dropped, values cast, null kept as explicit null
+ * (multi-edge drops nulls). Then the per-operation rules. */
+static gboolean
+parse_props (const AbTableDesc *t, JsonObject *edge, AbEvent *ev, gboolean insert_merge,
+             guint item, GError **error)
+{
+  JsonNode *pn = json_object_get_member (edge, "properties");
+  if (pn != NULL && !JSON_NODE_HOLDS_NULL (pn) && !JSON_NODE_HOLDS_OBJECT (pn))
+    return bad (error, item, "edge.properties must be an object");
+  JsonObject *props = pn != NULL && JSON_NODE_HOLDS_OBJECT (pn) ? json_node_get_object (pn) : NULL;
+  gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
+  for (guint f = 0; props != NULL && f < t->schema->fields->len; f++)
+    {
+      const AbField *field = t->schema->fields->pdata[f];
+      if (field->name[0] == '_')
+        continue; /* _source/_target come from the edge, never from properties */
+      JsonNode *v = json_object_get_member (props, field->name);
+      if (v == NULL || (multi && JSON_NODE_HOLDS_NULL (v)))
+        continue;
+      if (ev->type != AB_OP_DELETE
+          && !cast (v, field->type, field->name, &ev->props[f].value, item, error))
+        return FALSE;
+      ev->props[f].present = TRUE;
+    }
+  if (ev->type == AB_OP_DELETE)
+    return TRUE;
+  for (guint f = 0; f < t->schema->fields->len; f++)
+    {
+      const AbField *field = t->schema->fields->pdata[f];
+      const AbEventProp *p = &ev->props[f];
+      if (field->nullable || field->name[0] == '_')
+        continue;
+      gboolean is_null = p->present && ab_value_is_null (&p->value);
+      if (ev->type == AB_OP_INSERT && !insert_merge && (!p->present || is_null))
+        return bad (error, item, "Property '%s' is required and cannot be null", field->name);
+      if (is_null)
+        return bad (error, item, "Property '%s' cannot be null", field->name);
+    }
+  return TRUE;
+}
+
+/* Multi-edge: the edge's source/target become the _source/_target slots. */
+static gboolean
+parse_endpoints (const AbTableDesc *t, JsonObject *edge, AbEvent *ev, guint item,
+                 GError **error)
+{
+  static const gchar *const members[] = { "source", "target" };
+  static const gchar *const slots[] = { "_source", "_target" };
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonNode *v = json_object_get_member (edge, members[i]);
+      gint pos = ab_schema_field_pos (t->schema, slots[i]);
+      if (pos < 0 || v == NULL || JSON_NODE_HOLDS_NULL (v) || ev->type == AB_OP_DELETE)
+        continue;
+      const AbField *field = t->schema->fields->pdata[pos];
+      if (!cast (v, field->type, members[i], &ev->props[pos].value, item, error))
+        return FALSE;
+      ev->props[pos].present = TRUE;
+    }
+  if (ev->type == AB_OP_INSERT)
+    for (guint i = 0; i < 2; i++)
+      {
+        gint pos = ab_schema_field_pos (t->schema, slots[i]);
+        if (pos >= 0 && !ev->props[pos].present)
+          return bad (error, item, "edge.%s is required for INSERT on a multi-edge table",
+                      members[i]);
+      }
+  return TRUE;
+}
+
+static AbEvent *
+parse_item (const AbTableDesc *t, JsonNode *node, guint item, gboolean multi,
+            gboolean insert_merge, AbValue *source, AbValue *target, GError **error)
+{
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return bad (error, item, "each mutation must be an object"), NULL;
+  JsonObject *m = json_node_get_object (node);
+  const gchar *type = json_object_get_string_member_with_default (m, "type", NULL);
+  JsonNode *en = json_object_get_member (m, "edge");
+  AbOpType op;
+  if (type == NULL || !ab_op_parse (type, &op))
+    return bad (error, item, "type must be INSERT, UPDATE or DELETE"), NULL;
+  if (en == NULL || !JSON_NODE_HOLDS_OBJECT (en))
+    return bad (error, item, "edge must be an object"), NULL;
+  if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE && op != AB_OP_INSERT)
+    return bad (error, item, "%s is not allowed on an immutable table (INSERT only)", type), NULL;
+  JsonObject *edge = json_node_get_object (en);
+  AbEvent *ev = g_new0 (AbEvent, 1);
+  ab_event_init (ev, t->schema->fields->len);
+  ev->type = op;
+  ev->seq = item;
+  AbValue version = AB_VALUE_INIT;
+  gboolean ok = cast_required (edge, "version", AB_TYPE_LONG, &version, item, error);
+  ev->version = version.u.i;
+  if (ok && multi)
+    ok = cast_required (edge, "id", t->schema->id_type, source, item, error)
+         && parse_endpoints (t, edge, ev, item, error);
+  else if (ok && t->schema->kind == AB_TABLE_VERTEX)
+    {
+      ok = cast_required (edge, "source", t->schema->source_type, source, item, error);
+      ab_value_set_string (target, AB_VALUE_STRING, "-", 1);
+    }
+  else if (ok)
+    ok = cast_required (edge, "source", t->schema->source_type, source, item, error)
+         && cast_required (edge, "target", t->schema->target_type, target, item, error);
+  if (ok)
+    ok = parse_props (t, edge, ev, insert_merge, item, error);
+  if (!ok)
+    {
+      event_free (ev);
+      return NULL;
+    }
+  return ev;
+}
+
+static gchar *
+sort_key_of (const AbValue *source, const AbValue *target, gboolean multi)
+{
+  g_autofree gchar *s = ab_value_to_string (source);
+  if (multi)
+    return g_steal_pointer (&s);
+  g_autofree gchar *tg = ab_value_to_string (target);
+  return g_strconcat (s, ":", tg, NULL);
+}
+
+/* Identity of a key: its encoded elements (type-exact, unlike the text). */
+static GBytes *
+identity (const AbValue *source, const AbValue *target)
+{
+  GByteArray *b = g_byte_array_new ();
+  ab_codec_put_value (b, source, AB_ORDER_ASC, NULL);
+  ab_codec_put_value (b, target, AB_ORDER_ASC, NULL);
+  return g_byte_array_free_to_bytes (b);
+}
+
+static gboolean
+group_event (GHashTable *by_key, GPtrArray *groups, AbValue *source, AbValue *target,
+             AbEvent *ev, gboolean multi)
+{
+  g_autoptr (GBytes) id = identity (source, target);
+  AbKeyGroup *g = g_hash_table_lookup (by_key, id);
+  if (g == NULL)
+    {
+      g = g_new0 (AbKeyGroup, 1);
+      g->source = *source;
+      g->target = *target;
+      memset (source, 0, sizeof *source);
+      memset (target, 0, sizeof *target);
+      g->events = g_ptr_array_new_with_free_func ((GDestroyNotify) event_free);
+      g->sort_key = sort_key_of (&g->source, &g->target, multi);
+      g_hash_table_insert (by_key, g_bytes_ref (id), g);
+      g_ptr_array_add (groups, g);
+    }
+  g_ptr_array_add (g->events, ev);
+  return TRUE;
+}
+
+GPtrArray *
+ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean multi,
+                           gboolean insert_merge, guint max_items, GError **error)
+{
+  JsonObject *root = body != NULL && JSON_NODE_HOLDS_OBJECT (body) ? json_node_get_object (body) : NULL;
+  JsonNode *mn = root != NULL ? json_object_get_member (root, "mutations") : NULL;
+  if (mn == NULL || !JSON_NODE_HOLDS_ARRAY (mn))
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "request body must be {\"mutations\": [...]}"), NULL;
+  JsonArray *items = json_node_get_array (mn);
+  guint n = json_array_get_length (items);
+  if (n > max_items)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "too many mutations in one request: %u (limit %u)", n, max_items), NULL;
+  g_autoptr (GHashTable) by_key = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                         (GDestroyNotify) g_bytes_unref, NULL);
+  g_autoptr (GPtrArray) groups = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_key_group_free);
+  for (guint i = 0; i < n; i++)
+    {
+      AbValue source = AB_VALUE_INIT, target = AB_VALUE_INIT;
+      AbEvent *ev = parse_item (t, json_array_get_element (items, i), i, multi, insert_merge,
+                                &source, &target, error);
+      if (ev != NULL)
+        group_event (by_key, groups, &source, &target, ev, multi);
+      ab_value_clear (&source);
+      ab_value_clear (&target);
+      if (ev == NULL)
+        return NULL;
+    }
+  return g_steal_pointer (&groups);
+}

@@ -1,0 +1,78 @@
+/* The per-key lock of semantics.md §6: put-if-absent of a lock row holding
+ * the lock time, a stale sweep on the first failure, bounded retries with a
+ * jittered backoff, and an owner-checked release. */
+#include "engine/engine-private.h"
+#include "codec/record.h"
+
+gint64
+ab_engine_now_ms (void)
+{
+  return g_get_real_time () / 1000;
+}
+
+/* Deletes the lock row if its timestamp is older than the stale threshold
+ * and it still holds the value we read. */
+static void
+sweep_stale (AbEngine *engine, GBytes *lock_key)
+{
+  gsize klen;
+  const guint8 *k = g_bytes_get_data (lock_key, &klen);
+  g_autoptr (GBytes) cur = NULL;
+  g_autoptr (GError) error = NULL;
+  gint64 ts;
+  if (!ab_store_get (engine->store, k, klen, &cur, &error) || cur == NULL)
+    return;
+  gsize vlen;
+  const guint8 *v = g_bytes_get_data (cur, &vlen);
+  if (ab_codec_decode_lock_value (v, vlen, &ts, NULL)
+      && ab_engine_now_ms () - ts <= engine->cfg.lock_stale_ms)
+    return;
+  gboolean applied = FALSE;
+  if (!ab_store_check_and_delete (engine->store, k, klen, v, vlen, &applied, &error))
+    g_warning ("stale lock sweep failed: %s", error->message);
+  else if (applied)
+    g_info ("swept a stale lock (held since %" G_GINT64_FORMAT ")", ts);
+}
+
+gboolean
+ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **error)
+{
+  gsize klen;
+  const guint8 *k = g_bytes_get_data (lock_key, &klen);
+  for (guint attempt = 0; attempt <= engine->cfg.lock_retries; attempt++)
+    {
+      g_autoptr (GByteArray) value = g_byte_array_new ();
+      ab_codec_encode_lock_value (value, ab_engine_now_ms ());
+      gboolean applied = FALSE;
+      if (!ab_store_check_and_put (engine->store, k, klen, NULL, 0, value->data, value->len,
+                                   &applied, error))
+        return FALSE;
+      if (applied)
+        {
+          *token = g_byte_array_free_to_bytes (g_steal_pointer (&value));
+          return TRUE;
+        }
+      if (attempt == 0)
+        {
+          sweep_stale (engine, lock_key);
+          continue;
+        }
+      gdouble jitter = 1.0 + g_random_double_range (-0.1, 0.1);
+      g_usleep ((gulong) (engine->cfg.lock_backoff_ms * 1000 * jitter));
+    }
+  return ab_engine_fail (error, AB_ENGINE_ERROR_CONFLICT,
+                         "could not acquire the edge lock after %u retries",
+                         engine->cfg.lock_retries);
+}
+
+void
+ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token)
+{
+  gsize klen, vlen;
+  const guint8 *k = g_bytes_get_data (lock_key, &klen);
+  const guint8 *v = g_bytes_get_data (token, &vlen);
+  gboolean applied = FALSE;
+  g_autoptr (GError) error = NULL;
+  if (!ab_store_check_and_delete (engine->store, k, klen, v, vlen, &applied, &error))
+    g_warning ("lock release failed: %s", error->message);
+}

@@ -1,0 +1,29 @@
+/* Parsing of the `ranges` and `filters` query strings (field:op:value;...)
+ * into typed predicates, and evaluation of filters on an edge's values
+ * (semantics.md §7.4-§7.5). */
+#pragma once
+#include "engine/engine-private.h"
+
+typedef enum { AB_PRED_EQ, AB_PRED_GT, AB_PRED_GTE, AB_PRED_LT, AB_PRED_LTE,
+               AB_PRED_BT, AB_PRED_IN } AbPredOp;
+
+typedef struct {
+  gchar *field;
+  AbPredOp op;
+  GArray *values;   /* AbValue, cast to the field type: 1, 2 (bt) or n (in) */
+  AbType type;
+} AbPredicate;
+
+/* Type of a queryable field: a property or version/source/target. */
+gboolean ab_engine_field_type (const AbTableDesc *t, const gchar *field, AbType *out);
+
+/* Parses "a:op:v;b:op:v" into AbPredicate* (owned array). Duplicate fields
+ * collapse, last wins. `allow_in` FALSE for ranges. */
+GPtrArray *ab_predicates_parse (const AbTableDesc *t, const gchar *text, gboolean allow_in,
+                                const gchar *what, GError **error);
+void ab_predicate_free (AbPredicate *p);
+
+/* Evaluates every filter on one edge. lookup returns the edge's value of a
+ * field (NULL when absent). */
+typedef const AbValue *(*AbFieldLookup) (const gchar *field, gpointer data);
+gboolean ab_filters_match (GPtrArray *filters, AbFieldLookup lookup, gpointer data);

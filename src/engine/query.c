@@ -1,0 +1,261 @@
+/* Read paths (semantics.md §7): count from the Count row, get/mget from State
+ * rows (active only, request order, filters), and the edge frame helpers the
+ * scan shares. */
+#include <string.h>
+#include "engine/query-private.h"
+#include "codec/record.h"
+#include "model/types.h"
+
+gboolean
+ab_query_direction_parse (const gchar *text, AbQueryDirection *out)
+{
+  if (g_strcmp0 (text, "OUT") == 0)
+    *out = AB_QDIR_OUT;
+  else if (g_strcmp0 (text, "IN") == 0)
+    *out = AB_QDIR_IN;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static void
+edge_out_free (AbEdgeOut *e)
+{
+  ab_value_clear (&e->source);
+  ab_value_clear (&e->target);
+  g_ptr_array_unref (e->names);
+  g_array_unref (e->values);
+  g_free (e);
+}
+
+AbEdgeOut *
+ab_edge_out_new (void)
+{
+  AbEdgeOut *e = g_new0 (AbEdgeOut, 1);
+  e->names = g_ptr_array_new ();
+  e->values = g_array_new (FALSE, TRUE, sizeof (AbValue));
+  g_array_set_clear_func (e->values, (GDestroyNotify) ab_value_clear);
+  return e;
+}
+
+/* Adds a property unless it is null or internal (multi-edge _source/_target). */
+void
+ab_edge_out_add (AbEdgeOut *e, const AbField *field, const AbValue *v)
+{
+  if (v == NULL || ab_value_is_null (v) || field->name[0] == '_')
+    return;
+  AbValue copy = AB_VALUE_INIT;
+  ab_value_copy (&copy, v);
+  g_ptr_array_add (e->names, field->name);
+  g_array_append_val (e->values, copy);
+}
+
+AbEdgeFrame *
+ab_edge_frame_new (void)
+{
+  AbEdgeFrame *f = g_new0 (AbEdgeFrame, 1);
+  f->edges = g_ptr_array_new_with_free_func ((GDestroyNotify) edge_out_free);
+  f->total = -1;
+  return f;
+}
+
+void
+ab_edge_frame_free (AbEdgeFrame *f)
+{
+  if (f == NULL)
+    return;
+  g_ptr_array_unref (f->edges);
+  g_free (f->offset);
+  g_free (f);
+}
+
+/* Field lookup for filters over an AbEdgeOut. */
+const AbValue *
+ab_edge_out_lookup (const gchar *field, gpointer data)
+{
+  AbEdgeOut *e = data;
+  if (g_str_equal (field, "source") || g_str_equal (field, "src"))
+    return &e->source;
+  if (g_str_equal (field, "target") || g_str_equal (field, "tgt"))
+    return &e->target;
+  for (guint i = 0; i < e->names->len; i++)
+    if (g_str_equal (e->names->pdata[i], field))
+      return &g_array_index (e->values, AbValue, i);
+  return NULL;
+}
+
+/* Applies filters (after the page is cut, as upstream does). */
+void
+ab_edge_frame_filter (AbEdgeFrame *f, GPtrArray *filters)
+{
+  if (filters == NULL || filters->len == 0)
+    return;
+  for (guint i = 0; i < f->edges->len;)
+    {
+      AbEdgeOut *e = f->edges->pdata[i];
+      /* version is matched through a temporary property slot */
+      AbValue v = AB_VALUE_INIT;
+      ab_value_set_int (&v, AB_VALUE_INT64, e->version);
+      g_ptr_array_add (e->names, (gpointer) "version");
+      g_array_append_val (e->values, v);
+      gboolean keep = ab_filters_match (filters, ab_edge_out_lookup, e);
+      g_ptr_array_remove_index (e->names, e->names->len - 1);
+      g_array_remove_index (e->values, e->values->len - 1);
+      if (keep)
+        i++;
+      else
+        g_ptr_array_remove_index (f->edges, i);
+    }
+}
+
+gboolean
+ab_query_cast_start (const AbTableDesc *t, const gchar *text, AbQueryDirection dir,
+                     AbValue *out, GError **error)
+{
+  if (text == NULL)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "start is required");
+  AbType type = dir == AB_QDIR_OUT ? t->schema->source_type : t->schema->target_type;
+  g_autoptr (GError) local = NULL;
+  if (!ab_model_cast_text (text, type, "start", out, &local))
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", local->message);
+  return TRUE;
+}
+
+gboolean
+ab_engine_count (AbEngine *engine, const gchar *db, const gchar *table, const gchar *start,
+                 AbQueryDirection dir, AbValue *start_out, gint64 *count, GError **error)
+{
+  g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
+  if (t == NULL)
+    return FALSE;
+  if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "count is not supported on immutable table %s.%s", db, table);
+  if (!ab_query_cast_start (t, start, dir, start_out, error))
+    return FALSE;
+  GError *local = NULL;
+  g_autoptr (GByteArray) key = ab_codec_count_key (start_out, (AbDirection) dir, t->code, &local);
+  g_autoptr (GBytes) value = NULL;
+  if (key == NULL || !ab_store_get (engine->store, key->data, key->len, &value, &local))
+    {
+      ab_engine_propagate (error, local);
+      return FALSE;
+    }
+  *count = 0;
+  if (value != NULL && g_bytes_get_size (value) == 8)
+    *count = ab_codec_get_be64 (g_bytes_get_data (value, NULL));
+  return TRUE;
+}
+
+static gboolean
+cast_list (GPtrArray *texts, AbType type, const gchar *what, GArray *out, GError **error)
+{
+  for (guint i = 0; texts != NULL && i < texts->len; i++)
+    {
+      AbValue v = AB_VALUE_INIT;
+      g_autoptr (GError) local = NULL;
+      if (!ab_model_cast_text (texts->pdata[i], type, what, &v, &local))
+        return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", local->message);
+      gboolean dup = FALSE;
+      for (guint j = 0; j < out->len && !dup; j++)
+        dup = ab_value_equal (&g_array_index (out, AbValue, j), &v);
+      if (dup)
+        ab_value_clear (&v);
+      else
+        g_array_append_val (out, v);
+    }
+  if (out->len == 0)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s is required", what);
+  return TRUE;
+}
+
+static GArray *
+value_array_new (void)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (AbValue));
+  g_array_set_clear_func (a, (GDestroyNotify) ab_value_clear);
+  return a;
+}
+
+/* One active state -> an output edge. */
+static AbEdgeOut *
+edge_from_state (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const AbState *st)
+{
+  AbEdgeOut *e = ab_edge_out_new ();
+  e->version = st->version;
+  ab_value_copy (&e->source, s);
+  ab_value_copy (&e->target, tg);
+  for (guint f = 0; f < st->n; f++)
+    if (st->slots[f].kind == AB_SLOT_VALUE)
+      ab_edge_out_add (e, t->schema->fields->pdata[f], &st->slots[f].value);
+  return e;
+}
+
+static gboolean
+fetch_states (AbEngine *engine, const AbTableDesc *t, GArray *srcs, GArray *tgts,
+              AbEdgeFrame *frame, GError **error)
+{
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  GError *local = NULL;
+  for (guint i = 0; i < srcs->len; i++)
+    for (guint j = 0; j < tgts->len; j++)
+      {
+        GByteArray *k = ab_codec_state_key (&g_array_index (srcs, AbValue, i),
+                                            &g_array_index (tgts, AbValue, j), t->code, &local);
+        if (k == NULL)
+          return ab_engine_propagate (error, local), FALSE;
+        g_ptr_array_add (keys, g_byte_array_free_to_bytes (k));
+      }
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  if (!ab_store_multi_get (engine->store, keys, rows, &local))
+    return ab_engine_propagate (error, local), FALSE;
+  for (guint r = 0; r < rows->len; r++)
+    {
+      AbKv *kv = &g_array_index (rows, AbKv, r);
+      if (kv->value == NULL)
+        continue;
+      AbState st;
+      gsize len;
+      const guint8 *data = g_bytes_get_data (kv->value, &len);
+      if (!ab_state_decode (t->schema, data, len, &st, &local))
+        return ab_engine_propagate (error, local), FALSE;
+      if (st.active)
+        g_ptr_array_add (frame->edges,
+                         edge_from_state (t, &g_array_index (srcs, AbValue, r / tgts->len),
+                                          &g_array_index (tgts, AbValue, r % tgts->len), &st));
+      ab_state_clear (&st);
+    }
+  return TRUE;
+}
+
+AbEdgeFrame *
+ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray *sources,
+               GPtrArray *targets, const gchar *filters, GError **error)
+{
+  g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
+  if (t == NULL)
+    return NULL;
+  if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE || t->schema->kind == AB_TABLE_MULTI_EDGE)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "edges/get is not supported on %s table %s.%s",
+                           t->schema->kind == AB_TABLE_IMMUTABLE_EDGE ? "immutable" : "multi-edge",
+                           db, table), NULL;
+  g_autoptr (GArray) srcs = value_array_new ();
+  g_autoptr (GArray) tgts = value_array_new ();
+  if (!cast_list (sources, t->schema->source_type, "source", srcs, error)
+      || !cast_list (targets, t->schema->target_type, "target", tgts, error))
+    return NULL;
+  if ((guint64) srcs->len * tgts->len > engine->cfg.max_get_pairs)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "too many edges requested: %u sources x %u targets > %u",
+                           srcs->len, tgts->len, engine->cfg.max_get_pairs), NULL;
+  g_autoptr (GPtrArray) preds = ab_predicates_parse (t, filters, TRUE, "filters", error);
+  if (preds == NULL)
+    return NULL;
+  g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
+  if (!fetch_states (engine, t, srcs, tgts, frame, error))
+    return NULL;
+  ab_edge_frame_filter (frame, preds);
+  frame->total = frame->edges->len;
+  return g_steal_pointer (&frame);
+}

@@ -1,0 +1,293 @@
+/* Index scans (semantics.md §7.4): ranges to start/stop keys on ASC and DESC
+ * fields, offset tokens, limit+1 fetch for hasNext, decoding of Index rows
+ * into edges (flipped back for direction IN), filters and `total`. */
+#include <string.h>
+#include "engine/query-private.h"
+#include "codec/bytes.h"
+#include "codec/record.h"
+
+typedef struct {
+  const AbValue *value;
+  gboolean inclusive;
+} Bound;
+
+/* Per index field, the start and stop items of its predicate (§7.4 table). */
+static void
+bounds_of (const AbPredicate *p, AbOrder order, Bound *start, Bound *stop)
+{
+  const AbValue *v = &g_array_index (p->values, AbValue, 0);
+  const AbValue *w = p->values->len > 1 ? &g_array_index (p->values, AbValue, 1) : NULL;
+  gboolean asc = order == AB_ORDER_ASC;
+  *start = (Bound){ NULL, FALSE };
+  *stop = (Bound){ NULL, FALSE };
+  switch (p->op)
+    {
+    case AB_PRED_EQ: *start = (Bound){ v, TRUE }; *stop = (Bound){ v, TRUE }; break;
+    case AB_PRED_GT: *(asc ? start : stop) = (Bound){ v, FALSE }; break;
+    case AB_PRED_GTE: *(asc ? start : stop) = (Bound){ v, TRUE }; break;
+    case AB_PRED_LT: *(asc ? stop : start) = (Bound){ v, FALSE }; break;
+    case AB_PRED_LTE: *(asc ? stop : start) = (Bound){ v, TRUE }; break;
+    case AB_PRED_BT:
+      *start = (Bound){ asc ? v : w, TRUE };
+      *stop = (Bound){ asc ? w : v, TRUE };
+      break;
+    case AB_PRED_IN: break;
+    }
+}
+
+static const AbPredicate *
+pred_for (GPtrArray *ranges, const gchar *field)
+{
+  for (guint i = 0; i < ranges->len; i++)
+    if (g_str_equal (((AbPredicate *) ranges->pdata[i])->field, field))
+      return ranges->pdata[i];
+  return NULL;
+}
+
+/* Range fields must be a prefix of the index fields. */
+static gboolean
+check_prefix (const AbTableDesc *t, const AbIndex *idx, GPtrArray *ranges, GError **error)
+{
+  guint k = 0;
+  while (k < idx->n_fields && pred_for (ranges, idx->fields[k].field) != NULL)
+    k++;
+  if (k == ranges->len)
+    return TRUE;
+  GString *order = g_string_new (NULL);
+  for (guint i = 0; i < idx->n_fields; i++)
+    g_string_append_printf (order, "%s%s", i ? ", " : "", idx->fields[i].field);
+  ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                  "valid `ranges` order for the index `%s` of %s.%s is a prefix of [%s]",
+                  idx->name, t->database, t->table, order->str);
+  g_string_free (order, TRUE);
+  return FALSE;
+}
+
+/* startKey/stopKey from the ranges; *stop = NULL when there is no stop item. */
+static gboolean
+range_keys (const AbIndex *idx, GPtrArray *ranges, const GByteArray *prefix,
+            GByteArray *start, GByteArray **stop, GError **error)
+{
+  GByteArray *stop_key = NULL;
+  gboolean last_inclusive = FALSE;
+  for (guint i = 0; i < idx->n_fields; i++)
+    {
+      const AbPredicate *p = pred_for (ranges, idx->fields[i].field);
+      if (p == NULL)
+        break;
+      Bound b_start, b_stop;
+      bounds_of (p, idx->fields[i].order, &b_start, &b_stop);
+      if (b_start.value != NULL)
+        {
+          if (!ab_codec_put_value (start, b_start.value, idx->fields[i].order, error))
+            return FALSE;
+          if (!b_start.inclusive)
+            ab_codec_plus_one (start);
+        }
+      if (b_stop.value != NULL)
+        {
+          if (stop_key == NULL)
+            {
+              stop_key = g_byte_array_new ();
+              g_byte_array_append (stop_key, prefix->data, prefix->len);
+            }
+          if (!ab_codec_put_value (stop_key, b_stop.value, idx->fields[i].order, error))
+            return g_byte_array_unref (stop_key), FALSE;
+          last_inclusive = b_stop.inclusive;
+        }
+    }
+  if (stop_key != NULL && last_inclusive)
+    ab_codec_plus_one (stop_key);
+  *stop = stop_key;
+  return TRUE;
+}
+
+typedef struct {
+  AbEngine *engine;
+  const AbTableDesc *t;
+  const AbIndex *idx;
+  AbQueryDirection dir;
+  AbValue start;
+  gint limit;
+  GPtrArray *ranges;
+  GPtrArray *filters;
+  gboolean total;
+} ScanPlan;
+
+static gboolean
+parse_features (const gchar *features, gboolean *total, GError **error)
+{
+  *total = FALSE;
+  if (features == NULL)
+    return TRUE;
+  g_auto (GStrv) items = g_strsplit (features, ",", -1);
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      g_strstrip (items[i]);
+      if (items[i][0] == '\0')
+        continue;
+      if (g_ascii_strcasecmp (items[i], "total") != 0)
+        return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                               "unknown feature '%s' (supported: total)", items[i]);
+      *total = TRUE;
+    }
+  return TRUE;
+}
+
+static gboolean
+plan_scan (AbEngine *engine, const AbTableDesc *t, const AbScanParams *p, ScanPlan *sp,
+           GError **error)
+{
+  sp->engine = engine;
+  sp->t = t;
+  sp->dir = p->direction;
+  sp->idx = p->index != NULL ? ab_schema_index (t->schema, p->index) : NULL;
+  if (sp->idx == NULL)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "index `%s` is not found in label `%s.%s`.",
+                           p->index != NULL ? p->index : "", t->database, t->table);
+  sp->limit = p->limit < 0 ? 25 : p->limit;
+  if (sp->limit < 1 || (guint) sp->limit > engine->cfg.max_scan_limit)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "limit must be between 1 and %u", engine->cfg.max_scan_limit);
+  if (!parse_features (p->features, &sp->total, error))
+    return FALSE;
+  if (!ab_query_cast_start (t, p->start, p->direction, &sp->start, error))
+    return FALSE;
+  sp->ranges = ab_predicates_parse (t, p->ranges, FALSE, "ranges", error);
+  if (sp->ranges == NULL || !check_prefix (t, sp->idx, sp->ranges, error))
+    return FALSE;
+  sp->filters = ab_predicates_parse (t, p->filters, TRUE, "filters", error);
+  if (sp->filters == NULL)
+    return FALSE;
+  if (sp->total && (sp->ranges->len > 0 || sp->filters->len > 0))
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "features=total cannot be combined with ranges or filters");
+  if (sp->total && t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "features=total is not supported on immutable tables");
+  return TRUE;
+}
+
+static void
+scan_plan_clear (ScanPlan *sp)
+{
+  ab_value_clear (&sp->start);
+  if (sp->ranges != NULL)
+    g_ptr_array_unref (sp->ranges);
+  if (sp->filters != NULL)
+    g_ptr_array_unref (sp->filters);
+}
+
+/* Index row -> edge: skip the index field values, then the directed target. */
+static AbEdgeOut *
+decode_row (const ScanPlan *sp, gsize plen, const AbKv *kv, GError **error)
+{
+  gsize klen, vlen, pos = plen;
+  const guint8 *k = g_bytes_get_data (kv->key, &klen);
+  const guint8 *v = g_bytes_get_data (kv->value, &vlen);
+  for (guint i = 0; i < sp->idx->n_fields; i++)
+    if (!ab_codec_skip (k, klen, &pos, error))
+      return NULL;
+  AbValue dtarget = AB_VALUE_INIT;
+  if (!ab_codec_get_value (k, klen, &pos, &dtarget, NULL, error))
+    return NULL;
+  AbEdgeOut *e = ab_edge_out_new ();
+  g_autoptr (GArray) props = ab_codec_coded_prop_array_new ();
+  if (!ab_codec_decode_index_value (v, vlen, &e->version, props, error))
+    {
+      ab_value_clear (&dtarget);
+      g_ptr_array_unref (e->names);
+      g_array_unref (e->values);
+      g_free (e);
+      return NULL;
+    }
+  gboolean flip = sp->dir == AB_QDIR_IN && sp->t->schema->kind != AB_TABLE_MULTI_EDGE;
+  ab_value_copy (&e->source, flip ? &dtarget : &sp->start);
+  ab_value_copy (&e->target, flip ? &sp->start : &dtarget);
+  ab_value_clear (&dtarget);
+  for (guint i = 0; i < props->len; i++)
+    {
+      AbCodedProp *cp = &g_array_index (props, AbCodedProp, i);
+      const AbField *f = ab_schema_field_by_code (sp->t->schema, cp->code);
+      if (f != NULL)
+        ab_edge_out_add (e, f, &cp->value);
+    }
+  return e;
+}
+
+static gboolean
+run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **error)
+{
+  GError *local = NULL;
+  g_autoptr (GByteArray) prefix = ab_codec_index_prefix (&sp->start, (AbDirection) sp->dir,
+                                                         sp->t->code, sp->idx->code, &local);
+  if (prefix == NULL)
+    return ab_engine_propagate (error, local), FALSE;
+  g_autoptr (GByteArray) start = g_byte_array_new ();
+  g_byte_array_append (start, prefix->data, prefix->len);
+  g_autoptr (GByteArray) stop = NULL;
+  if (!range_keys (sp->idx, sp->ranges, prefix, start, &stop, error))
+    return FALSE;
+  if (stop == NULL)
+    stop = ab_codec_prefix_upper_bound (prefix->data, prefix->len);
+  if (offset != NULL)
+    {
+      g_autoptr (GBytes) suffix = ab_codec_offset_decode (offset, &local);
+      if (suffix == NULL)
+        return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "invalid offset: %s",
+                               local->message), g_clear_error (&local), FALSE;
+      g_byte_array_set_size (start, prefix->len);
+      gsize slen;
+      const guint8 *s = g_bytes_get_data (suffix, &slen);
+      g_byte_array_append (start, s, slen);
+    }
+  AbScanRange range = { .start = start->data, .start_len = start->len, .start_inclusive = FALSE,
+                        .stop = stop != NULL ? stop->data : NULL,
+                        .stop_len = stop != NULL ? stop->len : 0,
+                        .stop_inclusive = FALSE, .limit = (guint) sp->limit + 1 };
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  if (!ab_store_scan (sp->engine->store, &range, rows, &local))
+    return ab_engine_propagate (error, local), FALSE;
+  frame->has_next = rows->len > (guint) sp->limit;
+  guint n = MIN (rows->len, (guint) sp->limit);
+  for (guint i = 0; i < n; i++)
+    {
+      AbKv *kv = &g_array_index (rows, AbKv, i);
+      AbEdgeOut *e = decode_row (sp, prefix->len, kv, &local);
+      if (e == NULL)
+        return ab_engine_fail (error, AB_ENGINE_ERROR_INTERNAL, "corrupt index row: %s",
+                               local->message), g_clear_error (&local), FALSE;
+      g_ptr_array_add (frame->edges, e);
+    }
+  if (frame->has_next)
+    {
+      gsize klen;
+      const guint8 *k = g_bytes_get_data (g_array_index (rows, AbKv, n - 1).key, &klen);
+      frame->offset = ab_codec_offset_encode (k + prefix->len, klen - prefix->len);
+    }
+  return TRUE;
+}
+
+AbEdgeFrame *
+ab_engine_scan (AbEngine *engine, const gchar *db, const gchar *table, const AbScanParams *p,
+                GError **error)
+{
+  g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
+  if (t == NULL)
+    return NULL;
+  ScanPlan sp = { 0 };
+  g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
+  gboolean ok = plan_scan (engine, t, p, &sp, error) && run_scan (&sp, p->offset, frame, error);
+  if (ok)
+    ab_edge_frame_filter (frame, sp.filters);
+  if (ok && sp.total)
+    {
+      AbValue start = AB_VALUE_INIT;
+      ok = ab_engine_count (engine, db, table, p->start, p->direction, &start, &frame->total,
+                            error);
+      ab_value_clear (&start);
+    }
+  scan_plan_clear (&sp);
+  return ok ? g_steal_pointer (&frame) : NULL;
+}

@@ -1,0 +1,66 @@
+/* Edge state as the engine reasons about it: one slot per schema field (so a
+ * property may be absent, a value, UNSET or DELETED), the version and the
+ * timestamps; conversion from and to the stored State value; transit. */
+#pragma once
+#include <glib.h>
+#include "codec/record.h"
+#include "model/schema.h"
+
+typedef enum { AB_SLOT_ABSENT = 0, AB_SLOT_VALUE, AB_SLOT_UNSET, AB_SLOT_DELETED } AbSlotKind;
+
+typedef struct {
+  AbSlotKind kind;
+  AbValue value;    /* AB_SLOT_VALUE only (may be null after a round trip) */
+  gint64 version;
+} AbSlot;
+
+typedef struct {
+  gboolean active;
+  gint64 version;
+  gboolean has_created_at;
+  gint64 created_at;
+  gboolean has_deleted_at;
+  gint64 deleted_at;
+  guint n;
+  AbSlot *slots;    /* n = schema fields */
+} AbState;
+
+typedef enum { AB_OP_INSERT, AB_OP_UPDATE, AB_OP_DELETE } AbOpType;
+
+typedef struct {
+  gboolean present;  /* key present in the event's properties */
+  AbValue value;     /* may be null (explicit null) */
+} AbEventProp;
+
+typedef struct {
+  AbOpType type;
+  gint64 version;
+  guint seq;         /* position in the request: stable sort tie-break */
+  guint n;
+  AbEventProp *props; /* n = schema fields */
+} AbEvent;
+
+void ab_state_init (AbState *st, guint n_fields);   /* the initial state */
+void ab_state_clear (AbState *st);
+void ab_state_copy (AbState *dst, const AbState *src);
+gboolean ab_state_is_initial (const AbState *st);
+/* A slot whose value counts as present (not null, not a sentinel). */
+gboolean ab_slot_present (const AbSlot *slot);
+
+/* Stored bytes -> state (unknown codes dropped, sentinels already null). */
+gboolean ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len,
+                          AbState *out, GError **error);
+/* State -> stored bytes (sentinels as null with their version). */
+gboolean ab_state_encode (const AbSchema *schema, const AbState *st, GByteArray *out,
+                          GError **error);
+
+void ab_event_init (AbEvent *ev, guint n_fields);
+void ab_event_clear (AbEvent *ev);
+
+/* semantics.md §2: applies one event in place. */
+void ab_state_transit (AbState *st, const AbEvent *ev, gboolean insert_merge);
+/* §2.4: FALSE (with message) when an active state lacks a required field. */
+gboolean ab_state_check_valid (const AbSchema *schema, const AbState *st, GError **error);
+
+const gchar *ab_op_name (AbOpType op);
+gboolean ab_op_parse (const gchar *name, AbOpType *out);

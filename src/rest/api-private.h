@@ -1,0 +1,28 @@
+/* Helpers shared by the API handler files: body parsing, GError to HTTP
+ * status mapping, and JSON builders for engine results. */
+#pragma once
+#include "rest/api.h"
+#include "catalog/catalog.h"
+#include "model/schema.h"
+
+/* Parses the request body as JSON; on failure answers 400 and returns NULL. */
+JsonNode *ab_api_body (const AbHttpRequest *req, AbHttpResponse *resp);
+/* Requires a JSON object body; answers 400 otherwise. */
+JsonObject *ab_api_object (JsonNode *node, AbHttpResponse *resp);
+/* Maps an engine/catalog/model error to its status and answers with it. */
+void ab_api_error (AbHttpResponse *resp, const GError *error);
+/* Status an error maps to (404 for catalog NOT_FOUND). */
+guint ab_api_status_of (const GError *error);
+/* Optional members: FALSE (and 400 answered) when present with a wrong type. */
+gboolean ab_api_opt_string (JsonObject *o, const gchar *name, const gchar **out,
+                            AbHttpResponse *resp);
+gboolean ab_api_opt_bool (JsonObject *o, const gchar *name, gboolean *set, gboolean *out,
+                          AbHttpResponse *resp);
+/* The actor of a request (X-Actor-ID, legacy X-AB-Actor-ID, else "-"). */
+const gchar *ab_api_actor (const AbHttpRequest *req);
+/* JSON value of a typed value, for responses. */
+JsonNode *ab_api_value (const AbValue *v);
+
+void ab_api_register_meta (AbRouter *router, AbEngine *engine);
+void ab_api_register_v2 (AbRouter *router, AbEngine *engine);
+void ab_api_register_data (AbRouter *router, AbEngine *engine);

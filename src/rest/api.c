@@ -1,0 +1,151 @@
+/* Route registration and the helpers every API handler shares: body
+ * parsing, the one place where engine/catalog/model errors become HTTP
+ * statuses, and small JSON accessors. */
+#include "rest/api-private.h"
+#include "model/types.h"
+
+JsonNode *
+ab_api_body (const AbHttpRequest *req, AbHttpResponse *resp)
+{
+  gsize len;
+  const gchar *data = g_bytes_get_data (req->body, &len);
+  if (len == 0)
+    {
+      ab_http_response_error (resp, 400, "Request body is required (JSON).");
+      return NULL;
+    }
+  if (!g_utf8_validate_len (data, len, NULL))
+    {
+      ab_http_response_error (resp, 400, "Request body is not valid UTF-8.");
+      return NULL;
+    }
+  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr (GError) error = NULL;
+  if (!json_parser_load_from_data (parser, data, (gssize) len, &error))
+    {
+      g_autofree gchar *msg = g_strdup_printf ("Malformed JSON request body: %s", error->message);
+      ab_http_response_error (resp, 400, msg);
+      return NULL;
+    }
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL)
+    {
+      ab_http_response_error (resp, 400, "Request body is required (JSON).");
+      return NULL;
+    }
+  return json_node_copy (root);
+}
+
+JsonObject *
+ab_api_object (JsonNode *node, AbHttpResponse *resp)
+{
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    return json_node_get_object (node);
+  ab_http_response_error (resp, 400, "Request body must be a JSON object.");
+  return NULL;
+}
+
+guint
+ab_api_status_of (const GError *error)
+{
+  if (error->domain == AB_CATALOG_ERROR)
+    switch ((AbCatalogError) error->code)
+      {
+      case AB_CATALOG_ERROR_NOT_FOUND: return 404;
+      case AB_CATALOG_ERROR_STORE: return 503;
+      default: return 400;
+      }
+  if (error->domain == AB_ENGINE_ERROR)
+    switch ((AbEngineError) error->code)
+      {
+      case AB_ENGINE_ERROR_BAD_REQUEST: return 400;
+      case AB_ENGINE_ERROR_NOT_FOUND: return 404;
+      case AB_ENGINE_ERROR_CONFLICT: return 409;
+      case AB_ENGINE_ERROR_UNAVAILABLE: return 503;
+      case AB_ENGINE_ERROR_INTERNAL: return 500;
+      }
+  if (error->domain == AB_MODEL_ERROR)
+    return 400;
+  return 500;
+}
+
+void
+ab_api_error (AbHttpResponse *resp, const GError *error)
+{
+  ab_http_response_error (resp, ab_api_status_of (error), error->message);
+}
+
+gboolean
+ab_api_opt_string (JsonObject *o, const gchar *name, const gchar **out, AbHttpResponse *resp)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  *out = NULL;
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
+    return TRUE;
+  if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
+    {
+      *out = json_node_get_string (n);
+      return TRUE;
+    }
+  g_autofree gchar *msg = g_strdup_printf ("'%s' must be a string.", name);
+  ab_http_response_error (resp, 400, msg);
+  return FALSE;
+}
+
+gboolean
+ab_api_opt_bool (JsonObject *o, const gchar *name, gboolean *set, gboolean *out,
+                 AbHttpResponse *resp)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  *set = FALSE;
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
+    return TRUE;
+  if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_BOOLEAN)
+    {
+      *set = TRUE;
+      *out = json_node_get_boolean (n);
+      return TRUE;
+    }
+  g_autofree gchar *msg = g_strdup_printf ("'%s' must be a boolean.", name);
+  ab_http_response_error (resp, 400, msg);
+  return FALSE;
+}
+
+const gchar *
+ab_api_actor (const AbHttpRequest *req)
+{
+  const gchar *a = ab_http_header_get (req, "x-actor-id");
+  if (a == NULL)
+    a = ab_http_header_get (req, "x-ab-actor-id");
+  return a != NULL ? a : "-";
+}
+
+JsonNode *
+ab_api_value (const AbValue *v)
+{
+  return ab_model_value_to_json (v);
+}
+
+static void
+tenant_info (const AbHttpRequest *req, AbHttpResponse *resp, gpointer user_data)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "tenant");
+  json_builder_add_string_value (b, "default");
+  json_builder_set_member_name (b, "server");
+  json_builder_add_string_value (b, "actionbase-c");
+  json_builder_set_member_name (b, "version");
+  json_builder_add_string_value (b, PACKAGE_VERSION);
+  json_builder_end_object (b);
+  ab_http_response_json (resp, 200, json_builder_get_root (b));
+}
+
+void
+ab_api_register (AbRouter *router, AbEngine *engine)
+{
+  ab_router_add (router, "GET", "/graph/v3", AB_ROUTE_INLINE, tenant_info, engine);
+  ab_api_register_meta (router, engine);
+  ab_api_register_v2 (router, engine);
+  ab_api_register_data (router, engine);
+}

@@ -1,0 +1,393 @@
+/* Data endpoints (api.md §3-§4): edge and multi-edge mutations, count and
+ * counts, get (GET and POST), and index scans, with the EdgeFrame / Count
+ * response shapes. */
+#include <stdlib.h>
+#include <string.h>
+#include "rest/api-private.h"
+
+#define ENGINE(ud) ((AbEngine *) (ud))
+
+static gboolean
+query_bool (const AbHttpRequest *req, const gchar *name, gboolean dflt, gboolean *out,
+            AbHttpResponse *resp)
+{
+  const gchar *v = ab_http_query_get (req, name);
+  *out = dflt;
+  if (v == NULL)
+    return TRUE;
+  if (g_ascii_strcasecmp (v, "true") == 0)
+    *out = TRUE;
+  else if (g_ascii_strcasecmp (v, "false") == 0)
+    *out = FALSE;
+  else
+    {
+      g_autofree gchar *msg = g_strdup_printf ("'%s' must be true or false.", name);
+      ab_http_response_error (resp, 400, msg);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+add_value (JsonBuilder *b, const gchar *member, const AbValue *v)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_add_value (b, ab_api_value (v));
+}
+
+static void
+empty_object (JsonBuilder *b, const gchar *member)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  json_builder_end_object (b);
+}
+
+static void
+mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean multi,
+        gboolean sync)
+{
+  AbMutateOptions o;
+  ab_mutate_options_init (&o);
+  o.database = ab_http_param (req, "database");
+  o.table = ab_http_param (req, "table");
+  o.multi_edge = multi;
+  o.sync_request = sync;
+  o.request_id = req->request_id;
+  o.actor = ab_api_actor (req);
+  const gchar *ctx = ab_http_header_get (req, "ab-include-mutation-context");
+  o.include_context = ctx != NULL && g_ascii_strcasecmp (ctx, "true") == 0;
+  if (!query_bool (req, "lock", TRUE, &o.lock, resp)
+      || !query_bool (req, "force", FALSE, &o.force, resp))
+    return;
+  g_autoptr (JsonNode) body = ab_api_body (req, resp);
+  if (body == NULL)
+    return;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) results = ab_engine_mutate (ENGINE (ud), &o, body, &error);
+  if (results == NULL)
+    return ab_api_error (resp, error);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "results");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < results->len; i++)
+    {
+      const AbKeyResult *r = &g_array_index (results, AbKeyResult, i);
+      json_builder_begin_object (b);
+      if (multi)
+        add_value (b, "id", &r->source);
+      else
+        {
+          add_value (b, "source", &r->source);
+          add_value (b, "target", &r->target);
+        }
+      json_builder_set_member_name (b, "status");
+      json_builder_add_string_value (b, ab_key_status_name (r->status));
+      json_builder_set_member_name (b, "count");
+      json_builder_add_int_value (b, r->count);
+      if (r->context != NULL)
+        {
+          json_builder_set_member_name (b, "context");
+          json_builder_add_value (b, json_node_copy (r->context));
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  ab_http_response_json (resp, 200, json_builder_get_root (b));
+}
+
+static void edges (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, FALSE, FALSE); }
+static void edges_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, FALSE, TRUE); }
+static void multi (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, TRUE, FALSE); }
+static void multi_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, TRUE, TRUE); }
+
+static gboolean
+require_direction (const AbHttpRequest *req, AbQueryDirection *dir, AbHttpResponse *resp)
+{
+  const gchar *d = ab_http_query_get (req, "direction");
+  if (d == NULL)
+    ab_http_response_error (resp, 400, "'direction' is required (OUT or IN).");
+  else if (!ab_query_direction_parse (d, dir))
+    {
+      g_autofree gchar *msg = g_strdup_printf ("Invalid direction '%s': expected OUT or IN.", d);
+      ab_http_response_error (resp, 400, msg);
+    }
+  else
+    return TRUE;
+  return FALSE;
+}
+
+static gboolean
+reject_params (const AbHttpRequest *req, const gchar *const *names, const gchar *what,
+               AbHttpResponse *resp)
+{
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      const gchar *v = ab_http_query_get (req, names[i]);
+      if (v != NULL && v[0] != '\0')
+        {
+          g_autofree gchar *msg = g_strdup_printf ("`%s` is not yet supported in %s query.",
+                                                   names[i], what);
+          ab_http_response_error (resp, 400, msg);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static void
+count_object (JsonBuilder *b, const AbValue *start, AbQueryDirection dir, gint64 count)
+{
+  json_builder_begin_object (b);
+  add_value (b, "start", start);
+  json_builder_set_member_name (b, "direction");
+  json_builder_add_string_value (b, dir == AB_QDIR_OUT ? "OUT" : "IN");
+  json_builder_set_member_name (b, "count");
+  json_builder_add_int_value (b, count);
+  empty_object (b, "context");
+  json_builder_end_object (b);
+}
+
+static void
+count (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  static const gchar *const rejected[] = { "ranges", "filters", "features", NULL };
+  AbQueryDirection dir;
+  const gchar *start = ab_http_query_get (req, "start");
+  if (!reject_params (req, rejected, "count", resp) || !require_direction (req, &dir, resp))
+    return;
+  if (start == NULL)
+    return ab_http_response_error (resp, 400, "'start' is required.");
+  AbValue sv = AB_VALUE_INIT;
+  gint64 n;
+  g_autoptr (GError) error = NULL;
+  if (!ab_engine_count (ENGINE (ud), ab_http_param (req, "database"), ab_http_param (req, "table"),
+                        start, dir, &sv, &n, &error))
+    return ab_api_error (resp, error);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  count_object (b, &sv, dir, n);
+  ab_value_clear (&sv);
+  ab_http_response_json (resp, 200, json_builder_get_root (b));
+}
+
+/* Values of a repeatable parameter, each also split on commas. */
+static GPtrArray *
+list_param (const AbHttpRequest *req, const gchar *name)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *all = ab_http_query_all (req, name);
+  for (guint i = 0; all != NULL && i < all->len; i++)
+    {
+      g_auto (GStrv) parts = g_strsplit (all->pdata[i], ",", -1);
+      for (guint j = 0; parts[j] != NULL; j++)
+        if (parts[j][0] != '\0')
+          g_ptr_array_add (out, g_strdup (parts[j]));
+    }
+  return out;
+}
+
+static void
+counts (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  AbQueryDirection dir;
+  if (!require_direction (req, &dir, resp))
+    return;
+  g_autoptr (GPtrArray) starts = list_param (req, "start");
+  if (starts->len == 0)
+    return ab_http_response_error (resp, 400, "'start' is required.");
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "counts");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < starts->len; i++)
+    {
+      AbValue sv = AB_VALUE_INIT;
+      gint64 n;
+      g_autoptr (GError) error = NULL;
+      if (!ab_engine_count (ENGINE (ud), ab_http_param (req, "database"),
+                            ab_http_param (req, "table"), starts->pdata[i], dir, &sv, &n, &error))
+        return ab_api_error (resp, error);
+      count_object (b, &sv, dir, n);
+      ab_value_clear (&sv);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "count");
+  json_builder_add_int_value (b, starts->len);
+  empty_object (b, "context");
+  json_builder_end_object (b);
+  ab_http_response_json (resp, 200, json_builder_get_root (b));
+}
+
+static JsonNode *
+frame_json (const AbEdgeFrame *f)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "edges");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < f->edges->len; i++)
+    {
+      const AbEdgeOut *e = f->edges->pdata[i];
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "version");
+      json_builder_add_int_value (b, e->version);
+      add_value (b, "source", &e->source);
+      add_value (b, "target", &e->target);
+      json_builder_set_member_name (b, "properties");
+      json_builder_begin_object (b);
+      for (guint p = 0; p < e->names->len; p++)
+        add_value (b, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
+      json_builder_end_object (b);
+      empty_object (b, "context");
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "count");
+  json_builder_add_int_value (b, f->edges->len);
+  json_builder_set_member_name (b, "total");
+  json_builder_add_int_value (b, f->total);
+  json_builder_set_member_name (b, "offset");
+  if (f->offset != NULL)
+    json_builder_add_string_value (b, f->offset);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "hasNext");
+  json_builder_add_boolean_value (b, f->has_next);
+  empty_object (b, "context");
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static void
+answer_frame (AbHttpResponse *resp, AbEdgeFrame *frame, GError *error)
+{
+  if (frame == NULL)
+    {
+      ab_api_error (resp, error);
+      g_error_free (error);
+      return;
+    }
+  ab_http_response_json (resp, 200, frame_json (frame));
+  ab_edge_frame_free (frame);
+}
+
+static void
+get_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  static const gchar *const rejected[] = { "ranges", "features", NULL };
+  if (!reject_params (req, rejected, "get", resp))
+    return;
+  g_autoptr (GPtrArray) sources = list_param (req, "source");
+  g_autoptr (GPtrArray) targets = list_param (req, "target");
+  GError *error = NULL;
+  AbEdgeFrame *f = ab_engine_get (ENGINE (ud), ab_http_param (req, "database"),
+                                  ab_http_param (req, "table"), sources, targets,
+                                  ab_http_query_get (req, "filters"), &error);
+  answer_frame (resp, f, error);
+}
+
+/* POST form: {source:[...], target:[...], filters?}; scalars accepted too. */
+static gboolean
+body_list (JsonObject *o, const gchar *name, GPtrArray *out, AbHttpResponse *resp)
+{
+  JsonNode *n = json_object_get_member (o, name);
+  if (n != NULL && JSON_NODE_HOLDS_VALUE (n))
+    {
+      g_autoptr (JsonGenerator) g = json_generator_new ();
+      g_ptr_array_add (out, json_node_get_value_type (n) == G_TYPE_STRING
+                                ? g_strdup (json_node_get_string (n))
+                                : (json_generator_set_root (g, n), json_generator_to_data (g, NULL)));
+      return TRUE;
+    }
+  if (n == NULL || !JSON_NODE_HOLDS_ARRAY (n))
+    {
+      g_autofree gchar *msg = g_strdup_printf ("'%s' must be an array.", name);
+      ab_http_response_error (resp, 400, msg);
+      return FALSE;
+    }
+  JsonArray *a = json_node_get_array (n);
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      JsonNode *e = json_array_get_element (a, i);
+      if (!JSON_NODE_HOLDS_VALUE (e))
+        continue;
+      g_autoptr (JsonGenerator) g = json_generator_new ();
+      json_generator_set_root (g, e);
+      g_ptr_array_add (out, json_node_get_value_type (e) == G_TYPE_STRING
+                                ? g_strdup (json_node_get_string (e))
+                                : json_generator_to_data (g, NULL));
+    }
+  return TRUE;
+}
+
+static void
+post_get_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
+  g_autoptr (GPtrArray) sources = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) targets = g_ptr_array_new_with_free_func (g_free);
+  const gchar *filters = NULL;
+  if (o == NULL || !body_list (o, "source", sources, resp) || !body_list (o, "target", targets, resp)
+      || !ab_api_opt_string (o, "filters", &filters, resp))
+    return;
+  GError *error = NULL;
+  AbEdgeFrame *f = ab_engine_get (ENGINE (ud), ab_http_param (req, "database"),
+                                  ab_http_param (req, "table"), sources, targets, filters, &error);
+  answer_frame (resp, f, error);
+}
+
+static void
+scan (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  AbScanParams p = { .index = ab_http_param (req, "index"), .limit = -1 };
+  p.start = ab_http_query_get (req, "start");
+  if (!require_direction (req, &p.direction, resp))
+    return;
+  if (p.start == NULL)
+    return ab_http_response_error (resp, 400, "'start' is required.");
+  const gchar *limit = ab_http_query_get (req, "limit");
+  if (limit != NULL)
+    {
+      gint64 n;
+      if (!g_ascii_string_to_signed (limit, 10, G_MININT32, G_MAXINT32, &n, NULL))
+        return ab_http_response_error (resp, 400, "'limit' must be an integer.");
+      p.limit = (gint) n;
+    }
+  p.offset = ab_http_query_get (req, "offset");
+  if (p.offset != NULL && p.offset[0] == '\0')
+    p.offset = NULL;
+  p.ranges = ab_http_query_get (req, "ranges");
+  p.filters = ab_http_query_get (req, "filters");
+  p.features = ab_http_query_get (req, "features");
+  GError *error = NULL;
+  AbEdgeFrame *f = ab_engine_scan (ENGINE (ud), ab_http_param (req, "database"),
+                                   ab_http_param (req, "table"), &p, &error);
+  answer_frame (resp, f, error);
+}
+
+void
+ab_api_register_data (AbRouter *r, AbEngine *e)
+{
+  const AbRouteFlags I = AB_ROUTE_INLINE, B = AB_ROUTE_BLOCKING;
+  const gchar *t = "/graph/v3/databases/{database}/tables/{table}";
+  g_autofree gchar *e1 = g_strconcat (t, "/edges", NULL);
+  g_autofree gchar *e2 = g_strconcat (t, "/edges/sync", NULL);
+  g_autofree gchar *m1 = g_strconcat (t, "/multi-edges", NULL);
+  g_autofree gchar *m2 = g_strconcat (t, "/multi-edges/sync", NULL);
+  g_autofree gchar *c1 = g_strconcat (t, "/edges/count", NULL);
+  g_autofree gchar *c2 = g_strconcat (t, "/edges/counts", NULL);
+  g_autofree gchar *g1 = g_strconcat (t, "/edges/get", NULL);
+  g_autofree gchar *s1 = g_strconcat (t, "/edges/scan/{index}", NULL);
+  ab_router_add (r, "POST", e1, B, edges, e);
+  ab_router_add (r, "POST", e2, B, edges_sync, e);
+  ab_router_add (r, "POST", m1, B, multi, e);
+  ab_router_add (r, "POST", m2, B, multi_sync, e);
+  ab_router_add (r, "GET", c1, I, count, e);
+  ab_router_add (r, "GET", c2, I, counts, e);
+  ab_router_add (r, "GET", g1, I, get_edges, e);
+  ab_router_add (r, "POST", g1, I, post_get_edges, e);
+  ab_router_add (r, "GET", s1, I, scan, e);
+}

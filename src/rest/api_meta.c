@@ -1,0 +1,321 @@
+/* Metadata v3 (api.md §1): databases, tables and aliases under
+ * /graph/v3/databases, list/get/create/update/delete, with both the
+ * name-in-body and the older name-in-path create routes. */
+#include "rest/api-private.h"
+
+#define ENGINE_CAT(ud) ab_engine_catalog ((AbEngine *) (ud))
+
+typedef JsonNode *(*ToJson) (gconstpointer desc);
+
+static void
+answer_list (AbHttpResponse *resp, GPtrArray *items, ToJson to_json)
+{
+  JsonArray *arr = json_array_new ();
+  for (guint i = 0; i < items->len && i < 1000; i++)
+    json_array_add_element (arr, to_json (items->pdata[i]));
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+  json_node_take_array (node, arr);
+  ab_http_response_json (resp, 200, node);
+}
+
+/* One descriptor, or 404 with an empty body (api.md §1: metadata GET). */
+static void
+answer_one (AbHttpResponse *resp, gpointer desc, ToJson to_json, GDestroyNotify unref)
+{
+  if (desc == NULL)
+    {
+      ab_http_response_empty (resp, 404);
+      return;
+    }
+  ab_http_response_json (resp, 200, to_json (desc));
+  unref (desc);
+}
+
+static void
+answer_ddl (AbHttpResponse *resp, gpointer desc, GError *error, ToJson to_json,
+            GDestroyNotify unref)
+{
+  if (desc == NULL)
+    {
+      ab_api_error (resp, error);
+      g_error_free (error);
+      return;
+    }
+  ab_http_response_json (resp, 200, to_json (desc));
+  unref (desc);
+}
+
+static void
+answer_delete (AbHttpResponse *resp, gboolean ok, GError *error)
+{
+  if (ok)
+    ab_http_response_empty (resp, 204);
+  else
+    {
+      ab_api_error (resp, error);
+      g_error_free (error);
+    }
+}
+
+/* Name from the path or from the body; both given and different = 400. */
+static const gchar *
+pick_name (const AbHttpRequest *req, JsonObject *body, const gchar *member, AbHttpResponse *resp)
+{
+  const gchar *path = ab_http_param (req, member);
+  const gchar *in_body = NULL;
+  if (!ab_api_opt_string (body, member, &in_body, resp))
+    return NULL;
+  if (path != NULL && in_body != NULL && g_strcmp0 (path, in_body) != 0)
+    {
+      g_autofree gchar *msg = g_strdup_printf ("'%s' in the body (%s) differs from the path (%s).",
+                                               member, in_body, path);
+      ab_http_response_error (resp, 400, msg);
+      return NULL;
+    }
+  const gchar *name = path != NULL ? path : in_body;
+  if (name == NULL)
+    {
+      g_autofree gchar *msg = g_strdup_printf ("'%s' is required.", member);
+      ab_http_response_error (resp, 400, msg);
+    }
+  return name;
+}
+
+static gboolean
+require_comment (JsonObject *body, const gchar **comment, AbHttpResponse *resp)
+{
+  if (!ab_api_opt_string (body, "comment", comment, resp))
+    return FALSE;
+  if (*comment == NULL)
+    ab_http_response_error (resp, 400, "'comment' is required.");
+  return *comment != NULL;
+}
+
+/* ---- databases ---- */
+
+static void
+db_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (GPtrArray) items = ab_catalog_list_databases (ENGINE_CAT (ud));
+  answer_list (resp, items, (ToJson) ab_database_desc_to_json);
+}
+
+static void
+db_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  answer_one (resp, ab_catalog_get_database (ENGINE_CAT (ud), ab_http_param (req, "database")),
+              (ToJson) ab_database_desc_to_json, (GDestroyNotify) ab_database_desc_unref);
+}
+
+static void
+db_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
+  const gchar *name, *comment;
+  if (body == NULL || (name = pick_name (req, body, "database", resp)) == NULL
+      || !require_comment (body, &comment, resp))
+    return;
+  GError *error = NULL;
+  AbDatabaseDesc *d = ab_catalog_create_database (ENGINE_CAT (ud), name, comment,
+                                                  ab_api_actor (req), &error);
+  answer_ddl (resp, d, error, (ToJson) ab_database_desc_to_json,
+              (GDestroyNotify) ab_database_desc_unref);
+}
+
+static void
+db_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
+  const gchar *comment;
+  gboolean has_active, active;
+  if (body == NULL || !ab_api_opt_string (body, "comment", &comment, resp)
+      || !ab_api_opt_bool (body, "active", &has_active, &active, resp))
+    return;
+  GError *error = NULL;
+  AbDatabaseDesc *d = ab_catalog_update_database (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                                  has_active ? &active : NULL, comment,
+                                                  ab_api_actor (req), &error);
+  answer_ddl (resp, d, error, (ToJson) ab_database_desc_to_json,
+              (GDestroyNotify) ab_database_desc_unref);
+}
+
+static void
+db_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  GError *error = NULL;
+  gboolean ok = ab_catalog_delete_database (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                            &error);
+  answer_delete (resp, ok, error);
+}
+
+/* ---- tables ---- */
+
+static void
+table_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (GPtrArray) items = ab_catalog_list_tables (ENGINE_CAT (ud),
+                                                        ab_http_param (req, "database"));
+  answer_list (resp, items, (ToJson) ab_table_desc_to_json);
+}
+
+static void
+table_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  answer_one (resp, ab_catalog_get_table (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                          ab_http_param (req, "table")),
+              (ToJson) ab_table_desc_to_json, (GDestroyNotify) ab_table_desc_unref);
+}
+
+static void
+table_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  if (node == NULL || ab_api_object (node, resp) == NULL)
+    return;
+  GError *error = NULL;
+  g_autoptr (AbTableDesc) proto = ab_table_desc_from_create_request (
+      ab_http_param (req, "database"), ab_http_param (req, "table"), node, &error);
+  AbTableDesc *t = proto != NULL ? ab_catalog_create_table (ENGINE_CAT (ud), proto,
+                                                            ab_api_actor (req), &error)
+                                 : NULL;
+  answer_ddl (resp, t, error, (ToJson) ab_table_desc_to_json, (GDestroyNotify) ab_table_desc_unref);
+}
+
+static void
+table_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
+  const gchar *comment, *mode_text;
+  gboolean has_active, active;
+  if (body == NULL || !ab_api_opt_string (body, "comment", &comment, resp)
+      || !ab_api_opt_string (body, "mode", &mode_text, resp)
+      || !ab_api_opt_bool (body, "active", &has_active, &active, resp))
+    return;
+  AbMutationMode mode;
+  if (mode_text != NULL && !ab_mode_parse (mode_text, &mode))
+    {
+      ab_http_response_error (resp, 400, "mode must be SYNC, ASYNC, DROP or DENY.");
+      return;
+    }
+  GError *error = NULL;
+  g_autoptr (AbSchema) schema = NULL;
+  JsonNode *sn = json_object_get_member (body, "schema");
+  if (sn != NULL && !JSON_NODE_HOLDS_NULL (sn) && (schema = ab_schema_from_json (sn, &error)) == NULL)
+    {
+      answer_ddl (resp, NULL, error, NULL, NULL);
+      return;
+    }
+  AbTableDesc *t = ab_catalog_update_table (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                            ab_http_param (req, "table"),
+                                            has_active ? &active : NULL, schema,
+                                            mode_text != NULL ? &mode : NULL, comment,
+                                            ab_api_actor (req), &error);
+  answer_ddl (resp, t, error, (ToJson) ab_table_desc_to_json, (GDestroyNotify) ab_table_desc_unref);
+}
+
+static void
+table_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  GError *error = NULL;
+  gboolean ok = ab_catalog_delete_table (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                         ab_http_param (req, "table"), &error);
+  answer_delete (resp, ok, error);
+}
+
+/* ---- aliases ---- */
+
+static void
+alias_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (GPtrArray) items = ab_catalog_list_aliases (ENGINE_CAT (ud),
+                                                         ab_http_param (req, "database"));
+  answer_list (resp, items, (ToJson) ab_alias_desc_to_json);
+}
+
+static void
+alias_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  answer_one (resp, ab_catalog_get_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                          ab_http_param (req, "alias")),
+              (ToJson) ab_alias_desc_to_json, (GDestroyNotify) ab_alias_desc_unref);
+}
+
+static void
+alias_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
+  const gchar *name, *table, *comment;
+  if (body == NULL || (name = pick_name (req, body, "alias", resp)) == NULL
+      || !ab_api_opt_string (body, "table", &table, resp) || !require_comment (body, &comment, resp))
+    return;
+  if (table == NULL)
+    {
+      ab_http_response_error (resp, 400, "'table' is required.");
+      return;
+    }
+  GError *error = NULL;
+  AbAliasDesc *a = ab_catalog_create_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                            name, table, comment, ab_api_actor (req), &error);
+  answer_ddl (resp, a, error, (ToJson) ab_alias_desc_to_json, (GDestroyNotify) ab_alias_desc_unref);
+}
+
+static void
+alias_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
+  const gchar *table, *comment;
+  gboolean has_active, active;
+  if (body == NULL || !ab_api_opt_string (body, "table", &table, resp)
+      || !ab_api_opt_string (body, "comment", &comment, resp)
+      || !ab_api_opt_bool (body, "active", &has_active, &active, resp))
+    return;
+  GError *error = NULL;
+  AbAliasDesc *a = ab_catalog_update_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                            ab_http_param (req, "alias"),
+                                            has_active ? &active : NULL, table, comment,
+                                            ab_api_actor (req), &error);
+  answer_ddl (resp, a, error, (ToJson) ab_alias_desc_to_json, (GDestroyNotify) ab_alias_desc_unref);
+}
+
+static void
+alias_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  GError *error = NULL;
+  gboolean ok = ab_catalog_delete_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                         ab_http_param (req, "alias"), &error);
+  answer_delete (resp, ok, error);
+}
+
+void
+ab_api_register_meta (AbRouter *r, AbEngine *e)
+{
+  const AbRouteFlags I = AB_ROUTE_INLINE, B = AB_ROUTE_BLOCKING;
+  const gchar *dbs = "/graph/v3/databases", *db = "/graph/v3/databases/{database}";
+  const gchar *ts = "/graph/v3/databases/{database}/tables";
+  const gchar *t = "/graph/v3/databases/{database}/tables/{table}";
+  const gchar *as = "/graph/v3/databases/{database}/aliases";
+  const gchar *a = "/graph/v3/databases/{database}/aliases/{alias}";
+  ab_router_add (r, "GET", dbs, I, db_list, e);
+  ab_router_add (r, "POST", dbs, B, db_create, e);
+  ab_router_add (r, "GET", db, I, db_get, e);
+  ab_router_add (r, "POST", db, B, db_create, e);
+  ab_router_add (r, "PUT", db, B, db_update, e);
+  ab_router_add (r, "DELETE", db, B, db_delete, e);
+  ab_router_add (r, "GET", ts, I, table_list, e);
+  ab_router_add (r, "POST", ts, B, table_create, e);
+  ab_router_add (r, "GET", t, I, table_get, e);
+  ab_router_add (r, "POST", t, B, table_create, e);
+  ab_router_add (r, "PUT", t, B, table_update, e);
+  ab_router_add (r, "DELETE", t, B, table_delete, e);
+  ab_router_add (r, "GET", as, I, alias_list, e);
+  ab_router_add (r, "POST", as, B, alias_create, e);
+  ab_router_add (r, "GET", a, I, alias_get, e);
+  ab_router_add (r, "POST", a, B, alias_create, e);
+  ab_router_add (r, "PUT", a, B, alias_update, e);
+  ab_router_add (r, "DELETE", a, B, alias_delete, e);
+}

@@ -1,0 +1,384 @@
+/* Metadata v2 (api.md §2, §8): services, labels, aliases and storages in the
+ * singular (/graph/v2/service/...) and plural (/graph/v2/services/...)
+ * spellings, answering DdlStatus {status,result,message} and DdlPage. */
+#include "rest/api-private.h"
+
+#define CAT(ud) ab_engine_catalog ((AbEngine *) (ud))
+
+/* Storages are a v2 console convenience with no effect on where data goes
+ * (the server has one store): kept in memory for `show storages`. */
+static GMutex storages_lock;
+static JsonObject *storages;
+
+static void
+answer_status (AbHttpResponse *resp, const gchar *status, JsonNode *result)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "status");
+  json_builder_add_string_value (b, status);
+  json_builder_set_member_name (b, "result");
+  json_builder_add_value (b, result != NULL ? result : json_node_new (JSON_NODE_NULL));
+  json_builder_set_member_name (b, "message");
+  json_builder_add_null_value (b);
+  json_builder_end_object (b);
+  ab_http_response_json (resp, 200, json_builder_get_root (b));
+}
+
+static void
+answer_page (AbHttpResponse *resp, JsonArray *content)
+{
+  JsonObject *o = json_object_new ();
+  json_object_set_int_member (o, "count", json_array_get_length (content));
+  json_object_set_array_member (o, "content", content);
+  JsonNode *n = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (n, o);
+  ab_http_response_json (resp, 200, n);
+}
+
+static JsonNode *
+service_entity (const AbDatabaseDesc *d)
+{
+  JsonObject *o = json_object_new ();
+  json_object_set_boolean_member (o, "active", d->active);
+  json_object_set_string_member (o, "name", d->database);
+  json_object_set_string_member (o, "desc", d->comment != NULL ? d->comment : "");
+  JsonNode *n = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (n, o);
+  return n;
+}
+
+static JsonNode *
+alias_entity (const AbAliasDesc *a)
+{
+  JsonObject *o = json_object_new ();
+  g_autofree gchar *name = g_strdup_printf ("%s.%s", a->database, a->alias);
+  g_autofree gchar *target = g_strdup_printf ("%s.%s", a->database, a->table);
+  json_object_set_boolean_member (o, "active", a->active);
+  json_object_set_string_member (o, "name", name);
+  json_object_set_string_member (o, "desc", a->comment != NULL ? a->comment : "");
+  json_object_set_string_member (o, "target", target);
+  JsonNode *n = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (n, o);
+  return n;
+}
+
+/* Reads body {desc?, active?}; answers 400 itself on a bad body. */
+static JsonObject *
+read_body (const AbHttpRequest *req, AbHttpResponse *resp, JsonNode **keep, const gchar **desc,
+           gboolean *has_active, gboolean *active)
+{
+  *keep = ab_api_body (req, resp);
+  JsonObject *o = *keep != NULL ? ab_api_object (*keep, resp) : NULL;
+  if (o == NULL || !ab_api_opt_string (o, "desc", desc, resp)
+      || !ab_api_opt_bool (o, "active", has_active, active, resp))
+    return NULL;
+  return o;
+}
+
+static void
+fail (AbHttpResponse *resp, GError *error)
+{
+  ab_api_error (resp, error);
+  g_error_free (error);
+}
+
+/* ---- services ---- */
+
+static void
+service_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (GPtrArray) items = ab_catalog_list_databases (CAT (ud));
+  JsonArray *arr = json_array_new ();
+  for (guint i = 0; i < items->len; i++)
+    json_array_add_element (arr, service_entity (items->pdata[i]));
+  answer_page (resp, arr);
+}
+
+static void
+service_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (AbDatabaseDesc) d = ab_catalog_get_database (CAT (ud), ab_http_param (req, "s"));
+  if (d == NULL)
+    ab_http_response_error (resp, 404, "No such service.");
+  else
+    ab_http_response_json (resp, 200, service_entity (d));
+}
+
+static void
+service_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) keep = NULL;
+  const gchar *desc;
+  gboolean has_active, active;
+  if (read_body (req, resp, &keep, &desc, &has_active, &active) == NULL)
+    return;
+  if (desc == NULL)
+    return ab_http_response_error (resp, 400, "'desc' is required.");
+  GError *error = NULL;
+  g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (CAT (ud), ab_http_param (req, "s"),
+                                                             desc, ab_api_actor (req), &error);
+  if (d == NULL)
+    return fail (resp, error);
+  answer_status (resp, "CREATED", service_entity (d));
+}
+
+static void
+service_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) keep = NULL;
+  const gchar *desc;
+  gboolean has_active, active;
+  if (read_body (req, resp, &keep, &desc, &has_active, &active) == NULL)
+    return;
+  GError *error = NULL;
+  g_autoptr (AbDatabaseDesc) d = ab_catalog_update_database (
+      CAT (ud), ab_http_param (req, "s"), has_active ? &active : NULL, desc, ab_api_actor (req),
+      &error);
+  if (d == NULL)
+    return fail (resp, error);
+  answer_status (resp, "UPDATED", service_entity (d));
+}
+
+static void
+service_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  GError *error = NULL;
+  if (!ab_catalog_delete_database (CAT (ud), ab_http_param (req, "s"), &error))
+    return fail (resp, error);
+  answer_status (resp, "DELETED", NULL);
+}
+
+/* ---- labels ---- */
+
+static void
+label_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (GPtrArray) items = ab_catalog_list_tables (CAT (ud), ab_http_param (req, "s"));
+  JsonArray *arr = json_array_new ();
+  for (guint i = 0; i < items->len; i++)
+    json_array_add_element (arr, ab_table_desc_to_v2_label (items->pdata[i]));
+  answer_page (resp, arr);
+}
+
+static void
+label_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (AbTableDesc) t = ab_catalog_get_table (CAT (ud), ab_http_param (req, "s"),
+                                                    ab_http_param (req, "l"));
+  if (t == NULL)
+    ab_http_response_error (resp, 404, "No such label.");
+  else
+    ab_http_response_json (resp, 200, ab_table_desc_to_v2_label (t));
+}
+
+static void
+label_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  if (node == NULL || ab_api_object (node, resp) == NULL)
+    return;
+  GError *error = NULL;
+  g_autoptr (AbTableDesc) proto = ab_table_desc_from_v2_label (ab_http_param (req, "s"),
+                                                               ab_http_param (req, "l"), node,
+                                                               &error);
+  g_autoptr (AbTableDesc) t = proto != NULL ? ab_catalog_create_table (CAT (ud), proto,
+                                                                       ab_api_actor (req), &error)
+                                            : NULL;
+  if (t == NULL)
+    return fail (resp, error);
+  answer_status (resp, "CREATED", ab_table_desc_to_v2_label (t));
+}
+
+static void
+label_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) keep = NULL;
+  const gchar *desc, *mode_text = NULL;
+  gboolean has_active, active;
+  JsonObject *o = read_body (req, resp, &keep, &desc, &has_active, &active);
+  if (o == NULL || !ab_api_opt_string (o, "mode", &mode_text, resp))
+    return;
+  AbMutationMode mode;
+  if (mode_text != NULL && !ab_mode_parse (mode_text, &mode))
+    return ab_http_response_error (resp, 400, "mode must be SYNC, ASYNC or IGNORE.");
+  GError *error = NULL;
+  g_autoptr (AbTableDesc) t = ab_catalog_update_table (
+      CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "l"), has_active ? &active : NULL,
+      NULL, mode_text != NULL ? &mode : NULL, desc, ab_api_actor (req), &error);
+  if (t == NULL)
+    return fail (resp, error);
+  answer_status (resp, "UPDATED", ab_table_desc_to_v2_label (t));
+}
+
+static void
+label_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  GError *error = NULL;
+  if (!ab_catalog_delete_table (CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "l"),
+                                &error))
+    return fail (resp, error);
+  answer_status (resp, "DELETED", NULL);
+}
+
+/* ---- aliases ---- */
+
+static void
+alias_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (GPtrArray) items = ab_catalog_list_aliases (CAT (ud), ab_http_param (req, "s"));
+  JsonArray *arr = json_array_new ();
+  for (guint i = 0; i < items->len; i++)
+    json_array_add_element (arr, alias_entity (items->pdata[i]));
+  answer_page (resp, arr);
+}
+
+static void
+alias_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (AbAliasDesc) a = ab_catalog_get_alias (CAT (ud), ab_http_param (req, "s"),
+                                                    ab_http_param (req, "a"));
+  if (a == NULL)
+    ab_http_response_error (resp, 404, "No such alias.");
+  else
+    ab_http_response_json (resp, 200, alias_entity (a));
+}
+
+/* v2 targets are "service.label"; this server keeps aliases in one database. */
+static gboolean
+split_target (const gchar *service, const gchar *target, gchar **table, AbHttpResponse *resp)
+{
+  const gchar *dot = target != NULL ? strchr (target, '.') : NULL;
+  if (target != NULL && dot == NULL)
+    {
+      *table = g_strdup (target);
+      return TRUE;
+    }
+  if (dot == NULL || strncmp (target, service, (gsize) (dot - target)) != 0
+      || service[dot - target] != '\0')
+    {
+      ab_http_response_error (resp, 400, "'target' must be \"<service>.<label>\" in the same service.");
+      return FALSE;
+    }
+  *table = g_strdup (dot + 1);
+  return TRUE;
+}
+
+static void
+alias_write (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean create)
+{
+  g_autoptr (JsonNode) keep = NULL;
+  const gchar *desc, *target = NULL, *s = ab_http_param (req, "s");
+  gboolean has_active, active;
+  JsonObject *o = read_body (req, resp, &keep, &desc, &has_active, &active);
+  g_autofree gchar *table = NULL;
+  if (o == NULL || !ab_api_opt_string (o, "target", &target, resp))
+    return;
+  if ((create || target != NULL) && !split_target (s, target, &table, resp))
+    return;
+  GError *error = NULL;
+  g_autoptr (AbAliasDesc) a = create
+      ? ab_catalog_create_alias (CAT (ud), s, ab_http_param (req, "a"), table,
+                                 desc != NULL ? desc : "", ab_api_actor (req), &error)
+      : ab_catalog_update_alias (CAT (ud), s, ab_http_param (req, "a"),
+                                 has_active ? &active : NULL, table, desc, ab_api_actor (req),
+                                 &error);
+  if (a == NULL)
+    return fail (resp, error);
+  answer_status (resp, create ? "CREATED" : "UPDATED", alias_entity (a));
+}
+
+static void
+alias_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  alias_write (req, resp, ud, TRUE);
+}
+
+static void
+alias_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  alias_write (req, resp, ud, FALSE);
+}
+
+static void
+alias_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  GError *error = NULL;
+  if (!ab_catalog_delete_alias (CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "a"),
+                                &error))
+    return fail (resp, error);
+  answer_status (resp, "DELETED", NULL);
+}
+
+/* ---- storages ---- */
+
+static void
+storage_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  JsonArray *arr = json_array_new ();
+  g_mutex_lock (&storages_lock);
+  if (storages != NULL)
+    {
+      g_autoptr (GList) members = json_object_get_values (storages);
+      for (GList *l = members; l != NULL; l = l->next)
+        json_array_add_element (arr, json_node_copy (l->data));
+    }
+  g_mutex_unlock (&storages_lock);
+  answer_page (resp, arr);
+}
+
+static void
+storage_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
+  if (o == NULL)
+    return;
+  JsonNode *entity = json_node_copy (node);
+  json_object_set_string_member (json_node_get_object (entity), "name", ab_http_param (req, "n"));
+  json_object_set_boolean_member (json_node_get_object (entity), "active", TRUE);
+  g_mutex_lock (&storages_lock);
+  if (storages == NULL)
+    storages = json_object_new ();
+  json_object_set_member (storages, ab_http_param (req, "n"), json_node_copy (entity));
+  g_mutex_unlock (&storages_lock);
+  answer_status (resp, "CREATED", entity);
+}
+
+static void
+both (AbRouter *r, const gchar *method, const gchar *singular, const gchar *plural,
+      AbRouteFlags flags, AbRouteHandler h, gpointer ud)
+{
+  ab_router_add (r, method, singular, flags, h, ud);
+  if (plural != NULL)
+    ab_router_add (r, method, plural, flags, h, ud);
+}
+
+void
+ab_api_register_v2 (AbRouter *r, AbEngine *e)
+{
+  const AbRouteFlags I = AB_ROUTE_INLINE, B = AB_ROUTE_BLOCKING;
+  const gchar *ss = "/graph/v2/service", *ssp = "/graph/v2/services";
+  const gchar *s = "/graph/v2/service/{s}", *sp = "/graph/v2/services/{s}";
+  const gchar *ls = "/graph/v2/service/{s}/label", *lsp = "/graph/v2/services/{s}/labels";
+  const gchar *l = "/graph/v2/service/{s}/label/{l}", *lp = "/graph/v2/services/{s}/labels/{l}";
+  const gchar *as = "/graph/v2/service/{s}/alias", *asp = "/graph/v2/services/{s}/aliases";
+  const gchar *a = "/graph/v2/service/{s}/alias/{a}", *ap = "/graph/v2/services/{s}/aliases/{a}";
+  both (r, "GET", ss, ssp, I, service_list, e);
+  both (r, "GET", s, sp, I, service_get, e);
+  both (r, "POST", s, sp, B, service_create, e);
+  both (r, "PUT", s, sp, B, service_update, e);
+  both (r, "DELETE", s, sp, B, service_delete, e);
+  both (r, "GET", ls, lsp, I, label_list, e);
+  both (r, "GET", l, lp, I, label_get, e);
+  both (r, "POST", l, lp, B, label_create, e);
+  both (r, "PUT", l, lp, B, label_update, e);
+  both (r, "DELETE", l, lp, B, label_delete, e);
+  both (r, "GET", as, asp, I, alias_list, e);
+  both (r, "GET", a, ap, I, alias_get, e);
+  both (r, "POST", a, ap, B, alias_create, e);
+  both (r, "PUT", a, ap, B, alias_update, e);
+  both (r, "DELETE", a, ap, B, alias_delete, e);
+  both (r, "GET", "/graph/v2/storage", "/graph/v2/storages", I, storage_list, e);
+  both (r, "POST", "/graph/v2/storage/{n}", NULL, I, storage_create, e);
+}
