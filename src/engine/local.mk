@@ -4,3 +4,13 @@ src_libactionbase_a_SOURCES += src/engine/engine.h src/engine/engine-private.h \
 	src/engine/plan.c src/engine/lock.c src/engine/mutate.c \
 	src/engine/predicate.h src/engine/predicate.c src/engine/query-private.h \
 	src/engine/query.c src/engine/scan.c
+
+ENGINE_TEST_FIXTURE = tests/unit/engine/engine_fixture.c tests/unit/engine/engine_fixture.h
+check_PROGRAMS += tests/unit/engine/test_transit tests/unit/engine/test_engine
+TESTS += tests/unit/engine/test_transit tests/unit/engine/test_engine
+tests_unit_engine_test_transit_SOURCES = tests/unit/engine/test_transit.c $(ENGINE_TEST_FIXTURE)
+tests_unit_engine_test_transit_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_test_transit_LDADD = $(TEST_LIBS)
+tests_unit_engine_test_engine_SOURCES = tests/unit/engine/test_engine.c $(ENGINE_TEST_FIXTURE)
+tests_unit_engine_test_engine_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_test_engine_LDADD = $(TEST_LIBS)

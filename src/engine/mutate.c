@@ -291,7 +291,7 @@ ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
                            ? "Table %s.%s is a multi-edge table: use the /multi-edges endpoints."
                            : "Table %s.%s is not a multi-edge table: use the /edges endpoints.",
                            t->database, t->table), NULL;
-  AbMutationMode mode;
+  AbMutationMode mode = AB_MODE_SYNC;
   if (!effective_mode (t, opts, &mode, error))
     return NULL;
   g_autoptr (GPtrArray) groups = ab_engine_parse_mutations (

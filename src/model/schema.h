@@ -59,6 +59,22 @@ typedef struct {
   JsonNode *caches;        /* JSON array as given */
 } AbSchema;
 
+/* Table kind names: camel-case response form ("multiEdge", and
+ * "immutableEdge" for IMMUTABLE_EDGE, whose upstream name is unknown); the
+ * request form ("MULTI_EDGE"); parse accepts both forms in any case. */
+const gchar *ab_table_kind_name (AbTableKind kind);
+const gchar *ab_table_kind_request_name (AbTableKind kind);
+gboolean ab_table_kind_parse (const gchar *name, AbTableKind *out);
+
+/* Building blocks for schemas built by hand (the catalog's queue tables,
+ * tests). comment NULL means "". Codes are filled by ab_schema_finish. */
+AbField *ab_field_new (const gchar *name, AbType type, gboolean nullable,
+                       const gchar *comment);
+void ab_field_free (AbField *field);
+AbIndex *ab_index_new (const gchar *name, const gchar *comment);
+void ab_index_add_field (AbIndex *index, const gchar *field, AbOrder order);
+void ab_index_free (AbIndex *index);
+
 AbSchema *ab_schema_new (void);
 void ab_schema_free (AbSchema *schema);
 AbSchema *ab_schema_copy (const AbSchema *schema);
@@ -76,11 +92,34 @@ const AbIndex *ab_schema_index (const AbSchema *schema, const gchar *name);
  * vertex OUT only, no indexes. */
 AbSchema *ab_schema_from_json (JsonNode *node, GError **error);
 JsonNode *ab_schema_to_json (const AbSchema *schema); /* response form */
+/* Completes a schema (field and index codes; v2 index names ts/src/tgt
+ * become version/source/target; MULTI_EDGE gets _source/_target appended,
+ * VERTEX gets source = id type, target string, direction OUT) and checks
+ * every schema rule of api.md §1.5: property names non-empty, unique, not
+ * starting with '_'; source/target/id types scalar; index names unique and
+ * index fields existing; immutable <= 1 index and OUT or IN; vertex OUT only
+ * without indexes, groups or caches; groups/caches JSON arrays. Idempotent:
+ * ab_schema_from_json and the v2 parser call it. */
+gboolean ab_schema_finish (AbSchema *schema, GError **error);
+
+/* What an index field (or a ranges/filters field) refers to. The system
+ * names version/source/target (v2: ts/src/tgt) win over a property of the
+ * same name, as in the engine. UNKNOWN: neither. */
+typedef enum {
+  AB_INDEX_FIELD_UNKNOWN = -1,
+  AB_INDEX_FIELD_PROPERTY,
+  AB_INDEX_FIELD_VERSION,
+  AB_INDEX_FIELD_SOURCE,
+  AB_INDEX_FIELD_TARGET,
+} AbIndexFieldKind;
+AbIndexFieldKind ab_schema_index_field_kind (const AbSchema *schema,
+                                             const gchar *field);
 /* Update rule: new may only add nullable properties to old. */
 gboolean ab_schema_check_update (const AbSchema *old_schema,
                                  const AbSchema *new_schema, GError **error);
 
 const gchar *ab_mode_name (AbMutationMode mode);       /* "SYNC" ... "DROP" */
+const gchar *ab_mode_v2_name (AbMutationMode mode);    /* DROP -> "IGNORE" */
 gboolean ab_mode_parse (const gchar *name, AbMutationMode *out); /* IGNORE = DROP */
 const gchar *ab_dirtype_name (AbDirectionType d);
 gboolean ab_dirtype_parse (const gchar *name, AbDirectionType *out);
@@ -161,12 +200,44 @@ AbTableDesc *ab_table_desc_from_create_request (const gchar *database,
                                                 const gchar *path_name,
                                                 JsonNode *body, GError **error);
 
+/* v3 create requests for databases {database, comment} and aliases
+ * {alias, table, comment} (all required; with path_name the body's name is
+ * optional and must match). */
+AbDatabaseDesc *ab_database_desc_from_create_request (const gchar *path_name,
+                                                      JsonNode *body,
+                                                      GError **error);
+AbAliasDesc *ab_alias_desc_from_create_request (const gchar *database,
+                                                const gchar *path_name,
+                                                JsonNode *body, GError **error);
+/* v3 update requests: a new descriptor = old + the body's changes (database
+ * {active?, comment?}; table {active?, schema?, mode?, comment?} with the
+ * schema update rule; alias {active?, table?, comment?}). Audit fields are
+ * copied unchanged: the catalog sets them. */
+AbDatabaseDesc *ab_database_desc_apply_update (const AbDatabaseDesc *old,
+                                               JsonNode *body, GError **error);
+AbTableDesc *ab_table_desc_apply_update (const AbTableDesc *old,
+                                         JsonNode *body, GError **error);
+AbAliasDesc *ab_alias_desc_apply_update (const AbAliasDesc *old,
+                                         JsonNode *body, GError **error);
+
 /* v2 label form (api.md §2): create body -> descriptor; descriptor -> entity
  * {active, name:"db.table", desc, type, schema{src,tgt,fields}, dirType,
  * storage, indices, groups, caches, event, readOnly, mode} with no null desc. */
 AbTableDesc *ab_table_desc_from_v2_label (const gchar *service, const gchar *label,
                                           JsonNode *body, GError **error);
 JsonNode *ab_table_desc_to_v2_label (const AbTableDesc *t);
+/* v2 service: create {desc} -> descriptor; entity {active, name, desc}.
+ * v2 alias: create {desc, target:"service.label"} (target in the same
+ * service) -> descriptor; entity {active, name:"db.alias", desc,
+ * target:"db.table"}. */
+AbDatabaseDesc *ab_database_desc_from_v2_service (const gchar *service,
+                                                  JsonNode *body,
+                                                  GError **error);
+JsonNode *ab_database_desc_to_v2_service (const AbDatabaseDesc *d);
+AbAliasDesc *ab_alias_desc_from_v2_alias (const gchar *service,
+                                          const gchar *alias, JsonNode *body,
+                                          GError **error);
+JsonNode *ab_alias_desc_to_v2_alias (const AbAliasDesc *a);
 
 /* Validation rules (api.md §1.5); errors are AB_MODEL_ERROR_INVALID with a
  * message that names the rule. `what` is "database", "table", "alias"... */

@@ -43,6 +43,14 @@ gboolean ab_model_cast_json (JsonNode *node, AbType type, const gchar *field,
 /* Query-string text -> typed value (start=, source=, ranges values). */
 gboolean ab_model_cast_text (const gchar *text, AbType type, const gchar *field,
                              AbValue *out, GError **error);
+/* Parses a JSON request body (len -1: NUL-terminated). Stricter than
+ * json-glib alone, which silently truncates a string at an escaped \u0000
+ * and wraps integers beyond 64 bits: both are rejected here, as are raw NUL
+ * bytes, doubles beyond the double range, malformed JSON and an empty body.
+ * Errors: AB_MODEL_ERROR_INVALID. Every request body should come through
+ * here so that casting never sees a silently altered value. */
+JsonNode *ab_model_json_parse (const gchar *data, gssize len, GError **error);
+
 /* Typed value -> JSON node for responses (json kind is parsed back; a
  * string that does not parse stays a string). */
 JsonNode *ab_model_value_to_json (const AbValue *v);

@@ -78,17 +78,20 @@ typedef struct {
                              const guint8 *expected, gsize elen,
                              const guint8 *value, gsize vlen,
                              gboolean *applied, GError **error);
-  /* Delete if current == expected. */
+  /* Delete if current == expected. expected == NULL: applied iff absent (deletes nothing). */
   gboolean (*check_and_delete) (AbStore *s, const guint8 *key, gsize klen,
                                 const guint8 *expected, gsize elen,
                                 gboolean *applied, GError **error);
   void (*close) (AbStore *s);
 } AbStoreVTable;
 
+typedef struct _AbStoreCounters AbStoreCounters;
+
 struct _AbStore {
   const AbStoreVTable *vt;
   gboolean batch_atomic;   /* TRUE: a batch is all-or-nothing */
   gchar *uri;
+  AbStoreCounters *counters; /* owned by store.c; NULL = not counted */
 };
 
 /* "lmdb:DIR[?mapsize=BYTES&sync=0|1]" or "memory:". */
@@ -110,3 +113,32 @@ gboolean ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
                                     const guint8 *expected, gsize elen,
                                     gboolean *applied, GError **error);
 gboolean ab_store_batch_is_atomic (AbStore *s);
+
+/* Convenience writes: a one-mutation batch. */
+gboolean ab_store_put (AbStore *s, const guint8 *key, gsize klen,
+                       const guint8 *val, gsize vlen, GError **error);
+gboolean ab_store_delete (AbStore *s, const guint8 *key, gsize klen, GError **error);
+
+/* The order of the seam: unsigned bytes, then the shorter first on a tie. */
+gint ab_store_key_compare (const guint8 *a, gsize alen, const guint8 *b, gsize blen);
+
+/* Operation counters of one store handle (for /metrics). */
+typedef enum {
+  AB_STORE_VERB_GET,
+  AB_STORE_VERB_MULTI_GET,
+  AB_STORE_VERB_SCAN,
+  AB_STORE_VERB_BATCH,
+  AB_STORE_VERB_INCREMENT,
+  AB_STORE_VERB_CHECK_AND_PUT,
+  AB_STORE_VERB_CHECK_AND_DELETE,
+  AB_STORE_VERB_COUNT,
+} AbStoreVerb;
+
+typedef struct {
+  guint64 ops[AB_STORE_VERB_COUNT];    /* calls, failed or not */
+  guint64 errors[AB_STORE_VERB_COUNT]; /* calls that returned FALSE */
+} AbStoreStats;
+
+/* A snapshot of the counters (all zero for a handle not made by ab_store_open). */
+void ab_store_stats (AbStore *s, AbStoreStats *out);
+const gchar *ab_store_verb_name (AbStoreVerb verb); /* "get", "multi_get", ... */

@@ -1,0 +1,273 @@
+/* JSON input for the model: the strict request-body parser (a pre-scan for
+ * what json-glib would silently alter: \u0000 escapes, integers beyond 64
+ * bits, doubles beyond range) and typed member getters with path errors. */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include "model/json_get.h"
+#include "model/types.h"
+
+static gboolean body_error (GError **error, const gchar *fmt, ...)
+  G_GNUC_PRINTF (2, 3);
+
+static gboolean
+body_error (GError **error, const gchar *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error_literal (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, msg);
+  return FALSE;
+}
+
+/* Returns the offset just past the closing quote (or len when the string is
+ * unterminated: the parser reports that). p[start] is the first byte inside
+ * the string. G_MAXSIZE on error. */
+static gsize
+scan_string (const gchar *p, gsize len, gsize start, GError **error)
+{
+  gsize i = start;
+  while (i < len)
+    {
+      if (p[i] == '"')
+        return i + 1;
+      if (p[i] == '\0')
+        break;
+      if (p[i] == '\\' && i + 1 < len)
+        {
+          if (p[i + 1] == 'u' && i + 6 <= len
+              && strncmp (p + i + 2, "0000", 4) == 0)
+            {
+              body_error (error, "%s", "JSON strings must not contain the NUL "
+                          "character (\\u0000)");
+              return G_MAXSIZE;
+            }
+          i += 2;
+          continue;
+        }
+      i++;
+    }
+  if (i < len)
+    {
+      body_error (error, "%s", "JSON body contains a raw NUL byte");
+      return G_MAXSIZE;
+    }
+  return len;
+}
+
+/* json-glib wraps integer literals beyond 64 bits and turns 1e400 into inf;
+ * both would reach casting as a different number, so refuse them here. */
+static gboolean
+check_number (const gchar *p, gsize len, GError **error)
+{
+  g_autofree gchar *token = g_strndup (p, len);
+  if (strpbrk (token, ".eE") == NULL)
+    {
+      g_autoptr (GError) perr = NULL;
+      gint64 ignored;
+      if (!g_ascii_string_to_signed (token, 10, G_MININT64, G_MAXINT64,
+                                     &ignored, &perr)
+          && g_error_matches (perr, G_NUMBER_PARSER_ERROR,
+                              G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
+        return body_error (error, "JSON number %s is outside the 64-bit "
+                           "integer range", token);
+      return TRUE;
+    }
+  if (isinf (g_ascii_strtod (token, NULL)))
+    return body_error (error, "JSON number %s is outside the range of a double",
+                       token);
+  return TRUE;
+}
+
+static gboolean
+prescan (const gchar *p, gsize len, GError **error)
+{
+  gsize i = 0;
+  while (i < len)
+    {
+      gchar c = p[i];
+      if (c == '\0')
+        return body_error (error, "%s", "JSON body contains a raw NUL byte");
+      if (c == '"')
+        {
+          i = scan_string (p, len, i + 1, error);
+          if (i == G_MAXSIZE)
+            return FALSE;
+          continue;
+        }
+      if (c == '-' || g_ascii_isdigit (c))
+        {
+          gsize j = i;
+          while (j < len && p[j] != '\0' && strchr ("+-.eE0123456789", p[j]))
+            j++;
+          if (!check_number (p + i, j - i, error))
+            return FALSE;
+          i = j;
+          continue;
+        }
+      i++;
+    }
+  return TRUE;
+}
+
+JsonNode *
+ab_model_json_parse (const gchar *data, gssize len, GError **error)
+{
+  gsize n = len < 0 ? (data ? strlen (data) : 0) : (gsize) len;
+  if (data == NULL || n == 0)
+    {
+      body_error (error, "%s", "Request body is empty; a JSON value is expected");
+      return NULL;
+    }
+  if (!prescan (data, n, error))
+    return NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) perr = NULL;
+  if (!json_parser_load_from_data (parser, data, (gssize) n, &perr))
+    {
+      body_error (error, "Malformed JSON: %s", perr->message);
+      return NULL;
+    }
+  JsonNode *root = json_parser_steal_root (parser);
+  if (root == NULL)
+    body_error (error, "%s", "Request body is empty; a JSON value is expected");
+  return root;
+}
+
+gchar *
+ab_model_json_path (const gchar *prefix, const gchar *member)
+{
+  if (prefix == NULL || *prefix == '\0')
+    return g_strdup (member);
+  return g_strconcat (prefix, ".", member, NULL);
+}
+
+gboolean
+ab_model_json_missing (const gchar *prefix, const gchar *member, GError **error)
+{
+  g_autofree gchar *path = ab_model_json_path (prefix, member);
+  return body_error (error, "Missing required field '%s'", path);
+}
+
+static gboolean
+wrong_type (const gchar *prefix, const gchar *member, const gchar *expected,
+            GError **error)
+{
+  g_autofree gchar *path = ab_model_json_path (prefix, member);
+  g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID,
+               "Field '%s' must be %s", path, expected);
+  return FALSE;
+}
+
+JsonObject *
+ab_model_json_object (JsonNode *node, const gchar *what, GError **error)
+{
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      body_error (error, "%s must be a JSON object", what);
+      return NULL;
+    }
+  return json_node_get_object (node);
+}
+
+/* The member node, or NULL when it is absent or JSON null. */
+static JsonNode *
+member_node (JsonObject *o, const gchar *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  return (n == NULL || JSON_NODE_HOLDS_NULL (n)) ? NULL : n;
+}
+
+static gboolean
+holds_value_type (JsonNode *n, GType type)
+{
+  return JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == type;
+}
+
+gboolean
+ab_model_json_string (JsonObject *o, const gchar *prefix, const gchar *member,
+                      gboolean required, const gchar *def, gchar **out,
+                      GError **error)
+{
+  JsonNode *n = member_node (o, member);
+  if (n == NULL)
+    {
+      if (required)
+        return ab_model_json_missing (prefix, member, error);
+      *out = g_strdup (def);
+      return TRUE;
+    }
+  if (!holds_value_type (n, G_TYPE_STRING))
+    return wrong_type (prefix, member, "a string", error);
+  *out = g_strdup (json_node_get_string (n));
+  return TRUE;
+}
+
+gboolean
+ab_model_json_bool (JsonObject *o, const gchar *prefix, const gchar *member,
+                    gboolean def, gboolean *out, GError **error)
+{
+  JsonNode *n = member_node (o, member);
+  if (n == NULL)
+    {
+      *out = def;
+      return TRUE;
+    }
+  if (!holds_value_type (n, G_TYPE_BOOLEAN))
+    return wrong_type (prefix, member, "true or false", error);
+  *out = json_node_get_boolean (n);
+  return TRUE;
+}
+
+gboolean
+ab_model_json_int (JsonObject *o, const gchar *prefix, const gchar *member,
+                   gint64 def, gint64 *out, GError **error)
+{
+  JsonNode *n = member_node (o, member);
+  if (n == NULL)
+    {
+      *out = def;
+      return TRUE;
+    }
+  if (!holds_value_type (n, G_TYPE_INT64))
+    return wrong_type (prefix, member, "an integer", error);
+  *out = json_node_get_int (n);
+  return TRUE;
+}
+
+gboolean
+ab_model_json_array (JsonObject *o, const gchar *prefix, const gchar *member,
+                     gboolean required, JsonArray **out, GError **error)
+{
+  JsonNode *n = member_node (o, member);
+  *out = NULL;
+  if (n == NULL)
+    return required ? ab_model_json_missing (prefix, member, error) : TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (n))
+    return wrong_type (prefix, member, "an array", error);
+  *out = json_node_get_array (n);
+  return TRUE;
+}
+
+gboolean
+ab_model_json_child (JsonObject *o, const gchar *prefix, const gchar *member,
+                     gboolean required, JsonObject **out, GError **error)
+{
+  JsonNode *n = member_node (o, member);
+  *out = NULL;
+  if (n == NULL)
+    return required ? ab_model_json_missing (prefix, member, error) : TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (n))
+    return wrong_type (prefix, member, "an object", error);
+  *out = json_node_get_object (n);
+  return TRUE;
+}
+
+JsonNode *
+ab_model_json_empty_array (void)
+{
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+  json_node_take_array (node, json_array_new ());
+  return node;
+}

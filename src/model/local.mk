@@ -1,0 +1,26 @@
+# model: sources and tests are listed here (included by the top Makefile.am).
+src_libactionbase_a_SOURCES += \
+	src/model/types.c src/model/types.h \
+	src/model/json.c src/model/json_get.h \
+	src/model/schema.c src/model/schema.h src/model/schema_private.h \
+	src/model/schema_json.c src/model/desc_json.c \
+	src/model/v2.c src/model/validate.c
+
+MODEL_TEST_HELPERS = tests/unit/model/model_helpers.c tests/unit/model/model_helpers.h
+check_PROGRAMS += tests/unit/model/test_cast
+TESTS += tests/unit/model/test_cast
+tests_unit_model_test_cast_SOURCES = tests/unit/model/test_cast.c $(MODEL_TEST_HELPERS)
+tests_unit_model_test_cast_CFLAGS = $(TEST_CFLAGS)
+tests_unit_model_test_cast_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/unit/model/test_schema tests/unit/model/test_validate tests/unit/model/test_v2
+TESTS += tests/unit/model/test_schema tests/unit/model/test_validate tests/unit/model/test_v2
+tests_unit_model_test_schema_SOURCES = tests/unit/model/test_schema.c $(MODEL_TEST_HELPERS)
+tests_unit_model_test_schema_CFLAGS = $(TEST_CFLAGS)
+tests_unit_model_test_schema_LDADD = $(TEST_LIBS)
+tests_unit_model_test_validate_SOURCES = tests/unit/model/test_validate.c $(MODEL_TEST_HELPERS)
+tests_unit_model_test_validate_CFLAGS = $(TEST_CFLAGS)
+tests_unit_model_test_validate_LDADD = $(TEST_LIBS)
+tests_unit_model_test_v2_SOURCES = tests/unit/model/test_v2.c $(MODEL_TEST_HELPERS)
+tests_unit_model_test_v2_CFLAGS = $(TEST_CFLAGS)
+tests_unit_model_test_v2_LDADD = $(TEST_LIBS)

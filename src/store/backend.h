@@ -1,0 +1,11 @@
+/* Private to src/store/: the constructors of each backend, called by the URI
+ * dispatch in store.c. A backend fills vt and batch_atomic; store.c owns uri
+ * and counters and frees them before calling vt->close, which frees the rest. */
+#pragma once
+#include "store/store.h"
+
+/* Default map size of a new lmdb environment (grown on demand). */
+#define AB_LMDB_DEFAULT_MAPSIZE ((gsize) 1 << 30)
+
+AbStore *ab_store_memory_new (void);
+AbStore *ab_store_lmdb_new (const gchar *dir, gsize mapsize, gboolean sync, GError **error);

@@ -1,0 +1,776 @@
+/* The lmdb backend ("lmdb:DIR"): one environment per directory shared by all
+ * handles, durable commits, a map that grows when full, and group commit:
+ * concurrent writers' requests share one write transaction and one fsync. */
+#include "store/backend.h"
+
+#include <errno.h>
+#include <lmdb.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AB_LMDB_MAX_GROUP 1024              /* requests in one write transaction */
+#define AB_LMDB_READ_POOL 32                /* idle read transactions kept for reuse */
+#define AB_LMDB_MAX_READERS 512
+#define AB_LMDB_MAX_MAPSIZE ((gsize) 1 << 44) /* 16 TiB: stop doubling here */
+#define AB_LMDB_GATHER_MAX_US 200           /* longest wait for a group to fill */
+#define REQ_FAILED (-1) /* a request failed on its own; its GError says why */
+
+typedef struct {
+  gint refs;            /* under registry_lock */
+  gchar *path;          /* canonical directory, the registry key */
+  MDB_env *env;
+  MDB_dbi dbi;
+  gsize max_key;
+  /* Every transaction holds map_lock shared; resizing the map takes it
+   * exclusive, because mdb_env_set_mapsize needs no live transaction. */
+  GRWLock map_lock;
+  gsize mapsize;        /* changed only under map_lock exclusive */
+  GMutex pool_lock;
+  GPtrArray *read_pool; /* reset read-only MDB_txn*, renewed on reuse */
+  GMutex queue_lock;
+  GCond queue_cond;
+  GQueue pending;       /* LmdbReq* waiting for a leader */
+  gboolean leader;      /* a thread is running a group */
+  GCond gather_cond;    /* wakes a gathering leader when a request arrives */
+  gboolean gathering;
+  guint writers;        /* estimate: group size + requests queued behind it */
+  gint64 commit_us;     /* how long the last group took */
+} LmdbEnv;
+
+typedef struct {
+  AbStore base;
+  LmdbEnv *env;
+} LmdbStore;
+
+typedef enum {
+  REQ_BATCH,
+  REQ_INCREMENT,
+  REQ_CHECK_AND_PUT,
+  REQ_CHECK_AND_DELETE,
+} ReqKind;
+
+/* One caller's write, living on its stack until done is set. */
+typedef struct {
+  ReqKind kind;
+  const AbBatch *batch;
+  MDB_val key, expected, value;
+  gboolean has_expected;
+  gint64 delta;
+  gint64 new_value; /* outcome, written by the leader before done */
+  gboolean applied;
+  GError *error;
+  gboolean done;    /* under queue_lock */
+} LmdbReq;
+
+static GMutex registry_lock;
+static GHashTable *registry; /* path -> LmdbEnv* */
+
+static void
+set_mdb_error (GError **error, int rc, const gchar *what)
+{
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb %s: %s", what,
+               mdb_strerror (rc));
+}
+
+static LmdbEnv *
+env_of (AbStore *s)
+{
+  return ((LmdbStore *) s)->env;
+}
+
+static gboolean
+check_key (LmdbEnv *e, gsize klen, GError **error)
+{
+  if (klen > e->max_key) {
+    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                 "key of %zu bytes is longer than the lmdb limit of %zu bytes", klen,
+                 e->max_key);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- map size ---- */
+
+static void
+read_mapsize (LmdbEnv *e)
+{
+  MDB_envinfo info;
+  if (mdb_env_info (e->env, &info) == 0)
+    e->mapsize = info.me_mapsize;
+}
+
+/* Another process grew the map: adopt its size. */
+static void
+adopt_resize (LmdbEnv *e)
+{
+  g_rw_lock_writer_lock (&e->map_lock);
+  if (mdb_env_set_mapsize (e->env, 0) == 0)
+    read_mapsize (e);
+  g_rw_lock_writer_unlock (&e->map_lock);
+}
+
+/* Double the map unless someone already changed it since `seen`. */
+static gboolean
+grow (LmdbEnv *e, gsize seen, GError **error)
+{
+  int rc = 0;
+  gsize want = seen * 2;
+  g_rw_lock_writer_lock (&e->map_lock);
+  if (e->mapsize == seen) {
+    if (seen >= AB_LMDB_MAX_MAPSIZE)
+      rc = ENOMEM;
+    else if ((rc = mdb_env_set_mapsize (e->env, want)) == 0)
+      read_mapsize (e);
+  }
+  g_rw_lock_writer_unlock (&e->map_lock);
+  if (rc != 0)
+    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                 "lmdb map full at %zu bytes and it cannot grow to %zu: %s", seen, want,
+                 mdb_strerror (rc));
+  else
+    g_debug ("lmdb %s: map grown from %zu to %zu bytes", e->path, seen, e->mapsize);
+  return rc == 0;
+}
+
+/* Begin a transaction with map_lock held shared; on failure the lock is
+ * released. *seen receives the map size the transaction runs under. */
+static int
+begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn, gsize *seen)
+{
+  int rc = 0;
+  for (guint attempt = 0; attempt < 4; attempt++) {
+    g_rw_lock_reader_lock (&e->map_lock);
+    *seen = e->mapsize;
+    rc = mdb_txn_begin (e->env, parent, flags, txn);
+    if (rc == 0)
+      return 0;
+    g_rw_lock_reader_unlock (&e->map_lock);
+    if (rc != MDB_MAP_RESIZED)
+      break;
+    adopt_resize (e);
+  }
+  return rc;
+}
+
+/* ---- reads: one read-only transaction per operation ---- */
+
+static int
+read_begin (LmdbEnv *e, MDB_txn **txn)
+{
+  MDB_txn *t = NULL;
+  gsize seen;
+  g_mutex_lock (&e->pool_lock);
+  if (e->read_pool->len > 0)
+    t = g_ptr_array_steal_index_fast (e->read_pool, e->read_pool->len - 1);
+  g_mutex_unlock (&e->pool_lock);
+  if (t != NULL) {
+    g_rw_lock_reader_lock (&e->map_lock);
+    if (mdb_txn_renew (t) == 0) {
+      *txn = t;
+      return 0;
+    }
+    mdb_txn_abort (t);
+    g_rw_lock_reader_unlock (&e->map_lock);
+  }
+  return begin_locked (e, NULL, MDB_RDONLY, txn, &seen);
+}
+
+static void
+read_end (LmdbEnv *e, MDB_txn *txn)
+{
+  gboolean kept = FALSE;
+  mdb_txn_reset (txn);
+  g_mutex_lock (&e->pool_lock);
+  if (e->read_pool->len < AB_LMDB_READ_POOL) {
+    g_ptr_array_add (e->read_pool, txn);
+    kept = TRUE;
+  }
+  g_mutex_unlock (&e->pool_lock);
+  if (!kept)
+    mdb_txn_abort (txn);
+  g_rw_lock_reader_unlock (&e->map_lock);
+}
+
+static GBytes *
+val_bytes (const MDB_val *v)
+{
+  return g_bytes_new (v->mv_data, v->mv_size);
+}
+
+/* 0 with *value set or NULL (absent), or an lmdb error. */
+static int
+get_one (LmdbEnv *e, MDB_txn *txn, const guint8 *key, gsize klen, GBytes **value)
+{
+  MDB_val k = { klen, (void *) key }, v;
+  int rc;
+  *value = NULL;
+  if (klen == 0)
+    return 0; /* lmdb cannot hold an empty key: absent */
+  rc = mdb_get (txn, e->dbi, &k, &v);
+  if (rc == 0)
+    *value = val_bytes (&v);
+  return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+static gboolean
+lmdb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
+{
+  LmdbEnv *e = env_of (s);
+  MDB_txn *txn;
+  int rc;
+  if (!check_key (e, klen, error))
+    return FALSE;
+  if ((rc = read_begin (e, &txn)) != 0) {
+    set_mdb_error (error, rc, "read transaction");
+    return FALSE;
+  }
+  rc = get_one (e, txn, key, klen, value);
+  read_end (e, txn);
+  if (rc != 0)
+    set_mdb_error (error, rc, "get");
+  return rc == 0;
+}
+
+static gboolean
+lmdb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  LmdbEnv *e = env_of (s);
+  MDB_txn *txn;
+  int rc = 0;
+  for (guint i = 0; i < keys->len; i++)
+    if (!check_key (e, g_bytes_get_size (g_ptr_array_index (keys, i)), error))
+      return FALSE;
+  if ((rc = read_begin (e, &txn)) != 0) {
+    set_mdb_error (error, rc, "read transaction");
+    return FALSE;
+  }
+  for (guint i = 0; rc == 0 && i < keys->len; i++) {
+    GBytes *k = g_ptr_array_index (keys, i);
+    gsize klen;
+    const guint8 *kd = g_bytes_get_data (k, &klen);
+    AbKv kv = { g_bytes_ref (k), NULL };
+    rc = get_one (e, txn, kd, klen, &kv.value);
+    g_array_append_val (out, kv);
+  }
+  read_end (e, txn);
+  if (rc != 0)
+    set_mdb_error (error, rc, "multi_get");
+  return rc == 0;
+}
+
+/* Put the cursor on the first key inside the range start. A start longer
+ * than lmdb allows is looked up by its longest legal prefix, then walked. */
+static int
+scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k, MDB_val *v)
+{
+  int rc;
+  if (r->start == NULL || r->start_len == 0)
+    return mdb_cursor_get (c, k, v, MDB_FIRST);
+  k->mv_data = (void *) r->start;
+  k->mv_size = MIN (r->start_len, e->max_key);
+  rc = mdb_cursor_get (c, k, v, MDB_SET_RANGE);
+  while (rc == 0) {
+    gint cmp = ab_store_key_compare (k->mv_data, k->mv_size, r->start, r->start_len);
+    if (cmp > 0 || (cmp == 0 && r->start_inclusive))
+      break;
+    rc = mdb_cursor_get (c, k, v, MDB_NEXT);
+  }
+  return rc;
+}
+
+static gboolean
+before_stop (const AbScanRange *r, const MDB_val *k)
+{
+  gint cmp;
+  if (r->stop == NULL)
+    return TRUE;
+  cmp = ab_store_key_compare (k->mv_data, k->mv_size, r->stop, r->stop_len);
+  return cmp < 0 || (cmp == 0 && r->stop_inclusive);
+}
+
+static int
+scan_txn (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, GArray *out)
+{
+  MDB_cursor *c;
+  MDB_val k, v;
+  guint n = 0;
+  int rc = mdb_cursor_open (txn, e->dbi, &c);
+  if (rc != 0)
+    return rc;
+  for (rc = scan_position (e, c, r, &k, &v); rc == 0;
+       rc = mdb_cursor_get (c, &k, &v, MDB_NEXT)) {
+    AbKv kv;
+    if (!before_stop (r, &k) || (r->limit > 0 && n >= r->limit))
+      break;
+    kv.key = val_bytes (&k);
+    kv.value = val_bytes (&v);
+    g_array_append_val (out, kv);
+    n++;
+  }
+  mdb_cursor_close (c);
+  return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+static gboolean
+lmdb_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
+{
+  LmdbEnv *e = env_of (s);
+  MDB_txn *txn;
+  int rc;
+  if ((rc = read_begin (e, &txn)) != 0) {
+    set_mdb_error (error, rc, "read transaction");
+    return FALSE;
+  }
+  rc = scan_txn (e, txn, r, out);
+  read_end (e, txn);
+  if (rc != 0)
+    set_mdb_error (error, rc, "scan");
+  return rc == 0;
+}
+
+/* ---- applying one request inside a write transaction ---- */
+
+static int
+apply_increment (LmdbEnv *e, MDB_txn *txn, MDB_val *key, gint64 delta, gint64 *out,
+                 GError **error)
+{
+  MDB_val cur, nv;
+  guint64 n = 0;
+  int rc = mdb_get (txn, e->dbi, key, &cur);
+  if (rc == 0) {
+    if (cur.mv_size != 8) {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_WIDTH,
+                   "increment of a %zu-byte value (counters are 8-byte big-endian)",
+                   cur.mv_size);
+      return REQ_FAILED;
+    }
+    memcpy (&n, cur.mv_data, 8);
+    n = GUINT64_FROM_BE (n);
+  } else if (rc != MDB_NOTFOUND) {
+    return rc;
+  }
+  *out = (gint64) (n + (guint64) delta); /* wraps like a Java long */
+  n = GUINT64_TO_BE ((guint64) *out);
+  nv.mv_size = 8;
+  nv.mv_data = &n;
+  return mdb_put (txn, e->dbi, key, &nv, 0);
+}
+
+static int
+apply_mutation (LmdbEnv *e, MDB_txn *txn, const AbMutation *m, GError **error)
+{
+  MDB_val k, v;
+  gint64 ignored;
+  int rc;
+  k.mv_data = (void *) g_bytes_get_data (m->key, &k.mv_size);
+  switch (m->kind) {
+  case AB_MUT_PUT:
+    v.mv_data = (void *) g_bytes_get_data (m->value, &v.mv_size);
+    return mdb_put (txn, e->dbi, &k, &v, 0);
+  case AB_MUT_DELETE:
+    rc = mdb_del (txn, e->dbi, &k, NULL);
+    return rc == MDB_NOTFOUND ? 0 : rc;
+  case AB_MUT_INCREMENT:
+    return apply_increment (e, txn, &k, m->delta, &ignored, error);
+  }
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "unknown mutation kind %d",
+               (int) m->kind);
+  return REQ_FAILED;
+}
+
+/* 0 = matches (absent expected and absent found, or same bytes). */
+static int
+compare_current (LmdbEnv *e, MDB_txn *txn, LmdbReq *req, gboolean *matches)
+{
+  MDB_val cur;
+  int rc = mdb_get (txn, e->dbi, &req->key, &cur);
+  if (rc != 0 && rc != MDB_NOTFOUND)
+    return rc;
+  if (rc == MDB_NOTFOUND || !req->has_expected)
+    *matches = rc == MDB_NOTFOUND && !req->has_expected;
+  else
+    *matches = cur.mv_size == req->expected.mv_size
+               && (cur.mv_size == 0
+                   || memcmp (cur.mv_data, req->expected.mv_data, cur.mv_size) == 0);
+  return 0;
+}
+
+static int
+apply_body (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
+{
+  int rc = 0;
+  switch (req->kind) {
+  case REQ_BATCH:
+    for (guint i = 0; rc == 0 && i < req->batch->items->len; i++)
+      rc = apply_mutation (e, txn, &g_array_index (req->batch->items, AbMutation, i),
+                           &req->error);
+    return rc;
+  case REQ_INCREMENT:
+    return apply_increment (e, txn, &req->key, req->delta, &req->new_value, &req->error);
+  case REQ_CHECK_AND_PUT:
+    if ((rc = compare_current (e, txn, req, &req->applied)) != 0 || !req->applied)
+      return rc;
+    return mdb_put (txn, e->dbi, &req->key, &req->value, 0);
+  case REQ_CHECK_AND_DELETE:
+    if ((rc = compare_current (e, txn, req, &req->applied)) != 0 || !req->applied)
+      return rc;
+    rc = req->has_expected ? mdb_del (txn, e->dbi, &req->key, NULL) : 0;
+    return rc;
+  }
+  return EINVAL;
+}
+
+/* Each request runs in a nested transaction so that one failing request is
+ * rolled back alone and the others of its group still commit. */
+static int
+apply_request (LmdbEnv *e, MDB_txn *parent, LmdbReq *req)
+{
+  MDB_txn *child;
+  int rc = mdb_txn_begin (e->env, parent, 0, &child);
+  if (rc != 0)
+    return rc;
+  rc = apply_body (e, child, req);
+  if (rc == 0)
+    rc = mdb_txn_commit (child);
+  else
+    mdb_txn_abort (child);
+  return rc;
+}
+
+/* ---- group commit ---- */
+
+static void
+reset_outcome (LmdbReq *req)
+{
+  g_clear_error (&req->error);
+  req->applied = FALSE;
+  req->new_value = 0;
+}
+
+static void
+fail_all (LmdbReq **reqs, guint n, const GError *why)
+{
+  for (guint i = 0; i < n; i++) {
+    g_clear_error (&reqs[i]->error);
+    reqs[i]->error = g_error_copy (why);
+  }
+}
+
+/* Apply reqs[0..n) in one parent transaction. Returns the lmdb code that
+ * ends the attempt (MDB_MAP_FULL asks for a bigger map) and *settled, the
+ * number of requests applied (fewer than n when the transaction filled up). */
+static int
+apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, guint *settled)
+{
+  *settled = n;
+  for (guint i = 0; i < n; i++) {
+    int rc;
+    reset_outcome (reqs[i]);
+    rc = apply_request (e, txn, reqs[i]);
+    if (rc == 0 || rc == REQ_FAILED)
+      continue;
+    if (rc == MDB_MAP_FULL)
+      return rc;
+    if (rc == MDB_TXN_FULL && i > 0) {
+      g_clear_error (&reqs[i]->error);
+      *settled = i; /* the rest go back to the queue for the next group */
+      return 0;
+    }
+    set_mdb_error (&reqs[i]->error, rc, "write");
+  }
+  return 0;
+}
+
+/* Run one group to a durable commit, growing the map as often as needed.
+ * Returns how many requests (a prefix of reqs) are settled. */
+static guint
+run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
+{
+  for (;;) {
+    g_autoptr (GError) why = NULL;
+    MDB_txn *txn;
+    gsize seen;
+    guint settled = n;
+    int rc = begin_locked (e, NULL, 0, &txn, &seen);
+    if (rc == 0) {
+      rc = apply_group (e, txn, reqs, n, &settled);
+      if (rc == 0)
+        rc = mdb_txn_commit (txn); /* the one fsync of the group */
+      else
+        mdb_txn_abort (txn);
+      g_rw_lock_reader_unlock (&e->map_lock);
+      if (rc == 0)
+        return settled;
+      if (rc == MDB_MAP_FULL && grow (e, seen, &why))
+        continue;
+    }
+    if (why == NULL)
+      set_mdb_error (&why, rc, "write transaction");
+    fail_all (reqs, settled, why);
+    return settled;
+  }
+}
+
+/* Writers that were just acknowledged come back with their next request a
+ * moment after the group: when the last group showed more writers than are
+ * queued now, wait briefly (at most half a commit) so that they join this
+ * group instead of forming the next one. A lone writer never waits. */
+static void
+gather (LmdbEnv *e)
+{
+  gint64 wait = MIN (AB_LMDB_GATHER_MAX_US, e->commit_us / 2);
+  gint64 deadline = g_get_monotonic_time () + wait;
+  if (wait <= 0 || g_queue_get_length (&e->pending) >= e->writers)
+    return;
+  e->gathering = TRUE;
+  while (g_queue_get_length (&e->pending) < e->writers
+         && g_cond_wait_until (&e->gather_cond, &e->queue_lock, deadline))
+    ;
+  e->gathering = FALSE;
+}
+
+/* Called with queue_lock held and no leader; returns with it held. */
+static void
+lead (LmdbEnv *e)
+{
+  LmdbReq *group[AB_LMDB_MAX_GROUP];
+  guint n = 0, settled;
+  gint64 start;
+  e->leader = TRUE;
+  gather (e);
+  while (n < AB_LMDB_MAX_GROUP && !g_queue_is_empty (&e->pending))
+    group[n++] = g_queue_pop_head (&e->pending);
+  g_mutex_unlock (&e->queue_lock);
+  start = g_get_monotonic_time ();
+  settled = run_group (e, group, n);
+  g_mutex_lock (&e->queue_lock);
+  e->commit_us = g_get_monotonic_time () - start;
+  e->writers = MIN (settled + g_queue_get_length (&e->pending), AB_LMDB_MAX_GROUP);
+  for (guint i = 0; i < settled; i++)
+    group[i]->done = TRUE;
+  for (guint i = n; i-- > settled;)
+    g_queue_push_head (&e->pending, group[i]);
+  e->leader = FALSE;
+  g_cond_broadcast (&e->queue_cond);
+}
+
+/* Queue a request; whichever waiter finds no leader commits everything
+ * queued so far. Returns once the request is durable (or failed). */
+static gboolean
+submit (LmdbEnv *e, LmdbReq *req, GError **error)
+{
+  g_mutex_lock (&e->queue_lock);
+  g_queue_push_tail (&e->pending, req);
+  if (e->gathering)
+    g_cond_signal (&e->gather_cond);
+  while (!req->done) {
+    if (e->leader)
+      g_cond_wait (&e->queue_cond, &e->queue_lock);
+    else
+      lead (e);
+  }
+  g_mutex_unlock (&e->queue_lock);
+  if (req->error != NULL) {
+    g_propagate_error (error, req->error);
+    req->error = NULL;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- write verbs ---- */
+
+static gboolean
+lmdb_batch (AbStore *s, const AbBatch *b, GError **error)
+{
+  LmdbEnv *e = env_of (s);
+  LmdbReq req = { .kind = REQ_BATCH, .batch = b };
+  for (guint i = 0; i < b->items->len; i++)
+    if (!check_key (e, g_bytes_get_size (g_array_index (b->items, AbMutation, i).key),
+                    error))
+      return FALSE;
+  return submit (e, &req, error);
+}
+
+static gboolean
+lmdb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
+                gint64 *new_value, GError **error)
+{
+  LmdbEnv *e = env_of (s);
+  LmdbReq req = { .kind = REQ_INCREMENT, .key = { klen, (void *) key }, .delta = delta };
+  if (!check_key (e, klen, error) || !submit (e, &req, error))
+    return FALSE;
+  *new_value = req.new_value;
+  return TRUE;
+}
+
+static gboolean
+submit_check (AbStore *s, LmdbReq *req, gboolean *applied, GError **error)
+{
+  if (!check_key (env_of (s), req->key.mv_size, error) || !submit (env_of (s), req, error))
+    return FALSE;
+  *applied = req->applied;
+  return TRUE;
+}
+
+static gboolean
+lmdb_check_and_put (AbStore *s, const guint8 *key, gsize klen,
+                    const guint8 *expected, gsize elen,
+                    const guint8 *value, gsize vlen, gboolean *applied, GError **error)
+{
+  LmdbReq req = { .kind = REQ_CHECK_AND_PUT, .key = { klen, (void *) key },
+                  .expected = { elen, (void *) expected }, .has_expected = expected != NULL,
+                  .value = { vlen, (void *) value } };
+  return submit_check (s, &req, applied, error);
+}
+
+/* expected == NULL: "delete if absent", which applies and changes nothing. */
+static gboolean
+lmdb_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
+                       const guint8 *expected, gsize elen, gboolean *applied,
+                       GError **error)
+{
+  LmdbReq req = { .kind = REQ_CHECK_AND_DELETE, .key = { klen, (void *) key },
+                  .expected = { elen, (void *) expected }, .has_expected = expected != NULL };
+  return submit_check (s, &req, applied, error);
+}
+
+/* ---- environments, shared per directory ---- */
+
+static void
+env_free (LmdbEnv *e)
+{
+  for (guint i = 0; i < e->read_pool->len; i++)
+    mdb_txn_abort (g_ptr_array_index (e->read_pool, i));
+  g_ptr_array_unref (e->read_pool);
+  if (e->env != NULL)
+    mdb_env_close (e->env);
+  g_rw_lock_clear (&e->map_lock);
+  g_mutex_clear (&e->pool_lock);
+  g_mutex_clear (&e->queue_lock);
+  g_cond_clear (&e->queue_cond);
+  g_cond_clear (&e->gather_cond);
+  g_free (e->path);
+  g_free (e);
+}
+
+static int
+env_setup (LmdbEnv *e, gsize mapsize, gboolean sync)
+{
+  MDB_txn *txn;
+  int dead, rc;
+  if ((rc = mdb_env_create (&e->env)) != 0)
+    return rc;
+  if ((rc = mdb_env_set_mapsize (e->env, mapsize)) != 0
+      || (rc = mdb_env_set_maxreaders (e->env, AB_LMDB_MAX_READERS)) != 0
+      || (rc = mdb_env_open (e->env, e->path, MDB_NOTLS | (sync ? 0 : MDB_NOSYNC), 0644)) != 0)
+    return rc;
+  mdb_reader_check (e->env, &dead); /* slots left by a killed process */
+  if ((rc = mdb_txn_begin (e->env, NULL, 0, &txn)) != 0)
+    return rc;
+  if ((rc = mdb_dbi_open (txn, NULL, 0, &e->dbi)) != 0) {
+    mdb_txn_abort (txn);
+    return rc;
+  }
+  if ((rc = mdb_txn_commit (txn)) != 0)
+    return rc;
+  e->max_key = (gsize) mdb_env_get_maxkeysize (e->env);
+  read_mapsize (e);
+  return 0;
+}
+
+static LmdbEnv *
+env_new (const gchar *path, gsize mapsize, gboolean sync, GError **error)
+{
+  LmdbEnv *e = g_new0 (LmdbEnv, 1);
+  int rc;
+  e->refs = 1;
+  e->path = g_strdup (path);
+  e->read_pool = g_ptr_array_new ();
+  g_rw_lock_init (&e->map_lock);
+  g_mutex_init (&e->pool_lock);
+  g_mutex_init (&e->queue_lock);
+  g_cond_init (&e->queue_cond);
+  g_cond_init (&e->gather_cond);
+  g_queue_init (&e->pending);
+  if ((rc = env_setup (e, mapsize, sync)) != 0) {
+    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb open %s: %s", path,
+                 mdb_strerror (rc));
+    env_free (e);
+    return NULL;
+  }
+  return e;
+}
+
+/* A second handle on the same directory shares the first one's environment
+ * (lmdb forbids opening one environment twice in a process); its mapsize and
+ * sync parameters are then ignored. */
+static LmdbEnv *
+env_acquire (const gchar *dir, gsize mapsize, gboolean sync, GError **error)
+{
+  g_autofree gchar *path = NULL;
+  LmdbEnv *e;
+  if (g_mkdir_with_parents (dir, 0755) != 0 || (path = realpath (dir, NULL)) == NULL) {
+    int err = errno;
+    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb directory %s: %s", dir,
+                 g_strerror (err));
+    return NULL;
+  }
+  g_mutex_lock (&registry_lock);
+  if (registry == NULL)
+    registry = g_hash_table_new (g_str_hash, g_str_equal);
+  e = g_hash_table_lookup (registry, path);
+  if (e != NULL)
+    e->refs++;
+  else if ((e = env_new (path, mapsize, sync, error)) != NULL)
+    g_hash_table_insert (registry, e->path, e);
+  g_mutex_unlock (&registry_lock);
+  return e;
+}
+
+static void
+env_release (LmdbEnv *e)
+{
+  gboolean last;
+  g_mutex_lock (&registry_lock);
+  last = --e->refs == 0;
+  if (last)
+    g_hash_table_remove (registry, e->path);
+  g_mutex_unlock (&registry_lock);
+  if (last)
+    env_free (e);
+}
+
+static void
+lmdb_close (AbStore *s)
+{
+  env_release (env_of (s));
+  g_free (s);
+}
+
+static const AbStoreVTable lmdb_vtable = {
+  .name = "lmdb",
+  .get = lmdb_get,
+  .multi_get = lmdb_multi_get,
+  .scan = lmdb_scan,
+  .batch = lmdb_batch,
+  .increment = lmdb_increment,
+  .check_and_put = lmdb_check_and_put,
+  .check_and_delete = lmdb_check_and_delete,
+  .close = lmdb_close,
+};
+
+AbStore *
+ab_store_lmdb_new (const gchar *dir, gsize mapsize, gboolean sync, GError **error)
+{
+  LmdbEnv *e = env_acquire (dir, mapsize, sync, error);
+  LmdbStore *ls;
+  if (e == NULL)
+    return NULL;
+  ls = g_new0 (LmdbStore, 1);
+  ls->base.vt = &lmdb_vtable;
+  ls->base.batch_atomic = TRUE;
+  ls->env = e;
+  return &ls->base;
+}

@@ -1,0 +1,379 @@
+/* The datastore seam itself: its error domain, batches and rows, the URI that
+ * picks a backend ("memory:", "lmdb:DIR?mapsize=&sync="), and the ab_store_*
+ * entry points that check arguments, call the backend and count every call. */
+#include "store/store.h"
+#include "store/backend.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+G_DEFINE_QUARK (ab-store-error-quark, ab_store_error)
+
+struct _AbStoreCounters {
+  atomic_uint_fast64_t ops[AB_STORE_VERB_COUNT];
+  atomic_uint_fast64_t errors[AB_STORE_VERB_COUNT];
+};
+
+/* ---- order ---- */
+
+gint
+ab_store_key_compare (const guint8 *a, gsize alen, const guint8 *b, gsize blen)
+{
+  gsize n = MIN (alen, blen);
+  gint c = n ? memcmp (a, b, n) : 0;
+  if (c != 0)
+    return c < 0 ? -1 : 1;
+  if (alen == blen)
+    return 0;
+  return alen < blen ? -1 : 1;
+}
+
+/* ---- batches ---- */
+
+static void
+mutation_clear (gpointer p)
+{
+  AbMutation *m = p;
+  g_clear_pointer (&m->key, g_bytes_unref);
+  g_clear_pointer (&m->value, g_bytes_unref);
+}
+
+AbBatch *
+ab_batch_new (void)
+{
+  AbBatch *b = g_new0 (AbBatch, 1);
+  b->items = g_array_new (FALSE, TRUE, sizeof (AbMutation));
+  g_array_set_clear_func (b->items, mutation_clear);
+  return b;
+}
+
+void
+ab_batch_free (AbBatch *b)
+{
+  if (b == NULL)
+    return;
+  g_array_unref (b->items);
+  g_free (b);
+}
+
+static void
+batch_append (AbBatch *b, AbMutationKind kind, const guint8 *key, gsize klen,
+              const guint8 *val, gsize vlen, gint64 delta)
+{
+  AbMutation m = { .kind = kind, .delta = delta };
+  m.key = g_bytes_new (key, klen);
+  if (kind == AB_MUT_PUT)
+    m.value = g_bytes_new (val, vlen);
+  g_array_append_val (b->items, m);
+}
+
+void
+ab_batch_put (AbBatch *b, const guint8 *key, gsize klen, const guint8 *val, gsize vlen)
+{
+  g_return_if_fail (b != NULL);
+  batch_append (b, AB_MUT_PUT, key, klen, val, vlen, 0);
+}
+
+void
+ab_batch_delete (AbBatch *b, const guint8 *key, gsize klen)
+{
+  g_return_if_fail (b != NULL);
+  batch_append (b, AB_MUT_DELETE, key, klen, NULL, 0, 0);
+}
+
+void
+ab_batch_increment (AbBatch *b, const guint8 *key, gsize klen, gint64 delta)
+{
+  g_return_if_fail (b != NULL);
+  batch_append (b, AB_MUT_INCREMENT, key, klen, NULL, 0, delta);
+}
+
+guint
+ab_batch_len (const AbBatch *b)
+{
+  return b ? b->items->len : 0;
+}
+
+/* ---- rows ---- */
+
+void
+ab_kv_clear (AbKv *kv)
+{
+  g_clear_pointer (&kv->key, g_bytes_unref);
+  g_clear_pointer (&kv->value, g_bytes_unref);
+}
+
+GArray *
+ab_kv_array_new (void)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (AbKv));
+  g_array_set_clear_func (a, (GDestroyNotify) ab_kv_clear);
+  return a;
+}
+
+/* ---- URI dispatch ---- */
+
+/* "1048576", "64k", "16m", "1g" (powers of 1024). */
+static gboolean
+parse_size (const gchar *text, gsize *out)
+{
+  gchar *end = NULL;
+  guint64 n;
+  guint shift = 0;
+  if (!g_ascii_isdigit (text[0]))
+    return FALSE;
+  n = g_ascii_strtoull (text, &end, 10);
+  switch (g_ascii_tolower (*end)) {
+  case '\0': break;
+  case 'k': shift = 10; end++; break;
+  case 'm': shift = 20; end++; break;
+  case 'g': shift = 30; end++; break;
+  default: return FALSE;
+  }
+  if (*end != '\0' || n == 0 || n > (G_MAXSIZE >> shift))
+    return FALSE;
+  *out = (gsize) n << shift;
+  return TRUE;
+}
+
+static gboolean
+parse_lmdb_param (const gchar *param, gsize *mapsize, gboolean *sync, GError **error)
+{
+  if (g_str_has_prefix (param, "mapsize=")) {
+    if (parse_size (param + 8, mapsize))
+      return TRUE;
+  } else if (strcmp (param, "sync=0") == 0 || strcmp (param, "sync=1") == 0) {
+    *sync = param[5] == '1';
+    return TRUE;
+  }
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
+               "bad lmdb URI parameter '%s' (expected mapsize=BYTES[k|m|g] or sync=0|1)",
+               param);
+  return FALSE;
+}
+
+static AbStore *
+open_lmdb (const gchar *rest, GError **error)
+{
+  const gchar *q = strchr (rest, '?');
+  g_autofree gchar *dir = q ? g_strndup (rest, q - rest) : g_strdup (rest);
+  gsize mapsize = AB_LMDB_DEFAULT_MAPSIZE;
+  gboolean sync = TRUE;
+  if (dir[0] == '\0') {
+    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
+                 "lmdb URI needs a directory: lmdb:DIR[?mapsize=BYTES&sync=0|1]");
+    return NULL;
+  }
+  if (q != NULL) {
+    g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
+    for (guint i = 0; params[i] != NULL; i++)
+      if (!parse_lmdb_param (params[i], &mapsize, &sync, error))
+        return NULL;
+  }
+  return ab_store_lmdb_new (dir, mapsize, sync, error);
+}
+
+static AbStore *
+open_backend (const gchar *uri, GError **error)
+{
+  if (strcmp (uri, "memory:") == 0)
+    return ab_store_memory_new ();
+  if (g_str_has_prefix (uri, "lmdb:"))
+    return open_lmdb (uri + 5, error);
+  if (g_str_has_prefix (uri, "hbase://")) {
+    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
+                 "store URI '%s': the hbase backend is not built yet", uri);
+    return NULL;
+  }
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
+               "unknown store URI '%s' (expected memory:, lmdb:DIR[?mapsize=BYTES&sync=0|1] "
+               "or hbase://HOST:PORT)", uri);
+  return NULL;
+}
+
+AbStore *
+ab_store_open (const gchar *uri, GError **error)
+{
+  AbStore *s;
+  g_return_val_if_fail (uri != NULL, NULL);
+  s = open_backend (uri, error);
+  if (s == NULL)
+    return NULL;
+  s->uri = g_strdup (uri);
+  s->counters = g_new0 (AbStoreCounters, 1);
+  return s;
+}
+
+void
+ab_store_close (AbStore *s)
+{
+  if (s == NULL)
+    return;
+  g_clear_pointer (&s->uri, g_free);
+  g_clear_pointer (&s->counters, g_free);
+  s->vt->close (s);
+}
+
+gboolean
+ab_store_batch_is_atomic (AbStore *s)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  return s->batch_atomic;
+}
+
+/* ---- counters ---- */
+
+static gboolean
+count (AbStore *s, AbStoreVerb verb, gboolean ok)
+{
+  if (s->counters != NULL) {
+    atomic_fetch_add_explicit (&s->counters->ops[verb], 1, memory_order_relaxed);
+    if (!ok)
+      atomic_fetch_add_explicit (&s->counters->errors[verb], 1, memory_order_relaxed);
+  }
+  return ok;
+}
+
+void
+ab_store_stats (AbStore *s, AbStoreStats *out)
+{
+  g_return_if_fail (s != NULL && out != NULL);
+  memset (out, 0, sizeof *out);
+  if (s->counters == NULL)
+    return;
+  for (guint v = 0; v < AB_STORE_VERB_COUNT; v++) {
+    out->ops[v] = atomic_load_explicit (&s->counters->ops[v], memory_order_relaxed);
+    out->errors[v] = atomic_load_explicit (&s->counters->errors[v], memory_order_relaxed);
+  }
+}
+
+const gchar *
+ab_store_verb_name (AbStoreVerb verb)
+{
+  static const gchar *const names[AB_STORE_VERB_COUNT] = {
+    "get", "multi_get", "scan", "batch", "increment", "check_and_put", "check_and_delete",
+  };
+  g_return_val_if_fail (verb < AB_STORE_VERB_COUNT, NULL);
+  return names[verb];
+}
+
+/* ---- entry points ---- */
+
+/* Every backend rejects an empty key on write the same way (HBase would too). */
+static gboolean
+check_write_key (gsize klen, GError **error)
+{
+  if (klen > 0)
+    return TRUE;
+  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                       "empty key: the store cannot write a zero-length key");
+  return FALSE;
+}
+
+gboolean
+ab_store_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
+{
+  g_return_val_if_fail (s != NULL && value != NULL, FALSE);
+  *value = NULL;
+  return count (s, AB_STORE_VERB_GET, s->vt->get (s, key, klen, value, error));
+}
+
+/* On failure the rows already appended are dropped: out is as it was. */
+gboolean
+ab_store_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  guint before;
+  gboolean ok;
+  g_return_val_if_fail (s != NULL && keys != NULL && out != NULL, FALSE);
+  before = out->len;
+  ok = s->vt->multi_get (s, keys, out, error);
+  if (!ok)
+    g_array_set_size (out, before);
+  return count (s, AB_STORE_VERB_MULTI_GET, ok);
+}
+
+gboolean
+ab_store_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
+{
+  guint before;
+  gboolean ok;
+  g_return_val_if_fail (s != NULL && range != NULL && out != NULL, FALSE);
+  before = out->len;
+  ok = s->vt->scan (s, range, out, error);
+  if (!ok)
+    g_array_set_size (out, before);
+  return count (s, AB_STORE_VERB_SCAN, ok);
+}
+
+gboolean
+ab_store_batch (AbStore *s, const AbBatch *b, GError **error)
+{
+  gboolean ok = TRUE;
+  g_return_val_if_fail (s != NULL && b != NULL, FALSE);
+  for (guint i = 0; ok && i < b->items->len; i++)
+    ok = check_write_key (g_bytes_get_size (g_array_index (b->items, AbMutation, i).key),
+                          error);
+  if (ok && b->items->len > 0)
+    ok = s->vt->batch (s, b, error);
+  return count (s, AB_STORE_VERB_BATCH, ok);
+}
+
+gboolean
+ab_store_put (AbStore *s, const guint8 *key, gsize klen,
+              const guint8 *val, gsize vlen, GError **error)
+{
+  g_autoptr (AbBatch) b = ab_batch_new ();
+  ab_batch_put (b, key, klen, val, vlen);
+  return ab_store_batch (s, b, error);
+}
+
+gboolean
+ab_store_delete (AbStore *s, const guint8 *key, gsize klen, GError **error)
+{
+  g_autoptr (AbBatch) b = ab_batch_new ();
+  ab_batch_delete (b, key, klen);
+  return ab_store_batch (s, b, error);
+}
+
+gboolean
+ab_store_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
+                    gint64 *new_value, GError **error)
+{
+  gint64 dummy;
+  gboolean ok;
+  g_return_val_if_fail (s != NULL, FALSE);
+  ok = check_write_key (klen, error)
+       && s->vt->increment (s, key, klen, delta, new_value ? new_value : &dummy, error);
+  return count (s, AB_STORE_VERB_INCREMENT, ok);
+}
+
+gboolean
+ab_store_check_and_put (AbStore *s, const guint8 *key, gsize klen,
+                        const guint8 *expected, gsize elen,
+                        const guint8 *value, gsize vlen,
+                        gboolean *applied, GError **error)
+{
+  gboolean dummy = FALSE, ok;
+  g_return_val_if_fail (s != NULL, FALSE);
+  if (applied == NULL)
+    applied = &dummy;
+  *applied = FALSE;
+  ok = check_write_key (klen, error)
+       && s->vt->check_and_put (s, key, klen, expected, elen, value, vlen, applied, error);
+  return count (s, AB_STORE_VERB_CHECK_AND_PUT, ok);
+}
+
+gboolean
+ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
+                           const guint8 *expected, gsize elen,
+                           gboolean *applied, GError **error)
+{
+  gboolean dummy = FALSE, ok;
+  g_return_val_if_fail (s != NULL, FALSE);
+  if (applied == NULL)
+    applied = &dummy;
+  *applied = FALSE;
+  ok = check_write_key (klen, error)
+       && s->vt->check_and_delete (s, key, klen, expected, elen, applied, error);
+  return count (s, AB_STORE_VERB_CHECK_AND_DELETE, ok);
+}

@@ -1,0 +1,37 @@
+/* Shared fixtures of the engine suites: the store URIs every suite runs on,
+ * schema/table builders from JSON text, event builders and JSON helpers. */
+#pragma once
+#include <check.h>
+#include "engine/engine-private.h"
+#include "engine/state.h"
+#include "model/schema.h"
+
+/* Loop index -> store URI ("memory:" or a fresh "lmdb:" temp dir). */
+gchar *ab_test_store_uri (int i, gchar **tmpdir);
+#define AB_TEST_N_STORES 2
+void ab_test_rmdir (const gchar *dir);
+
+AbSchema *ab_test_schema (const gchar *json);
+/* Event of the given type; props is a JSON object text or NULL. */
+AbEvent *ab_test_event (const AbSchema *s, AbOpType type, gint64 version, const gchar *props);
+void ab_test_event_free (AbEvent *ev);
+JsonNode *ab_test_json (const gchar *text);
+
+/* An engine on a fresh store with database "db" and table "t" made from a
+ * v3 create-request JSON. */
+typedef struct {
+  AbEngine *engine;
+  gchar *tmpdir;
+} AbTestEnv;
+void ab_test_env_open (AbTestEnv *env, int store_index);
+void ab_test_env_close (AbTestEnv *env);
+void ab_test_create_table (AbTestEnv *env, const gchar *db, const gchar *create_json);
+/* Mutates db.table with body; returns results (asserting success). */
+GArray *ab_test_mutate (AbTestEnv *env, const gchar *db, const gchar *table, const gchar *body);
+gint64 ab_test_count (AbTestEnv *env, const gchar *db, const gchar *table, const gchar *start,
+                      AbQueryDirection dir);
+
+#define ab_assert_error(err, dom, c)                                              \
+  ck_assert_msg ((err) != NULL && (err)->domain == (dom) && (err)->code == (c),   \
+                 "expected error %s/%d, got %s", g_quark_to_string (dom), (int) (c), \
+                 (err) != NULL ? (err)->message : "none")

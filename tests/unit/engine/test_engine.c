@@ -1,0 +1,516 @@
+/* Engine acceptance scenarios of semantics.md §16 that concern unique edges
+ * (17, 18, 23-33) plus pagination, out-of-order folding and concurrency,
+ * each run on the memory: and lmdb: stores. */
+#include <string.h>
+#include "engine_fixture.h"
+#include "codec/bytes.h"
+
+static const gchar *LIKES =
+  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
+  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
+  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+
+static const gchar *QUICK =
+  "{\"mutations\":["
+  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177245,\"source\":\"Alice\",\"target\":\"Phone\",\"properties\":{\"created_at\":1737377177245}}},"
+  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177297,\"source\":\"Bob\",\"target\":\"Phone\",\"properties\":{\"created_at\":1737377177297}}},"
+  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177350,\"source\":\"Bob\",\"target\":\"Laptop\",\"properties\":{\"created_at\":1737377177350}}}]}";
+
+static AbTestEnv env;
+
+static void
+open_likes (int i)
+{
+  ab_test_env_open (&env, i);
+  ab_test_create_table (&env, "likes", LIKES);
+}
+
+static const AbKeyResult *
+result (GArray *r, guint i)
+{
+  ck_assert_uint_lt (i, r->len);
+  return &g_array_index (r, AbKeyResult, i);
+}
+
+static gchar *
+edge_text (const AbEdgeOut *e)
+{
+  g_autofree gchar *s = ab_value_to_string (&e->source);
+  g_autofree gchar *t = ab_value_to_string (&e->target);
+  return g_strdup_printf ("%s->%s", s, t);
+}
+
+static AbEdgeFrame *
+scan (const gchar *start, AbQueryDirection dir, gint limit, const gchar *offset,
+      const gchar *ranges, const gchar *features, GError **error)
+{
+  AbScanParams p = { .index = "recent", .start = start, .direction = dir, .limit = limit,
+                     .offset = offset, .ranges = ranges, .features = features };
+  return ab_engine_scan (env.engine, "likes", "likes", &p, error);
+}
+
+static void
+assert_edges (const AbEdgeFrame *f, const gchar *const *expected)
+{
+  guint n = g_strv_length ((gchar **) expected);
+  ck_assert_uint_eq (f->edges->len, n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree gchar *t = edge_text (f->edges->pdata[i]);
+      ck_assert_str_eq (t, expected[i]);
+    }
+}
+
+/* 24: quick start. */
+START_TEST (quick_start)
+{
+  open_likes (_i);
+  g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", QUICK);
+  ck_assert_uint_eq (r->len, 3);
+  static const gchar *order[] = { "Alice", "Bob", "Bob" };
+  static const gchar *targets[] = { "Phone", "Laptop", "Phone" };
+  for (guint i = 0; i < 3; i++)
+    {
+      ck_assert_str_eq (result (r, i)->source.u.s.data, order[i]);
+      ck_assert_str_eq (result (r, i)->target.u.s.data, targets[i]);
+      ck_assert_int_eq (result (r, i)->status, AB_STATUS_CREATED);
+      ck_assert_uint_eq (result (r, i)->count, 1);
+    }
+  g_autoptr (GPtrArray) s = g_ptr_array_new ();
+  g_autoptr (GPtrArray) t = g_ptr_array_new ();
+  g_ptr_array_add (s, "Alice");
+  g_ptr_array_add (t, "Phone");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbEdgeFrame) got = ab_engine_get (env.engine, "likes", "likes", s, t, NULL, &error);
+  ck_assert_ptr_nonnull (got);
+  ck_assert_uint_eq (got->edges->len, 1);
+  const AbEdgeOut *e = got->edges->pdata[0];
+  ck_assert_int_eq (e->version, 1737377177245);
+  ck_assert_uint_eq (e->names->len, 1);
+  ck_assert_str_eq (e->names->pdata[0], "created_at");
+  ck_assert_int_eq (g_array_index (e->values, AbValue, 0).u.i, 1737377177245);
+  ck_assert_int_eq (got->total, 1);
+  ck_assert (!got->has_next);
+  ck_assert_ptr_null (got->offset);
+  g_autoptr (AbEdgeFrame) out = scan ("Bob", AB_QDIR_OUT, -1, NULL, NULL, NULL, &error);
+  static const gchar *bob_out[] = { "Bob->Laptop", "Bob->Phone", NULL };
+  assert_edges (out, bob_out);
+  ck_assert_int_eq (out->total, -1);
+  ck_assert (!out->has_next);
+  g_autoptr (AbEdgeFrame) in = scan ("Phone", AB_QDIR_IN, -1, NULL, NULL, NULL, &error);
+  static const gchar *phone_in[] = { "Bob->Phone", "Alice->Phone", NULL };
+  assert_edges (in, phone_in);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "Alice", AB_QDIR_OUT), 1);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "Phone", AB_QDIR_IN), 2);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+/* 25 + 26: pagination and ranges on the DESC index. */
+START_TEST (pagination_and_ranges)
+{
+  open_likes (_i);
+  g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", QUICK);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbEdgeFrame) p1 = scan ("Bob", AB_QDIR_OUT, 1, NULL, NULL, NULL, &error);
+  static const gchar *first[] = { "Bob->Laptop", NULL };
+  assert_edges (p1, first);
+  ck_assert (p1->has_next);
+  ck_assert_str_eq (p1->offset, "iToeeaCUntzOAk2ApbQbhVo"); /* encoding.md §9 */
+  g_autoptr (AbEdgeFrame) p2 = scan ("Bob", AB_QDIR_OUT, 1, p1->offset, NULL, NULL, &error);
+  static const gchar *second[] = { "Bob->Phone", NULL };
+  assert_edges (p2, second);
+  ck_assert (!p2->has_next);
+  ck_assert_ptr_null (p2->offset);
+  g_autoptr (AbEdgeFrame) lt = scan ("Bob", AB_QDIR_OUT, -1, NULL,
+                                     "created_at:lt:1737377177350", NULL, &error);
+  assert_edges (lt, second);
+  g_autoptr (AbEdgeFrame) gte = scan ("Bob", AB_QDIR_OUT, -1, NULL,
+                                      "created_at:gte:1737377177350", NULL, &error);
+  assert_edges (gte, first);
+  g_autoptr (AbEdgeFrame) bt = scan ("Bob", AB_QDIR_OUT, -1, NULL,
+                                     "created_at:bt:1737377177297,1737377177350", NULL, &error);
+  static const gchar *both[] = { "Bob->Laptop", "Bob->Phone", NULL };
+  assert_edges (bt, both);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+static void
+expect_scan_error (const gchar *start, const gchar *offset, const gchar *ranges,
+                   const gchar *features, gint limit)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbEdgeFrame) f = scan (start, AB_QDIR_OUT, limit, offset, ranges, features, &error);
+  ck_assert_ptr_null (f);
+  ab_assert_error (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST);
+}
+
+/* 30, 33 and the bad-input cases of scans. */
+START_TEST (scan_errors_and_total)
+{
+  open_likes (_i);
+  g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", QUICK);
+  expect_scan_error ("Bob", NULL, "created_at:gt:1", "total", -1);
+  expect_scan_error ("Bob", NULL, NULL, "bogus", -1);
+  expect_scan_error ("Bob", NULL, "created_at:in:1,2", NULL, -1);
+  expect_scan_error ("Bob", NULL, "nope:eq:1", NULL, -1);
+  expect_scan_error ("Bob", NULL, "created_at:eq", NULL, -1);
+  expect_scan_error ("Bob", NULL, "created_at:eq:abc", NULL, -1);
+  expect_scan_error ("Bob", "!!!garbage!!!", NULL, NULL, -1);
+  expect_scan_error ("Bob", NULL, NULL, NULL, 0);
+  expect_scan_error ("Bob", NULL, NULL, NULL, 1001);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbEdgeFrame) t = scan ("Bob", AB_QDIR_OUT, -1, NULL, NULL, "total", &error);
+  ck_assert_int_eq (t->total, 2);
+  AbScanParams p = { .index = "nope", .start = "Bob", .direction = AB_QDIR_OUT, .limit = -1 };
+  g_autoptr (AbEdgeFrame) f = ab_engine_scan (env.engine, "likes", "likes", &p, &error);
+  ck_assert_ptr_null (f);
+  ck_assert_str_eq (error->message, "index `nope` is not found in label `likes.likes`.");
+  g_clear_error (&error);
+  p.index = "recent";
+  g_autoptr (AbEdgeFrame) g = ab_engine_scan (env.engine, "likes", "missing", &p, &error);
+  ck_assert_ptr_null (g);
+  ck_assert_str_eq (error->message, "No such label likes.missing.");
+  ab_test_env_close (&env);
+}
+END_TEST
+
+static gchar *
+one (const gchar *type, gint64 version, const gchar *src, const gchar *tgt, const gchar *props)
+{
+  return g_strdup_printf ("{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
+                          ",\"source\":\"%s\",\"target\":\"%s\",\"properties\":%s}}]}",
+                          type, version, src, tgt, props);
+}
+
+static AbKeyStatus
+mutate_one (const gchar *type, gint64 version, const gchar *src, const gchar *tgt,
+            const gchar *props)
+{
+  g_autofree gchar *body = one (type, version, src, tgt, props);
+  g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", body);
+  return result (r, 0)->status;
+}
+
+/* 23, 27, 28, 29. */
+START_TEST (out_of_order_idempotent_and_missing)
+{
+  open_likes (_i);
+  ck_assert_int_eq (mutate_one ("INSERT", 100, "a", "b", "{\"created_at\":100}"), AB_STATUS_CREATED);
+  ck_assert_int_eq (mutate_one ("INSERT", 300, "a", "b", "{\"created_at\":300}"), AB_STATUS_UPDATED);
+  ck_assert_int_eq (mutate_one ("DELETE", 200, "a", "b", "{}"), AB_STATUS_UPDATED);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 1);
+  ck_assert_int_eq (mutate_one ("INSERT", 300, "a", "b", "{\"created_at\":300}"), AB_STATUS_IDLE);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 1);
+  ck_assert_int_eq (mutate_one ("DELETE", 5, "x", "y", "{}"), AB_STATUS_IDLE);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "x", AB_QDIR_OUT), 0);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "nobody", AB_QDIR_IN), 0);
+  g_autoptr (GPtrArray) s = g_ptr_array_new ();
+  g_autoptr (GPtrArray) t = g_ptr_array_new ();
+  g_ptr_array_add (s, "x");
+  g_ptr_array_add (t, "y");
+  g_autoptr (AbEdgeFrame) got = ab_engine_get (env.engine, "likes", "likes", s, t, NULL, NULL);
+  ck_assert_uint_eq (got->edges->len, 0);
+  ck_assert_int_eq (got->total, 0);
+  /* The old index row of version 100 is gone: one row for a->b only. */
+  g_autoptr (AbEdgeFrame) f = scan ("a", AB_QDIR_OUT, -1, NULL, NULL, NULL, NULL);
+  ck_assert_uint_eq (f->edges->len, 1);
+  ck_assert_int_eq (((AbEdgeOut *) f->edges->pdata[0])->version, 300);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+static void
+expect_mutation_error (const gchar *body, const gchar *message_part)
+{
+  AbMutateOptions o;
+  ab_mutate_options_init (&o);
+  o.database = "likes";
+  o.table = "likes";
+  g_autoptr (JsonNode) n = ab_test_json (body);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) r = ab_engine_mutate (env.engine, &o, n, &error);
+  ck_assert_ptr_null (r);
+  ab_assert_error (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST);
+  ck_assert_msg (strstr (error->message, message_part) != NULL, "message was: %s", error->message);
+}
+
+/* 14, 17 and malformed items: nothing is written when one item is bad. */
+START_TEST (validation_rejects_whole_request)
+{
+  open_likes (_i);
+  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{}}}]}",
+                         "Property 'created_at' is required and cannot be null");
+  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":null}}}]}",
+                         "Property 'created_at' is required and cannot be null");
+  expect_mutation_error ("{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":null}}}]}",
+                         "Property 'created_at' cannot be null");
+  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":\"abc\"}}}]}",
+                         "created_at");
+  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":1}}},"
+                         "{\"type\":\"UPSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"c\"}}]}",
+                         "mutations[1]");
+  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"source\":\"a\",\"target\":\"b\"}}]}",
+                         "version");
+  expect_mutation_error ("{\"muts\":[]}", "mutations");
+  expect_mutation_error ("[1,2]", "mutations");
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 0);
+  /* Unknown properties are dropped, valid insert is CREATED. */
+  ck_assert_int_eq (mutate_one ("INSERT", 1, "a", "b", "{\"created_at\":1,\"zzz\":true}"),
+                    AB_STATUS_CREATED);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+/* 31: mget cap. */
+START_TEST (mget_cap)
+{
+  open_likes (_i);
+  g_autoptr (GPtrArray) s = g_ptr_array_new ();
+  g_autoptr (GPtrArray) t = g_ptr_array_new ();
+  static const gchar *names[] = { "a", "b", "c", "d", "e", "f" };
+  for (guint i = 0; i < 5; i++)
+    g_ptr_array_add (s, (gpointer) names[i]);
+  for (guint i = 0; i < 6; i++)
+    g_ptr_array_add (t, (gpointer) names[i]);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbEdgeFrame) f = ab_engine_get (env.engine, "likes", "likes", s, t, NULL, &error);
+  ck_assert_ptr_null (f);
+  ab_assert_error (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+/* 32: a fresh foreign lock makes the key fail with ERROR; a stale one is swept. */
+START_TEST (lock_contention_and_stale_sweep)
+{
+  open_likes (_i);
+  AbValue s = AB_VALUE_INIT, t = AB_VALUE_INIT;
+  ab_value_set_string (&s, AB_VALUE_STRING, "a", 1);
+  ab_value_set_string (&t, AB_VALUE_STRING, "b", 1);
+  g_autoptr (GByteArray) k = ab_codec_lock_key (&s, &t, ab_codec_table_code ("likes", "likes"), NULL);
+  g_autoptr (GByteArray) fresh = g_byte_array_new ();
+  ab_codec_encode_lock_value (fresh, ab_engine_now_ms () + 60000);
+  gboolean applied;
+  ck_assert (ab_store_check_and_put (env.engine->store, k->data, k->len, NULL, 0, fresh->data,
+                                     fresh->len, &applied, NULL));
+  g_autofree gchar *body = one ("INSERT", 1, "a", "b", "{\"created_at\":1}");
+  g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", body);
+  ck_assert_int_eq (result (r, 0)->status, AB_STATUS_ERROR);
+  ck_assert_uint_eq (result (r, 0)->count, 0);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 0);
+  g_autoptr (GByteArray) stale = g_byte_array_new ();
+  ab_codec_encode_lock_value (stale, ab_engine_now_ms () - 400000);
+  ck_assert (ab_store_check_and_put (env.engine->store, k->data, k->len, fresh->data, fresh->len,
+                                     stale->data, stale->len, &applied, NULL));
+  ck_assert (applied);
+  g_autoptr (GArray) r2 = ab_test_mutate (&env, "likes", "likes", body);
+  ck_assert_int_eq (result (r2, 0)->status, AB_STATUS_CREATED);
+  g_autoptr (GBytes) left = NULL;
+  ck_assert (ab_store_get (env.engine->store, k->data, k->len, &left, NULL));
+  ck_assert_ptr_null (left); /* released */
+  ab_value_clear (&s);
+  ab_value_clear (&t);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+/* Pagination of 1,000 edges with limits 25, 7 and 1, with and without a range. */
+START_TEST (pagination_thousand)
+{
+  open_likes (_i);
+  GString *body = g_string_new ("{\"mutations\":[");
+  for (guint i = 0; i < 1000; i++)
+    g_string_append_printf (body, "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"u\","
+                            "\"target\":\"t%04u\",\"properties\":{\"created_at\":%u}}}",
+                            i ? "," : "", 1000 + i, i, 1000 + i);
+  g_string_append (body, "]}");
+  g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", body->str);
+  g_string_free (body, TRUE);
+  ck_assert_uint_eq (r->len, 1000);
+  static const gint limits[] = { 25, 7, 1 };
+  static const gchar *ranges[] = { NULL, "created_at:bt:1100,1299" };
+  for (guint ri = 0; ri < 2; ri++)
+    for (guint li = 0; li < 3; li++)
+      {
+        g_autofree gchar *offset = NULL;
+        gint64 expect = ri == 0 ? 1999 : 1299;
+        guint seen = 0;
+        gboolean more = TRUE;
+        while (more)
+          {
+            g_autoptr (GError) error = NULL;
+            g_autoptr (AbEdgeFrame) f = scan ("u", AB_QDIR_OUT, limits[li], offset, ranges[ri],
+                                              NULL, &error);
+            ck_assert_msg (f != NULL, "%s", error ? error->message : "");
+            for (guint i = 0; i < f->edges->len; i++, seen++, expect--)
+              ck_assert_int_eq (((AbEdgeOut *) f->edges->pdata[i])->version, expect);
+            more = f->has_next;
+            g_free (offset);
+            offset = g_strdup (f->offset);
+          }
+        ck_assert_uint_eq (seen, ri == 0 ? 1000 : 200);
+      }
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "u", AB_QDIR_OUT), 1000);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+/* Random event sequences for one edge in random permutations end in the same
+ * State and Count, and the Index rows match what State implies. */
+START_TEST (out_of_order_property)
+{
+  open_likes (_i);
+  GRand *rand = g_rand_new_with_seed (42 + _i);
+  for (guint round = 0; round < 30; round++)
+    {
+      guint n = g_rand_int_range (rand, 1, 8);
+      gchar **items = g_new0 (gchar *, n + 1);
+      for (guint i = 0; i < n; i++)
+        {
+          gint64 v = g_rand_int_range (rand, 1, 1000) * 10 + i; /* distinct versions */
+          const gchar *type = g_rand_boolean (rand) ? "INSERT" : "DELETE";
+          items[i] = g_strdup_printf ("{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
+                                      ",\"source\":\"S%u\",\"target\":\"T\",\"properties\":{\"created_at\":%" G_GINT64_FORMAT "}}}",
+                                      type, v, round, v);
+        }
+      gint64 final_count = -1;
+      g_autofree gchar *final_scan = NULL;
+      for (guint perm = 0; perm < 3; perm++)
+        {
+          for (guint i = n; i > 1; i--) /* shuffle */
+            {
+              guint j = g_rand_int_range (rand, 0, i);
+              gchar *tmp = items[i - 1];
+              items[i - 1] = items[j];
+              items[j] = tmp;
+            }
+          /* each permutation replays on a fresh table name */
+          g_autofree gchar *tname = g_strdup_printf ("p%u_%u", round, perm);
+          g_autofree gchar *create2 = g_strdup_printf ("{\"table\":\"%s\",%s", tname,
+                                                       strstr (LIKES, "\"storage"));
+          ab_test_create_table (&env, "likes", create2);
+          for (guint i = 0; i < n; i++) /* one request per event */
+            {
+              g_autofree gchar *body = g_strdup_printf ("{\"mutations\":[%s]}", items[i]);
+              g_autoptr (GArray) r = ab_test_mutate (&env, "likes", tname, body);
+              ck_assert_int_ne (result (r, 0)->status, AB_STATUS_ERROR);
+            }
+          g_autofree gchar *src = g_strdup_printf ("S%u", round);
+          gint64 c = ab_test_count (&env, "likes", tname, src, AB_QDIR_OUT);
+          AbScanParams p = { .index = "recent", .start = src, .direction = AB_QDIR_OUT, .limit = -1 };
+          g_autoptr (AbEdgeFrame) f = ab_engine_scan (env.engine, "likes", tname, &p, NULL);
+          ck_assert_int_eq ((gint64) f->edges->len, c);   /* index matches count */
+          g_autofree gchar *desc = f->edges->len ? g_strdup_printf ("%" G_GINT64_FORMAT,
+                                                                    ((AbEdgeOut *) f->edges->pdata[0])->version)
+                                                 : g_strdup ("none");
+          if (perm == 0)
+            {
+              final_count = c;
+              final_scan = g_steal_pointer (&desc);
+            }
+          else
+            {
+              ck_assert_int_eq (c, final_count);
+              ck_assert_str_eq (desc, final_scan);
+            }
+        }
+      g_strfreev (items);
+    }
+  g_rand_free (rand);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+typedef struct {
+  guint id;
+} Writer;
+
+static gpointer
+writer_thread (gpointer data)
+{
+  Writer *w = data;
+  for (guint k = 0; k < 40; k++)
+    {
+      guint edge = (w->id + k) % 5;
+      gint64 version = (gint64) k * 8 + w->id + 1; /* distinct across threads */
+      g_autofree gchar *tgt = g_strdup_printf ("e%u", edge);
+      g_autofree gchar *props = g_strdup_printf ("{\"created_at\":%" G_GINT64_FORMAT "}", version);
+      g_autofree gchar *body = one ((k + w->id) % 3 == 0 ? "DELETE" : "INSERT", version, "c", tgt,
+                                    props);
+      g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", body);
+      ck_assert_int_ne (result (r, 0)->status, AB_STATUS_ERROR);
+    }
+  return NULL;
+}
+
+/* 8 threads on the same 5 edges: state = highest version, count = actives. */
+START_TEST (concurrent_writers)
+{
+  ab_test_env_open (&env, _i);
+  env.engine->cfg.lock_retries = 200;
+  ab_test_create_table (&env, "likes", LIKES);
+  GThread *threads[8];
+  Writer w[8];
+  for (guint i = 0; i < 8; i++)
+    {
+      w[i].id = i;
+      threads[i] = g_thread_new ("writer", writer_thread, &w[i]);
+    }
+  for (guint i = 0; i < 8; i++)
+    g_thread_join (threads[i]);
+  gint64 active = 0;
+  for (guint e = 0; e < 5; e++)
+    {
+      /* highest version written to edge e and whether it was an INSERT */
+      gint64 best = -1;
+      gboolean best_insert = FALSE;
+      for (guint id = 0; id < 8; id++)
+        for (guint k = 0; k < 40; k++)
+          if ((id + k) % 5 == e && (gint64) k * 8 + id + 1 > best)
+            {
+              best = (gint64) k * 8 + id + 1;
+              best_insert = (k + id) % 3 != 0;
+            }
+      g_autofree gchar *tgt = g_strdup_printf ("e%u", e);
+      g_autoptr (GPtrArray) s = g_ptr_array_new ();
+      g_autoptr (GPtrArray) t = g_ptr_array_new ();
+      g_ptr_array_add (s, "c");
+      g_ptr_array_add (t, tgt);
+      g_autoptr (AbEdgeFrame) f = ab_engine_get (env.engine, "likes", "likes", s, t, NULL, NULL);
+      ck_assert_uint_eq (f->edges->len, best_insert ? 1 : 0);
+      if (best_insert)
+        ck_assert_int_eq (((AbEdgeOut *) f->edges->pdata[0])->version, best);
+      active += best_insert;
+    }
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "c", AB_QDIR_OUT), active);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("engine");
+  TCase *tc = tcase_create ("scenarios");
+  tcase_set_timeout (tc, 120);
+  tcase_add_loop_test (tc, quick_start, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, pagination_and_ranges, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, scan_errors_and_total, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, out_of_order_idempotent_and_missing, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, validation_rejects_whole_request, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, mget_cap, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, lock_contention_and_stale_sweep, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, pagination_thousand, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, out_of_order_property, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, concurrent_writers, 0, AB_TEST_N_STORES);
+  suite_add_tcase (s, tc);
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}

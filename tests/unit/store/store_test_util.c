@@ -1,0 +1,115 @@
+/* Helpers shared by the store suites: scratch directories, store opening and
+ * value asserts (see store_test_util.h). Kept apart from the tests so the
+ * conformance and lmdb suites stay about behaviour. */
+#include "store_test_util.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static gchar *root;
+static guint seq;
+
+void
+st_root_init (void)
+{
+  GError *error = NULL;
+  root = g_dir_make_tmp ("ab-store-test-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+void
+st_root_cleanup (void)
+{
+  st_rmtree (root);
+  g_clear_pointer (&root, g_free);
+}
+
+gchar *
+st_fresh_dir (const gchar *tag)
+{
+  /* The pid keeps dirs of Check's forked test processes apart. */
+  return g_strdup_printf ("%s/%s-%d-%u", root, tag, (int) getpid (), ++seq);
+}
+
+void
+st_rmtree (const gchar *dir)
+{
+  GDir *d;
+  const gchar *name;
+  if (dir == NULL || (d = g_dir_open (dir, 0, NULL)) == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL) {
+    g_autofree gchar *p = g_build_filename (dir, name, NULL);
+    if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+      st_rmtree (p);
+    else
+      g_unlink (p);
+  }
+  g_dir_close (d);
+  g_rmdir (dir);
+}
+
+guint
+st_backend_count (void)
+{
+  return 2;
+}
+
+AbStore *
+st_open (const gchar *uri)
+{
+  GError *error = NULL;
+  AbStore *s = ab_store_open (uri, &error);
+  ck_assert_msg (s != NULL, "open %s: %s", uri, error ? error->message : "?");
+  return s;
+}
+
+AbStore *
+st_open_backend (guint k)
+{
+  g_autofree gchar *dir = NULL;
+  g_autofree gchar *uri = NULL;
+  if (k == 0)
+    return st_open ("memory:");
+  dir = st_fresh_dir ("conf");
+  uri = g_strdup_printf ("lmdb:%s?sync=0", dir);
+  return st_open (uri);
+}
+
+void
+st_put (AbStore *s, const guint8 *k, gsize klen, const guint8 *v, gsize vlen)
+{
+  GError *error = NULL;
+  gboolean ok = ab_store_put (s, k, klen, v, vlen, &error);
+  ck_assert_msg (ok, "put: %s", error ? error->message : "?");
+}
+
+void
+st_assert_bytes_eq (GBytes *b, const guint8 *v, gsize vlen)
+{
+  ck_assert_ptr_nonnull (b);
+  ck_assert_uint_eq (g_bytes_get_size (b), vlen);
+  if (vlen > 0)
+    ck_assert_mem_eq (g_bytes_get_data (b, NULL), v, vlen);
+}
+
+void
+st_assert_value (AbStore *s, const guint8 *k, gsize klen, const guint8 *v, gsize vlen)
+{
+  GError *error = NULL;
+  g_autoptr (GBytes) got = NULL;
+  gboolean ok = ab_store_get (s, k, klen, &got, &error);
+  ck_assert_msg (ok, "get: %s", error ? error->message : "?");
+  if (v == NULL)
+    ck_assert_ptr_null (got);
+  else
+    st_assert_bytes_eq (got, v, vlen);
+}
+
+void
+st_assert_counter (AbStore *s, const guint8 *k, gsize klen, gint64 expected)
+{
+  guint64 be = GUINT64_TO_BE ((guint64) expected);
+  st_assert_value (s, k, klen, (const guint8 *) &be, 8);
+}

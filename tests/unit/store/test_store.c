@@ -1,0 +1,514 @@
+/* Conformance suite of the datastore seam: every test runs against each
+ * backend (memory:, lmdb:) and checks the contract of store.h — order, scan
+ * bounds, increments, check-and-set, batches, counters and concurrency. */
+#include "store_test_util.h"
+
+#define FOR_EACH_BACKEND(tc, fn) tcase_add_loop_test (tc, fn, 0, (int) st_backend_count ())
+
+/* ---- the keys of the order tests, sorted by hand (unsigned, shorter first) ---- */
+
+typedef struct {
+  const char *bytes;
+  gsize len;
+} Key;
+
+#define K(lit) { lit, sizeof (lit) - 1 }
+static const Key sorted[] = {
+  K ("\x00"), K ("\x00\x00"), K ("\x00\x01"), K ("\x01"), K ("\x01\x00"), K ("\x01\xff"),
+  K ("a"), K ("a\x00"), K ("ab"), K ("abc"), K ("b"), K ("\x7f"), K ("\x80"),
+  K ("\x80\x00"), K ("\xfe\xff"), K ("\xff"), K ("\xff\x00"), K ("\xff\xff"),
+};
+#define N_SORTED G_N_ELEMENTS (sorted)
+
+/* Bounds that are not keys, with the index of the first key above them. */
+static const struct {
+  Key key;
+  guint above;
+} gaps[] = {
+  { K (""), 0 }, { K ("\x00\x00\x00"), 2 }, { K ("aa"), 8 },
+  { K ("\x80\x00\x00"), 14 }, { K ("\xff\xff\xff"), N_SORTED },
+};
+
+static void
+load_sorted (AbStore *s)
+{
+  /* Insert in a scrambled order so the store has to sort. */
+  for (guint n = 0; n < N_SORTED; n++) {
+    guint i = (n * 7 + 3) % N_SORTED;
+    g_autofree gchar *v = g_strdup_printf ("v%u", i);
+    st_put (s, (const guint8 *) sorted[i].bytes, sorted[i].len, ST_S (v));
+  }
+}
+
+static void
+assert_rows (GArray *rows, guint first, guint count)
+{
+  ck_assert_uint_eq (rows->len, count);
+  for (guint r = 0; r < count; r++) {
+    AbKv *kv = &g_array_index (rows, AbKv, r);
+    g_autofree gchar *v = g_strdup_printf ("v%u", first + r);
+    st_assert_bytes_eq (kv->key, (const guint8 *) sorted[first + r].bytes,
+                        sorted[first + r].len);
+    st_assert_bytes_eq (kv->value, ST_S (v));
+  }
+}
+
+START_TEST (test_get_put_delete)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  GError *error = NULL;
+  st_assert_value (s, ST_S ("k"), NULL, 0);
+  st_put (s, ST_S ("k"), ST_S ("one"));
+  st_assert_value (s, ST_S ("k"), ST_S ("one"));
+  st_put (s, ST_S ("k"), ST_S ("two"));
+  st_assert_value (s, ST_S ("k"), ST_S ("two"));
+  st_put (s, ST_S ("empty"), ST_S (""));
+  st_assert_value (s, ST_S ("empty"), ST_S (""));
+  ck_assert (ab_store_delete (s, ST_S ("k"), &error));
+  st_assert_value (s, ST_S ("k"), NULL, 0);
+  ck_assert (ab_store_delete (s, ST_S ("never"), &error)); /* absent: no error */
+  ck_assert_ptr_null (error);
+  ck_assert (ab_store_batch_is_atomic (s));
+}
+END_TEST
+
+START_TEST (test_empty_key)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  GError *error = NULL;
+  ck_assert (!ab_store_put (s, (const guint8 *) "", 0, ST_S ("v"), &error));
+  ck_assert_int_eq (error->code, AB_STORE_ERROR_IO);
+  g_clear_error (&error);
+  st_assert_value (s, (const guint8 *) "", 0, NULL, 0);
+}
+END_TEST
+
+START_TEST (test_multi_get_order)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GArray) out = ab_kv_array_new ();
+  const char *names[] = { "c", "missing", "a", "b", "a", "zz" };
+  GError *error = NULL;
+  st_put (s, ST_S ("a"), ST_S ("A"));
+  st_put (s, ST_S ("b"), ST_S ("B"));
+  st_put (s, ST_S ("c"), ST_S ("C"));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_ptr_array_add (keys, g_bytes_new (names[i], strlen (names[i])));
+  ck_assert (ab_store_multi_get (s, keys, out, &error));
+  ck_assert_uint_eq (out->len, G_N_ELEMENTS (names));
+  for (guint i = 0; i < out->len; i++) {
+    AbKv *kv = &g_array_index (out, AbKv, i);
+    st_assert_bytes_eq (kv->key, ST_S (names[i]));
+    if (strlen (names[i]) == 1) {
+      gchar up = g_ascii_toupper (names[i][0]);
+      st_assert_bytes_eq (kv->value, (const guint8 *) &up, 1);
+    } else {
+      ck_assert_ptr_null (kv->value);
+    }
+  }
+}
+END_TEST
+
+START_TEST (test_scan_order_unsigned)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  g_autoptr (GArray) out = ab_kv_array_new ();
+  AbScanRange all = { 0 };
+  GError *error = NULL;
+  load_sorted (s);
+  ck_assert (ab_store_scan (s, &all, out, &error));
+  assert_rows (out, 0, N_SORTED);
+}
+END_TEST
+
+/* A bound: a key of `sorted` (index), a gap (first index above), or none. */
+typedef struct {
+  const Key *key;
+  gboolean exists;
+  guint index;
+} Bound;
+
+static guint
+n_bounds (void)
+{
+  return N_SORTED + G_N_ELEMENTS (gaps) + 1;
+}
+
+static Bound
+bound_at (guint b)
+{
+  Bound r = { NULL, FALSE, 0 };
+  if (b < N_SORTED)
+    r = (Bound) { &sorted[b], TRUE, b };
+  else if (b < N_SORTED + G_N_ELEMENTS (gaps))
+    r = (Bound) { &gaps[b - N_SORTED].key, FALSE, gaps[b - N_SORTED].above };
+  return r;
+}
+
+/* Expected [first, last+1) of a range, worked out from the indices alone. */
+static void
+expected_window (Bound lo, gboolean lo_inc, Bound hi, gboolean hi_inc, gint *first, gint *end)
+{
+  *first = lo.key == NULL ? 0 : (gint) lo.index + (lo.exists && !lo_inc ? 1 : 0);
+  if (hi.key == NULL)
+    *end = N_SORTED;
+  else
+    *end = (gint) hi.index + (hi.exists && hi_inc ? 1 : 0);
+  if (*end < *first)
+    *end = *first;
+}
+
+static void
+check_range (AbStore *s, guint b1, gboolean inc1, guint b2, gboolean inc2, guint limit)
+{
+  g_autoptr (GArray) out = ab_kv_array_new ();
+  Bound lo = bound_at (b1), hi = bound_at (b2);
+  AbScanRange r = { .start_inclusive = inc1, .stop_inclusive = inc2, .limit = limit };
+  GError *error = NULL;
+  gint first, end;
+  guint count;
+  if (lo.key) {
+    r.start = (const guint8 *) lo.key->bytes;
+    r.start_len = lo.key->len;
+  }
+  if (hi.key) {
+    r.stop = (const guint8 *) hi.key->bytes;
+    r.stop_len = hi.key->len;
+  }
+  expected_window (lo, inc1, hi, inc2, &first, &end);
+  count = (guint) (end - first);
+  if (limit > 0 && count > limit)
+    count = limit;
+  ck_assert_msg (ab_store_scan (s, &r, out, &error), "scan: %s", error ? error->message : "");
+  ck_assert_msg (out->len == count, "bounds %u%s..%u%s limit %u: %u rows, expected %u", b1,
+                 inc1 ? "]" : ")", b2, inc2 ? "]" : ")", limit, out->len, count);
+  assert_rows (out, (guint) first, count);
+}
+
+START_TEST (test_scan_every_bound)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  static const guint limits[] = { 0, 1, 3 };
+  load_sorted (s);
+  for (guint b1 = 0; b1 < n_bounds (); b1++)
+    for (guint b2 = 0; b2 < n_bounds (); b2++)
+      for (guint flags = 0; flags < 4; flags++)
+        for (guint l = 0; l < G_N_ELEMENTS (limits); l++)
+          check_range (s, b1, flags & 1, b2, (flags >> 1) & 1, limits[l]);
+}
+END_TEST
+
+START_TEST (test_scan_empty_store_and_range)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  g_autoptr (GArray) out = ab_kv_array_new ();
+  AbScanRange all = { 0 };
+  AbScanRange none = { ST_S ("b"), TRUE, ST_S ("a"), TRUE, 0 };
+  GError *error = NULL;
+  ck_assert (ab_store_scan (s, &all, out, &error));
+  ck_assert_uint_eq (out->len, 0);
+  st_put (s, ST_S ("a"), ST_S ("1"));
+  st_put (s, ST_S ("b"), ST_S ("2"));
+  ck_assert (ab_store_scan (s, &none, out, &error));
+  ck_assert_uint_eq (out->len, 0);
+}
+END_TEST
+
+START_TEST (test_increment)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  GError *error = NULL;
+  gint64 v = 0;
+  ck_assert (ab_store_increment (s, ST_S ("c"), 5, &v, &error));
+  ck_assert_int_eq (v, 5);
+  ck_assert (ab_store_increment (s, ST_S ("c"), -12, &v, &error));
+  ck_assert_int_eq (v, -7);
+  st_assert_counter (s, ST_S ("c"), -7);
+  ck_assert (ab_store_increment (s, ST_S ("d"), -3, &v, &error));
+  ck_assert_int_eq (v, -3);
+  ck_assert (ab_store_increment (s, ST_S ("c"), 0, NULL, &error));
+  st_assert_counter (s, ST_S ("c"), -7);
+  st_put (s, ST_S ("max"), (const guint8 *) "\x7f\xff\xff\xff\xff\xff\xff\xff", 8);
+  ck_assert (ab_store_increment (s, ST_S ("max"), 1, &v, &error));
+  ck_assert_int_eq (v, G_MININT64); /* wraps like a Java long */
+  ck_assert_ptr_null (error);
+}
+END_TEST
+
+START_TEST (test_increment_width)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  GError *error = NULL;
+  gint64 v = 42;
+  st_put (s, ST_S ("w"), ST_S ("abc"));
+  ck_assert (!ab_store_increment (s, ST_S ("w"), 1, &v, &error));
+  ck_assert_ptr_nonnull (error);
+  ck_assert_int_eq (error->domain, AB_STORE_ERROR);
+  ck_assert_int_eq (error->code, AB_STORE_ERROR_WIDTH);
+  g_clear_error (&error);
+  st_assert_value (s, ST_S ("w"), ST_S ("abc"));
+  st_put (s, ST_S ("w9"), ST_S ("123456789"));
+  ck_assert (!ab_store_increment (s, ST_S ("w9"), 1, &v, &error));
+  ck_assert_int_eq (error->code, AB_STORE_ERROR_WIDTH);
+  g_clear_error (&error);
+}
+END_TEST
+
+START_TEST (test_check_and_put)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  GError *error = NULL;
+  gboolean applied = FALSE;
+  ck_assert (ab_store_check_and_put (s, ST_S ("k"), NULL, 0, ST_S ("v1"), &applied, &error));
+  ck_assert (applied);
+  ck_assert (ab_store_check_and_put (s, ST_S ("k"), NULL, 0, ST_S ("v2"), &applied, &error));
+  ck_assert (!applied);
+  st_assert_value (s, ST_S ("k"), ST_S ("v1"));
+  ck_assert (ab_store_check_and_put (s, ST_S ("k"), ST_S ("nope"), ST_S ("v3"), &applied,
+                                     &error));
+  ck_assert (!applied);
+  ck_assert (ab_store_check_and_put (s, ST_S ("k"), ST_S ("v1"), ST_S ("v4"), &applied,
+                                     &error));
+  ck_assert (applied);
+  st_assert_value (s, ST_S ("k"), ST_S ("v4"));
+  /* expected bytes on an absent key: no match */
+  ck_assert (ab_store_check_and_put (s, ST_S ("x"), ST_S ("v"), ST_S ("w"), &applied, &error));
+  ck_assert (!applied);
+  st_assert_value (s, ST_S ("x"), NULL, 0);
+  /* an empty stored value equals an empty expected, not "absent" */
+  st_put (s, ST_S ("e"), ST_S (""));
+  ck_assert (ab_store_check_and_put (s, ST_S ("e"), NULL, 0, ST_S ("n"), &applied, &error));
+  ck_assert (!applied);
+  ck_assert (ab_store_check_and_put (s, ST_S ("e"), ST_S (""), ST_S ("n"), &applied, &error));
+  ck_assert (applied);
+  ck_assert_ptr_null (error);
+}
+END_TEST
+
+START_TEST (test_check_and_delete)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  GError *error = NULL;
+  gboolean applied = TRUE;
+  ck_assert (ab_store_check_and_delete (s, ST_S ("k"), ST_S ("v"), &applied, &error));
+  ck_assert (!applied);
+  st_put (s, ST_S ("k"), ST_S ("v"));
+  ck_assert (ab_store_check_and_delete (s, ST_S ("k"), ST_S ("other"), &applied, &error));
+  ck_assert (!applied);
+  st_assert_value (s, ST_S ("k"), ST_S ("v"));
+  ck_assert (ab_store_check_and_delete (s, ST_S ("k"), ST_S ("v"), &applied, &error));
+  ck_assert (applied);
+  st_assert_value (s, ST_S ("k"), NULL, 0);
+  ck_assert_ptr_null (error);
+}
+END_TEST
+
+START_TEST (test_batch_in_order)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  g_autoptr (AbBatch) b = ab_batch_new ();
+  GError *error = NULL;
+  st_put (s, ST_S ("gone"), ST_S ("x"));
+  ab_batch_put (b, ST_S ("a"), ST_S ("1"));
+  ab_batch_increment (b, ST_S ("n"), 3);
+  ab_batch_delete (b, ST_S ("gone"));
+  ab_batch_put (b, ST_S ("a"), ST_S ("2"));     /* later put wins */
+  ab_batch_increment (b, ST_S ("n"), 4);        /* sees the first increment */
+  ab_batch_put (b, ST_S ("p"), ST_S ("tmp"));
+  ab_batch_delete (b, ST_S ("p"));              /* put then delete: absent */
+  ab_batch_delete (b, ST_S ("q"));
+  ab_batch_put (b, ST_S ("q"), ST_S ("back"));  /* delete then put: present */
+  ab_batch_put (b, ST_S ("c"), (const guint8 *) "\0\0\0\0\0\0\0\x0a", 8);
+  ab_batch_increment (b, ST_S ("c"), -1);       /* sees the put */
+  ck_assert_uint_eq (ab_batch_len (b), 11);
+  ck_assert_msg (ab_store_batch (s, b, &error), "%s", error ? error->message : "");
+  st_assert_value (s, ST_S ("a"), ST_S ("2"));
+  st_assert_counter (s, ST_S ("n"), 7);
+  st_assert_value (s, ST_S ("gone"), NULL, 0);
+  st_assert_value (s, ST_S ("p"), NULL, 0);
+  st_assert_value (s, ST_S ("q"), ST_S ("back"));
+  st_assert_counter (s, ST_S ("c"), 9);
+}
+END_TEST
+
+START_TEST (test_batch_atomic_on_failure)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  g_autoptr (AbBatch) b = ab_batch_new ();
+  GError *error = NULL;
+  st_put (s, ST_S ("bad"), ST_S ("xyz"));
+  st_put (s, ST_S ("keep"), ST_S ("old"));
+  ab_batch_put (b, ST_S ("new"), ST_S ("1"));
+  ab_batch_put (b, ST_S ("keep"), ST_S ("changed"));
+  ab_batch_increment (b, ST_S ("cnt"), 1);
+  ab_batch_increment (b, ST_S ("bad"), 1);
+  ab_batch_put (b, ST_S ("after"), ST_S ("2"));
+  ck_assert (!ab_store_batch (s, b, &error));
+  ck_assert_int_eq (error->code, AB_STORE_ERROR_WIDTH);
+  g_clear_error (&error);
+  st_assert_value (s, ST_S ("new"), NULL, 0);
+  st_assert_value (s, ST_S ("keep"), ST_S ("old"));
+  st_assert_value (s, ST_S ("cnt"), NULL, 0);
+  st_assert_value (s, ST_S ("after"), NULL, 0);
+  st_assert_value (s, ST_S ("bad"), ST_S ("xyz"));
+}
+END_TEST
+
+START_TEST (test_stats)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  g_autoptr (GBytes) v = NULL;
+  AbStoreStats st;
+  GError *error = NULL;
+  st_put (s, ST_S ("w"), ST_S ("abc"));
+  ck_assert (ab_store_get (s, ST_S ("w"), &v, &error));
+  ck_assert (!ab_store_increment (s, ST_S ("w"), 1, NULL, &error));
+  g_clear_error (&error);
+  ab_store_stats (s, &st);
+  ck_assert_uint_eq (st.ops[AB_STORE_VERB_BATCH], 1);
+  ck_assert_uint_eq (st.errors[AB_STORE_VERB_BATCH], 0);
+  ck_assert_uint_eq (st.ops[AB_STORE_VERB_GET], 1);
+  ck_assert_uint_eq (st.ops[AB_STORE_VERB_INCREMENT], 1);
+  ck_assert_uint_eq (st.errors[AB_STORE_VERB_INCREMENT], 1);
+  ck_assert_uint_eq (st.ops[AB_STORE_VERB_SCAN], 0);
+  ck_assert_str_eq (ab_store_verb_name (AB_STORE_VERB_CHECK_AND_PUT), "check_and_put");
+}
+END_TEST
+
+/* ---- concurrency ---- */
+
+#define INC_THREADS 16
+#define INC_ROUNDS 150
+#define INC_KEYS 3
+
+typedef struct {
+  AbStore *s;
+  guint id;
+  gint64 seen[INC_KEYS][INC_ROUNDS]; /* new values returned, per key */
+  gboolean won;
+  guint failures;
+} Worker;
+
+static gpointer
+increment_worker (gpointer p)
+{
+  Worker *w = p;
+  for (guint r = 0; r < INC_ROUNDS; r++)
+    for (guint k = 0; k < INC_KEYS; k++) {
+      gchar key[8];
+      g_snprintf (key, sizeof key, "ctr%u", k);
+      if (!ab_store_increment (w->s, ST_S (key), 1, &w->seen[k][r], NULL))
+        w->failures++;
+    }
+  return NULL;
+}
+
+START_TEST (test_concurrent_increments)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  Worker *w = g_new0 (Worker, INC_THREADS);
+  GThread *t[INC_THREADS];
+  const guint total = INC_THREADS * INC_ROUNDS;
+  g_autofree guint8 *hit = g_new0 (guint8, total + 1);
+  for (guint i = 0; i < INC_THREADS; i++) {
+    w[i] = (Worker) { .s = s, .id = i };
+    t[i] = g_thread_new ("inc", increment_worker, &w[i]);
+  }
+  for (guint i = 0; i < INC_THREADS; i++)
+    g_thread_join (t[i]);
+  for (guint k = 0; k < INC_KEYS; k++) {
+    gchar key[8];
+    g_snprintf (key, sizeof key, "ctr%u", k);
+    st_assert_counter (s, ST_S (key), total);
+    /* every returned value 1..total handed out exactly once */
+    memset (hit, 0, total + 1);
+    for (guint i = 0; i < INC_THREADS; i++)
+      for (guint r = 0; r < INC_ROUNDS; r++) {
+        gint64 v = w[i].seen[k][r];
+        ck_assert (v >= 1 && v <= (gint64) total);
+        ck_assert_uint_eq (hit[v]++, 0);
+      }
+  }
+  for (guint i = 0; i < INC_THREADS; i++)
+    ck_assert_uint_eq (w[i].failures, 0);
+  g_free (w);
+}
+END_TEST
+
+static gpointer
+cas_worker (gpointer p)
+{
+  Worker *w = p;
+  gchar val[16];
+  g_snprintf (val, sizeof val, "owner-%u", w->id);
+  if (!ab_store_check_and_put (w->s, ST_S ("lock"), NULL, 0, ST_S (val), &w->won, NULL))
+    w->failures++;
+  return NULL;
+}
+
+START_TEST (test_concurrent_check_and_put)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  Worker w[8];
+  GThread *t[8];
+  guint winners = 0, winner = 0;
+  gchar val[16];
+  for (guint i = 0; i < 8; i++) {
+    w[i] = (Worker) { .s = s, .id = i };
+    t[i] = g_thread_new ("cas", cas_worker, &w[i]);
+  }
+  for (guint i = 0; i < 8; i++) {
+    g_thread_join (t[i]);
+    ck_assert_uint_eq (w[i].failures, 0);
+    if (w[i].won) {
+      winners++;
+      winner = i;
+    }
+  }
+  ck_assert_uint_eq (winners, 1);
+  g_snprintf (val, sizeof val, "owner-%u", winner);
+  st_assert_value (s, ST_S ("lock"), ST_S (val));
+}
+END_TEST
+
+static Suite *
+store_suite (void)
+{
+  Suite *suite = suite_create ("store");
+  TCase *tc = tcase_create ("conformance");
+  TCase *cc = tcase_create ("concurrency");
+  FOR_EACH_BACKEND (tc, test_get_put_delete);
+  FOR_EACH_BACKEND (tc, test_empty_key);
+  FOR_EACH_BACKEND (tc, test_multi_get_order);
+  FOR_EACH_BACKEND (tc, test_scan_order_unsigned);
+  FOR_EACH_BACKEND (tc, test_scan_every_bound);
+  FOR_EACH_BACKEND (tc, test_scan_empty_store_and_range);
+  FOR_EACH_BACKEND (tc, test_increment);
+  FOR_EACH_BACKEND (tc, test_increment_width);
+  FOR_EACH_BACKEND (tc, test_check_and_put);
+  FOR_EACH_BACKEND (tc, test_check_and_delete);
+  FOR_EACH_BACKEND (tc, test_batch_in_order);
+  FOR_EACH_BACKEND (tc, test_batch_atomic_on_failure);
+  FOR_EACH_BACKEND (tc, test_stats);
+  FOR_EACH_BACKEND (cc, test_concurrent_increments);
+  FOR_EACH_BACKEND (cc, test_concurrent_check_and_put);
+  tcase_set_timeout (tc, 60);
+  tcase_set_timeout (cc, 120);
+  suite_add_tcase (suite, tc);
+  suite_add_tcase (suite, cc);
+  return suite;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (store_suite ());
+  int failed;
+  st_root_init ();
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  st_root_cleanup ();
+  return failed == 0 ? 0 : 1;
+}

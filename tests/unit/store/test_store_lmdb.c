@@ -1,0 +1,444 @@
+/* Suite of what only the lmdb backend promises: store URIs, reopening,
+ * handles sharing one environment, the key size limit, map growth under load,
+ * group commit isolating a failing request, and durability across SIGKILL. */
+#include "store_test_util.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static gchar *
+lmdb_uri (const gchar *dir, const gchar *query)
+{
+  return g_strdup_printf ("lmdb:%s%s%s", dir, query ? "?" : "", query ? query : "");
+}
+
+static void
+assert_open_fails (const gchar *uri, gint code, const gchar *needle)
+{
+  GError *error = NULL;
+  AbStore *s = ab_store_open (uri, &error);
+  ck_assert_msg (s == NULL, "%s opened", uri);
+  ck_assert_ptr_nonnull (error);
+  ck_assert_int_eq (error->code, code);
+  ck_assert_msg (strstr (error->message, needle) != NULL, "%s: '%s' lacks '%s'", uri,
+                 error->message, needle);
+  g_clear_error (&error);
+}
+
+START_TEST (test_uris)
+{
+  g_autofree gchar *dir = st_fresh_dir ("uri");
+  g_autofree gchar *good = lmdb_uri (dir, "mapsize=1m&sync=0");
+  g_autofree gchar *bad_size = lmdb_uri (dir, "mapsize=lots");
+  g_autofree gchar *bad_param = lmdb_uri (dir, "fsync=yes");
+  g_autoptr (AbStore) s = NULL;
+  assert_open_fails ("", AB_STORE_ERROR_URI, "unknown store URI");
+  assert_open_fails ("redis://x", AB_STORE_ERROR_URI, "unknown store URI");
+  assert_open_fails ("memory:x", AB_STORE_ERROR_URI, "unknown store URI");
+  assert_open_fails ("lmdb:", AB_STORE_ERROR_URI, "needs a directory");
+  assert_open_fails (bad_size, AB_STORE_ERROR_URI, "mapsize=lots");
+  assert_open_fails (bad_param, AB_STORE_ERROR_URI, "fsync=yes");
+  assert_open_fails ("hbase://localhost:9090", AB_STORE_ERROR_URI, "not built yet");
+  assert_open_fails ("lmdb:/proc/forbidden/db", AB_STORE_ERROR_IO, "/proc/forbidden/db");
+  s = st_open (good);
+  ck_assert_str_eq (s->uri, good);
+  ck_assert_str_eq (s->vt->name, "lmdb");
+}
+END_TEST
+
+START_TEST (test_reopen_keeps_data)
+{
+  g_autofree gchar *dir = st_fresh_dir ("reopen");
+  g_autofree gchar *uri = lmdb_uri (dir, NULL);
+  AbStore *s = st_open (uri);
+  st_put (s, ST_S ("k"), ST_S ("v"));
+  ck_assert (ab_store_increment (s, ST_S ("n"), 41, NULL, NULL));
+  ab_store_close (s);
+  s = st_open (uri);
+  st_assert_value (s, ST_S ("k"), ST_S ("v"));
+  st_assert_counter (s, ST_S ("n"), 41);
+  ab_store_close (s);
+}
+END_TEST
+
+START_TEST (test_handles_share_env)
+{
+  g_autofree gchar *dir = st_fresh_dir ("share");
+  g_autofree gchar *uri = lmdb_uri (dir, "sync=0");
+  g_autofree gchar *alias = g_strdup_printf ("lmdb:%s/./?sync=0", dir);
+  AbStore *a = st_open (uri);
+  AbStore *b = st_open (alias);
+  st_put (a, ST_S ("k"), ST_S ("from a"));
+  st_assert_value (b, ST_S ("k"), ST_S ("from a"));
+  ab_store_close (a);
+  st_put (b, ST_S ("k2"), ST_S ("from b"));
+  st_assert_value (b, ST_S ("k"), ST_S ("from a"));
+  ab_store_close (b);
+  a = st_open (uri);
+  st_assert_value (a, ST_S ("k2"), ST_S ("from b"));
+  ab_store_close (a);
+}
+END_TEST
+
+START_TEST (test_key_too_long)
+{
+  g_autofree gchar *dir = st_fresh_dir ("long");
+  g_autofree gchar *uri = lmdb_uri (dir, "sync=0");
+  g_autoptr (AbStore) s = st_open (uri);
+  g_autoptr (GBytes) v = NULL;
+  g_autoptr (GArray) out = ab_kv_array_new ();
+  guint8 key[600];
+  GError *error = NULL;
+  memset (key, 'k', sizeof key);
+  st_put (s, key, 511, ST_S ("max"));
+  st_put (s, ST_S ("z"), ST_S ("after"));
+  ck_assert (!ab_store_put (s, key, 512, ST_S ("v"), &error));
+  ck_assert_int_eq (error->code, AB_STORE_ERROR_IO);
+  ck_assert_msg (strstr (error->message, "511") != NULL, "%s", error->message);
+  g_clear_error (&error);
+  ck_assert (!ab_store_get (s, key, 600, &v, &error));
+  ck_assert_int_eq (error->code, AB_STORE_ERROR_IO);
+  g_clear_error (&error);
+  ck_assert (!ab_store_increment (s, key, 512, 1, NULL, &error));
+  g_clear_error (&error);
+  /* A start bound longer than any key still scans from the right place. */
+  AbScanRange r = { .start = key, .start_len = 600, .start_inclusive = TRUE };
+  ck_assert (ab_store_scan (s, &r, out, &error));
+  ck_assert_uint_eq (out->len, 1);
+  st_assert_bytes_eq (g_array_index (out, AbKv, 0).key, ST_S ("z"));
+  r.start_len = 511;
+  r.start_inclusive = FALSE;
+  g_array_set_size (out, 0);
+  ck_assert (ab_store_scan (s, &r, out, &error));
+  ck_assert_uint_eq (out->len, 1);
+}
+END_TEST
+
+/* ---- map growth ---- */
+
+#define ROW_BYTES 1024
+
+typedef struct {
+  AbStore *s;
+  guint id, batches, rows;
+  guint failures;
+  volatile gint *stop;
+} Loader;
+
+static void
+row_key (gchar *buf, gsize n, guint id, guint b, guint r)
+{
+  g_snprintf (buf, n, "t%02u/b%06u/r%u", id, b, r);
+}
+
+static gpointer
+load_worker (gpointer p)
+{
+  Loader *l = p;
+  guint8 val[ROW_BYTES];
+  for (guint b = 0; b < l->batches; b++) {
+    g_autoptr (AbBatch) batch = ab_batch_new ();
+    GError *error = NULL;
+    for (guint r = 0; r < l->rows; r++) {
+      gchar key[32];
+      row_key (key, sizeof key, l->id, b, r);
+      memset (val, (int) (b + r), sizeof val);
+      ab_batch_put (batch, ST_S (key), val, sizeof val);
+    }
+    if (!ab_store_batch (l->s, batch, &error)) {
+      g_printerr ("loader %u batch %u: %s\n", l->id, b, error->message);
+      g_clear_error (&error);
+      l->failures++;
+    }
+  }
+  return NULL;
+}
+
+/* Scans while the map is being grown under it. */
+static gpointer
+read_worker (gpointer p)
+{
+  Loader *l = p;
+  while (!g_atomic_int_get (l->stop)) {
+    g_autoptr (GArray) out = ab_kv_array_new ();
+    AbScanRange r = { .limit = 50 };
+    if (!ab_store_scan (l->s, &r, out, NULL))
+      l->failures++;
+  }
+  return NULL;
+}
+
+static guint64
+file_size (const gchar *dir, const gchar *name)
+{
+  g_autofree gchar *p = g_build_filename (dir, name, NULL);
+  struct stat st;
+  ck_assert_int_eq (stat (p, &st), 0);
+  return (guint64) st.st_size;
+}
+
+static void
+assert_loaded (AbStore *s, guint id, guint batches, guint rows)
+{
+  guint8 val[ROW_BYTES];
+  for (guint b = 0; b < batches; b++)
+    for (guint r = 0; r < rows; r++) {
+      gchar key[32];
+      row_key (key, sizeof key, id, b, r);
+      memset (val, (int) (b + r), sizeof val);
+      st_assert_value (s, ST_S (key), val, sizeof val);
+    }
+}
+
+START_TEST (test_map_grows_concurrently)
+{
+  g_autofree gchar *dir = st_fresh_dir ("grow");
+  g_autofree gchar *uri = lmdb_uri (dir, "mapsize=256k&sync=0");
+  g_autoptr (AbStore) s = st_open (uri);
+  volatile gint stop = 0;
+  Loader l[6];
+  GThread *t[6];
+  for (guint i = 0; i < 6; i++) {
+    l[i] = (Loader) { .s = s, .id = i, .batches = 300, .rows = 5, .stop = &stop };
+    t[i] = g_thread_new ("load", i < 4 ? load_worker : read_worker, &l[i]);
+  }
+  for (guint i = 0; i < 4; i++)
+    g_thread_join (t[i]);
+  g_atomic_int_set (&stop, 1);
+  for (guint i = 4; i < 6; i++)
+    g_thread_join (t[i]);
+  for (guint i = 0; i < 6; i++)
+    ck_assert_uint_eq (l[i].failures, 0);
+  for (guint i = 0; i < 4; i++)
+    assert_loaded (s, i, 300, 5);
+  /* 4 x 300 x 5 rows of 1 KiB: the data file is far past the 256 KiB map */
+  ck_assert_uint_gt (file_size (dir, "data.mdb"), 4u << 20);
+}
+END_TEST
+
+START_TEST (test_map_grows_for_one_big_batch)
+{
+  g_autofree gchar *dir = st_fresh_dir ("bigbatch");
+  g_autofree gchar *uri = lmdb_uri (dir, "mapsize=128k&sync=0");
+  g_autoptr (AbStore) s = st_open (uri);
+  Loader l = { .s = s, .id = 0, .batches = 1, .rows = 3000 };
+  load_worker (&l);
+  ck_assert_uint_eq (l.failures, 0);
+  assert_loaded (s, 0, 1, 3000);
+}
+END_TEST
+
+/* ---- group commit: a failing request does not poison its group ---- */
+
+#define ISO_THREADS 16
+#define ISO_ROUNDS 40
+
+typedef struct {
+  AbStore *s;
+  guint id;
+  guint unexpected;
+} IsoWorker;
+
+static gpointer
+iso_worker (gpointer p)
+{
+  IsoWorker *w = p;
+  for (guint r = 0; r < ISO_ROUNDS; r++) {
+    g_autoptr (AbBatch) b = ab_batch_new ();
+    GError *error = NULL;
+    gchar key[32];
+    g_snprintf (key, sizeof key, "iso/%02u/%03u", w->id, r);
+    ab_batch_put (b, ST_S (key), ST_S ("x"));
+    ab_batch_increment (b, ST_S ("good"), 1);
+    if (w->id % 2)
+      ab_batch_increment (b, ST_S ("bad"), 1); /* 3-byte value: WIDTH */
+    if (ab_store_batch (w->s, b, &error) == (w->id % 2 != 0))
+      w->unexpected++;
+    if (error && error->code != AB_STORE_ERROR_WIDTH)
+      w->unexpected++;
+    g_clear_error (&error);
+  }
+  return NULL;
+}
+
+START_TEST (test_group_isolates_failures)
+{
+  g_autofree gchar *dir = st_fresh_dir ("iso");
+  g_autofree gchar *uri = lmdb_uri (dir, NULL); /* fsync on: real groups */
+  g_autoptr (AbStore) s = st_open (uri);
+  IsoWorker w[ISO_THREADS];
+  GThread *t[ISO_THREADS];
+  st_put (s, ST_S ("bad"), ST_S ("3by"));
+  for (guint i = 0; i < ISO_THREADS; i++) {
+    w[i] = (IsoWorker) { .s = s, .id = i };
+    t[i] = g_thread_new ("iso", iso_worker, &w[i]);
+  }
+  for (guint i = 0; i < ISO_THREADS; i++) {
+    g_thread_join (t[i]);
+    ck_assert_uint_eq (w[i].unexpected, 0);
+  }
+  st_assert_counter (s, ST_S ("good"), ISO_THREADS / 2 * ISO_ROUNDS);
+  for (guint i = 0; i < ISO_THREADS; i++) {
+    gchar key[32];
+    g_snprintf (key, sizeof key, "iso/%02u/%03u", i, ISO_ROUNDS - 1);
+    st_assert_value (s, ST_S (key), i % 2 ? NULL : (const guint8 *) "x", i % 2 ? 0 : 1);
+  }
+}
+END_TEST
+
+/* ---- durability: SIGKILL a writer, every acknowledged batch survives ---- */
+
+#define DUR_WRITERS 4
+#define DUR_ROWS 5
+#define DUR_MIN_ACKS 60
+
+typedef struct {
+  AbStore *s;
+  guint id;
+  int fd;
+} DurWriter;
+
+static void
+dur_key (gchar *buf, gsize n, guint id, guint32 seq, guint r)
+{
+  g_snprintf (buf, n, "dur/%u/%08u/%u", id, seq, r);
+}
+
+static gpointer
+dur_worker (gpointer p)
+{
+  DurWriter *w = p;
+  for (guint32 seq = 1;; seq++) {
+    g_autoptr (AbBatch) b = ab_batch_new ();
+    guint32 ack[2] = { w->id, seq };
+    for (guint r = 0; r < DUR_ROWS; r++) {
+      gchar key[48];
+      dur_key (key, sizeof key, w->id, seq, r);
+      ab_batch_put (b, ST_S (key), (const guint8 *) &seq, sizeof seq);
+    }
+    ab_batch_increment (b, ST_S ("dur/count"), 1);
+    if (!ab_store_batch (w->s, b, NULL) || write (w->fd, ack, sizeof ack) != sizeof ack)
+      _exit (3);
+  }
+  return NULL;
+}
+
+static G_NORETURN void
+dur_child (const gchar *uri, int fd)
+{
+  AbStore *s = ab_store_open (uri, NULL);
+  DurWriter w[DUR_WRITERS];
+  if (s == NULL)
+    _exit (2);
+  for (guint i = 0; i < DUR_WRITERS; i++) {
+    w[i] = (DurWriter) { s, i, fd };
+    g_thread_new ("dur", dur_worker, &w[i]);
+  }
+  for (;;)
+    pause ();
+}
+
+/* Reads acks until n arrived or until EOF; checks each writer acks in order. */
+static guint
+read_acks (int fd, guint32 *last, guint n)
+{
+  guint32 ack[2];
+  guint got = 0;
+  while (got < n && read (fd, ack, sizeof ack) == sizeof ack) {
+    ck_assert_uint_lt (ack[0], DUR_WRITERS);
+    ck_assert_uint_eq (ack[1], last[ack[0]] + 1); /* each writer acks in order */
+    last[ack[0]] = ack[1];
+    got++;
+  }
+  return got;
+}
+
+/* Batches 1..last[w] complete; later ones complete or absent, never partial. */
+static guint
+check_writer (AbStore *s, guint id, guint32 last)
+{
+  for (guint32 seq = 1;; seq++) {
+    guint present = 0;
+    for (guint r = 0; r < DUR_ROWS; r++) {
+      g_autoptr (GBytes) v = NULL;
+      gchar key[48];
+      dur_key (key, sizeof key, id, seq, r);
+      ck_assert (ab_store_get (s, ST_S (key), &v, NULL));
+      if (v != NULL) {
+        st_assert_bytes_eq (v, (const guint8 *) &seq, sizeof seq);
+        present++;
+      }
+    }
+    ck_assert_msg (present == 0 || present == DUR_ROWS, "writer %u batch %u: %u of %u rows",
+                   id, seq, present, DUR_ROWS);
+    ck_assert_msg (present == DUR_ROWS || seq > last, "writer %u lost acked batch %u", id,
+                   seq);
+    if (present == 0)
+      return seq - 1;
+  }
+}
+
+START_TEST (test_durable_after_sigkill)
+{
+  g_autofree gchar *dir = st_fresh_dir ("dur");
+  g_autofree gchar *uri = lmdb_uri (dir, NULL);
+  guint32 last[DUR_WRITERS] = { 0 };
+  guint complete = 0;
+  int fds[2], status;
+  pid_t pid;
+  g_autoptr (AbStore) s = NULL;
+  ck_assert_int_eq (pipe (fds), 0);
+  pid = fork ();
+  ck_assert_int_ge (pid, 0);
+  if (pid == 0) {
+    close (fds[0]);
+    dur_child (uri, fds[1]);
+  }
+  close (fds[1]);
+  ck_assert_uint_eq (read_acks (fds[0], last, DUR_MIN_ACKS), DUR_MIN_ACKS);
+  kill (pid, SIGKILL);
+  ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+  ck_assert (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL);
+  read_acks (fds[0], last, G_MAXUINT); /* acks written before the kill */
+  close (fds[0]);
+  s = st_open (uri);
+  for (guint i = 0; i < DUR_WRITERS; i++)
+    complete += check_writer (s, i, last[i]);
+  /* the counter moved with every complete batch, no more, no less */
+  st_assert_counter (s, ST_S ("dur/count"), complete);
+}
+END_TEST
+
+static Suite *
+lmdb_suite (void)
+{
+  Suite *suite = suite_create ("store-lmdb");
+  TCase *tc = tcase_create ("lmdb");
+  tcase_add_test (tc, test_uris);
+  tcase_add_test (tc, test_reopen_keeps_data);
+  tcase_add_test (tc, test_handles_share_env);
+  tcase_add_test (tc, test_key_too_long);
+  tcase_add_test (tc, test_map_grows_concurrently);
+  tcase_add_test (tc, test_map_grows_for_one_big_batch);
+  tcase_add_test (tc, test_group_isolates_failures);
+  tcase_add_test (tc, test_durable_after_sigkill);
+  tcase_set_timeout (tc, 240);
+  suite_add_tcase (suite, tc);
+  return suite;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (lmdb_suite ());
+  int failed;
+  st_root_init ();
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  st_root_cleanup ();
+  return failed == 0 ? 0 : 1;
+}
