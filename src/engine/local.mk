@@ -14,3 +14,8 @@ tests_unit_engine_test_transit_LDADD = $(TEST_LIBS)
 tests_unit_engine_test_engine_SOURCES = tests/unit/engine/test_engine.c $(ENGINE_TEST_FIXTURE)
 tests_unit_engine_test_engine_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_test_engine_LDADD = $(TEST_LIBS)
+
+# Figures for the engine (not a test): tests/bench/engine-bench [inserts-per-writer]
+noinst_PROGRAMS += tests/bench/engine-bench
+tests_bench_engine_bench_SOURCES = tests/bench/engine-bench.c
+tests_bench_engine_bench_LDADD = $(CORE_LIBS)

@@ -1,0 +1,9 @@
+# REST suites: drive the real actionbased binary over HTTP (included by the
+# top Makefile.am). The binary is found at src/actionbased (AB_SERVER_BIN).
+REST_HARNESS = tests/rest/rest_harness.c tests/rest/rest_harness.h
+check_PROGRAMS += tests/rest/test_api
+TESTS += tests/rest/test_api
+tests_rest_test_api_SOURCES = tests/rest/test_api.c $(REST_HARNESS)
+tests_rest_test_api_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
+tests_rest_test_api_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+AM_TESTS_ENVIRONMENT = AB_SERVER_BIN=$(abs_top_builddir)/src/actionbased; export AB_SERVER_BIN;

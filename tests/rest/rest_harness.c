@@ -1,0 +1,260 @@
+/* REST harness implementation: process management through GSubprocess with
+ * the server's stderr in a log file (read for "listening on" and printed
+ * when a test fails), and a synchronous libsoup 3 client. */
+#include <glib/gstdio.h>
+#include <libsoup/soup.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rest_harness.h"
+
+static const gchar *
+server_binary (void)
+{
+  const gchar *env = g_getenv ("AB_SERVER_BIN");
+  return env != NULL ? env : "src/actionbased";
+}
+
+static guint16
+wait_for_port (AbServer *srv)
+{
+  for (guint i = 0; i < 600; i++)
+    {
+      g_autofree gchar *log = NULL;
+      if (g_file_get_contents (srv->log_path, &log, NULL, NULL))
+        {
+          const gchar *p = strstr (log, "listening on ");
+          const gchar *colon = p != NULL ? strchr (p, '\n') : NULL;
+          if (colon != NULL)
+            {
+              while (colon > p && *colon != ':')
+                colon--;
+              return (guint16) atoi (colon + 1);
+            }
+        }
+      ck_assert_msg (g_subprocess_get_identifier (srv->proc) != NULL,
+                     "server exited early; log:\n%s", log != NULL ? log : "");
+      g_usleep (50000);
+    }
+  ck_abort_msg ("server did not report its port");
+  return 0;
+}
+
+void
+ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra)
+{
+  memset (srv, 0, sizeof *srv);
+  srv->dir = dir != NULL ? g_strdup (dir) : g_dir_make_tmp ("ab-rest-XXXXXX", NULL);
+  srv->log_path = g_build_filename (srv->dir, "server.log", NULL);
+  g_autofree gchar *store = g_strdup_printf ("lmdb:%s/data", srv->dir);
+  GPtrArray *argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) server_binary ());
+  g_ptr_array_add (argv, "--listen");
+  g_ptr_array_add (argv, "127.0.0.1:0");
+  g_ptr_array_add (argv, "--store");
+  g_ptr_array_add (argv, store);
+  g_ptr_array_add (argv, "--http-threads");
+  g_ptr_array_add (argv, "2");
+  for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) extra[i]);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_subprocess_launcher_set_stderr_file_path (l, srv->log_path);
+  g_autoptr (GError) error = NULL;
+  srv->proc = g_subprocess_launcher_spawnv (l, (const gchar *const *) argv->pdata, &error);
+  g_ptr_array_unref (argv);
+  ck_assert_msg (srv->proc != NULL, "spawn %s: %s", server_binary (), error ? error->message : "");
+  srv->port = wait_for_port (srv);
+  srv->base = g_strdup_printf ("http://127.0.0.1:%u", srv->port);
+  for (guint i = 0; i < 200; i++)
+    {
+      AbReply r = { 0 };
+      ab_http (srv, &r, "GET", NULL, "/health");
+      guint status = r.status;
+      ab_reply_clear (&r);
+      if (status == 200)
+        return;
+      g_usleep (50000);
+    }
+  ck_abort_msg ("server never became healthy");
+}
+
+void
+ab_server_stop (AbServer *srv)
+{
+  if (srv->proc == NULL)
+    return;
+  g_subprocess_send_signal (srv->proc, SIGTERM);
+  g_autoptr (GError) error = NULL;
+  ck_assert (g_subprocess_wait (srv->proc, NULL, &error));
+  g_autofree gchar *log = NULL;
+  g_file_get_contents (srv->log_path, &log, NULL, NULL);
+  ck_assert_msg (g_subprocess_get_if_exited (srv->proc)
+                     && g_subprocess_get_exit_status (srv->proc) == 0,
+                 "server did not exit cleanly; log:\n%s", log != NULL ? log : "");
+  g_clear_object (&srv->proc);
+}
+
+static void
+rm_rf (const gchar *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      GDir *d = g_dir_open (path, 0, NULL);
+      const gchar *name;
+      while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree gchar *child = g_build_filename (path, name, NULL);
+          rm_rf (child);
+        }
+      if (d != NULL)
+        g_dir_close (d);
+      g_rmdir (path);
+    }
+  else
+    g_remove (path);
+}
+
+void
+ab_server_destroy (AbServer *srv)
+{
+  ab_server_stop (srv);
+  rm_rf (srv->dir);
+  g_free (srv->dir);
+  g_free (srv->log_path);
+  g_free (srv->base);
+  memset (srv, 0, sizeof *srv);
+}
+
+void
+ab_reply_clear (AbReply *r)
+{
+  if (r->json != NULL)
+    json_node_unref (r->json);
+  g_free (r->body);
+  g_free (r->content_type);
+  g_free (r->request_id);
+  memset (r, 0, sizeof *r);
+}
+
+void
+ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, const gchar *path,
+             const gchar *const *headers)
+{
+  static SoupSession *session;
+  if (session == NULL)
+    session = soup_session_new_with_options ("timeout", 60, NULL);
+  g_autofree gchar *url = g_strconcat (srv->base, path, NULL);
+  g_autoptr (SoupMessage) msg = soup_message_new (method, url);
+  ck_assert_msg (msg != NULL, "bad URL %s", url);
+  SoupMessageHeaders *h = soup_message_get_request_headers (msg);
+  for (guint i = 0; headers != NULL && headers[i] != NULL; i += 2)
+    soup_message_headers_replace (h, headers[i], headers[i + 1]);
+  if (body != NULL)
+    soup_message_set_request_body_from_bytes (msg, "application/json", body);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) reply = soup_session_send_and_read (session, msg, NULL, &error);
+  ck_assert_msg (reply != NULL, "%s %s: %s", method, path, error ? error->message : "");
+  memset (out, 0, sizeof *out);
+  out->status = soup_message_get_status (msg);
+  SoupMessageHeaders *rh = soup_message_get_response_headers (msg);
+  out->content_type = g_strdup (soup_message_headers_get_content_type (rh, NULL));
+  out->request_id = g_strdup (soup_message_headers_get_one (rh, "X-Request-ID"));
+  gsize len;
+  const gchar *data = g_bytes_get_data (reply, &len);
+  out->body = g_strndup (data, len);
+  if (len > 0)
+    out->json = json_from_string (out->body, NULL);
+}
+
+void
+ab_http (AbServer *srv, AbReply *out, const gchar *method, const gchar *body,
+         const gchar *path_fmt, ...)
+{
+  va_list ap;
+  va_start (ap, path_fmt);
+  g_autofree gchar *path = g_strdup_vprintf (path_fmt, ap);
+  va_end (ap);
+  g_autoptr (GBytes) b = body != NULL ? g_bytes_new (body, strlen (body)) : NULL;
+  ab_http_raw (srv, out, method, b, path, NULL);
+}
+
+JsonNode *
+ab_json_at (JsonNode *root, const gchar *path)
+{
+  JsonNode *n = root;
+  g_auto (GStrv) parts = g_strsplit (path, ".", -1);
+  for (guint i = 0; n != NULL && parts[i] != NULL; i++)
+    {
+      if (JSON_NODE_HOLDS_OBJECT (n))
+        n = json_object_get_member (json_node_get_object (n), parts[i]);
+      else if (JSON_NODE_HOLDS_ARRAY (n))
+        {
+          guint idx = (guint) atoi (parts[i]);
+          JsonArray *a = json_node_get_array (n);
+          n = idx < json_array_get_length (a) ? json_array_get_element (a, idx) : NULL;
+        }
+      else
+        n = NULL;
+    }
+  return n;
+}
+
+const gchar *
+ab_json_str (JsonNode *root, const gchar *path)
+{
+  JsonNode *n = ab_json_at (root, path);
+  ck_assert_msg (n != NULL && JSON_NODE_HOLDS_VALUE (n)
+                     && json_node_get_value_type (n) == G_TYPE_STRING,
+                 "%s is not a string", path);
+  return json_node_get_string (n);
+}
+
+gint64
+ab_json_int (JsonNode *root, const gchar *path)
+{
+  JsonNode *n = ab_json_at (root, path);
+  ck_assert_msg (n != NULL && JSON_NODE_HOLDS_VALUE (n)
+                     && json_node_get_value_type (n) == G_TYPE_INT64,
+                 "%s is not an integer", path);
+  return json_node_get_int (n);
+}
+
+gboolean
+ab_json_bool (JsonNode *root, const gchar *path)
+{
+  JsonNode *n = ab_json_at (root, path);
+  ck_assert_msg (n != NULL && JSON_NODE_HOLDS_VALUE (n)
+                     && json_node_get_value_type (n) == G_TYPE_BOOLEAN,
+                 "%s is not a boolean", path);
+  return json_node_get_boolean (n);
+}
+
+gboolean
+ab_json_is_null (JsonNode *root, const gchar *path)
+{
+  JsonNode *n = ab_json_at (root, path);
+  ck_assert_msg (n != NULL, "%s is missing", path);
+  return JSON_NODE_HOLDS_NULL (n);
+}
+
+guint
+ab_json_len (JsonNode *root, const gchar *path)
+{
+  JsonNode *n = path[0] ? ab_json_at (root, path) : root;
+  ck_assert_msg (n != NULL && JSON_NODE_HOLDS_ARRAY (n), "%s is not an array", path);
+  return json_array_get_length (json_node_get_array (n));
+}
+
+void
+ab_assert_error_reply (const AbReply *r, guint status)
+{
+  ck_assert_msg (r->status == status, "expected %u, got %u: %s", status, r->status,
+                 r->body != NULL ? r->body : "");
+  ck_assert_msg (r->json != NULL && JSON_NODE_HOLDS_OBJECT (r->json), "not a JSON error: %s",
+                 r->body);
+  ck_assert_int_eq (ab_json_int (r->json, "status"), status);
+  ck_assert (ab_json_int (r->json, "timestamp") > 1600000000000);
+  ck_assert_str_ne (ab_json_str (r->json, "error"), "");
+  ck_assert_str_ne (ab_json_str (r->json, "message"), "");
+}

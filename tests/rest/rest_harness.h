@@ -1,0 +1,49 @@
+/* REST test harness: starts the real actionbased binary on a random port
+ * with a temporary LMDB store, waits for /health, and offers a libsoup
+ * client returning status + parsed JSON. The server is killed at the end. */
+#pragma once
+#include <check.h>
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+typedef struct {
+  GSubprocess *proc;
+  gchar *dir;        /* temp dir: store + log */
+  gchar *log_path;
+  guint16 port;
+  gchar *base;       /* "http://127.0.0.1:PORT" */
+} AbServer;
+
+/* Starts a server on dir (created when NULL); extra args may be NULL. */
+void ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra_args);
+/* SIGTERM and wait (asserts exit status 0); keeps dir. */
+void ab_server_stop (AbServer *srv);
+/* Stops (if running) and removes dir. */
+void ab_server_destroy (AbServer *srv);
+
+typedef struct {
+  guint status;
+  JsonNode *json;    /* NULL when the body is empty or not JSON */
+  gchar *body;
+  gchar *content_type;
+  gchar *request_id;
+} AbReply;
+
+void ab_reply_clear (AbReply *r);
+/* path is appended to the base URL; body may be NULL. printf-style path. */
+void ab_http (AbServer *srv, AbReply *out, const gchar *method, const gchar *body,
+              const gchar *path_fmt, ...) G_GNUC_PRINTF (5, 6);
+/* Raw body bytes (for invalid UTF-8 and huge bodies). */
+void ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body,
+                  const gchar *path, const gchar *const *headers);
+
+/* JSON path helpers: "a.b.0.c" on objects and arrays. */
+JsonNode *ab_json_at (JsonNode *root, const gchar *path);
+const gchar *ab_json_str (JsonNode *root, const gchar *path);
+gint64 ab_json_int (JsonNode *root, const gchar *path);
+gboolean ab_json_bool (JsonNode *root, const gchar *path);
+gboolean ab_json_is_null (JsonNode *root, const gchar *path);
+guint ab_json_len (JsonNode *root, const gchar *path);
+
+/* Asserts the standard error body {timestamp,status,error,message} and status. */
+void ab_assert_error_reply (const AbReply *r, guint status);

@@ -1,0 +1,348 @@
+/* REST suite against the real actionbased on LMDB: the upstream Quick Start
+ * end to end (v2 DDL, v3 data), v3 metadata success/failure cases, ranges
+ * and pagination, restart durability, and hostile input. */
+#include <string.h>
+#include "rest_harness.h"
+
+#define DB "/graph/v3/databases"
+
+static AbServer srv;
+
+static void setup (void) { ab_server_start (&srv, NULL, NULL); }
+static void teardown (void) { ab_server_destroy (&srv); }
+
+static guint
+call (const gchar *method, const gchar *path, const gchar *body)
+{
+  AbReply r = { 0 };
+  ab_http (&srv, &r, method, body, "%s", path);
+  guint status = r.status;
+  ck_assert_msg (status < 500, "%s %s -> %u %s", method, path, status, r.body);
+  ab_reply_clear (&r);
+  return status;
+}
+
+static const gchar *QUICK_LABEL =
+  "{\"desc\":\"Like\",\"type\":\"INDEXED\","
+  "\"schema\":{\"src\":{\"type\":\"STRING\"},\"tgt\":{\"type\":\"STRING\"},"
+  "\"fields\":[{\"name\":\"created_at\",\"type\":\"LONG\",\"nullable\":false}]},"
+  "\"dirType\":\"BOTH\",\"storage\":\"datastore://likes/likes\","
+  "\"indices\":[{\"name\":\"recent\",\"fields\":[{\"name\":\"created_at\",\"order\":\"DESC\"}]}]}";
+
+static const gchar *QUICK_EDGES =
+  "{\"mutations\":["
+  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177245,\"source\":\"Alice\",\"target\":\"Phone\",\"properties\":{\"created_at\":1737377177245}}},"
+  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177297,\"source\":\"Bob\",\"target\":\"Phone\",\"properties\":{\"created_at\":1737377177297}}},"
+  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177350,\"source\":\"Bob\",\"target\":\"Laptop\",\"properties\":{\"created_at\":1737377177350}}}]}";
+
+#define T "/graph/v3/databases/likes/tables/likes"
+
+static void
+quick_start_setup (void)
+{
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "POST", "{\"desc\":\"Likes\"}", "/graph/v2/service/likes");
+  ck_assert_uint_eq (r.status, 200);
+  ck_assert_str_eq (ab_json_str (r.json, "status"), "CREATED");
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "POST", QUICK_LABEL, "/graph/v2/service/likes/label/likes");
+  ck_assert_msg (r.status == 200, "%s", r.body);
+  ck_assert_str_eq (ab_json_str (r.json, "result.name"), "likes.likes");
+  ck_assert_str_eq (ab_json_str (r.json, "result.schema.src.desc"), "");
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "POST", QUICK_EDGES, T "/edges");
+  ck_assert_msg (r.status == 200, "%s", r.body);
+  ck_assert_uint_eq (ab_json_len (r.json, "results"), 3);
+  ck_assert_str_eq (ab_json_str (r.json, "results.0.source"), "Alice");
+  ck_assert_str_eq (ab_json_str (r.json, "results.1.target"), "Laptop");
+  ck_assert_str_eq (ab_json_str (r.json, "results.2.target"), "Phone");
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree gchar *st = g_strdup_printf ("results.%u.status", i);
+      g_autofree gchar *ct = g_strdup_printf ("results.%u.count", i);
+      ck_assert_str_eq (ab_json_str (r.json, st), "CREATED");
+      ck_assert_int_eq (ab_json_int (r.json, ct), 1);
+    }
+  ab_reply_clear (&r);
+}
+
+START_TEST (quick_start)
+{
+  quick_start_setup ();
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "GET", NULL, T "/edges/get?source=Alice&target=Phone");
+  ck_assert_uint_eq (r.status, 200);
+  ck_assert_uint_eq (ab_json_len (r.json, "edges"), 1);
+  ck_assert_int_eq (ab_json_int (r.json, "edges.0.version"), 1737377177245);
+  ck_assert_int_eq (ab_json_int (r.json, "edges.0.properties.created_at"), 1737377177245);
+  ck_assert_int_eq (ab_json_int (r.json, "count"), 1);
+  ck_assert_int_eq (ab_json_int (r.json, "total"), 1);
+  ck_assert (ab_json_is_null (r.json, "offset"));
+  ck_assert (!ab_json_bool (r.json, "hasNext"));
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, T "/edges/scan/recent?start=Bob&direction=OUT");
+  ck_assert_uint_eq (ab_json_len (r.json, "edges"), 2);
+  ck_assert_str_eq (ab_json_str (r.json, "edges.0.target"), "Laptop");
+  ck_assert_str_eq (ab_json_str (r.json, "edges.1.target"), "Phone");
+  ck_assert_int_eq (ab_json_int (r.json, "total"), -1);
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, T "/edges/scan/recent?start=Phone&direction=IN");
+  ck_assert_uint_eq (ab_json_len (r.json, "edges"), 2);
+  ck_assert_str_eq (ab_json_str (r.json, "edges.0.source"), "Bob");
+  ck_assert_str_eq (ab_json_str (r.json, "edges.0.target"), "Phone");
+  ck_assert_str_eq (ab_json_str (r.json, "edges.1.source"), "Alice");
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, T "/edges/count?start=Alice&direction=OUT");
+  ck_assert_str_eq (ab_json_str (r.json, "start"), "Alice");
+  ck_assert_str_eq (ab_json_str (r.json, "direction"), "OUT");
+  ck_assert_int_eq (ab_json_int (r.json, "count"), 1);
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, T "/edges/count?start=Phone&direction=IN");
+  ck_assert_int_eq (ab_json_int (r.json, "count"), 2);
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, T "/edges/counts?start=Phone&start=Laptop&direction=IN");
+  ck_assert_int_eq (ab_json_int (r.json, "count"), 2);
+  ck_assert_int_eq (ab_json_int (r.json, "counts.0.count"), 2);
+  ck_assert_int_eq (ab_json_int (r.json, "counts.1.count"), 1);
+  ab_reply_clear (&r);
+  /* POST form of get, and the v2 entity the upstream console reads */
+  ab_http (&srv, &r, "POST", "{\"source\":[\"Bob\"],\"target\":[\"Phone\",\"Laptop\"]}", T "/edges/get");
+  ck_assert_uint_eq (ab_json_len (r.json, "edges"), 2);
+  ck_assert_str_eq (ab_json_str (r.json, "edges.0.target"), "Phone");
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, "/graph/v2/service/likes/label");
+  ck_assert_int_eq (ab_json_int (r.json, "count"), 1);
+  ck_assert_str_eq (ab_json_str (r.json, "content.0.indices.0.name"), "recent");
+  ab_reply_clear (&r);
+}
+END_TEST
+
+START_TEST (pagination_ranges_and_restart)
+{
+  quick_start_setup ();
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "GET", NULL, T "/edges/scan/recent?start=Bob&direction=OUT&limit=1");
+  ck_assert_str_eq (ab_json_str (r.json, "edges.0.target"), "Laptop");
+  ck_assert (ab_json_bool (r.json, "hasNext"));
+  g_autofree gchar *offset = g_strdup (ab_json_str (r.json, "offset"));
+  ck_assert_str_eq (offset, "iToeeaCUntzOAk2ApbQbhVo");
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, T "/edges/scan/recent?start=Bob&direction=OUT&limit=1&offset=%s",
+           offset);
+  ck_assert_str_eq (ab_json_str (r.json, "edges.0.target"), "Phone");
+  ck_assert (!ab_json_bool (r.json, "hasNext"));
+  ck_assert (ab_json_is_null (r.json, "offset"));
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL,
+           T "/edges/scan/recent?start=Bob&direction=OUT&ranges=created_at:lt:1737377177350");
+  ck_assert_uint_eq (ab_json_len (r.json, "edges"), 1);
+  ck_assert_str_eq (ab_json_str (r.json, "edges.0.target"), "Phone");
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, T "/edges/scan/recent?start=Bob&direction=OUT&features=total");
+  ck_assert_int_eq (ab_json_int (r.json, "total"), 2);
+  ab_reply_clear (&r);
+  /* restart on the same directory keeps data and metadata */
+  g_autofree gchar *dir = g_strdup (srv.dir);
+  ab_server_stop (&srv);
+  g_free (srv.dir);
+  g_free (srv.log_path);
+  g_free (srv.base);
+  ab_server_start (&srv, dir, NULL);
+  ab_http (&srv, &r, "GET", NULL, T "/edges/count?start=Phone&direction=IN");
+  ck_assert_int_eq (ab_json_int (r.json, "count"), 2);
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, DB "/likes/tables/likes");
+  ck_assert_uint_eq (r.status, 200);
+  ck_assert_str_eq (ab_json_str (r.json, "table"), "likes");
+  ab_reply_clear (&r);
+}
+END_TEST
+
+static const gchar *TABLE_BODY =
+  "{\"table\":\"follows\",\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"user id\"},"
+  "\"target\":{\"type\":\"string\",\"comment\":\"user id\"},\"properties\":[],\"direction\":\"OUT\","
+  "\"indexes\":[],\"groups\":[]},\"storage\":\"datastore://hbase/follows_table\",\"mode\":\"SYNC\","
+  "\"comment\":\"User follows relationship\"}";
+
+START_TEST (metadata_v3)
+{
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "POST", "{\"database\":\"mydb\",\"comment\":\"My database\"}", DB);
+  ck_assert_msg (r.status == 200, "%s", r.body);
+  ck_assert_str_eq (ab_json_str (r.json, "database"), "mydb");
+  ck_assert_str_eq (ab_json_str (r.json, "tenant"), "default");
+  ck_assert (ab_json_bool (r.json, "active"));
+  ck_assert_int_eq (ab_json_int (r.json, "revision"), 1);
+  ab_reply_clear (&r);
+  ck_assert_uint_eq (call ("POST", DB, "{\"database\":\"mydb\",\"comment\":\"again\"}"), 400);
+  ck_assert_uint_eq (call ("POST", DB, "{\"database\":\"9bad\",\"comment\":\"x\"}"), 400);
+  ck_assert_uint_eq (call ("POST", DB, "{\"database\":\"nocomment\"}"), 400);
+  ab_http (&srv, &r, "GET", NULL, DB "/nope");
+  ck_assert_uint_eq (r.status, 404);
+  ck_assert_str_eq (r.body, "");
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "POST", TABLE_BODY, DB "/mydb/tables");
+  ck_assert_msg (r.status == 200, "%s", r.body);
+  ck_assert_str_eq (ab_json_str (r.json, "type"), "edge");
+  ck_assert_str_eq (ab_json_str (r.json, "schema.type"), "edge");
+  ck_assert_str_eq (ab_json_str (r.json, "mode"), "SYNC");
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, DB "/mydb/tables");
+  ck_assert_uint_eq (ab_json_len (r.json, ""), 1);
+  ab_reply_clear (&r);
+  ck_assert_uint_eq (call ("POST", DB "/mydb/tables", TABLE_BODY), 400); /* duplicate */
+  ck_assert_uint_eq (call ("POST", DB "/nodb/tables", TABLE_BODY), 400);
+  ck_assert_uint_eq (call ("GET", DB "/mydb/tables/nope", NULL), 404);
+  /* aliases */
+  ck_assert_uint_eq (call ("POST", DB "/mydb/aliases", "{\"alias\":\"f\",\"table\":\"follows\",\"comment\":\"c\"}"), 200);
+  ck_assert_uint_eq (call ("POST", DB "/mydb/aliases", "{\"alias\":\"g\",\"table\":\"nope\",\"comment\":\"c\"}"), 400);
+  ab_http (&srv, &r, "GET", NULL, DB "/mydb/aliases/f");
+  ck_assert_str_eq (ab_json_str (r.json, "table"), "follows");
+  ab_reply_clear (&r);
+  /* data through the alias */
+  ck_assert_uint_eq (call ("POST", DB "/mydb/tables/f/edges",
+                           "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\"}}]}"), 200);
+  ab_http (&srv, &r, "GET", NULL, DB "/mydb/tables/follows/edges/count?start=a&direction=OUT");
+  ck_assert_int_eq (ab_json_int (r.json, "count"), 1);
+  ab_reply_clear (&r);
+  /* delete rules: active objects are refused, inactive ones go */
+  ck_assert_uint_eq (call ("DELETE", DB "/mydb/tables/follows", NULL), 400);
+  ck_assert_uint_eq (call ("PUT", DB "/mydb/tables/follows", "{\"active\":false}"), 400); /* alias active */
+  ck_assert_uint_eq (call ("PUT", DB "/mydb/aliases/f", "{\"active\":false}"), 200);
+  ck_assert_uint_eq (call ("DELETE", DB "/mydb/aliases/f", NULL), 204);
+  ck_assert_uint_eq (call ("PUT", DB "/mydb/tables/follows", "{\"active\":false,\"comment\":\"off\"}"), 200);
+  ck_assert_uint_eq (call ("DELETE", DB "/mydb/tables/follows", NULL), 204);
+  ck_assert_uint_eq (call ("DELETE", DB "/mydb/tables/follows", NULL), 404);
+  ck_assert_uint_eq (call ("PUT", DB "/mydb", "{\"active\":false}"), 200);
+  ck_assert_uint_eq (call ("DELETE", DB "/mydb", NULL), 204);
+  ck_assert_uint_eq (call ("GET", DB "/mydb", NULL), 404);
+}
+END_TEST
+
+START_TEST (schema_update_rules)
+{
+  ck_assert_uint_eq (call ("POST", DB, "{\"database\":\"d\",\"comment\":\"c\"}"), 200);
+  ck_assert_uint_eq (call ("POST", DB "/d/tables", TABLE_BODY), 200);
+  const gchar *add_nullable =
+    "{\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
+    "\"properties\":[{\"name\":\"w\",\"type\":\"double\",\"nullable\":true,\"comment\":\"\"}],\"direction\":\"OUT\",\"indexes\":[]}}";
+  const gchar *add_required =
+    "{\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
+    "\"properties\":[{\"name\":\"w\",\"type\":\"double\",\"nullable\":true,\"comment\":\"\"},{\"name\":\"x\",\"type\":\"int\",\"nullable\":false,\"comment\":\"\"}],\"direction\":\"OUT\",\"indexes\":[]}}";
+  ck_assert_uint_eq (call ("PUT", DB "/d/tables/follows", add_nullable), 200);
+  ck_assert_uint_eq (call ("PUT", DB "/d/tables/follows", add_required), 400);
+  ck_assert_uint_eq (call ("PUT", DB "/d/tables/follows", "{\"mode\":\"SIDEWAYS\"}"), 400);
+  ck_assert_uint_eq (call ("PUT", DB "/d/tables/follows", "{\"mode\":\"DENY\"}"), 200);
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "POST", "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\"}}]}",
+           DB "/d/tables/follows/edges");
+  ab_assert_error_reply (&r, 400);
+  ab_reply_clear (&r);
+  ck_assert_uint_eq (call ("PUT", DB "/d/tables/follows", "{\"mode\":\"ASYNC\"}"), 200);
+  ab_http (&srv, &r, "POST", "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\"}}]}",
+           DB "/d/tables/follows/edges");
+  ck_assert_str_eq (ab_json_str (r.json, "results.0.status"), "QUEUED");
+  ab_reply_clear (&r);
+}
+END_TEST
+
+START_TEST (bad_input)
+{
+  quick_start_setup ();
+  static const struct { const gchar *method, *path, *body; guint status; } cases[] = {
+    { "POST", T "/edges", "{not json", 400 },
+    { "POST", T "/edges", "", 400 },
+    { "POST", T "/edges", "[]", 400 },
+    { "POST", T "/edges", "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":\"x\",\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":1}}}]}", 400 },
+    { "POST", T "/edges", "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":\"soon\"}}}]}", 400 },
+    { "POST", T "/edges?lock=maybe", "{\"mutations\":[]}", 400 },
+    { "GET", T "/edges/scan/recent?start=Bob&direction=SIDEWAYS", NULL, 400 },
+    { "GET", T "/edges/scan/recent?start=Bob", NULL, 400 },
+    { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&ranges=created_at", NULL, 400 },
+    { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&ranges=created_at:zz:1", NULL, 400 },
+    { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&offset=%25%25%25", NULL, 400 },
+    { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&limit=abc", NULL, 400 },
+    { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&limit=5000", NULL, 400 },
+    { "GET", T "/edges/scan/nope?start=Bob&direction=OUT", NULL, 400 },
+    { "GET", DB "/likes/tables/nope/edges/count?start=a&direction=OUT", NULL, 400 },
+    { "GET", DB "/nodb/tables/likes/edges/count?start=a&direction=OUT", NULL, 400 },
+    { "GET", T "/edges/count?start=a&direction=OUT&ranges=created_at:gt:1", NULL, 400 },
+    { "GET", T "/edges/get?source=a&target=b&ranges=x:eq:1", NULL, 400 },
+    { "GET", T "/edges/get?source=a,b,c,d,e&target=1,2,3,4,5,6", NULL, 400 },
+    { "GET", "/no/such/route", NULL, 404 },
+    { "DELETE", T "/edges/count", NULL, 405 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      AbReply r = { 0 };
+      ab_http (&srv, &r, cases[i].method, cases[i].body, "%s", cases[i].path);
+      ck_assert_msg (r.status == cases[i].status, "case %u %s %s: %u %s", i, cases[i].method,
+                     cases[i].path, r.status, r.body);
+      ab_assert_error_reply (&r, cases[i].status);
+      ab_reply_clear (&r);
+    }
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "GET", NULL, DB "/likes/tables/nope/edges/count?start=a&direction=OUT");
+  ck_assert_str_eq (ab_json_str (r.json, "message"), "No such label likes.nope.");
+  ab_reply_clear (&r);
+  /* invalid UTF-8 and a body over the limit */
+  g_autoptr (GBytes) bad = g_bytes_new_static ("{\"mutations\":\"\xff\xfe\"}", 19);
+  ab_http_raw (&srv, &r, "POST", bad, T "/edges", NULL);
+  ab_assert_error_reply (&r, 400);
+  ab_reply_clear (&r);
+  gsize huge_len = 11u * 1024 * 1024;
+  gchar *huge = g_malloc (huge_len);
+  memset (huge, ' ', huge_len);
+  g_autoptr (GBytes) hb = g_bytes_new_take (huge, huge_len);
+  ab_http_raw (&srv, &r, "POST", hb, T "/edges", NULL);
+  ab_assert_error_reply (&r, 413);
+  ab_reply_clear (&r);
+  /* still serving, nothing written by the rejected requests */
+  ab_http (&srv, &r, "GET", NULL, T "/edges/count?start=a&direction=OUT");
+  ck_assert_uint_eq (r.status, 200);
+  ck_assert_int_eq (ab_json_int (r.json, "count"), 0);
+  ab_reply_clear (&r);
+  /* request ids are echoed */
+  static const gchar *const hdr[] = { "X-Request-ID", "req-123", NULL };
+  ab_http_raw (&srv, &r, "GET", NULL, "/health", hdr);
+  ck_assert_str_eq (r.request_id, "req-123");
+  ab_reply_clear (&r);
+}
+END_TEST
+
+START_TEST (health_and_metrics)
+{
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "GET", NULL, "/health");
+  ck_assert_str_eq (ab_json_str (r.json, "status"), "UP");
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, "/graph/v3");
+  ck_assert_uint_eq (r.status, 200);
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, "/metrics");
+  ck_assert_uint_eq (r.status, 200);
+  ck_assert_ptr_nonnull (strstr (r.body, "/health"));
+  ab_reply_clear (&r);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("rest-api");
+  TCase *tc = tcase_create ("api");
+  tcase_set_timeout (tc, 120);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, quick_start);
+  tcase_add_test (tc, pagination_ranges_and_restart);
+  tcase_add_test (tc, metadata_v3);
+  tcase_add_test (tc, schema_update_rules);
+  tcase_add_test (tc, bad_input);
+  tcase_add_test (tc, health_and_metrics);
+  suite_add_tcase (s, tc);
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
