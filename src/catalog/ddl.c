@@ -20,12 +20,12 @@ fail (GError **error, AbCatalogError code, const gchar *fmt, ...)
 
 /* Model validation errors become catalog INVALID errors with the same text. */
 static gboolean
-check (gboolean ok, GError **error, GError *local)
+check (gboolean ok, GError **error, GError **local)
 {
   if (ok)
     return TRUE;
-  g_set_error_literal (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID, local->message);
-  g_error_free (local);
+  g_set_error_literal (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID, (*local)->message);
+  g_clear_error (local);
   return FALSE;
 }
 
@@ -88,8 +88,8 @@ ab_catalog_create_database (AbCatalog *cat, const gchar *db, const gchar *commen
                             const gchar *actor, GError **error)
 {
   GError *local = NULL;
-  if (!check (ab_model_validate_name ("database", db, &local), error, local)
-      || !check (ab_model_validate_comment (comment, &local), error, local))
+  if (!check (ab_model_validate_name ("database", db, &local), error, &local)
+      || !check (ab_model_validate_comment (comment, &local), error, &local))
     return NULL;
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbDatabaseDesc) old = ab_catalog_get_database (cat, db);
@@ -115,7 +115,7 @@ ab_catalog_update_database (AbCatalog *cat, const gchar *db, const gboolean *act
                             const gchar *comment, const gchar *actor, GError **error)
 {
   GError *local = NULL;
-  if (comment != NULL && !check (ab_model_validate_comment (comment, &local), error, local))
+  if (comment != NULL && !check (ab_model_validate_comment (comment, &local), error, &local))
     return NULL;
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbDatabaseDesc) old = ab_catalog_get_database (cat, db);
@@ -207,7 +207,7 @@ ab_catalog_update_table (AbCatalog *cat, const gchar *db, const gchar *table,
                          const gchar *actor, GError **error)
 {
   GError *local = NULL;
-  if (comment != NULL && !check (ab_model_validate_comment (comment, &local), error, local))
+  if (comment != NULL && !check (ab_model_validate_comment (comment, &local), error, &local))
     return NULL;
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbTableDesc) old = ab_catalog_get_table (cat, db, table);
@@ -222,7 +222,7 @@ ab_catalog_update_table (AbCatalog *cat, const gchar *db, const gchar *table,
             "Table %s.%s is the target of an active alias; deactivate the alias first.", db, table);
       return NULL;
     }
-  if (schema != NULL && !check (ab_schema_check_update (old->schema, schema, &local), error, local))
+  if (schema != NULL && !check (ab_schema_check_update (old->schema, schema, &local), error, &local))
     return NULL;
   g_autoptr (AbTableDesc) t = ab_table_desc_copy (old);
   if (active != NULL)
@@ -274,8 +274,8 @@ ab_catalog_create_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
                          GError **error)
 {
   GError *local = NULL;
-  if (!check (ab_model_validate_name ("alias", alias, &local), error, local)
-      || !check (ab_model_validate_comment (comment, &local), error, local))
+  if (!check (ab_model_validate_name ("alias", alias, &local), error, &local)
+      || !check (ab_model_validate_comment (comment, &local), error, &local))
     return NULL;
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbDatabaseDesc) d = ab_catalog_get_database (cat, db);
@@ -314,7 +314,7 @@ ab_catalog_update_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
                          const gchar *actor, GError **error)
 {
   GError *local = NULL;
-  if (comment != NULL && !check (ab_model_validate_comment (comment, &local), error, local))
+  if (comment != NULL && !check (ab_model_validate_comment (comment, &local), error, &local))
     return NULL;
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbAliasDesc) old = ab_catalog_get_alias (cat, db, alias);

@@ -19,21 +19,14 @@ ab_api_body (const AbHttpRequest *req, AbHttpResponse *resp)
       ab_http_response_error (resp, 400, "Request body is not valid UTF-8.");
       return NULL;
     }
-  g_autoptr (JsonParser) parser = json_parser_new_immutable ();
   g_autoptr (GError) error = NULL;
-  if (!json_parser_load_from_data (parser, data, (gssize) len, &error))
+  JsonNode *root = ab_model_json_parse (data, (gssize) len, &error);
+  if (root == NULL)
     {
       g_autofree gchar *msg = g_strdup_printf ("Malformed JSON request body: %s", error->message);
       ab_http_response_error (resp, 400, msg);
-      return NULL;
     }
-  JsonNode *root = json_parser_get_root (parser);
-  if (root == NULL)
-    {
-      ab_http_response_error (resp, 400, "Request body is required (JSON).");
-      return NULL;
-    }
-  return json_node_copy (root);
+  return root;
 }
 
 JsonObject *

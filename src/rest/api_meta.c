@@ -194,7 +194,7 @@ table_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
       || !ab_api_opt_string (body, "mode", &mode_text, resp)
       || !ab_api_opt_bool (body, "active", &has_active, &active, resp))
     return;
-  AbMutationMode mode;
+  AbMutationMode mode = AB_MODE_SYNC;
   if (mode_text != NULL && !ab_mode_parse (mode_text, &mode))
     {
       ab_http_response_error (resp, 400, "mode must be SYNC, ASYNC, DROP or DENY.");

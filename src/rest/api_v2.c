@@ -199,7 +199,7 @@ label_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   JsonObject *o = read_body (req, resp, &keep, &desc, &has_active, &active);
   if (o == NULL || !ab_api_opt_string (o, "mode", &mode_text, resp))
     return;
-  AbMutationMode mode;
+  AbMutationMode mode = AB_MODE_SYNC;
   if (mode_text != NULL && !ab_mode_parse (mode_text, &mode))
     return ab_http_response_error (resp, 400, "mode must be SYNC, ASYNC or IGNORE.");
   GError *error = NULL;

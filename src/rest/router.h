@@ -58,3 +58,27 @@ void ab_http_response_empty (AbHttpResponse *resp, guint status);
 void ab_http_response_error (AbHttpResponse *resp, guint status, const gchar *message);
 void ab_http_response_add_header (AbHttpResponse *resp, const gchar *name, const gchar *value);
 const gchar *ab_http_reason_phrase (guint status);
+
+/* --- Additions (transport helpers; see router.c) --- */
+
+/* Response life cycle: init sets status 200, no body, an empty header array;
+ * clear frees what the response owns (fields left NULL). */
+void ab_http_response_init (AbHttpResponse *resp);
+void ab_http_response_clear (AbHttpResponse *resp);
+/* Raw body with an explicit content type (NULL = application/json); takes body. */
+void ab_http_response_bytes (AbHttpResponse *resp, guint status,
+                             const gchar *content_type, GBytes *body);
+/* The JSON error document, serialised: {timestamp, status, error, message}. */
+GBytes *ab_http_error_body (guint status, const gchar *message);
+
+/* Percent-decodes len bytes of s (len < 0: NUL-terminated); with plus_as_space
+ * '+' becomes ' ' (query strings). Malformed escapes are kept verbatim; the
+ * result is always valid UTF-8 (invalid sequences become U+FFFD). */
+gchar *ab_http_percent_decode (const gchar *s, gssize len, gboolean plus_as_space);
+/* Parses "a=1&b=2&a=3" into name -> GPtrArray of values (in order), the shape
+ * of AbHttpRequest.query. query may be NULL (empty table). */
+GHashTable *ab_http_query_parse (const gchar *query);
+
+/* Comma-separated methods whose routes match path ("GET, POST"), for the
+ * Allow header of a 405; NULL when no route matches the path. */
+gchar *ab_router_allowed_methods (AbRouter *router, const gchar *path);

@@ -45,7 +45,9 @@ ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra)
 {
   memset (srv, 0, sizeof *srv);
   srv->dir = dir != NULL ? g_strdup (dir) : g_dir_make_tmp ("ab-rest-XXXXXX", NULL);
-  srv->log_path = g_build_filename (srv->dir, "server.log", NULL);
+  static guint starts;
+  g_autofree gchar *log_name = g_strdup_printf ("server-%u.log", starts++);
+  srv->log_path = g_build_filename (srv->dir, log_name, NULL);
   g_autofree gchar *store = g_strdup_printf ("lmdb:%s/data", srv->dir);
   GPtrArray *argv = g_ptr_array_new ();
   g_ptr_array_add (argv, (gpointer) server_binary ());
@@ -154,7 +156,14 @@ ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, con
     soup_message_set_request_body_from_bytes (msg, "application/json", body);
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) reply = soup_session_send_and_read (session, msg, NULL, &error);
-  ck_assert_msg (reply != NULL, "%s %s: %s", method, path, error ? error->message : "");
+  if (reply == NULL)
+    {
+      g_autofree gchar *log = NULL;
+      g_file_get_contents (srv->log_path, &log, NULL, NULL);
+      gsize n = log != NULL ? strlen (log) : 0;
+      ck_abort_msg ("%s %s: %s; server log tail:\n%s", method, path, error ? error->message : "",
+                    log != NULL ? log + (n > 1500 ? n - 1500 : 0) : "");
+    }
   memset (out, 0, sizeof *out);
   out->status = soup_message_get_status (msg);
   SoupMessageHeaders *rh = soup_message_get_response_headers (msg);
@@ -162,7 +171,7 @@ ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, con
   out->request_id = g_strdup (soup_message_headers_get_one (rh, "X-Request-ID"));
   gsize len;
   const gchar *data = g_bytes_get_data (reply, &len);
-  out->body = g_strndup (data, len);
+  out->body = g_strndup (data != NULL ? data : "", len);
   if (len > 0)
     out->json = json_from_string (out->body, NULL);
 }

@@ -294,7 +294,8 @@ START_TEST (bad_input)
   gchar *huge = g_malloc (huge_len);
   memset (huge, ' ', huge_len);
   g_autoptr (GBytes) hb = g_bytes_new_take (huge, huge_len);
-  ab_http_raw (&srv, &r, "POST", hb, T "/edges", NULL);
+  static const gchar *const expect[] = { "Expect", "100-continue", NULL };
+  ab_http_raw (&srv, &r, "POST", hb, T "/edges", expect);
   ab_assert_error_reply (&r, 413);
   ab_reply_clear (&r);
   /* still serving, nothing written by the rejected requests */

@@ -1,0 +1,54 @@
+/* The HTTP server: N h2o event loops sharing one port (SO_REUSEPORT) that
+ * dispatch requests through an AbRouter, blocking routes on a worker pool,
+ * with a graceful stop. No h2o type appears in this header. */
+#pragma once
+#include <glib.h>
+#include "rest/router.h"
+#include "rest/metrics.h"
+
+#define AB_HTTP_ERROR (ab_http_error_quark ())
+GQuark ab_http_error_quark (void);
+
+typedef enum {
+  AB_HTTP_ERROR_ADDRESS,  /* bad or unresolvable listen address */
+  AB_HTTP_ERROR_BIND,     /* socket/bind/listen failed */
+  AB_HTTP_ERROR_THREAD,   /* could not start threads */
+  AB_HTTP_ERROR_STATE,    /* start/stop called in the wrong state */
+} AbHttpError;
+
+typedef struct {
+  gchar *host;              /* listen address, default "127.0.0.1" (numeric or name) */
+  guint16 port;             /* 0 = pick a free port; see ab_http_server_get_port */
+  guint http_threads;       /* event loops, default = number of cores */
+  guint workers;            /* worker pool for blocking routes, default max(4, 2*cores) */
+  gsize max_body;           /* request body limit in bytes, default 10 MiB -> 413 */
+  guint drain_timeout_ms;   /* graceful stop: wait this long for in-flight, default 10000 */
+  gboolean access_log;      /* one g_info line per request, default TRUE */
+  AbMetrics *metrics;       /* borrowed, may be NULL */
+} AbHttpConfig;
+
+/* Fills defaults; host is a newly allocated string (ab_http_config_clear). */
+void ab_http_config_init (AbHttpConfig *cfg);
+void ab_http_config_clear (AbHttpConfig *cfg);
+
+typedef struct _AbHttpServer AbHttpServer;
+
+/* Binds the listening sockets (so the port is known before start); the router
+ * is borrowed and must not change once the server is started. */
+AbHttpServer *ab_http_server_new (AbRouter *router, const AbHttpConfig *cfg, GError **error);
+/* Starts the loop threads and the worker pool, then prints
+ * "listening on HOST:PORT" on stderr (flushed). */
+gboolean ab_http_server_start (AbHttpServer *server, GError **error);
+/* Graceful stop: stop accepting, wait for in-flight requests (bounded by
+ * drain_timeout_ms), close idle and finished connections, wait for handlers
+ * still running (they cannot be cancelled; their responses are dropped if the
+ * connection is gone), join the loop threads. Idempotent; blocks the caller;
+ * never call it from a route handler. */
+void ab_http_server_stop (AbHttpServer *server);
+/* Stops if needed, then frees. */
+void ab_http_server_free (AbHttpServer *server);
+guint16 ab_http_server_get_port (AbHttpServer *server);
+/* Requests dispatched to the worker pool and not yet answered. */
+guint ab_http_server_in_flight (AbHttpServer *server);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbHttpServer, ab_http_server_free)

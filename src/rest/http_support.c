@@ -1,0 +1,187 @@
+/* The h2o-free half of the HTTP server: configuration defaults, listening
+ * sockets, request ids, access log and metrics per request, and the LeakSanitizer
+ * note about h2o's thread caches. */
+#define G_LOG_DOMAIN "ab-http"
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "rest/http_private.h"
+
+G_DEFINE_QUARK (ab-http-error-quark, ab_http_error)
+
+void
+ab_http_config_init (AbHttpConfig *cfg)
+{
+  guint cores = MAX (1, g_get_num_processors ());
+  memset (cfg, 0, sizeof *cfg);
+  cfg->host = g_strdup ("127.0.0.1");
+  cfg->port = 8080;
+  cfg->http_threads = cores;
+  cfg->workers = MAX (4, 2 * cores);
+  cfg->max_body = 10 * 1024 * 1024;
+  cfg->drain_timeout_ms = 10000;
+  cfg->access_log = TRUE;
+}
+
+void
+ab_http_config_clear (AbHttpConfig *cfg)
+{
+  g_clear_pointer (&cfg->host, g_free);
+}
+
+gchar *
+ab_http_request_id (const gchar *candidate, gsize len)
+{
+  gboolean ok = candidate != NULL && len > 0 && len <= 128;
+  for (gsize k = 0; ok && k < len; k++)
+    ok = candidate[k] > 0x20 && candidate[k] < 0x7f;
+  if (ok)
+    return g_strndup (candidate, len);
+  return g_strdup_printf ("%08x%08x", g_random_int (), g_random_int ());
+}
+
+void
+ab_http_log_request (AbMetrics *metrics, gboolean access_log, const gchar *method,
+                     const gchar *route, guint status, gint64 t0_us,
+                     const gchar *request_id, gboolean delivered)
+{
+  gdouble secs = (gdouble) (g_get_monotonic_time () - t0_us) / G_USEC_PER_SEC;
+  if (metrics != NULL)
+    ab_metrics_observe (metrics, route, method, status, secs);
+  if (access_log)
+    g_info ("method=%s route=%s status=%u duration_ms=%.3f request_id=%s%s",
+            method, route, status, secs * 1000.0, request_id,
+            delivered ? "" : " client=gone");
+}
+
+void
+ab_http_request_clear (AbHttpRequest *r)
+{
+  g_free ((gchar *) r->method);
+  g_free ((gchar *) r->path);
+  g_free ((gchar *) r->request_id);
+  g_clear_pointer (&r->params, g_hash_table_unref);
+  g_clear_pointer (&r->query, g_hash_table_unref);
+  g_clear_pointer (&r->headers, g_hash_table_unref);
+  g_clear_pointer (&r->body, g_bytes_unref);
+}
+
+/* ---- listening sockets ---- */
+
+static int
+bind_one (const struct addrinfo *ai, GError **error)
+{
+  int one = 1;
+  int fd = socket (ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+  if (fd < 0)
+    {
+      g_set_error (error, AB_HTTP_ERROR, AB_HTTP_ERROR_BIND, "socket: %s", g_strerror (errno));
+      return -1;
+    }
+  if (setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0
+      || setsockopt (fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0
+      || bind (fd, ai->ai_addr, ai->ai_addrlen) != 0
+      || listen (fd, SOMAXCONN) != 0)
+    {
+      int saved = errno;
+      close (fd);
+      g_set_error (error, AB_HTTP_ERROR, AB_HTTP_ERROR_BIND, "cannot listen: %s",
+                   g_strerror (saved));
+      return -1;
+    }
+  return fd;
+}
+
+static guint16
+bound_port_of (int fd)
+{
+  struct sockaddr_storage ss;
+  socklen_t len = sizeof ss;
+  if (getsockname (fd, (struct sockaddr *) &ss, &len) != 0)
+    return 0;
+  if (ss.ss_family == AF_INET6)
+    return ntohs (((struct sockaddr_in6 *) &ss)->sin6_port);
+  return ntohs (((struct sockaddr_in *) &ss)->sin_port);
+}
+
+/* SO_REUSEPORT would let a second server with the same uid share a port that
+ * is already served: a plain bind first makes that an error, as it should be. */
+static gboolean
+port_is_free (const struct addrinfo *ai, GError **error)
+{
+  int one = 1;
+  int fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+  if (fd < 0)
+    return TRUE; /* the real bind reports socket errors */
+  setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  gboolean ok = bind (fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno != EADDRINUSE;
+  close (fd);
+  if (!ok)
+    g_set_error (error, AB_HTTP_ERROR, AB_HTTP_ERROR_BIND, "address already in use");
+  return ok;
+}
+
+static int
+listen_on (const gchar *host, guint16 port, gboolean probe, GError **error)
+{
+  struct addrinfo hints = { 0 }, *res = NULL;
+  g_autofree gchar *service = g_strdup_printf ("%u", port);
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  int rc = getaddrinfo (host, service, &hints, &res);
+  if (rc != 0)
+    {
+      g_set_error (error, AB_HTTP_ERROR, AB_HTTP_ERROR_ADDRESS, "cannot resolve %s: %s",
+                   host, gai_strerror (rc));
+      return -1;
+    }
+  int fd = probe && !port_is_free (res, error) ? -1 : bind_one (res, error);
+  freeaddrinfo (res);
+  if (fd < 0)
+    g_prefix_error (error, "%s:%u: ", host, port);
+  return fd;
+}
+
+gboolean
+ab_http_bind_listeners (const gchar *host, guint16 port, int *fds, guint n,
+                        guint16 *bound_port, GError **error)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      fds[i] = listen_on (host, port, i == 0 && port != 0, error);
+      if (fds[i] < 0)
+        {
+          while (i-- > 0)
+            close (fds[i]);
+          return FALSE;
+        }
+      if (i == 0)
+        port = *bound_port = bound_port_of (fds[0]);
+    }
+  return TRUE;
+}
+
+/* ---- sanitizer builds ---- */
+
+/* The one thing the loop teardown cannot release: h2o 2.2 keeps up to 16 freed
+ * 4 KiB request-pool chunks per thread in a static thread-local cache it never
+ * exposes, so LeakSanitizer reports them when a loop thread exits. Bounded and
+ * by design; silenced for every binary that links the HTTP server. */
+const char *__lsan_default_suppressions (void);
+const char *__lsan_default_options (void);
+
+__attribute__ ((used)) const char *
+__lsan_default_suppressions (void)
+{
+  return "leak:h2o_mem_alloc_recycle\n";
+}
+
+__attribute__ ((used)) const char *
+__lsan_default_options (void)
+{
+  return "print_suppressions=0";
+}

@@ -1,0 +1,19 @@
+# rest: the HTTP transport (h2o), router and metrics in their own library so the
+# core suites never link h2o (included by the top Makefile.am).
+noinst_LIBRARIES += src/librest.a
+src_librest_a_SOURCES = \
+	src/rest/router.c src/rest/router.h \
+	src/rest/http.c src/rest/http.h src/rest/http_private.h src/rest/http_support.c \
+	src/rest/metrics.c src/rest/metrics.h
+REST_LIBS = src/librest.a $(H2O_LIBS) $(OPENSSL_LIBS) $(SOUP_LIBS)
+
+check_PROGRAMS += tests/rest/test_http
+TESTS += tests/rest/test_http
+tests_rest_test_http_SOURCES = tests/rest/test_http.c
+tests_rest_test_http_CFLAGS = $(TEST_CFLAGS)
+# No core library here: the transport tests need only the REST layer.
+tests_rest_test_http_LDADD = $(REST_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+
+# The Actionbase API handlers (lead): metadata v3, v2, data endpoints.
+src_librest_a_SOURCES += src/rest/api.h src/rest/api-private.h src/rest/api.c \
+	src/rest/api_meta.c src/rest/api_v2.c src/rest/api_data.c

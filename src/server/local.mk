@@ -1,0 +1,13 @@
+# server: the actionbased binary (main.c: startup, signals, /health, /metrics;
+# config.c: flags + GKeyFile settings) and the config suite (included by the
+# top Makefile.am).
+bin_PROGRAMS += src/actionbased
+src_actionbased_SOURCES = src/server/main.c src/server/config.c src/server/config.h
+src_actionbased_LDADD = $(REST_LIBS) $(CORE_LIBS)
+
+check_PROGRAMS += tests/unit/server/test_config
+TESTS += tests/unit/server/test_config
+tests_unit_server_test_config_SOURCES = tests/unit/server/test_config.c \
+	src/server/config.c src/server/config.h
+tests_unit_server_test_config_CFLAGS = $(TEST_CFLAGS)
+tests_unit_server_test_config_LDADD = $(REST_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)

@@ -1,0 +1,200 @@
+/* actionbased: settings, logging, then engine -> router (/health, /metrics, the
+ * Actionbase API) -> HTTP server, with a GMainLoop in the main thread that turns
+ * SIGTERM/SIGINT into a graceful drain before the engine closes. */
+#define G_LOG_DOMAIN "actionbased"
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <glib-unix.h>
+#include "engine/engine.h"
+#include "rest/api.h"
+#include "rest/http.h"
+#include "rest/metrics.h"
+#include "rest/router.h"
+#include "server/config.h"
+
+static GLogLevelFlags log_threshold = G_LOG_LEVEL_INFO;
+static gint64 started_at_us;
+
+/* ---- logging ---- */
+
+static const gchar *
+level_name (GLogLevelFlags level)
+{
+  switch (level & G_LOG_LEVEL_MASK)
+    {
+    case G_LOG_LEVEL_ERROR: return "ERROR";
+    case G_LOG_LEVEL_CRITICAL: return "CRITICAL";
+    case G_LOG_LEVEL_WARNING: return "WARN";
+    case G_LOG_LEVEL_MESSAGE: return "NOTICE";
+    case G_LOG_LEVEL_INFO: return "INFO";
+    default: return "DEBUG";
+    }
+}
+
+/* One line per message: "2024-05-01T12:00:00.123Z INFO ab-http: text". GLib's
+ * level bits grow as severity falls, so a numeric compare filters. */
+static GLogWriterOutput
+log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
+{
+  const gchar *message = "", *domain = "-";
+  if ((level & G_LOG_LEVEL_MASK) > log_threshold)
+    return G_LOG_WRITER_HANDLED;
+  for (gsize i = 0; i < n_fields; i++)
+    {
+      if (g_str_equal (fields[i].key, "MESSAGE") && fields[i].length < 0)
+        message = fields[i].value;
+      else if (g_str_equal (fields[i].key, "GLIB_DOMAIN") && fields[i].length < 0)
+        domain = fields[i].value;
+    }
+  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree gchar *stamp = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
+  g_autofree gchar *line = g_strdup_printf ("%s.%03dZ %s %s: %s\n", stamp,
+                                            g_date_time_get_microsecond (now) / 1000,
+                                            level_name (level), domain, message);
+  fputs (line, stderr);
+  return G_LOG_WRITER_HANDLED;
+}
+
+/* ---- built-in routes ---- */
+
+static void
+health_handler (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
+{
+  g_autofree gchar *reason = NULL;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  gboolean up = ab_engine_healthy (data, &reason);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "status");
+  json_builder_add_string_value (b, up ? "UP" : "DOWN");
+  if (!up)
+    {
+      json_builder_set_member_name (b, "reason");
+      json_builder_add_string_value (b, reason != NULL ? reason : "store unavailable");
+    }
+  json_builder_end_object (b);
+  ab_http_response_json (resp, up ? 200 : 503, json_builder_get_root (b));
+}
+
+static void
+metrics_handler (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
+{
+  gchar *page = ab_metrics_render (data);
+  ab_http_response_bytes (resp, 200, "text/plain; version=0.0.4; charset=utf-8",
+                          g_bytes_new_take (page, strlen (page)));
+}
+
+static gchar *
+process_metrics (gpointer data)
+{
+  gdouble start = (gdouble) (g_get_real_time () - (g_get_monotonic_time () - started_at_us))
+                  / G_USEC_PER_SEC;
+  return g_strdup_printf ("# HELP actionbase_up Whether the server is running.\n"
+                          "# TYPE actionbase_up gauge\n"
+                          "actionbase_up 1\n"
+                          "# HELP actionbase_start_time_seconds Start time of the process.\n"
+                          "# TYPE actionbase_start_time_seconds gauge\n"
+                          "actionbase_start_time_seconds %.3f\n", start);
+}
+
+/* ---- life cycle ---- */
+
+static gboolean
+on_signal (gpointer data)
+{
+  g_message ("signal received: draining in-flight requests");
+  g_main_loop_quit (data);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+serve_until_signalled (AbHttpServer *server)
+{
+  g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  guint term = g_unix_signal_add (SIGTERM, on_signal, loop);
+  guint intr = g_unix_signal_add (SIGINT, on_signal, loop);
+  g_main_loop_run (loop);
+  g_source_remove (term);
+  g_source_remove (intr);
+  ab_http_server_stop (server);
+}
+
+static int
+run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
+{
+  g_autoptr (GError) error = NULL;
+  AbEngine *engine = ab_engine_open (cfg->store_uri, ecfg, &error);
+  if (engine == NULL)
+    {
+      g_critical ("cannot open store %s: %s", cfg->store_uri, error->message);
+      return 1;
+    }
+  AbRouter *router = ab_router_new ();
+  AbMetrics *metrics = ab_metrics_new ();
+  ab_metrics_add_provider (metrics, process_metrics, NULL, NULL);
+  ab_router_add (router, "GET", "/health", AB_ROUTE_BLOCKING, health_handler, engine);
+  ab_router_add (router, "GET", "/metrics", AB_ROUTE_BLOCKING, metrics_handler, metrics);
+  ab_api_register (router, engine);
+
+  cfg->http.metrics = metrics;
+  cfg->http.access_log = cfg->http.access_log && log_threshold >= G_LOG_LEVEL_INFO;
+  AbHttpServer *server = ab_http_server_new (router, &cfg->http, &error);
+  int rc = 0;
+  if (server == NULL || !ab_http_server_start (server, &error))
+    {
+      g_critical ("cannot start HTTP server: %s", error->message);
+      rc = 1;
+    }
+  else
+    {
+      g_message ("serving store %s with %u HTTP thread(s) and %u worker(s)",
+                 cfg->store_uri, cfg->http.http_threads, cfg->http.workers);
+      serve_until_signalled (server);
+    }
+  g_clear_pointer (&server, ab_http_server_free);
+  ab_engine_close (engine);
+  ab_router_free (router);
+  ab_metrics_free (metrics);
+  if (rc == 0)
+    g_message ("stopped");
+  return rc;
+}
+
+static gboolean
+load_settings (AbServerConfig *cfg, AbEngineConfig *ecfg, int *argc, char ***argv,
+               GError **error)
+{
+  AbServerFlags flags;
+  gboolean ok = ab_server_flags_parse (&flags, argc, argv, error)
+    && (flags.config_file == NULL
+        || ab_server_config_load_file (cfg, ecfg, flags.config_file, error))
+    && ab_server_config_apply_flags (cfg, &flags, error);
+  ab_server_flags_clear (&flags);
+  return ok;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  AbServerConfig cfg;
+  AbEngineConfig ecfg;
+
+  started_at_us = g_get_monotonic_time ();
+  signal (SIGPIPE, SIG_IGN);
+  /* Installed first so that warnings about the settings use it too. */
+  g_log_set_writer_func (log_writer, NULL, NULL);
+  ab_server_config_init (&cfg);
+  ab_engine_config_init (&ecfg);
+  if (!load_settings (&cfg, &ecfg, &argc, &argv, &error))
+    {
+      g_printerr ("actionbased: %s\n", error->message);
+      ab_server_config_clear (&cfg);
+      return 2;
+    }
+  log_threshold = cfg.log_threshold;
+  int rc = run (&cfg, &ecfg);
+  ab_server_config_clear (&cfg);
+  return rc;
+}

@@ -1,0 +1,164 @@
+/* actionbased settings: the value parsers, the config file groups, and the
+ * precedence of flags over the file over the defaults. */
+#include <check.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "server/config.h"
+
+START_TEST (test_parse_listen)
+{
+  g_autofree gchar *h1 = NULL, *h2 = NULL, *h3 = NULL, *h4 = NULL;
+  gchar *bad = NULL;
+  guint16 port = 0;
+  ck_assert (ab_server_parse_listen ("10.0.0.1:9090", &h1, &port, NULL));
+  ck_assert_str_eq (h1, "10.0.0.1");
+  ck_assert_uint_eq (port, 9090);
+  ck_assert (ab_server_parse_listen ("[::1]:8081", &h2, &port, NULL));
+  ck_assert_str_eq (h2, "::1");
+  ck_assert_uint_eq (port, 8081);
+  ck_assert (ab_server_parse_listen (":80", &h3, &port, NULL));
+  ck_assert_str_eq (h3, "0.0.0.0");
+  ck_assert (ab_server_parse_listen ("0", &h4, &port, NULL));
+  ck_assert_str_eq (h4, "127.0.0.1");
+  ck_assert_uint_eq (port, 0);
+  ck_assert (!ab_server_parse_listen ("host:99999", &bad, &port, NULL));
+  ck_assert (!ab_server_parse_listen ("::1:80", &bad, &port, NULL));
+  ck_assert (!ab_server_parse_listen ("host:", &bad, &port, NULL));
+  ck_assert (!ab_server_parse_listen ("", &bad, &port, NULL));
+  ck_assert_ptr_null (bad);
+}
+END_TEST
+
+START_TEST (test_parse_size_and_level)
+{
+  gsize n = 0;
+  GLogLevelFlags level = 0;
+  g_autoptr (GError) error = NULL;
+  ck_assert (ab_server_parse_size ("1024", &n, NULL));
+  ck_assert_uint_eq (n, 1024);
+  ck_assert (ab_server_parse_size ("10M", &n, NULL));
+  ck_assert_uint_eq (n, 10 * 1024 * 1024);
+  ck_assert (ab_server_parse_size ("2kib", &n, NULL));
+  ck_assert_uint_eq (n, 2048);
+  ck_assert (!ab_server_parse_size ("0", &n, NULL));
+  ck_assert (!ab_server_parse_size ("-5", &n, NULL));
+  ck_assert (!ab_server_parse_size ("10X", &n, &error));
+  ck_assert_ptr_nonnull (strstr (error->message, "10X"));
+  ck_assert (ab_server_parse_log_level ("WARNING", &level, NULL));
+  ck_assert_int_eq (level, G_LOG_LEVEL_WARNING);
+  ck_assert (ab_server_parse_log_level ("debug", &level, NULL));
+  ck_assert_int_eq (level, G_LOG_LEVEL_DEBUG);
+  ck_assert (!ab_server_parse_log_level ("loud", &level, NULL));
+}
+END_TEST
+
+static gchar *
+write_config (const gchar *text)
+{
+  gchar *path = NULL;
+  g_autoptr (GError) error = NULL;
+  int fd = g_file_open_tmp ("ab-config-XXXXXX.ini", &path, &error);
+  ck_assert_int_ge (fd, 0);
+  close (fd);
+  ck_assert (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+START_TEST (test_file_then_flags)
+{
+  g_autofree gchar *path = write_config (
+    "[server]\nlisten=0.0.0.0:9000\nstore=memory:\nworkers=3\nhttp-threads=2\n"
+    "max-body=1M\nlog-level=warning\ndrain-timeout-ms=500\n"
+    "[engine]\nlock-retries=7\nlock-stale-ms=1000\nmax-scan-limit=50\n"
+    "insert-merge-databases=a;b\n");
+  AbServerConfig cfg;
+  AbEngineConfig engine = { 0 };
+  g_autoptr (GError) error = NULL;
+  ab_server_config_init (&cfg);
+  ck_assert_msg (ab_server_config_load_file (&cfg, &engine, path, &error), "%s",
+                 error ? error->message : "");
+  ck_assert_str_eq (cfg.http.host, "0.0.0.0");
+  ck_assert_uint_eq (cfg.http.port, 9000);
+  ck_assert_str_eq (cfg.store_uri, "memory:");
+  ck_assert_uint_eq (cfg.http.workers, 3);
+  ck_assert_uint_eq (cfg.http.http_threads, 2);
+  ck_assert_uint_eq (cfg.http.max_body, 1024 * 1024);
+  ck_assert_uint_eq (cfg.http.drain_timeout_ms, 500);
+  ck_assert_int_eq (cfg.log_threshold, G_LOG_LEVEL_WARNING);
+  ck_assert_uint_eq (engine.lock_retries, 7);
+  ck_assert_int_eq (engine.lock_stale_ms, 1000);
+  ck_assert_uint_eq (engine.max_scan_limit, 50);
+  ck_assert_uint_eq (g_strv_length (engine.insert_merge_databases), 2);
+  ck_assert_str_eq (engine.insert_merge_databases[1], "b");
+
+  AbServerFlags flags = { 0 };
+  flags.workers = flags.http_threads = flags.drain_timeout_ms = -1;
+  flags.listen = g_strdup ("127.0.0.1:0");
+  flags.workers = 9;
+  ck_assert (ab_server_config_apply_flags (&cfg, &flags, NULL));
+  ck_assert_str_eq (cfg.http.host, "127.0.0.1");
+  ck_assert_uint_eq (cfg.http.port, 0);
+  ck_assert_uint_eq (cfg.http.workers, 9);
+  ck_assert_uint_eq (cfg.http.http_threads, 2);
+  ab_server_flags_clear (&flags);
+  ab_server_config_clear (&cfg);
+  g_unlink (path);
+}
+END_TEST
+
+START_TEST (test_bad_file_values)
+{
+  g_autofree gchar *path = write_config ("[server]\nworkers=lots\n");
+  AbServerConfig cfg;
+  g_autoptr (GError) error = NULL;
+  ab_server_config_init (&cfg);
+  ck_assert (!ab_server_config_load_file (&cfg, NULL, path, &error));
+  ck_assert_ptr_nonnull (strstr (error->message, "workers"));
+  g_clear_error (&error);
+  ck_assert (!ab_server_config_load_file (&cfg, NULL, "/nonexistent/ab.ini", &error));
+  ab_server_config_clear (&cfg);
+  g_unlink (path);
+}
+END_TEST
+
+START_TEST (test_flags_parse)
+{
+  gchar *args[] = { "actionbased", "--listen", "[::1]:7000", "--workers", "5",
+                    "--max-body", "64k", "--log-level", "debug", NULL };
+  int argc = G_N_ELEMENTS (args) - 1;
+  g_autofree gchar **argv = g_memdup2 (args, sizeof args);
+  AbServerFlags flags;
+  AbServerConfig cfg;
+  ck_assert (ab_server_flags_parse (&flags, &argc, &argv, NULL));
+  ck_assert_int_eq (flags.http_threads, -1);
+  ab_server_config_init (&cfg);
+  ck_assert (ab_server_config_apply_flags (&cfg, &flags, NULL));
+  ck_assert_str_eq (cfg.http.host, "::1");
+  ck_assert_uint_eq (cfg.http.port, 7000);
+  ck_assert_uint_eq (cfg.http.workers, 5);
+  ck_assert_uint_eq (cfg.http.max_body, 65536);
+  ck_assert_int_eq (cfg.log_threshold, G_LOG_LEVEL_DEBUG);
+  ck_assert_str_eq (cfg.store_uri, "lmdb:./actionbase-data");
+  ab_server_flags_clear (&flags);
+  ab_server_config_clear (&cfg);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("server-config");
+  TCase *tc = tcase_create ("config");
+  tcase_add_test (tc, test_parse_listen);
+  tcase_add_test (tc, test_parse_size_and_level);
+  tcase_add_test (tc, test_file_then_flags);
+  tcase_add_test (tc, test_bad_file_values);
+  tcase_add_test (tc, test_flags_parse);
+  suite_add_tcase (s, tc);
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
