@@ -1,0 +1,1 @@
+# cli: sources and tests are listed here (included by the top Makefile.am).

@@ -1,0 +1,1 @@
+# verify: sources and tests are listed here (included by the top Makefile.am).

@@ -1,0 +1,1 @@
+# HBase integration suites (included by the top Makefile.am).
