@@ -29,7 +29,9 @@ void ab_codec_state_value_add (AbStateValue *sv, gint32 code, const AbValue *val
 
 gboolean ab_codec_encode_state_value (GByteArray *out, const AbStateValue *sv,
                                       GError **error);
-/* Lifts the reserved __InsertTs__/__DeleteTs__ cells into the timestamps. */
+/* Lifts the reserved __InsertTs__/__DeleteTs__ cells into the timestamps.
+ * out must be initialised (ab_codec_state_value_init) or zero-filled; its
+ * previous contents are released. On failure it is left empty but valid. */
 gboolean ab_codec_decode_state_value (const guint8 *buf, gsize len,
                                       AbStateValue *out, GError **error);
 

@@ -1,0 +1,473 @@
+/* Element codec: one header byte + payload per value, ASC or DESC (DESC is the
+ * whole ASC element bit-inverted), encoding.md §1. Owns the codec error domain.
+ * Every reader checks the remaining length before touching a byte. */
+#include <string.h>
+#include "codec/element.h"
+
+G_DEFINE_QUARK (ab-codec-error-quark, ab_codec_error)
+
+/* DESC is produced by encoding ASC and inverting in place: one code path for
+ * both orders, so the two can never drift apart. */
+static void
+finish_order (GByteArray *out, guint start, AbOrder order)
+{
+  if (order != AB_ORDER_DESC)
+    return;
+  for (guint i = start; i < out->len; i++)
+    out->data[i] = (guint8) ~out->data[i];
+}
+
+/* Header, then bits as nbytes big-endian (already in ASC payload form). */
+static void
+put_raw (GByteArray *out, guint8 hdr, guint64 bits, guint nbytes, AbOrder order)
+{
+  guint start = out->len;
+  guint8 buf[9];
+
+  buf[0] = hdr;
+  for (guint i = 0; i < nbytes; i++)
+    buf[1 + i] = (guint8) (bits >> (8 * (nbytes - 1 - i)));
+  g_byte_array_append (out, buf, nbytes + 1);
+  finish_order (out, start, order);
+}
+
+/* Flipping the sign bit makes two's complement order like unsigned bytes. */
+static void
+put_fixed (GByteArray *out, guint8 hdr, guint64 v, guint nbytes, AbOrder order)
+{
+  put_raw (out, hdr, v ^ ((guint64) 1 << (8 * nbytes - 1)), nbytes, order);
+}
+
+void
+ab_codec_put_null (GByteArray *out, AbOrder order)
+{
+  guint8 h = AB_HDR_NULL;
+  g_byte_array_append (out, &h, 1);
+  finish_order (out, out->len - 1, order);
+}
+
+void
+ab_codec_put_bool (GByteArray *out, gboolean b, AbOrder order)
+{
+  guint8 h = b ? AB_HDR_TRUE : AB_HDR_FALSE;
+  g_byte_array_append (out, &h, 1);
+  finish_order (out, out->len - 1, order);
+}
+
+void
+ab_codec_put_int8 (GByteArray *out, gint8 v, AbOrder order)
+{
+  put_fixed (out, AB_HDR_INT8, (guint64) (guint8) v, 1, order);
+}
+
+void
+ab_codec_put_int16 (GByteArray *out, gint16 v, AbOrder order)
+{
+  put_fixed (out, AB_HDR_INT16, (guint64) (guint16) v, 2, order);
+}
+
+void
+ab_codec_put_int32 (GByteArray *out, gint32 v, AbOrder order)
+{
+  put_fixed (out, AB_HDR_INT32, (guint64) (guint32) v, 4, order);
+}
+
+void
+ab_codec_put_int64 (GByteArray *out, gint64 v, AbOrder order)
+{
+  put_fixed (out, AB_HDR_INT64, (guint64) v, 8, order);
+}
+
+/* Non-negative: flip the sign bit; negative: invert all bits. Then the IEEE
+ * bit patterns order like the numbers they stand for. */
+void
+ab_codec_put_float32 (GByteArray *out, gfloat v, AbOrder order)
+{
+  guint32 b;
+  memcpy (&b, &v, sizeof b);
+  b ^= (b & 0x80000000u) ? 0xFFFFFFFFu : 0x80000000u;
+  put_raw (out, AB_HDR_FLOAT32, b, 4, order);
+}
+
+void
+ab_codec_put_float64 (GByteArray *out, gdouble v, AbOrder order)
+{
+  const guint64 sign = G_GUINT64_CONSTANT (0x8000000000000000);
+  guint64 b;
+  memcpy (&b, &v, sizeof b);
+  b ^= (b & sign) ? G_MAXUINT64 : sign;
+  put_raw (out, AB_HDR_FLOAT64, b, 8, order);
+}
+
+/* Strings and json share the layout: header, bytes, 0x00. A NUL inside would
+ * end the element early, and bad UTF-8 could never be read back. */
+static gboolean
+put_text (GByteArray *out, guint8 hdr, const gchar *data, gsize len,
+          AbOrder order, GError **error)
+{
+  if (len > 0 && memchr (data, '\0', len) != NULL)
+    {
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID,
+                   "text contains a NUL byte");
+      return FALSE;
+    }
+  if (!g_utf8_validate_len (data, len, NULL))
+    {
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID,
+                   "text is not valid UTF-8");
+      return FALSE;
+    }
+  guint start = out->len;
+  guint8 zero = 0;
+  g_byte_array_append (out, &hdr, 1);
+  g_byte_array_append (out, (const guint8 *) data, (guint) len);
+  g_byte_array_append (out, &zero, 1);
+  finish_order (out, start, order);
+  return TRUE;
+}
+
+gboolean
+ab_codec_put_string (GByteArray *out, const gchar *data, gsize len,
+                     AbOrder order, GError **error)
+{
+  return put_text (out, AB_HDR_STRING, data, len, order, error);
+}
+
+gboolean
+ab_codec_put_json (GByteArray *out, const gchar *data, gsize len,
+                   AbOrder order, GError **error)
+{
+  return put_text (out, AB_HDR_JSON, data, len, order, error);
+}
+
+/* AbValue promises its integers fit their width; check anyway so that a bad
+ * value fails loudly instead of being silently truncated on disk. */
+static gboolean
+int_fits (const AbValue *v, GError **error)
+{
+  gint64 lo = G_MININT64, hi = G_MAXINT64;
+  switch (v->kind)
+    {
+    case AB_VALUE_INT8: lo = G_MININT8; hi = G_MAXINT8; break;
+    case AB_VALUE_INT16: lo = G_MININT16; hi = G_MAXINT16; break;
+    case AB_VALUE_INT32: lo = G_MININT32; hi = G_MAXINT32; break;
+    default: break;
+    }
+  if (v->u.i >= lo && v->u.i <= hi)
+    return TRUE;
+  g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID,
+               "integer %" G_GINT64_FORMAT " out of range for its width", v->u.i);
+  return FALSE;
+}
+
+static gboolean
+put_int_value (GByteArray *out, const AbValue *v, AbOrder order, GError **error)
+{
+  if (!int_fits (v, error))
+    return FALSE;
+  switch (v->kind)
+    {
+    case AB_VALUE_INT8: ab_codec_put_int8 (out, (gint8) v->u.i, order); break;
+    case AB_VALUE_INT16: ab_codec_put_int16 (out, (gint16) v->u.i, order); break;
+    case AB_VALUE_INT32: ab_codec_put_int32 (out, (gint32) v->u.i, order); break;
+    default: ab_codec_put_int64 (out, v->u.i, order); break;
+    }
+  return TRUE;
+}
+
+gboolean
+ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order,
+                    GError **error)
+{
+  switch (v->kind)
+    {
+    case AB_VALUE_NULL: ab_codec_put_null (out, order); return TRUE;
+    case AB_VALUE_BOOL: ab_codec_put_bool (out, v->u.b, order); return TRUE;
+    case AB_VALUE_FLOAT32: ab_codec_put_float32 (out, (gfloat) v->u.f, order); return TRUE;
+    case AB_VALUE_FLOAT64: ab_codec_put_float64 (out, v->u.f, order); return TRUE;
+    case AB_VALUE_STRING:
+      return ab_codec_put_string (out, v->u.s.data, v->u.s.len, order, error);
+    case AB_VALUE_JSON:
+      return ab_codec_put_json (out, v->u.s.data, v->u.s.len, order, error);
+    case AB_VALUE_INT8:
+    case AB_VALUE_INT16:
+    case AB_VALUE_INT32:
+    case AB_VALUE_INT64:
+      return put_int_value (out, v, order, error);
+    }
+  g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID,
+               "unknown value kind %d", (int) v->kind);
+  return FALSE;
+}
+
+/* ---- decoding ---- */
+
+/* Payload width of a fixed-size header; -1 for text (terminated), -2 unknown. */
+static gint
+payload_width (guint8 asc_hdr)
+{
+  switch (asc_hdr)
+    {
+    case AB_HDR_NULL:
+    case AB_HDR_FALSE:
+    case AB_HDR_TRUE: return 0;
+    case AB_HDR_INT8: return 1;
+    case AB_HDR_INT16: return 2;
+    case AB_HDR_INT32:
+    case AB_HDR_FLOAT32: return 4;
+    case AB_HDR_INT64:
+    case AB_HDR_FLOAT64: return 8;
+    case AB_HDR_JSON:
+    case AB_HDR_STRING: return -1;
+    default: return -2;
+    }
+}
+
+/* Reads the header at buf[pos]: its ASC form and the element's order. The ASC
+ * headers (0x05..0x36) and their inversions (0xC9..0xFA) do not overlap. */
+static gboolean
+read_header (const guint8 *buf, gsize len, gsize pos, guint8 *asc_hdr,
+             AbOrder *order, GError **error)
+{
+  if (pos >= len)
+    {
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
+                   "expected an element at offset %" G_GSIZE_FORMAT, pos);
+      return FALSE;
+    }
+  guint8 h = buf[pos];
+  if (payload_width (h) != -2)
+    {
+      *asc_hdr = h;
+      *order = AB_ORDER_ASC;
+      return TRUE;
+    }
+  if (payload_width ((guint8) ~h) != -2)
+    {
+      *asc_hdr = (guint8) ~h;
+      *order = AB_ORDER_DESC;
+      return TRUE;
+    }
+  g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
+               "unknown element header 0x%02x at offset %" G_GSIZE_FORMAT, h, pos);
+  return FALSE;
+}
+
+/* Length of the element starting at pos (header through terminator). */
+static gboolean
+element_extent (const guint8 *buf, gsize len, gsize pos, guint8 asc_hdr,
+                AbOrder order, gsize *extent, GError **error)
+{
+  gint w = payload_width (asc_hdr);
+  gsize avail = len - pos - 1;
+  if (w >= 0)
+    {
+      if (avail < (gsize) w)
+        {
+          g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
+                       "element at offset %" G_GSIZE_FORMAT " needs %d payload bytes, has %"
+                       G_GSIZE_FORMAT, pos, w, avail);
+          return FALSE;
+        }
+      *extent = 1 + (gsize) w;
+      return TRUE;
+    }
+  const guint8 term = order == AB_ORDER_DESC ? 0xFF : 0x00;
+  const guint8 *end = avail ? memchr (buf + pos + 1, term, avail) : NULL;
+  if (end == NULL)
+    {
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
+                   "text element at offset %" G_GSIZE_FORMAT " has no terminator", pos);
+      return FALSE;
+    }
+  *extent = (gsize) (end - (buf + pos)) + 1;
+  return TRUE;
+}
+
+gboolean
+ab_codec_skip (const guint8 *buf, gsize len, gsize *pos, GError **error)
+{
+  guint8 hdr;
+  AbOrder order;
+  gsize extent;
+  if (!read_header (buf, len, *pos, &hdr, &order, error) ||
+      !element_extent (buf, len, *pos, hdr, order, &extent, error))
+    return FALSE;
+  *pos += extent;
+  return TRUE;
+}
+
+/* Big-endian payload of n bytes, in its ASC form. */
+static guint64
+read_raw (const guint8 *p, guint n, AbOrder order)
+{
+  guint8 inv = order == AB_ORDER_DESC ? 0xFF : 0x00;
+  guint64 v = 0;
+  for (guint i = 0; i < n; i++)
+    v = (v << 8) | (guint8) (p[i] ^ inv);
+  return v;
+}
+
+/* Inverse of put_fixed: flip the sign bit back, sign-extend from n bytes. */
+static gint64
+read_int (const guint8 *p, guint n, AbOrder order)
+{
+  guint64 u = read_raw (p, n, order) ^ ((guint64) 1 << (8 * n - 1));
+  guint shift = 64 - 8 * n;
+  return (gint64) (u << shift) >> shift;
+}
+
+/* A set top bit in the encoding means the number was non-negative. */
+static gdouble
+decode_float32 (guint32 e)
+{
+  guint32 b = (e & 0x80000000u) ? e ^ 0x80000000u : ~e;
+  gfloat f;
+  memcpy (&f, &b, sizeof f);
+  return f;
+}
+
+static gdouble
+decode_float64 (guint64 e)
+{
+  const guint64 sign = G_GUINT64_CONSTANT (0x8000000000000000);
+  guint64 b = (e & sign) ? e ^ sign : ~e;
+  gdouble d;
+  memcpy (&d, &b, sizeof d);
+  return d;
+}
+
+static gboolean
+decode_text (const guint8 *p, gsize n, AbOrder order, AbValueKind kind,
+             AbValue *out, GError **error)
+{
+  gchar *s = g_malloc (n + 1);
+  for (gsize i = 0; i < n; i++)
+    s[i] = (gchar) (order == AB_ORDER_DESC ? ~p[i] : p[i]);
+  s[n] = '\0';
+  if (!g_utf8_validate_len (s, n, NULL))
+    {
+      g_free (s);
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
+                   "text element is not valid UTF-8");
+      return FALSE;
+    }
+  ab_value_take_string (out, kind, s, n);
+  return TRUE;
+}
+
+static AbValueKind
+int_kind (guint8 asc_hdr)
+{
+  switch (asc_hdr)
+    {
+    case AB_HDR_INT8: return AB_VALUE_INT8;
+    case AB_HDR_INT16: return AB_VALUE_INT16;
+    case AB_HDR_INT32: return AB_VALUE_INT32;
+    default: return AB_VALUE_INT64;
+    }
+}
+
+/* Fills out from an element whose extent is already known to be in bounds. */
+static gboolean
+decode_element (const guint8 *p, gsize extent, guint8 hdr, AbOrder order,
+                AbValue *out, GError **error)
+{
+  guint n = (guint) extent - 1;
+  switch (hdr)
+    {
+    case AB_HDR_NULL: ab_value_set_null (out); return TRUE;
+    case AB_HDR_FALSE: ab_value_set_bool (out, FALSE); return TRUE;
+    case AB_HDR_TRUE: ab_value_set_bool (out, TRUE); return TRUE;
+    case AB_HDR_FLOAT32:
+      ab_value_set_float (out, AB_VALUE_FLOAT32,
+                          decode_float32 ((guint32) read_raw (p + 1, n, order)));
+      return TRUE;
+    case AB_HDR_FLOAT64:
+      ab_value_set_float (out, AB_VALUE_FLOAT64,
+                          decode_float64 (read_raw (p + 1, n, order)));
+      return TRUE;
+    case AB_HDR_STRING:
+      return decode_text (p + 1, n - 1, order, AB_VALUE_STRING, out, error);
+    case AB_HDR_JSON:
+      return decode_text (p + 1, n - 1, order, AB_VALUE_JSON, out, error);
+    default:
+      break;
+    }
+  ab_value_set_int (out, int_kind (hdr), read_int (p + 1, n, order));
+  return TRUE;
+}
+
+gboolean
+ab_codec_get_value (const guint8 *buf, gsize len, gsize *pos, AbValue *out,
+                    AbOrder *order_out, GError **error)
+{
+  guint8 hdr;
+  AbOrder order;
+  gsize extent;
+  if (!read_header (buf, len, *pos, &hdr, &order, error) ||
+      !element_extent (buf, len, *pos, hdr, order, &extent, error) ||
+      !decode_element (buf + *pos, extent, hdr, order, out, error))
+    return FALSE;
+  *pos += extent;
+  if (order_out != NULL)
+    *order_out = order;
+  return TRUE;
+}
+
+/* Shared by the typed readers: exactly this ASC header and its payload. */
+static gboolean
+get_typed (const guint8 *buf, gsize len, gsize *pos, guint8 want, guint n,
+           gint64 *out, GError **error)
+{
+  if (*pos >= len || buf[*pos] != want)
+    {
+      if (*pos >= len)
+        g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
+                     "expected element 0x%02x at offset %" G_GSIZE_FORMAT
+                     ", buffer ended", want, *pos);
+      else
+        g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
+                     "expected element 0x%02x at offset %" G_GSIZE_FORMAT
+                     ", found 0x%02x", want, *pos, buf[*pos]);
+      return FALSE;
+    }
+  if (len - *pos - 1 < n)
+    {
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
+                   "element at offset %" G_GSIZE_FORMAT " is truncated", *pos);
+      return FALSE;
+    }
+  *out = read_int (buf + *pos + 1, n, AB_ORDER_ASC);
+  *pos += 1 + n;
+  return TRUE;
+}
+
+gboolean
+ab_codec_get_int8 (const guint8 *buf, gsize len, gsize *pos, gint8 *out,
+                   GError **error)
+{
+  gint64 v;
+  if (!get_typed (buf, len, pos, AB_HDR_INT8, 1, &v, error))
+    return FALSE;
+  *out = (gint8) v;
+  return TRUE;
+}
+
+gboolean
+ab_codec_get_int32 (const guint8 *buf, gsize len, gsize *pos, gint32 *out,
+                    GError **error)
+{
+  gint64 v;
+  if (!get_typed (buf, len, pos, AB_HDR_INT32, 4, &v, error))
+    return FALSE;
+  *out = (gint32) v;
+  return TRUE;
+}
+
+gboolean
+ab_codec_get_int64 (const guint8 *buf, gsize len, gsize *pos, gint64 *out,
+                    GError **error)
+{
+  return get_typed (buf, len, pos, AB_HDR_INT64, 8, out, error);
+}

@@ -1,0 +1,180 @@
+/* Name codes (signed xxhash32, seed 0) and the row keys built on the salted
+ * prefix salt || enc(source) || enc_int32(table) || enc_int8(type), plus the
+ * parser that splits a key back into that prefix (encoding.md §2-§4). */
+#include <string.h>
+#include <xxhash.h>
+#include "codec/keys.h"
+
+gint32
+ab_codec_hash (const void *data, gsize len)
+{
+  /* Upstream reads the unsigned digest as a Java int: same bits, signed. */
+  return (gint32) (guint32) XXH32 (data, len, 0);
+}
+
+gint32
+ab_codec_code (const gchar *name)
+{
+  return ab_codec_hash (name, strlen (name));
+}
+
+gint32
+ab_codec_table_code (const gchar *database, const gchar *table)
+{
+  g_autofree gchar *full = g_strconcat (database, ".", table, NULL);
+  return ab_codec_code (full);
+}
+
+/* The salt is the hash of the encoded body, so it is written last: reserve
+ * four bytes, append the body, then fill the salt in. */
+gboolean
+ab_codec_put_prefix (GByteArray *out, const AbValue *source, gint32 table_code,
+                     AbRowType type, GError **error)
+{
+  guint start = out->len;
+  guint8 salt[4] = { 0 };
+
+  g_byte_array_append (out, salt, sizeof salt);
+  if (!ab_codec_put_value (out, source, AB_ORDER_ASC, error))
+    {
+      g_byte_array_set_size (out, start);
+      return FALSE;
+    }
+  ab_codec_put_int32 (out, table_code, AB_ORDER_ASC);
+  ab_codec_put_int8 (out, (gint8) type, AB_ORDER_ASC);
+
+  guint32 h = (guint32) ab_codec_hash (out->data + start + 4, out->len - start - 4);
+  for (guint i = 0; i < 4; i++)
+    out->data[start + i] = (guint8) (h >> (24 - 8 * i));
+  return TRUE;
+}
+
+/* prefix || enc(target): the shape of State and Lock keys. */
+static GByteArray *
+pair_key (const AbValue *source, const AbValue *target, gint32 table_code,
+          AbRowType type, GError **error)
+{
+  g_autoptr (GByteArray) key = g_byte_array_new ();
+  if (!ab_codec_put_prefix (key, source, table_code, type, error) ||
+      !ab_codec_put_value (key, target, AB_ORDER_ASC, error))
+    return NULL;
+  return g_steal_pointer (&key);
+}
+
+GByteArray *
+ab_codec_state_key (const AbValue *source, const AbValue *target,
+                    gint32 table_code, GError **error)
+{
+  return pair_key (source, target, table_code, AB_ROW_STATE, error);
+}
+
+GByteArray *
+ab_codec_lock_key (const AbValue *source, const AbValue *target,
+                   gint32 table_code, GError **error)
+{
+  return pair_key (source, target, table_code, AB_ROW_LOCK, error);
+}
+
+GByteArray *
+ab_codec_count_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
+                    GError **error)
+{
+  g_autoptr (GByteArray) key = g_byte_array_new ();
+  if (!ab_codec_put_prefix (key, dsource, table_code, AB_ROW_COUNT, error))
+    return NULL;
+  ab_codec_put_int8 (key, (gint8) dir, AB_ORDER_ASC);
+  return g_steal_pointer (&key);
+}
+
+GByteArray *
+ab_codec_wide_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
+                   AbRowType type, gint32 code, GError **error)
+{
+  g_autoptr (GByteArray) key = g_byte_array_new ();
+  if (!ab_codec_put_prefix (key, dsource, table_code, type, error))
+    return NULL;
+  ab_codec_put_int8 (key, (gint8) dir, AB_ORDER_ASC);
+  ab_codec_put_int32 (key, code, AB_ORDER_ASC);
+  return g_steal_pointer (&key);
+}
+
+GByteArray *
+ab_codec_index_prefix (const AbValue *dsource, AbDirection dir,
+                       gint32 table_code, gint32 index_code, GError **error)
+{
+  return ab_codec_wide_key (dsource, dir, table_code, AB_ROW_INDEX, index_code,
+                            error);
+}
+
+GByteArray *
+ab_codec_index_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
+                    gint32 index_code, const AbValue *values,
+                    const AbOrder *orders, guint n_fields,
+                    const AbValue *dtarget, GError **error)
+{
+  g_autoptr (GByteArray) key =
+      ab_codec_index_prefix (dsource, dir, table_code, index_code, error);
+  if (key == NULL)
+    return NULL;
+  for (guint i = 0; i < n_fields; i++)
+    if (!ab_codec_put_value (key, &values[i], orders[i], error))
+      return NULL;
+  /* The target is always ASC, whatever the field orders. */
+  if (!ab_codec_put_value (key, dtarget, AB_ORDER_ASC, error))
+    return NULL;
+  return g_steal_pointer (&key);
+}
+
+static gboolean
+known_row_type (gint8 t)
+{
+  return t >= AB_ROW_CACHE && t <= AB_ROW_LOCK;
+}
+
+/* The salt is reported, not checked: a caller that wants to detect a corrupt
+ * key compares it with ab_codec_hash (key + 4, rest - 4). */
+gboolean
+ab_codec_parse_key (const guint8 *key, gsize len, AbKeyParts *out,
+                    GError **error)
+{
+  gsize pos = 4;
+  gint8 type;
+  AbOrder order = AB_ORDER_ASC;
+
+  memset (out, 0, sizeof *out);
+  out->source.kind = AB_VALUE_NULL;
+  if (len < 4)
+    {
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
+                   "key of %" G_GSIZE_FORMAT " bytes has no salt", len);
+      return FALSE;
+    }
+  out->salt = ((guint32) key[0] << 24) | ((guint32) key[1] << 16) |
+              ((guint32) key[2] << 8) | key[3];
+  if (!ab_codec_get_value (key, len, &pos, &out->source, &order, error) ||
+      !ab_codec_get_int32 (key, len, &pos, &out->table_code, error) ||
+      !ab_codec_get_int8 (key, len, &pos, &type, error))
+    {
+      ab_codec_key_parts_clear (out);
+      return FALSE;
+    }
+  if (order != AB_ORDER_ASC || !known_row_type (type))
+    {
+      ab_codec_key_parts_clear (out);
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
+                   "bad key prefix (source order %d, record type %d)",
+                   (int) order, type);
+      return FALSE;
+    }
+  out->type = (AbRowType) type;
+  out->rest = pos;
+  return TRUE;
+}
+
+void
+ab_codec_key_parts_clear (AbKeyParts *parts)
+{
+  ab_value_clear (&parts->source);
+  memset (parts, 0, sizeof *parts);
+  parts->source.kind = AB_VALUE_NULL;
+}
