@@ -53,7 +53,7 @@ AbKeyStatus ab_engine_plan (const AbTableDesc *t, const AbValue *source,
 
 gint64 ab_engine_now_ms (void);
 
-/* Thread-pool entry that applies one key of a mutation request. */
+/* Thread-pool entry for the per-key waves of apply.c. */
 void ab_engine_key_job_run (gpointer job, gpointer engine);
 
 /* Parsing of mutation bodies into events (events.c). One key group per
@@ -70,3 +70,8 @@ void ab_key_group_free (AbKeyGroup *g);
 GPtrArray *ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body,
                                       gboolean multi_edge, gboolean insert_merge,
                                       guint max_items, GError **error);
+
+/* Applies the key groups of a SYNC request (apply.c); fills results[i]
+ * for groups[i]. */
+void ab_engine_apply (AbEngine *engine, const AbTableDesc *t, const AbMutateOptions *opts,
+                      GPtrArray *groups, GArray *results);

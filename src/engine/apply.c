@@ -1,0 +1,361 @@
+/* Applying the keys of one mutation request in waves, so that a request of
+ * N keys costs N parallel lock calls, one multi_get of the State rows, one
+ * batch for every key's rows (count increments merged), N parallel unlocks. */
+#include <string.h>
+#include "engine/engine-private.h"
+#include "codec/record.h"
+
+typedef struct {
+  AbEngine *engine;
+  const AbTableDesc *table;
+  const AbMutateOptions *opts;
+  gboolean insert_merge;
+  AbKeyGroup *group;
+  AbKeyResult *result;
+  GBytes *lock_key;
+  GBytes *token;        /* our lock value while held */
+  GBytes *state_key;
+  AbBatch *batch;       /* this key's rows */
+  GError *error;
+} KeyWork;
+
+/* ---- running a function over items on the engine's pool ---- */
+
+typedef struct {
+  GMutex mu;
+  GCond cond;
+  guint pending;
+} Latch;
+
+typedef struct {
+  void (*fn) (KeyWork *w);
+  KeyWork *work;
+  Latch *latch;
+} PoolJob;
+
+void
+ab_engine_key_job_run (gpointer data, gpointer engine)
+{
+  PoolJob *job = data;
+  job->fn (job->work);
+  g_mutex_lock (&job->latch->mu);
+  if (--job->latch->pending == 0)
+    g_cond_signal (&job->latch->cond);
+  g_mutex_unlock (&job->latch->mu);
+}
+
+/* Runs fn on every work item that needs it; inline for a single item. */
+static void
+parallel (AbEngine *engine, KeyWork *works, guint n, void (*fn) (KeyWork *),
+          gboolean (*wanted) (const KeyWork *))
+{
+  guint todo = 0;
+  for (guint i = 0; i < n; i++)
+    todo += wanted (&works[i]);
+  if (todo <= 1)
+    {
+      for (guint i = 0; i < n; i++)
+        if (wanted (&works[i]))
+          fn (&works[i]);
+      return;
+    }
+  Latch latch;
+  g_mutex_init (&latch.mu);
+  g_cond_init (&latch.cond);
+  latch.pending = todo;
+  PoolJob *jobs = g_new0 (PoolJob, n);
+  for (guint i = 0; i < n; i++)
+    if (wanted (&works[i]))
+      {
+        jobs[i] = (PoolJob){ fn, &works[i], &latch };
+        g_thread_pool_push (engine->key_pool, &jobs[i], NULL);
+      }
+  g_mutex_lock (&latch.mu);
+  while (latch.pending > 0)
+    g_cond_wait (&latch.cond, &latch.mu);
+  g_mutex_unlock (&latch.mu);
+  g_mutex_clear (&latch.mu);
+  g_cond_clear (&latch.cond);
+  g_free (jobs);
+}
+
+static gboolean needs_lock (const KeyWork *w) { return w->lock_key != NULL; }
+static gboolean holds_lock (const KeyWork *w) { return w->token != NULL; }
+
+static void
+lock_one (KeyWork *w)
+{
+  ab_engine_lock (w->engine, w->lock_key, &w->token, &w->error);
+}
+
+static void
+unlock_one (KeyWork *w)
+{
+  ab_engine_unlock (w->engine, w->lock_key, w->token);
+}
+
+/* ---- folding and planning one key ---- */
+
+static gint
+by_version (gconstpointer a, gconstpointer b)
+{
+  const AbEvent *x = *(AbEvent *const *) a, *y = *(AbEvent *const *) b;
+  if (x->version != y->version)
+    return x->version < y->version ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Immutable tables keep Index rows only: drop the State row and counts. */
+static void
+keep_index_puts (AbBatch *batch)
+{
+  for (guint i = batch->items->len; i-- > 0;)
+    {
+      AbMutation *m = &g_array_index (batch->items, AbMutation, i);
+      if (i == 0 || m->kind != AB_MUT_PUT)
+        g_array_remove_index (batch->items, i);
+    }
+}
+
+static AbKeyStatus
+plan_key (KeyWork *w, GBytes *stored)
+{
+  const AbTableDesc *t = w->table;
+  AbKeyGroup *g = w->group;
+  AbState before, after;
+  gboolean ok = TRUE;
+  if (stored == NULL)
+    ab_state_init (&before, t->schema->fields->len);
+  else
+    {
+      gsize len;
+      const guint8 *data = g_bytes_get_data (stored, &len);
+      ok = ab_state_decode (t->schema, data, len, &before, &w->error);
+    }
+  if (!ok)
+    return AB_STATUS_ERROR;
+  ab_state_copy (&after, &before);
+  g_ptr_array_sort (g->events, by_version);
+  for (guint i = 0; i < g->events->len; i++)
+    ab_state_transit (&after, g->events->pdata[i], w->insert_merge);
+  AbKeyStatus status;
+  if (!ab_state_check_valid (t->schema, &after, &w->error))
+    status = w->insert_merge ? AB_STATUS_INVALID : AB_STATUS_ERROR;
+  else
+    {
+      w->batch = ab_batch_new ();
+      status = ab_engine_plan (t, &g->source, &g->target, &before, &after, w->batch, &w->error);
+      if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
+        keep_index_puts (w->batch);
+    }
+  ab_state_clear (&before);
+  ab_state_clear (&after);
+  return status;
+}
+
+/* ---- the waves ---- */
+
+static void
+prepare (KeyWork *w)
+{
+  const AbTableDesc *t = w->table;
+  AbKeyGroup *g = w->group;
+  gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
+  const AbValue *ktarget = multi ? &g->source : &g->target;
+  if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
+    return; /* no State row to read, no lock (semantics.md §10) */
+  GByteArray *sk = ab_codec_state_key (&g->source, ktarget, t->code, &w->error);
+  if (sk != NULL)
+    w->state_key = g_byte_array_free_to_bytes (sk);
+  if (sk != NULL && w->opts->lock)
+    {
+      GByteArray *lk = ab_codec_lock_key (&g->source, ktarget, t->code, &w->error);
+      if (lk != NULL)
+        w->lock_key = g_byte_array_free_to_bytes (lk);
+    }
+}
+
+/* One multi_get for every key that may proceed, then fold and plan each. */
+static void
+read_and_plan (AbEngine *engine, KeyWork *works, guint n)
+{
+  g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+  gint *row_of = g_new (gint, n);
+  for (guint i = 0; i < n; i++)
+    {
+      gboolean read = works[i].error == NULL && works[i].state_key != NULL;
+      row_of[i] = read ? (gint) keys->len : -1;
+      if (read)
+        g_ptr_array_add (keys, works[i].state_key);
+    }
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  GError *read_error = NULL;
+  if (keys->len > 0)
+    ab_store_multi_get (engine->store, keys, rows, &read_error);
+  for (guint i = 0; i < n; i++)
+    {
+      KeyWork *w = &works[i];
+      if (w->error == NULL && row_of[i] >= 0 && read_error != NULL)
+        w->error = g_error_copy (read_error);
+      if (w->error != NULL)
+        w->result->status = AB_STATUS_ERROR;
+      else
+        w->result->status = plan_key (w, row_of[i] >= 0
+                                             ? g_array_index (rows, AbKv, row_of[i]).value
+                                             : NULL);
+    }
+  g_clear_error (&read_error);
+  g_free (row_of);
+}
+
+/* Every planned key's rows in one batch; increments to one Count row merge. */
+static AbBatch *
+combine (KeyWork *works, guint n)
+{
+  AbBatch *all = ab_batch_new ();
+  g_autoptr (GHashTable) incs = g_hash_table_new (g_bytes_hash, g_bytes_equal);
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+  g_autoptr (GArray) deltas = g_array_new (FALSE, TRUE, sizeof (gint64));
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; works[i].batch != NULL && j < works[i].batch->items->len; j++)
+      {
+        AbMutation *m = &g_array_index (works[i].batch->items, AbMutation, j);
+        gsize kl, vl;
+        const guint8 *k = g_bytes_get_data (m->key, &kl);
+        if (m->kind == AB_MUT_PUT)
+          {
+            const guint8 *v = g_bytes_get_data (m->value, &vl);
+            ab_batch_put (all, k, kl, v, vl);
+          }
+        else if (m->kind == AB_MUT_DELETE)
+          ab_batch_delete (all, k, kl);
+        else
+          {
+            gpointer slot;
+            if (!g_hash_table_lookup_extended (incs, m->key, NULL, &slot))
+              {
+                slot = GUINT_TO_POINTER (order->len);
+                g_hash_table_insert (incs, m->key, slot);
+                g_ptr_array_add (order, m->key);
+                gint64 zero = 0;
+                g_array_append_val (deltas, zero);
+              }
+            g_array_index (deltas, gint64, GPOINTER_TO_UINT (slot)) += m->delta;
+          }
+      }
+  for (guint i = 0; i < order->len; i++)
+    if (g_array_index (deltas, gint64, i) != 0)
+      {
+        gsize kl;
+        const guint8 *k = g_bytes_get_data (order->pdata[i], &kl);
+        ab_batch_increment (all, k, kl, g_array_index (deltas, gint64, i));
+      }
+  return all;
+}
+
+static JsonNode *
+storage_ops (const AbBatch *b)
+{
+  g_autoptr (JsonBuilder) jb = json_builder_new ();
+  json_builder_begin_object (jb);
+  json_builder_set_member_name (jb, "storageOps");
+  json_builder_begin_array (jb);
+  for (guint i = 0; i < b->items->len; i++)
+    {
+      const AbMutation *m = &g_array_index (b->items, AbMutation, i);
+      static const gchar *kinds[] = { "Put", "Delete", "Increment" };
+      gsize klen, vlen = 0;
+      const guint8 *k = g_bytes_get_data (m->key, &klen);
+      guint8 delta[8];
+      const guint8 *v = m->value != NULL ? g_bytes_get_data (m->value, &vlen) : NULL;
+      if (m->kind == AB_MUT_INCREMENT)
+        {
+          ab_codec_put_be64 (delta, m->delta);
+          v = delta;
+          vlen = 8;
+        }
+      g_autofree gchar *row = g_base64_encode (k, klen);
+      g_autofree gchar *val = g_base64_encode (v != NULL ? v : (const guint8 *) "", vlen);
+      json_builder_begin_object (jb);
+      json_builder_set_member_name (jb, "kind");
+      json_builder_add_string_value (jb, kinds[m->kind]);
+      json_builder_set_member_name (jb, "table");
+      json_builder_add_string_value (jb, "edges");
+      json_builder_set_member_name (jb, "cells");
+      json_builder_begin_array (jb);
+      json_builder_begin_object (jb);
+      json_builder_set_member_name (jb, "family");
+      json_builder_add_string_value (jb, "Zg==");
+      json_builder_set_member_name (jb, "qualifier");
+      json_builder_add_string_value (jb, "ZQ==");
+      json_builder_set_member_name (jb, "row");
+      json_builder_add_string_value (jb, row);
+      json_builder_set_member_name (jb, "value");
+      json_builder_add_string_value (jb, val);
+      json_builder_end_object (jb);
+      json_builder_end_array (jb);
+      json_builder_end_object (jb);
+    }
+  json_builder_end_array (jb);
+  json_builder_end_object (jb);
+  return json_builder_get_root (jb);
+}
+
+static void
+finish (KeyWork *w, GError *write_error)
+{
+  AbKeyResult *r = w->result;
+  AbKeyGroup *g = w->group;
+  gboolean planned = r->status != AB_STATUS_ERROR && r->status != AB_STATUS_INVALID;
+  if (planned && write_error != NULL)
+    {
+      r->status = AB_STATUS_ERROR;
+      w->error = g_error_copy (write_error);
+    }
+  if (r->status != AB_STATUS_ERROR && w->opts->include_context && w->batch != NULL)
+    r->context = storage_ops (w->batch);
+  r->count = r->status == AB_STATUS_ERROR ? 0 : g->events->len;
+  if (w->error != NULL)
+    {
+      r->message = g_strdup (w->error->message);
+      if (r->status == AB_STATUS_ERROR)
+        g_warning ("mutation of %s failed: %s", g->sort_key, w->error->message);
+    }
+}
+
+void
+ab_engine_apply (AbEngine *engine, const AbTableDesc *t, const AbMutateOptions *opts,
+                 GPtrArray *groups, GArray *results)
+{
+  guint n = groups->len;
+  KeyWork *works = g_new0 (KeyWork, n);
+  gboolean merge = ab_engine_insert_merge (engine, t->database);
+  for (guint i = 0; i < n; i++)
+    {
+      KeyWork *w = &works[i];
+      *w = (KeyWork){ .engine = engine, .table = t, .opts = opts, .insert_merge = merge,
+                      .group = groups->pdata[i],
+                      .result = &g_array_index (results, AbKeyResult, i) };
+      ab_value_copy (&w->result->source, &w->group->source);
+      ab_value_copy (&w->result->target, &w->group->target);
+      prepare (w);
+    }
+  parallel (engine, works, n, lock_one, needs_lock);
+  read_and_plan (engine, works, n);
+  g_autoptr (AbBatch) all = combine (works, n);
+  GError *write_error = NULL;
+  if (ab_batch_len (all) > 0)
+    ab_store_batch (engine->store, all, &write_error);
+  parallel (engine, works, n, unlock_one, holds_lock);
+  for (guint i = 0; i < n; i++)
+    {
+      finish (&works[i], write_error);
+      g_clear_pointer (&works[i].lock_key, g_bytes_unref);
+      g_clear_pointer (&works[i].token, g_bytes_unref);
+      g_clear_pointer (&works[i].state_key, g_bytes_unref);
+      g_clear_pointer (&works[i].batch, ab_batch_free);
+      g_clear_error (&works[i].error);
+    }
+  g_clear_error (&write_error);
+  g_free (works);
+}
