@@ -7,3 +7,8 @@ tests_rest_test_api_SOURCES = tests/rest/test_api.c $(REST_HARNESS)
 tests_rest_test_api_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_rest_test_api_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
 AM_TESTS_ENVIRONMENT = AB_SERVER_BIN=$(abs_top_builddir)/src/actionbased; export AB_SERVER_BIN;
+check_PROGRAMS += tests/rest/test_tables
+TESTS += tests/rest/test_tables
+tests_rest_test_tables_SOURCES = tests/rest/test_tables.c $(REST_HARNESS)
+tests_rest_test_tables_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
+tests_rest_test_tables_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)

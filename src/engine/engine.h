@@ -134,3 +134,11 @@ typedef struct {
 
 AbEdgeFrame *ab_engine_scan (AbEngine *engine, const gchar *db, const gchar *table,
                              const AbScanParams *p, GError **error);
+/* Deletes one page (p->limit rows, required, <= 1000) of an immutable
+ * table's index window; *deleted = rows removed. */
+gboolean ab_engine_scan_delete (AbEngine *engine, const gchar *db, const gchar *table,
+                                const AbScanParams *p, guint *deleted, GError **error);
+
+/* multi-edges/ids: active multi-edges by id (<= 25), filters applied. */
+AbEdgeFrame *ab_engine_get_ids (AbEngine *engine, const gchar *db, const gchar *table,
+                                GPtrArray *ids, const gchar *filters, GError **error);

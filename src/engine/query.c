@@ -191,23 +191,23 @@ edge_from_state (const AbTableDesc *t, const AbValue *s, const AbValue *tg, cons
   return e;
 }
 
+/* Point reads of State rows for (srcs[i], tgts[i]) pairs; active ones become
+ * edges, in request order. */
 static gboolean
-fetch_states (AbEngine *engine, const AbTableDesc *t, GArray *srcs, GArray *tgts,
+fetch_states (AbEngine *engine, const AbTableDesc *t, GPtrArray *srcs, GPtrArray *tgts,
               AbEdgeFrame *frame, GError **error)
 {
   g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   GError *local = NULL;
   for (guint i = 0; i < srcs->len; i++)
-    for (guint j = 0; j < tgts->len; j++)
-      {
-        GByteArray *k = ab_codec_state_key (&g_array_index (srcs, AbValue, i),
-                                            &g_array_index (tgts, AbValue, j), t->code, &local);
-        if (k == NULL)
-          return ab_engine_propagate (error, local), FALSE;
-        g_ptr_array_add (keys, g_byte_array_free_to_bytes (k));
-      }
+    {
+      GByteArray *k = ab_codec_state_key (srcs->pdata[i], tgts->pdata[i], t->code, &local);
+      if (k == NULL)
+        return ab_engine_propagate (error, local), FALSE;
+      g_ptr_array_add (keys, g_byte_array_free_to_bytes (k));
+    }
   g_autoptr (GArray) rows = ab_kv_array_new ();
-  if (!ab_store_multi_get (engine->store, keys, rows, &local))
+  if (keys->len > 0 && !ab_store_multi_get (engine->store, keys, rows, &local))
     return ab_engine_propagate (error, local), FALSE;
   for (guint r = 0; r < rows->len; r++)
     {
@@ -220,12 +220,19 @@ fetch_states (AbEngine *engine, const AbTableDesc *t, GArray *srcs, GArray *tgts
       if (!ab_state_decode (t->schema, data, len, &st, &local))
         return ab_engine_propagate (error, local), FALSE;
       if (st.active)
-        g_ptr_array_add (frame->edges,
-                         edge_from_state (t, &g_array_index (srcs, AbValue, r / tgts->len),
-                                          &g_array_index (tgts, AbValue, r % tgts->len), &st));
+        g_ptr_array_add (frame->edges, edge_from_state (t, srcs->pdata[r], tgts->pdata[r], &st));
       ab_state_clear (&st);
     }
   return TRUE;
+}
+
+static gboolean
+check_pairs (AbEngine *engine, guint n, const gchar *what, GError **error)
+{
+  if (n <= engine->cfg.max_get_pairs)
+    return TRUE;
+  return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "too many edges requested: %u %s > %u",
+                         n, what, engine->cfg.max_get_pairs);
 }
 
 AbEdgeFrame *
@@ -245,15 +252,51 @@ ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray 
   if (!cast_list (sources, t->schema->source_type, "source", srcs, error)
       || !cast_list (targets, t->schema->target_type, "target", tgts, error))
     return NULL;
-  if ((guint64) srcs->len * tgts->len > engine->cfg.max_get_pairs)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "too many edges requested: %u sources x %u targets > %u",
-                           srcs->len, tgts->len, engine->cfg.max_get_pairs), NULL;
+  guint64 pairs = (guint64) srcs->len * tgts->len;
+  if (!check_pairs (engine, (guint) MIN (pairs, G_MAXUINT), "(sources x targets)", error))
+    return NULL;
   g_autoptr (GPtrArray) preds = ab_predicates_parse (t, filters, TRUE, "filters", error);
   if (preds == NULL)
     return NULL;
+  g_autoptr (GPtrArray) ps = g_ptr_array_new ();
+  g_autoptr (GPtrArray) pt = g_ptr_array_new ();
+  for (guint i = 0; i < srcs->len; i++) /* source-major */
+    for (guint j = 0; j < tgts->len; j++)
+      {
+        g_ptr_array_add (ps, &g_array_index (srcs, AbValue, i));
+        g_ptr_array_add (pt, &g_array_index (tgts, AbValue, j));
+      }
   g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
-  if (!fetch_states (engine, t, srcs, tgts, frame, error))
+  if (!fetch_states (engine, t, ps, pt, frame, error))
+    return NULL;
+  ab_edge_frame_filter (frame, preds);
+  frame->total = frame->edges->len;
+  return g_steal_pointer (&frame);
+}
+
+AbEdgeFrame *
+ab_engine_get_ids (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray *ids,
+                   const gchar *filters, GError **error)
+{
+  g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
+  if (t == NULL)
+    return NULL;
+  if (t->schema->kind != AB_TABLE_MULTI_EDGE)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "multi-edges/ids needs a multi-edge table; %s.%s is not one", db,
+                           table), NULL;
+  g_autoptr (GArray) vals = value_array_new ();
+  if (!cast_list (ids, t->schema->id_type, "ids", vals, error)
+      || !check_pairs (engine, vals->len, "ids", error))
+    return NULL;
+  g_autoptr (GPtrArray) preds = ab_predicates_parse (t, filters, TRUE, "filters", error);
+  if (preds == NULL)
+    return NULL;
+  g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+  for (guint i = 0; i < vals->len; i++)
+    g_ptr_array_add (keys, &g_array_index (vals, AbValue, i));
+  g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
+  if (!fetch_states (engine, t, keys, keys, frame, error))
     return NULL;
   ab_edge_frame_filter (frame, preds);
   frame->total = frame->edges->len;

@@ -216,14 +216,17 @@ decode_row (const ScanPlan *sp, gsize plen, const AbKv *kv, GError **error)
   return e;
 }
 
+/* Fetches up to `fetch` index rows of the plan's window; *plen = prefix length. */
 static gboolean
-run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **error)
+fetch_rows (const ScanPlan *sp, const gchar *offset, guint fetch, GArray *rows, gsize *plen,
+            GError **error)
 {
   GError *local = NULL;
   g_autoptr (GByteArray) prefix = ab_codec_index_prefix (&sp->start, (AbDirection) sp->dir,
                                                          sp->t->code, sp->idx->code, &local);
   if (prefix == NULL)
     return ab_engine_propagate (error, local), FALSE;
+  *plen = prefix->len;
   g_autoptr (GByteArray) start = g_byte_array_new ();
   g_byte_array_append (start, prefix->data, prefix->len);
   g_autoptr (GByteArray) stop = NULL;
@@ -245,16 +248,26 @@ run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **
   AbScanRange range = { .start = start->data, .start_len = start->len, .start_inclusive = FALSE,
                         .stop = stop != NULL ? stop->data : NULL,
                         .stop_len = stop != NULL ? stop->len : 0,
-                        .stop_inclusive = FALSE, .limit = (guint) sp->limit + 1 };
-  g_autoptr (GArray) rows = ab_kv_array_new ();
+                        .stop_inclusive = FALSE, .limit = fetch };
   if (!ab_store_scan (sp->engine->store, &range, rows, &local))
     return ab_engine_propagate (error, local), FALSE;
+  return TRUE;
+}
+
+static gboolean
+run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **error)
+{
+  GError *local = NULL;
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  gsize plen;
+  if (!fetch_rows (sp, offset, (guint) sp->limit + 1, rows, &plen, error))
+    return FALSE;
   frame->has_next = rows->len > (guint) sp->limit;
   guint n = MIN (rows->len, (guint) sp->limit);
   for (guint i = 0; i < n; i++)
     {
       AbKv *kv = &g_array_index (rows, AbKv, i);
-      AbEdgeOut *e = decode_row (sp, prefix->len, kv, &local);
+      AbEdgeOut *e = decode_row (sp, plen, kv, &local);
       if (e == NULL)
         return ab_engine_fail (error, AB_ENGINE_ERROR_INTERNAL, "corrupt index row: %s",
                                local->message), g_clear_error (&local), FALSE;
@@ -264,8 +277,44 @@ run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **
     {
       gsize klen;
       const guint8 *k = g_bytes_get_data (g_array_index (rows, AbKv, n - 1).key, &klen);
-      frame->offset = ab_codec_offset_encode (k + prefix->len, klen - prefix->len);
+      frame->offset = ab_codec_offset_encode (k + plen, klen - plen);
     }
+  return TRUE;
+}
+
+/* Scan-delete (semantics.md §10): one page of an immutable table's index. */
+gboolean
+ab_engine_scan_delete (AbEngine *engine, const gchar *db, const gchar *table,
+                       const AbScanParams *p, guint *deleted, GError **error)
+{
+  g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
+  if (t == NULL)
+    return FALSE;
+  if (t->schema->kind != AB_TABLE_IMMUTABLE_EDGE)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "scan-delete is only supported on immutable tables; %s.%s is not one",
+                           db, table);
+  if (p->limit < 0)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit is required for scan-delete");
+  ScanPlan sp = { 0 };
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  gsize plen;
+  gboolean ok = plan_scan (engine, t, p, &sp, error)
+                && fetch_rows (&sp, NULL, (guint) sp.limit, rows, &plen, error);
+  scan_plan_clear (&sp);
+  if (!ok)
+    return FALSE;
+  g_autoptr (AbBatch) batch = ab_batch_new ();
+  for (guint i = 0; i < rows->len; i++)
+    {
+      gsize klen;
+      const guint8 *k = g_bytes_get_data (g_array_index (rows, AbKv, i).key, &klen);
+      ab_batch_delete (batch, k, klen);
+    }
+  GError *local = NULL;
+  if (rows->len > 0 && !ab_store_batch (engine->store, batch, &local))
+    return ab_engine_propagate (error, local), FALSE;
+  *deleted = rows->len;
   return TRUE;
 }
 

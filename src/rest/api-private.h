@@ -26,3 +26,4 @@ JsonNode *ab_api_value (const AbValue *v);
 void ab_api_register_meta (AbRouter *router, AbEngine *engine);
 void ab_api_register_v2 (AbRouter *router, AbEngine *engine);
 void ab_api_register_data (AbRouter *router, AbEngine *engine);
+void ab_api_register_queue (AbRouter *router, AbEngine *engine);

@@ -141,4 +141,5 @@ ab_api_register (AbRouter *router, AbEngine *engine)
   ab_api_register_meta (router, engine);
   ab_api_register_v2 (router, engine);
   ab_api_register_data (router, engine);
+  ab_api_register_queue (router, engine);
 }

@@ -368,6 +368,62 @@ scan (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   answer_frame (resp, f, error);
 }
 
+static void
+scan_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  AbScanParams p = { .index = ab_http_param (req, "index"), .limit = -1 };
+  p.start = ab_http_query_get (req, "start");
+  if (!require_direction (req, &p.direction, resp))
+    return;
+  const gchar *limit = ab_http_query_get (req, "limit");
+  gint64 n;
+  if (p.start == NULL || limit == NULL)
+    return ab_http_response_error (resp, 400, "'start' and 'limit' are required.");
+  if (!g_ascii_string_to_signed (limit, 10, 1, 1000, &n, NULL))
+    return ab_http_response_error (resp, 400, "'limit' must be an integer between 1 and 1000.");
+  p.limit = (gint) n;
+  p.ranges = ab_http_query_get (req, "ranges");
+  guint deleted = 0;
+  g_autoptr (GError) error = NULL;
+  if (!ab_engine_scan_delete (ENGINE (ud), ab_http_param (req, "database"),
+                              ab_http_param (req, "table"), &p, &deleted, &error))
+    return ab_api_error (resp, error);
+  JsonObject *o = json_object_new ();
+  json_object_set_string_member (o, "database", ab_http_param (req, "database"));
+  json_object_set_string_member (o, "table", ab_http_param (req, "table"));
+  json_object_set_string_member (o, "index", p.index);
+  json_object_set_int_member (o, "deleted", deleted);
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, o);
+  ab_http_response_json (resp, 200, node);
+}
+
+static void
+get_ids (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (GPtrArray) ids = list_param (req, "ids");
+  GError *error = NULL;
+  AbEdgeFrame *f = ab_engine_get_ids (ENGINE (ud), ab_http_param (req, "database"),
+                                      ab_http_param (req, "table"), ids,
+                                      ab_http_query_get (req, "filters"), &error);
+  answer_frame (resp, f, error);
+}
+
+static void
+post_get_ids (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
+  g_autoptr (GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  const gchar *filters = NULL;
+  if (o == NULL || !body_list (o, "ids", ids, resp) || !ab_api_opt_string (o, "filters", &filters, resp))
+    return;
+  GError *error = NULL;
+  AbEdgeFrame *f = ab_engine_get_ids (ENGINE (ud), ab_http_param (req, "database"),
+                                      ab_http_param (req, "table"), ids, filters, &error);
+  answer_frame (resp, f, error);
+}
+
 void
 ab_api_register_data (AbRouter *r, AbEngine *e)
 {
@@ -390,4 +446,8 @@ ab_api_register_data (AbRouter *r, AbEngine *e)
   ab_router_add (r, "GET", g1, I, get_edges, e);
   ab_router_add (r, "POST", g1, I, post_get_edges, e);
   ab_router_add (r, "GET", s1, I, scan, e);
+  ab_router_add (r, "DELETE", s1, B, scan_delete, e);
+  g_autofree gchar *i1 = g_strconcat (t, "/multi-edges/ids", NULL);
+  ab_router_add (r, "GET", i1, I, get_ids, e);
+  ab_router_add (r, "POST", i1, I, post_get_ids, e);
 }

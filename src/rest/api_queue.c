@@ -1,0 +1,252 @@
+/* queue/v1 endpoints (api.md §6): queue life cycle, enqueue, poll and
+ * commit under /queue/v1/namespaces/{ns}/queues. Unknown queue 404, a
+ * disabled queue 409, partition out of range 400. */
+#include <string.h>
+#include "rest/api-private.h"
+#include "engine/queue.h"
+
+#define ENGINE(ud) ((AbEngine *) (ud))
+#define Q "/queue/v1/namespaces/{ns}/queues"
+
+static void
+fail (AbHttpResponse *resp, GError *error)
+{
+  ab_api_error (resp, error);
+  g_error_free (error);
+}
+
+static void
+answer_info (AbHttpResponse *resp, AbQueueInfo *q)
+{
+  JsonObject *o = json_object_new ();
+  json_object_set_string_member (o, "namespace", q->ns);
+  json_object_set_string_member (o, "queue", q->queue);
+  json_object_set_int_member (o, "partitions", q->partitions);
+  json_object_set_string_member (o, "storage", q->storage);
+  JsonNode *n = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (n, o);
+  ab_http_response_json (resp, 200, n);
+  ab_queue_info_clear (q);
+}
+
+static void
+queue_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
+  const gchar *name, *storage;
+  if (o == NULL || !ab_api_opt_string (o, "queue", &name, resp)
+      || !ab_api_opt_string (o, "storage", &storage, resp))
+    return;
+  if (name == NULL || storage == NULL)
+    return ab_http_response_error (resp, 400, "'queue' and 'storage' are required.");
+  gint64 partitions = 30;
+  JsonNode *pn = json_object_get_member (o, "partitions");
+  if (pn != NULL && !JSON_NODE_HOLDS_NULL (pn))
+    {
+      if (!JSON_NODE_HOLDS_VALUE (pn) || json_node_get_value_type (pn) != G_TYPE_INT64)
+        return ab_http_response_error (resp, 400, "'partitions' must be an integer.");
+      partitions = json_node_get_int (pn);
+    }
+  AbQueueInfo q = { 0 };
+  GError *error = NULL;
+  if (!ab_queue_create (ENGINE (ud), ab_http_param (req, "ns"), name, storage, partitions,
+                        ab_api_actor (req), &q, &error))
+    return fail (resp, error);
+  answer_info (resp, &q);
+}
+
+static void
+queue_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  AbQueueInfo q = { 0 };
+  GError *error = NULL;
+  if (!ab_queue_get (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"), &q,
+                     &error))
+    return fail (resp, error);
+  answer_info (resp, &q);
+}
+
+static void
+queue_toggle (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean on)
+{
+  AbQueueInfo q = { 0 };
+  GError *error = NULL;
+  if (!ab_queue_set_enabled (ENGINE (ud), ab_http_param (req, "ns"),
+                             ab_http_param (req, "queue"), on, ab_api_actor (req), &q, &error))
+    return fail (resp, error);
+  answer_info (resp, &q);
+}
+
+static void queue_enable (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { queue_toggle (q, r, u, TRUE); }
+static void queue_disable (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { queue_toggle (q, r, u, FALSE); }
+
+static void
+queue_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  GError *error = NULL;
+  if (!ab_queue_delete (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
+                        &error))
+    return fail (resp, error);
+  ab_http_response_empty (resp, 204);
+}
+
+static void
+queue_partitions (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  AbQueueInfo q = { 0 };
+  GError *error = NULL;
+  if (!ab_queue_get (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"), &q,
+                     &error))
+    return fail (resp, error);
+  JsonObject *o = json_object_new ();
+  json_object_set_string_member (o, "namespace", q.ns);
+  json_object_set_string_member (o, "queue", q.queue);
+  json_object_set_int_member (o, "partitions", q.partitions);
+  JsonNode *n = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (n, o);
+  ab_http_response_json (resp, 200, n);
+  ab_queue_info_clear (&q);
+}
+
+static void
+enqueue (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
+  if (o == NULL)
+    return;
+  JsonNode *mn = json_object_get_member (o, "messages");
+  if (mn == NULL || !JSON_NODE_HOLDS_ARRAY (mn))
+    return ab_http_response_error (resp, 400, "'messages' must be an array.");
+  guint accepted = 0;
+  GError *error = NULL;
+  g_autoptr (GArray) res = ab_queue_enqueue (ENGINE (ud), ab_http_param (req, "ns"),
+                                             ab_http_param (req, "queue"),
+                                             json_node_get_array (mn), &accepted, &error);
+  if (res == NULL)
+    return fail (resp, error);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "accepted");
+  json_builder_add_int_value (b, accepted);
+  json_builder_set_member_name (b, "results");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < res->len; i++)
+    {
+      AbEnqueued *e = &g_array_index (res, AbEnqueued, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "partition");
+      json_builder_add_int_value (b, e->partition);
+      json_builder_set_member_name (b, "id");
+      json_builder_add_string_value (b, e->id);
+      json_builder_set_member_name (b, "status");
+      json_builder_add_string_value (b, ab_key_status_name (e->status));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  ab_http_response_json (resp, 200, json_builder_get_root (b));
+}
+
+/* Integer query/path values: FALSE (400 answered) when malformed. */
+static gboolean
+int_param (const gchar *text, const gchar *name, gint64 *out, AbHttpResponse *resp)
+{
+  if (text != NULL && g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, out, NULL))
+    return TRUE;
+  g_autofree gchar *msg = g_strdup_printf ("'%s' must be an integer.", name);
+  ab_http_response_error (resp, 400, msg);
+  return FALSE;
+}
+
+static void
+queue_poll (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  gint64 partition, offset, until, limit = 100;
+  const gchar *o = ab_http_query_get (req, "offset"), *u = ab_http_query_get (req, "until");
+  const gchar *l = ab_http_query_get (req, "limit");
+  if (!int_param (ab_http_param (req, "partition"), "partition", &partition, resp)
+      || (o != NULL && !int_param (o, "offset", &offset, resp))
+      || (u != NULL && !int_param (u, "until", &until, resp))
+      || (l != NULL && !int_param (l, "limit", &limit, resp)))
+    return;
+  if (limit < 1 || limit > 1000)
+    return ab_http_response_error (resp, 400, "'limit' must be between 1 and 1000.");
+  GError *error = NULL;
+  AbQueuePage *page = ab_queue_poll (ENGINE (ud), ab_http_param (req, "ns"),
+                                     ab_http_param (req, "queue"), partition,
+                                     o != NULL ? &offset : NULL, u != NULL ? &until : NULL,
+                                     (gint) limit, &error);
+  if (page == NULL)
+    return fail (resp, error);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "messages");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < page->messages->len; i++)
+    {
+      AbQueueMessage *m = page->messages->pdata[i];
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "partition");
+      json_builder_add_int_value (b, partition);
+      json_builder_set_member_name (b, "id");
+      json_builder_add_string_value (b, m->id);
+      json_builder_set_member_name (b, "seq");
+      json_builder_add_int_value (b, m->seq);
+      json_builder_set_member_name (b, "value");
+      json_builder_add_value (b, json_node_copy (m->value));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "offset");
+  if (page->has_offset)
+    json_builder_add_int_value (b, page->offset);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "hasNext");
+  json_builder_add_boolean_value (b, page->has_next);
+  json_builder_end_object (b);
+  ab_queue_page_free (page);
+  ab_http_response_json (resp, 200, json_builder_get_root (b));
+}
+
+static void
+queue_commit (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  gint64 partition, offset;
+  const gchar *o = ab_http_query_get (req, "offset");
+  if (o == NULL)
+    return ab_http_response_error (resp, 400, "'offset' is required.");
+  if (!int_param (ab_http_param (req, "partition"), "partition", &partition, resp)
+      || !int_param (o, "offset", &offset, resp))
+    return;
+  guint64 committed = 0;
+  GError *error = NULL;
+  if (!ab_queue_commit (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
+                        partition, offset, &committed, &error))
+    return fail (resp, error);
+  JsonObject *j = json_object_new ();
+  json_object_set_string_member (j, "namespace", ab_http_param (req, "ns"));
+  json_object_set_string_member (j, "queue", ab_http_param (req, "queue"));
+  json_object_set_int_member (j, "partition", partition);
+  json_object_set_int_member (j, "committed", (gint64) committed);
+  JsonNode *n = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (n, j);
+  ab_http_response_json (resp, 200, n);
+}
+
+void
+ab_api_register_queue (AbRouter *r, AbEngine *e)
+{
+  const AbRouteFlags I = AB_ROUTE_INLINE, B = AB_ROUTE_BLOCKING;
+  ab_router_add (r, "POST", Q, B, queue_create, e);
+  ab_router_add (r, "GET", Q "/{queue}", I, queue_get, e);
+  ab_router_add (r, "PUT", Q "/{queue}/enable", B, queue_enable, e);
+  ab_router_add (r, "PUT", Q "/{queue}/disable", B, queue_disable, e);
+  ab_router_add (r, "DELETE", Q "/{queue}", B, queue_delete, e);
+  ab_router_add (r, "GET", Q "/{queue}/partitions", I, queue_partitions, e);
+  ab_router_add (r, "POST", Q "/{queue}/messages", B, enqueue, e);
+  ab_router_add (r, "GET", Q "/{queue}/partitions/{partition}/poll", I, queue_poll, e);
+  ab_router_add (r, "DELETE", Q "/{queue}/partitions/{partition}/messages", B, queue_commit, e);
+}
