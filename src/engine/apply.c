@@ -315,6 +315,7 @@ finish (KeyWork *w, GError *write_error)
   if (r->status != AB_STATUS_ERROR && w->opts->include_context && w->batch != NULL)
     r->context = storage_ops (w->batch);
   r->count = r->status == AB_STATUS_ERROR ? 0 : g->events->len;
+  g_atomic_pointer_add (&w->engine->statuses[r->status], 1);
   if (w->error != NULL)
     {
       r->message = g_strdup (w->error->message);

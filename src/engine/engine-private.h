@@ -13,6 +13,7 @@ struct _AbEngine {
   AbCatalog *catalog;
   AbEngineConfig cfg;
   GThreadPool *key_pool;   /* applies the keys of one request concurrently */
+  gssize statuses[AB_STATUS_INVALID + 1]; /* mutation results, atomically added */
 };
 
 /* Errors helpers: set AB_ENGINE_ERROR with a printf message. */

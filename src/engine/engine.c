@@ -58,6 +58,13 @@ ab_engine_open (const gchar *store_uri, const AbEngineConfig *cfg, GError **erro
       ab_engine_propagate (error, local);
       return NULL;
     }
+  return ab_engine_open_store (store, cfg, error);
+}
+
+AbEngine *
+ab_engine_open_store (AbStore *store, const AbEngineConfig *cfg, GError **error)
+{
+  GError *local = NULL;
   AbCatalog *cat = ab_catalog_open (store, &local);
   if (cat == NULL)
     {
@@ -140,4 +147,28 @@ ab_engine_insert_merge (AbEngine *engine, const gchar *db)
 {
   return engine->cfg.insert_merge_databases != NULL
          && g_strv_contains ((const gchar *const *) engine->cfg.insert_merge_databases, db);
+}
+
+gchar *
+ab_engine_metrics_text (AbEngine *engine)
+{
+  GString *out = g_string_new ("# HELP actionbase_mutations_total Mutation results by key status.\n"
+                               "# TYPE actionbase_mutations_total counter\n");
+  for (AbKeyStatus s = AB_STATUS_CREATED; s <= AB_STATUS_INVALID; s++)
+    g_string_append_printf (out, "actionbase_mutations_total{status=\"%s\"} %" G_GINT64_FORMAT "\n",
+                            ab_key_status_name (s),
+                            (gint64) g_atomic_pointer_get (&engine->statuses[s]));
+  AbStoreStats st;
+  ab_store_stats (engine->store, &st);
+  g_string_append (out, "# HELP actionbase_store_operations_total Datastore calls by verb.\n"
+                        "# TYPE actionbase_store_operations_total counter\n");
+  for (guint v = 0; v < AB_STORE_VERB_COUNT; v++)
+    g_string_append_printf (out, "actionbase_store_operations_total{verb=\"%s\"} %" G_GUINT64_FORMAT "\n",
+                            ab_store_verb_name (v), st.ops[v]);
+  g_string_append (out, "# HELP actionbase_store_errors_total Failed datastore calls by verb.\n"
+                        "# TYPE actionbase_store_errors_total counter\n");
+  for (guint v = 0; v < AB_STORE_VERB_COUNT; v++)
+    g_string_append_printf (out, "actionbase_store_errors_total{verb=\"%s\"} %" G_GUINT64_FORMAT "\n",
+                            ab_store_verb_name (v), st.errors[v]);
+  return g_string_free (out, FALSE);
 }

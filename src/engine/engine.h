@@ -32,9 +32,17 @@ typedef struct _AbEngine AbEngine;
 
 AbEngine *ab_engine_open (const gchar *store_uri, const AbEngineConfig *cfg,
                           GError **error);
+/* The same on a store already open (tests wrap stores, e.g. fault injection).
+ * Takes ownership of store, also on failure. */
+typedef struct _AbStore AbStore;
+AbEngine *ab_engine_open_store (AbStore *store, const AbEngineConfig *cfg, GError **error);
 void ab_engine_close (AbEngine *engine);
 /* TRUE when the store answers (for /health); fills *reason otherwise. */
 gboolean ab_engine_healthy (AbEngine *engine, gchar **reason);
+
+/* Prometheus text: mutation results by status and store operations by verb
+ * (calls and errors). */
+gchar *ab_engine_metrics_text (AbEngine *engine);
 
 /* ---- catalog access for the metadata endpoints ---- */
 typedef struct _AbCatalog AbCatalog;

@@ -108,16 +108,34 @@ on_signal (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Another process (or node) may change the catalog: pick it up. */
+static gboolean
+refresh_catalog (gpointer engine)
+{
+  g_autoptr (GError) error = NULL;
+  if (!ab_engine_refresh (engine, &error))
+    g_warning ("catalog refresh failed: %s", error->message);
+  return G_SOURCE_CONTINUE;
+}
+
 static void
-serve_until_signalled (AbHttpServer *server)
+serve_until_signalled (AbHttpServer *server, AbEngine *engine)
 {
   g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   guint term = g_unix_signal_add (SIGTERM, on_signal, loop);
+  guint refresh = g_timeout_add_seconds (5, refresh_catalog, engine);
   guint intr = g_unix_signal_add (SIGINT, on_signal, loop);
   g_main_loop_run (loop);
+  g_source_remove (refresh);
   g_source_remove (term);
   g_source_remove (intr);
   ab_http_server_stop (server);
+}
+
+static gchar *
+engine_metrics (gpointer engine)
+{
+  return ab_engine_metrics_text (engine);
 }
 
 static int
@@ -133,6 +151,7 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   AbRouter *router = ab_router_new ();
   AbMetrics *metrics = ab_metrics_new ();
   ab_metrics_add_provider (metrics, process_metrics, NULL, NULL);
+  ab_metrics_add_provider (metrics, engine_metrics, engine, NULL);
   ab_router_add (router, "GET", "/health", AB_ROUTE_BLOCKING, health_handler, engine);
   ab_router_add (router, "GET", "/metrics", AB_ROUTE_BLOCKING, metrics_handler, metrics);
   ab_api_register (router, engine);
@@ -150,7 +169,7 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
     {
       g_message ("serving store %s with %u HTTP thread(s) and %u worker(s)",
                  cfg->store_uri, cfg->http.http_threads, cfg->http.workers);
-      serve_until_signalled (server);
+      serve_until_signalled (server, engine);
     }
   g_clear_pointer (&server, ab_http_server_free);
   ab_engine_close (engine);
