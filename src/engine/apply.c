@@ -17,6 +17,9 @@ typedef struct {
   GBytes *state_key;
   AbBatch *batch;       /* this key's rows */
   GError *error;
+  gboolean has_states;  /* before/after below are set (for CDC) */
+  AbState before;
+  AbState after;
 } KeyWork;
 
 /* ---- running a function over items on the engine's pool ---- */
@@ -122,34 +125,28 @@ plan_key (KeyWork *w, GBytes *stored)
 {
   const AbTableDesc *t = w->table;
   AbKeyGroup *g = w->group;
-  AbState before, after;
-  gboolean ok = TRUE;
+  AbState *before = &w->before, *after = &w->after;
   if (stored == NULL)
-    ab_state_init (&before, t->schema->fields->len);
+    ab_state_init (before, t->schema->fields->len);
   else
     {
       gsize len;
       const guint8 *data = g_bytes_get_data (stored, &len);
-      ok = ab_state_decode (t->schema, data, len, &before, &w->error);
+      if (!ab_state_decode (t->schema, data, len, before, &w->error))
+        return AB_STATUS_ERROR;
     }
-  if (!ok)
-    return AB_STATUS_ERROR;
-  ab_state_copy (&after, &before);
+  ab_state_copy (after, before);
+  w->has_states = TRUE;
   g_ptr_array_sort (g->events, by_version);
   for (guint i = 0; i < g->events->len; i++)
-    ab_state_transit (&after, g->events->pdata[i], w->insert_merge);
-  AbKeyStatus status;
-  if (!ab_state_check_valid (t->schema, &after, &w->error))
-    status = w->insert_merge ? AB_STATUS_INVALID : AB_STATUS_ERROR;
-  else
-    {
-      w->batch = ab_batch_new ();
-      status = ab_engine_plan (t, &g->source, &g->target, &before, &after, w->batch, &w->error);
-      if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
-        keep_index_puts (w->batch);
-    }
-  ab_state_clear (&before);
-  ab_state_clear (&after);
+    ab_state_transit (after, g->events->pdata[i], w->insert_merge);
+  if (!ab_state_check_valid (t->schema, after, &w->error))
+    return w->insert_merge ? AB_STATUS_INVALID : AB_STATUS_ERROR;
+  w->batch = ab_batch_new ();
+  AbKeyStatus status = ab_engine_plan (t, &g->source, &g->target, before, after, w->batch,
+                                       &w->error);
+  if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
+    keep_index_puts (w->batch);
   return status;
 }
 
@@ -324,10 +321,31 @@ finish (KeyWork *w, GError *write_error)
     }
 }
 
-void
-ab_engine_apply (AbEngine *engine, const AbTableDesc *t, const AbMutateOptions *opts,
-                 GPtrArray *groups, GArray *results)
+/* CDC of the applied keys (immutable tables emit none), never blocking. */
+static void
+emit_cdc (AbEngine *engine, const AbWalContext *ctx, KeyWork *works, guint n)
 {
+  if (ab_sink_is_none (engine->cdc) || ctx->table->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
+    return;
+  g_autoptr (GPtrArray) records = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_record_free);
+  for (guint i = 0; i < n; i++)
+    {
+      KeyWork *w = &works[i];
+      AbKeyStatus s = w->result->status;
+      if (w->has_states && s != AB_STATUS_ERROR && s != AB_STATUS_INVALID)
+        g_ptr_array_add (records, ab_engine_cdc_record (engine, ctx, w->group, w->result,
+                                                        &w->before, &w->after));
+    }
+  g_autoptr (GError) error = NULL;
+  if (!ab_sink_append (engine->cdc, records, FALSE, &error))
+    g_warning ("CDC records lost: %s", error->message);
+}
+
+void
+ab_engine_apply (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GArray *results)
+{
+  const AbTableDesc *t = ctx->table;
+  const AbMutateOptions *opts = ctx->opts;
   guint n = groups->len;
   KeyWork *works = g_new0 (KeyWork, n);
   gboolean merge = ab_engine_insert_merge (engine, t->database);
@@ -349,8 +367,15 @@ ab_engine_apply (AbEngine *engine, const AbTableDesc *t, const AbMutateOptions *
     ab_store_batch (engine->store, all, &write_error);
   parallel (engine, works, n, unlock_one, holds_lock);
   for (guint i = 0; i < n; i++)
+    finish (&works[i], write_error);
+  emit_cdc (engine, ctx, works, n);
+  for (guint i = 0; i < n; i++)
     {
-      finish (&works[i], write_error);
+      if (works[i].has_states)
+        {
+          ab_state_clear (&works[i].before);
+          ab_state_clear (&works[i].after);
+        }
       g_clear_pointer (&works[i].lock_key, g_bytes_unref);
       g_clear_pointer (&works[i].token, g_bytes_unref);
       g_clear_pointer (&works[i].state_key, g_bytes_unref);

@@ -7,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "store/store.h"
 #include "codec/keys.h"
+#include "wal/sink.h"
 
 struct _AbEngine {
   AbStore *store;
@@ -14,6 +15,10 @@ struct _AbEngine {
   AbEngineConfig cfg;
   GThreadPool *key_pool;   /* applies the keys of one request concurrently */
   gssize statuses[AB_STATUS_INVALID + 1]; /* mutation results, atomically added */
+  AbSink *wal;
+  AbSink *cdc;
+  struct _AbApplier *applier;  /* NULL unless the async applier runs */
+  gchar *owned_wal_uri, *owned_cdc_uri, *owned_phase, *owned_tenant;
 };
 
 /* Errors helpers: set AB_ENGINE_ERROR with a printf message. */
@@ -72,7 +77,30 @@ GPtrArray *ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body,
                                       gboolean multi_edge, gboolean insert_merge,
                                       guint max_items, GError **error);
 
+/* WAL and CDC records (records.c). */
+typedef struct {
+  const AbTableDesc *table;
+  const gchar *alias;          /* NULL unless an alias was used */
+  const AbMutateOptions *opts;
+  AbMutationMode table_mode;
+  gint system_mode;            /* -1 none */
+  gboolean queued;
+} AbWalContext;
+
+/* One WAL record per event of every group (AbSinkRecord*). */
+GPtrArray *ab_engine_wal_records (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups);
+/* The CDC record of one applied key. */
+AbSinkRecord *ab_engine_cdc_record (AbEngine *engine, const AbWalContext *ctx,
+                                    const AbKeyGroup *g, const AbKeyResult *r,
+                                    const AbState *before, const AbState *after);
+void ab_engine_sink_metrics (AbEngine *engine, GString *out);
+
 /* Applies the key groups of a SYNC request (apply.c); fills results[i]
- * for groups[i]. */
-void ab_engine_apply (AbEngine *engine, const AbTableDesc *t, const AbMutateOptions *opts,
-                      GPtrArray *groups, GArray *results);
+ * for groups[i] and emits their CDC records. */
+void ab_engine_apply (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups,
+                      GArray *results);
+
+/* The async applier (applier.c). */
+gboolean ab_engine_applier_start (AbEngine *engine, GError **error);
+void ab_engine_applier_stop (AbEngine *engine);
+void ab_engine_applier_metrics (AbEngine *engine, GString *out);

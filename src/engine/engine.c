@@ -18,6 +18,12 @@ ab_engine_config_init (AbEngineConfig *cfg)
   cfg->max_get_pairs = 25;
   cfg->max_scan_limit = 1000;
   cfg->mutation_threads = 8;
+  cfg->wal_uri = "none";
+  cfg->cdc_uri = "none";
+  cfg->system_mode = -1;
+  cfg->run_applier = TRUE;
+  cfg->phase = "local";
+  cfg->tenant = "default";
 }
 
 gboolean
@@ -46,6 +52,20 @@ ab_engine_propagate (GError **dst, GError *src)
     code = AB_ENGINE_ERROR_UNAVAILABLE;
   g_set_error_literal (dst, AB_ENGINE_ERROR, code, src->message);
   g_error_free (src);
+}
+
+static gboolean
+open_sinks (AbEngine *engine, GError **error)
+{
+  engine->wal = ab_sink_open (engine->cfg.wal_uri, error);
+  if (engine->wal == NULL)
+    return FALSE;
+  engine->cdc = ab_sink_open (engine->cfg.cdc_uri, error);
+  if (engine->cdc == NULL)
+    return FALSE;
+  if (engine->cfg.run_applier && !ab_sink_is_none (engine->wal))
+    return ab_engine_applier_start (engine, error);
+  return TRUE;
 }
 
 AbEngine *
@@ -80,9 +100,19 @@ ab_engine_open_store (AbStore *store, const AbEngineConfig *cfg, GError **error)
   else
     ab_engine_config_init (&engine->cfg);
   engine->cfg.insert_merge_databases = g_strdupv (engine->cfg.insert_merge_databases);
+  engine->cfg.wal_uri = engine->owned_wal_uri = g_strdup (engine->cfg.wal_uri);
+  engine->cfg.cdc_uri = engine->owned_cdc_uri = g_strdup (engine->cfg.cdc_uri);
+  engine->cfg.phase = engine->owned_phase = g_strdup (engine->cfg.phase);
+  engine->cfg.tenant = engine->owned_tenant = g_strdup (engine->cfg.tenant);
   engine->key_pool = g_thread_pool_new (ab_engine_key_job_run, engine,
                                         (gint) MAX (1, engine->cfg.mutation_threads),
                                         FALSE, NULL);
+  if (!open_sinks (engine, &local))
+    {
+      ab_engine_close (engine);
+      ab_engine_propagate (error, local);
+      return NULL;
+    }
   return engine;
 }
 
@@ -91,7 +121,14 @@ ab_engine_close (AbEngine *engine)
 {
   if (engine == NULL)
     return;
+  ab_engine_applier_stop (engine);
   g_thread_pool_free (engine->key_pool, FALSE, TRUE);
+  g_clear_pointer (&engine->wal, ab_sink_close);
+  g_clear_pointer (&engine->cdc, ab_sink_close);
+  g_free (engine->owned_wal_uri);
+  g_free (engine->owned_cdc_uri);
+  g_free (engine->owned_phase);
+  g_free (engine->owned_tenant);
   ab_catalog_free (engine->catalog);
   ab_store_close (engine->store);
   g_strfreev (engine->cfg.insert_merge_databases);
@@ -102,11 +139,26 @@ gboolean
 ab_engine_healthy (AbEngine *engine, gchar **reason)
 {
   g_autoptr (GError) error = NULL;
-  if (ab_catalog_refresh (engine->catalog, &error))
-    return TRUE;
-  if (reason != NULL)
-    *reason = g_strdup (error->message);
-  return FALSE;
+  if (!ab_catalog_refresh (engine->catalog, &error))
+    {
+      if (reason != NULL)
+        *reason = g_strdup_printf ("store: %s", error->message);
+      return FALSE;
+    }
+  g_autofree gchar *why = NULL;
+  if (engine->wal != NULL && !ab_sink_healthy (engine->wal, &why))
+    {
+      if (reason != NULL)
+        *reason = g_strdup_printf ("WAL sink: %s", why);
+      return FALSE;
+    }
+  if (engine->cdc != NULL && !ab_sink_healthy (engine->cdc, &why))
+    {
+      if (reason != NULL)
+        *reason = g_strdup_printf ("CDC sink: %s", why);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 AbCatalog *
@@ -170,5 +222,6 @@ ab_engine_metrics_text (AbEngine *engine)
   for (guint v = 0; v < AB_STORE_VERB_COUNT; v++)
     g_string_append_printf (out, "actionbase_store_errors_total{verb=\"%s\"} %" G_GUINT64_FORMAT "\n",
                             ab_store_verb_name (v), st.errors[v]);
+  ab_engine_sink_metrics (engine, out);
   return g_string_free (out, FALSE);
 }

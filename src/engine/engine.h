@@ -24,6 +24,12 @@ typedef struct {
   guint max_get_pairs;        /* default 25 */
   guint max_scan_limit;       /* default 1000 */
   guint mutation_threads;     /* keys applied concurrently, default 8 */
+  const gchar *wal_uri;       /* sink for the WAL: none (default), file:DIR, kafka://... */
+  const gchar *cdc_uri;       /* sink for CDC: none (default) */
+  gint system_mode;           /* server-wide mode override: -1 none, else AbMutationMode */
+  gboolean run_applier;       /* consume the WAL and apply ASYNC mutations (default TRUE) */
+  const gchar *phase;         /* WAL/CDC "phase" (default "local") */
+  const gchar *tenant;        /* WAL/CDC "tenant" (default "default") */
 } AbEngineConfig;
 
 void ab_engine_config_init (AbEngineConfig *cfg);
@@ -37,12 +43,15 @@ AbEngine *ab_engine_open (const gchar *store_uri, const AbEngineConfig *cfg,
 typedef struct _AbStore AbStore;
 AbEngine *ab_engine_open_store (AbStore *store, const AbEngineConfig *cfg, GError **error);
 void ab_engine_close (AbEngine *engine);
-/* TRUE when the store answers (for /health); fills *reason otherwise. */
+/* TRUE when the store and the sinks answer (for /health); *reason otherwise. */
 gboolean ab_engine_healthy (AbEngine *engine, gchar **reason);
 
 /* Prometheus text: mutation results by status and store operations by verb
  * (calls and errors). */
 gchar *ab_engine_metrics_text (AbEngine *engine);
+/* Blocks until the async applier has applied everything appended to the WAL
+ * so far (tests, graceful stop); FALSE on timeout. */
+gboolean ab_engine_applier_drain (AbEngine *engine, gint timeout_ms);
 
 /* ---- catalog access for the metadata endpoints ---- */
 typedef struct _AbCatalog AbCatalog;
@@ -63,6 +72,7 @@ typedef struct {
   gboolean sync_request;      /* /edges/sync */
   gboolean force;             /* ?force=true */
   gboolean include_context;   /* AB-Include-Mutation-Context: true */
+  gboolean internal;          /* the async applier: apply now, no WAL, no mode checks */
   const gchar *request_id;
   const gchar *actor;
 } AbMutateOptions;

@@ -31,11 +31,18 @@ key_result_clear (AbKeyResult *r)
     json_node_unref (r->context);
 }
 
-/* §8: the effective mode; FALSE (400) for forbidden combinations. */
+/* §8: mode = force ? request : (system ?: request ?: table); FALSE (400)
+ * for the combinations upstream refuses and for DENY. */
 static gboolean
-effective_mode (const AbTableDesc *t, const AbMutateOptions *o, AbMutationMode *mode,
-                GError **error)
+effective_mode (AbEngine *engine, const AbTableDesc *t, const AbMutateOptions *o,
+                AbMutationMode *mode, GError **error)
 {
+  gint system = engine->cfg.system_mode;
+  if (o->internal)
+    {
+      *mode = AB_MODE_SYNC;
+      return TRUE;
+    }
   if (o->force && !o->sync_request)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "force=true requires a request mode (use /edges/sync)");
@@ -44,15 +51,58 @@ effective_mode (const AbTableDesc *t, const AbMutateOptions *o, AbMutationMode *
       *mode = AB_MODE_SYNC;
       return TRUE;
     }
-  if (t->mode == AB_MODE_DENY)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "Table %s.%s denies mutations (mode DENY).", t->database, t->table);
-  if (o->sync_request && t->mode == AB_MODE_DROP)
+  if (o->sync_request && t->mode == AB_MODE_DROP && system < 0)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "Table %s.%s drops mutations (mode DROP); a SYNC request needs force=true.",
                            t->database, t->table);
-  *mode = o->sync_request ? AB_MODE_SYNC : t->mode;
+  *mode = system >= 0 ? (AbMutationMode) system : o->sync_request ? AB_MODE_SYNC : t->mode;
+  if (*mode == AB_MODE_DENY || t->mode == AB_MODE_DENY)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "Table %s.%s denies mutations (mode DENY).", t->database, t->table);
   return TRUE;
+}
+
+/* Queued keys: QUEUED, or the intent of the key's highest-version event when
+ * only the system mode made a SYNC table asynchronous (§8). */
+static void
+queue_results (const AbTableDesc *t, const AbMutateOptions *o, gint system, GPtrArray *groups,
+               GArray *results)
+{
+  gboolean intent = system == AB_MODE_ASYNC && t->mode == AB_MODE_SYNC && !o->sync_request;
+  for (guint i = 0; i < groups->len; i++)
+    {
+      AbKeyGroup *g = groups->pdata[i];
+      AbKeyResult *r = &g_array_index (results, AbKeyResult, i);
+      ab_value_copy (&r->source, &g->source);
+      ab_value_copy (&r->target, &g->target);
+      r->status = AB_STATUS_QUEUED;
+      r->count = g->events->len;
+      if (!intent)
+        continue;
+      const AbEvent *top = g->events->pdata[0];
+      for (guint e = 1; e < g->events->len; e++)
+        if (((AbEvent *) g->events->pdata[e])->version >= top->version)
+          top = g->events->pdata[e];
+      r->status = top->type == AB_OP_INSERT ? AB_STATUS_CREATED
+                  : top->type == AB_OP_UPDATE ? AB_STATUS_UPDATED : AB_STATUS_DELETED;
+    }
+}
+
+/* One WAL record per event before anything is applied; queued requests wait
+ * until the records are durable (else 503 and nothing changes). */
+static gboolean
+write_wal (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GError **error)
+{
+  if (ctx->opts->internal || ab_sink_is_none (engine->wal))
+    return TRUE;
+  g_autoptr (GPtrArray) records = ab_engine_wal_records (engine, ctx, groups);
+  GError *local = NULL;
+  if (ab_sink_append (engine->wal, records, ctx->queued, &local))
+    return TRUE;
+  ab_engine_fail (error, AB_ENGINE_ERROR_UNAVAILABLE, "the WAL could not record the mutation: %s",
+                  local->message);
+  g_error_free (local);
+  return FALSE;
 }
 
 static gint
@@ -78,7 +128,7 @@ ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
                            : "Table %s.%s is not a multi-edge table: use the /edges endpoints.",
                            t->database, t->table), NULL;
   AbMutationMode mode = AB_MODE_SYNC;
-  if (!effective_mode (t, opts, &mode, error))
+  if (!effective_mode (engine, t, opts, &mode, error))
     return NULL;
   g_autoptr (GPtrArray) groups = ab_engine_parse_mutations (
       t, body, multi, ab_engine_insert_merge (engine, t->database), engine->cfg.max_mutations,
@@ -90,17 +140,17 @@ ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
   GArray *results = g_array_sized_new (FALSE, TRUE, sizeof (AbKeyResult), groups->len);
   g_array_set_clear_func (results, (GDestroyNotify) key_result_clear);
   g_array_set_size (results, groups->len);
-  if (mode == AB_MODE_ASYNC || mode == AB_MODE_DROP)
-    for (guint i = 0; i < groups->len; i++)
-      {
-        AbKeyGroup *g = groups->pdata[i];
-        AbKeyResult *r = &g_array_index (results, AbKeyResult, i);
-        ab_value_copy (&r->source, &g->source);
-        ab_value_copy (&r->target, &g->target);
-        r->status = AB_STATUS_QUEUED;
-        r->count = g->events->len;
-      }
+  AbWalContext ctx = { .table = t, .alias = alias, .opts = opts, .table_mode = t->mode,
+                       .system_mode = engine->cfg.system_mode,
+                       .queued = mode == AB_MODE_ASYNC || mode == AB_MODE_DROP };
+  if (!write_wal (engine, &ctx, groups, error))
+    {
+      g_array_unref (results);
+      return NULL;
+    }
+  if (ctx.queued)
+    queue_results (t, opts, engine->cfg.system_mode, groups, results);
   else
-    ab_engine_apply (engine, t, opts, groups, results);
+    ab_engine_apply (engine, &ctx, groups, results);
   return results;
 }

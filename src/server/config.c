@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "server/config.h"
+#include "model/schema.h"
 
 G_DEFINE_QUARK (ab-server-config-error-quark, ab_server_config_error)
 
@@ -117,6 +118,9 @@ ab_server_flags_parse (AbServerFlags *f, int *argc, char ***argv, GError **error
     { "max-body", 0, 0, G_OPTION_ARG_STRING, &f->max_body, "Request body limit (default 10M)", "BYTES" },
     { "log-level", 0, 0, G_OPTION_ARG_STRING, &f->log_level, "error|warning|message|info|debug (default info)", "LEVEL" },
     { "drain-timeout-ms", 0, 0, G_OPTION_ARG_INT, &f->drain_timeout_ms, "Graceful stop: wait for in-flight requests (default 10000)", "MS" },
+    { "wal", 0, 0, G_OPTION_ARG_STRING, &f->wal, "WAL sink: file:DIR (default: next to the store), kafka://HOST:PORT/TOPIC or none", "URI" },
+    { "cdc", 0, 0, G_OPTION_ARG_STRING, &f->cdc, "CDC sink: none (default), file:DIR or kafka://HOST:PORT/TOPIC", "URI" },
+    { "system-mode", 0, 0, G_OPTION_ARG_STRING, &f->system_mode, "Server-wide mutation mode override: SYNC, ASYNC, DROP or DENY", "MODE" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- Actionbase-compatible interaction database server");
@@ -139,6 +143,9 @@ ab_server_flags_clear (AbServerFlags *f)
   g_free (f->store);
   g_free (f->max_body);
   g_free (f->log_level);
+  g_free (f->wal);
+  g_free (f->cdc);
+  g_free (f->system_mode);
   memset (f, 0, sizeof *f);
 }
 
@@ -150,7 +157,42 @@ ab_server_config_init (AbServerConfig *cfg)
   memset (cfg, 0, sizeof *cfg);
   cfg->store_uri = g_strdup ("lmdb:./actionbase-data");
   cfg->log_threshold = G_LOG_LEVEL_INFO;
+  cfg->cdc_uri = g_strdup ("none");
+  cfg->system_mode = -1;
   ab_http_config_init (&cfg->http);
+}
+
+gchar *
+ab_server_config_wal_uri (const AbServerConfig *cfg)
+{
+  if (cfg->wal_uri != NULL)
+    return g_strdup (cfg->wal_uri);
+  if (g_str_has_prefix (cfg->store_uri, "lmdb:"))
+    {
+      g_autofree gchar *dir = g_strdup (cfg->store_uri + 5);
+      gchar *q = strchr (dir, '?');
+      if (q != NULL)
+        *q = '\0';
+      return g_strdup_printf ("file:%s/wal", dir);
+    }
+  return g_strdup ("file:./actionbase-wal");
+}
+
+static gboolean
+set_mode (gint *dst, const gchar *text, GError **error)
+{
+  AbMutationMode m;
+  if (!ab_mode_parse (text, &m))
+    return invalid (error, "system mode", text);
+  *dst = (gint) m;
+  return TRUE;
+}
+
+static void
+set_string (gchar **dst, const gchar *value)
+{
+  g_free (*dst);
+  *dst = g_strdup (value);
 }
 
 void
@@ -158,6 +200,8 @@ ab_server_config_clear (AbServerConfig *cfg)
 {
   g_clear_pointer (&cfg->store_uri, g_free);
   g_clear_pointer (&cfg->insert_merge_databases, g_strfreev);
+  g_clear_pointer (&cfg->wal_uri, g_free);
+  g_clear_pointer (&cfg->cdc_uri, g_free);
   ab_http_config_clear (&cfg->http);
 }
 
@@ -203,6 +247,12 @@ ab_server_config_apply_flags (AbServerConfig *cfg, const AbServerFlags *f, GErro
     return FALSE;
   if (f->log_level != NULL && !ab_server_parse_log_level (f->log_level, &cfg->log_threshold, error))
     return FALSE;
+  if (f->wal != NULL)
+    set_string (&cfg->wal_uri, f->wal);
+  if (f->cdc != NULL)
+    set_string (&cfg->cdc_uri, f->cdc);
+  if (f->system_mode != NULL && !set_mode (&cfg->system_mode, f->system_mode, error))
+    return FALSE;
   if (f->drain_timeout_ms != -1)
     {
       if (f->drain_timeout_ms < 0)
@@ -229,6 +279,13 @@ apply_server_key (AbServerConfig *cfg, const gchar *key, const gchar *value,
     }
   if (g_str_equal (key, "max-body"))
     return ab_server_parse_size (value, &cfg->http.max_body, error);
+  if (g_str_equal (key, "wal") || g_str_equal (key, "cdc"))
+    {
+      set_string (key[0] == 'w' ? &cfg->wal_uri : &cfg->cdc_uri, value);
+      return TRUE;
+    }
+  if (g_str_equal (key, "system-mode"))
+    return set_mode (&cfg->system_mode, value, error);
   if (g_str_equal (key, "log-level"))
     return ab_server_parse_log_level (value, &cfg->log_threshold, error);
   if (g_str_equal (key, "access-log"))

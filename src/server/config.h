@@ -23,6 +23,9 @@ typedef struct {
   gchar *max_body;
   gchar *log_level;
   gint drain_timeout_ms;
+  gchar *wal;
+  gchar *cdc;
+  gchar *system_mode;
 } AbServerFlags;
 
 typedef struct {
@@ -30,7 +33,13 @@ typedef struct {
   GLogLevelFlags log_threshold; /* messages above (less severe) are dropped */
   AbHttpConfig http;            /* host, port, threads, workers, body limit */
   gchar **insert_merge_databases; /* owned; engine.insert_merge_databases points here */
+  gchar *wal_uri;               /* NULL = file:<lmdb dir>/wal (or ./actionbase-wal) */
+  gchar *cdc_uri;               /* default "none" */
+  gint system_mode;             /* -1 none, else AbMutationMode */
 } AbServerConfig;
+
+/* The WAL URI to use: the configured one or the default next to the store. */
+gchar *ab_server_config_wal_uri (const AbServerConfig *cfg);
 
 /* Parses argv (GOptionContext; --help handled there). */
 gboolean ab_server_flags_parse (AbServerFlags *flags, int *argc, char ***argv, GError **error);

@@ -142,7 +142,12 @@ static int
 run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
 {
   g_autoptr (GError) error = NULL;
-  AbEngine *engine = ab_engine_open (cfg->store_uri, ecfg, &error);
+  g_autofree gchar *wal = ab_server_config_wal_uri (cfg);
+  AbEngineConfig with_sinks = *ecfg;
+  with_sinks.wal_uri = wal;
+  with_sinks.cdc_uri = cfg->cdc_uri;
+  with_sinks.system_mode = cfg->system_mode;
+  AbEngine *engine = ab_engine_open (cfg->store_uri, &with_sinks, &error);
   if (engine == NULL)
     {
       g_critical ("cannot open store %s: %s", cfg->store_uri, error->message);

@@ -1,0 +1,321 @@
+/* The built-in async applier: a thread that tails the WAL from the position
+ * saved in the store, applies the records of ASYNC mutations through the
+ * normal engine path (internal SYNC mode, no WAL), saves the new position,
+ * and reports lag. Re-applying a record is harmless: transitions are
+ * version-idempotent, so delivery is at-least-once and the result exact. */
+#include <string.h>
+#include "engine/engine-private.h"
+
+/* Reserved key (byte 4 = 0x00 is never an element header). */
+static const guint8 POSITION_KEY[] = { 0, 0, 0, 0, 0, 'a', 'b', 'w', 'a', 'l', 0, 'a', 'p', 'p',
+                                       'l', 'i', 'e', 'r' };
+#define LAG_SAMPLES 1024
+
+typedef struct _AbApplier {
+  AbEngine *engine;
+  GThread *thread;
+  gint stop;
+  AbSinkReader *reader;
+  GMutex mu;                  /* guards below */
+  GCond cond;
+  guint64 idle_rounds;        /* empty reads so far (drain waits on it) */
+  guint64 applied, skipped, failed;
+  gint64 lags[LAG_SAMPLES];   /* ms, ring buffer */
+  guint n_lags, next_lag;
+} AbApplier;
+
+/* Apply iff the record was queued and its effective mode is ASYNC
+ * (DROP records are never applied). */
+static gboolean
+wants_apply (JsonObject *rec)
+{
+  JsonObject *m = json_object_get_object_member (rec, "mode");
+  if (m == NULL || !json_object_get_boolean_member_with_default (m, "queue", FALSE))
+    return FALSE;
+  const gchar *eff = NULL;
+  static const gchar *const order[] = { "g", "r", "l" };
+  for (guint i = 0; i < 3 && eff == NULL; i++)
+    eff = json_object_get_string_member_with_default (m, order[i], NULL);
+  return g_strcmp0 (eff, "ASYNC") == 0;
+}
+
+/* WAL edge -> a mutation item of the REST body shape. */
+static JsonNode *
+mutation_of (JsonObject *rec, gboolean *multi)
+{
+  JsonObject *edge = json_object_get_object_member (rec, "edge");
+  const gchar *op = json_object_get_string_member_with_default (rec, "op", NULL);
+  if (edge == NULL || op == NULL)
+    return NULL;
+  JsonObject *props = json_object_get_object_member (edge, "props");
+  JsonObject *e = json_object_new ();
+  json_object_set_member (e, "version", json_node_copy (json_object_get_member (edge, "ts")));
+  *multi = props != NULL && json_object_has_member (props, "_id");
+  if (*multi)
+    json_object_set_member (e, "id", json_node_copy (json_object_get_member (props, "_id")));
+  static const gchar *const ends[][2] = { { "src", "source" }, { "tgt", "target" } };
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonNode *v = json_object_get_member (edge, ends[i][0]);
+      /* Multi-edge WAL records write "0" for an endpoint the event lacked. */
+      gboolean absent = *multi && strcmp (op, "INSERT") != 0 && v != NULL
+                        && JSON_NODE_HOLDS_VALUE (v) && json_node_get_value_type (v) == G_TYPE_STRING
+                        && strcmp (json_node_get_string (v), "0") == 0;
+      if (v != NULL && !absent)
+        json_object_set_member (e, ends[i][1], json_node_copy (v));
+    }
+  JsonObject *copy = json_object_new ();
+  g_autoptr (GList) names = props != NULL ? json_object_get_members (props) : NULL;
+  for (GList *l = names; l != NULL; l = l->next)
+    if (strcmp (l->data, "_id") != 0)
+      json_object_set_member (copy, l->data, json_node_copy (json_object_get_member (props, l->data)));
+  json_object_set_object_member (e, "properties", copy);
+  JsonObject *m = json_object_new ();
+  json_object_set_string_member (m, "type", op);
+  json_object_set_object_member (m, "edge", e);
+  JsonNode *n = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (n, m);
+  return n;
+}
+
+typedef struct {
+  gchar *label;
+  gboolean multi;
+  JsonArray *items;
+} LabelBatch;
+
+static void
+label_batch_free (LabelBatch *b)
+{
+  g_free (b->label);
+  json_array_unref (b->items);
+  g_free (b);
+}
+
+static void
+note_lag (AbApplier *a, JsonObject *rec)
+{
+  gint64 ts = json_object_get_int_member_with_default (rec, "ts", 0);
+  if (ts <= 0)
+    return;
+  g_mutex_lock (&a->mu);
+  a->lags[a->next_lag] = MAX (0, g_get_real_time () / 1000 - ts);
+  a->next_lag = (a->next_lag + 1) % LAG_SAMPLES;
+  a->n_lags = MIN (a->n_lags + 1, LAG_SAMPLES);
+  g_mutex_unlock (&a->mu);
+}
+
+/* Groups the records to apply by label, in WAL order. */
+static GPtrArray *
+collect (AbApplier *a, GPtrArray *entries)
+{
+  GPtrArray *batches = g_ptr_array_new_with_free_func ((GDestroyNotify) label_batch_free);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      AbSinkEntry *e = entries->pdata[i];
+      g_autoptr (JsonNode) n = json_from_string (e->record.value, NULL);
+      JsonObject *rec = n != NULL && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+      gboolean multi = FALSE;
+      JsonNode *m = rec != NULL && wants_apply (rec) ? mutation_of (rec, &multi) : NULL;
+      const gchar *label = rec != NULL ? json_object_get_string_member_with_default (rec, "label", NULL) : NULL;
+      if (m == NULL || label == NULL)
+        {
+          if (m != NULL)
+            json_node_unref (m);
+          continue;
+        }
+      note_lag (a, rec);
+      LabelBatch *b = batches->len > 0 ? batches->pdata[batches->len - 1] : NULL;
+      if (b == NULL || strcmp (b->label, label) != 0 || b->multi != multi)
+        {
+          b = g_new0 (LabelBatch, 1);
+          b->label = g_strdup (label);
+          b->multi = multi;
+          b->items = json_array_new ();
+          g_ptr_array_add (batches, b);
+        }
+      json_array_add_element (b->items, m);
+    }
+  return batches;
+}
+
+/* Applies one label's records; TRUE when nothing needs a retry. */
+static gboolean
+apply_batch (AbApplier *a, LabelBatch *b)
+{
+  const gchar *dot = strchr (b->label, '.');
+  if (dot == NULL)
+    return TRUE;
+  g_autofree gchar *db = g_strndup (b->label, (gsize) (dot - b->label));
+  AbMutateOptions o;
+  ab_mutate_options_init (&o);
+  o.database = db;
+  o.table = dot + 1;
+  o.multi_edge = b->multi;
+  o.internal = TRUE;
+  o.request_id = "applier";
+  JsonObject *body = json_object_new ();
+  json_object_set_array_member (body, "mutations", json_array_ref (b->items));
+  g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (node, body);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) results = ab_engine_mutate (a->engine, &o, node, &error);
+  if (results == NULL)
+    {
+      /* The table is gone or the record is malformed: retrying cannot help. */
+      g_warning ("applier skips %u record(s) of %s: %s", json_array_get_length (b->items),
+                 b->label, error->message);
+      g_atomic_pointer_add ((gssize *) &a->skipped, json_array_get_length (b->items));
+      return TRUE;
+    }
+  gboolean retry = FALSE;
+  for (guint i = 0; i < results->len; i++)
+    retry |= g_array_index (results, AbKeyResult, i).status == AB_STATUS_ERROR;
+  if (!retry)
+    g_atomic_pointer_add ((gssize *) &a->applied, json_array_get_length (b->items));
+  return !retry;
+}
+
+static void
+save_position (AbApplier *a, GBytes *position)
+{
+  gsize len;
+  const guint8 *p = g_bytes_get_data (position, &len);
+  g_autoptr (AbBatch) batch = ab_batch_new ();
+  ab_batch_put (batch, POSITION_KEY, sizeof POSITION_KEY, p, len);
+  g_autoptr (GError) error = NULL;
+  if (!ab_store_batch (a->engine->store, batch, &error)
+      || !ab_sink_commit (a->reader, position, &error))
+    g_warning ("applier could not save its WAL position: %s", error->message);
+}
+
+static void
+process (AbApplier *a, GPtrArray *entries)
+{
+  g_autoptr (GPtrArray) batches = collect (a, entries);
+  for (guint i = 0; i < batches->len; i++)
+    for (guint attempt = 0; !apply_batch (a, batches->pdata[i]); attempt++)
+      {
+        if (attempt == 20 || g_atomic_int_get (&a->stop))
+          {
+            g_warning ("applier gives up on a batch of %s after %u attempts",
+                       ((LabelBatch *) batches->pdata[i])->label, attempt + 1);
+            g_atomic_pointer_add ((gssize *) &a->failed, 1);
+            break;
+          }
+        g_usleep (MIN (50000u << MIN (attempt, 5u), 1000000u));
+      }
+  save_position (a, ((AbSinkEntry *) entries->pdata[entries->len - 1])->position);
+}
+
+static gpointer
+run (gpointer data)
+{
+  AbApplier *a = data;
+  while (!g_atomic_int_get (&a->stop))
+    {
+      g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_entry_free);
+      g_autoptr (GError) error = NULL;
+      if (!ab_sink_read (a->reader, 512, 100, entries, &error))
+        {
+          g_warning ("applier cannot read the WAL: %s", error->message);
+          g_usleep (G_USEC_PER_SEC / 2);
+          continue;
+        }
+      if (entries->len > 0)
+        process (a, entries);
+      g_mutex_lock (&a->mu);
+      if (entries->len == 0)
+        a->idle_rounds++;
+      g_cond_broadcast (&a->cond);
+      g_mutex_unlock (&a->mu);
+    }
+  return NULL;
+}
+
+gboolean
+ab_engine_applier_start (AbEngine *engine, GError **error)
+{
+  g_autoptr (GBytes) from = NULL;
+  GError *local = NULL;
+  if (!ab_store_get (engine->store, POSITION_KEY, sizeof POSITION_KEY, &from, &local))
+    return ab_engine_propagate (error, local), FALSE;
+  AbSinkReader *reader = ab_sink_open_reader (engine->wal, from, &local);
+  if (reader == NULL)
+    return ab_engine_propagate (error, local), FALSE;
+  AbApplier *a = g_new0 (AbApplier, 1);
+  a->engine = engine;
+  a->reader = reader;
+  g_mutex_init (&a->mu);
+  g_cond_init (&a->cond);
+  engine->applier = a;
+  a->thread = g_thread_new ("ab-applier", run, a);
+  return TRUE;
+}
+
+void
+ab_engine_applier_stop (AbEngine *engine)
+{
+  AbApplier *a = engine->applier;
+  if (a == NULL)
+    return;
+  g_atomic_int_set (&a->stop, 1);
+  g_thread_join (a->thread);
+  ab_sink_close_reader (a->reader);
+  g_mutex_clear (&a->mu);
+  g_cond_clear (&a->cond);
+  g_free (a);
+  engine->applier = NULL;
+}
+
+gboolean
+ab_engine_applier_drain (AbEngine *engine, gint timeout_ms)
+{
+  AbApplier *a = engine->applier;
+  if (a == NULL)
+    return TRUE;
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  g_mutex_lock (&a->mu);
+  /* Two empty reads after the call: everything appended before it is done. */
+  guint64 target = a->idle_rounds + 2;
+  gboolean ok = TRUE;
+  while (ok && a->idle_rounds < target)
+    ok = g_cond_wait_until (&a->cond, &a->mu, deadline);
+  g_mutex_unlock (&a->mu);
+  return ok;
+}
+
+static gint
+cmp_i64 (gconstpointer x, gconstpointer y)
+{
+  gint64 a = *(const gint64 *) x, b = *(const gint64 *) y;
+  return a < b ? -1 : a > b;
+}
+
+void
+ab_engine_applier_metrics (AbEngine *engine, GString *out)
+{
+  AbApplier *a = engine->applier;
+  if (a == NULL)
+    return;
+  gint64 sorted[LAG_SAMPLES];
+  g_mutex_lock (&a->mu);
+  guint n = a->n_lags;
+  memcpy (sorted, a->lags, sizeof (gint64) * n);
+  g_mutex_unlock (&a->mu);
+  qsort (sorted, n, sizeof (gint64), cmp_i64);
+  g_string_append_printf (out,
+      "# HELP actionbase_applier_records_total WAL records handled by the async applier.\n"
+      "# TYPE actionbase_applier_records_total counter\n"
+      "actionbase_applier_records_total{outcome=\"applied\"} %" G_GSSIZE_FORMAT "\n"
+      "actionbase_applier_records_total{outcome=\"skipped\"} %" G_GSSIZE_FORMAT "\n"
+      "actionbase_applier_records_total{outcome=\"failed\"} %" G_GSSIZE_FORMAT "\n"
+      "# HELP actionbase_applier_lag_ms Lag of recently applied records (ms).\n"
+      "# TYPE actionbase_applier_lag_ms summary\n"
+      "actionbase_applier_lag_ms{quantile=\"0.5\"} %" G_GINT64_FORMAT "\n"
+      "actionbase_applier_lag_ms{quantile=\"0.99\"} %" G_GINT64_FORMAT "\n",
+      (gssize) g_atomic_pointer_get ((gssize *) &a->applied),
+      (gssize) g_atomic_pointer_get ((gssize *) &a->skipped),
+      (gssize) g_atomic_pointer_get ((gssize *) &a->failed),
+      n ? sorted[n / 2] : 0, n ? sorted[MIN (n - 1, n * 99 / 100)] : 0);
+}

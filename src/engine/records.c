@@ -1,0 +1,216 @@
+/* WAL and CDC record values (semantics.md §13): one WAL record per event,
+ * written before processing, and one CDC record per applied key, built from
+ * the key's highest-version event with before/after states and the count
+ * delta. Keys are "<src>:<tgt>". */
+#include <string.h>
+#include "engine/engine-private.h"
+#include "engine/ulid.h"
+#include "model/types.h"
+
+static void
+add_value (JsonBuilder *b, const gchar *name, const AbValue *v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_value (b, ab_model_value_to_json (v));
+}
+
+static void
+add_string_or_null (JsonBuilder *b, const gchar *name, const gchar *s)
+{
+  json_builder_set_member_name (b, name);
+  if (s != NULL)
+    json_builder_add_string_value (b, s);
+  else
+    json_builder_add_null_value (b);
+}
+
+static const gchar *
+mode_or_null (gint mode)
+{
+  return mode < 0 ? NULL : ab_mode_name ((AbMutationMode) mode);
+}
+
+/* {l, g, r, i, queue}: table, global (system), request, internal modes. */
+static void
+add_mode (JsonBuilder *b, const AbWalContext *ctx)
+{
+  json_builder_set_member_name (b, "mode");
+  json_builder_begin_object (b);
+  add_string_or_null (b, "l", ab_mode_name (ctx->table_mode));
+  add_string_or_null (b, "g", mode_or_null (ctx->system_mode));
+  add_string_or_null (b, "r", ctx->opts->sync_request ? "SYNC" : NULL);
+  add_string_or_null (b, "i", ctx->opts->internal ? "SYNC" : NULL);
+  json_builder_set_member_name (b, "queue");
+  json_builder_add_boolean_value (b, ctx->queued);
+  json_builder_end_object (b);
+}
+
+/* The fields every record shares after the type-specific ones. */
+static void
+add_trailer (AbEngine *engine, JsonBuilder *b, const AbWalContext *ctx, gboolean cdc)
+{
+  json_builder_set_member_name (b, "audit");
+  json_builder_begin_object (b);
+  add_string_or_null (b, "actor", ctx->opts->actor != NULL ? ctx->opts->actor : "-");
+  json_builder_end_object (b);
+  add_string_or_null (b, "requestId", ctx->opts->request_id != NULL ? ctx->opts->request_id : "-");
+  json_builder_set_member_name (b, "ts");
+  json_builder_add_int_value (b, g_get_real_time () / 1000);
+  g_autofree gchar *label = g_strdup_printf ("%s.%s", ctx->table->database, ctx->table->table);
+  g_autofree gchar *alias = ctx->alias != NULL
+      ? g_strdup_printf ("%s.%s", ctx->table->database, ctx->alias) : NULL;
+  add_string_or_null (b, "alias", cdc && g_strcmp0 (ctx->alias, ctx->table->table) == 0 ? NULL : alias);
+  add_string_or_null (b, "label", label);
+  add_string_or_null (b, "version", "2");
+  add_string_or_null (b, "phase", engine->cfg.phase);
+  add_string_or_null (b, "tenant", engine->cfg.tenant);
+}
+
+static const AbValue *
+slot_of (const AbTableDesc *t, const AbEventProp *props, const gchar *name)
+{
+  gint pos = ab_schema_field_pos (t->schema, name);
+  return pos >= 0 && props[pos].present ? &props[pos].value : NULL;
+}
+
+/* edge = {ts, src, tgt, props, traceId}; multi-edge src/tgt are _source and
+ * _target ("0" when absent) and props carry _id. */
+static void
+add_event_edge (JsonBuilder *b, const AbTableDesc *t, const AbKeyGroup *g, const AbEvent *ev,
+                const gchar *trace)
+{
+  gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
+  json_builder_set_member_name (b, "edge");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "ts");
+  json_builder_add_int_value (b, ev->version);
+  if (multi)
+    {
+      const AbValue *s = slot_of (t, ev->props, "_source"), *d = slot_of (t, ev->props, "_target");
+      static const AbValue zero = { .kind = AB_VALUE_STRING, .u.s = { (gchar *) "0", 1 } };
+      add_value (b, "src", s != NULL ? s : &zero);
+      add_value (b, "tgt", d != NULL ? d : &zero);
+    }
+  else
+    {
+      add_value (b, "src", &g->source);
+      add_value (b, "tgt", &g->target);
+    }
+  json_builder_set_member_name (b, "props");
+  json_builder_begin_object (b);
+  for (guint f = 0; f < ev->n; f++)
+    {
+      const AbField *field = t->schema->fields->pdata[f];
+      if (ev->props[f].present && field->name[0] != '_')
+        add_value (b, field->name, &ev->props[f].value);
+    }
+  if (multi)
+    add_value (b, "_id", &g->source);
+  json_builder_end_object (b);
+  add_string_or_null (b, "traceId", trace);
+  json_builder_end_object (b);
+}
+
+static AbSinkRecord *
+finish_record (JsonBuilder *b, const AbKeyGroup *g)
+{
+  json_builder_end_object (b);
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  g_autofree gchar *text = json_to_string (root, FALSE);
+  return ab_sink_record_new (g->sort_key, text);
+}
+
+GPtrArray *
+ab_engine_wal_records (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_record_free);
+  for (guint i = 0; i < groups->len; i++)
+    {
+      const AbKeyGroup *g = groups->pdata[i];
+      for (guint e = 0; e < g->events->len; e++)
+        {
+          const AbEvent *ev = g->events->pdata[e];
+          gchar trace[27];
+          ab_ulid_new (trace);
+          g_autoptr (JsonBuilder) b = json_builder_new ();
+          json_builder_begin_object (b);
+          add_event_edge (b, ctx->table, g, ev, trace);
+          add_string_or_null (b, "op", ab_op_name (ev->type));
+          add_mode (b, ctx);
+          add_trailer (engine, b, ctx, FALSE);
+          g_ptr_array_add (out, finish_record (b, g));
+        }
+    }
+  return out;
+}
+
+/* before/after = {ts, src, tgt, props, active}, or null for the initial state. */
+static void
+add_state (JsonBuilder *b, const gchar *name, const AbTableDesc *t, const AbKeyGroup *g,
+           const AbState *st)
+{
+  json_builder_set_member_name (b, name);
+  if (st == NULL || ab_state_is_initial (st))
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "ts");
+  json_builder_add_int_value (b, st->version);
+  add_value (b, "src", &g->source);
+  add_value (b, "tgt", t->schema->kind == AB_TABLE_MULTI_EDGE ? &g->source : &g->target);
+  json_builder_set_member_name (b, "props");
+  json_builder_begin_object (b);
+  static const AbValue null_value = AB_VALUE_INIT;
+  for (guint f = 0; f < st->n; f++)
+    if (st->slots[f].kind != AB_SLOT_ABSENT)
+      add_value (b, ((AbField *) t->schema->fields->pdata[f])->name,
+                 st->slots[f].kind == AB_SLOT_VALUE ? &st->slots[f].value : &null_value);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "active");
+  json_builder_add_boolean_value (b, st->active);
+  json_builder_end_object (b);
+}
+
+AbSinkRecord *
+ab_engine_cdc_record (AbEngine *engine, const AbWalContext *ctx, const AbKeyGroup *g,
+                      const AbKeyResult *r, const AbState *before, const AbState *after)
+{
+  const AbEvent *last = g->events->pdata[g->events->len - 1]; /* sorted by version */
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_event_edge (b, ctx->table, g, last, NULL);
+  add_string_or_null (b, "op", ab_op_name (last->type));
+  add_string_or_null (b, "status", ab_key_status_name (r->status));
+  add_state (b, "before", ctx->table, g, before);
+  add_state (b, "after", ctx->table, g, after);
+  json_builder_set_member_name (b, "acc");
+  json_builder_add_int_value (b, r->status == AB_STATUS_CREATED ? 1
+                                 : r->status == AB_STATUS_DELETED ? -1 : 0);
+  add_string_or_null (b, "message", r->message);
+  add_trailer (engine, b, ctx, TRUE);
+  return finish_record (b, g);
+}
+
+void
+ab_engine_sink_metrics (AbEngine *engine, GString *out)
+{
+  static const gchar *const names[] = { "wal", "cdc" };
+  AbSink *sinks[] = { engine->wal, engine->cdc };
+  g_string_append (out, "# HELP actionbase_sink_records_total Records by sink and outcome.\n"
+                        "# TYPE actionbase_sink_records_total counter\n");
+  for (guint i = 0; i < 2; i++)
+    {
+      if (sinks[i] == NULL)
+        continue;
+      AbSinkStats st;
+      ab_sink_stats (sinks[i], &st);
+      g_string_append_printf (out,
+                              "actionbase_sink_records_total{sink=\"%s\",outcome=\"appended\"} %" G_GUINT64_FORMAT "\n"
+                              "actionbase_sink_records_total{sink=\"%s\",outcome=\"dropped\"} %" G_GUINT64_FORMAT "\n"
+                              "actionbase_sink_records_total{sink=\"%s\",outcome=\"failed\"} %" G_GUINT64_FORMAT "\n",
+                              names[i], st.appended, names[i], st.dropped, names[i], st.errors);
+    }
+  ab_engine_applier_metrics (engine, out);
+}
