@@ -21,3 +21,9 @@ tests_unit_engine_test_engine_LDADD = $(TEST_LIBS)
 noinst_PROGRAMS += tests/bench/engine-bench
 tests_bench_engine_bench_SOURCES = tests/bench/engine-bench.c
 tests_bench_engine_bench_LDADD = $(CORE_LIBS)
+
+check_PROGRAMS += tests/unit/engine/test_wal
+TESTS += tests/unit/engine/test_wal
+tests_unit_engine_test_wal_SOURCES = tests/unit/engine/test_wal.c $(ENGINE_TEST_FIXTURE)
+tests_unit_engine_test_wal_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_test_wal_LDADD = $(TEST_LIBS)

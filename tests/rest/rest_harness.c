@@ -97,6 +97,16 @@ ab_server_stop (AbServer *srv)
   g_clear_object (&srv->proc);
 }
 
+void
+ab_server_kill (AbServer *srv)
+{
+  if (srv->proc == NULL)
+    return;
+  g_subprocess_force_exit (srv->proc);
+  g_subprocess_wait (srv->proc, NULL, NULL);
+  g_clear_object (&srv->proc);
+}
+
 static void
 rm_rf (const gchar *path)
 {

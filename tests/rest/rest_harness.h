@@ -18,6 +18,8 @@ typedef struct {
 void ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra_args);
 /* SIGTERM and wait (asserts exit status 0); keeps dir. */
 void ab_server_stop (AbServer *srv);
+/* SIGKILL (no graceful stop); keeps dir. */
+void ab_server_kill (AbServer *srv);
 /* Stops (if running) and removes dir. */
 void ab_server_destroy (AbServer *srv);
 

@@ -2,6 +2,7 @@
  * value asserts (see store_test_util.h). Kept apart from the tests so the
  * conformance and lmdb suites stay about behaviour. */
 #include "store_test_util.h"
+#include "../../hbase/hbase_test_uri.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -53,7 +54,13 @@ st_rmtree (const gchar *dir)
 guint
 st_backend_count (void)
 {
-  return 2;
+  return g_getenv ("AB_HBASE_ADDR") != NULL ? 3 : 2;
+}
+
+gboolean
+st_backend_hbase (guint k)
+{
+  return k == 2;
 }
 
 AbStore *
@@ -72,6 +79,10 @@ st_open_backend (guint k)
   g_autofree gchar *uri = NULL;
   if (k == 0)
     return st_open ("memory:");
+  if (st_backend_hbase (k)) {
+    uri = ab_hbase_test_uri ("store", 4);
+    return st_open (uri);
+  }
   dir = st_fresh_dir ("conf");
   uri = g_strdup_printf ("lmdb:%s?sync=0", dir);
   return st_open (uri);

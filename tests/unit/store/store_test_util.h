@@ -15,8 +15,12 @@ void st_root_cleanup (void);
 gchar *st_fresh_dir (const gchar *tag);
 void st_rmtree (const gchar *dir);
 
-/* Backend k of st_backend_count(): 0 = memory, 1 = lmdb (fresh dir, sync=0). */
+/* Backend k of st_backend_count(): 0 = memory, 1 = lmdb (fresh dir, sync=0),
+ * 2 = hbase (a fresh table; only when AB_HBASE_ADDR names a gateway). */
 guint st_backend_count (void);
+/* Backend k is hbase: batches are not atomic, and check-and-set cannot tell
+ * an empty value from an absent one (hbase-thrift2.md §3.6). */
+gboolean st_backend_hbase (guint k);
 AbStore *st_open_backend (guint k);
 AbStore *st_open (const gchar *uri);
 

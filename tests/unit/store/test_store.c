@@ -1,6 +1,7 @@
 /* Conformance suite of the datastore seam: every test runs against each
- * backend (memory:, lmdb:) and checks the contract of store.h — order, scan
- * bounds, increments, check-and-set, batches, counters and concurrency. */
+ * backend (memory:, lmdb:, hbase:// when AB_HBASE_ADDR is set) and checks the
+ * contract of store.h: order, scan bounds, increments, check-and-set, batches,
+ * counters and concurrency. */
 #include "store_test_util.h"
 
 #define FOR_EACH_BACKEND(tc, fn) tcase_add_loop_test (tc, fn, 0, (int) st_backend_count ())
@@ -68,7 +69,7 @@ START_TEST (test_get_put_delete)
   st_assert_value (s, ST_S ("k"), NULL, 0);
   ck_assert (ab_store_delete (s, ST_S ("never"), &error)); /* absent: no error */
   ck_assert_ptr_null (error);
-  ck_assert (ab_store_batch_is_atomic (s));
+  ck_assert (ab_store_batch_is_atomic (s) == !st_backend_hbase (_i));
 }
 END_TEST
 
@@ -276,7 +277,11 @@ START_TEST (test_check_and_put)
   ck_assert (ab_store_check_and_put (s, ST_S ("x"), ST_S ("v"), ST_S ("w"), &applied, &error));
   ck_assert (!applied);
   st_assert_value (s, ST_S ("x"), NULL, 0);
-  /* an empty stored value equals an empty expected, not "absent" */
+  ck_assert_ptr_null (error);
+  /* an empty stored value equals an empty expected, not "absent" (HBase
+   * cannot tell the two apart in a check: hbase-thrift2.md §3.6) */
+  if (st_backend_hbase (_i))
+    return;
   st_put (s, ST_S ("e"), ST_S (""));
   ck_assert (ab_store_check_and_put (s, ST_S ("e"), NULL, 0, ST_S ("n"), &applied, &error));
   ck_assert (!applied);
@@ -347,6 +352,9 @@ START_TEST (test_batch_atomic_on_failure)
   ck_assert (!ab_store_batch (s, b, &error));
   ck_assert_int_eq (error->code, AB_STORE_ERROR_WIDTH);
   g_clear_error (&error);
+  st_assert_value (s, ST_S ("bad"), ST_S ("xyz"));
+  if (!ab_store_batch_is_atomic (s))
+    return; /* the other mutations may or may not have been applied */
   st_assert_value (s, ST_S ("new"), NULL, 0);
   st_assert_value (s, ST_S ("keep"), ST_S ("old"));
   st_assert_value (s, ST_S ("cnt"), NULL, 0);

@@ -1,0 +1,80 @@
+-- wrk driver for tests/bench/rest-bench.sh.  One script for every phase; the
+-- phase is chosen by environment variables:
+--   BENCH_OP     get | scan | count | insert | static
+--   BENCH_PREFIX path prefix of the table (".../tables/likes"), "" for nginx
+--   BENCH_USERS  preloaded sources u0..u(N-1)     (default 200)
+--   BENCH_ITEMS  preloaded targets i0..i(M-1) per source (default 50)
+-- GET/SCAN/COUNT pick random preloaded keys; INSERT posts one INSERT mutation
+-- per request with a target unique to (thread, request).  done() prints one
+-- parseable line:  BENCH requests=.. duration_us=.. p50_us=.. p99_us=.. ...
+local op     = os.getenv("BENCH_OP") or "get"
+local prefix = os.getenv("BENCH_PREFIX") or ""
+local users  = tonumber(os.getenv("BENCH_USERS") or "200")
+local items  = tonumber(os.getenv("BENCH_ITEMS") or "50")
+
+local threads = {}
+function setup(thread)
+  table.insert(threads, thread)
+  thread:set("tid", #threads)
+end
+
+local reqs, nreq, i = {}, 0, 0
+local counter, base = 0, 0
+bad = 0         -- (global: read by done() via thread:get) INSERT responses that did not report CREATED
+
+function init(args)
+  math.randomseed(os.time() * 1000 + (tid or 0) * 7919)
+  base = os.time() * 1000
+  if op == "insert" then return end
+  -- Pre-format a ring of random requests so the per-request Lua cost stays
+  -- small and identical for the nginx ceiling and the REST phases.
+  nreq = 8192
+  for k = 1, nreq do
+    local u = math.random(0, users - 1)
+    local path
+    if op == "get" or op == "static" then
+      path = string.format("%s/edges/get?source=u%d&target=i%d", prefix, u, math.random(0, items - 1))
+    elseif op == "scan" then
+      path = string.format("%s/edges/scan/recent?start=u%d&direction=OUT&limit=25", prefix, u)
+    elseif op == "count" then
+      path = string.format("%s/edges/count?start=u%d&direction=OUT", prefix, u)
+    else
+      error("unknown BENCH_OP " .. op)
+    end
+    reqs[k] = wrk.format("GET", path)
+  end
+end
+
+local headers = { ["Content-Type"] = "application/json" }
+
+function request()
+  if op == "insert" then
+    counter = counter + 1
+    local v = base + counter
+    local body = string.format(
+      '{"mutations":[{"type":"INSERT","edge":{"version":%d,"source":"u%d","target":"n%d_%d","properties":{"created_at":%d}}}]}',
+      v, math.random(0, users - 1), tid, counter, v)
+    return wrk.format("POST", prefix .. "/edges?lock=true", headers, body)
+  end
+  i = i + 1
+  if i > nreq then i = 1 end
+  return reqs[i]
+end
+
+if op == "insert" then
+  function response(status, hdrs, body)
+    if status == 200 and not string.find(body, '"status":"CREATED"', 1, true) then
+      bad = bad + 1
+    end
+  end
+end
+
+function done(summary, latency, requests)
+  local e = summary.errors
+  local notcreated = 0
+  for _, t in ipairs(threads) do notcreated = notcreated + (t:get("bad") or 0) end
+  io.write(string.format(
+    "BENCH requests=%d duration_us=%d p50_us=%d p99_us=%d non2xx=%d sockerr=%d notcreated=%d\n",
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.status, e.connect + e.read + e.write + e.timeout, notcreated))
+end

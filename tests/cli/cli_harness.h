@@ -1,0 +1,45 @@
+/* Console test harness: runs the real `actionbase` binary against a server
+ * started by the REST harness, either non-interactively (`-c`, output
+ * captured) or on a pseudo-terminal driven keystroke by keystroke. */
+#pragma once
+#include "../rest/rest_harness.h"
+
+/* The console binary: next to AB_SERVER_BIN, else src/actionbase. */
+const gchar *ab_cli_bin (void);
+
+typedef struct {
+  gint status;    /* exit status */
+  gchar *out;     /* stdout */
+  gchar *err;     /* stderr */
+} AbRun;
+
+/* Runs `actionbase --host <srv> --plain [extra...] -c commands`; asserts no
+ * sanitizer report on stderr. extra may be NULL. */
+void ab_cli_run (AbServer *srv, const gchar *const *extra, const gchar *commands, AbRun *out);
+void ab_run_clear (AbRun *r);
+
+/* Asserts that haystack contains needle, printing both otherwise. */
+#define ab_assert_contains(haystack, needle)                                                 \
+  ck_assert_msg (strstr ((haystack), (needle)) != NULL, "expected to find:\n%s\n--- in:\n%s", \
+                 (needle), (haystack))
+
+typedef struct {
+  gint fd;        /* master side */
+  GPid pid;
+  GString *seen;  /* everything read so far */
+  gsize mark;     /* where the next expect starts looking */
+} AbPty;
+
+/* Forks argv on a new pseudo-terminal (80x24) with extra environment
+ * "NAME=value" entries (may be NULL). */
+void ab_pty_spawn (AbPty *p, const gchar *const *argv, const gchar *const *env);
+void ab_pty_send (AbPty *p, const gchar *keys);
+/* Reads until needle appears after the mark (then moves the mark past it);
+ * FALSE on timeout. */
+gboolean ab_pty_expect (AbPty *p, const gchar *needle, guint timeout_ms);
+/* Text seen since the previous mark, up to the current mark. */
+gchar *ab_pty_since (AbPty *p, gsize from);
+/* Waits for the child (reading what is left); returns its exit status and
+ * asserts no sanitizer report in its output. */
+gint ab_pty_wait (AbPty *p);
+void ab_pty_clear (AbPty *p);

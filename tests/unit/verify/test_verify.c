@@ -1,0 +1,217 @@
+/* Verifier suite: every write of the create, update and delete batches is
+ * dropped or failed in turn through the fault wrapper; the verifier must
+ * report exactly the injected damage per class, repair it, find nothing on a
+ * second run, and queries must then agree with State. */
+#include <string.h>
+#include "verify_fixture.h"
+
+static const gchar *LIKES =
+  "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
+  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
+  "{\"name\":\"note\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
+  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+
+#define INS(v, s, t, ca)                                                                   \
+  "{\"type\":\"INSERT\",\"edge\":{\"version\":" #v ",\"source\":\"" s "\",\"target\":\"" t \
+  "\",\"properties\":{\"created_at\":" #ca "}}}"
+
+static const gchar *SETUP =
+  "{\"mutations\":[" INS (10, "A", "P", 10) "," INS (20, "B", "P", 20) "," INS (30, "A", "L", 30)
+  "]}";
+
+/* Batches, in the engine's order: State put, Index puts (per index, OUT then
+ * IN), Index deletes, then Count increments (OUT then IN). */
+static const struct {
+  const gchar *name;
+  const gchar *body;
+  guint items;
+} SCENARIOS[] = {
+  { "create C->P", "{\"mutations\":[" INS (40, "C", "P", 40) "]}", 5 },
+  { "re-insert A->P (index key moves)", "{\"mutations\":[" INS (50, "A", "P", 50) "]}", 5 },
+  { "update A->P note (index value changes)",
+    "{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":50,\"source\":\"A\","
+    "\"target\":\"P\",\"properties\":{\"note\":\"x\"}}}]}", 3 },
+  { "delete A->L",
+    "{\"mutations\":[{\"type\":\"DELETE\",\"edge\":{\"version\":60,\"source\":\"A\","
+    "\"target\":\"L\",\"properties\":{}}}]}", 5 },
+};
+
+/* Expected findings: index_missing, index_stale, index_orphan, count_missing,
+ * count_wrong, count_orphan, state_corrupt. */
+typedef struct {
+  guint scenario;
+  AbFaultKind kind;
+  guint item;
+  guint64 expect[AB_MISMATCH_N_CLASSES];
+} Case;
+
+static const Case CASES[] = {
+  /* create C->P: [S, iOUT, iIN, cnt C OUT, cnt P IN] */
+  { 0, AB_FAULT_DROP, 0, { 0, 0, 2, 0, 1, 1, 0 } },
+  { 0, AB_FAULT_DROP, 1, { 1, 0, 0, 0, 0, 0, 0 } },
+  { 0, AB_FAULT_DROP, 2, { 1, 0, 0, 0, 0, 0, 0 } },
+  { 0, AB_FAULT_DROP, 3, { 0, 0, 0, 1, 0, 0, 0 } },
+  { 0, AB_FAULT_DROP, 4, { 0, 0, 0, 0, 1, 0, 0 } },
+  { 0, AB_FAULT_FAIL, 0, { 0 } },
+  { 0, AB_FAULT_FAIL, 1, { 2, 0, 0, 1, 1, 0, 0 } },
+  { 0, AB_FAULT_FAIL, 2, { 1, 0, 0, 1, 1, 0, 0 } },
+  { 0, AB_FAULT_FAIL, 3, { 0, 0, 0, 1, 1, 0, 0 } },
+  { 0, AB_FAULT_FAIL, 4, { 0, 0, 0, 0, 1, 0, 0 } },
+  /* re-insert A->P: [S, iOUT new, iIN new, del iOUT old, del iIN old] */
+  { 1, AB_FAULT_DROP, 0, { 2, 0, 2, 0, 0, 0, 0 } },
+  { 1, AB_FAULT_DROP, 1, { 1, 0, 0, 0, 0, 0, 0 } },
+  { 1, AB_FAULT_DROP, 2, { 1, 0, 0, 0, 0, 0, 0 } },
+  { 1, AB_FAULT_DROP, 3, { 0, 0, 1, 0, 0, 0, 0 } },
+  { 1, AB_FAULT_DROP, 4, { 0, 0, 1, 0, 0, 0, 0 } },
+  { 1, AB_FAULT_FAIL, 0, { 0 } },
+  { 1, AB_FAULT_FAIL, 1, { 2, 0, 2, 0, 0, 0, 0 } },
+  { 1, AB_FAULT_FAIL, 2, { 1, 0, 2, 0, 0, 0, 0 } },
+  { 1, AB_FAULT_FAIL, 3, { 0, 0, 2, 0, 0, 0, 0 } },
+  { 1, AB_FAULT_FAIL, 4, { 0, 0, 1, 0, 0, 0, 0 } },
+  /* update note: [S, iOUT, iIN] (same keys, new values) */
+  { 2, AB_FAULT_DROP, 0, { 0, 2, 0, 0, 0, 0, 0 } },
+  { 2, AB_FAULT_DROP, 1, { 0, 1, 0, 0, 0, 0, 0 } },
+  { 2, AB_FAULT_DROP, 2, { 0, 1, 0, 0, 0, 0, 0 } },
+  { 2, AB_FAULT_FAIL, 0, { 0 } },
+  { 2, AB_FAULT_FAIL, 1, { 0, 2, 0, 0, 0, 0, 0 } },
+  { 2, AB_FAULT_FAIL, 2, { 0, 1, 0, 0, 0, 0, 0 } },
+  /* delete A->L: [S, del iOUT, del iIN, cnt A OUT -1, cnt L IN -1] */
+  { 3, AB_FAULT_DROP, 0, { 2, 0, 0, 0, 2, 0, 0 } },
+  { 3, AB_FAULT_DROP, 1, { 0, 0, 1, 0, 0, 0, 0 } },
+  { 3, AB_FAULT_DROP, 2, { 0, 0, 1, 0, 0, 0, 0 } },
+  { 3, AB_FAULT_DROP, 3, { 0, 0, 0, 0, 1, 0, 0 } },
+  { 3, AB_FAULT_DROP, 4, { 0, 0, 0, 0, 0, 1, 0 } },
+  { 3, AB_FAULT_FAIL, 0, { 0 } },
+  { 3, AB_FAULT_FAIL, 1, { 0, 0, 2, 0, 1, 1, 0 } },
+  { 3, AB_FAULT_FAIL, 2, { 0, 0, 1, 0, 1, 1, 0 } },
+  { 3, AB_FAULT_FAIL, 3, { 0, 0, 0, 0, 1, 1, 0 } },
+  { 3, AB_FAULT_FAIL, 4, { 0, 0, 0, 0, 0, 1, 0 } },
+};
+#define N_CASES G_N_ELEMENTS (CASES)
+
+static guint
+count_edges (AbEdgeFrame *f, const gchar *source, const gchar *target)
+{
+  guint n = 0;
+  for (guint i = 0; i < f->edges->len; i++)
+    {
+      const AbEdgeOut *e = f->edges->pdata[i];
+      if ((source == NULL || strcmp (e->source.u.s.data, source) == 0)
+          && (target == NULL || strcmp (e->target.u.s.data, target) == 0))
+        n++;
+    }
+  return n;
+}
+
+static void
+check_node (VfEnv *env, AbEdgeFrame *active, const gchar *node, AbQueryDirection dir)
+{
+  g_autoptr (GError) error = NULL;
+  AbValue sv = AB_VALUE_INIT;
+  gint64 count = -1;
+  guint expected = dir == AB_QDIR_OUT ? count_edges (active, node, NULL)
+                                      : count_edges (active, NULL, node);
+  AbScanParams p = { .index = "recent", .start = node, .direction = dir, .limit = 100 };
+  ck_assert (ab_engine_count (env->engine, "db", "likes", node, dir, &sv, &count, &error));
+  ab_value_clear (&sv);
+  ck_assert_msg (count == expected, "count %s %d: %" G_GINT64_FORMAT " != %u", node, dir, count,
+                 expected);
+  g_autoptr (AbEdgeFrame) scan = ab_engine_scan (env->engine, "db", "likes", &p, &error);
+  ck_assert_msg (scan != NULL, "scan: %s", error ? error->message : "");
+  ck_assert_uint_eq (scan->edges->len, expected);
+  for (guint i = 0; i < scan->edges->len; i++)
+    {
+      const AbEdgeOut *e = scan->edges->pdata[i];
+      ck_assert_uint_eq (count_edges (active, e->source.u.s.data, e->target.u.s.data), 1);
+    }
+}
+
+/* Counts and scans agree with the State rows (read by get). */
+static void
+check_queries (VfEnv *env)
+{
+  static const gchar *sources[] = { "A", "B", "C" }, *targets[] = { "P", "L" };
+  g_autoptr (GPtrArray) s = g_ptr_array_new ();
+  g_autoptr (GPtrArray) t = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  for (guint i = 0; i < 3; i++)
+    g_ptr_array_add (s, (gpointer) sources[i]);
+  for (guint i = 0; i < 2; i++)
+    g_ptr_array_add (t, (gpointer) targets[i]);
+  g_autoptr (AbEdgeFrame) active = ab_engine_get (env->engine, "db", "likes", s, t, NULL,
+                                                  &error);
+  ck_assert_msg (active != NULL, "get: %s", error ? error->message : "");
+  for (guint i = 0; i < 3; i++)
+    check_node (env, active, sources[i], AB_QDIR_OUT);
+  for (guint i = 0; i < 2; i++)
+    check_node (env, active, targets[i], AB_QDIR_IN);
+}
+
+/* One fault, verify, repair, verify again, query. */
+START_TEST (fault_case)
+{
+  const Case *c = &CASES[_i % N_CASES];
+  g_autofree gchar *what = g_strdup_printf ("%s, %s item %u", SCENARIOS[c->scenario].name,
+                                            c->kind == AB_FAULT_DROP ? "drop" : "fail", c->item);
+  VfEnv env;
+  VfResult found, repaired;
+  vf_open (&env, _i >= (gint) N_CASES);
+  vf_create_table (&env, "db", LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, SETUP);
+  vf_assert_clean (&env, "setup");
+  ab_store_fault_arm (env.fault, c->kind, 1, c->item);
+  vf_mutate_free (&env, "db", "likes", FALSE, SCENARIOS[c->scenario].body);
+  ck_assert_msg (ab_store_fault_fired (env.fault), "%s: the fault did not fire", what);
+  vf_verify (&env, 0, 1, FALSE, &found);
+  vf_assert_classes (&found, c->expect, what);
+  ck_assert_uint_eq (found.stats.state_rows, 3 + (c->scenario == 0 && !(c->item == 0)));
+  vf_verify (&env, 0, 1, TRUE, &repaired);
+  vf_assert_classes (&repaired, c->expect, what);
+  ck_assert_uint_eq (repaired.stats.repaired, ab_verify_stats_mismatches (&found.stats));
+  ck_assert_uint_eq (repaired.stats.repair_failed, 0);
+  vf_assert_clean (&env, what);
+  check_queries (&env);
+  vf_result_clear (&found);
+  vf_result_clear (&repaired);
+  vf_close (&env);
+}
+END_TEST
+
+/* A batch with fewer items than the armed index passes unharmed. */
+START_TEST (fault_beyond_batch)
+{
+  VfEnv env;
+  vf_open (&env, FALSE);
+  vf_create_table (&env, "db", LIKES);
+  ab_store_fault_arm (env.fault, AB_FAULT_FAIL, 1, 50);
+  vf_mutate_free (&env, "db", "likes", FALSE, SETUP);
+  ck_assert (!ab_store_fault_fired (env.fault));
+  vf_assert_clean (&env, "unharmed");
+  check_queries (&env);
+  vf_close (&env);
+}
+END_TEST
+
+Suite *
+verify_suite (void)
+{
+  Suite *s = suite_create ("verify");
+  TCase *tc = tcase_create ("faults");
+  tcase_set_timeout (tc, 60);
+  tcase_add_loop_test (tc, fault_case, 0, 2 * N_CASES);
+  tcase_add_test (tc, fault_beyond_batch);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (verify_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,39 @@
+/* Shared fixtures of the verify suites: an engine writing through the fault
+ * wrapper over a memory or lmdb store, table and mutation helpers, and a
+ * verification run that collects findings by class and by key. */
+#pragma once
+#include <check.h>
+#include "verify/verify.h"
+#include "engine/engine-private.h"
+#include "store/fault.h"
+
+typedef struct {
+  AbEngine *engine;
+  AbStore *fault;   /* the wrapper the engine writes through (owned by it) */
+  gchar *tmpdir;    /* lmdb directory, NULL for memory */
+  gchar *uri;       /* URI of the inner store */
+} VfEnv;
+
+void vf_open (VfEnv *env, gboolean lmdb);
+void vf_close (VfEnv *env);
+void vf_rmdir (const gchar *dir);
+JsonNode *vf_json (const gchar *text);
+void vf_create_table (VfEnv *env, const gchar *db, const gchar *create_json);
+/* Mutates; returns the key results (asserting the request itself succeeded). */
+GArray *vf_mutate (VfEnv *env, const gchar *db, const gchar *table, gboolean multi,
+                   const gchar *body);
+void vf_mutate_free (VfEnv *env, const gchar *db, const gchar *table, gboolean multi,
+                     const gchar *body);
+
+typedef struct {
+  AbVerifyStats stats;
+  GHashTable *findings; /* "class key-hex" -> count of times reported */
+} VfResult;
+
+/* Runs the verifier (asserting it did not fail). */
+void vf_verify_opts (VfEnv *env, AbVerifyOptions *o, VfResult *out);
+void vf_verify (VfEnv *env, guint shard, guint n, gboolean repair, VfResult *out);
+void vf_result_clear (VfResult *r);
+/* Asserts the mismatch counts per class (AB_MISMATCH_N_CLASSES values). */
+void vf_assert_classes (const VfResult *r, const guint64 *expected, const gchar *what);
+void vf_assert_clean (VfEnv *env, const gchar *what);
