@@ -8,6 +8,7 @@
 #define KIND_TABLE 't'
 #define KIND_ALIAS 'a'
 #define KIND_REVISION '#'
+#define KIND_KEY 'k'
 
 struct _AbCatalog {
   AbStore *store;
@@ -16,6 +17,7 @@ struct _AbCatalog {
   GHashTable *databases; /* name -> AbDatabaseDesc* */
   GHashTable *tables;    /* "db\x1ftable" -> AbTableDesc* */
   GHashTable *aliases;   /* "db\x1falias" -> AbAliasDesc* */
+  GHashTable *keys;      /* hash -> AbApiKey* */
   gint64 revision;
 };
 
@@ -23,3 +25,9 @@ gchar *ab_catalog_pair_key (const gchar *db, const gchar *name);
 GByteArray *ab_catalog_meta_key (gchar kind, const gchar *db, const gchar *name);
 gint64 ab_catalog_now_ms (void);
 gboolean ab_catalog_reload (AbCatalog *cat, GError **error);
+
+/* keys.c: JSON of a stored key, and parsing it back. */
+gchar *ab_catalog_key_to_json (const AbApiKey *k);
+AbApiKey *ab_catalog_key_from_json (JsonNode *node, GError **error);
+gboolean ab_catalog_persist (AbCatalog *cat, gchar kind, const gchar *db, const gchar *name,
+                             JsonNode *node, GError **error);

@@ -74,7 +74,7 @@ parse_json_bytes (GBytes *bytes, GError **error)
 /* Decodes one stored descriptor row into the right map. */
 static gboolean
 load_row (const AbKv *kv, GHashTable *dbs, GHashTable *tables, GHashTable *aliases,
-          GError **error)
+          GHashTable *keys, GError **error)
 {
   gsize klen;
   const guint8 *k = g_bytes_get_data (kv->key, &klen);
@@ -105,6 +105,13 @@ load_row (const AbKv *kv, GHashTable *dbs, GHashTable *tables, GHashTable *alias
         return FALSE;
       g_hash_table_replace (aliases, ab_catalog_pair_key (a->database, a->alias), a);
     }
+  else if (kind == KIND_KEY)
+    {
+      AbApiKey *k = ab_catalog_key_from_json (node, error);
+      if (k == NULL)
+        return FALSE;
+      g_hash_table_replace (keys, g_strdup (k->hash), k);
+    }
   return TRUE;
 }
 
@@ -126,8 +133,9 @@ ab_catalog_reload (AbCatalog *cat, GError **error)
   g_autoptr (GHashTable) dbs = new_map ((GDestroyNotify) ab_database_desc_unref);
   g_autoptr (GHashTable) tables = new_map ((GDestroyNotify) ab_table_desc_unref);
   g_autoptr (GHashTable) aliases = new_map ((GDestroyNotify) ab_alias_desc_unref);
+  g_autoptr (GHashTable) keys = new_map ((GDestroyNotify) ab_api_key_unref);
   for (guint i = 0; i < rows->len; i++)
-    if (!load_row (&g_array_index (rows, AbKv, i), dbs, tables, aliases, error))
+    if (!load_row (&g_array_index (rows, AbKv, i), dbs, tables, aliases, keys, error))
       {
         g_prefix_error (error, "catalog row is corrupt: ");
         return FALSE;
@@ -136,9 +144,11 @@ ab_catalog_reload (AbCatalog *cat, GError **error)
   g_hash_table_unref (cat->databases);
   g_hash_table_unref (cat->tables);
   g_hash_table_unref (cat->aliases);
+  g_hash_table_unref (cat->keys);
   cat->databases = g_steal_pointer (&dbs);
   cat->tables = g_steal_pointer (&tables);
   cat->aliases = g_steal_pointer (&aliases);
+  cat->keys = g_steal_pointer (&keys);
   cat->revision = rev;
   g_rw_lock_writer_unlock (&cat->lock);
   return TRUE;
@@ -154,6 +164,7 @@ ab_catalog_open (AbStore *store, GError **error)
   cat->databases = new_map ((GDestroyNotify) ab_database_desc_unref);
   cat->tables = new_map ((GDestroyNotify) ab_table_desc_unref);
   cat->aliases = new_map ((GDestroyNotify) ab_alias_desc_unref);
+  cat->keys = new_map ((GDestroyNotify) ab_api_key_unref);
   cat->revision = -1;
   if (!ab_catalog_reload (cat, error))
     {
@@ -171,6 +182,7 @@ ab_catalog_free (AbCatalog *cat)
   g_hash_table_unref (cat->databases);
   g_hash_table_unref (cat->tables);
   g_hash_table_unref (cat->aliases);
+  g_hash_table_unref (cat->keys);
   g_rw_lock_clear (&cat->lock);
   g_mutex_clear (&cat->ddl);
   g_free (cat);

@@ -67,3 +67,38 @@ AbAliasDesc *ab_catalog_update_alias (AbCatalog *cat, const gchar *db, const gch
                                       GError **error);
 gboolean ab_catalog_delete_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
                                   GError **error);
+
+/* ---- API keys (access control) ----
+ * A key is a random 256-bit token shown once; the catalog keeps only its
+ * SHA-256. Grants: scope "*", "<db>" or "<db>.<table-or-alias>" with
+ * permission letters r (read), w (write), c (metadata control), a (admin). */
+typedef struct {
+  gchar *scope;
+  gchar *permissions;
+} AbGrant;
+
+typedef struct {
+  gint ref;
+  gchar *id;           /* first 16 hex chars of the hash: a public handle */
+  gchar *name;
+  gchar *hash;         /* hex SHA-256 of the token */
+  GArray *grants;      /* AbGrant */
+  gint64 created_at;
+  gchar *created_by;
+} AbApiKey;
+
+AbApiKey *ab_api_key_ref (AbApiKey *k);
+void ab_api_key_unref (AbApiKey *k);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbApiKey, ab_api_key_unref)
+/* hex SHA-256 of a token. */
+gchar *ab_api_key_hash (const gchar *token);
+
+/* Creates a key; *token_out receives the secret (shown once). Grants are
+ * validated (scope syntax, letters from "rwca"). */
+AbApiKey *ab_catalog_create_key (AbCatalog *cat, const gchar *name, const AbGrant *grants,
+                                 guint n_grants, const gchar *actor, gchar **token_out,
+                                 GError **error);
+GPtrArray *ab_catalog_list_keys (AbCatalog *cat);
+/* The key whose hash matches, or NULL. */
+AbApiKey *ab_catalog_find_key (AbCatalog *cat, const gchar *hash);
+gboolean ab_catalog_revoke_key (AbCatalog *cat, const gchar *id, GError **error);

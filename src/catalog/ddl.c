@@ -31,9 +31,9 @@ check (gboolean ok, GError **error, GError **local)
 
 /* Writes (put or delete when node == NULL) one descriptor row and bumps the
  * revision in the same batch, then reloads the cache. */
-static gboolean
-persist (AbCatalog *cat, gchar kind, const gchar *db, const gchar *name,
-         JsonNode *node, GError **error)
+gboolean
+ab_catalog_persist (AbCatalog *cat, gchar kind, const gchar *db, const gchar *name,
+                    JsonNode *node, GError **error)
 {
   g_autoptr (GByteArray) k = ab_catalog_meta_key (kind, db, name);
   g_autoptr (GByteArray) rev = ab_catalog_meta_key (KIND_REVISION, NULL, NULL);
@@ -105,7 +105,7 @@ ab_catalog_create_database (AbCatalog *cat, const gchar *db, const gchar *commen
   d->active = TRUE;
   audit_create (&d->audit, actor);
   g_autoptr (JsonNode) node = ab_database_desc_to_json (d);
-  if (!persist (cat, KIND_DATABASE, db, NULL, node, error))
+  if (!ab_catalog_persist (cat, KIND_DATABASE, db, NULL, node, error))
     return NULL;
   return ab_catalog_get_database (cat, db);
 }
@@ -130,7 +130,7 @@ ab_catalog_update_database (AbCatalog *cat, const gchar *db, const gboolean *act
   set_str (&d->comment, comment);
   audit_update (&d->audit, actor);
   g_autoptr (JsonNode) node = ab_database_desc_to_json (d);
-  if (!persist (cat, KIND_DATABASE, db, NULL, node, error))
+  if (!ab_catalog_persist (cat, KIND_DATABASE, db, NULL, node, error))
     return NULL;
   return ab_catalog_get_database (cat, db);
 }
@@ -149,12 +149,12 @@ ab_catalog_delete_database (AbCatalog *cat, const gchar *db, GError **error)
   g_autoptr (GPtrArray) tables = ab_catalog_list_tables (cat, db);
   g_autoptr (GPtrArray) aliases = ab_catalog_list_aliases (cat, db);
   for (guint i = 0; i < aliases->len; i++)
-    if (!persist (cat, KIND_ALIAS, db, ((AbAliasDesc *) aliases->pdata[i])->alias, NULL, error))
+    if (!ab_catalog_persist (cat, KIND_ALIAS, db, ((AbAliasDesc *) aliases->pdata[i])->alias, NULL, error))
       return FALSE;
   for (guint i = 0; i < tables->len; i++)
-    if (!persist (cat, KIND_TABLE, db, ((AbTableDesc *) tables->pdata[i])->table, NULL, error))
+    if (!ab_catalog_persist (cat, KIND_TABLE, db, ((AbTableDesc *) tables->pdata[i])->table, NULL, error))
       return FALSE;
-  return persist (cat, KIND_DATABASE, db, NULL, NULL, error);
+  return ab_catalog_persist (cat, KIND_DATABASE, db, NULL, NULL, error);
 }
 
 /* ---- tables ---- */
@@ -182,7 +182,7 @@ ab_catalog_create_table (AbCatalog *cat, AbTableDesc *proto, const gchar *actor,
   set_str (&t->tenant, "default");
   audit_create (&t->audit, actor);
   g_autoptr (JsonNode) node = ab_table_desc_to_json (t);
-  if (!persist (cat, KIND_TABLE, t->database, t->table, node, error))
+  if (!ab_catalog_persist (cat, KIND_TABLE, t->database, t->table, node, error))
     return NULL;
   return ab_catalog_get_table (cat, t->database, t->table);
 }
@@ -237,7 +237,7 @@ ab_catalog_update_table (AbCatalog *cat, const gchar *db, const gchar *table,
   set_str (&t->comment, comment);
   audit_update (&t->audit, actor);
   g_autoptr (JsonNode) node = ab_table_desc_to_json (t);
-  if (!persist (cat, KIND_TABLE, db, table, node, error))
+  if (!ab_catalog_persist (cat, KIND_TABLE, db, table, node, error))
     return NULL;
   return ab_catalog_get_table (cat, db, table);
 }
@@ -252,7 +252,7 @@ ab_catalog_delete_table (AbCatalog *cat, const gchar *db, const gchar *table, GE
   if (old->active)
     return fail (error, AB_CATALOG_ERROR_INVALID,
                  "Table %s.%s is active; deactivate it (active: false) before deleting.", db, table);
-  return persist (cat, KIND_TABLE, db, table, NULL, error);
+  return ab_catalog_persist (cat, KIND_TABLE, db, table, NULL, error);
 }
 
 /* ---- aliases ---- */
@@ -303,7 +303,7 @@ ab_catalog_create_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
   a->active = TRUE;
   audit_create (&a->audit, actor);
   g_autoptr (JsonNode) node = ab_alias_desc_to_json (a);
-  if (!persist (cat, KIND_ALIAS, db, alias, node, error))
+  if (!ab_catalog_persist (cat, KIND_ALIAS, db, alias, node, error))
     return NULL;
   return ab_catalog_get_alias (cat, db, alias);
 }
@@ -332,7 +332,7 @@ ab_catalog_update_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
   set_str (&a->comment, comment);
   audit_update (&a->audit, actor);
   g_autoptr (JsonNode) node = ab_alias_desc_to_json (a);
-  if (!persist (cat, KIND_ALIAS, db, alias, node, error))
+  if (!ab_catalog_persist (cat, KIND_ALIAS, db, alias, node, error))
     return NULL;
   return ab_catalog_get_alias (cat, db, alias);
 }
@@ -347,5 +347,5 @@ ab_catalog_delete_alias (AbCatalog *cat, const gchar *db, const gchar *alias, GE
   if (old->active)
     return fail (error, AB_CATALOG_ERROR_INVALID,
                  "Alias %s.%s is active; deactivate it (active: false) before deleting.", db, alias);
-  return persist (cat, KIND_ALIAS, db, alias, NULL, error);
+  return ab_catalog_persist (cat, KIND_ALIAS, db, alias, NULL, error);
 }

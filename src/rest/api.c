@@ -142,4 +142,5 @@ ab_api_register (AbRouter *router, AbEngine *engine)
   ab_api_register_v2 (router, engine);
   ab_api_register_data (router, engine);
   ab_api_register_queue (router, engine);
+  ab_api_register_admin (router, engine);
 }

@@ -304,6 +304,17 @@ static void
 run_route (AbHttpLoop *l, h2o_req_t *req, AbHttpRequest *r, AbRouteHandler handler,
            AbRouteFlags flags, gpointer user_data, gint64 t0)
 {
+  AbHttpResponse denied;
+  ab_http_response_init (&denied);
+  if (!ab_router_check_guard (l->server->router, r, &denied))
+    {
+      log_request (l->server, r->method, r->route, effective_status (&denied), t0, r->request_id, TRUE);
+      send_response (req, &denied, r->request_id);
+      ab_http_response_clear (&denied);
+      ab_http_request_clear (r);
+      return;
+    }
+  ab_http_response_clear (&denied);
   if (flags == AB_ROUTE_BLOCKING)
     {
       AbHttpJob *job = g_new0 (AbHttpJob, 1);

@@ -17,6 +17,8 @@ typedef struct {
 
 struct _AbRouter {
   GPtrArray *routes;
+  AbRouteGuard guard;
+  gpointer guard_data;
 };
 
 /* ---- decoding ---- */
@@ -445,4 +447,17 @@ ab_http_reason_phrase (guint status)
   if (status >= 400)
     return "Client Error";
   return "Unknown";
+}
+
+void
+ab_router_set_guard (AbRouter *router, AbRouteGuard guard, gpointer user_data)
+{
+  router->guard = guard;
+  router->guard_data = user_data;
+}
+
+gboolean
+ab_router_check_guard (AbRouter *router, const AbHttpRequest *req, AbHttpResponse *resp)
+{
+  return router->guard == NULL || router->guard (req, resp, router->guard_data);
 }

@@ -47,6 +47,14 @@ AbRouteMatch ab_router_match (AbRouter *router, const gchar *method, const gchar
                               gpointer *user_data, const gchar **pattern,
                               GHashTable **params);
 
+/* A guard runs before every routed handler (on the HTTP loop, so it must
+ * not block); returning FALSE means it answered (401/403) and the handler
+ * does not run. */
+typedef gboolean (*AbRouteGuard) (const AbHttpRequest *req, AbHttpResponse *resp,
+                                  gpointer user_data);
+void ab_router_set_guard (AbRouter *router, AbRouteGuard guard, gpointer user_data);
+gboolean ab_router_check_guard (AbRouter *router, const AbHttpRequest *req, AbHttpResponse *resp);
+
 /* Helpers for handlers. */
 const gchar *ab_http_query_get (const AbHttpRequest *req, const gchar *name); /* first value or NULL */
 GPtrArray *ab_http_query_all (const AbHttpRequest *req, const gchar *name);    /* borrowed or NULL */

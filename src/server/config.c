@@ -120,6 +120,7 @@ ab_server_flags_parse (AbServerFlags *f, int *argc, char ***argv, GError **error
     { "drain-timeout-ms", 0, 0, G_OPTION_ARG_INT, &f->drain_timeout_ms, "Graceful stop: wait for in-flight requests (default 10000)", "MS" },
     { "wal", 0, 0, G_OPTION_ARG_STRING, &f->wal, "WAL sink: file:DIR (default: next to the store), kafka://HOST:PORT/TOPIC or none", "URI" },
     { "cdc", 0, 0, G_OPTION_ARG_STRING, &f->cdc, "CDC sink: none (default), file:DIR or kafka://HOST:PORT/TOPIC", "URI" },
+    { "auth", 0, 0, G_OPTION_ARG_NONE, &f->auth, "Require API keys (first admin key: ACTIONBASE_ADMIN_KEY)", NULL },
     { "system-mode", 0, 0, G_OPTION_ARG_STRING, &f->system_mode, "Server-wide mutation mode override: SYNC, ASYNC, DROP or DENY", "MODE" },
     { NULL }
   };
@@ -202,6 +203,7 @@ ab_server_config_clear (AbServerConfig *cfg)
   g_clear_pointer (&cfg->insert_merge_databases, g_strfreev);
   g_clear_pointer (&cfg->wal_uri, g_free);
   g_clear_pointer (&cfg->cdc_uri, g_free);
+  g_clear_pointer (&cfg->admin_key, g_free);
   ab_http_config_clear (&cfg->http);
 }
 
@@ -247,6 +249,8 @@ ab_server_config_apply_flags (AbServerConfig *cfg, const AbServerFlags *f, GErro
     return FALSE;
   if (f->log_level != NULL && !ab_server_parse_log_level (f->log_level, &cfg->log_threshold, error))
     return FALSE;
+  if (f->auth)
+    cfg->auth = TRUE;
   if (f->wal != NULL)
     set_string (&cfg->wal_uri, f->wal);
   if (f->cdc != NULL)
@@ -286,6 +290,16 @@ apply_server_key (AbServerConfig *cfg, const gchar *key, const gchar *value,
     }
   if (g_str_equal (key, "system-mode"))
     return set_mode (&cfg->system_mode, value, error);
+  if (g_str_equal (key, "auth"))
+    {
+      cfg->auth = g_ascii_strcasecmp (value, "true") == 0 || g_str_equal (value, "1");
+      return TRUE;
+    }
+  if (g_str_equal (key, "admin-key"))
+    {
+      set_string (&cfg->admin_key, value);
+      return TRUE;
+    }
   if (g_str_equal (key, "log-level"))
     return ab_server_parse_log_level (value, &cfg->log_threshold, error);
   if (g_str_equal (key, "access-log"))

@@ -26,6 +26,7 @@ typedef struct {
   gchar *wal;
   gchar *cdc;
   gchar *system_mode;
+  gboolean auth;
 } AbServerFlags;
 
 typedef struct {
@@ -36,6 +37,8 @@ typedef struct {
   gchar *wal_uri;               /* NULL = file:<lmdb dir>/wal (or ./actionbase-wal) */
   gchar *cdc_uri;               /* default "none" */
   gint system_mode;             /* -1 none, else AbMutationMode */
+  gboolean auth;                /* access control on (API keys) */
+  gchar *admin_key;             /* bootstrap admin key; ACTIONBASE_ADMIN_KEY wins */
 } AbServerConfig;
 
 /* The WAL URI to use: the configured one or the default next to the store. */

@@ -8,6 +8,7 @@
 #include <glib-unix.h>
 #include "engine/engine.h"
 #include "rest/api.h"
+#include "rest/auth.h"
 #include "rest/http.h"
 #include "rest/metrics.h"
 #include "rest/router.h"
@@ -160,6 +161,15 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   ab_router_add (router, "GET", "/health", AB_ROUTE_BLOCKING, health_handler, engine);
   ab_router_add (router, "GET", "/metrics", AB_ROUTE_BLOCKING, metrics_handler, metrics);
   ab_api_register (router, engine);
+  AbAuth *auth = NULL;
+  if (cfg->auth)
+    {
+      const gchar *env = g_getenv ("ACTIONBASE_ADMIN_KEY");
+      auth = ab_auth_new (engine, env != NULL ? env : cfg->admin_key);
+      ab_auth_install (auth, router);
+      if (env == NULL && cfg->admin_key == NULL)
+        g_warning ("access control is on but no admin key is set (ACTIONBASE_ADMIN_KEY)");
+    }
 
   cfg->http.metrics = metrics;
   cfg->http.access_log = cfg->http.access_log && log_threshold >= G_LOG_LEVEL_INFO;
@@ -179,6 +189,7 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   g_clear_pointer (&server, ab_http_server_free);
   ab_engine_close (engine);
   ab_router_free (router);
+  ab_auth_free (auth);
   ab_metrics_free (metrics);
   if (rc == 0)
     g_message ("stopped");

@@ -1,0 +1,121 @@
+/* Access control over HTTP: 401 without a valid key, 403 without the grant,
+ * keys created/listed/revoked by the admin endpoints, grants scoped to a
+ * database or a table, /health open and /metrics guarded. */
+#include <string.h>
+#include "rest_harness.h"
+
+#define ADMIN "admin-secret-for-tests"
+static AbServer srv;
+
+static void
+setup (void)
+{
+  static const gchar *const args[] = { "--auth", NULL };
+  g_setenv ("ACTIONBASE_ADMIN_KEY", ADMIN, TRUE);
+  ab_server_start (&srv, NULL, args);
+  g_unsetenv ("ACTIONBASE_ADMIN_KEY");
+}
+
+static void teardown (void) { ab_server_destroy (&srv); }
+
+static guint
+as (const gchar *key, const gchar *method, const gchar *path, const gchar *body, JsonNode **out)
+{
+  AbReply r = { 0 };
+  g_autofree gchar *bearer = key != NULL ? g_strdup_printf ("Bearer %s", key) : NULL;
+  const gchar *const hdr[] = { "Authorization", bearer, NULL };
+  g_autoptr (GBytes) b = body != NULL ? g_bytes_new (body, strlen (body)) : NULL;
+  ab_http_raw (&srv, &r, method, b, path, key != NULL ? hdr : NULL);
+  guint status = r.status;
+  if (status == 401 || status == 403)
+    ab_assert_error_reply (&r, status);
+  if (out != NULL)
+    *out = g_steal_pointer (&r.json);
+  ab_reply_clear (&r);
+  return status;
+}
+
+static gchar *
+make_key (const gchar *grants)
+{
+  g_autofree gchar *body = g_strdup_printf ("{\"name\":\"k\",\"grants\":%s}", grants);
+  JsonNode *n = NULL;
+  ck_assert_uint_eq (as (ADMIN, "POST", "/admin/v1/keys", body, &n), 200);
+  gchar *key = g_strdup (ab_json_str (n, "key"));
+  ck_assert_int_ge (strlen (key), 64);
+  json_node_unref (n);
+  return key;
+}
+
+static const gchar *TABLE =
+  "{\"table\":\"%s\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
+  "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
+  "\"direction\":\"OUT\",\"properties\":[],\"indexes\":[]}}";
+static const gchar *INSERT =
+  "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\"}}]}";
+
+START_TEST (keys_and_grants)
+{
+  ck_assert_uint_eq (as (NULL, "GET", "/health", NULL, NULL), 200);
+  ck_assert_uint_eq (as (NULL, "GET", "/graph/v3/databases", NULL, NULL), 401);
+  ck_assert_uint_eq (as ("wrong", "GET", "/graph/v3/databases", NULL, NULL), 401);
+  ck_assert_uint_eq (as (ADMIN, "GET", "/graph/v3/databases", NULL, NULL), 200);
+  /* bare key, as the upstream console sends it */
+  AbReply r = { 0 };
+  static const gchar *const bare[] = { "Authorization", ADMIN, NULL };
+  ab_http_raw (&srv, &r, "GET", NULL, "/graph/v3/databases", bare);
+  ck_assert_uint_eq (r.status, 200);
+  ab_reply_clear (&r);
+  ck_assert_uint_eq (as (ADMIN, "POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}", NULL), 200);
+  g_autofree gchar *t1 = g_strdup_printf (TABLE, "t");
+  g_autofree gchar *t2 = g_strdup_printf (TABLE, "u");
+  ck_assert_uint_eq (as (ADMIN, "POST", "/graph/v3/databases/d/tables", t1, NULL), 200);
+  ck_assert_uint_eq (as (ADMIN, "POST", "/graph/v3/databases/d/tables", t2, NULL), 200);
+  g_autofree gchar *reader = make_key ("[{\"scope\":\"d\",\"permissions\":\"r\"}]");
+  g_autofree gchar *writer = make_key ("[{\"scope\":\"d.t\",\"permissions\":\"rw\"}]");
+  ck_assert_uint_eq (as (reader, "GET", "/graph/v3/databases/d/tables/t/edges/count?start=a&direction=OUT", NULL, NULL), 200);
+  ck_assert_uint_eq (as (reader, "POST", "/graph/v3/databases/d/tables/t/edges", INSERT, NULL), 403);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/t/edges", INSERT, NULL), 200);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/u/edges", INSERT, NULL), 403);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables", t1, NULL), 403);
+  ck_assert_uint_eq (as (reader, "GET", "/metrics", NULL, NULL), 403);
+  ck_assert_uint_eq (as (ADMIN, "GET", "/metrics", NULL, NULL), 200);
+  ck_assert_uint_eq (as (reader, "GET", "/admin/v1/keys", NULL, NULL), 403);
+  ck_assert_uint_eq (as (ADMIN, "POST", "/admin/v1/keys", "{\"name\":\"x\",\"grants\":[{\"scope\":\"d\",\"permissions\":\"rz\"}]}", NULL), 400);
+  JsonNode *list = NULL;
+  ck_assert_uint_eq (as (ADMIN, "GET", "/admin/v1/keys", NULL, &list), 200);
+  ck_assert_uint_eq (ab_json_len (list, ""), 2);
+  g_autofree gchar *text = json_to_string (list, FALSE);
+  ck_assert_ptr_null (strstr (text, writer));       /* never the secret */
+  ck_assert_ptr_null (strstr (text, "\"hash\""));
+  g_autofree gchar *writer_id = NULL;
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree gchar *p = g_strdup_printf ("%u.grants.0.scope", i);
+      g_autofree gchar *idp = g_strdup_printf ("%u.id", i);
+      if (g_str_equal (ab_json_str (list, p), "d.t"))
+        writer_id = g_strdup (ab_json_str (list, idp));
+    }
+  json_node_unref (list);
+  ck_assert_ptr_nonnull (writer_id);
+  g_autofree gchar *path = g_strdup_printf ("/admin/v1/keys/%s", writer_id);
+  ck_assert_uint_eq (as (ADMIN, "DELETE", path, NULL, NULL), 204);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/t/edges", INSERT, NULL), 401);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("rest-auth");
+  TCase *tc = tcase_create ("auth");
+  tcase_set_timeout (tc, 120);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, keys_and_grants);
+  suite_add_tcase (s, tc);
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
