@@ -26,8 +26,7 @@ GByteArray *ab_catalog_meta_key (gchar kind, const gchar *db, const gchar *name)
 gint64 ab_catalog_now_ms (void);
 gboolean ab_catalog_reload (AbCatalog *cat, GError **error);
 
-/* keys.c: JSON of a stored key, and parsing it back. */
-gchar *ab_catalog_key_to_json (const AbApiKey *k);
+/* keys.c: parsing a stored key back. */
 AbApiKey *ab_catalog_key_from_json (JsonNode *node, GError **error);
 gboolean ab_catalog_persist (AbCatalog *cat, gchar kind, const gchar *db, const gchar *name,
                              JsonNode *node, GError **error);

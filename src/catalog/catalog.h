@@ -90,6 +90,9 @@ typedef struct {
 AbApiKey *ab_api_key_ref (AbApiKey *k);
 void ab_api_key_unref (AbApiKey *k);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbApiKey, ab_api_key_unref)
+/* {id, name, [hash,] grants, createdAt, createdBy}; the stored form has the
+ * hash, answers to clients never do. */
+JsonNode *ab_api_key_to_json (const AbApiKey *k, gboolean with_hash);
 /* hex SHA-256 of a token. */
 gchar *ab_api_key_hash (const gchar *token);
 

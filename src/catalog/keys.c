@@ -47,8 +47,8 @@ ab_api_key_hash (const gchar *token)
   return g_compute_checksum_for_string (G_CHECKSUM_SHA256, token, -1);
 }
 
-gchar *
-ab_catalog_key_to_json (const AbApiKey *k)
+JsonNode *
+ab_api_key_to_json (const AbApiKey *k, gboolean with_hash)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -56,8 +56,11 @@ ab_catalog_key_to_json (const AbApiKey *k)
   json_builder_add_string_value (b, k->id);
   json_builder_set_member_name (b, "name");
   json_builder_add_string_value (b, k->name);
-  json_builder_set_member_name (b, "hash");
-  json_builder_add_string_value (b, k->hash);
+  if (with_hash)
+    {
+      json_builder_set_member_name (b, "hash");
+      json_builder_add_string_value (b, k->hash);
+    }
   json_builder_set_member_name (b, "grants");
   json_builder_begin_array (b);
   for (guint i = 0; i < k->grants->len; i++)
@@ -76,8 +79,7 @@ ab_catalog_key_to_json (const AbApiKey *k)
   json_builder_set_member_name (b, "createdBy");
   json_builder_add_string_value (b, k->created_by);
   json_builder_end_object (b);
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  return json_to_string (root, FALSE);
+  return json_builder_get_root (b);
 }
 
 AbApiKey *
@@ -155,8 +157,7 @@ ab_catalog_create_key (AbCatalog *cat, const gchar *name, const AbGrant *grants,
       AbGrant g = { g_strdup (grants[i].scope), g_strdup (grants[i].permissions) };
       g_array_append_val (k->grants, g);
     }
-  g_autofree gchar *text = ab_catalog_key_to_json (k);
-  g_autoptr (JsonNode) node = json_from_string (text, NULL);
+  g_autoptr (JsonNode) node = ab_api_key_to_json (k, TRUE);
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   if (!ab_catalog_persist (cat, KIND_KEY, NULL, k->id, node, error))
     return NULL;

@@ -4,39 +4,14 @@
 
 #define CAT(ud) ab_engine_catalog ((AbEngine *) (ud))
 
+/* A key as clients see it: never the hash; the secret only at creation. */
 static JsonNode *
 key_json (const AbApiKey *k, const gchar *token)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "id");
-  json_builder_add_string_value (b, k->id);
-  json_builder_set_member_name (b, "name");
-  json_builder_add_string_value (b, k->name);
+  JsonNode *n = ab_api_key_to_json (k, FALSE);
   if (token != NULL)
-    {
-      json_builder_set_member_name (b, "key");
-      json_builder_add_string_value (b, token);
-    }
-  json_builder_set_member_name (b, "grants");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < k->grants->len; i++)
-    {
-      const AbGrant *g = &g_array_index (k->grants, AbGrant, i);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "scope");
-      json_builder_add_string_value (b, g->scope);
-      json_builder_set_member_name (b, "permissions");
-      json_builder_add_string_value (b, g->permissions);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "createdAt");
-  json_builder_add_int_value (b, k->created_at);
-  json_builder_set_member_name (b, "createdBy");
-  json_builder_add_string_value (b, k->created_by);
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
+    json_object_set_string_member (json_node_get_object (n), "key", token);
+  return n;
 }
 
 static void

@@ -277,3 +277,14 @@ ab_assert_error_reply (const AbReply *r, guint status)
   ck_assert_str_ne (ab_json_str (r->json, "error"), "");
   ck_assert_str_ne (ab_json_str (r->json, "message"), "");
 }
+
+JsonNode *
+ab_http_ok (AbServer *srv, const gchar *method, const gchar *path, const gchar *body)
+{
+  AbReply r = { 0 };
+  ab_http (srv, &r, method, body, "%s", path);
+  ck_assert_msg (r.status == 200, "%s %s -> %u %s", method, path, r.status, r.body);
+  JsonNode *n = g_steal_pointer (&r.json);
+  ab_reply_clear (&r);
+  return n;
+}

@@ -39,6 +39,9 @@ void ab_http (AbServer *srv, AbReply *out, const gchar *method, const gchar *bod
 void ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body,
                   const gchar *path, const gchar *const *headers);
 
+/* A request that must answer 200; returns the JSON body (owned). */
+JsonNode *ab_http_ok (AbServer *srv, const gchar *method, const gchar *path, const gchar *body);
+
 /* JSON path helpers: "a.b.0.c" on objects and arrays. */
 JsonNode *ab_json_at (JsonNode *root, const gchar *path);
 const gchar *ab_json_str (JsonNode *root, const gchar *path);

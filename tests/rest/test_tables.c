@@ -15,12 +15,7 @@ static void teardown (void) { ab_server_destroy (&srv); }
 static JsonNode *
 ok (const gchar *method, const gchar *path, const gchar *body)
 {
-  AbReply r = { 0 };
-  ab_http (&srv, &r, method, body, "%s", path);
-  ck_assert_msg (r.status == 200, "%s %s -> %u %s", method, path, r.status, r.body);
-  JsonNode *n = g_steal_pointer (&r.json);
-  ab_reply_clear (&r);
-  return n;
+  return ab_http_ok (&srv, method, path, body);
 }
 
 static guint
