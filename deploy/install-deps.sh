@@ -6,7 +6,13 @@ set -euo pipefail
 PKGS=(build-essential autoconf automake libtool pkg-config
       libglib2.0-dev libjson-glib-dev libh2o-evloop-dev libssl-dev libsoup-3.0-dev
       libthrift-c-glib-dev thrift-compiler libxxhash-dev liblmdb-dev check
-      curl jq valgrind)
+      curl jq valgrind
+      libedit-dev libyaml-dev
+      librdkafka-dev kcat)
+# The Kafka test broker (tests/kafka/start.sh) runs on a JRE and is resolved
+# with Maven: installed only when no java / mvn is on the PATH.
+command -v java >/dev/null || PKGS+=(openjdk-17-jre-headless)
+command -v mvn >/dev/null || PKGS+=(maven)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -13,6 +13,79 @@ if [ ! -f Makefile ] || [ ../../configure -nt Makefile ]; then
   ../../configure --enable-sanitizers CFLAGS="-O1 -g" >/dev/null
 fi
 make -j2 >/dev/null
+# Services the suites need are started once for the whole run and always
+# stopped: each start function appends its stop function to on_exit.
+on_exit=()
+run_on_exit () { local f; for f in "${on_exit[@]}"; do "$f" || true; done; }
+trap run_on_exit EXIT
+
+# Kafka (tests/kafka): AB_KAFKA=on (required), auto (default: skipped with a
+# notice when java or mvn is missing) or off. Exports AB_KAFKA_ADDR and
+# AB_KAFKA_DIR for the suites; without them the Kafka suites report SKIP.
+kafka_dir=""
+kafka_stop () {
+  [ -n "$kafka_dir" ] || return 0
+  local d
+  for d in "$kafka_dir"/outage-* "$kafka_dir"; do
+    [ -d "$d" ] && bash "$top/tests/kafka/stop.sh" "$d"
+  done
+  rm -rf "$kafka_dir"
+}
+kafka_start () {
+  local mode=${AB_KAFKA:-auto}
+  unset AB_KAFKA_ADDR AB_KAFKA_DIR
+  [ "$mode" = off ] && return 0
+  if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+    [ "$mode" = on ] && { echo "tests/run.sh: AB_KAFKA=on but java or mvn is missing" >&2; return 1; }
+    echo "tests/run.sh: java or mvn missing: the Kafka suites are skipped"
+    return 0
+  fi
+  kafka_dir=$(mktemp -d "${TMPDIR:-/tmp}/ab-kafka.XXXXXX")
+  on_exit+=(kafka_stop)
+  local addr
+  if ! addr=$(bash "$top/tests/kafka/start.sh" "$kafka_dir"); then
+    [ "$mode" = on ] && { echo "tests/run.sh: Kafka did not start" >&2; return 1; }
+    echo "tests/run.sh: Kafka did not start: the Kafka suites are skipped"
+    return 0
+  fi
+  export AB_KAFKA_ADDR=${addr##*$'\n'} AB_KAFKA_DIR=$kafka_dir
+  echo "tests/run.sh: Kafka at $AB_KAFKA_ADDR"
+}
+kafka_start
+
+# HBase (hbase/): AB_HBASE=on (required; CI), auto (default: skipped with a
+# notice when java or mvn is missing) or off. One standalone HBase with its
+# Thrift2 gateway serves every suite: AB_HBASE_ADDR names the gateway; without
+# it tests/hbase reports SKIP and the store and engine suites skip hbase://.
+hbase_dir=""
+hbase_stop () {
+  [ -n "$hbase_dir" ] || return 0
+  bash "$top/hbase/stop.sh" "$hbase_dir"
+  rm -rf "$hbase_dir"
+}
+hbase_start () {
+  local mode=${AB_HBASE:-auto} addr
+  unset AB_HBASE_ADDR
+  [ "$mode" = off ] && return 0
+  if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+    [ "$mode" = on ] && { echo "tests/run.sh: AB_HBASE=on but java or mvn is missing" >&2; return 1; }
+    echo "tests/run.sh: java or mvn missing: the HBase suites are skipped"
+    return 0
+  fi
+  hbase_dir=$(mktemp -d "${TMPDIR:-/tmp}/ab-hbase.XXXXXX")
+  on_exit+=(hbase_stop)
+  trap 'exit 130' INT   # so that the EXIT trap stops the JVMs
+  trap 'exit 143' TERM
+  if ! addr=$(bash "$top/hbase/start.sh" "$hbase_dir"); then
+    [ "$mode" = on ] && { echo "tests/run.sh: HBase did not start" >&2; return 1; }
+    echo "tests/run.sh: HBase did not start: the HBase suites are skipped"
+    return 0
+  fi
+  export AB_HBASE_ADDR=${addr##*$'\n'}
+  echo "tests/run.sh: HBase Thrift2 gateway at $AB_HBASE_ADDR"
+}
+hbase_start
+
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0

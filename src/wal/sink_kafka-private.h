@@ -28,9 +28,9 @@ struct _AbKafkaSink {
   AbKafkaProducer durable;    /* append (durable = TRUE) */
   gint stop;                  /* atomic: threads exit */
   gint probe_now;             /* atomic: an error asks for an early probe */
+  gint down;                  /* atomic mirror of down_reason != NULL */
   GMutex state_lock;          /* everything below */
   gchar *down_reason;         /* NULL while healthy */
-  gboolean topic_ready;
   gint64 drop_logged_at;      /* rate limit of the drop / error warnings */
   guint64 drops_unlogged;
   gint64 error_logged_at;

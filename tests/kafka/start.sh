@@ -87,8 +87,13 @@ if [ ! -f "$dir/data/meta.properties" ]; then
     > "$dir/logs/format.out" 2>&1 || { cat "$dir/logs/format.out" >&2; die "storage format failed"; }
 fi
 
-nohup java "${jvm[@]}" -cp "$cp" kafka.Kafka "$conf" > "$dir/logs/kafka.out" 2>&1 < /dev/null &
-echo $! > "$dir/kafka.pid"
+# A session of its own: a caller that kills its process group (Check's forked
+# tests do) must not take the broker with it. The JVM writes its own pid.
+rm -f "$dir/kafka.pid"
+setsid bash -c 'echo $$ > "$1"; shift; exec "$@"' _ "$dir/kafka.pid" \
+  java "${jvm[@]}" -cp "$cp" kafka.Kafka "$conf" > "$dir/logs/kafka.out" 2>&1 < /dev/null &
+for _ in $(seq 1 50); do [ -s "$dir/kafka.pid" ] && break; sleep 0.1; done
+[ -s "$dir/kafka.pid" ] || die "the Kafka JVM did not start"
 
 deadline=$((SECONDS + timeout))
 until kcat -L -b "127.0.0.1:$port" -m 3 2>/dev/null | grep -q "broker 1 at"; do
