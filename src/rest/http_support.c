@@ -20,7 +20,9 @@ ab_http_config_init (AbHttpConfig *cfg)
   cfg->host = g_strdup ("127.0.0.1");
   cfg->port = 8080;
   cfg->http_threads = cores;
-  cfg->workers = MAX (4, 2 * cores);
+  /* Blocking requests mostly wait (LMDB group commit, HBase round trips):
+   * many workers let concurrent writes share one commit. */
+  cfg->workers = MAX (64, 2 * cores);
   cfg->max_body = 10 * 1024 * 1024;
   cfg->drain_timeout_ms = 10000;
   cfg->access_log = TRUE;

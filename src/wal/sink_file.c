@@ -398,19 +398,17 @@ ab_sink_file_open (const gchar *dir, const gchar *query, GError **error)
   f->retention_ms = 3600 * 1000;
   g_mutex_init (&f->lock);
   g_cond_init (&f->cond);
-  if (!parse_options (f, query, error))
-    goto fail;
-  if (g_mkdir_with_parents (dir, 0755) != 0)
+  gboolean ok = parse_options (f, query, error);
+  if (ok && g_mkdir_with_parents (dir, 0755) != 0)
+    ok = io_error (error, "cannot create", dir);
+  if (ok)
     {
-      io_error (error, "cannot create", dir);
-      goto fail;
+      g_autoptr (GArray) segs = list_segments (dir);
+      guint64 last = segs->len > 0 ? g_array_index (segs, guint64, segs->len - 1) : 0;
+      ok = open_segment (f, last, error);
     }
-  g_autoptr (GArray) segs = list_segments (dir);
-  guint64 last = segs->len > 0 ? g_array_index (segs, guint64, segs->len - 1) : 0;
-  if (!open_segment (f, last, error))
-    goto fail;
-  return &f->base;
-fail:
+  if (ok)
+    return &f->base;
   file_close (&f->base);
   return NULL;
 }

@@ -5,7 +5,7 @@
 --   BENCH_USERS  preloaded sources u0..u(N-1)     (default 200)
 --   BENCH_ITEMS  preloaded targets i0..i(M-1) per source (default 50)
 -- GET/SCAN/COUNT pick random preloaded keys; INSERT posts one INSERT mutation
--- per request with a target unique to (thread, request).  done() prints one
+-- per request with a target unique to (run, thread, request).  done() prints one
 -- parseable line:  BENCH requests=.. duration_us=.. p50_us=.. p99_us=.. ...
 local op     = os.getenv("BENCH_OP") or "get"
 local prefix = os.getenv("BENCH_PREFIX") or ""
@@ -52,8 +52,8 @@ function request()
     counter = counter + 1
     local v = base + counter
     local body = string.format(
-      '{"mutations":[{"type":"INSERT","edge":{"version":%d,"source":"u%d","target":"n%d_%d","properties":{"created_at":%d}}}]}',
-      v, math.random(0, users - 1), tid, counter, v)
+      '{"mutations":[{"type":"INSERT","edge":{"version":%d,"source":"u%d","target":"n%d_%d_%d","properties":{"created_at":%d}}}]}',
+      v, math.random(0, users - 1), base, tid, counter, v)
     return wrk.format("POST", prefix .. "/edges?lock=true", headers, body)
   end
   i = i + 1
@@ -65,16 +65,21 @@ if op == "insert" then
   function response(status, hdrs, body)
     if status == 200 and not string.find(body, '"status":"CREATED"', 1, true) then
       bad = bad + 1
+      if not badbody then badbody = body end
     end
   end
 end
 
 function done(summary, latency, requests)
   local e = summary.errors
-  local notcreated = 0
-  for _, t in ipairs(threads) do notcreated = notcreated + (t:get("bad") or 0) end
+  local notcreated, sample = 0, nil
+  for _, t in ipairs(threads) do
+    notcreated = notcreated + (t:get("bad") or 0)
+    sample = sample or t:get("badbody")
+  end
   io.write(string.format(
     "BENCH requests=%d duration_us=%d p50_us=%d p99_us=%d non2xx=%d sockerr=%d notcreated=%d\n",
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
     e.status, e.connect + e.read + e.write + e.timeout, notcreated))
+  if sample then io.write("BENCH-SAMPLE not CREATED: ", sample, "\n") end
 end
