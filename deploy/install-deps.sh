@@ -9,8 +9,9 @@ PKGS=(build-essential autoconf automake libtool pkg-config
       curl jq valgrind
       libedit-dev libyaml-dev
       librdkafka-dev kcat)
-# The Kafka test broker (tests/kafka/start.sh) runs on a JRE and is resolved
-# with Maven: installed only when no java / mvn is on the PATH.
+# The Kafka test broker (tests/kafka/start.sh) and the HBase of the HBase
+# suites (hbase/start.sh) run on a JRE and are resolved with Maven: installed
+# only when no java / mvn is on the PATH.
 command -v java >/dev/null || PKGS+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null || PKGS+=(maven)
 missing=()

@@ -10,4 +10,4 @@ TESTS += tests/unit/server/test_config
 tests_unit_server_test_config_SOURCES = tests/unit/server/test_config.c \
 	src/server/config.c src/server/config.h
 tests_unit_server_test_config_CFLAGS = $(TEST_CFLAGS)
-tests_unit_server_test_config_LDADD = $(REST_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+tests_unit_server_test_config_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)

@@ -9,3 +9,5 @@
 
 AbStore *ab_store_memory_new (void);
 AbStore *ab_store_lmdb_new (const gchar *dir, gsize mapsize, gboolean sync, GError **error);
+/* hbase://... (hbase.c); connects lazily. */
+AbStore *ab_store_hbase_new (const gchar *uri, GError **error);

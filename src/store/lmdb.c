@@ -1,10 +1,9 @@
 /* The lmdb backend ("lmdb:DIR"): one environment per directory shared by all
  * handles, durable commits, a map that grows when full, and group commit:
  * concurrent writers' requests share one write transaction and one fsync. */
-#include "store/backend.h"
+#include "store/lmdb-private.h"
 
 #include <errno.h>
-#include <lmdb.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,33 +13,6 @@
 #define AB_LMDB_MAX_MAPSIZE ((gsize) 1 << 44) /* 16 TiB: stop doubling here */
 #define AB_LMDB_GATHER_MAX_US 200           /* longest wait for a group to fill */
 #define REQ_FAILED (-1) /* a request failed on its own; its GError says why */
-
-typedef struct {
-  gint refs;            /* under registry_lock */
-  gchar *path;          /* canonical directory, the registry key */
-  MDB_env *env;
-  MDB_dbi dbi;
-  gsize max_key;
-  /* Every transaction holds map_lock shared; resizing the map takes it
-   * exclusive, because mdb_env_set_mapsize needs no live transaction. */
-  GRWLock map_lock;
-  gsize mapsize;        /* changed only under map_lock exclusive */
-  GMutex pool_lock;
-  GPtrArray *read_pool; /* reset read-only MDB_txn*, renewed on reuse */
-  GMutex queue_lock;
-  GCond queue_cond;
-  GQueue pending;       /* LmdbReq* waiting for a leader */
-  gboolean leader;      /* a thread is running a group */
-  GCond gather_cond;    /* wakes a gathering leader when a request arrives */
-  gboolean gathering;
-  guint writers;        /* estimate: group size + requests queued behind it */
-  gint64 commit_us;     /* how long the last group took */
-} LmdbEnv;
-
-typedef struct {
-  AbStore base;
-  LmdbEnv *env;
-} LmdbStore;
 
 typedef enum {
   REQ_BATCH,
@@ -65,15 +37,15 @@ typedef struct {
 static GMutex registry_lock;
 static GHashTable *registry; /* path -> LmdbEnv* */
 
-static void
-set_mdb_error (GError **error, int rc, const gchar *what)
+void
+ab_lmdb_set_error (GError **error, int rc, const gchar *what)
 {
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb %s: %s", what,
                mdb_strerror (rc));
 }
 
-static LmdbEnv *
-env_of (AbStore *s)
+LmdbEnv *
+ab_lmdb_env_of (AbStore *s)
 {
   return ((LmdbStore *) s)->env;
 }
@@ -135,8 +107,9 @@ grow (LmdbEnv *e, gsize seen, GError **error)
 
 /* Begin a transaction with map_lock held shared; on failure the lock is
  * released. *seen receives the map size the transaction runs under. */
-static int
-begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn, gsize *seen)
+int
+ab_lmdb_begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn,
+                      gsize *seen)
 {
   int rc = 0;
   for (guint attempt = 0; attempt < 4; attempt++) {
@@ -173,7 +146,7 @@ read_begin (LmdbEnv *e, MDB_txn **txn)
     mdb_txn_abort (t);
     g_rw_lock_reader_unlock (&e->map_lock);
   }
-  return begin_locked (e, NULL, MDB_RDONLY, txn, &seen);
+  return ab_lmdb_begin_locked (e, NULL, MDB_RDONLY, txn, &seen);
 }
 
 static void
@@ -216,33 +189,33 @@ get_one (LmdbEnv *e, MDB_txn *txn, const guint8 *key, gsize klen, GBytes **value
 static gboolean
 lmdb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
 {
-  LmdbEnv *e = env_of (s);
+  LmdbEnv *e = ab_lmdb_env_of (s);
   MDB_txn *txn;
   int rc;
   if (!check_key (e, klen, error))
     return FALSE;
   if ((rc = read_begin (e, &txn)) != 0) {
-    set_mdb_error (error, rc, "read transaction");
+    ab_lmdb_set_error (error, rc, "read transaction");
     return FALSE;
   }
   rc = get_one (e, txn, key, klen, value);
   read_end (e, txn);
   if (rc != 0)
-    set_mdb_error (error, rc, "get");
+    ab_lmdb_set_error (error, rc, "get");
   return rc == 0;
 }
 
 static gboolean
 lmdb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 {
-  LmdbEnv *e = env_of (s);
+  LmdbEnv *e = ab_lmdb_env_of (s);
   MDB_txn *txn;
   int rc = 0;
   for (guint i = 0; i < keys->len; i++)
     if (!check_key (e, g_bytes_get_size (g_ptr_array_index (keys, i)), error))
       return FALSE;
   if ((rc = read_begin (e, &txn)) != 0) {
-    set_mdb_error (error, rc, "read transaction");
+    ab_lmdb_set_error (error, rc, "read transaction");
     return FALSE;
   }
   for (guint i = 0; rc == 0 && i < keys->len; i++) {
@@ -255,14 +228,15 @@ lmdb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
   }
   read_end (e, txn);
   if (rc != 0)
-    set_mdb_error (error, rc, "multi_get");
+    ab_lmdb_set_error (error, rc, "multi_get");
   return rc == 0;
 }
 
 /* Put the cursor on the first key inside the range start. A start longer
  * than lmdb allows is looked up by its longest legal prefix, then walked. */
-static int
-scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k, MDB_val *v)
+int
+ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k,
+                       MDB_val *v)
 {
   int rc;
   if (r->start == NULL || r->start_len == 0)
@@ -279,8 +253,8 @@ scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k, MDB_
   return rc;
 }
 
-static gboolean
-before_stop (const AbScanRange *r, const MDB_val *k)
+gboolean
+ab_lmdb_before_stop (const AbScanRange *r, const MDB_val *k)
 {
   gint cmp;
   if (r->stop == NULL)
@@ -298,10 +272,10 @@ scan_txn (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, GArray *out)
   int rc = mdb_cursor_open (txn, e->dbi, &c);
   if (rc != 0)
     return rc;
-  for (rc = scan_position (e, c, r, &k, &v); rc == 0;
+  for (rc = ab_lmdb_scan_position (e, c, r, &k, &v); rc == 0;
        rc = mdb_cursor_get (c, &k, &v, MDB_NEXT)) {
     AbKv kv;
-    if (!before_stop (r, &k) || (r->limit > 0 && n >= r->limit))
+    if (!ab_lmdb_before_stop (r, &k) || (r->limit > 0 && n >= r->limit))
       break;
     kv.key = val_bytes (&k);
     kv.value = val_bytes (&v);
@@ -315,17 +289,17 @@ scan_txn (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, GArray *out)
 static gboolean
 lmdb_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
 {
-  LmdbEnv *e = env_of (s);
+  LmdbEnv *e = ab_lmdb_env_of (s);
   MDB_txn *txn;
   int rc;
   if ((rc = read_begin (e, &txn)) != 0) {
-    set_mdb_error (error, rc, "read transaction");
+    ab_lmdb_set_error (error, rc, "read transaction");
     return FALSE;
   }
   rc = scan_txn (e, txn, r, out);
   read_end (e, txn);
   if (rc != 0)
-    set_mdb_error (error, rc, "scan");
+    ab_lmdb_set_error (error, rc, "scan");
   return rc == 0;
 }
 
@@ -477,7 +451,7 @@ apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, guint *settled)
       *settled = i; /* the rest go back to the queue for the next group */
       return 0;
     }
-    set_mdb_error (&reqs[i]->error, rc, "write");
+    ab_lmdb_set_error (&reqs[i]->error, rc, "write");
   }
   return 0;
 }
@@ -492,7 +466,7 @@ run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
     MDB_txn *txn;
     gsize seen;
     guint settled = n;
-    int rc = begin_locked (e, NULL, 0, &txn, &seen);
+    int rc = ab_lmdb_begin_locked (e, NULL, 0, &txn, &seen);
     if (rc == 0) {
       rc = apply_group (e, txn, reqs, n, &settled);
       if (rc == 0)
@@ -506,7 +480,7 @@ run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
         continue;
     }
     if (why == NULL)
-      set_mdb_error (&why, rc, "write transaction");
+      ab_lmdb_set_error (&why, rc, "write transaction");
     fail_all (reqs, settled, why);
     return settled;
   }
@@ -584,7 +558,7 @@ submit (LmdbEnv *e, LmdbReq *req, GError **error)
 static gboolean
 lmdb_batch (AbStore *s, const AbBatch *b, GError **error)
 {
-  LmdbEnv *e = env_of (s);
+  LmdbEnv *e = ab_lmdb_env_of (s);
   LmdbReq req = { .kind = REQ_BATCH, .batch = b };
   for (guint i = 0; i < b->items->len; i++)
     if (!check_key (e, g_bytes_get_size (g_array_index (b->items, AbMutation, i).key),
@@ -597,7 +571,7 @@ static gboolean
 lmdb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
                 gint64 *new_value, GError **error)
 {
-  LmdbEnv *e = env_of (s);
+  LmdbEnv *e = ab_lmdb_env_of (s);
   LmdbReq req = { .kind = REQ_INCREMENT, .key = { klen, (void *) key }, .delta = delta };
   if (!check_key (e, klen, error) || !submit (e, &req, error))
     return FALSE;
@@ -608,7 +582,8 @@ lmdb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
 static gboolean
 submit_check (AbStore *s, LmdbReq *req, gboolean *applied, GError **error)
 {
-  if (!check_key (env_of (s), req->key.mv_size, error) || !submit (env_of (s), req, error))
+  LmdbEnv *e = ab_lmdb_env_of (s);
+  if (!check_key (e, req->key.mv_size, error) || !submit (e, req, error))
     return FALSE;
   *applied = req->applied;
   return TRUE;
@@ -745,7 +720,7 @@ env_release (LmdbEnv *e)
 static void
 lmdb_close (AbStore *s)
 {
-  env_release (env_of (s));
+  env_release (ab_lmdb_env_of (s));
   g_free (s);
 }
 
@@ -759,6 +734,9 @@ static const AbStoreVTable lmdb_vtable = {
   .check_and_put = lmdb_check_and_put,
   .check_and_delete = lmdb_check_and_delete,
   .close = lmdb_close,
+  .snapshot_open = ab_lmdb_snapshot_open,
+  .snapshot_scan = ab_lmdb_snapshot_scan,
+  .snapshot_close = ab_lmdb_snapshot_close,
 };
 
 AbStore *

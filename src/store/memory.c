@@ -1,6 +1,7 @@
 /* The memory backend ("memory:"): a sorted map from GBytes keys to GBytes
  * values in unsigned byte order, under one mutex, for tests. A batch is atomic:
- * it keeps an undo log and rolls back when one of its mutations fails. */
+ * it keeps an undo log and rolls back when one of its mutations fails. A
+ * snapshot is a sorted array of references to the rows taken at open. */
 #include "store/backend.h"
 
 #include <string.h>
@@ -257,6 +258,88 @@ mem_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
   return TRUE;
 }
 
+/* ---- snapshots ---- */
+
+typedef struct {
+  AbSnapshot base;
+  GPtrArray *keys;   /* GBytes*, sorted */
+  GPtrArray *values; /* GBytes*, parallel */
+} MemSnapshot;
+
+static gboolean
+collect_row (gpointer key, gpointer value, gpointer data)
+{
+  MemSnapshot *snap = data;
+  g_ptr_array_add (snap->keys, g_bytes_ref (key));
+  g_ptr_array_add (snap->values, g_bytes_ref (value));
+  return FALSE;
+}
+
+static AbSnapshot *
+mem_snapshot_open (AbStore *s, GError **error)
+{
+  AbMemStore *m = (AbMemStore *) s;
+  MemSnapshot *snap = g_new0 (MemSnapshot, 1);
+  snap->base.store = s;
+  snap->keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  snap->values = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_mutex_lock (&m->lock);
+  g_tree_foreach (m->map, collect_row, snap);
+  g_mutex_unlock (&m->lock);
+  return &snap->base;
+}
+
+/* Index of the first row inside the range start (binary search). */
+static guint
+snapshot_first (MemSnapshot *snap, const AbScanRange *r)
+{
+  guint lo = 0, hi = snap->keys->len;
+  if (r->start == NULL)
+    return 0;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      gsize klen;
+      const guint8 *k = g_bytes_get_data (snap->keys->pdata[mid], &klen);
+      gint c = ab_store_key_compare (k, klen, r->start, r->start_len);
+      if (c < 0 || (c == 0 && !r->start_inclusive))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+static gboolean
+mem_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit,
+                   gpointer user, GError **error)
+{
+  MemSnapshot *snap = (MemSnapshot *) base;
+  guint n = 0;
+  for (guint i = snapshot_first (snap, r); i < snap->keys->len; i++)
+    {
+      gsize klen, vlen;
+      const guint8 *k, *v;
+      if (past_stop (r, snap->keys->pdata[i]) || (r->limit > 0 && n >= r->limit))
+        break;
+      k = g_bytes_get_data (snap->keys->pdata[i], &klen);
+      v = g_bytes_get_data (snap->values->pdata[i], &vlen);
+      n++;
+      if (!visit (k, klen, v, vlen, user))
+        break;
+    }
+  return TRUE;
+}
+
+static void
+mem_snapshot_close (AbSnapshot *base)
+{
+  MemSnapshot *snap = (MemSnapshot *) base;
+  g_ptr_array_unref (snap->keys);
+  g_ptr_array_unref (snap->values);
+  g_free (snap);
+}
+
 static void
 mem_close (AbStore *s)
 {
@@ -276,6 +359,9 @@ static const AbStoreVTable mem_vtable = {
   .check_and_put = mem_check_and_put,
   .check_and_delete = mem_check_and_delete,
   .close = mem_close,
+  .snapshot_open = mem_snapshot_open,
+  .snapshot_scan = mem_snapshot_scan,
+  .snapshot_close = mem_snapshot_close,
 };
 
 AbStore *

@@ -180,14 +180,11 @@ open_backend (const gchar *uri, GError **error)
     return ab_store_memory_new ();
   if (g_str_has_prefix (uri, "lmdb:"))
     return open_lmdb (uri + 5, error);
-  if (g_str_has_prefix (uri, "hbase://")) {
-    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-                 "store URI '%s': the hbase backend is not built yet", uri);
-    return NULL;
-  }
+  if (g_str_has_prefix (uri, "hbase://"))
+    return ab_store_hbase_new (uri, error);
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
                "unknown store URI '%s' (expected memory:, lmdb:DIR[?mapsize=BYTES&sync=0|1] "
-               "or hbase://HOST:PORT)", uri);
+               "or hbase://HOST:PORT/NAMESPACE?table=NAME)", uri);
   return NULL;
 }
 
@@ -257,6 +254,20 @@ ab_store_verb_name (AbStoreVerb verb)
   return names[verb];
 }
 
+gboolean
+ab_store_ping (AbStore *s, GError **error)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  return s->vt->ping == NULL || s->vt->ping (s, error);
+}
+
+guint
+ab_store_rpc_counts (AbStore *s, AbStoreRpcCount *out, guint max)
+{
+  g_return_val_if_fail (s != NULL && (out != NULL || max == 0), 0);
+  return s->vt->rpc_counts == NULL ? 0 : s->vt->rpc_counts (s, out, max);
+}
+
 /* ---- entry points ---- */
 
 /* Every backend rejects an empty key on write the same way (HBase would too). */
@@ -316,6 +327,41 @@ ab_store_batch (AbStore *s, const AbBatch *b, GError **error)
   if (ok && b->items->len > 0)
     ok = s->vt->batch (s, b, error);
   return count (s, AB_STORE_VERB_BATCH, ok);
+}
+
+/* ---- snapshots ---- */
+
+AbSnapshot *
+ab_store_snapshot_open (AbStore *s, GError **error)
+{
+  AbSnapshot *snap;
+  g_return_val_if_fail (s != NULL, NULL);
+  if (s->vt->snapshot_open == NULL)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+                   "the %s store has no snapshot reads", s->vt->name);
+      return NULL;
+    }
+  snap = s->vt->snapshot_open (s, error);
+  count (s, AB_STORE_VERB_SCAN, snap != NULL);
+  return snap;
+}
+
+/* Only the open is counted (as a scan): a snapshot does not know which
+ * wrapper store, if any, the caller opened it through. */
+gboolean
+ab_snapshot_scan (AbSnapshot *snap, const AbScanRange *range, AbScanVisitor visit,
+                  gpointer user, GError **error)
+{
+  g_return_val_if_fail (snap != NULL && range != NULL && visit != NULL, FALSE);
+  return snap->store->vt->snapshot_scan (snap, range, visit, user, error);
+}
+
+void
+ab_snapshot_close (AbSnapshot *snap)
+{
+  if (snap != NULL)
+    snap->store->vt->snapshot_close (snap);
 }
 
 gboolean

@@ -60,6 +60,30 @@ typedef struct {
 
 typedef struct _AbStore AbStore;
 
+/* Round trips of a backend to a remote server, per remote call: the hbase
+ * backend counts each Thrift call attempt by method ("getMultiple", ...) and
+ * each TCP connect ("connect"). Local backends have none. */
+typedef struct {
+  const gchar *name;
+  guint64 calls;
+  guint64 errors;
+} AbStoreRpcCount;
+#define AB_STORE_RPC_MAX 32
+
+/* A consistent read view for long scans (the verifier): every scan through
+ * it sees the store as it was when the snapshot was opened. lmdb keeps one
+ * read transaction open; hbase fixes a maximum timestamp at open and scans
+ * with it. Backends embed this struct first in their own. */
+typedef struct _AbSnapshot AbSnapshot;
+struct _AbSnapshot {
+  AbStore *store; /* the backend store that made it (its vt closes it) */
+};
+
+/* Called once per row in key order; key and value are borrowed for the call
+ * only. Return FALSE to end the scan early (not an error). */
+typedef gboolean (*AbScanVisitor) (const guint8 *key, gsize klen,
+                                   const guint8 *value, gsize vlen, gpointer user);
+
 typedef struct {
   const gchar *name;
   /* *value = NULL when absent. */
@@ -83,6 +107,15 @@ typedef struct {
                                 const guint8 *expected, gsize elen,
                                 gboolean *applied, GError **error);
   void (*close) (AbStore *s);
+  /* Snapshots (optional: NULL = AB_STORE_ERROR_UNAVAILABLE). snapshot_scan
+   * honours the whole AbScanRange, limit included. */
+  AbSnapshot *(*snapshot_open) (AbStore *s, GError **error);
+  gboolean (*snapshot_scan) (AbSnapshot *snap, const AbScanRange *range,
+                             AbScanVisitor visit, gpointer user, GError **error);
+  void (*snapshot_close) (AbSnapshot *snap);
+  /* Optional (NULL for local backends): reachability and remote call counts. */
+  gboolean (*ping) (AbStore *s, GError **error);
+  guint (*rpc_counts) (AbStore *s, AbStoreRpcCount *out, guint max);
 } AbStoreVTable;
 
 typedef struct _AbStoreCounters AbStoreCounters;
@@ -94,7 +127,11 @@ struct _AbStore {
   AbStoreCounters *counters; /* owned by store.c; NULL = not counted */
 };
 
-/* "lmdb:DIR[?mapsize=BYTES&sync=0|1]" or "memory:". */
+/* "lmdb:DIR[?mapsize=BYTES&sync=0|1]", "memory:" or
+ * "hbase://HOST:PORT/NAMESPACE?table=NAME&transport=framed|buffered&
+ * protocol=binary|compact&pool=N&timeout_ms=N&regions=N&retries=N&
+ * compression=none|gz|lz4|snappy|zstd" (hbase connects lazily: opening
+ * succeeds while the gateway is down; calls then fail with UNAVAILABLE). */
 AbStore *ab_store_open (const gchar *uri, GError **error);
 void ab_store_close (AbStore *s); /* closes and frees */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbStore, ab_store_close)
@@ -113,6 +150,15 @@ gboolean ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
                                     const guint8 *expected, gsize elen,
                                     gboolean *applied, GError **error);
 gboolean ab_store_batch_is_atomic (AbStore *s);
+
+/* Snapshots: open, scan any number of ranges, close. A snapshot outlives
+ * nothing: close it before its store. lmdb: while a snapshot is open this
+ * process cannot grow the map, so do not write from the thread holding it. */
+AbSnapshot *ab_store_snapshot_open (AbStore *s, GError **error);
+gboolean ab_snapshot_scan (AbSnapshot *snap, const AbScanRange *range,
+                           AbScanVisitor visit, gpointer user, GError **error);
+void ab_snapshot_close (AbSnapshot *snap);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbSnapshot, ab_snapshot_close)
 
 /* Convenience writes: a one-mutation batch. */
 gboolean ab_store_put (AbStore *s, const guint8 *key, gsize klen,
@@ -142,3 +188,10 @@ typedef struct {
 /* A snapshot of the counters (all zero for a handle not made by ab_store_open). */
 void ab_store_stats (AbStore *s, AbStoreStats *out);
 const gchar *ab_store_verb_name (AbStoreVerb verb); /* "get", "multi_get", ... */
+
+/* TRUE when the backend answers now (hbase: one call through the gateway,
+ * creating the table on first use; local backends: always). */
+gboolean ab_store_ping (AbStore *s, GError **error);
+/* Fills out[0..n) with the remote call counts and returns n (<= max; 0 for
+ * local backends). Sum the calls of two snapshots to count round trips. */
+guint ab_store_rpc_counts (AbStore *s, AbStoreRpcCount *out, guint max);

@@ -2,7 +2,14 @@
  * wrappers that assert the engine call itself succeeded. */
 #include <glib/gstdio.h>
 #include "engine_fixture.h"
+#include "../../hbase/hbase_test_uri.h"
 #include "model/types.h"
+
+int
+ab_test_n_stores (void)
+{
+  return g_getenv ("AB_HBASE_ADDR") != NULL ? 3 : 2;
+}
 
 gchar *
 ab_test_store_uri (int i, gchar **tmpdir)
@@ -10,6 +17,8 @@ ab_test_store_uri (int i, gchar **tmpdir)
   *tmpdir = NULL;
   if (i == 0)
     return g_strdup ("memory:");
+  if (i == 2)
+    return ab_hbase_test_uri ("engine", 4);
   *tmpdir = g_dir_make_tmp ("ab-engine-XXXXXX", NULL);
   return g_strdup_printf ("lmdb:%s?sync=0", *tmpdir);
 }

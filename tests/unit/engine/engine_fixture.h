@@ -6,9 +6,11 @@
 #include "engine/state.h"
 #include "model/schema.h"
 
-/* Loop index -> store URI ("memory:" or a fresh "lmdb:" temp dir). */
+/* Loop index -> store URI ("memory:", a fresh "lmdb:" temp dir, or with
+ * AB_HBASE_ADDR set a fresh hbase:// table as index 2). */
 gchar *ab_test_store_uri (int i, gchar **tmpdir);
-#define AB_TEST_N_STORES 2
+int ab_test_n_stores (void);
+#define AB_TEST_N_STORES ab_test_n_stores ()
 void ab_test_rmdir (const gchar *dir);
 
 AbSchema *ab_test_schema (const gchar *json);

@@ -41,7 +41,7 @@ START_TEST (test_uris)
   assert_open_fails ("lmdb:", AB_STORE_ERROR_URI, "needs a directory");
   assert_open_fails (bad_size, AB_STORE_ERROR_URI, "mapsize=lots");
   assert_open_fails (bad_param, AB_STORE_ERROR_URI, "fsync=yes");
-  assert_open_fails ("hbase://localhost:9090", AB_STORE_ERROR_URI, "not built yet");
+  assert_open_fails ("hbase://localhost:9090/bad-ns", AB_STORE_ERROR_URI, "namespace");
   assert_open_fails ("lmdb:/proc/forbidden/db", AB_STORE_ERROR_IO, "/proc/forbidden/db");
   s = st_open (good);
   ck_assert_str_eq (s->uri, good);

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Starts a standalone HBase 2.6.1 (HMaster with an in-JVM ZooKeeper and region
+# server, local filesystem, loopback only) plus the Thrift2 gateway in DIR,
+# waits until a Thrift2 call succeeds and prints the gateway HOST:PORT.
+#
+# usage: hbase/start.sh DIR
+# env:   AB_HBASE_PORT      gateway port (default: a free one)
+#        AB_HBASE_FRAMED    1 = framed transport, 0 = buffered (default)
+#        AB_HBASE_COMPACT   1 = compact protocol, 0 = binary (default)
+#        AB_HBASE_TIMEOUT   seconds to wait for readiness (default 180)
+# Jars come from the local Maven repository (hbase/pom.xml). Stop with
+# hbase/stop.sh DIR; logs are in DIR/logs.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+[ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
+mkdir -p "$1"
+dir=$(cd "$1" && pwd)
+framed=${AB_HBASE_FRAMED:-0}
+compact=${AB_HBASE_COMPACT:-0}
+timeout=${AB_HBASE_TIMEOUT:-180}
+
+die () { echo "hbase/start.sh: $*" >&2; exit 1; }
+for tool in java mvn; do
+  command -v "$tool" >/dev/null || bash "$here/../deploy/install-deps.sh" >&2
+  command -v "$tool" >/dev/null || die "$tool is missing (install maven and a JDK 17)"
+done
+if [ -f "$dir/master.pid" ] && kill -0 "$(cat "$dir/master.pid")" 2>/dev/null; then
+  die "an HBase is already running in $dir (hbase/stop.sh $dir)"
+fi
+
+# A port nobody listens on (random in 20000-59999, probed on loopback).
+taken=" "
+free_port () {
+  local p
+  for _ in $(seq 1 200); do
+    p=$((20000 + RANDOM % 40000))
+    case "$taken" in *" $p "*) continue ;; esac
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      taken="$taken$p "; echo "$p"; return 0
+    fi
+  done
+  die "no free port found"
+}
+zk_port=$(free_port); master_port=$(free_port); rs_port=$(free_port)
+gw_port=${AB_HBASE_PORT:-$(free_port)}
+
+mkdir -p "$dir/conf" "$dir/logs" "$dir/tmp" "$dir/zk" "$dir/root"
+cp "$here/log4j.properties" "$dir/conf/log4j.properties"
+prop () { printf '  <property><name>%s</name><value>%s</value></property>\n' "$1" "$2"; }
+{
+  echo '<?xml version="1.0"?>'
+  echo '<configuration>'
+  prop hbase.cluster.distributed false
+  prop hbase.tmp.dir "$dir/tmp"
+  prop hbase.rootdir "file://$dir/root"
+  prop hbase.unsafe.stream.capability.enforce false
+  prop hbase.zookeeper.quorum 127.0.0.1
+  prop hbase.zookeeper.property.clientPort "$zk_port"
+  prop hbase.zookeeper.property.dataDir "$dir/zk"
+  prop hbase.master.ipc.address 127.0.0.1
+  prop hbase.regionserver.ipc.address 127.0.0.1
+  prop hbase.master.hostname 127.0.0.1
+  prop hbase.regionserver.hostname 127.0.0.1
+  prop hbase.master.port "$master_port"
+  prop hbase.regionserver.port "$rs_port"
+  prop hbase.master.info.port -1
+  prop hbase.regionserver.info.port -1
+  prop hbase.thrift.info.port -1
+  # A starved 2-core machine must not expire the in-JVM ZooKeeper session
+  # (default 10 s locally, which aborts the master); max session = 20 ticks.
+  prop hbase.zookeeper.property.tickTime 6000
+  prop zookeeper.session.timeout.localHBaseCluster 90000
+  prop zookeeper.session.timeout 90000
+  # The gateway's own client gives up within a minute instead of twenty.
+  prop hbase.client.operation.timeout 60000
+  prop hbase.client.retries.number 10
+  echo '</configuration>'
+} > "$dir/conf/hbase-site.xml"
+
+if [ ! -s "$dir/cp.txt" ]; then
+  mkdir -p "$dir/logs"
+  (cd "$here" && mvn -q -B dependency:build-classpath -Dmdep.outputFile="$dir/cp.txt") \
+    > "$dir/logs/maven.log" 2>&1 \
+    || { cat "$dir/logs/maven.log" >&2; die "maven could not resolve hbase/pom.xml"; }
+fi
+cp="$dir/conf:$(cat "$dir/cp.txt")"
+jdk_flags=(-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
+  --add-modules jdk.unsupported
+  --add-opens java.base/java.io=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED
+  --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED
+  --add-opens java.base/jdk.internal.ref=ALL-UNNAMED
+  --add-opens java.base/java.lang.reflect=ALL-UNNAMED
+  --add-opens java.base/java.util=ALL-UNNAMED
+  --add-opens java.base/java.util.concurrent=ALL-UNNAMED
+  --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
+  --add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED
+  --add-exports java.base/sun.net.dns=ALL-UNNAMED
+  --add-exports java.base/sun.net.util=ALL-UNNAMED
+  -Djava.net.preferIPv4Stack=true -XX:+UseG1GC)
+
+nohup java "${jdk_flags[@]}" -Xmx1g -Dab.log.file="$dir/logs/master.log" -cp "$cp" \
+  org.apache.hadoop.hbase.master.HMaster start > "$dir/logs/master.out" 2>&1 < /dev/null &
+echo $! > "$dir/master.pid"
+gw_flags=(-b 127.0.0.1 -p "$gw_port" --infoport -1)
+[ "$framed" = 1 ] && gw_flags+=(-f)
+[ "$compact" = 1 ] && gw_flags+=(-c)
+nohup java "${jdk_flags[@]}" -Xmx256m -Dab.log.file="$dir/logs/thrift.log" -cp "$cp" \
+  org.apache.hadoop.hbase.thrift2.ThriftServer "${gw_flags[@]}" start \
+  > "$dir/logs/thrift.out" 2>&1 < /dev/null &
+echo $! > "$dir/thrift.pid"
+
+# Readiness: listNamespaces needs the master and hbase:meta, unlike
+# getThriftServerType. The call is written by hand (binary or compact, framed
+# or not) and the reply's first field tells success (id 0) from TIOError (id 1).
+probe () {
+  local msg hdr out
+  if [ "$compact" = 1 ]; then
+    msg='\x82\x21\x00\x0elistNamespaces\x00'; hdr=18
+  else
+    msg='\x80\x01\x00\x01\x00\x00\x00\x0elistNamespaces\x00\x00\x00\x00\x00'; hdr=26
+  fi
+  [ "$framed" = 1 ] && { msg="\\x00\\x00\\x00\\x$(printf %02x $((hdr + 1)))$msg"; hdr=$((hdr + 4)); }
+  out=$(timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$gw_port && printf '$msg' >&3 \
+        && head -c $((hdr + 3)) <&3 | od -An -tx1 -v" 2>/dev/null | tr -d ' \n') || return 1
+  [ "${#out}" -ge $(((hdr + 1) * 2)) ] || return 1
+  case "${out:$((hdr * 2)):2}" in 0f|09) return 0 ;; *) return 1 ;; esac
+}
+deadline=$((SECONDS + timeout))
+until probe; do
+  for p in master thrift; do
+    kill -0 "$(cat "$dir/$p.pid")" 2>/dev/null && continue
+    tail -n 30 "$dir/logs/$p.out" "$dir/logs/$p.log" >&2 2>/dev/null || true
+    "$here/stop.sh" "$dir" >&2 || true
+    die "the $p JVM exited during start-up (logs in $dir/logs)"
+  done
+  if [ "$SECONDS" -ge "$deadline" ]; then
+    "$here/stop.sh" "$dir" >&2 || true
+    die "HBase not ready after ${timeout}s (logs in $dir/logs)"
+  fi
+  sleep 1
+done
+echo "127.0.0.1:$gw_port" | tee "$dir/addr"

@@ -1,0 +1,212 @@
+/* The fault-injecting wrapper of fault.h: forwards reads, check-and-set and
+ * snapshots to the inner store; a batch hit by the armed fault is replayed
+ * one mutation at a time so that the others land and the chosen one does not. */
+#include "store/fault.h"
+
+typedef struct {
+  AbStore base;
+  AbStore *inner;
+  GMutex lock;
+  guint batches;       /* batch calls seen */
+  gboolean armed;
+  AbFaultKind kind;
+  guint fire_at;       /* value of `batches` that fires */
+  guint item;
+  gboolean fired;
+} FaultStore;
+
+static AbStore *
+inner_of (AbStore *s)
+{
+  return ((FaultStore *) s)->inner;
+}
+
+static gboolean
+fault_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
+{
+  return ab_store_get (inner_of (s), key, klen, value, error);
+}
+
+static gboolean
+fault_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  return ab_store_multi_get (inner_of (s), keys, out, error);
+}
+
+static gboolean
+fault_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
+{
+  return ab_store_scan (inner_of (s), range, out, error);
+}
+
+static gboolean
+fault_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
+                 gint64 *new_value, GError **error)
+{
+  return ab_store_increment (inner_of (s), key, klen, delta, new_value, error);
+}
+
+static gboolean
+fault_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                     gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
+                     GError **error)
+{
+  return ab_store_check_and_put (inner_of (s), key, klen, expected, elen, value, vlen,
+                                 applied, error);
+}
+
+static gboolean
+fault_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                        gsize elen, gboolean *applied, GError **error)
+{
+  return ab_store_check_and_delete (inner_of (s), key, klen, expected, elen, applied,
+                                    error);
+}
+
+/* One mutation as its own inner batch. */
+static gboolean
+apply_one (AbStore *inner, const AbMutation *m, GError **error)
+{
+  g_autoptr (AbBatch) one = ab_batch_new ();
+  gsize klen, vlen;
+  const guint8 *k = g_bytes_get_data (m->key, &klen);
+  switch (m->kind)
+    {
+    case AB_MUT_PUT:
+      {
+        const guint8 *v = g_bytes_get_data (m->value, &vlen);
+        ab_batch_put (one, k, klen, v, vlen);
+        break;
+      }
+    case AB_MUT_DELETE:
+      ab_batch_delete (one, k, klen);
+      break;
+    case AB_MUT_INCREMENT:
+      ab_batch_increment (one, k, klen, m->delta);
+      break;
+    }
+  return ab_store_batch (inner, one, error);
+}
+
+static gboolean
+fault_batch (AbStore *s, const AbBatch *b, GError **error)
+{
+  FaultStore *f = (FaultStore *) s;
+  gboolean hit;
+  AbFaultKind kind;
+  guint item;
+  g_mutex_lock (&f->lock);
+  f->batches++;
+  hit = f->armed && f->batches == f->fire_at && f->item < b->items->len;
+  kind = f->kind;
+  item = f->item;
+  if (hit)
+    f->fired = TRUE;
+  if (f->armed && f->batches >= f->fire_at)
+    f->armed = FALSE;
+  g_mutex_unlock (&f->lock);
+  if (!hit)
+    return ab_store_batch (f->inner, b, error);
+  for (guint i = 0; i < b->items->len; i++)
+    {
+      if (i == item && kind == AB_FAULT_FAIL)
+        {
+          g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_INJECTED,
+                       "injected failure at item %u of a %u-item batch", i, b->items->len);
+          return FALSE;
+        }
+      if (i != item && !apply_one (f->inner, &g_array_index (b->items, AbMutation, i), error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The snapshot is the inner store's own: its vtable scans and closes it. */
+static AbSnapshot *
+fault_snapshot_open (AbStore *s, GError **error)
+{
+  return ab_store_snapshot_open (inner_of (s), error);
+}
+
+static void
+fault_close (AbStore *s)
+{
+  FaultStore *f = (FaultStore *) s;
+  ab_store_close (f->inner);
+  g_mutex_clear (&f->lock);
+  g_free (f);
+}
+
+static const AbStoreVTable fault_vtable = {
+  .name = "fault",
+  .get = fault_get,
+  .multi_get = fault_multi_get,
+  .scan = fault_scan,
+  .batch = fault_batch,
+  .increment = fault_increment,
+  .check_and_put = fault_check_and_put,
+  .check_and_delete = fault_check_and_delete,
+  .close = fault_close,
+  .snapshot_open = fault_snapshot_open,
+};
+
+AbStore *
+ab_store_fault_new (AbStore *inner)
+{
+  FaultStore *f;
+  g_return_val_if_fail (inner != NULL, NULL);
+  f = g_new0 (FaultStore, 1);
+  f->base.vt = &fault_vtable;
+  f->base.batch_atomic = FALSE;
+  f->inner = inner;
+  g_mutex_init (&f->lock);
+  return &f->base;
+}
+
+void
+ab_store_fault_arm (AbStore *s, AbFaultKind kind, guint nth_batch, guint item)
+{
+  FaultStore *f = (FaultStore *) s;
+  g_return_if_fail (s->vt == &fault_vtable && nth_batch >= 1);
+  g_mutex_lock (&f->lock);
+  f->armed = TRUE;
+  f->kind = kind;
+  f->fire_at = f->batches + nth_batch;
+  f->item = item;
+  f->fired = FALSE;
+  g_mutex_unlock (&f->lock);
+}
+
+void
+ab_store_fault_disarm (AbStore *s)
+{
+  FaultStore *f = (FaultStore *) s;
+  g_return_if_fail (s->vt == &fault_vtable);
+  g_mutex_lock (&f->lock);
+  f->armed = FALSE;
+  g_mutex_unlock (&f->lock);
+}
+
+gboolean
+ab_store_fault_fired (AbStore *s)
+{
+  FaultStore *f = (FaultStore *) s;
+  gboolean fired;
+  g_return_val_if_fail (s->vt == &fault_vtable, FALSE);
+  g_mutex_lock (&f->lock);
+  fired = f->fired;
+  g_mutex_unlock (&f->lock);
+  return fired;
+}
+
+guint
+ab_store_fault_batches (AbStore *s)
+{
+  FaultStore *f = (FaultStore *) s;
+  guint n;
+  g_return_val_if_fail (s->vt == &fault_vtable, 0);
+  g_mutex_lock (&f->lock);
+  n = f->batches;
+  g_mutex_unlock (&f->lock);
+  return n;
+}

@@ -1,0 +1,26 @@
+/* A test-only store wrapper for fault injection: it forwards every verb to
+ * the store it wraps, and can drop or fail one chosen write of one chosen
+ * batch, leaving the rest applied, as a non-atomic (HBase) batch would. */
+#pragma once
+#include "store/store.h"
+
+typedef enum {
+  AB_FAULT_DROP, /* the item is skipped silently; the batch reports success */
+  AB_FAULT_FAIL, /* items before it are applied, it and the rest are not;
+                    the batch fails with AB_STORE_ERROR_INJECTED */
+} AbFaultKind;
+
+/* Takes ownership of inner (closed with the wrapper). The wrapper says its
+ * batches are not atomic. */
+AbStore *ab_store_fault_new (AbStore *inner);
+
+/* Arms one fault: in the nth batch from now (1 = the next batch call),
+ * item `item` (0-based, in batch order) is dropped or fails. A batch with
+ * fewer items passes unharmed and the fault stays armed for nothing: it
+ * fires on that batch or never. Re-arming replaces the previous fault. */
+void ab_store_fault_arm (AbStore *s, AbFaultKind kind, guint nth_batch, guint item);
+void ab_store_fault_disarm (AbStore *s);
+/* TRUE once the armed fault hit an item. */
+gboolean ab_store_fault_fired (AbStore *s);
+/* Batch calls seen since the wrapper was made. */
+guint ab_store_fault_batches (AbStore *s);

@@ -1,0 +1,117 @@
+/* Private to the hbase backend (src/store/hbase*.c): the store struct, its
+ * settings parsed from the URI, the Thrift call wrapper with its retry rules,
+ * parallel jobs over the connection pool, and the small Thrift builders. */
+#pragma once
+#include <stdatomic.h>
+
+#include "store/backend.h"
+#include "store/gen/hb_t_h_base_service.h"
+
+/* Every narrow row lives in family "f", qualifier "e" (encoding.md §6). */
+#define AB_HB_FAMILY "f"
+#define AB_HB_QUALIFIER "e"
+
+/* Remote calls, counted per attempt; CONNECT counts TCP connects. */
+typedef enum {
+  AB_HB_RPC_GET,
+  AB_HB_RPC_GET_MULTIPLE,
+  AB_HB_RPC_PUT_MULTIPLE,
+  AB_HB_RPC_DELETE_MULTIPLE,
+  AB_HB_RPC_PUT,
+  AB_HB_RPC_DELETE_SINGLE,
+  AB_HB_RPC_INCREMENT,
+  AB_HB_RPC_CHECK_AND_PUT,
+  AB_HB_RPC_CHECK_AND_DELETE,
+  AB_HB_RPC_GET_SCANNER_RESULTS,
+  AB_HB_RPC_EXISTS,
+  AB_HB_RPC_TABLE_EXISTS,
+  AB_HB_RPC_CREATE_TABLE,
+  AB_HB_RPC_GET_NAMESPACE,
+  AB_HB_RPC_CREATE_NAMESPACE,
+  AB_HB_RPC_CONNECT,
+  AB_HB_RPC_COUNT,
+} AbHbRpc;
+
+/* Settings from hbase://HOST:PORT/NAMESPACE?table=&transport=&protocol=&... */
+typedef struct {
+  gchar *host;
+  guint port;
+  gchar *ns;          /* "default" when the URI has none */
+  gchar *table;       /* "actionbase" */
+  gboolean framed;    /* transport=framed | buffered (default, as a stock gateway) */
+  gboolean compact;   /* protocol=compact | binary (default) */
+  guint pool;         /* connections (default 8) */
+  guint timeout_ms;   /* connect, send and receive timeout (default 30000) */
+  guint regions;      /* pre-split regions of a new table (default 16) */
+  guint retries;      /* extra attempts of a retryable call (default 2) */
+  gint compression;   /* HbTCompressionAlgorithm of a new table (default NONE) */
+} AbHbConfig;
+
+typedef struct _AbHbConn AbHbConn;
+
+typedef struct {
+  AbStore base;
+  AbHbConfig cfg;
+  GByteArray *table_name;   /* "ns:table" as the data calls take it */
+  gchar *addr;              /* "HOST:PORT" for messages */
+  GAsyncQueue *idle;        /* AbHbConn*, checked in */
+  atomic_int open_conns;    /* idle + checked out */
+  atomic_uint generation;   /* bumped on a transport failure: older idle ones are dropped */
+  atomic_bool ready;        /* namespace and table known to exist */
+  GMutex ready_lock;
+  GThreadPool *workers;     /* runs parallel jobs (ab_hb_run_parallel) */
+  atomic_uint_fast64_t calls[AB_HB_RPC_COUNT];
+  atomic_uint_fast64_t errors[AB_HB_RPC_COUNT];
+} AbHbStore;
+
+/* One Thrift call on an exclusive client. Must (re)create its outputs on
+ * each attempt. On a declared server exception set *io and return FALSE. */
+typedef gboolean (*AbHbCallFn) (HbTHBaseServiceIf *client, gpointer ctx, HbTIOError **io,
+                                GError **error);
+
+/* Checks a connection out, runs fn, checks it back in (or drops it after any
+ * failure) and retries: connect failures always, other failures only when
+ * idempotent and the transport failed or the server said canRetry. Errors
+ * come out in AB_STORE_ERROR (WIDTH for "Field is not a long"). */
+gboolean ab_hb_call (AbHbStore *h, AbHbRpc rpc, gboolean idempotent, AbHbCallFn fn,
+                     gpointer ctx, GError **error);
+
+typedef struct {
+  AbHbRpc rpc;
+  gboolean idempotent;
+  AbHbCallFn fn;
+  gpointer ctx;
+  GError *error;   /* set by ab_hb_run_parallel when the job failed */
+} AbHbJob;
+
+/* Runs the jobs concurrently over the pool (the first in the caller's
+ * thread); TRUE when all succeeded, else the first error (WIDTH preferred). */
+gboolean ab_hb_run_parallel (AbHbStore *h, AbHbJob *jobs, guint n, GError **error);
+
+/* hbase://... into cfg (hbase_uri.c); clear frees its strings. */
+gboolean ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, GError **error);
+void ab_hb_config_clear (AbHbConfig *cfg);
+
+/* Connection pool lifetime (hbase_conn.c). */
+void ab_hb_pool_init (AbHbStore *h);
+void ab_hb_pool_clear (AbHbStore *h);
+const gchar *ab_hb_rpc_name (AbHbRpc rpc);
+
+/* Creates the namespace and table on first use (hbase_ddl.c). */
+gboolean ab_hb_ensure_table (AbHbStore *h, GError **error);
+
+/* Batches (hbase_batch.c). */
+gboolean ab_hb_batch (AbStore *s, const AbBatch *b, GError **error);
+
+/* Builders: new GByteArray copies, and cells of family f / qualifier e. */
+GByteArray *ab_hb_bytes (const guint8 *data, gsize len);
+HbTColumnValue *ab_hb_cell (const guint8 *value, gsize vlen);
+HbTColumn *ab_hb_column (void);
+HbTPut *ab_hb_put_new (const guint8 *key, gsize klen, const guint8 *value, gsize vlen);
+HbTDelete *ab_hb_row_delete_new (const guint8 *key, gsize klen);
+HbTIncrement *ab_hb_increment_new (const guint8 *key, gsize klen, gint64 delta,
+                                   gboolean want_result);
+/* The f:e value of a result, or NULL when the row/cell is absent. */
+GByteArray *ab_hb_result_value (HbTResult *r);
+/* Approximate encoded size of a mutation of this key and value. */
+gsize ab_hb_wire_size (gsize klen, gsize vlen);

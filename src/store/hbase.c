@@ -1,0 +1,547 @@
+/* The hbase backend ("hbase://HOST:PORT/NAMESPACE?..."): the datastore seam's
+ * reads, increments and check-and-set verbs as Thrift2 calls on one HBase
+ * table (family f, qualifier e), plus ping, call counters and the vtable. */
+#include "store/hbase-private.h"
+
+#include <signal.h>
+#include <string.h>
+
+#define MULTI_GET_CHUNK 1000   /* keys per getMultiple */
+#define SCAN_PAGE 1000         /* rows per getScannerResults */
+
+/* ---- builders ---- */
+
+GByteArray *
+ab_hb_bytes (const guint8 *data, gsize len)
+{
+  GByteArray *a = g_byte_array_sized_new ((guint) len);
+  if (len > 0)
+    g_byte_array_append (a, data, (guint) len);
+  return a;
+}
+
+#define LIT(s) ab_hb_bytes ((const guint8 *) (s), strlen (s))
+
+HbTColumnValue *
+ab_hb_cell (const guint8 *value, gsize vlen)
+{
+  HbTColumnValue *cv = g_object_new (HB_TYPE_T_COLUMN_VALUE, NULL);
+  cv->family = LIT (AB_HB_FAMILY);
+  cv->qualifier = LIT (AB_HB_QUALIFIER);
+  cv->value = ab_hb_bytes (value, vlen);
+  return cv;
+}
+
+HbTColumn *
+ab_hb_column (void)
+{
+  HbTColumn *c = g_object_new (HB_TYPE_T_COLUMN, NULL);
+  c->family = LIT (AB_HB_FAMILY);
+  c->qualifier = LIT (AB_HB_QUALIFIER);
+  c->__isset_qualifier = TRUE;
+  return c;
+}
+
+HbTPut *
+ab_hb_put_new (const guint8 *key, gsize klen, const guint8 *value, gsize vlen)
+{
+  HbTPut *p = g_object_new (HB_TYPE_T_PUT, NULL);
+  p->row = ab_hb_bytes (key, klen);
+  g_ptr_array_add (p->columnValues, ab_hb_cell (value, vlen));
+  return p;
+}
+
+/* No columns: the whole row (hbase-thrift2.md §3.3). */
+HbTDelete *
+ab_hb_row_delete_new (const guint8 *key, gsize klen)
+{
+  HbTDelete *d = g_object_new (HB_TYPE_T_DELETE, NULL);
+  d->row = ab_hb_bytes (key, klen);
+  return d;
+}
+
+HbTIncrement *
+ab_hb_increment_new (const guint8 *key, gsize klen, gint64 delta, gboolean want_result)
+{
+  HbTIncrement *inc = g_object_new (HB_TYPE_T_INCREMENT, NULL);
+  HbTColumnIncrement *ci = g_object_new (HB_TYPE_T_COLUMN_INCREMENT, NULL);
+  ci->family = LIT (AB_HB_FAMILY);
+  ci->qualifier = LIT (AB_HB_QUALIFIER);
+  ci->amount = delta;
+  ci->__isset_amount = TRUE; /* else the server applies its default, +1 */
+  inc->row = ab_hb_bytes (key, klen);
+  g_ptr_array_add (inc->columns, ci);
+  inc->returnResults = want_result;
+  inc->__isset_returnResults = TRUE;
+  return inc;
+}
+
+GByteArray *
+ab_hb_result_value (HbTResult *r)
+{
+  if (r == NULL || r->columnValues == NULL)
+    return NULL;
+  for (guint i = 0; i < r->columnValues->len; i++) {
+    HbTColumnValue *cv = g_ptr_array_index (r->columnValues, i);
+    if (cv->family && cv->family->len == 1 && cv->family->data[0] == AB_HB_FAMILY[0]
+        && cv->qualifier && cv->qualifier->len == 1
+        && cv->qualifier->data[0] == AB_HB_QUALIFIER[0])
+      return cv->value;
+  }
+  return NULL;
+}
+
+gsize
+ab_hb_wire_size (gsize klen, gsize vlen)
+{
+  return klen + vlen + 48; /* struct, list and field headers, family and qualifier */
+}
+
+static GBytes *
+to_bytes (GByteArray *a)
+{
+  return a ? g_bytes_new (a->data, a->len) : NULL;
+}
+
+static HbTGet *
+get_new (const guint8 *key, gsize klen)
+{
+  HbTGet *g = g_object_new (HB_TYPE_T_GET, NULL);
+  g->row = ab_hb_bytes (key, klen);
+  g_ptr_array_add (g->columns, ab_hb_column ());
+  g->__isset_columns = TRUE;
+  return g;
+}
+
+/* ---- get / multi_get ---- */
+
+typedef struct {
+  AbHbStore *h;
+  HbTGet *tget;
+  HbTResult *result;
+} GetCall;
+
+static gboolean
+call_get (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
+{
+  GetCall *x = p;
+  g_clear_object (&x->result);
+  x->result = g_object_new (HB_TYPE_T_RESULT, NULL);
+  return hb_t_h_base_service_client_get (c, &x->result, x->h->table_name, x->tget, io, error);
+}
+
+static gboolean
+hb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
+{
+  AbHbStore *h = (AbHbStore *) s;
+  GetCall x = { h, NULL, NULL };
+  gboolean ok;
+  if (klen == 0) /* HBase has no empty row key: nothing can be stored there */
+    return TRUE;
+  if (!ab_hb_ensure_table (h, error))
+    return FALSE;
+  x.tget = get_new (key, klen);
+  ok = ab_hb_call (h, AB_HB_RPC_GET, TRUE, call_get, &x, error);
+  if (ok)
+    *value = to_bytes (ab_hb_result_value (x.result));
+  g_clear_object (&x.tget);
+  g_clear_object (&x.result);
+  return ok;
+}
+
+typedef struct {
+  AbHbStore *h;
+  GPtrArray *tgets;    /* HbTGet */
+  GPtrArray *results;  /* HbTResult, same order */
+} MultiCall;
+
+static gboolean
+call_get_multiple (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
+{
+  MultiCall *x = p;
+  g_clear_pointer (&x->results, g_ptr_array_unref);
+  x->results = g_ptr_array_new_with_free_func (g_object_unref);
+  return hb_t_h_base_service_client_get_multiple (c, &x->results, x->h->table_name, x->tgets,
+                                                  io, error);
+}
+
+static void
+multi_call_clear (MultiCall *x)
+{
+  g_clear_pointer (&x->tgets, g_ptr_array_unref);
+  g_clear_pointer (&x->results, g_ptr_array_unref);
+}
+
+/* Results of the non-empty keys, in order, zipped back with every key. */
+static gboolean
+multi_collect (GPtrArray *keys, MultiCall *calls, GArray *out, GError **error)
+{
+  guint chunk = 0, at = 0;
+  for (guint i = 0; i < keys->len; i++) {
+    GBytes *k = g_ptr_array_index (keys, i);
+    AbKv kv = { g_bytes_ref (k), NULL };
+    if (g_bytes_get_size (k) > 0) {
+      if (at == calls[chunk].tgets->len)
+        chunk++, at = 0;
+      if (calls[chunk].results == NULL || at >= calls[chunk].results->len) {
+        g_bytes_unref (kv.key);
+        g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                     "hbase getMultiple answered fewer rows than asked");
+        return FALSE;
+      }
+      kv.value = to_bytes (ab_hb_result_value (g_ptr_array_index (calls[chunk].results, at++)));
+    }
+    g_array_append_val (out, kv);
+  }
+  return TRUE;
+}
+
+static gboolean
+hb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  AbHbStore *h = (AbHbStore *) s;
+  guint n_calls = 0, max_calls = keys->len / MULTI_GET_CHUNK + 1;
+  g_autofree MultiCall *calls = g_new0 (MultiCall, max_calls);
+  g_autofree AbHbJob *jobs = NULL;
+  gboolean ok;
+  for (guint i = 0; i < keys->len; i++) {
+    gsize klen;
+    const guint8 *k = g_bytes_get_data (g_ptr_array_index (keys, i), &klen);
+    if (klen == 0)
+      continue;
+    if (n_calls == 0 || calls[n_calls - 1].tgets->len == MULTI_GET_CHUNK)
+      calls[n_calls++] = (MultiCall) { h, g_ptr_array_new_with_free_func (g_object_unref) };
+    g_ptr_array_add (calls[n_calls - 1].tgets, get_new (k, klen));
+  }
+  if (n_calls > 0 && !ab_hb_ensure_table (h, error))
+    ok = FALSE;
+  else {
+    jobs = g_new0 (AbHbJob, MAX (n_calls, 1));
+    for (guint c = 0; c < n_calls; c++)
+      jobs[c] = (AbHbJob) { AB_HB_RPC_GET_MULTIPLE, TRUE, call_get_multiple, &calls[c], NULL };
+    ok = ab_hb_run_parallel (h, jobs, n_calls, error) && multi_collect (keys, calls, out, error);
+  }
+  for (guint c = 0; c < n_calls; c++)
+    multi_call_clear (&calls[c]);
+  return ok;
+}
+
+/* ---- scan ---- */
+
+typedef struct {
+  AbHbStore *h;
+  HbTScan *tscan;
+  gint32 rows;
+  GPtrArray *results;
+} ScanCall;
+
+static gboolean
+call_scan (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
+{
+  ScanCall *x = p;
+  g_clear_pointer (&x->results, g_ptr_array_unref);
+  x->results = g_ptr_array_new_with_free_func (g_object_unref);
+  return hb_t_h_base_service_client_get_scanner_results (c, &x->results, x->h->table_name,
+                                                         x->tscan, x->rows, io, error);
+}
+
+/* HBase rows are [startRow, stopRow): an exclusive start and an inclusive
+ * stop both become key || 0x00, the key's immediate successor. */
+static GByteArray *
+bound_row (const guint8 *key, gsize len, gboolean successor)
+{
+  GByteArray *a = ab_hb_bytes (key, len);
+  if (successor)
+    g_byte_array_append (a, (const guint8 *) "", 1);
+  return a;
+}
+
+static HbTScan *
+scan_new (const AbScanRange *r, gboolean *empty)
+{
+  HbTScan *sc = g_object_new (HB_TYPE_T_SCAN, NULL);
+  *empty = FALSE;
+  if (r->start != NULL && (r->start_len > 0 || !r->start_inclusive)) {
+    sc->startRow = bound_row (r->start, r->start_len, !r->start_inclusive);
+    sc->__isset_startRow = TRUE;
+  }
+  if (r->stop != NULL) {
+    sc->stopRow = bound_row (r->stop, r->stop_len, r->stop_inclusive);
+    sc->__isset_stopRow = TRUE;
+    /* An empty stopRow would mean "to the end"; a start at or past the stop
+     * is an empty window. */
+    *empty = sc->stopRow->len == 0
+             || (sc->startRow != NULL
+                 && ab_store_key_compare (sc->startRow->data, sc->startRow->len,
+                                          sc->stopRow->data, sc->stopRow->len) >= 0);
+  }
+  g_ptr_array_add (sc->columns, ab_hb_column ());
+  sc->__isset_columns = TRUE;
+  return sc;
+}
+
+/* Appends one page; *more says a next page may exist. */
+static gboolean
+scan_page (ScanCall *x, guint want, GArray *out, gboolean *more, GError **error)
+{
+  HbTResult *last = NULL;
+  x->rows = (gint32) want;
+  x->tscan->caching = x->tscan->limit = (gint32) want;
+  x->tscan->__isset_caching = x->tscan->__isset_limit = TRUE;
+  if (!ab_hb_call (x->h, AB_HB_RPC_GET_SCANNER_RESULTS, TRUE, call_scan, x, error))
+    return FALSE;
+  for (guint i = 0; i < x->results->len; i++) {
+    HbTResult *r = g_ptr_array_index (x->results, i);
+    GByteArray *v = ab_hb_result_value (r);
+    AbKv kv;
+    if (r->row == NULL || v == NULL)
+      continue;
+    kv = (AbKv) { to_bytes (r->row), to_bytes (v) };
+    g_array_append_val (out, kv);
+    last = r;
+  }
+  *more = x->results->len == want && last != NULL;
+  if (*more) {
+    g_clear_pointer (&x->tscan->startRow, g_byte_array_unref);
+    x->tscan->startRow = bound_row (last->row->data, last->row->len, TRUE);
+    x->tscan->__isset_startRow = TRUE;
+  }
+  return TRUE;
+}
+
+static gboolean
+hb_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
+{
+  AbHbStore *h = (AbHbStore *) s;
+  gboolean empty, more = TRUE, ok = TRUE;
+  guint got = 0;
+  ScanCall x = { h, scan_new (r, &empty), 0, NULL };
+  if (!empty)
+    ok = ab_hb_ensure_table (h, error);
+  while (ok && !empty && more && (r->limit == 0 || got < r->limit)) {
+    guint before = out->len;
+    guint want = r->limit == 0 ? SCAN_PAGE : MIN (r->limit - got, SCAN_PAGE);
+    ok = scan_page (&x, want, out, &more, error);
+    got += out->len - before;
+  }
+  g_clear_object (&x.tscan);
+  g_clear_pointer (&x.results, g_ptr_array_unref);
+  return ok;
+}
+
+/* ---- increment ---- */
+
+typedef struct {
+  AbHbStore *h;
+  HbTIncrement *inc;
+  HbTResult *result;
+} IncCall;
+
+static gboolean
+call_increment (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
+{
+  IncCall *x = p;
+  g_clear_object (&x->result);
+  x->result = g_object_new (HB_TYPE_T_RESULT, NULL);
+  return hb_t_h_base_service_client_increment (c, &x->result, x->h->table_name, x->inc, io,
+                                               error);
+}
+
+static gboolean
+hb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
+              GError **error)
+{
+  AbHbStore *h = (AbHbStore *) s;
+  IncCall x = { h, ab_hb_increment_new (key, klen, delta, TRUE), NULL };
+  gboolean ok = ab_hb_ensure_table (h, error)
+                && ab_hb_call (h, AB_HB_RPC_INCREMENT, FALSE, call_increment, &x, error);
+  if (ok) {
+    GByteArray *v = ab_hb_result_value (x.result);
+    guint64 be = 0;
+    if (v != NULL && v->len == 8) {
+      memcpy (&be, v->data, 8);
+      *new_value = (gint64) GUINT64_FROM_BE (be);
+    } else if (v == NULL && delta == 0) {
+      *new_value = 0; /* a zero increment of an absent cell writes nothing */
+    } else {
+      ok = FALSE;
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                   "hbase increment answered %s", v ? "a value that is not 8 bytes" : "no value");
+    }
+  }
+  g_clear_object (&x.inc);
+  g_clear_object (&x.result);
+  return ok;
+}
+
+/* ---- check-and-set ---- */
+
+typedef struct {
+  AbHbStore *h;
+  GByteArray *row, *family, *qualifier, *expected;
+  HbTPut *put;       /* checkAndPut */
+  HbTDelete *del;    /* checkAndDelete */
+  gboolean applied;
+} CasCall;
+
+static gboolean
+call_cas (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
+{
+  CasCall *x = p;
+  if (x->put != NULL)
+    return hb_t_h_base_service_client_check_and_put (c, &x->applied, x->h->table_name, x->row,
+                                                     x->family, x->qualifier, x->expected,
+                                                     x->put, io, error);
+  return hb_t_h_base_service_client_check_and_delete (c, &x->applied, x->h->table_name, x->row,
+                                                      x->family, x->qualifier, x->expected,
+                                                      x->del, io, error);
+}
+
+/* expected NULL goes out as an empty value: HBase then matches "absent or
+ * empty" (hbase-thrift2.md §3.6); check columns never hold empty values. */
+static gboolean
+run_cas (AbHbStore *h, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
+         HbTPut *put, HbTDelete *del, gboolean *applied, GError **error)
+{
+  CasCall x = { h, ab_hb_bytes (key, klen), LIT (AB_HB_FAMILY), LIT (AB_HB_QUALIFIER),
+                ab_hb_bytes (expected, expected ? elen : 0), put, del, FALSE };
+  gboolean ok = ab_hb_ensure_table (h, error)
+                && ab_hb_call (h, put ? AB_HB_RPC_CHECK_AND_PUT : AB_HB_RPC_CHECK_AND_DELETE,
+                               FALSE, call_cas, &x, error);
+  *applied = ok && x.applied;
+  g_byte_array_unref (x.row);
+  g_byte_array_unref (x.family);
+  g_byte_array_unref (x.qualifier);
+  g_byte_array_unref (x.expected);
+  g_clear_object (&put);
+  g_clear_object (&del);
+  return ok;
+}
+
+static gboolean
+hb_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                  gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
+                  GError **error)
+{
+  return run_cas ((AbHbStore *) s, key, klen, expected, elen,
+                  ab_hb_put_new (key, klen, value, vlen), NULL, applied, error);
+}
+
+/* expected NULL ("delete if absent") changes nothing: a read answers it. */
+static gboolean
+hb_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                     gsize elen, gboolean *applied, GError **error)
+{
+  if (expected == NULL) {
+    g_autoptr (GBytes) cur = NULL;
+    if (!hb_get (s, key, klen, &cur, error))
+      return FALSE;
+    *applied = cur == NULL;
+    return TRUE;
+  }
+  return run_cas ((AbHbStore *) s, key, klen, expected, elen, NULL,
+                  ab_hb_row_delete_new (key, klen), applied, error);
+}
+
+/* ---- ping, counters, lifetime ---- */
+
+typedef struct {
+  AbHbStore *h;
+  HbTGet *tget;
+  gboolean exists;
+} ExistsCall;
+
+static gboolean
+call_exists (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
+{
+  ExistsCall *x = p;
+  return hb_t_h_base_service_client_exists (c, &x->exists, x->h->table_name, x->tget, io,
+                                            error);
+}
+
+/* The table exists and its first region answers a read. */
+static gboolean
+hb_ping (AbStore *s, GError **error)
+{
+  AbHbStore *h = (AbHbStore *) s;
+  ExistsCall x = { h, get_new ((const guint8 *) "", 1), FALSE };
+  gboolean ok = ab_hb_ensure_table (h, error)
+                && ab_hb_call (h, AB_HB_RPC_EXISTS, TRUE, call_exists, &x, error);
+  g_clear_object (&x.tget);
+  return ok;
+}
+
+static guint
+hb_rpc_counts (AbStore *s, AbStoreRpcCount *out, guint max)
+{
+  AbHbStore *h = (AbHbStore *) s;
+  guint n = MIN (max, (guint) AB_HB_RPC_COUNT);
+  for (guint i = 0; i < n; i++)
+    out[i] = (AbStoreRpcCount) {
+      ab_hb_rpc_name (i), atomic_load_explicit (&h->calls[i], memory_order_relaxed),
+      atomic_load_explicit (&h->errors[i], memory_order_relaxed) };
+  return n;
+}
+
+static void
+hb_close (AbStore *s)
+{
+  AbHbStore *h = (AbHbStore *) s;
+  ab_hb_pool_clear (h);
+  g_clear_pointer (&h->table_name, g_byte_array_unref);
+  g_clear_pointer (&h->addr, g_free);
+  g_mutex_clear (&h->ready_lock);
+  ab_hb_config_clear (&h->cfg);
+  g_free (h);
+}
+
+static const AbStoreVTable hb_vtable = {
+  .name = "hbase",
+  .get = hb_get,
+  .multi_get = hb_multi_get,
+  .scan = hb_scan,
+  .batch = ab_hb_batch,
+  .increment = hb_increment,
+  .check_and_put = hb_check_and_put,
+  .check_and_delete = hb_check_and_delete,
+  .close = hb_close,
+  .ping = hb_ping,
+  .rpc_counts = hb_rpc_counts,
+};
+
+/* Connects lazily: opening never touches the network, so a process can
+ * start while the gateway is down; the first call (or ping) connects and
+ * creates the namespace and table if missing. */
+/* Registers the generated types (their get_type is not thread-safe). */
+void hb_types_ensure (void);
+static gsize types_ready;
+
+AbStore *
+ab_store_hbase_new (const gchar *uri, GError **error)
+{
+  AbHbStore *h = g_new0 (AbHbStore, 1);
+  h->base.vt = &hb_vtable;
+  h->base.batch_atomic = FALSE;
+  g_mutex_init (&h->ready_lock);
+  if (!ab_hb_config_parse (&h->cfg, uri, error)) {
+    hb_close (&h->base);
+    return NULL;
+  }
+  /* A gateway that hangs up would otherwise kill the process on send(). */
+  signal (SIGPIPE, SIG_IGN);
+  if (g_once_init_enter (&types_ready)) {
+    hb_types_ensure ();
+    g_once_init_leave (&types_ready, 1);
+  }
+  h->table_name = strcmp (h->cfg.ns, "default") == 0
+                    ? LIT (h->cfg.table)
+                    : ab_hb_bytes ((const guint8 *) "", 0);
+  if (h->table_name->len == 0) {
+    g_autofree gchar *full = g_strdup_printf ("%s:%s", h->cfg.ns, h->cfg.table);
+    g_byte_array_append (h->table_name, (const guint8 *) full, strlen (full));
+  }
+  h->addr = strchr (h->cfg.host, ':') ? g_strdup_printf ("[%s]:%u", h->cfg.host, h->cfg.port)
+                                       : g_strdup_printf ("%s:%u", h->cfg.host, h->cfg.port);
+  ab_hb_pool_init (h);
+  return &h->base;
+}

@@ -1,0 +1,50 @@
+/* Private to the lmdb backend's files (lmdb.c, lmdb-snapshot.c): the shared
+ * environment of a directory, the store handle, and the helpers both use to
+ * begin transactions and walk a scan range. */
+#pragma once
+#include <lmdb.h>
+#include "store/backend.h"
+
+typedef struct {
+  gint refs;            /* under registry_lock */
+  gchar *path;          /* canonical directory, the registry key */
+  MDB_env *env;
+  MDB_dbi dbi;
+  gsize max_key;
+  /* Every transaction holds map_lock shared; resizing the map takes it
+   * exclusive, because mdb_env_set_mapsize needs no live transaction. */
+  GRWLock map_lock;
+  gsize mapsize;        /* changed only under map_lock exclusive */
+  GMutex pool_lock;
+  GPtrArray *read_pool; /* reset read-only MDB_txn*, renewed on reuse */
+  GMutex queue_lock;
+  GCond queue_cond;
+  GQueue pending;       /* LmdbReq* waiting for a leader */
+  gboolean leader;      /* a thread is running a group */
+  GCond gather_cond;    /* wakes a gathering leader when a request arrives */
+  gboolean gathering;
+  guint writers;        /* estimate: group size + requests queued behind it */
+  gint64 commit_us;     /* how long the last group took */
+} LmdbEnv;
+
+typedef struct {
+  AbStore base;
+  LmdbEnv *env;
+} LmdbStore;
+
+void ab_lmdb_set_error (GError **error, int rc, const gchar *what);
+LmdbEnv *ab_lmdb_env_of (AbStore *s);
+/* Begin a transaction with map_lock held shared; on failure the lock is
+ * released. *seen receives the map size the transaction runs under. */
+int ab_lmdb_begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn,
+                          gsize *seen);
+/* Put the cursor on the first key inside the range start. */
+int ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k,
+                           MDB_val *v);
+gboolean ab_lmdb_before_stop (const AbScanRange *r, const MDB_val *k);
+
+/* Snapshots (lmdb-snapshot.c). */
+AbSnapshot *ab_lmdb_snapshot_open (AbStore *s, GError **error);
+gboolean ab_lmdb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit,
+                                gpointer user, GError **error);
+void ab_lmdb_snapshot_close (AbSnapshot *base);

@@ -1,0 +1,19 @@
+/* A bare Thrift2 client for the HBase suites and the bench baseline: one
+ * connection (socket, transport, protocol, generated client) to a gateway,
+ * with no pool, retries or store semantics, to read and write raw cells. */
+#pragma once
+#include "store/gen/hb_t_h_base_service.h"
+
+typedef struct _AbHbRaw AbHbRaw;
+
+/* addr "HOST:PORT"; framed/compact must match the gateway. */
+AbHbRaw *ab_hb_raw_connect (const gchar *addr, gboolean framed, gboolean compact,
+                            GError **error);
+void ab_hb_raw_close (AbHbRaw *r);
+HbTHBaseServiceIf *ab_hb_raw_client (AbHbRaw *r);
+
+/* f:e of row in table ("ns:name"); *value NULL when absent. */
+gboolean ab_hb_raw_get (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
+                        GByteArray **value, GError **error);
+gboolean ab_hb_raw_put (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
+                        const guint8 *value, gsize vlen, GError **error);

@@ -1,0 +1,288 @@
+/* HBase-only checks against the real gateway named by AB_HBASE_ADDR (skipped,
+ * exit 77, without it): the engine's raw rows equal encoding.md §9, a 5,000
+ * item request, same-millisecond delete/put, call counts, lazy connecting. */
+#include <string.h>
+
+#include "../unit/engine/engine_fixture.h"
+#include "../unit/store/store_test_util.h"
+#include "hbase_raw.h"
+#include "hbase_test_uri.h"
+
+static const gchar *LIKES_DESC =
+  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
+  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
+  "\"indexes\":[{\"index\":\"created_at_desc\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+
+static const gchar *ALICE_PHONE =
+  "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1700000000000,\"source\":\"Alice\","
+  "\"target\":\"Phone\",\"properties\":{\"created_at\":1700000000000}}}]}";
+
+static GByteArray *
+hex (const gchar *text)
+{
+  GByteArray *a = g_byte_array_new ();
+  for (const gchar *p = text; *p != '\0';) {
+    guint8 b;
+    if (*p == ' ') {
+      p++;
+      continue;
+    }
+    b = (guint8) (g_ascii_xdigit_value (p[0]) << 4 | g_ascii_xdigit_value (p[1]));
+    g_byte_array_append (a, &b, 1);
+    p += 2;
+  }
+  return a;
+}
+
+/* "abtest:NAME" of a store opened by ab_hbase_test_uri. */
+static gchar *
+table_of (AbStore *s)
+{
+  const gchar *t = strstr (s->uri, "table=");
+  g_autofree gchar *name = g_strndup (t + 6, strcspn (t + 6, "&"));
+  return g_strdup_printf ("abtest:%s", name);
+}
+
+static AbHbRaw *
+raw_connect (void)
+{
+  GError *error = NULL;
+  AbHbRaw *r = ab_hb_raw_connect (g_getenv ("AB_HBASE_ADDR"), FALSE, FALSE, &error);
+  ck_assert_msg (r != NULL, "raw connect: %s", error ? error->message : "");
+  return r;
+}
+
+static void
+assert_raw (AbHbRaw *r, const gchar *table, const gchar *key_hex, const gchar *value_hex)
+{
+  g_autoptr (GByteArray) k = hex (key_hex);
+  g_autoptr (GByteArray) want = value_hex ? hex (value_hex) : NULL;
+  g_autoptr (GByteArray) got = NULL;
+  GError *error = NULL;
+  ck_assert_msg (ab_hb_raw_get (r, table, k->data, k->len, &got, &error), "raw get: %s",
+                 error ? error->message : "");
+  if (want == NULL) {
+    ck_assert_msg (got == NULL, "row %s should be absent", key_hex);
+    return;
+  }
+  ck_assert_msg (got != NULL, "row %s is missing", key_hex);
+  ck_assert_uint_eq (got->len, want->len);
+  ck_assert_mem_eq (got->data, want->data, want->len);
+}
+
+START_TEST (test_rows_match_encoding_vectors)
+{
+  AbTestEnv env;
+  g_autofree gchar *table = NULL;
+  AbHbRaw *r;
+  ab_test_env_open (&env, 2);
+  ab_test_create_table (&env, "likes", LIKES_DESC);
+  g_autoptr (GArray) res = ab_test_mutate (&env, "likes", "likes", ALICE_PHONE);
+  ck_assert_uint_eq (res->len, 1);
+  table = table_of (env.engine->store);
+  r = raw_connect ();
+  /* encoding.md §9, rows of likes.likes for Alice -> Phone */
+  assert_raw (r, table, "be167e23 34416c69636500 2b8c5a4378 297d 3450686f6e6500",
+              "2981 2c8000018bcfe56800 2bd5673825 2c8000018bcfe56800 2c8000018bcfe56800 "
+              "2b9241de31 2c8000018bcfe56800 2c8000018bcfe56800");
+  assert_raw (r, table, "b173f9e0 34416c69636500 2b8c5a4378 297e 2982", "0000000000000001");
+  assert_raw (r, table, "d6beb071 3450686f6e6500 2b8c5a4378 297e 2983", "0000000000000001");
+  assert_raw (r, table,
+              "ae88fb19 34416c69636500 2b8c5a4378 297c 2982 2b69b733c7 d37ffffe74301a97ff "
+              "3450686f6e6500",
+              "2c8000018bcfe56800 2bd5673825 2c8000018bcfe56800");
+  assert_raw (r, table,
+              "d4368e6a 3450686f6e6500 2b8c5a4378 297c 2983 2b69b733c7 d37ffffe74301a97ff "
+              "34416c69636500",
+              "2c8000018bcfe56800 2bd5673825 2c8000018bcfe56800");
+  /* the lock row was released */
+  assert_raw (r, table, "74ccbcc5 34416c69636500 2b8c5a4378 297f 3450686f6e6500", NULL);
+  ab_hb_raw_close (r);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+/* 5,000 edges in one request: the batch is split under the frame budget. */
+START_TEST (test_five_thousand_items)
+{
+  AbTestEnv env;
+  AbStoreRpcCount before[AB_STORE_RPC_MAX], after[AB_STORE_RPC_MAX];
+  g_autoptr (GString) body = g_string_new ("{\"mutations\":[");
+  guint n, puts = 0;
+  AbEngineConfig cfg;
+  g_autofree gchar *uri = ab_test_store_uri (2, &env.tmpdir);
+  GError *error = NULL;
+  ab_engine_config_init (&cfg);
+  cfg.max_mutations = 5000; /* the default caps a request at 1,000 items */
+  env.engine = ab_engine_open (uri, &cfg, &error);
+  ck_assert_msg (env.engine != NULL, "open: %s", error ? error->message : "");
+  ab_test_create_table (&env, "likes", LIKES_DESC);
+  for (guint i = 0; i < 5000; i++)
+    g_string_append_printf (body,
+                            "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"u\","
+                            "\"target\":\"item-%05u\",\"properties\":{\"created_at\":%u}}}",
+                            i ? "," : "", 1000 + i, i, 1000 + i);
+  g_string_append (body, "]}");
+  n = ab_store_rpc_counts (env.engine->store, before, AB_STORE_RPC_MAX);
+  g_autoptr (GArray) res = ab_test_mutate (&env, "likes", "likes", body->str);
+  ab_store_rpc_counts (env.engine->store, after, AB_STORE_RPC_MAX);
+  ck_assert_uint_eq (res->len, 5000);
+  for (guint i = 0; i < res->len; i++)
+    ck_assert_int_eq (g_array_index (res, AbKeyResult, i).status, AB_STATUS_CREATED);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "u", AB_QDIR_OUT), 5000);
+  for (guint i = 0; i < n; i++)
+    if (strcmp (after[i].name, "putMultiple") == 0)
+      puts = (guint) (after[i].calls - before[i].calls);
+  ck_assert_msg (puts >= 2, "%u putMultiple calls for 15,000 rows", puts);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+/* A delete must not hide a put made later in the same millisecond (the
+ * table's NEW_VERSION_BEHAVIOR), or a released lock could not be retaken. */
+START_TEST (test_delete_then_put_same_millisecond)
+{
+  g_autofree gchar *uri = ab_hbase_test_uri ("nvb", 1);
+  g_autoptr (AbStore) s = st_open (uri);
+  GError *error = NULL;
+  for (guint i = 0; i < 200; i++) {
+    gchar v[16];
+    gboolean applied = FALSE;
+    g_snprintf (v, sizeof v, "v%u", i);
+    st_put (s, ST_S ("k"), ST_S ("old"));
+    ck_assert (ab_store_delete (s, ST_S ("k"), &error));
+    st_put (s, ST_S ("k"), ST_S (v));
+    st_assert_value (s, ST_S ("k"), ST_S (v));
+    ck_assert (ab_store_check_and_put (s, ST_S ("lock"), NULL, 0, ST_S (v), &applied, &error));
+    ck_assert_msg (applied, "lock not taken in round %u", i);
+    ck_assert (ab_store_check_and_delete (s, ST_S ("lock"), ST_S (v), &applied, &error));
+    ck_assert (applied);
+  }
+  ck_assert_ptr_null (error);
+}
+END_TEST
+
+static guint64
+calls_of (AbStore *s, const gchar *name)
+{
+  AbStoreRpcCount c[AB_STORE_RPC_MAX];
+  guint n = ab_store_rpc_counts (s, c, AB_STORE_RPC_MAX);
+  for (guint i = 0; i < n; i++)
+    if (strcmp (c[i].name, name) == 0)
+      return c[i].calls;
+  return 0;
+}
+
+/* One call per verb when under the limits; puts and deletes of one batch
+ * share a call each, increments go one per key. */
+START_TEST (test_call_counts)
+{
+  g_autofree gchar *uri = ab_hbase_test_uri ("calls", 1);
+  g_autoptr (AbStore) s = st_open (uri);
+  g_autoptr (AbBatch) b = ab_batch_new ();
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  AbScanRange all = { .limit = 5 };
+  GError *error = NULL;
+  for (guint i = 0; i < 100; i++) {
+    gchar k[8];
+    g_snprintf (k, sizeof k, "k%03u", i);
+    ab_batch_put (b, ST_S (k), ST_S ("v"));
+    ab_batch_delete (b, ST_S (k)); /* folded: one delete per key */
+    ab_batch_put (b, ST_S (k), ST_S ("w"));
+    g_ptr_array_add (keys, g_bytes_new (k, strlen (k)));
+  }
+  ab_batch_increment (b, ST_S ("c1"), 1);
+  ab_batch_increment (b, ST_S ("c2"), 1);
+  ab_batch_increment (b, ST_S ("c2"), -1); /* nets to zero: no call */
+  ck_assert (ab_store_ping (s, &error));
+  ck_assert (ab_store_batch (s, b, &error));
+  ck_assert_uint_eq (calls_of (s, "putMultiple"), 1);
+  ck_assert_uint_eq (calls_of (s, "deleteMultiple"), 0);
+  ck_assert_uint_eq (calls_of (s, "increment"), 1);
+  ck_assert (ab_store_multi_get (s, keys, rows, &error));
+  ck_assert_uint_eq (calls_of (s, "getMultiple"), 1);
+  ck_assert_uint_eq (rows->len, 100);
+  g_array_set_size (rows, 0);
+  ck_assert (ab_store_scan (s, &all, rows, &error));
+  ck_assert_uint_eq (rows->len, 5);
+  ck_assert_uint_eq (calls_of (s, "getScannerResults"), 1);
+  st_assert_value (s, ST_S ("k042"), ST_S ("w"));
+  ck_assert_ptr_null (error);
+}
+END_TEST
+
+/* Opening never connects; a down gateway shows as UNAVAILABLE with a reason. */
+START_TEST (test_gateway_down)
+{
+  g_autoptr (AbStore) s = st_open ("hbase://127.0.0.1:1/abtest?table=down&retries=1");
+  g_autoptr (GBytes) v = NULL;
+  GError *error = NULL;
+  AbTestEnv env = { 0 };
+  AbEngineConfig cfg;
+  ck_assert (!ab_store_ping (s, &error));
+  ck_assert_int_eq (error->code, AB_STORE_ERROR_UNAVAILABLE);
+  ck_assert_msg (strstr (error->message, "unreachable") != NULL, "%s", error->message);
+  g_clear_error (&error);
+  ck_assert (!ab_store_get (s, ST_S ("k"), &v, &error));
+  ck_assert_int_eq (error->code, AB_STORE_ERROR_UNAVAILABLE);
+  g_clear_error (&error);
+  /* the engine either opens (and reports the store down later) or says why */
+  ab_engine_config_init (&cfg);
+  env.engine = ab_engine_open ("hbase://127.0.0.1:1/abtest?table=down&retries=0", &cfg, &error);
+  if (env.engine == NULL)
+    ck_assert_msg (strstr (error->message, "unreachable") != NULL, "%s", error->message);
+  else
+    ab_engine_close (env.engine);
+  g_clear_error (&error);
+}
+END_TEST
+
+START_TEST (test_bad_uris)
+{
+  static const gchar *bad[] = {
+    "hbase://", "hbase://h:0", "hbase://h:70000", "hbase://h/bad-ns", "hbase://h/ns?table=",
+    "hbase://h/ns?transport=udp", "hbase://h/ns?pool=0", "hbase://h/ns?regions=300",
+    "hbase://h/ns?what=1", "hbase://h/ns?compression=brotli",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GError *error = NULL;
+    AbStore *s = ab_store_open (bad[i], &error);
+    ck_assert_msg (s == NULL, "%s opened", bad[i]);
+    ck_assert_int_eq (error->code, AB_STORE_ERROR_URI);
+    g_clear_error (&error);
+  }
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *suite;
+  TCase *tc;
+  SRunner *sr;
+  int failed;
+  if (g_getenv ("AB_HBASE_ADDR") == NULL) {
+    g_print ("AB_HBASE_ADDR is not set (no HBase in this run): skipped\n");
+    return 77;
+  }
+  suite = suite_create ("hbase");
+  tc = tcase_create ("hbase");
+  tcase_add_test (tc, test_rows_match_encoding_vectors);
+  tcase_add_test (tc, test_five_thousand_items);
+  tcase_add_test (tc, test_delete_then_put_same_millisecond);
+  tcase_add_test (tc, test_call_counts);
+  tcase_add_test (tc, test_gateway_down);
+  tcase_add_test (tc, test_bad_uris);
+  tcase_set_timeout (tc, 180);
+  suite_add_tcase (suite, tc);
+  sr = srunner_create (suite);
+  st_root_init ();
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  st_root_cleanup ();
+  return failed == 0 ? 0 : 1;
+}
