@@ -166,10 +166,20 @@ ab_catalog_open (AbStore *store, GError **error)
   cat->aliases = new_map ((GDestroyNotify) ab_alias_desc_unref);
   cat->keys = new_map ((GDestroyNotify) ab_api_key_unref);
   cat->revision = -1;
-  if (!ab_catalog_reload (cat, error))
+  GError *local = NULL;
+  if (!ab_catalog_reload (cat, &local))
     {
-      ab_catalog_free (cat);
-      return NULL;
+      /* A store that is down (a remote gateway) is not fatal: the catalog
+       * loads on the first refresh that reaches it. Corrupt rows are. */
+      gboolean down = local->domain == AB_STORE_ERROR;
+      if (!down)
+        {
+          g_propagate_error (error, local);
+          ab_catalog_free (cat);
+          return NULL;
+        }
+      g_warning ("catalog not loaded yet (store unreachable): %s", local->message);
+      g_error_free (local);
     }
   return cat;
 }

@@ -208,10 +208,28 @@ process (AbApplier *a, GPtrArray *entries)
   save_position (a, ((AbSinkEntry *) entries->pdata[entries->len - 1])->position);
 }
 
+/* The reader starts at the position saved in the store; a store that is
+ * down (remote gateway) only delays the start. */
+static gboolean
+open_reader (AbApplier *a)
+{
+  g_autoptr (GBytes) from = NULL;
+  g_autoptr (GError) error = NULL;
+  if (ab_store_get (a->engine->store, POSITION_KEY, sizeof POSITION_KEY, &from, &error))
+    a->reader = ab_sink_open_reader (a->engine->wal, from, &error);
+  if (a->reader != NULL)
+    return TRUE;
+  g_warning ("applier waits for the store/WAL: %s", error->message);
+  return FALSE;
+}
+
 static gpointer
 run (gpointer data)
 {
   AbApplier *a = data;
+  while (!g_atomic_int_get (&a->stop) && !open_reader (a))
+    for (guint i = 0; i < 10 && !g_atomic_int_get (&a->stop); i++)
+      g_usleep (G_USEC_PER_SEC / 10);
   while (!g_atomic_int_get (&a->stop))
     {
       g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_entry_free);
@@ -236,16 +254,8 @@ run (gpointer data)
 gboolean
 ab_engine_applier_start (AbEngine *engine, GError **error)
 {
-  g_autoptr (GBytes) from = NULL;
-  GError *local = NULL;
-  if (!ab_store_get (engine->store, POSITION_KEY, sizeof POSITION_KEY, &from, &local))
-    return ab_engine_propagate (error, local), FALSE;
-  AbSinkReader *reader = ab_sink_open_reader (engine->wal, from, &local);
-  if (reader == NULL)
-    return ab_engine_propagate (error, local), FALSE;
   AbApplier *a = g_new0 (AbApplier, 1);
   a->engine = engine;
-  a->reader = reader;
   g_mutex_init (&a->mu);
   g_cond_init (&a->cond);
   engine->applier = a;
@@ -261,7 +271,8 @@ ab_engine_applier_stop (AbEngine *engine)
     return;
   g_atomic_int_set (&a->stop, 1);
   g_thread_join (a->thread);
-  ab_sink_close_reader (a->reader);
+  if (a->reader != NULL)
+    ab_sink_close_reader (a->reader);
   g_mutex_clear (&a->mu);
   g_cond_clear (&a->cond);
   g_free (a);

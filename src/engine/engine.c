@@ -185,8 +185,14 @@ ab_engine_resolve (AbEngine *engine, const gchar *db, const gchar *name, gchar *
   if (t != NULL)
     return t;
   /* Another process may have created it: refresh once, then decide. */
-  ab_catalog_refresh (engine->catalog, NULL);
   GError *local = NULL;
+  if (!ab_catalog_refresh (engine->catalog, &local))
+    {
+      ab_engine_fail (error, AB_ENGINE_ERROR_UNAVAILABLE, "the store is unavailable: %s",
+                      local->message);
+      g_error_free (local);
+      return NULL;
+    }
   t = ab_catalog_resolve (engine->catalog, db, name, alias_out, &local);
   if (t == NULL)
     ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", local->message);
@@ -212,6 +218,17 @@ ab_engine_metrics_text (AbEngine *engine)
                             (gint64) g_atomic_pointer_get (&engine->statuses[s]));
   AbStoreStats st;
   ab_store_stats (engine->store, &st);
+  AbStoreRpcCount rpc[AB_STORE_RPC_MAX];
+  guint n_rpc = ab_store_rpc_counts (engine->store, rpc, AB_STORE_RPC_MAX);
+  if (n_rpc > 0)
+    g_string_append (out, "# HELP actionbase_store_rpc_total Remote calls by method (HBase Thrift).\n"
+                          "# TYPE actionbase_store_rpc_total counter\n");
+  for (guint i = 0; i < n_rpc; i++)
+    g_string_append_printf (out, "actionbase_store_rpc_total{method=\"%s\"} %" G_GUINT64_FORMAT "\n",
+                            rpc[i].name, rpc[i].calls);
+  for (guint i = 0; i < n_rpc; i++)
+    g_string_append_printf (out, "actionbase_store_rpc_errors_total{method=\"%s\"} %" G_GUINT64_FORMAT "\n",
+                            rpc[i].name, rpc[i].errors);
   g_string_append (out, "# HELP actionbase_store_operations_total Datastore calls by verb.\n"
                         "# TYPE actionbase_store_operations_total counter\n");
   for (guint v = 0; v < AB_STORE_VERB_COUNT; v++)

@@ -48,7 +48,16 @@ ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra)
   static guint starts;
   g_autofree gchar *log_name = g_strdup_printf ("server-%u.log", starts++);
   srv->log_path = g_build_filename (srv->dir, log_name, NULL);
-  g_autofree gchar *store = g_strdup_printf ("lmdb:%s/data", srv->dir);
+  /* AB_REST_STORE=hbase runs the suite on the HBase gateway of tests/run.sh
+   * (a fresh table per server directory). */
+  const gchar *hbase = g_getenv ("AB_HBASE_ADDR");
+  gboolean on_hbase = g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0 && hbase != NULL;
+  g_autofree gchar *base = g_path_get_basename (srv->dir);
+  g_strdelimit (base, "-.", '_');
+  g_autofree gchar *store = on_hbase
+      ? g_strdup_printf ("hbase://%s/ab_rest?table=%s", hbase, base)
+      : g_strdup_printf ("lmdb:%s/data", srv->dir);
+  g_autofree gchar *wal = g_strdup_printf ("file:%s/wal", srv->dir);
   GPtrArray *argv = g_ptr_array_new ();
   g_ptr_array_add (argv, (gpointer) server_binary ());
   g_ptr_array_add (argv, "--listen");
@@ -57,6 +66,8 @@ ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra)
   g_ptr_array_add (argv, store);
   g_ptr_array_add (argv, "--http-threads");
   g_ptr_array_add (argv, "2");
+  g_ptr_array_add (argv, "--wal");
+  g_ptr_array_add (argv, wal);
   for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) extra[i]);
   g_ptr_array_add (argv, NULL);
