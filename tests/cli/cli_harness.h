@@ -4,7 +4,8 @@
 #pragma once
 #include "../rest/rest_harness.h"
 
-/* The console binary: next to AB_SERVER_BIN, else src/actionbase. */
+/* The console binary: $AB_CLI_BIN, else next to AB_SERVER_BIN, else
+ * src/actionbase. */
 const gchar *ab_cli_bin (void);
 
 typedef struct {
@@ -25,13 +26,13 @@ void ab_run_clear (AbRun *r);
 
 typedef struct {
   gint fd;        /* master side */
-  GPid pid;
+  GSubprocess *proc;
   GString *seen;  /* everything read so far */
   gsize mark;     /* where the next expect starts looking */
 } AbPty;
 
-/* Forks argv on a new pseudo-terminal (80x24) with extra environment
- * "NAME=value" entries (may be NULL). */
+/* Spawns argv on a new pseudo-terminal (200x24) as its controlling terminal,
+ * with extra environment "NAME=value" entries (may be NULL). GLib reaps it. */
 void ab_pty_spawn (AbPty *p, const gchar *const *argv, const gchar *const *env);
 void ab_pty_send (AbPty *p, const gchar *keys);
 /* Reads until needle appears after the mark (then moves the mark past it);
@@ -39,7 +40,15 @@ void ab_pty_send (AbPty *p, const gchar *keys);
 gboolean ab_pty_expect (AbPty *p, const gchar *needle, guint timeout_ms);
 /* Text seen since the previous mark, up to the current mark. */
 gchar *ab_pty_since (AbPty *p, gsize from);
-/* Waits for the child (reading what is left); returns its exit status and
- * asserts no sanitizer report in its output. */
+/* Reads until the console closed the terminal, asserts no sanitizer report
+ * in its output, and returns its exit status, or AB_PTY_STATUS_UNKNOWN when
+ * the exit could not be collected within 2 s. */
+#define AB_PTY_STATUS_UNKNOWN (-1)
 gint ab_pty_wait (AbPty *p);
+/* Asserts a clean exit (status 0, or exited with the status not collected). */
+#define ab_assert_pty_exit_ok(p)                                     \
+  G_STMT_START {                                                      \
+    gint st_ = ab_pty_wait (p);                                       \
+    ck_assert_msg (st_ == 0 || st_ == AB_PTY_STATUS_UNKNOWN, "exit status %d", st_); \
+  } G_STMT_END
 void ab_pty_clear (AbPty *p);
