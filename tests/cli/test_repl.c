@@ -126,8 +126,15 @@ START_TEST (colours_and_end_of_input)
   EXPECT (&p, "(Took ");
   /* Keys typed before the editor is back in raw mode would be the tty's. */
   EXPECT (&p, "\033[34mactionbase>\033[0m ");
-  ab_pty_send (&p, "\004");   /* Ctrl-D at an empty prompt ends the session */
-  EXPECT (&p, "Bye!");
+  /* Ctrl-D at an empty prompt ends the session. A key typed before the
+   * editor is back in raw mode goes to the tty and is lost: resend. */
+  gboolean bye = FALSE;
+  for (guint i = 0; i < 10 && !bye; i++)
+    {
+      ab_pty_send (&p, "\004");
+      bye = ab_pty_expect (&p, "Bye!", 1000);
+    }
+  ck_assert_msg (bye, "no 'Bye!' after Ctrl-D");
   ab_assert_pty_exit_ok (&p);
   ab_pty_clear (&p);
 }
