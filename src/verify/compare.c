@@ -1,0 +1,219 @@
+/* Pass 2 of the verifier: the stored Index and Count rows of the slice, in
+ * key order, merge-joined with the sorted derived stream; each side's
+ * leftovers and each disagreement become findings. Also the JSON report line. */
+#include <string.h>
+#include "verify/verify-private.h"
+#include "codec/bytes.h"
+#include "codec/keys.h"
+#include "codec/record.h"
+
+static gboolean
+advance (AbVerifyRun *run)
+{
+  gboolean more = FALSE;
+  if (!ab_sorter_next (run->sorter, &run->head, &more, &run->error))
+    return FALSE;
+  run->has_head = more;
+  if (more && run->head.kind == AB_DERIVED_INDEX)
+    run->stats->derived_index++;
+  else if (more)
+    run->stats->derived_count++;
+  return TRUE;
+}
+
+static const AbVerifyTable *
+table_of (AbVerifyRun *run, const guint8 *key, gsize klen)
+{
+  AbKeyPeek p;
+  return ab_verify_peek (key, klen, &p) ? ab_verify_lookup (run, p.table_code) : NULL;
+}
+
+/* The head has no stored row. */
+static void
+emit_missing (AbVerifyRun *run)
+{
+  const AbDerived *d = &run->head;
+  AbMismatch m = { .key = d->key, .klen = d->klen };
+  if (d->kind == AB_DERIVED_INDEX)
+    {
+      m.cls = AB_MISMATCH_INDEX_MISSING;
+      m.expected = d->value;
+      m.elen = d->vlen;
+    }
+  else
+    {
+      m.cls = AB_MISMATCH_COUNT_MISSING;
+      m.expected_count = d->count;
+    }
+  ab_verify_emit (run, table_of (run, d->key, d->klen), &m);
+}
+
+/* The head and a stored row share a key. */
+static void
+compare_row (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *val, gsize vlen)
+{
+  const AbDerived *d = &run->head;
+  AbMismatch m = { .key = d->key, .klen = d->klen, .found = val, .flen = vlen };
+  if (d->kind == AB_DERIVED_INDEX)
+    {
+      if (vlen == d->vlen && (vlen == 0 || memcmp (val, d->value, vlen) == 0))
+        return;
+      m.cls = AB_MISMATCH_INDEX_STALE;
+      m.expected = d->value;
+      m.elen = d->vlen;
+    }
+  else
+    {
+      if (vlen == 8 && ab_codec_get_be64 (val) == d->count)
+        return;
+      m.cls = AB_MISMATCH_COUNT_WRONG;
+      m.expected_count = d->count;
+      m.found_count = vlen == 8 ? ab_codec_get_be64 (val) : 0;
+    }
+  ab_verify_emit (run, t, &m);
+}
+
+/* A stored row that nothing derived: an orphan, unless a Count row of 0. */
+static void
+emit_orphan (AbVerifyRun *run, const AbVerifyTable *t, const AbKeyPeek *p, const guint8 *key,
+             gsize klen, const guint8 *val, gsize vlen)
+{
+  AbMismatch m = { .key = key, .klen = klen, .found = val, .flen = vlen };
+  if (p->type == AB_ROW_INDEX)
+    m.cls = AB_MISMATCH_INDEX_ORPHAN;
+  else
+    {
+      if (vlen == 8 && ab_codec_get_be64 (val) == 0)
+        return;
+      m.cls = AB_MISMATCH_COUNT_ORPHAN;
+      m.found_count = vlen == 8 ? ab_codec_get_be64 (val) : 0;
+    }
+  ab_verify_emit (run, t, &m);
+}
+
+static gboolean
+compare_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpointer user)
+{
+  AbVerifyRun *run = user;
+  AbKeyPeek p;
+  const AbVerifyTable *t;
+  gint c = 1;
+  ab_verify_tick (run);
+  if (!ab_verify_peek (key, klen, &p) || (p.type != AB_ROW_INDEX && p.type != AB_ROW_COUNT)
+      || (t = ab_verify_lookup (run, p.table_code)) == NULL)
+    return TRUE;
+  if (p.type == AB_ROW_INDEX)
+    run->stats->index_rows++;
+  else
+    run->stats->count_rows++;
+  while (run->has_head
+         && (c = ab_store_key_compare (run->head.key, run->head.klen, key, klen)) < 0)
+    {
+      emit_missing (run);
+      if (!advance (run))
+        return FALSE;
+    }
+  if (run->has_head && c == 0)
+    {
+      compare_row (run, t, val, vlen);
+      return advance (run);
+    }
+  emit_orphan (run, t, &p, key, klen, val, vlen);
+  return TRUE;
+}
+
+gboolean
+ab_verify_compare_pass (AbVerifyRun *run, GError **error)
+{
+  guint8 start[4], stop[4];
+  AbScanRange slice = { .start = start, .start_len = 4, .start_inclusive = TRUE,
+                        .stop = stop, .stop_len = 4 };
+  for (guint i = 0; i < 4; i++)
+    {
+      start[i] = (guint8) (run->lo >> (24 - 8 * i));
+      stop[i] = (guint8) (run->hi >> (24 - 8 * i));
+    }
+  if (run->hi > G_MAXUINT32)
+    slice.stop = NULL;
+  run->phase = "compare";
+  if (!advance (run))
+    goto failed;
+  if (!ab_snapshot_scan (run->snap, &slice, compare_visit, run, error))
+    return FALSE;
+  while (run->error == NULL && run->has_head)
+    {
+      emit_missing (run);
+      if (!advance (run))
+        break;
+    }
+failed:
+  if (run->error == NULL)
+    return TRUE;
+  g_propagate_error (error, g_steal_pointer (&run->error));
+  return FALSE;
+}
+
+/* ---- report lines ---- */
+
+static void
+json_string (GString *out, const gchar *s)
+{
+  g_string_append_c (out, '"');
+  for (; *s != '\0'; s++)
+    {
+      guchar c = (guchar) *s;
+      if (c == '"' || c == '\\')
+        g_string_append_printf (out, "\\%c", c);
+      else if (c < 0x20)
+        g_string_append_printf (out, "\\u%04x", c);
+      else
+        g_string_append_c (out, (gchar) c);
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+json_hex (GString *out, const guint8 *buf, gsize len)
+{
+  g_autofree gchar *hex = buf != NULL ? ab_codec_hex (buf, len) : NULL;
+  if (hex == NULL)
+    g_string_append (out, "null");
+  else
+    g_string_append_printf (out, "\"%s\"", hex);
+}
+
+static gboolean
+is_count_class (AbMismatchClass cls)
+{
+  return cls == AB_MISMATCH_COUNT_MISSING || cls == AB_MISMATCH_COUNT_WRONG
+         || cls == AB_MISMATCH_COUNT_ORPHAN;
+}
+
+/* {"table","class","key","expected","found"[,"error"]}: Index values and
+ * undecodable rows as hex, counts as numbers (a malformed count as hex),
+ * null where there is nothing. */
+void
+ab_verify_report_line (FILE *f, const AbMismatch *m)
+{
+  g_autoptr (GString) line = g_string_new ("{\"table\":");
+  json_string (line, m->table);
+  g_string_append_printf (line, ",\"class\":\"%s\",\"key\":", ab_mismatch_class_name (m->cls));
+  json_hex (line, m->key, m->klen);
+  g_string_append (line, ",\"expected\":");
+  if (is_count_class (m->cls))
+    g_string_append_printf (line, "%" G_GINT64_FORMAT, m->expected_count);
+  else
+    json_hex (line, m->expected, m->elen);
+  g_string_append (line, ",\"found\":");
+  if (is_count_class (m->cls) && m->found != NULL && m->flen == 8)
+    g_string_append_printf (line, "%" G_GINT64_FORMAT, m->found_count);
+  else
+    json_hex (line, m->found, m->flen);
+  if (m->detail != NULL)
+    {
+      g_string_append (line, ",\"error\":");
+      json_string (line, m->detail);
+    }
+  g_string_append (line, "}\n");
+  fwrite (line->str, 1, line->len, f);
+}

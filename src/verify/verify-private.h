@@ -1,0 +1,70 @@
+/* Internals shared by the verifier's files: the state of one run (tables,
+ * salt slice, snapshot, sorter, report and repair spool), the allocation-free
+ * key prefix peek, and the entry points of each phase. Not for use outside
+ * src/verify. */
+#pragma once
+#include "verify/verify.h"
+#include "verify/sorter.h"
+#include "engine/engine-private.h"
+
+/* A checked table, looked up by table code for every row. */
+typedef struct {
+  AbTableDesc *desc;   /* reference */
+  gchar *name;         /* "db.table" */
+  guint8 code_elem[5]; /* enc_int32(table code), as inside keys */
+  AbDirection dirs[2];
+  guint n_dirs;
+  gboolean multi;
+  gboolean vertex;
+} AbVerifyTable;
+
+typedef struct {
+  AbEngine *engine;
+  const AbVerifyOptions *opts;
+  AbVerifyStats *stats;
+  GHashTable *tables;   /* GINT_TO_POINTER (code) -> AbVerifyTable* */
+  guint64 lo, hi;       /* salt slice [lo, hi) */
+  gboolean sharded;
+  AbSnapshot *snap;
+  AbSorter *sorter;
+  FILE *report;
+  FILE *spool;          /* findings to repair, read back after the snapshot */
+  gchar *spool_buf;
+  AbDerived head;       /* pass 2: the derived stream's current row */
+  gboolean has_head;
+  GError *error;        /* first failure inside a scan visitor */
+  const gchar *phase;
+  guint64 ticks;
+  gint64 last_progress;
+} AbVerifyRun;
+
+/* The key prefix salt || enc(source) || enc_int32(table) || enc_int8(type),
+ * located without decoding anything. */
+typedef struct {
+  guint32 salt;
+  gsize src_end;       /* offset just after enc(source) */
+  gint32 table_code;
+  gint8 type;
+  gsize rest;          /* offset just after the type element */
+} AbKeyPeek;
+
+gboolean ab_verify_peek (const guint8 *key, gsize klen, AbKeyPeek *out);
+gboolean ab_verify_salt_in_slice (const AbVerifyRun *run, guint32 salt);
+gboolean ab_verify_key_in_slice (const AbVerifyRun *run, const guint8 *key, gsize klen);
+AbVerifyTable *ab_verify_lookup (AbVerifyRun *run, gint32 code);
+/* Counts a visited row; prints progress when asked, at most once a second. */
+void ab_verify_tick (AbVerifyRun *run);
+/* Records one finding: stats, report line, callback, repair spool. */
+void ab_verify_emit (AbVerifyRun *run, const AbVerifyTable *t, AbMismatch *m);
+
+/* Pass 1 (derive.c): the whole snapshot's State rows into run->sorter. */
+gboolean ab_verify_derive_pass (AbVerifyRun *run, GError **error);
+/* Pass 2 (compare.c): the slice's stored rows joined with the sorted stream. */
+gboolean ab_verify_compare_pass (AbVerifyRun *run, GError **error);
+/* Report lines (compare.c). */
+void ab_verify_report_line (FILE *f, const AbMismatch *m);
+
+/* Repair (repair.c). */
+gboolean ab_verify_spool_open (AbVerifyRun *run, GError **error);
+gboolean ab_verify_spool_add (AbVerifyRun *run, const AbVerifyTable *t, const AbMismatch *m);
+gboolean ab_verify_repair (AbVerifyRun *run, GError **error);
