@@ -8,7 +8,9 @@ PKGS=(build-essential autoconf automake libtool pkg-config
       libthrift-c-glib-dev thrift-compiler libxxhash-dev liblmdb-dev check
       curl jq valgrind
       libedit-dev libyaml-dev
-      librdkafka-dev kcat)
+      librdkafka-dev kcat
+      openssl                    # throw-away certificates of tests/rest/test_tls
+      clang libclang-rt-14-dev)  # libFuzzer targets (tests/fuzz/run.sh)
 # The Kafka test broker (tests/kafka/start.sh) and the HBase of the HBase
 # suites (hbase/start.sh) run on a JRE and are resolved with Maven: installed
 # only when no java / mvn is on the PATH.

@@ -30,3 +30,26 @@ TESTS += tests/rest/test_nodes
 tests_rest_test_nodes_SOURCES = tests/rest/test_nodes.c $(REST_HARNESS)
 tests_rest_test_nodes_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_rest_test_nodes_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+check_PROGRAMS += tests/rest/test_agg
+TESTS += tests/rest/test_agg
+tests_rest_test_agg_SOURCES = tests/rest/test_agg.c $(REST_HARNESS)
+tests_rest_test_agg_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
+tests_rest_test_agg_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+check_PROGRAMS += tests/rest/test_tls
+TESTS += tests/rest/test_tls
+tests_rest_test_tls_SOURCES = tests/rest/test_tls.c $(REST_HARNESS)
+tests_rest_test_tls_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
+tests_rest_test_tls_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+check_PROGRAMS += tests/rest/test_hostile
+TESTS += tests/rest/test_hostile
+tests_rest_test_hostile_SOURCES = tests/rest/test_hostile.c $(REST_HARNESS)
+tests_rest_test_hostile_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
+tests_rest_test_hostile_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+# Regression inputs of the fuzz targets, replayed through the targets' own
+# LLVMFuzzerTestOneInput (no libFuzzer needed): tests/fuzz.
+check_PROGRAMS += tests/unit/store/test_hbase_replies
+TESTS += tests/unit/store/test_hbase_replies
+tests_unit_store_test_hbase_replies_SOURCES = tests/unit/store/test_hbase_replies.c \
+	tests/fuzz/fuzz_hbase.c tests/fuzz/fuzz.h
+tests_unit_store_test_hbase_replies_CFLAGS = $(TEST_CFLAGS)
+tests_unit_store_test_hbase_replies_LDADD = $(TEST_LIBS)

@@ -131,6 +131,37 @@ known_row_type (gint8 t)
   return t >= AB_ROW_CACHE && t <= AB_ROW_LOCK;
 }
 
+gboolean
+ab_codec_wide_parts (const guint8 *key, gsize len, AbRowType *type, gint32 *code,
+                     gsize *row_len)
+{
+  gsize pos = 4;
+  gint32 table, c;
+  gint8 t, dir;
+  if (len < 4 || !ab_codec_skip (key, len, &pos, NULL)
+      || !ab_codec_get_int32 (key, len, &pos, &table, NULL)
+      || !ab_codec_get_int8 (key, len, &pos, &t, NULL))
+    return FALSE;
+  if (t != AB_ROW_GROUP && t != AB_ROW_CACHE)
+    return FALSE;
+  if (!ab_codec_get_int8 (key, len, &pos, &dir, NULL)
+      || !ab_codec_get_int32 (key, len, &pos, &c, NULL))
+    return FALSE;
+  *type = (AbRowType) t;
+  *code = c;
+  *row_len = pos;
+  return TRUE;
+}
+
+gsize
+ab_codec_wide_row_length (const guint8 *key, gsize len)
+{
+  AbRowType type;
+  gint32 code;
+  gsize row_len;
+  return ab_codec_wide_parts (key, len, &type, &code, &row_len) ? row_len : len;
+}
+
 /* The salt is reported, not checked: a caller that wants to detect a corrupt
  * key compares it with ab_codec_hash (key + 4, rest - 4). */
 gboolean

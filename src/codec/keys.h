@@ -51,6 +51,18 @@ GByteArray *ab_codec_wide_key (const AbValue *dsource, AbDirection dir,
                                gint32 table_code, AbRowType type, gint32 code,
                                GError **error);
 
+/* Wide rows (Group -5, Cache -6) are stored cell by cell under the
+ * composite key row || qualifier, so that a narrow store sees one key per
+ * cell and a row read is a prefix scan. Returns the length of the row part
+ * of such a key (after enc_int8(dir) || enc_int32(code)); for any other key
+ * (narrow rows, reserved keys, malformed input) the whole length. The HBase
+ * backend splits composite keys back into (row, qualifier) with it. */
+gsize ab_codec_wide_row_length (const guint8 *key, gsize len);
+/* The same split with the row's record type and group/cache code: FALSE for
+ * a key that is not a Group or Cache key (or is malformed). */
+gboolean ab_codec_wide_parts (const guint8 *key, gsize len, AbRowType *type, gint32 *code,
+                              gsize *row_len);
+
 /* A parsed key: the common prefix, and where the type-specific rest begins. */
 typedef struct {
   guint32 salt;

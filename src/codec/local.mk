@@ -30,3 +30,9 @@ TESTS += tests/unit/codec/test_bytes
 tests_unit_codec_test_bytes_SOURCES = tests/unit/codec/test_bytes.c $(CODEC_TEST_HELPERS)
 tests_unit_codec_test_bytes_CFLAGS = $(TEST_CFLAGS)
 tests_unit_codec_test_bytes_LDADD = $(TEST_LIBS)
+
+check_PROGRAMS += tests/unit/codec/test_wide
+TESTS += tests/unit/codec/test_wide
+tests_unit_codec_test_wide_SOURCES = tests/unit/codec/test_wide.c $(CODEC_TEST_HELPERS)
+tests_unit_codec_test_wide_CFLAGS = $(TEST_CFLAGS)
+tests_unit_codec_test_wide_LDADD = $(TEST_LIBS)

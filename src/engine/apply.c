@@ -2,7 +2,7 @@
  * N keys costs N parallel lock calls, one multi_get of the State rows, one
  * batch for every key's rows (count increments merged), N parallel unlocks. */
 #include <string.h>
-#include "engine/engine-private.h"
+#include "engine/wide.h"
 #include "codec/record.h"
 
 typedef struct {
@@ -22,78 +22,20 @@ typedef struct {
   AbState after;
 } KeyWork;
 
-/* ---- running a function over items on the engine's pool ---- */
-
-typedef struct {
-  GMutex mu;
-  GCond cond;
-  guint pending;
-} Latch;
-
-typedef struct {
-  void (*fn) (KeyWork *w);
-  KeyWork *work;
-  Latch *latch;
-} PoolJob;
-
-void
-ab_engine_key_job_run (gpointer data, gpointer engine)
-{
-  PoolJob *job = data;
-  job->fn (job->work);
-  g_mutex_lock (&job->latch->mu);
-  if (--job->latch->pending == 0)
-    g_cond_signal (&job->latch->cond);
-  g_mutex_unlock (&job->latch->mu);
-}
-
-/* Runs fn on every work item that needs it; inline for a single item. */
-static void
-parallel (AbEngine *engine, KeyWork *works, guint n, void (*fn) (KeyWork *),
-          gboolean (*wanted) (const KeyWork *))
-{
-  guint todo = 0;
-  for (guint i = 0; i < n; i++)
-    todo += wanted (&works[i]);
-  if (todo <= 1)
-    {
-      for (guint i = 0; i < n; i++)
-        if (wanted (&works[i]))
-          fn (&works[i]);
-      return;
-    }
-  Latch latch;
-  g_mutex_init (&latch.mu);
-  g_cond_init (&latch.cond);
-  latch.pending = todo;
-  PoolJob *jobs = g_new0 (PoolJob, n);
-  for (guint i = 0; i < n; i++)
-    if (wanted (&works[i]))
-      {
-        jobs[i] = (PoolJob){ fn, &works[i], &latch };
-        g_thread_pool_push (engine->key_pool, &jobs[i], NULL);
-      }
-  g_mutex_lock (&latch.mu);
-  while (latch.pending > 0)
-    g_cond_wait (&latch.cond, &latch.mu);
-  g_mutex_unlock (&latch.mu);
-  g_mutex_clear (&latch.mu);
-  g_cond_clear (&latch.cond);
-  g_free (jobs);
-}
-
-static gboolean needs_lock (const KeyWork *w) { return w->lock_key != NULL; }
-static gboolean holds_lock (const KeyWork *w) { return w->token != NULL; }
+static gboolean needs_lock (gconstpointer w) { return ((const KeyWork *) w)->lock_key != NULL; }
+static gboolean holds_lock (gconstpointer w) { return ((const KeyWork *) w)->token != NULL; }
 
 static void
-lock_one (KeyWork *w)
+lock_one (gpointer item)
 {
+  KeyWork *w = item;
   ab_engine_lock (w->engine, w->lock_key, &w->token, &w->error);
 }
 
 static void
-unlock_one (KeyWork *w)
+unlock_one (gpointer item)
 {
+  KeyWork *w = item;
   ab_engine_unlock (w->engine, w->lock_key, w->token);
 }
 
@@ -205,9 +147,10 @@ read_and_plan (AbEngine *engine, KeyWork *works, guint n)
   g_free (row_of);
 }
 
-/* Every planned key's rows in one batch; increments to one Count row merge. */
+/* Every planned key's rows in one batch; increments to one Count row or
+ * group cell merge (zero dropped); TTL group cells get their expiry rows. */
 static AbBatch *
-combine (KeyWork *works, guint n)
+combine (AbEngine *engine, const AbTableDesc *t, KeyWork *works, guint n, GError **error)
 {
   AbBatch *all = ab_batch_new ();
   g_autoptr (GHashTable) incs = g_hash_table_new (g_bytes_hash, g_bytes_equal);
@@ -240,13 +183,30 @@ combine (KeyWork *works, guint n)
             g_array_index (deltas, gint64, GPOINTER_TO_UINT (slot)) += m->delta;
           }
       }
-  for (guint i = 0; i < order->len; i++)
-    if (g_array_index (deltas, gint64, i) != 0)
+  for (guint i = order->len; i-- > 0;)
+    if (g_array_index (deltas, gint64, i) == 0)
       {
-        gsize kl;
-        const guint8 *k = g_bytes_get_data (order->pdata[i], &kl);
-        ab_batch_increment (all, k, kl, g_array_index (deltas, gint64, i));
+        g_ptr_array_remove_index (order, i);
+        g_array_remove_index (deltas, i);
       }
+  g_autoptr (AbBatch) post = ab_batch_new ();
+  if (t->schema->group_defs->len > 0
+      && !ab_engine_ttl_plan (engine, t, order, all, post, error))
+    return ab_batch_free (all), NULL;
+  for (guint i = 0; i < order->len; i++)
+    {
+      gsize kl;
+      const guint8 *k = g_bytes_get_data (order->pdata[i], &kl);
+      ab_batch_increment (all, k, kl, g_array_index (deltas, gint64, i));
+    }
+  for (guint i = 0; i < post->items->len; i++)
+    {
+      AbMutation *m = &g_array_index (post->items, AbMutation, i);
+      gsize kl, vl;
+      const guint8 *k = g_bytes_get_data (m->key, &kl);
+      const guint8 *v = g_bytes_get_data (m->value, &vl);
+      ab_batch_put (all, k, kl, v, vl);
+    }
   return all;
 }
 
@@ -271,7 +231,11 @@ storage_ops (const AbBatch *b)
           v = delta;
           vlen = 8;
         }
-      g_autofree gchar *row = g_base64_encode (k, klen);
+      /* wide-row cells: the HBase row and its qualifier (else f:e) */
+      gsize rlen = ab_codec_wide_row_length (k, klen);
+      g_autofree gchar *row = g_base64_encode (k, rlen);
+      g_autofree gchar *qual = rlen < klen ? g_base64_encode (k + rlen, klen - rlen)
+                                           : g_strdup ("ZQ==");
       g_autofree gchar *val = g_base64_encode (v != NULL ? v : (const guint8 *) "", vlen);
       json_builder_begin_object (jb);
       json_builder_set_member_name (jb, "kind");
@@ -284,7 +248,7 @@ storage_ops (const AbBatch *b)
       json_builder_set_member_name (jb, "family");
       json_builder_add_string_value (jb, "Zg==");
       json_builder_set_member_name (jb, "qualifier");
-      json_builder_add_string_value (jb, "ZQ==");
+      json_builder_add_string_value (jb, qual);
       json_builder_set_member_name (jb, "row");
       json_builder_add_string_value (jb, row);
       json_builder_set_member_name (jb, "value");
@@ -359,13 +323,13 @@ ab_engine_apply (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, G
       ab_value_copy (&w->result->target, &w->group->target);
       prepare (w);
     }
-  parallel (engine, works, n, lock_one, needs_lock);
+  ab_engine_parallel (engine, works, sizeof *works, n, lock_one, needs_lock);
   read_and_plan (engine, works, n);
-  g_autoptr (AbBatch) all = combine (works, n);
   GError *write_error = NULL;
-  if (ab_batch_len (all) > 0)
-    ab_store_batch (engine->store, all, &write_error);
-  parallel (engine, works, n, unlock_one, holds_lock);
+  g_autoptr (AbBatch) all = combine (engine, t, works, n, &write_error);
+  if (all != NULL && ab_batch_len (all) > 0 && ab_store_batch (engine->store, all, &write_error))
+    ab_engine_cache_note (engine, t, all);
+  ab_engine_parallel (engine, works, sizeof *works, n, unlock_one, holds_lock);
   for (guint i = 0; i < n; i++)
     finish (&works[i], write_error);
   emit_cdc (engine, ctx, works, n);

@@ -19,6 +19,7 @@ struct _AbEngine {
   AbSink *cdc;
   struct _AbApplier *applier;  /* NULL unless the async applier runs */
   gchar *owned_wal_uri, *owned_cdc_uri, *owned_phase, *owned_tenant;
+  struct _AbMaint *maint;      /* cache rows to trim, the maintenance thread (prune.c) */
 };
 
 /* Errors helpers: set AB_ENGINE_ERROR with a printf message. */
@@ -40,6 +41,11 @@ gboolean ab_engine_directed (const AbTableDesc *t, const AbValue *source,
                              const AbValue **dsrc, const AbValue **dtgt);
 /* Directions a table maintains: fills dirs[0..n). */
 guint ab_engine_directions (const AbTableDesc *t, AbDirection dirs[2]);
+
+/* Value of an index/group/cache field of a state (property or system field
+ * version/source/target); out is left null when absent. */
+gboolean ab_engine_field_value (const AbTableDesc *t, const gchar *name, const AbValue *source,
+                                const AbValue *target, const AbState *st, AbValue *out);
 
 /* Index row key and value for an active state (NULL key when not indexable). */
 GByteArray *ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx,

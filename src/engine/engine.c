@@ -2,7 +2,7 @@
  * configuration defaults, error mapping, table resolution and the
  * INSERT_MERGE feature lookup. */
 #include <stdarg.h>
-#include "engine/engine-private.h"
+#include "engine/wide.h"
 #include "model/types.h"
 
 G_DEFINE_QUARK (ab-engine-error-quark, ab_engine_error)
@@ -24,6 +24,11 @@ ab_engine_config_init (AbEngineConfig *cfg)
   cfg->run_applier = TRUE;
   cfg->phase = "local";
   cfg->tenant = "default";
+  cfg->cache_prune_ms = 1000;
+  cfg->ttl_sweep_ms = 10000;
+  cfg->max_hop_starts = 100;
+  cfg->max_hop_nodes = 1000;
+  cfg->max_hop_edges = 100000;
 }
 
 gboolean
@@ -107,6 +112,7 @@ ab_engine_open_store (AbStore *store, const AbEngineConfig *cfg, GError **error)
   engine->key_pool = g_thread_pool_new (ab_engine_key_job_run, engine,
                                         (gint) MAX (1, engine->cfg.mutation_threads),
                                         FALSE, NULL);
+  ab_engine_maint_start (engine);
   if (!open_sinks (engine, &local))
     {
       ab_engine_close (engine);
@@ -122,6 +128,7 @@ ab_engine_close (AbEngine *engine)
   if (engine == NULL)
     return;
   ab_engine_applier_stop (engine);
+  ab_engine_maint_stop (engine);
   g_thread_pool_free (engine->key_pool, FALSE, TRUE);
   g_clear_pointer (&engine->wal, ab_sink_close);
   g_clear_pointer (&engine->cdc, ab_sink_close);

@@ -30,6 +30,11 @@ typedef struct {
   gboolean run_applier;       /* consume the WAL and apply ASYNC mutations (default TRUE) */
   const gchar *phase;         /* WAL/CDC "phase" (default "local") */
   const gchar *tenant;        /* WAL/CDC "tenant" (default "default") */
+  guint cache_prune_ms;       /* trim cache rows to their limit every N ms (default 1000; 0 = never in the background) */
+  guint ttl_sweep_ms;         /* delete expired group cells every N ms (default 10000; 0 = never in the background) */
+  guint max_hop_starts;       /* multihop start nodes, default 100 */
+  guint max_hop_nodes;        /* multihop second-hop nodes (starts x first limit), default 1000 */
+  guint max_hop_edges;        /* multihop edges read (nodes x second limit), default 100000 */
 } AbEngineConfig;
 
 void ab_engine_config_init (AbEngineConfig *cfg);
@@ -160,3 +165,92 @@ gboolean ab_engine_scan_delete (AbEngine *engine, const gchar *db, const gchar *
 /* multi-edges/ids: active multi-edges by id (<= 25), filters applied. */
 AbEdgeFrame *ab_engine_get_ids (AbEngine *engine, const gchar *db, const gchar *table,
                                 GPtrArray *ids, const gchar *filters, GError **error);
+
+/* ---- groups, caches and multihop (issue 11) ---- */
+
+/* agg: the cells of a group row for (start, direction) in qualifier order.
+ * ranges: eq on leading group fields, any of eq/gt/gte/lt/lte/bt on the last
+ * one (bucketed fields compare as their bucket text). Group "__count__"
+ * answers the Count row as one cell with no key. */
+typedef struct {
+  const gchar *group;
+  const gchar *start;
+  AbQueryDirection direction;
+  const gchar *ranges;      /* or NULL */
+  gint limit;               /* < 0 = default (1000) */
+} AbAggParams;
+
+typedef struct {
+  AbValue start;
+  guint n_fields;
+  gchar **fields;           /* group field names (n_fields) */
+  GArray *keys;             /* AbValue, n_fields per cell */
+  GArray *values;           /* gint64, one per cell */
+  gboolean has_next;        /* more cells than the limit */
+} AbAggResult;
+
+void ab_agg_result_free (AbAggResult *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbAggResult, ab_agg_result_free)
+AbAggResult *ab_engine_agg (AbEngine *engine, const gchar *db, const gchar *table,
+                            const AbAggParams *p, GError **error);
+
+/* seek: the top `limit` edges of a cache row (default and maximum the
+ * cache's limit); ranges: eq on leading cache fields, a range only on the
+ * last one given. When trimming has left the row incomplete for the window
+ * and the table has an index with the cache's fields and orders, the answer
+ * comes from that index instead. */
+typedef struct {
+  const gchar *cache;
+  const gchar *start;
+  AbQueryDirection direction;
+  gint limit;               /* < 0 = the cache's limit */
+  const gchar *ranges;      /* or NULL */
+} AbSeekParams;
+
+AbEdgeFrame *ab_engine_seek (AbEngine *engine, const gchar *db, const gchar *table,
+                             const AbSeekParams *p, GError **error);
+
+/* Runs the background upkeep now: trims the cache rows written since the
+ * last round, sweeps expired TTL group cells. */
+gboolean ab_engine_maintain (AbEngine *engine, guint *trimmed, guint *expired, GError **error);
+
+/* multihop: two hops, each over a cache (seek) or an index (scan) of an edge
+ * table, from start nodes; the second hop starts from the distinct far ends
+ * of the first hop's edges, read concurrently. Caps (400 beyond): starts <=
+ * max_hop_starts, starts x first limit <= max_hop_nodes, that x second limit
+ * <= max_hop_edges. */
+typedef struct {
+  const gchar *table;       /* table or alias in the request's database */
+  const gchar *cache;       /* exactly one of cache / index */
+  const gchar *index;
+  AbQueryDirection direction;
+  gint limit;               /* < 0 = the cache's limit (cache) or 25 (index) */
+  const gchar *ranges;      /* or NULL */
+} AbHop;
+
+typedef struct {
+  const gchar *database;
+  GPtrArray *starts;        /* gchar* texts */
+  AbHop hops[2];
+  const gchar *filters;     /* on second-hop edges, or NULL */
+  gboolean dedup;           /* one edge per final node (the first seen), with hits */
+  gboolean exclude_start;   /* drop edges ending at a start node */
+  gboolean exclude_first_hop; /* drop edges ending at a first-hop node */
+  gboolean order_by_hits;   /* dedup only: most hits first (stable) */
+  gint limit;               /* final edges, < 0 = 100 */
+} AbMultihopParams;
+
+typedef struct {
+  GPtrArray *edges;         /* AbEdgeOut*, second-hop edges */
+  GArray *hits;             /* guint per edge: second-hop edges reaching its final node */
+  GPtrArray *via;           /* per edge a GArray of AbValue: first-hop nodes leading there */
+  gboolean has_next;        /* more than `limit` results */
+  guint first_hop_edges;
+  guint second_hop_nodes;
+  guint second_hop_edges;
+} AbMultihopResult;
+
+void ab_multihop_result_free (AbMultihopResult *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbMultihopResult, ab_multihop_result_free)
+AbMultihopResult *ab_engine_multihop (AbEngine *engine, const AbMultihopParams *p,
+                                      GError **error);

@@ -27,3 +27,22 @@ TESTS += tests/unit/engine/test_wal
 tests_unit_engine_test_wal_SOURCES = tests/unit/engine/test_wal.c $(ENGINE_TEST_FIXTURE)
 tests_unit_engine_test_wal_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_test_wal_LDADD = $(TEST_LIBS)
+
+# Groups, caches and the 2-hop query (issue 11).
+src_libactionbase_a_SOURCES += src/engine/wide.h src/engine/groups.c src/engine/ttl.c \
+	src/engine/prune.c src/engine/pool.c src/engine/agg.c src/engine/seek.c \
+	src/engine/multihop.c
+
+check_PROGRAMS += tests/unit/engine/test_groups tests/unit/engine/test_caches \
+	tests/unit/engine/test_multihop
+TESTS += tests/unit/engine/test_groups tests/unit/engine/test_caches \
+	tests/unit/engine/test_multihop
+tests_unit_engine_test_groups_SOURCES = tests/unit/engine/test_groups.c $(ENGINE_TEST_FIXTURE)
+tests_unit_engine_test_groups_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_test_groups_LDADD = $(TEST_LIBS)
+tests_unit_engine_test_caches_SOURCES = tests/unit/engine/test_caches.c $(ENGINE_TEST_FIXTURE)
+tests_unit_engine_test_caches_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_test_caches_LDADD = $(TEST_LIBS)
+tests_unit_engine_test_multihop_SOURCES = tests/unit/engine/test_multihop.c $(ENGINE_TEST_FIXTURE)
+tests_unit_engine_test_multihop_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_test_multihop_LDADD = $(TEST_LIBS)

@@ -1,8 +1,9 @@
 /* The record plan of one key (semantics.md §4-§5): from the before and after
  * states, the status and the State put, Index puts/deletes per index and
- * direction, and Count increments, appended to one store batch. */
+ * direction, Count increments and the Group/Cache cells (groups.c), appended
+ * to one store batch. */
 #include <string.h>
-#include "engine/engine-private.h"
+#include "engine/wide.h"
 
 guint
 ab_engine_directions (const AbTableDesc *t, AbDirection dirs[2])
@@ -43,9 +44,10 @@ ab_engine_directed (const AbTableDesc *t, const AbValue *source, const AbValue *
   return TRUE;
 }
 
-/* Index field value: a property, or a system field (v3 or v2 spelling). */
-static gboolean
-index_field_value (const AbTableDesc *t, const gchar *name, const AbValue *source,
+/* Index/group/cache field value: a property, or a system field (v3 or v2
+ * spelling); null when absent. */
+gboolean
+ab_engine_field_value (const AbTableDesc *t, const gchar *name, const AbValue *source,
                    const AbValue *target, const AbState *st, AbValue *out)
 {
   if (g_str_equal (name, "version") || g_str_equal (name, "ts"))
@@ -78,7 +80,7 @@ ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const AbValue *so
   AbOrder *orders = g_new0 (AbOrder, idx->n_fields);
   for (guint i = 0; i < idx->n_fields; i++)
     {
-      index_field_value (t, idx->fields[i].field, source, target, st, &values[i]);
+      ab_engine_field_value (t, idx->fields[i].field, source, target, st, &values[i]);
       orders[i] = idx->fields[i].order;
     }
   GByteArray *key = ab_codec_index_key (dsrc, dir, t->code, idx->code, values, orders,
@@ -234,7 +236,9 @@ plan_rows (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const AbSt
         const guint8 *k = g_bytes_get_data (old_keys->pdata[i], &klen);
         ab_batch_delete (batch, k, klen);
       }
-  return TRUE;
+  if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
+    return TRUE; /* Index rows only */
+  return ab_engine_plan_wide (t, s, tg, before, after, batch, error);
 }
 
 AbKeyStatus

@@ -34,6 +34,12 @@ ab_engine_field_type (const AbTableDesc *t, const gchar *field, AbType *out)
 }
 
 static gboolean
+table_field_type (gconstpointer t, const gchar *field, AbType *out)
+{
+  return ab_engine_field_type (t, field, out);
+}
+
+static gboolean
 parse_op (const gchar *text, AbPredOp *op)
 {
   static const gchar *names[] = { "eq", "gt", "gte", "lt", "lte", "bt", "in" };
@@ -47,8 +53,8 @@ parse_op (const gchar *text, AbPredOp *op)
 }
 
 static AbPredicate *
-parse_term (const AbTableDesc *t, const gchar *term, gboolean allow_in, const gchar *what,
-            GError **error)
+parse_term (const gchar *term, gboolean allow_in, const gchar *what, AbFieldTypeFn type_of,
+            gconstpointer data, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit (term, ":", 3);
   if (g_strv_length (parts) != 3 || parts[0][0] == '\0')
@@ -63,10 +69,15 @@ parse_term (const AbTableDesc *t, const gchar *term, gboolean allow_in, const gc
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "`in` is not allowed in ranges (use it in filters)"), NULL;
   AbType type;
-  if (!ab_engine_field_type (t, parts[0], &type))
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "unknown field '%s' in %s of %s.%s", parts[0], what, t->database,
-                           t->table), NULL;
+  if (!type_of (data, parts[0], &type))
+    {
+      const AbTableDesc *t = data;
+      g_autofree gchar *where = type_of == table_field_type
+                                    ? g_strdup_printf (" of %s.%s", t->database, t->table)
+                                    : g_strdup ("");
+      return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "unknown field '%s' in %s%s",
+                             parts[0], what, where), NULL;
+    }
   g_auto (GStrv) vals = (op == AB_PRED_BT || op == AB_PRED_IN)
                             ? g_strsplit (parts[2], ",", -1)
                             : g_strsplit (parts[2], "\x01", 1);
@@ -99,6 +110,13 @@ GPtrArray *
 ab_predicates_parse (const AbTableDesc *t, const gchar *text, gboolean allow_in,
                      const gchar *what, GError **error)
 {
+  return ab_predicates_parse_typed (text, allow_in, what, table_field_type, t, error);
+}
+
+GPtrArray *
+ab_predicates_parse_typed (const gchar *text, gboolean allow_in, const gchar *what,
+                           AbFieldTypeFn type_of, gconstpointer data, GError **error)
+{
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_predicate_free);
   if (text == NULL || text[0] == '\0')
     return out;
@@ -107,7 +125,7 @@ ab_predicates_parse (const AbTableDesc *t, const gchar *text, gboolean allow_in,
     {
       if (terms[i][0] == '\0')
         continue;
-      AbPredicate *p = parse_term (t, terms[i], allow_in, what, error);
+      AbPredicate *p = parse_term (terms[i], allow_in, what, type_of, data, error);
       if (p == NULL)
         {
           g_ptr_array_unref (out);

@@ -22,6 +22,11 @@ gboolean ab_engine_field_type (const AbTableDesc *t, const gchar *field, AbType 
 GPtrArray *ab_predicates_parse (const AbTableDesc *t, const gchar *text, gboolean allow_in,
                                 const gchar *what, GError **error);
 void ab_predicate_free (AbPredicate *p);
+/* The same with the field types given by a function (group fields, whose
+ * bucketed values are strings): FALSE = unknown field. */
+typedef gboolean (*AbFieldTypeFn) (gconstpointer data, const gchar *field, AbType *out);
+GPtrArray *ab_predicates_parse_typed (const gchar *text, gboolean allow_in, const gchar *what,
+                                      AbFieldTypeFn type_of, gconstpointer data, GError **error);
 
 /* Evaluates every filter on one edge. lookup returns the edge's value of a
  * field (NULL when absent). */

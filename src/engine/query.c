@@ -18,9 +18,11 @@ ab_query_direction_parse (const gchar *text, AbQueryDirection *out)
   return TRUE;
 }
 
-static void
-edge_out_free (AbEdgeOut *e)
+void
+ab_edge_out_free (AbEdgeOut *e)
 {
+  if (e == NULL)
+    return;
   ab_value_clear (&e->source);
   ab_value_clear (&e->target);
   g_ptr_array_unref (e->names);
@@ -54,7 +56,7 @@ AbEdgeFrame *
 ab_edge_frame_new (void)
 {
   AbEdgeFrame *f = g_new0 (AbEdgeFrame, 1);
-  f->edges = g_ptr_array_new_with_free_func ((GDestroyNotify) edge_out_free);
+  f->edges = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_edge_out_free);
   f->total = -1;
   return f;
 }

@@ -63,23 +63,23 @@ check_prefix (const AbTableDesc *t, const AbIndex *idx, GPtrArray *ranges, GErro
   return FALSE;
 }
 
-/* startKey/stopKey from the ranges; *stop = NULL when there is no stop item. */
-static gboolean
-range_keys (const AbIndex *idx, GPtrArray *ranges, const GByteArray *prefix,
-            GByteArray *start, GByteArray **stop, GError **error)
+gboolean
+ab_engine_range_keys (const AbIndexField *fields, guint n_fields, GPtrArray *ranges,
+                      const GByteArray *prefix, GByteArray *start, GByteArray **stop,
+                      GError **error)
 {
   GByteArray *stop_key = NULL;
   gboolean last_inclusive = FALSE;
-  for (guint i = 0; i < idx->n_fields; i++)
+  for (guint i = 0; i < n_fields; i++)
     {
-      const AbPredicate *p = pred_for (ranges, idx->fields[i].field);
+      const AbPredicate *p = pred_for (ranges, fields[i].field);
       if (p == NULL)
         break;
       Bound b_start, b_stop;
-      bounds_of (p, idx->fields[i].order, &b_start, &b_stop);
+      bounds_of (p, fields[i].order, &b_start, &b_stop);
       if (b_start.value != NULL)
         {
-          if (!ab_codec_put_value (start, b_start.value, idx->fields[i].order, error))
+          if (!ab_codec_put_value (start, b_start.value, fields[i].order, error))
             return FALSE;
           if (!b_start.inclusive)
             ab_codec_plus_one (start);
@@ -91,7 +91,7 @@ range_keys (const AbIndex *idx, GPtrArray *ranges, const GByteArray *prefix,
               stop_key = g_byte_array_new ();
               g_byte_array_append (stop_key, prefix->data, prefix->len);
             }
-          if (!ab_codec_put_value (stop_key, b_stop.value, idx->fields[i].order, error))
+          if (!ab_codec_put_value (stop_key, b_stop.value, fields[i].order, error))
             return g_byte_array_unref (stop_key), FALSE;
           last_inclusive = b_stop.inclusive;
         }
@@ -179,14 +179,14 @@ scan_plan_clear (ScanPlan *sp)
     g_ptr_array_unref (sp->filters);
 }
 
-/* Index row -> edge: skip the index field values, then the directed target. */
-static AbEdgeOut *
-decode_row (const ScanPlan *sp, gsize plen, const AbKv *kv, GError **error)
+AbEdgeOut *
+ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir, const AbValue *start,
+                         guint n_fields, gsize plen, const AbKv *kv, GError **error)
 {
   gsize klen, vlen, pos = plen;
   const guint8 *k = g_bytes_get_data (kv->key, &klen);
   const guint8 *v = g_bytes_get_data (kv->value, &vlen);
-  for (guint i = 0; i < sp->idx->n_fields; i++)
+  for (guint i = 0; i < n_fields; i++)
     if (!ab_codec_skip (k, klen, &pos, error))
       return NULL;
   AbValue dtarget = AB_VALUE_INIT;
@@ -202,14 +202,14 @@ decode_row (const ScanPlan *sp, gsize plen, const AbKv *kv, GError **error)
       g_free (e);
       return NULL;
     }
-  gboolean flip = sp->dir == AB_QDIR_IN && sp->t->schema->kind != AB_TABLE_MULTI_EDGE;
-  ab_value_copy (&e->source, flip ? &dtarget : &sp->start);
-  ab_value_copy (&e->target, flip ? &sp->start : &dtarget);
+  gboolean flip = dir == AB_QDIR_IN && t->schema->kind != AB_TABLE_MULTI_EDGE;
+  ab_value_copy (&e->source, flip ? &dtarget : start);
+  ab_value_copy (&e->target, flip ? start : &dtarget);
   ab_value_clear (&dtarget);
   for (guint i = 0; i < props->len; i++)
     {
       AbCodedProp *cp = &g_array_index (props, AbCodedProp, i);
-      const AbField *f = ab_schema_field_by_code (sp->t->schema, cp->code);
+      const AbField *f = ab_schema_field_by_code (t->schema, cp->code);
       if (f != NULL)
         ab_edge_out_add (e, f, &cp->value);
     }
@@ -230,7 +230,8 @@ fetch_rows (const ScanPlan *sp, const gchar *offset, guint fetch, GArray *rows, 
   g_autoptr (GByteArray) start = g_byte_array_new ();
   g_byte_array_append (start, prefix->data, prefix->len);
   g_autoptr (GByteArray) stop = NULL;
-  if (!range_keys (sp->idx, sp->ranges, prefix, start, &stop, error))
+  if (!ab_engine_range_keys (sp->idx->fields, sp->idx->n_fields, sp->ranges, prefix, start,
+                             &stop, error))
     return FALSE;
   if (stop == NULL)
     stop = ab_codec_prefix_upper_bound (prefix->data, prefix->len);
@@ -267,7 +268,8 @@ run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **
   for (guint i = 0; i < n; i++)
     {
       AbKv *kv = &g_array_index (rows, AbKv, i);
-      AbEdgeOut *e = decode_row (sp, plen, kv, &local);
+      AbEdgeOut *e = ab_engine_edge_from_row (sp->t, sp->dir, &sp->start, sp->idx->n_fields,
+                                              plen, kv, &local);
       if (e == NULL)
         return ab_engine_fail (error, AB_ENGINE_ERROR_INTERNAL, "corrupt index row: %s",
                                local->message), g_clear_error (&local), FALSE;

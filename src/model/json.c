@@ -1,6 +1,7 @@
 /* JSON input for the model: the strict request-body parser (a pre-scan for
  * what json-glib would silently alter: \u0000 escapes, integers beyond 64
- * bits, doubles beyond range) and typed member getters with path errors. */
+ * bits, doubles beyond range; and for nesting deep enough to exhaust its
+ * recursive descent) and typed member getters with path errors. */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -80,15 +81,25 @@ check_number (const gchar *p, gsize len, GError **error)
   return TRUE;
 }
 
+/* json-glib parses (and frees) recursively, one stack frame set per level:
+ * 100k nested arrays would overflow a worker's stack. Jackson, upstream's
+ * parser, stops at the same depth by default. */
+#define AB_JSON_MAX_DEPTH 1000
+
 static gboolean
 prescan (const gchar *p, gsize len, GError **error)
 {
   gsize i = 0;
+  guint depth = 0;
   while (i < len)
     {
       gchar c = p[i];
       if (c == '\0')
         return body_error (error, "%s", "JSON body contains a raw NUL byte");
+      if ((c == '[' || c == '{') && ++depth > AB_JSON_MAX_DEPTH)
+        return body_error (error, "JSON nesting is deeper than %d levels", AB_JSON_MAX_DEPTH);
+      if ((c == ']' || c == '}') && depth > 0)
+        depth--;
       if (c == '"')
         {
           i = scan_string (p, len, i + 1, error);

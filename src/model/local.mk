@@ -4,7 +4,8 @@ src_libactionbase_a_SOURCES += \
 	src/model/json.c src/model/json_get.h \
 	src/model/schema.c src/model/schema.h src/model/schema_private.h \
 	src/model/schema_json.c src/model/desc_json.c \
-	src/model/v2.c src/model/validate.c
+	src/model/v2.c src/model/validate.c \
+	src/model/groups.c src/model/groups.h
 
 MODEL_TEST_HELPERS = tests/unit/model/model_helpers.c tests/unit/model/model_helpers.h
 check_PROGRAMS += tests/unit/model/test_cast

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "model/schema.h"
 #include "model/json_get.h"
+#include "model/groups.h"
 
 /* ---- enum names ---------------------------------------------------------- */
 
@@ -204,6 +205,8 @@ ab_schema_new (void)
   s->indexes = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_index_free);
   s->groups = ab_model_json_empty_array ();
   s->caches = ab_model_json_empty_array ();
+  s->group_defs = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_group_free);
+  s->cache_defs = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_cache_free);
   return s;
 }
 
@@ -221,6 +224,8 @@ ab_schema_free (AbSchema *schema)
     json_node_unref (schema->groups);
   if (schema->caches)
     json_node_unref (schema->caches);
+  g_clear_pointer (&schema->group_defs, g_ptr_array_unref);
+  g_clear_pointer (&schema->cache_defs, g_ptr_array_unref);
   g_free (schema);
 }
 
@@ -253,6 +258,9 @@ ab_schema_copy (const AbSchema *schema)
                              : ab_model_json_empty_array ();
   c->caches = schema->caches ? json_node_copy (schema->caches)
                              : ab_model_json_empty_array ();
+  /* The definitions are re-derived from the copied JSON (it parsed before). */
+  if (!ab_schema_parse_groups (c, NULL))
+    g_warn_if_reached ();
   return c;
 }
 

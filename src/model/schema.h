@@ -55,8 +55,10 @@ typedef struct {
                               followed by _source and _target (non-nullable). */
   AbDirectionType direction;
   GPtrArray *indexes;      /* AbIndex* */
-  JsonNode *groups;        /* JSON array as given (issue 11 interprets it) */
+  JsonNode *groups;        /* JSON array as given (responses echo it) */
   JsonNode *caches;        /* JSON array as given */
+  GPtrArray *group_defs;   /* AbGroup*, parsed from groups (model/groups.h) */
+  GPtrArray *cache_defs;   /* AbCache*, parsed from caches */
 } AbSchema;
 
 /* Table kind names: camel-case response form ("multiEdge", and

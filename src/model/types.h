@@ -46,7 +46,8 @@ gboolean ab_model_cast_text (const gchar *text, AbType type, const gchar *field,
 /* Parses a JSON request body (len -1: NUL-terminated). Stricter than
  * json-glib alone, which silently truncates a string at an escaped \u0000
  * and wraps integers beyond 64 bits: both are rejected here, as are raw NUL
- * bytes, doubles beyond the double range, malformed JSON and an empty body.
+ * bytes, doubles beyond the double range, nesting deeper than 1000 levels,
+ * malformed JSON and an empty body.
  * Errors: AB_MODEL_ERROR_INVALID. Every request body should come through
  * here so that casting never sees a silently altered value. */
 JsonNode *ab_model_json_parse (const gchar *data, gssize len, GError **error);

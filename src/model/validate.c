@@ -5,6 +5,7 @@
 #include <string.h>
 #include "codec/keys.h"
 #include "model/schema.h"
+#include "model/groups.h"
 
 #define NAME_MAX_CHARS 64
 #define COMMENT_MAX_CHARS 1000
@@ -334,5 +335,6 @@ ab_schema_finish (AbSchema *schema, GError **error)
       AbField *f = schema->fields->pdata[k];
       f->code = ab_codec_code (f->name);
     }
-  return finish_indexes (schema, error) && check_kind_rules (schema, error);
+  return finish_indexes (schema, error) && check_kind_rules (schema, error)
+         && ab_schema_parse_groups (schema, error);
 }

@@ -23,7 +23,13 @@ const gchar *ab_api_actor (const AbHttpRequest *req);
 /* JSON value of a typed value, for responses. */
 JsonNode *ab_api_value (const AbValue *v);
 
+/* An output edge {version, source, target, properties, left open for the
+ * caller's "context" and end_object}; an EdgeFrame (api_data.c). */
+void ab_api_edge_begin (JsonBuilder *b, const AbEdgeOut *e);
+JsonNode *ab_api_frame_json (const AbEdgeFrame *f);
+
 void ab_api_register_meta (AbRouter *router, AbEngine *engine);
+void ab_api_register_agg (AbRouter *router, AbEngine *engine);
 void ab_api_register_v2 (AbRouter *router, AbEngine *engine);
 void ab_api_register_data (AbRouter *router, AbEngine *engine);
 void ab_api_register_queue (AbRouter *router, AbEngine *engine);

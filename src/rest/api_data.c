@@ -220,8 +220,23 @@ counts (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   ab_http_response_json (resp, 200, json_builder_get_root (b));
 }
 
-static JsonNode *
-frame_json (const AbEdgeFrame *f)
+void
+ab_api_edge_begin (JsonBuilder *b, const AbEdgeOut *e)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "version");
+  json_builder_add_int_value (b, e->version);
+  add_value (b, "source", &e->source);
+  add_value (b, "target", &e->target);
+  json_builder_set_member_name (b, "properties");
+  json_builder_begin_object (b);
+  for (guint p = 0; p < e->names->len; p++)
+    add_value (b, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
+  json_builder_end_object (b);
+}
+
+JsonNode *
+ab_api_frame_json (const AbEdgeFrame *f)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -229,17 +244,7 @@ frame_json (const AbEdgeFrame *f)
   json_builder_begin_array (b);
   for (guint i = 0; i < f->edges->len; i++)
     {
-      const AbEdgeOut *e = f->edges->pdata[i];
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "version");
-      json_builder_add_int_value (b, e->version);
-      add_value (b, "source", &e->source);
-      add_value (b, "target", &e->target);
-      json_builder_set_member_name (b, "properties");
-      json_builder_begin_object (b);
-      for (guint p = 0; p < e->names->len; p++)
-        add_value (b, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
-      json_builder_end_object (b);
+      ab_api_edge_begin (b, f->edges->pdata[i]);
       empty_object (b, "context");
       json_builder_end_object (b);
     }
@@ -269,7 +274,7 @@ answer_frame (AbHttpResponse *resp, AbEdgeFrame *frame, GError *error)
       g_error_free (error);
       return;
     }
-  ab_http_response_json (resp, 200, frame_json (frame));
+  ab_http_response_json (resp, 200, ab_api_frame_json (frame));
   ab_edge_frame_free (frame);
 }
 

@@ -83,6 +83,12 @@ ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *n)
       n->letters = read ? "r" : "w";
       n->scope = scope_of (req, "database", "table");
     }
+  else if (g_str_has_suffix (route, "/edges/multihop"))
+    {
+      /* a read over tables of one database (POST only for its body) */
+      n->letters = "r";
+      n->scope = scope_of (req, "database", NULL);
+    }
   else
     {
       /* Metadata (v3 and v2): read with r or c, change with c. */

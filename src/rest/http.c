@@ -1,6 +1,7 @@
-/* The h2o transport (the only file that sees h2o): per-thread evloops with
- * SO_REUSEPORT listeners, request translation to AbHttpRequest, inline and
- * worker-pool dispatch resumed through h2o's multithread queue, graceful stop. */
+/* The h2o transport's request side and server object (with http_loop.c the
+ * only files that see h2o): request translation to AbHttpRequest, inline and
+ * worker-pool dispatch resumed through h2o's multithread queue, TLS with ALPN
+ * (h2, http/1.1), the connection cap's 503, graceful stop. */
 #define G_LOG_DOMAIN "ab-http"
 #include <errno.h>
 #include <fcntl.h>
@@ -15,13 +16,8 @@
 #include <unistd.h>
 #include <h2o.h>
 #include <h2o/http1.h>
-#include "rest/http.h"
-#include "rest/http_private.h"
-
-#define AB_MAX_ACCEPT_BATCH 32
-#define AB_FORCE_CLOSE_AFTER_US (1 * G_USEC_PER_SEC)
-
-typedef struct _AbHttpLoop AbHttpLoop;
+#include <h2o/http2.h>
+#include "rest/http_h2o.h"
 
 typedef struct {
   h2o_handler_t super;
@@ -32,45 +28,6 @@ typedef struct {
   h2o_filter_t super;
   AbHttpServer *server;
 } AbErrorFilter;
-
-typedef enum { AB_CTL_STOP_ACCEPT, AB_CTL_QUIT } AbCtlKind;
-
-typedef struct {
-  h2o_multithread_message_t super;
-  AbCtlKind kind;
-} AbCtlMsg;
-
-struct _AbHttpLoop {
-  AbHttpServer *server;
-  h2o_evloop_t *loop;
-  h2o_context_t ctx;
-  h2o_accept_ctx_t accept_ctx;
-  int listen_fd;               /* owned until the listener socket takes it */
-  h2o_socket_t *listener;
-  h2o_multithread_receiver_t job_receiver;
-  h2o_multithread_receiver_t ctl_receiver;
-  guint outstanding;           /* jobs of this loop not yet back; loop thread only */
-  gboolean quitting;
-  gboolean forced;
-  gint64 quit_at;
-  GThread *thread;
-};
-
-struct _AbHttpServer {
-  AbRouter *router;
-  AbHttpConfig cfg;
-  guint16 port;
-  h2o_globalconf_t globalconf;
-  AbHttpLoop *loops;
-  guint n_loops;
-  GThreadPool *pool;
-  gint in_flight;              /* atomic: dispatched blocking jobs not yet answered */
-  GMutex drain_lock;           /* with drain_cond: in_flight reaching 0, loops_ready */
-  GCond drain_cond;
-  guint loops_ready;
-  gboolean started;
-  gboolean stopped;
-};
 
 /* A blocking request: owned by the loop until pushed, then by the worker until
  * sent back; req and watch are only ever touched on the loop thread. */
@@ -201,16 +158,18 @@ send_response (h2o_req_t *req, const AbHttpResponse *resp, const gchar *request_
   h2o_send_inline (req, body != NULL ? body : "", len);
 }
 
-/* Answers a transport-level error (404/405/413) on the loop. */
+/* Answers a transport-level error (400/404/405/413/503) on the loop, with one
+ * optional extra header (header NULL: none). */
 static void
 send_error (AbHttpServer *s, h2o_req_t *req, guint status, const gchar *message,
-            const gchar *allow, const gchar *request_id, const gchar *method, gint64 t0)
+            const gchar *header, const gchar *value, const gchar *request_id,
+            const gchar *method, gint64 t0)
 {
   AbHttpResponse resp;
   ab_http_response_init (&resp);
   ab_http_response_error (&resp, status, message);
-  if (allow != NULL)
-    ab_http_response_add_header (&resp, "allow", allow);
+  if (header != NULL && value != NULL)
+    ab_http_response_add_header (&resp, header, value);
   log_request (s, method, "-", status, t0, request_id, TRUE);
   send_response (req, &resp, request_id);
   ab_http_response_clear (&resp);
@@ -258,8 +217,8 @@ worker_run (gpointer data, gpointer user_data)
 }
 
 /* Loop thread: results of finished jobs. */
-static void
-on_jobs_done (h2o_multithread_receiver_t *receiver, h2o_linklist_t *messages)
+void
+ab_http_jobs_done (h2o_multithread_receiver_t *receiver, h2o_linklist_t *messages)
 {
   AbHttpLoop *l = H2O_STRUCT_FROM_MEMBER (AbHttpLoop, job_receiver, receiver);
   while (!h2o_linklist_is_empty (messages))
@@ -342,7 +301,7 @@ reject_unrouted (AbHttpServer *s, h2o_req_t *req, AbRouteMatch m, const gchar *m
   if (m == AB_ROUTE_NO_PATH)
     {
       g_autofree gchar *msg = g_strdup_printf ("no route for %s %s", method, raw_path);
-      send_error (s, req, 404, msg, NULL, request_id, method, t0);
+      send_error (s, req, 404, msg, NULL, NULL, request_id, method, t0);
       return TRUE;
     }
   if (m == AB_ROUTE_NO_METHOD)
@@ -350,17 +309,52 @@ reject_unrouted (AbHttpServer *s, h2o_req_t *req, AbRouteMatch m, const gchar *m
       g_autofree gchar *allow = ab_router_allowed_methods (s->router, raw_path);
       g_autofree gchar *msg = g_strdup_printf ("method %s is not supported for %s (allowed: %s)",
                                                method, raw_path, allow != NULL ? allow : "-");
-      send_error (s, req, 405, msg, allow, request_id, method, t0);
+      send_error (s, req, 405, msg, "allow", allow, request_id, method, t0);
       return TRUE;
     }
   if (req->entity.len > s->cfg.max_body)
     {
       g_autofree gchar *msg = g_strdup_printf ("request body exceeds %" G_GSIZE_FORMAT " bytes",
                                                s->cfg.max_body);
-      send_error (s, req, 413, msg, NULL, request_id, method, t0);
+      send_error (s, req, 413, msg, NULL, NULL, request_id, method, t0);
       return TRUE;
     }
   return FALSE;
+}
+
+/* ---- connection cap, URI check ---- */
+/* A connection accepted over the cap answers 503 (and closes, on HTTP/1) as
+ * long as the server is still over it; once under, it is served as usual. */
+static gboolean
+shed_load (AbHttpServer *s, h2o_req_t *req, const gchar *method, const gchar *request_id,
+           gint64 t0)
+{
+  AbConn *c = ab_http_conn_of (req);
+  if (c == NULL || !c->shed)
+    return FALSE;
+  if ((guint) g_atomic_int_get (&s->n_conns) <= s->cfg.max_connections)
+    {
+      c->shed = FALSE;
+      return FALSE;
+    }
+  g_autofree gchar *msg = g_strdup_printf ("the server is at its connection limit (%u); "
+                                           "retry later", s->cfg.max_connections);
+  req->http1_is_persistent = 0;
+  send_error (s, req, 503, msg, "retry-after", "1", request_id, method, t0);
+  return TRUE;
+}
+
+static gboolean
+reject_early (AbHttpServer *s, h2o_req_t *req, const gchar *method, const gchar *request_id,
+              gint64 t0)
+{
+  const gchar *why = NULL;
+  if (shed_load (s, req, method, request_id, t0))
+    return TRUE;
+  if (ab_http_target_check (req->path.base, req->path.len, &why))
+    return FALSE;
+  send_error (s, req, 400, why, NULL, NULL, request_id, method, t0);
+  return TRUE;
 }
 
 static int
@@ -378,6 +372,11 @@ on_req (h2o_handler_t *self, h2o_req_t *req)
   const gchar *route = NULL;
   GHashTable *params = NULL;
 
+  if (reject_early (s, req, method, request_id, t0))
+    {
+      g_free (request_id);
+      return 0;
+    }
   AbRouteMatch m = ab_router_match (s->router, method, raw_path, &handler, &flags,
                                     &user_data, &route, &params);
   if (reject_unrouted (s, req, m, method, raw_path, request_id, t0))
@@ -450,159 +449,6 @@ on_setup_ostream (h2o_filter_t *self, h2o_req_t *req, h2o_ostream_t **slot)
   h2o_setup_next_ostream (req, slot);
 }
 
-/* ---- sockets ---- */
-
-static void
-on_accept (h2o_socket_t *listener, const char *err)
-{
-  AbHttpLoop *l = listener->data;
-  if (err != NULL)
-    return;
-  for (int i = 0; i < AB_MAX_ACCEPT_BATCH; i++)
-    {
-      int one = 1;
-      h2o_socket_t *sock = h2o_evloop_socket_accept (listener);
-      if (sock == NULL)
-        break;
-      setsockopt (h2o_socket_get_fd (sock), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      h2o_accept (&l->accept_ctx, sock);
-    }
-}
-
-/* ---- loop threads and control ---- */
-
-static void
-stop_accepting (AbHttpLoop *l)
-{
-  if (l->listener != NULL)
-    {
-      h2o_socket_read_stop (l->listener);
-      h2o_socket_close (l->listener);
-      l->listener = NULL;
-    }
-  /* What h2o_context_request_shutdown does for HTTP/1 (keep-alive off), without
-   * its HTTP/2 GOAWAY timer, which would outlive the context (HTTP/2 is off). */
-  l->ctx.shutdown_requested = 1;
-}
-
-static int
-kick_connection (h2o_req_t *req, void *data)
-{
-  h2o_socket_t *sock = req->conn->callbacks->get_socket (req->conn);
-  if (sock != NULL)
-    shutdown (h2o_socket_get_fd (sock), GPOINTER_TO_INT (data));
-  return 0;
-}
-
-/* SHUT_RD ends idle keep-alive connections at their next read while letting
- * pending writes finish; SHUT_RDWR (the forced pass) ends everything. */
-static void
-kick_connections (AbHttpLoop *l, int how)
-{
-  H2O_HTTP1_CALLBACKS.foreach_request (&l->ctx, kick_connection, GINT_TO_POINTER (how));
-}
-
-static void
-on_ctl (h2o_multithread_receiver_t *receiver, h2o_linklist_t *messages)
-{
-  AbHttpLoop *l = H2O_STRUCT_FROM_MEMBER (AbHttpLoop, ctl_receiver, receiver);
-  while (!h2o_linklist_is_empty (messages))
-    {
-      AbCtlMsg *msg = H2O_STRUCT_FROM_MEMBER (AbCtlMsg, super.link, messages->next);
-      h2o_linklist_unlink (&msg->super.link);
-      stop_accepting (l);
-      if (msg->kind == AB_CTL_QUIT && !l->quitting)
-        {
-          l->quitting = TRUE;
-          l->quit_at = g_get_monotonic_time ();
-          kick_connections (l, SHUT_RD);
-        }
-      g_free (msg);
-    }
-}
-
-static void
-send_ctl (AbHttpLoop *l, AbCtlKind kind)
-{
-  AbCtlMsg *msg = g_new0 (AbCtlMsg, 1);
-  msg->kind = kind;
-  h2o_multithread_send_message (&l->ctl_receiver, &msg->super);
-}
-
-static gboolean
-loop_finished (AbHttpLoop *l)
-{
-  if (!l->quitting)
-    return FALSE;
-  if (l->outstanding == 0 && h2o_linklist_is_empty (&l->ctx.http1._conns)
-      && h2o_linklist_is_empty (&l->ctx.http2._conns))
-    return TRUE;
-  if (!l->forced && g_get_monotonic_time () - l->quit_at > AB_FORCE_CLOSE_AFTER_US)
-    {
-      l->forced = TRUE;
-      kick_connections (l, SHUT_RDWR);
-    }
-  return FALSE;
-}
-
-/* h2o 2.2's evloop h2o_multithread_destroy_queue (called by
- * h2o_context_dispose) never frees the queue struct, and every thread keeps a
- * cache of socket buffers: release both so nothing outlives the loop thread. */
-static void
-loop_teardown (AbHttpLoop *l)
-{
-  h2o_multithread_queue_t *queue = l->ctx.queue;
-  h2o_mem_recycle_t *buffers = &h2o_socket_buffer_prototype.allocator;
-
-  h2o_multithread_unregister_receiver (queue, &l->job_receiver);
-  h2o_multithread_unregister_receiver (queue, &l->ctl_receiver);
-  h2o_context_dispose (&l->ctx);
-#if H2O_VERSION_MAJOR == 2 && H2O_VERSION_MINOR <= 2
-  free (queue);
-#endif
-  h2o_evloop_run (l->loop, 0);
-  h2o_evloop_destroy (l->loop);
-  l->loop = NULL;
-  while (buffers->cnt > 0)
-    free (h2o_mem_alloc_recycle (buffers, 0));
-}
-
-static void
-loop_setup (AbHttpServer *s, AbHttpLoop *l)
-{
-  l->loop = h2o_evloop_create ();
-  h2o_context_init (&l->ctx, l->loop, &s->globalconf);
-  l->accept_ctx.ctx = &l->ctx;
-  l->accept_ctx.hosts = s->globalconf.hosts;
-  h2o_multithread_register_receiver (l->ctx.queue, &l->job_receiver, on_jobs_done);
-  h2o_multithread_register_receiver (l->ctx.queue, &l->ctl_receiver, on_ctl);
-  l->listener = h2o_evloop_socket_create (l->loop, l->listen_fd, H2O_SOCKET_FLAG_DONT_READ);
-  l->listen_fd = -1;
-  l->listener->data = l;
-  h2o_socket_read_start (l->listener, on_accept);
-}
-
-static gpointer
-loop_thread (gpointer data)
-{
-  AbHttpLoop *l = data;
-  AbHttpServer *s = l->server;
-
-  /* Set up here, not by the starting thread: h2o sockets take their buffer
-   * allocator from the creating thread's thread-local storage. */
-  loop_setup (s, l);
-  g_mutex_lock (&s->drain_lock);
-  s->loops_ready++;
-  g_cond_broadcast (&s->drain_cond);
-  g_mutex_unlock (&s->drain_lock);
-
-  while (!loop_finished (l))
-    h2o_evloop_run (l->loop, l->quitting ? 20 : INT32_MAX);
-
-  loop_teardown (l);
-  return NULL;
-}
-
 /* ---- server ---- */
 
 static void
@@ -611,7 +457,12 @@ globalconf_setup (AbHttpServer *s)
   h2o_config_init (&s->globalconf);
   s->globalconf.server_name = h2o_iovec_init (H2O_STRLIT ("actionbase-c"));
   s->globalconf.max_request_entity_size = s->cfg.max_body;
+  /* Plain connections speak HTTP/1.1 only (no h2c upgrade, no prior
+   * knowledge); HTTP/2 is negotiated by ALPN on TLS connections. */
   s->globalconf.http1.upgrade_to_http2 = 0;
+  s->globalconf.http1.req_timeout = s->cfg.request_timeout_ms;
+  s->globalconf.http2.idle_timeout = s->cfg.request_timeout_ms;
+  s->globalconf.handshake_timeout = s->cfg.request_timeout_ms;
   h2o_hostconf_t *host = h2o_config_register_host (&s->globalconf,
                                                    h2o_iovec_init (H2O_STRLIT ("default")), 65535);
   h2o_pathconf_t *path = h2o_config_register_path (host, "/", 0);
@@ -635,6 +486,9 @@ ab_http_server_new (AbRouter *router, const AbHttpConfig *cfg, GError **error)
   s->router = router;
   s->cfg = *cfg;
   s->cfg.host = g_strdup (cfg->host != NULL ? cfg->host : "127.0.0.1");
+  s->cfg.tls_cert = g_strdup (cfg->tls_cert);
+  s->cfg.tls_key = g_strdup (cfg->tls_key);
+  s->cfg.request_timeout_ms = MAX (100, cfg->request_timeout_ms);
   s->cfg.http_threads = MAX (1, cfg->http_threads);
   s->cfg.workers = MAX (1, cfg->workers);
   s->port = cfg->port;
@@ -649,6 +503,16 @@ ab_http_server_new (AbRouter *router, const AbHttpConfig *cfg, GError **error)
   g_cond_init (&s->drain_cond);
   globalconf_setup (s);
   g_autofree int *fds = g_new (int, s->n_loops);
+  if (s->cfg.tls_cert != NULL || s->cfg.tls_key != NULL)
+    {
+      s->ssl_ctx = ab_http_tls_context_new (s->cfg.tls_cert, s->cfg.tls_key, error);
+      if (s->ssl_ctx == NULL)
+        {
+          ab_http_server_free (s);
+          return NULL;
+        }
+      h2o_ssl_register_alpn_protocols (s->ssl_ctx, h2o_http2_alpn_protocols);
+    }
   if (!ab_http_bind_listeners (s->cfg.host, s->cfg.port, fds, s->n_loops, &s->port, error))
     {
       ab_http_server_free (s);
@@ -678,7 +542,7 @@ ab_http_server_start (AbHttpServer *s, GError **error)
       AbHttpLoop *l = &s->loops[i];
       g_autofree gchar *name = g_strdup_printf ("ab-http-%u", i);
       /* g_thread_new aborts on failure; a server without its loops is no use. */
-      l->thread = g_thread_new (name, loop_thread, l);
+      l->thread = g_thread_new (name, ab_http_loop_thread, l);
     }
   /* Control messages need the loops' receivers: wait until they exist. */
   g_mutex_lock (&s->drain_lock);
@@ -712,10 +576,10 @@ ab_http_server_stop (AbHttpServer *s)
     return;
   s->stopped = TRUE;
   for (guint i = 0; i < s->n_loops; i++)
-    send_ctl (&s->loops[i], AB_CTL_STOP_ACCEPT);
+    ab_http_loop_send_ctl (&s->loops[i], AB_CTL_STOP_ACCEPT);
   drain (s);
   for (guint i = 0; i < s->n_loops; i++)
-    send_ctl (&s->loops[i], AB_CTL_QUIT);
+    ab_http_loop_send_ctl (&s->loops[i], AB_CTL_QUIT);
   /* A loop exits only once all its jobs came back, so joining the loops
    * leaves the pool idle. */
   for (guint i = 0; i < s->n_loops; i++)
@@ -733,6 +597,8 @@ ab_http_server_free (AbHttpServer *s)
     if (s->loops[i].listen_fd >= 0)
       close (s->loops[i].listen_fd);
   h2o_config_dispose (&s->globalconf);
+  if (s->ssl_ctx != NULL)
+    SSL_CTX_free (s->ssl_ctx);
   g_mutex_clear (&s->drain_lock);
   g_cond_clear (&s->drain_cond);
   g_free (s->loops);

@@ -14,6 +14,7 @@ typedef enum {
   AB_HTTP_ERROR_BIND,     /* socket/bind/listen failed */
   AB_HTTP_ERROR_THREAD,   /* could not start threads */
   AB_HTTP_ERROR_STATE,    /* start/stop called in the wrong state */
+  AB_HTTP_ERROR_TLS,      /* certificate or key unusable */
 } AbHttpError;
 
 typedef struct {
@@ -25,9 +26,14 @@ typedef struct {
   guint drain_timeout_ms;   /* graceful stop: wait this long for in-flight, default 10000 */
   gboolean access_log;      /* one g_info line per request, default TRUE */
   AbMetrics *metrics;       /* borrowed, may be NULL */
+  gchar *tls_cert;          /* PEM chain: with tls_key, serve HTTPS (HTTP/1.1 and h2 by ALPN) */
+  gchar *tls_key;           /* PEM private key; both NULL = plain HTTP/1.1 */
+  guint max_connections;    /* open connections beyond this get 503 + close; 0 = no cap, default 10000 */
+  guint request_timeout_ms; /* a request's headers and body must arrive within this, default 10000 */
 } AbHttpConfig;
 
-/* Fills defaults; host is a newly allocated string (ab_http_config_clear). */
+/* Fills defaults; host is a newly allocated string (ab_http_config_clear
+ * frees it and the TLS paths). */
 void ab_http_config_init (AbHttpConfig *cfg);
 void ab_http_config_clear (AbHttpConfig *cfg);
 

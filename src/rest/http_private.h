@@ -17,5 +17,14 @@ gchar *ab_http_request_id (const gchar *candidate, gsize len);
 void ab_http_log_request (AbMetrics *metrics, gboolean access_log, const gchar *method,
                           const gchar *route, guint status, gint64 t0_us,
                           const gchar *request_id, gboolean delivered);
+/* Path and query as sent (len bytes): FALSE with *why (static text) when a
+ * percent escape decodes to NUL or the decoded bytes are not UTF-8. The router
+ * would keep %00 verbatim and replace bad UTF-8, silently altering a key;
+ * the transport answers 400 instead. */
+gboolean ab_http_target_check (const gchar *target, gsize len, const gchar **why);
+/* An OpenSSL server context for cert (PEM chain) and key (PEM): TLS 1.2+,
+ * no compression or renegotiation, AEAD suites only (HTTP/2 needs them).
+ * ALPN is registered by the caller (http.c owns the h2o side). */
+struct ssl_ctx_st *ab_http_tls_context_new (const gchar *cert, const gchar *key, GError **error);
 /* Frees what the transport allocated in an AbHttpRequest. */
 void ab_http_request_clear (AbHttpRequest *r);

@@ -26,12 +26,51 @@ ab_http_config_init (AbHttpConfig *cfg)
   cfg->max_body = 10 * 1024 * 1024;
   cfg->drain_timeout_ms = 10000;
   cfg->access_log = TRUE;
+  cfg->max_connections = 10000;
+  cfg->request_timeout_ms = 10000;
 }
 
 void
 ab_http_config_clear (AbHttpConfig *cfg)
 {
   g_clear_pointer (&cfg->host, g_free);
+  g_clear_pointer (&cfg->tls_cert, g_free);
+  g_clear_pointer (&cfg->tls_key, g_free);
+}
+
+static gint
+hex_digit (gchar c)
+{
+  return g_ascii_isxdigit (c) ? g_ascii_xdigit_value (c) : -1;
+}
+
+gboolean
+ab_http_target_check (const gchar *target, gsize len, const gchar **why)
+{
+  g_autoptr (GString) raw = g_string_sized_new (len);
+  for (gsize i = 0; i < len; i++)
+    {
+      gint hi, lo;
+      if (target[i] == '%' && i + 2 < len && (hi = hex_digit (target[i + 1])) >= 0
+          && (lo = hex_digit (target[i + 2])) >= 0)
+        {
+          if ((hi | lo) == 0)
+            {
+              *why = "Request URI contains an encoded NUL (%00)";
+              return FALSE;
+            }
+          g_string_append_c (raw, (gchar) ((hi << 4) | lo));
+          i += 2;
+        }
+      else
+        g_string_append_c (raw, target[i]);
+    }
+  if (!g_utf8_validate_len (raw->str, raw->len, NULL))
+    {
+      *why = "Request URI is not valid UTF-8 once percent-decoded";
+      return FALSE;
+    }
+  return TRUE;
 }
 
 gchar *

@@ -4,6 +4,7 @@ noinst_LIBRARIES += src/librest.a
 src_librest_a_SOURCES = \
 	src/rest/router.c src/rest/router.h \
 	src/rest/http.c src/rest/http.h src/rest/http_private.h src/rest/http_support.c \
+	src/rest/http_h2o.h src/rest/http_loop.c src/rest/http_tls.c \
 	src/rest/metrics.c src/rest/metrics.h
 REST_LIBS = src/librest.a $(H2O_LIBS) $(OPENSSL_LIBS) $(SOUP_LIBS)
 
@@ -16,5 +17,5 @@ tests_rest_test_http_LDADD = $(REST_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS
 
 # The Actionbase API handlers (lead): metadata v3, v2, data endpoints.
 src_librest_a_SOURCES += src/rest/api.h src/rest/api-private.h src/rest/api.c \
-	src/rest/api_meta.c src/rest/api_v2.c src/rest/api_data.c src/rest/api_queue.c \
+	src/rest/api_meta.c src/rest/api_v2.c src/rest/api_data.c src/rest/api_agg.c src/rest/api_queue.c \
 	src/rest/api_admin.c src/rest/auth.h src/rest/auth.c

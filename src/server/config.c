@@ -122,6 +122,10 @@ ab_server_flags_parse (AbServerFlags *f, int *argc, char ***argv, GError **error
     { "cdc", 0, 0, G_OPTION_ARG_STRING, &f->cdc, "CDC sink: none (default), file:DIR or kafka://HOST:PORT/TOPIC", "URI" },
     { "auth", 0, 0, G_OPTION_ARG_NONE, &f->auth, "Require API keys (first admin key: ACTIONBASE_ADMIN_KEY)", NULL },
     { "system-mode", 0, 0, G_OPTION_ARG_STRING, &f->system_mode, "Server-wide mutation mode override: SYNC, ASYNC, DROP or DENY", "MODE" },
+    { "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &f->tls_cert, "Serve HTTPS (HTTP/1.1 and HTTP/2) with this PEM certificate chain", "FILE" },
+    { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &f->tls_key, "PEM private key of --tls-cert", "FILE" },
+    { "max-connections", 0, 0, G_OPTION_ARG_STRING, &f->max_connections, "Connections beyond this get 503 (default 10000, 0 = no cap)", "N" },
+    { "request-timeout-ms", 0, 0, G_OPTION_ARG_STRING, &f->request_timeout_ms, "Time allowed to receive a request's headers and body (default 10000)", "MS" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- Actionbase-compatible interaction database server");
@@ -147,6 +151,10 @@ ab_server_flags_clear (AbServerFlags *f)
   g_free (f->wal);
   g_free (f->cdc);
   g_free (f->system_mode);
+  g_free (f->tls_cert);
+  g_free (f->tls_key);
+  g_free (f->max_connections);
+  g_free (f->request_timeout_ms);
   memset (f, 0, sizeof *f);
 }
 
@@ -230,6 +238,17 @@ set_count (guint *dst, gint64 v, const gchar *what, GError **error)
   return TRUE;
 }
 
+/* max-connections (0 = no cap) and request-timeout-ms (at least 100). */
+static gboolean
+set_limit (guint *dst, const gchar *text, guint64 min, const gchar *what, GError **error)
+{
+  guint64 v = 0;
+  if (!g_ascii_string_to_unsigned (text, 10, min, G_MAXINT, &v, NULL))
+    return invalid (error, what, text);
+  *dst = (guint) v;
+  return TRUE;
+}
+
 gboolean
 ab_server_config_apply_flags (AbServerConfig *cfg, const AbServerFlags *f, GError **error)
 {
@@ -256,6 +275,17 @@ ab_server_config_apply_flags (AbServerConfig *cfg, const AbServerFlags *f, GErro
   if (f->cdc != NULL)
     set_string (&cfg->cdc_uri, f->cdc);
   if (f->system_mode != NULL && !set_mode (&cfg->system_mode, f->system_mode, error))
+    return FALSE;
+  if (f->tls_cert != NULL)
+    set_string (&cfg->http.tls_cert, f->tls_cert);
+  if (f->tls_key != NULL)
+    set_string (&cfg->http.tls_key, f->tls_key);
+  if (f->max_connections != NULL
+      && !set_limit (&cfg->http.max_connections, f->max_connections, 0, "--max-connections", error))
+    return FALSE;
+  if (f->request_timeout_ms != NULL
+      && !set_limit (&cfg->http.request_timeout_ms, f->request_timeout_ms, 100,
+                     "--request-timeout-ms", error))
     return FALSE;
   if (f->drain_timeout_ms != -1)
     {
@@ -300,6 +330,11 @@ apply_server_key (AbServerConfig *cfg, const gchar *key, const gchar *value,
       set_string (&cfg->admin_key, value);
       return TRUE;
     }
+  if (g_str_equal (key, "tls-cert") || g_str_equal (key, "tls-key"))
+    {
+      set_string (key[4] == 'c' ? &cfg->http.tls_cert : &cfg->http.tls_key, value);
+      return TRUE;
+    }
   if (g_str_equal (key, "log-level"))
     return ab_server_parse_log_level (value, &cfg->log_threshold, error);
   if (g_str_equal (key, "access-log"))
@@ -307,6 +342,10 @@ apply_server_key (AbServerConfig *cfg, const gchar *key, const gchar *value,
       cfg->http.access_log = g_ascii_strcasecmp (value, "true") == 0 || g_str_equal (value, "1");
       return TRUE;
     }
+  if (g_str_equal (key, "max-connections"))
+    return set_limit (&cfg->http.max_connections, value, 0, key, error);
+  if (g_str_equal (key, "request-timeout-ms"))
+    return set_limit (&cfg->http.request_timeout_ms, value, 100, key, error);
   if (!g_str_equal (key, "workers") && !g_str_equal (key, "http-threads")
       && !g_str_equal (key, "drain-timeout-ms"))
     {

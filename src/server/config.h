@@ -27,6 +27,10 @@ typedef struct {
   gchar *cdc;
   gchar *system_mode;
   gboolean auth;
+  gchar *tls_cert;
+  gchar *tls_key;
+  gchar *max_connections;      /* strings so that a zeroed struct means "not given" */
+  gchar *request_timeout_ms;
 } AbServerFlags;
 
 typedef struct {

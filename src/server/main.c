@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <glib-unix.h>
 #include "engine/engine.h"
 #include "rest/api.h"
@@ -133,6 +134,27 @@ serve_until_signalled (AbHttpServer *server, AbEngine *engine)
   ab_http_server_stop (server);
 }
 
+/* Every connection costs a descriptor: lift the soft limit to the hard one
+ * (as nginx's worker_rlimit_nofile would) and say when the cap cannot be met. */
+static void
+raise_fd_limit (guint max_connections)
+{
+  struct rlimit rl;
+  if (getrlimit (RLIMIT_NOFILE, &rl) != 0)
+    return;
+  if (rl.rlim_cur < rl.rlim_max)
+    {
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit (RLIMIT_NOFILE, &rl);
+      getrlimit (RLIMIT_NOFILE, &rl);
+    }
+  if (max_connections > 0 && rl.rlim_cur != RLIM_INFINITY
+      && (rlim_t) max_connections + 256 > rl.rlim_cur)
+    g_warning ("max-connections %u is close to the descriptor limit (%llu): connections "
+               "beyond the limit are refused by the kernel, not answered 503",
+               max_connections, (unsigned long long) rl.rlim_cur);
+}
+
 static gchar *
 engine_metrics (gpointer engine)
 {
@@ -172,6 +194,7 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
     }
 
   cfg->http.metrics = metrics;
+  raise_fd_limit (cfg->http.max_connections);
   cfg->http.access_log = cfg->http.access_log && log_threshold >= G_LOG_LEVEL_INFO;
   AbHttpServer *server = ab_http_server_new (router, &cfg->http, &error);
   int rc = 0;
@@ -182,8 +205,9 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
     }
   else
     {
-      g_message ("serving store %s with %u HTTP thread(s) and %u worker(s)",
-                 cfg->store_uri, cfg->http.http_threads, cfg->http.workers);
+      g_message ("serving store %s with %u HTTP thread(s) and %u worker(s) over %s",
+                 cfg->store_uri, cfg->http.http_threads, cfg->http.workers,
+                 cfg->http.tls_cert != NULL ? "HTTPS (HTTP/1.1, HTTP/2)" : "HTTP/1.1");
       serve_until_signalled (server, engine);
     }
   g_clear_pointer (&server, ab_http_server_free);

@@ -111,6 +111,11 @@ HbTPut *ab_hb_put_new (const guint8 *key, gsize klen, const guint8 *value, gsize
 HbTDelete *ab_hb_row_delete_new (const guint8 *key, gsize klen);
 HbTIncrement *ab_hb_increment_new (const guint8 *key, gsize klen, gint64 delta,
                                    gboolean want_result);
+/* libthrift_c_glib workarounds the generated client calls (hbase_wire.c):
+ * skipping one value of type on the wire, and a ThriftApplicationException
+ * whose finalize chains up. */
+gint32 ab_hb_thrift_skip (ThriftProtocol *protocol, ThriftType type, GError **error);
+gpointer ab_hb_thrift_exception_new (void);
 /* The f:e value of a result, or NULL when the row/cell is absent. */
 GByteArray *ab_hb_result_value (HbTResult *r);
 /* Approximate encoded size of a mutation of this key and value. */

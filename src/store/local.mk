@@ -31,17 +31,23 @@ HBASE_GEN_C = src/store/gen/hb_hbase_types.c src/store/gen/hb_t_h_base_service.c
 HBASE_GEN_H = src/store/gen/hb_hbase_types.h src/store/gen/hb_t_h_base_service.h
 BUILT_SOURCES += $(HBASE_GEN_C) $(HBASE_GEN_H)
 CLEANFILES += $(HBASE_GEN_C) $(HBASE_GEN_H) src/store/gen/.stamp
-EXTRA_DIST += thrift/hbase.thrift thrift/chain-finalize.awk thrift/types-ensure.awk
+EXTRA_DIST += thrift/hbase.thrift thrift/chain-finalize.awk thrift/types-ensure.awk \
+	thrift/decode-guards.awk
 $(HBASE_GEN_C) $(HBASE_GEN_H): src/store/gen/.stamp
 	@test -f $@ || { rm -f src/store/gen/.stamp; $(MAKE) $(AM_MAKEFLAGS) src/store/gen/.stamp; }
 src/store/gen/.stamp: $(top_srcdir)/thrift/hbase.thrift \
-		$(top_srcdir)/thrift/chain-finalize.awk $(top_srcdir)/thrift/types-ensure.awk
+		$(top_srcdir)/thrift/chain-finalize.awk $(top_srcdir)/thrift/types-ensure.awk \
+		$(top_srcdir)/thrift/decode-guards.awk
 	@test "$(THRIFT_COMPILER)" != no || { echo "thrift compiler not found (thrift-compiler)" >&2; exit 1; }
 	$(AM_V_GEN)$(MKDIR_P) src/store/gen && \
 	  $(THRIFT_COMPILER) --gen c_glib -out src/store/gen $(top_srcdir)/thrift/hbase.thrift && \
 	  $(AWK) -f $(top_srcdir)/thrift/chain-finalize.awk src/store/gen/hb_hbase_types.c \
 	    > src/store/gen/hb_hbase_types.c.tmp && \
 	  mv src/store/gen/hb_hbase_types.c.tmp src/store/gen/hb_hbase_types.c && \
+	  for f in hb_hbase_types hb_t_h_base_service; do \
+	    $(AWK) -f $(top_srcdir)/thrift/decode-guards.awk src/store/gen/$$f.c \
+	      > src/store/gen/$$f.c.tmp && mv src/store/gen/$$f.c.tmp src/store/gen/$$f.c || exit 1; \
+	  done && \
 	  $(AWK) -f $(top_srcdir)/thrift/types-ensure.awk src/store/gen/hb_hbase_types.h \
 	    src/store/gen/hb_t_h_base_service.h > src/store/gen/hb_types_ensure.c && \
 	  touch $@
@@ -51,4 +57,9 @@ noinst_LIBRARIES += src/store/libhbthrift.a
 nodist_src_store_libhbthrift_a_SOURCES = $(HBASE_GEN_C) $(HBASE_GEN_H)
 src_store_libhbthrift_a_CPPFLAGS = -I$(top_builddir)/src/store/gen
 src_store_libhbthrift_a_CFLAGS = $(GLIB_CFLAGS) $(THRIFT_CFLAGS) -w
-CORE_LIBS += src/store/libhbthrift.a $(THRIFT_LIBS) $(GLIB_LIBS)
+# The generated client calls the libthrift workarounds of hbase_wire.c
+# (thrift/decode-guards.awk): they link after it, in their own library, with
+# the project's warnings.
+noinst_LIBRARIES += src/store/libhbwire.a
+src_store_libhbwire_a_SOURCES = src/store/hbase_wire.c
+CORE_LIBS += src/store/libhbthrift.a src/store/libhbwire.a $(THRIFT_LIBS) $(GLIB_LIBS)

@@ -1,6 +1,6 @@
-/* Pass 2 of the verifier: the stored Index and Count rows of the slice, in
- * key order, merge-joined with the sorted derived stream; each side's
- * leftovers and each disagreement become findings. Also the JSON report line. */
+/* Pass 2 of the verifier: the stored Index, Count, Group and Cache rows of
+ * the slice, in key order, merge-joined with the sorted derived stream; each
+ * side's leftovers and each disagreement become findings. Also the report line. */
 #include <string.h>
 #include "verify/verify-private.h"
 #include "codec/bytes.h"
@@ -28,12 +28,63 @@ table_of (AbVerifyRun *run, const guint8 *key, gsize klen)
   return ab_verify_peek (key, klen, &p) ? ab_verify_lookup (run, p.table_code) : NULL;
 }
 
+/* A derived Cache cell at or past its row's boundary: trimming removed it,
+ * which is not a mismatch (the row only has to be complete below it). */
+static gboolean
+trimmed (const AbVerifyRun *run, const guint8 *key, gsize klen)
+{
+  const GByteArray *b = run->cache_bound;
+  return b != NULL && klen >= run->cache_row_len
+         && memcmp (key, b->data, run->cache_row_len) == 0
+         && ab_store_key_compare (key, klen, b->data, b->len) >= 0;
+}
+
+/* Stored Group/Cache keys the comparison leaves alone: TTL groups (their
+ * cells expire, State cannot say when), expiry siblings, groups or caches
+ * no longer defined, and the cache boundary marker (*marker). */
+static gboolean
+skip_wide (const AbVerifyTable *t, const guint8 *key, gsize klen, gboolean *marker)
+{
+  AbRowType type;
+  gint32 code;
+  gsize row_len, pos;
+  *marker = FALSE;
+  if (!ab_codec_wide_parts (key, klen, &type, &code, &row_len))
+    return FALSE; /* malformed: compared, hence an orphan */
+  if (type == AB_ROW_CACHE)
+    {
+      *marker = klen == row_len + 1 && key[row_len] == AB_WIDE_MARK;
+      return *marker || ab_schema_cache_by_code (t->desc->schema, code) == NULL;
+    }
+  const AbGroup *g = ab_schema_group_by_code (t->desc->schema, code);
+  if (g == NULL || g->ttl > 0)
+    return TRUE;
+  pos = row_len;
+  for (guint i = 0; i < g->n_fields; i++)
+    if (!ab_codec_skip (key, klen, &pos, NULL))
+      return FALSE;
+  return pos + 1 == klen && key[pos] == AB_WIDE_MARK;
+}
+
+/* The marker of a cache row: its cells from row || value on may be trimmed. */
+static void
+set_bound (AbVerifyRun *run, const guint8 *key, gsize klen, const guint8 *val, gsize vlen)
+{
+  g_clear_pointer (&run->cache_bound, g_byte_array_unref);
+  run->cache_bound = g_byte_array_new ();
+  run->cache_row_len = klen - 1;
+  g_byte_array_append (run->cache_bound, key, klen - 1);
+  g_byte_array_append (run->cache_bound, val, vlen);
+}
+
 /* The head has no stored row. */
 static void
 emit_missing (AbVerifyRun *run)
 {
   const AbDerived *d = &run->head;
   AbMismatch m = { .key = d->key, .klen = d->klen };
+  if (trimmed (run, d->key, d->klen))
+    return;
   if (d->kind == AB_DERIVED_INDEX)
     {
       m.cls = AB_MISMATCH_INDEX_MISSING;
@@ -79,7 +130,7 @@ emit_orphan (AbVerifyRun *run, const AbVerifyTable *t, const AbKeyPeek *p, const
              gsize klen, const guint8 *val, gsize vlen)
 {
   AbMismatch m = { .key = key, .klen = klen, .found = val, .flen = vlen };
-  if (p->type == AB_ROW_INDEX)
+  if (p->type == AB_ROW_INDEX || p->type == AB_ROW_CACHE)
     m.cls = AB_MISMATCH_INDEX_ORPHAN;
   else
     {
@@ -91,6 +142,20 @@ emit_orphan (AbVerifyRun *run, const AbVerifyTable *t, const AbKeyPeek *p, const
   ab_verify_emit (run, t, &m);
 }
 
+/* Derived rows before key have no stored row: missing (or trimmed). */
+static gboolean
+drain_before (AbVerifyRun *run, const guint8 *key, gsize klen, gint *c)
+{
+  while (run->has_head
+         && (*c = ab_store_key_compare (run->head.key, run->head.klen, key, klen)) < 0)
+    {
+      emit_missing (run);
+      if (!advance (run))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 compare_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpointer user)
 {
@@ -98,21 +163,25 @@ compare_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpo
   AbKeyPeek p;
   const AbVerifyTable *t;
   gint c = 1;
+  gboolean marker;
   ab_verify_tick (run);
-  if (!ab_verify_peek (key, klen, &p) || (p.type != AB_ROW_INDEX && p.type != AB_ROW_COUNT)
-      || (t = ab_verify_lookup (run, p.table_code)) == NULL)
+  if (!ab_verify_peek (key, klen, &p) || p.type < AB_ROW_CACHE || p.type > AB_ROW_COUNT
+      || p.type == AB_ROW_STATE || (t = ab_verify_lookup (run, p.table_code)) == NULL)
     return TRUE;
-  if (p.type == AB_ROW_INDEX)
+  if ((p.type == AB_ROW_GROUP || p.type == AB_ROW_CACHE) && skip_wide (t, key, klen, &marker))
+    {
+      if (marker && !drain_before (run, key, klen, &c))
+        return FALSE;
+      if (marker)
+        set_bound (run, key, klen, val, vlen);
+      return TRUE;
+    }
+  if (p.type == AB_ROW_INDEX || p.type == AB_ROW_CACHE)
     run->stats->index_rows++;
   else
     run->stats->count_rows++;
-  while (run->has_head
-         && (c = ab_store_key_compare (run->head.key, run->head.klen, key, klen)) < 0)
-    {
-      emit_missing (run);
-      if (!advance (run))
-        return FALSE;
-    }
+  if (!drain_before (run, key, klen, &c))
+    return FALSE;
   if (run->has_head && c == 0)
     {
       compare_row (run, t, val, vlen);

@@ -1,7 +1,8 @@
 /* Pass 1 of the verifier: every State row of a checked table in the snapshot
  * is routed (does it, or any Index/Count row it implies, belong to this
  * shard's salt slice?), decoded if so, and its implied rows in the slice are
- * derived with the engine's own functions into the external sorter. */
+ * derived with the engine's own functions into the external sorter (Group
+ * and Cache cells included). */
 #include <string.h>
 #include "verify/verify-private.h"
 #include "codec/keys.h"
@@ -10,6 +11,7 @@
 typedef struct {
   gboolean index[2];
   gboolean count[2];
+  gboolean wide;   /* Group/Cache cells: every shard derives, the key filter decides */
 } Routes;
 
 /* Salt of prefix(X, type) from X's encoded element (a slice of the State
@@ -43,6 +45,8 @@ route (const AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize 
   memset (r, 0, sizeof *r);
   if (t->vertex)
     return FALSE;
+  r->wide = ab_verify_has_wide (t);
+  any = r->wide;
   for (guint d = 0; d < t->n_dirs; d++)
     {
       if (!run->sharded || t->multi)
@@ -115,6 +119,31 @@ add_count_row (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src,
   return ab_sorter_add_count (run->sorter, k->data, k->len, 1, &run->error);
 }
 
+/* Group cells (summed like counts; TTL groups skipped: expiry is not in
+ * State) and Cache cells (like Index rows) of an active state, in the slice. */
+static gboolean
+add_wide_rows (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src, const AbValue *tgt,
+               const AbState *st, GError **error)
+{
+  g_autoptr (GArray) cells = ab_wide_cell_array_new ();
+  if (!ab_engine_group_cells (t->desc, src, tgt, st, 1, cells, error)
+      || !ab_engine_cache_cells (t->desc, src, tgt, st, cells, error))
+    return FALSE;
+  for (guint i = 0; i < cells->len; i++)
+    {
+      const AbWideCell *c = &g_array_index (cells, AbWideCell, i);
+      gsize klen, vlen;
+      const guint8 *k = g_bytes_get_data (c->key, &klen);
+      if (!ab_verify_key_in_slice (run, k, klen) || (c->group != NULL && c->group->ttl > 0))
+        continue;
+      const guint8 *v = c->value != NULL ? g_bytes_get_data (c->value, &vlen) : NULL;
+      if (!(c->group != NULL ? ab_sorter_add_count (run->sorter, k, klen, c->delta, &run->error)
+                             : ab_sorter_add_index (run->sorter, k, klen, v, vlen, &run->error)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* The rows an active state implies, in the routed directions. A failure to
  * build a key is the State row's fault (reported if owned); a sorter
  * failure stops the run (run->error). */
@@ -135,6 +164,7 @@ derive_rows (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize 
            || add_index_rows (run, t, &src, &tgt, st, t->dirs[d], &value, &local);
       ok = ok && (!r->count[d] || add_count_row (run, t, &src, &tgt, st, t->dirs[d], &local));
     }
+  ok = ok && (!r->wide || add_wide_rows (run, t, &src, &tgt, st, &local));
   ab_value_clear (&src);
   ab_value_clear (&tgt);
   if (ok || run->error != NULL)

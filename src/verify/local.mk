@@ -36,3 +36,9 @@ noinst_PROGRAMS += tests/bench/verify-load
 tests_bench_verify_load_SOURCES = tests/bench/verify-load.c
 tests_bench_verify_load_LDADD = $(CORE_LIBS)
 EXTRA_DIST += tests/bench/verify-bench.sh
+
+check_PROGRAMS += tests/unit/verify/test_wide
+TESTS += tests/unit/verify/test_wide
+tests_unit_verify_test_wide_SOURCES = tests/unit/verify/test_wide.c $(VERIFY_TEST_FIXTURE)
+tests_unit_verify_test_wide_CFLAGS = $(TEST_CFLAGS)
+tests_unit_verify_test_wide_LDADD = $(TEST_LIBS)

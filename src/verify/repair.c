@@ -1,7 +1,7 @@
 /* Repair: findings spooled to a temp file during the compare pass are
- * replayed after the snapshot is closed. Index rows are re-derived from the
- * live State under the edge's engine lock; Count rows get the difference as
- * an increment (see verify.h for why that is safe against live writes). */
+ * replayed after the snapshot is closed. Index rows and Cache cells are
+ * re-derived from the live State under the edge's engine lock; Count rows and
+ * Group cells get the difference as an increment (see verify.h). */
 #include <string.h>
 #include "verify/verify-private.h"
 #include "codec/keys.h"
@@ -84,7 +84,30 @@ edge_of_index_key (const AbVerifyTable *t, const guint8 *key, gsize klen, AbValu
   return ok;
 }
 
-/* The value the live State implies for key, or *value = NULL if none. */
+/* A Cache cell key (index-shaped: fields then the directed target) the
+ * live state implies, with its value. */
+static gboolean
+live_cache_value (const AbVerifyTable *t, const AbValue *src, const AbValue *tgt,
+                  const AbState *st, const guint8 *key, gsize klen, GByteArray **value,
+                  GError **error)
+{
+  g_autoptr (GArray) cells = ab_wide_cell_array_new ();
+  if (!ab_engine_cache_cells (t->desc, src, tgt, st, cells, error))
+    return FALSE;
+  for (guint i = 0; i < cells->len && *value == NULL; i++)
+    {
+      const AbWideCell *c = &g_array_index (cells, AbWideCell, i);
+      gsize len, vlen;
+      const guint8 *k = g_bytes_get_data (c->key, &len);
+      const guint8 *v = g_bytes_get_data (c->value, &vlen);
+      if (len == klen && memcmp (k, key, klen) == 0)
+        *value = g_byte_array_append (g_byte_array_new (), v, vlen);
+    }
+  return TRUE;
+}
+
+/* The value the live State implies for key (an Index row or a Cache cell),
+ * or *value = NULL if none. */
 static gboolean
 live_index_value (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src,
                   const AbValue *tgt, const guint8 *key, gsize klen, GByteArray **value,
@@ -116,6 +139,8 @@ live_index_value (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src,
         *value = g_byte_array_new ();
         ok = ab_engine_index_value (t->desc, &st, *value, error);
       }
+  if (ok && st.active && *value == NULL)
+    ok = live_cache_value (t, src, tgt, &st, key, klen, value, error);
   ab_state_clear (&st);
   return ok;
 }

@@ -6,6 +6,7 @@
 #include "verify/verify.h"
 #include "verify/sorter.h"
 #include "engine/engine-private.h"
+#include "engine/wide.h"
 
 /* A checked table, looked up by table code for every row. */
 typedef struct {
@@ -32,6 +33,9 @@ typedef struct {
   gchar *spool_buf;
   AbDerived head;       /* pass 2: the derived stream's current row */
   gboolean has_head;
+  GByteArray *cache_bound; /* pass 2: row || boundary of the cache row being
+                           * compared (cells at or past it may be trimmed) */
+  gsize cache_row_len;
   GError *error;        /* first failure inside a scan visitor */
   const gchar *phase;
   guint64 ticks;
@@ -52,6 +56,8 @@ gboolean ab_verify_peek (const guint8 *key, gsize klen, AbKeyPeek *out);
 gboolean ab_verify_salt_in_slice (const AbVerifyRun *run, guint32 salt);
 gboolean ab_verify_key_in_slice (const AbVerifyRun *run, const guint8 *key, gsize klen);
 AbVerifyTable *ab_verify_lookup (AbVerifyRun *run, gint32 code);
+/* The table keeps Group cells derivable from State (no ttl) or Cache cells. */
+gboolean ab_verify_has_wide (const AbVerifyTable *t);
 /* Counts a visited row; prints progress when asked, at most once a second. */
 void ab_verify_tick (AbVerifyRun *run);
 /* Records one finding: stats, report line, callback, repair spool. */

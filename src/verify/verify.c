@@ -107,6 +107,16 @@ ab_verify_lookup (AbVerifyRun *run, gint32 code)
   return g_hash_table_lookup (run->tables, GINT_TO_POINTER (code));
 }
 
+gboolean
+ab_verify_has_wide (const AbVerifyTable *t)
+{
+  const AbSchema *s = t->desc->schema;
+  for (guint i = 0; i < s->group_defs->len; i++)
+    if (((const AbGroup *) s->group_defs->pdata[i])->ttl <= 0)
+      return TRUE;
+  return s->cache_defs->len > 0;
+}
+
 void
 ab_verify_tick (AbVerifyRun *run)
 {
@@ -236,6 +246,7 @@ run_clear (AbVerifyRun *run)
   g_clear_pointer (&run->snap, ab_snapshot_close);
   g_clear_pointer (&run->sorter, ab_sorter_free);
   g_clear_pointer (&run->tables, g_hash_table_unref);
+  g_clear_pointer (&run->cache_bound, g_byte_array_unref);
   if (run->report != NULL)
     fclose (run->report);
   if (run->spool != NULL)

@@ -10,6 +10,15 @@
  * Count row of theirs is an orphan); immutable tables have no State and are
  * skipped and listed as such.
  *
+ * Group and Cache cells (issue 11) are derived the same way with the
+ * engine's ab_engine_group_cells / ab_engine_cache_cells: a Group cell like a
+ * Count row (contributions summed per cell key; count_* classes, repaired by
+ * increment), a Cache cell like an Index row (index_* classes, repaired under
+ * the edge lock). Groups with a positive ttl and their expiry siblings are
+ * skipped (expiry is not in State). A cache row trimmed to its limit carries
+ * a boundary marker: derived cells at or past it are not missing. Tables with
+ * groups or caches are derived by every shard, like multi-edge tables.
+ *
  * Mismatch classes (one per row key):
  *   index_missing   derived Index row not stored
  *   index_stale     stored with another value (version or properties differ)

@@ -99,29 +99,9 @@ install_missing() {
   [ $rc -eq 0 ] || die "apt-get install ${pkgs[*]} failed"
 }
 
-free_port() {
-  python3 - <<'EOF' 2>/dev/null && return 0
-import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
-EOF
-  local p
-  for _ in $(seq 50); do
-    p=$((20000 + RANDOM % 40000))
-    ss -Hltn "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
-  done
-  return 1
-}
-
-# wait_http URL SECONDS PID: until URL answers 200, the process dies, or time runs out
-wait_http() {
-  local url=$1 limit=$2 pid=$3 i
-  for i in $(seq $((limit * 10))); do
-    kill -0 "$pid" 2>/dev/null || return 1
-    [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$url" || true)" = 200 ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
+# free_port, wait_http, stop_pid, ab_binary, ab_start, ab_post
+# shellcheck source=bench-lib.sh
+. "$here/bench-lib.sh"
 
 # ---------------------------------------------------------------- cleanup
 tmp=
@@ -130,19 +110,6 @@ ab_pid=
 perf_pid=
 pg_data=
 as_pg=()
-
-stop_pid() {  # stop_pid PID [SECONDS]: TERM, bounded wait, then KILL
-  local pid=$1 limit=${2:-10} i
-  [ -n "$pid" ] || return 0
-  kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
-  kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq $((limit * 10))); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
 
 pg_stop() {
   [ -n "$pg_data" ] && [ -f "$pg_data/postmaster.pid" ] || return 0
@@ -172,15 +139,7 @@ pgbench=$(pgbench_bin) || die "pgbench not found"
 nginx=$(nginx_bin) || die "nginx not found"
 for t in wrk curl awk sort; do command -v "$t" >/dev/null || die "$t not found"; done
 
-ab=${ACTIONBASED:-$repo/build/bench/src/actionbased}
-if [ ! -x "$ab" ]; then
-  [ -z "${ACTIONBASED:-}" ] || die "ACTIONBASED=$ab is not executable"
-  say "building $ab (-O2 -g)"
-  ( cd "$repo" && { [ -x configure ] || autoreconf -fi; } \
-    && mkdir -p build/bench && cd build/bench \
-    && { [ -f Makefile ] || ../../configure CFLAGS='-O2 -g'; } \
-    && make -j2 src/actionbased ) >&2 || die "building actionbased failed"
-fi
+ab=$(ab_binary "$repo")
 
 tmp=$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/rest-bench.XXXXXX")
 chmod 755 "$tmp"   # the postgres user must reach its data dir below
@@ -326,40 +285,17 @@ pg_stop; pg_data=
 
 # ---------------------------------------------------------------- 3. actionbased
 ab_dir=$tmp/ab
-mkdir -p "$ab_dir/data"
 # --log-level warning: no per-request log line (nginx runs with access_log off)
 # shellcheck disable=SC2086
-"$ab" --listen 127.0.0.1:0 --store "lmdb:$ab_dir/data" --log-level warning ${AB_ARGS:-} \
-  >"$ab_dir/stdout" 2>"$ab_dir/stderr" &
-ab_pid=$!
-ab_port=
-for _ in $(seq 100); do
-  ab_port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$ab_dir/stderr" | head -1)
-  [ -n "$ab_port" ] && break
-  kill -0 "$ab_pid" 2>/dev/null || break
-  sleep 0.1
-done
-[ -n "$ab_port" ] || { cat "$ab_dir/stderr" >&2; die "actionbased did not print 'listening on HOST:PORT'"; }
-base=http://127.0.0.1:$ab_port
-wait_http "$base/health" 30 "$ab_pid" || { cat "$ab_dir/stderr" >&2; die "actionbased /health did not answer 200"; }
+ab_start "$ab" "$ab_dir" --log-level warning ${AB_ARGS:-}
 say "actionbased up on 127.0.0.1:$ab_port ($ab)"
 
-# post PATH BODY-FILE EXPECTED-SUBSTRING
-post() {
-  local out code
-  out=$(curl -sS -X POST -H 'Content-Type: application/json' --data-binary "@$2" \
-    -w '\n%{http_code}' "$base$1") || die "POST $1: curl failed"
-  code=${out##*$'\n'}
-  [ "$code" = 200 ] || die "POST $1 -> $code: ${out%$'\n'*}"
-  case "$out" in *"$3"*) ;; *) die "POST $1: unexpected answer: ${out%$'\n'*}";; esac
-  printf '%s' "${out%$'\n'*}"
-}
 printf '{"desc":"Likes"}' >"$ab_dir/svc.json"
 cat >"$ab_dir/label.json" <<'EOF'
 {"desc":"Like","type":"INDEXED","schema":{"src":{"type":"STRING"},"tgt":{"type":"STRING"},"fields":[{"name":"created_at","type":"LONG","nullable":false}]},"dirType":"BOTH","storage":"datastore://likes/likes","indices":[{"name":"recent","fields":[{"name":"created_at","order":"DESC"}]}]}
 EOF
-post /graph/v2/service/likes "$ab_dir/svc.json" '"CREATED"' >/dev/null
-post /graph/v2/service/likes/label/likes "$ab_dir/label.json" '"likes.likes"' >/dev/null
+ab_post /graph/v2/service/likes "$ab_dir/svc.json" '"CREATED"' >/dev/null
+ab_post /graph/v2/service/likes/label/likes "$ab_dir/label.json" '"likes.likes"' >/dev/null
 table=/graph/v3/databases/likes/tables/likes
 # 10k edges, same keys and created_at as the PostgreSQL preload, 1000 per POST
 for chunk in $(seq 0 $(((users * items) / 1000 - 1))); do
@@ -371,7 +307,7 @@ for chunk in $(seq 0 $(((users * items) / 1000 - 1))); do
         (g == c * 1000 ? "" : ","), v, int(g / 50), g % 50, v
     }
     printf "]}" }' >"$ab_dir/load.json"
-  ans=$(post "$table/edges?lock=true" "$ab_dir/load.json" '"results"')
+  ans=$(ab_post "$table/edges?lock=true" "$ab_dir/load.json" '"results"')
   created=$(grep -o '"status":"CREATED"' <<<"$ans" | wc -l)
   [ "$created" -eq 1000 ] || die "preload chunk $chunk: $created of 1000 edges CREATED"
 done

@@ -40,10 +40,12 @@ wait_for_port (AbServer *srv)
   return 0;
 }
 
-void
-ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra)
+static void
+server_start (AbServer *srv, const gchar *dir, const gchar *const *extra, const gchar *cert,
+              const gchar *key, const gchar *ca_file)
 {
   memset (srv, 0, sizeof *srv);
+  srv->ca_file = g_strdup (ca_file);
   srv->dir = dir != NULL ? g_strdup (dir) : g_dir_make_tmp ("ab-rest-XXXXXX", NULL);
   static guint starts;
   g_autofree gchar *log_name = g_strdup_printf ("server-%u.log", starts++);
@@ -68,6 +70,13 @@ ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra)
   g_ptr_array_add (argv, "2");
   g_ptr_array_add (argv, "--wal");
   g_ptr_array_add (argv, wal);
+  if (cert != NULL)
+    {
+      g_ptr_array_add (argv, "--tls-cert");
+      g_ptr_array_add (argv, (gpointer) cert);
+      g_ptr_array_add (argv, "--tls-key");
+      g_ptr_array_add (argv, (gpointer) key);
+    }
   for (guint i = 0; extra != NULL && extra[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) extra[i]);
   g_ptr_array_add (argv, NULL);
@@ -78,7 +87,7 @@ ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra)
   g_ptr_array_unref (argv);
   ck_assert_msg (srv->proc != NULL, "spawn %s: %s", server_binary (), error ? error->message : "");
   srv->port = wait_for_port (srv);
-  srv->base = g_strdup_printf ("http://127.0.0.1:%u", srv->port);
+  srv->base = g_strdup_printf ("%s://127.0.0.1:%u", cert != NULL ? "https" : "http", srv->port);
   for (guint i = 0; i < 200; i++)
     {
       AbReply r = { 0 };
@@ -93,6 +102,19 @@ ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra)
 }
 
 void
+ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra)
+{
+  server_start (srv, dir, extra, NULL, NULL, NULL);
+}
+
+void
+ab_server_start_tls (AbServer *srv, const gchar *dir, const gchar *const *extra,
+                     const gchar *cert, const gchar *key, const gchar *ca_file)
+{
+  server_start (srv, dir, extra, cert, key, ca_file);
+}
+
+void
 ab_server_stop (AbServer *srv)
 {
   if (srv->proc == NULL)
@@ -102,9 +124,12 @@ ab_server_stop (AbServer *srv)
   ck_assert (g_subprocess_wait (srv->proc, NULL, &error));
   g_autofree gchar *log = NULL;
   g_file_get_contents (srv->log_path, &log, NULL, NULL);
-  ck_assert_msg (g_subprocess_get_if_exited (srv->proc)
-                     && g_subprocess_get_exit_status (srv->proc) == 0,
-                 "server did not exit cleanly; log:\n%s", log != NULL ? log : "");
+  gboolean exited = g_subprocess_get_if_exited (srv->proc);
+  ck_assert_msg (exited && g_subprocess_get_exit_status (srv->proc) == 0,
+                 "server did not exit cleanly (%s %d); log:\n%s", exited ? "status" : "signal",
+                 exited ? g_subprocess_get_exit_status (srv->proc)
+                        : g_subprocess_get_term_sig (srv->proc),
+                 log != NULL ? log : "");
   g_clear_object (&srv->proc);
 }
 
@@ -146,6 +171,7 @@ ab_server_destroy (AbServer *srv)
   g_free (srv->dir);
   g_free (srv->log_path);
   g_free (srv->base);
+  g_free (srv->ca_file);
   memset (srv, 0, sizeof *srv);
 }
 
@@ -160,13 +186,36 @@ ab_reply_clear (AbReply *r)
   memset (r, 0, sizeof *r);
 }
 
+SoupSession *
+ab_server_session (AbServer *srv)
+{
+  static SoupSession *plain;
+  static GHashTable *by_ca; /* CA path -> session trusting it */
+  if (srv->ca_file == NULL)
+    {
+      if (plain == NULL)
+        plain = soup_session_new_with_options ("timeout", 60, NULL);
+      return plain;
+    }
+  if (by_ca == NULL)
+    by_ca = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  SoupSession *s = g_hash_table_lookup (by_ca, srv->ca_file);
+  if (s == NULL)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GTlsDatabase) db = g_tls_file_database_new (srv->ca_file, &error);
+      ck_assert_msg (db != NULL, "CA file %s: %s", srv->ca_file, error ? error->message : "");
+      s = soup_session_new_with_options ("timeout", 60, "tls-database", db, NULL);
+      g_hash_table_insert (by_ca, g_strdup (srv->ca_file), s);
+    }
+  return s;
+}
+
 void
 ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, const gchar *path,
              const gchar *const *headers)
 {
-  static SoupSession *session;
-  if (session == NULL)
-    session = soup_session_new_with_options ("timeout", 60, NULL);
+  SoupSession *session = ab_server_session (srv);
   g_autofree gchar *url = g_strconcat (srv->base, path, NULL);
   g_autoptr (SoupMessage) msg = soup_message_new (method, url);
   ck_assert_msg (msg != NULL, "bad URL %s", url);
@@ -187,6 +236,7 @@ ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, con
     }
   memset (out, 0, sizeof *out);
   out->status = soup_message_get_status (msg);
+  out->http_version = soup_message_get_http_version (msg);
   SoupMessageHeaders *rh = soup_message_get_response_headers (msg);
   out->content_type = g_strdup (soup_message_headers_get_content_type (rh, NULL));
   out->request_id = g_strdup (soup_message_headers_get_one (rh, "X-Request-ID"));

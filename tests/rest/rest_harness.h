@@ -11,11 +11,16 @@ typedef struct {
   gchar *dir;        /* temp dir: store + log */
   gchar *log_path;
   guint16 port;
-  gchar *base;       /* "http://127.0.0.1:PORT" */
+  gchar *base;       /* "http://127.0.0.1:PORT" ("https://" with TLS) */
+  gchar *ca_file;    /* HTTPS: the CA file the client trusts; NULL: plain HTTP */
 } AbServer;
 
 /* Starts a server on dir (created when NULL); extra args may be NULL. */
 void ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra_args);
+/* The same over HTTPS: --tls-cert cert --tls-key key, and a client that trusts
+ * ca_file (copied) and negotiates HTTP/2 by ALPN. */
+void ab_server_start_tls (AbServer *srv, const gchar *dir, const gchar *const *extra_args,
+                          const gchar *cert, const gchar *key, const gchar *ca_file);
 /* SIGTERM and wait (asserts exit status 0); keeps dir. */
 void ab_server_stop (AbServer *srv);
 /* SIGKILL (no graceful stop); keeps dir. */
@@ -29,12 +34,15 @@ typedef struct {
   gchar *body;
   gchar *content_type;
   gchar *request_id;
+  guint http_version; /* SoupHTTPVersion the answer came with */
 } AbReply;
 
 void ab_reply_clear (AbReply *r);
 /* path is appended to the base URL; body may be NULL. printf-style path. */
 void ab_http (AbServer *srv, AbReply *out, const gchar *method, const gchar *body,
               const gchar *path_fmt, ...) G_GNUC_PRINTF (5, 6);
+/* The client session the helpers use for srv (one per CA file; borrowed). */
+struct _SoupSession *ab_server_session (AbServer *srv);
 /* Raw body bytes (for invalid UTF-8 and huge bodies). */
 void ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body,
                   const gchar *path, const gchar *const *headers);

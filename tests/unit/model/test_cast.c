@@ -254,6 +254,33 @@ START_TEST (test_parse_accepts_limits)
 }
 END_TEST
 
+/* 100k nested arrays would overflow json-glib's recursive descent: refused
+ * before it runs; 1000 levels (Jackson's default limit) still parse, and
+ * brackets inside strings do not count. */
+START_TEST (test_parse_nesting_limit)
+{
+  GString *deep = g_string_new (NULL);
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (deep, ']');
+  g_autoptr (GError) error = NULL;
+  ck_assert_ptr_null (ab_model_json_parse (deep->str, (gssize) deep->len, &error));
+  MT_ASSERT_ERROR (error, "nesting is deeper than 1000 levels");
+  g_string_free (deep, TRUE);
+  GString *ok = g_string_new ("{\"s\":\"[[[[{{{{\",\"a\":");
+  for (guint i = 0; i < 999; i++)
+    g_string_append_c (ok, '[');
+  for (guint i = 0; i < 999; i++)
+    g_string_append_c (ok, ']');
+  g_string_append_c (ok, '}');
+  g_autoptr (GError) none = NULL;
+  g_autoptr (JsonNode) node = ab_model_json_parse (ok->str, (gssize) ok->len, &none);
+  ck_assert_msg (node != NULL, "%s", none != NULL ? none->message : "");
+  g_string_free (ok, TRUE);
+}
+END_TEST
+
 typedef struct {
   const gchar *text;
   AbType type;
@@ -360,6 +387,7 @@ cast_suite (void)
   tcase_add_loop_test (tc, test_parse_rejects, 0, G_N_ELEMENTS (parse_bad));
   tcase_add_test (tc, test_parse_raw_nul_byte);
   tcase_add_test (tc, test_parse_accepts_limits);
+  tcase_add_test (tc, test_parse_nesting_limit);
   tcase_add_loop_test (tc, test_cast_text, 0, G_N_ELEMENTS (text_cases));
   tcase_add_test (tc, test_value_to_json);
   tcase_add_test (tc, test_type_names);

@@ -1,0 +1,449 @@
+/* Groups and caches of a schema: parsing of the raw JSON arrays into typed
+ * AbGroup / AbCache definitions with their validation rules, lookups, and
+ * the date buckets (time zone, unit truncation, formatting). */
+#include <string.h>
+#include "codec/keys.h"
+#include "model/groups.h"
+#include "model/schema_private.h"
+
+static gboolean invalid (GError **error, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+invalid (GError **error, const gchar *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error_literal (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, msg);
+  return FALSE;
+}
+
+static void
+bucket_free (AbBucket *b)
+{
+  if (b == NULL)
+    return;
+  if (b->tz != NULL)
+    g_time_zone_unref (b->tz);
+  g_free (b->pattern);
+  g_free (b);
+}
+
+void
+ab_group_free (AbGroup *g)
+{
+  if (g == NULL)
+    return;
+  for (guint i = 0; i < g->n_fields; i++)
+    {
+      g_free (g->fields[i].name);
+      bucket_free (g->fields[i].bucket);
+    }
+  g_free (g->fields);
+  g_free (g->name);
+  g_free (g->value_field);
+  g_free (g);
+}
+
+void
+ab_cache_free (AbCache *c)
+{
+  if (c == NULL)
+    return;
+  for (guint i = 0; i < c->n_fields; i++)
+    g_free (c->fields[i].field);
+  g_free (c->fields);
+  g_free (c->name);
+  g_free (c);
+}
+
+/* ---- date buckets ---- */
+
+static const gchar *const UNIT_NAMES[] = { "minute", "hour", "day", "week", "month", "year" };
+static const gchar *const UNIT_FORMATS[] = { "yyyyMMddHHmm", "yyyyMMddHH", "yyyyMMdd",
+                                             "YYYYww", "yyyyMM", "yyyy" };
+
+/* Java-style pattern letters -> strftime; quoted text is literal. */
+static gchar *
+java_pattern (const gchar *fmt, const gchar *path, GError **error)
+{
+  static const gchar *const map[][2] = {
+    { "yyyy", "%Y" }, { "YYYY", "%G" }, { "yy", "%y" }, { "MM", "%m" }, { "dd", "%d" },
+    { "HH", "%H" }, { "mm", "%M" }, { "ss", "%S" }, { "ww", "%V" },
+  };
+  g_autoptr (GString) out = g_string_new (NULL);
+  for (const gchar *p = fmt; *p != '\0';)
+    {
+      gboolean matched = FALSE;
+      for (guint k = 0; k < G_N_ELEMENTS (map) && !matched; k++)
+        if (strncmp (p, map[k][0], strlen (map[k][0])) == 0)
+          {
+            g_string_append (out, map[k][1]);
+            p += strlen (map[k][0]);
+            matched = TRUE;
+          }
+      if (matched)
+        continue;
+      if (*p == '\'')
+        {
+          const gchar *end = strchr (p + 1, '\'');
+          if (end == NULL)
+            return invalid (error, "%s.format: unterminated quote", path), NULL;
+          g_string_append_len (out, p + 1, end - p - 1);
+          p = end + 1;
+        }
+      else if (g_ascii_isalpha (*p))
+        return invalid (error, "%s.format: unsupported pattern letters at '%s' (use yyyy, YYYY, "
+                        "yy, MM, dd, HH, mm, ss, ww, 'quoted text', or a strftime pattern with %%)",
+                        path, p), NULL;
+      else
+        g_string_append_c (out, *p++);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static GTimeZone *
+parse_timezone (const gchar *name, const gchar *path, GError **error)
+{
+  GTimeZone *tz = g_time_zone_new_identifier (name);
+  if (tz == NULL)
+    invalid (error, "%s.timezone: unknown time zone '%s' (use UTC, an offset like +09:00, "
+             "or an IANA name like Asia/Seoul)", path, name);
+  return tz;
+}
+
+static AbBucket *
+parse_bucket (JsonObject *o, const gchar *path, GError **error)
+{
+  g_autofree gchar *type = NULL, *unit = NULL, *tzname = NULL, *format = NULL;
+  if (!ab_model_json_string (o, path, "type", FALSE, "date", &type, error)
+      || !ab_model_json_string (o, path, "unit", TRUE, NULL, &unit, error)
+      || !ab_model_json_string (o, path, "timezone", FALSE, "UTC", &tzname, error)
+      || !ab_model_json_string (o, path, "format", FALSE, NULL, &format, error))
+    return NULL;
+  if (g_ascii_strcasecmp (type, "date") != 0)
+    return invalid (error, "%s.type: unknown bucket type '%s' (supported: date)", path, type),
+           NULL;
+  AbBucket *b = g_new0 (AbBucket, 1);
+  guint u = 0;
+  while (u < G_N_ELEMENTS (UNIT_NAMES) && g_ascii_strcasecmp (unit, UNIT_NAMES[u]) != 0)
+    u++;
+  if (u == G_N_ELEMENTS (UNIT_NAMES))
+    return bucket_free (b), invalid (error, "%s.unit: unknown unit '%s' (minute, hour, day, "
+                                     "week, month, year)", path, unit), NULL;
+  b->unit = (AbBucketUnit) u;
+  b->tz = parse_timezone (tzname, path, error);
+  const gchar *f = format != NULL ? format : UNIT_FORMATS[u];
+  b->pattern = b->tz == NULL ? NULL : strchr (f, '%') ? g_strdup (f) : java_pattern (f, path, error);
+  if (b->pattern == NULL)
+    return bucket_free (b), NULL;
+  g_autoptr (GDateTime) probe = g_date_time_new_now (b->tz);
+  g_autofree gchar *text = g_date_time_format (probe, b->pattern);
+  if (text == NULL || *text == '\0')
+    return bucket_free (b), invalid (error, "%s.format: '%s' formats nothing", path, f), NULL;
+  return b;
+}
+
+/* Start of the unit containing `t` (all in the bucket's zone). */
+static GDateTime *
+truncate_to_unit (const AbBucket *b, GDateTime *t)
+{
+  gint y, mo, d;
+  g_date_time_get_ymd (t, &y, &mo, &d);
+  gint h = g_date_time_get_hour (t), mi = g_date_time_get_minute (t);
+  switch (b->unit)
+    {
+    case AB_BUCKET_MINUTE: return g_date_time_new (b->tz, y, mo, d, h, mi, 0);
+    case AB_BUCKET_HOUR: return g_date_time_new (b->tz, y, mo, d, h, 0, 0);
+    case AB_BUCKET_DAY: return g_date_time_new (b->tz, y, mo, d, 0, 0, 0);
+    case AB_BUCKET_MONTH: return g_date_time_new (b->tz, y, mo, 1, 0, 0, 0);
+    case AB_BUCKET_YEAR: return g_date_time_new (b->tz, y, 1, 1, 0, 0, 0);
+    case AB_BUCKET_WEEK: break;
+    }
+  g_autoptr (GDateTime) day = g_date_time_new (b->tz, y, mo, d, 0, 0, 0);
+  return day == NULL ? NULL : g_date_time_add_days (day, 1 - g_date_time_get_day_of_week (day));
+}
+
+void
+ab_bucket_apply (const AbBucket *b, const AbValue *in, AbValue *out)
+{
+  ab_value_set_null (out);
+  if (in == NULL || in->kind < AB_VALUE_INT8 || in->kind > AB_VALUE_INT64)
+    return;
+  gint64 ms = in->u.i;
+  gint64 secs = ms / 1000 - (ms % 1000 < 0 ? 1 : 0);
+  g_autoptr (GDateTime) utc = g_date_time_new_from_unix_utc (secs);
+  g_autoptr (GDateTime) local = utc != NULL ? g_date_time_to_timezone (utc, b->tz) : NULL;
+  g_autoptr (GDateTime) start = local != NULL ? truncate_to_unit (b, local) : NULL;
+  gchar *text = start != NULL ? g_date_time_format (start, b->pattern) : NULL;
+  if (text != NULL)
+    ab_value_take_string (out, AB_VALUE_STRING, text, strlen (text));
+}
+
+/* ---- field resolution ---- */
+
+/* Canonical name of a referable field (system names win, v2 names map). */
+static const gchar *
+canonical_field (const AbSchema *s, const gchar *name, AbType *type)
+{
+  switch (ab_schema_index_field_kind (s, name))
+    {
+    case AB_INDEX_FIELD_VERSION: *type = AB_TYPE_LONG; return "version";
+    case AB_INDEX_FIELD_SOURCE: *type = s->source_type; return "source";
+    case AB_INDEX_FIELD_TARGET: *type = s->target_type; return "target";
+    case AB_INDEX_FIELD_PROPERTY: *type = ab_schema_field (s, name)->type; return name;
+    case AB_INDEX_FIELD_UNKNOWN: break;
+    }
+  return NULL;
+}
+
+static gboolean
+is_integer (AbType t)
+{
+  return t == AB_TYPE_BYTE || t == AB_TYPE_SHORT || t == AB_TYPE_INT || t == AB_TYPE_LONG;
+}
+
+AbType
+ab_group_field_type (const AbSchema *schema, const AbGroupField *f)
+{
+  AbType type = AB_TYPE_STRING;
+  if (f->bucket == NULL)
+    canonical_field (schema, f->name, &type);
+  return type;
+}
+
+/* ---- groups ---- */
+
+static gboolean
+parse_group_field (const AbSchema *s, JsonNode *node, const gchar *path, AbGroupField *out,
+                   GError **error)
+{
+  JsonObject *o = ab_model_json_object (node, path, error);
+  g_autofree gchar *name = NULL;
+  JsonObject *bucket = NULL;
+  if (o == NULL || !ab_model_json_string (o, path, "name", TRUE, NULL, &name, error)
+      || !ab_model_json_child (o, path, "bucket", FALSE, &bucket, error))
+    return FALSE;
+  AbType type;
+  const gchar *canon = canonical_field (s, name, &type);
+  if (canon == NULL)
+    return invalid (error, "%s.name: unknown field '%s' (a property, version, source or target)",
+                    path, name);
+  out->name = g_strdup (canon);
+  if (bucket == NULL)
+    return TRUE;
+  if (!is_integer (type))
+    return invalid (error, "%s.bucket: a date bucket needs an integer field (epoch ms); '%s' is %s",
+                    path, name, ab_type_name (type));
+  g_autofree gchar *bpath = ab_model_json_path (path, "bucket");
+  out->bucket = parse_bucket (bucket, bpath, error);
+  return out->bucket != NULL;
+}
+
+static gboolean
+parse_group_kind (JsonObject *o, const gchar *path, AbGroup *g, GError **error)
+{
+  g_autofree gchar *type = NULL, *value = NULL;
+  if (!ab_model_json_string (o, path, "type", TRUE, NULL, &type, error)
+      || !ab_model_json_string (o, path, "valueField", FALSE, "-", &value, error)
+      || !ab_model_json_dirtype (o, path, "directionType", FALSE, AB_DIRTYPE_BOTH,
+                                 &g->direction, error)
+      || !ab_model_json_int (o, path, "ttl", -1, &g->ttl, error))
+    return FALSE;
+  if (g_ascii_strcasecmp (type, "COUNT") == 0)
+    g->type = AB_GROUP_COUNT;
+  else if (g_ascii_strcasecmp (type, "SUM") == 0)
+    g->type = AB_GROUP_SUM;
+  else
+    return invalid (error, "%s.type: unknown group type '%s' (COUNT or SUM)", path, type);
+  if (g->ttl != -1 && g->ttl <= 0)
+    return invalid (error, "%s.ttl: %" G_GINT64_FORMAT " is not -1 (keep) or a positive number "
+                    "of milliseconds", path, g->ttl);
+  if (g->type == AB_GROUP_SUM)
+    g->value_field = g_steal_pointer (&value);
+  return TRUE;
+}
+
+static gboolean
+check_value_field (const AbSchema *s, const gchar *path, AbGroup *g, GError **error)
+{
+  if (g->type != AB_GROUP_SUM)
+    return TRUE;
+  AbType type;
+  const gchar *canon = canonical_field (s, g->value_field, &type);
+  if (canon == NULL || g_str_equal (g->value_field, "-"))
+    return invalid (error, "%s.valueField: a SUM group needs a numeric field to sum, got '%s'",
+                    path, g->value_field);
+  if (!ab_type_is_numeric (type))
+    return invalid (error, "%s.valueField: '%s' is %s, not numeric", path, g->value_field,
+                    ab_type_name (type));
+  gchar *name = g_strdup (canon); /* canon may be value_field itself */
+  g_free (g->value_field);
+  g->value_field = name;
+  return TRUE;
+}
+
+static gpointer
+parse_group (const AbSchema *s, JsonNode *node, const gchar *path, GError **error)
+{
+  JsonObject *o = ab_model_json_object (node, path, error);
+  g_autofree gchar *name = NULL;
+  JsonArray *fields = NULL;
+  if (o == NULL || !ab_model_json_string (o, path, "group", TRUE, NULL, &name, error)
+      || !ab_model_json_array (o, path, "fields", FALSE, &fields, error))
+    return NULL;
+  if (*name == '\0' || g_str_equal (name, AB_GROUP_COUNT_NAME))
+    return invalid (error, "%s.group: '%s' is not a valid group name (non-empty; %s is "
+                    "reserved)", path, name, AB_GROUP_COUNT_NAME), NULL;
+  AbGroup *g = g_new0 (AbGroup, 1);
+  g->name = g_steal_pointer (&name);
+  g->code = ab_codec_code (g->name);
+  guint n = fields != NULL ? json_array_get_length (fields) : 0;
+  g->fields = g_new0 (AbGroupField, MAX (n, 1));
+  gboolean ok = parse_group_kind (o, path, g, error) && check_value_field (s, path, g, error);
+  for (guint k = 0; ok && k < n; k++)
+    {
+      g_autofree gchar *fpath = ab_model_json_item_path (path, "fields", k);
+      g->n_fields = k + 1;
+      ok = parse_group_field (s, json_array_get_element (fields, k), fpath, &g->fields[k], error);
+    }
+  if (!ok)
+    return ab_group_free (g), NULL;
+  return g;
+}
+
+/* ---- caches ---- */
+
+static gpointer
+parse_cache (const AbSchema *s, JsonNode *node, const gchar *path, GError **error)
+{
+  JsonObject *o = ab_model_json_object (node, path, error);
+  g_autofree gchar *name = NULL;
+  JsonArray *fields = NULL;
+  gint64 limit;
+  if (o == NULL || !ab_model_json_string (o, path, "cache", TRUE, NULL, &name, error)
+      || !ab_model_json_array (o, path, "fields", FALSE, &fields, error)
+      || !ab_model_json_int (o, path, "limit", AB_CACHE_DEFAULT_LIMIT, &limit, error))
+    return NULL;
+  if (*name == '\0')
+    return invalid (error, "%s.cache: cache names must not be empty", path), NULL;
+  if (limit < 1 || limit > AB_CACHE_MAX_LIMIT)
+    return invalid (error, "%s.limit: %" G_GINT64_FORMAT " is not between 1 and %d", path, limit,
+                    AB_CACHE_MAX_LIMIT), NULL;
+  AbCache *c = g_new0 (AbCache, 1);
+  c->name = g_steal_pointer (&name);
+  c->code = ab_codec_code (c->name);
+  c->limit = (guint) limit;
+  guint n = fields != NULL ? json_array_get_length (fields) : 0;
+  c->fields = g_new0 (AbIndexField, MAX (n, 1));
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree gchar *fpath = ab_model_json_item_path (path, "fields", k);
+      JsonObject *fo = ab_model_json_object (json_array_get_element (fields, k), fpath, error);
+      g_autofree gchar *field = NULL;
+      AbType type;
+      if (fo == NULL || !ab_model_json_string (fo, fpath, "field", TRUE, NULL, &field, error)
+          || !ab_model_json_order (fo, fpath, "order", &c->fields[k].order, error))
+        return ab_cache_free (c), NULL;
+      const gchar *canon = canonical_field (s, field, &type);
+      if (canon == NULL)
+        return ab_cache_free (c), invalid (error, "%s.field: unknown field '%s' (a property, "
+                                           "version, source or target)", fpath, field), NULL;
+      c->fields[k].field = g_strdup (canon);
+      c->n_fields++;
+    }
+  return c;
+}
+
+/* ---- the schema's lists ---- */
+
+typedef gpointer (*ParseFn) (const AbSchema *s, JsonNode *node, const gchar *path, GError **error);
+
+static GPtrArray *
+parse_list (const AbSchema *s, JsonNode *array, const gchar *member, ParseFn parse,
+            GDestroyNotify free_fn, GError **error)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (free_fn);
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  JsonArray *a = array != NULL && JSON_NODE_HOLDS_ARRAY (array) ? json_node_get_array (array) : NULL;
+  for (guint k = 0; a != NULL && k < json_array_get_length (a); k++)
+    {
+      g_autofree gchar *path = ab_model_json_item_path ("schema", member, k);
+      gpointer item = parse (s, json_array_get_element (a, k), path, error);
+      if (item == NULL)
+        return g_ptr_array_unref (out), NULL;
+      g_ptr_array_add (out, item);
+      /* both structs start with their name */
+      const gchar *name = *(gchar **) item;
+      if (!g_hash_table_add (seen, (gpointer) name))
+        return g_ptr_array_unref (out),
+               invalid (error, "%s: duplicate name '%s' in schema %s", path, name, member), NULL;
+    }
+  return out;
+}
+
+static guint
+array_len (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node)
+             ? json_array_get_length (json_node_get_array (node)) : 0;
+}
+
+gboolean
+ab_schema_parse_groups (AbSchema *schema, GError **error)
+{
+  if (schema->kind == AB_TABLE_IMMUTABLE_EDGE
+      && (array_len (schema->groups) > 0 || array_len (schema->caches) > 0))
+    return invalid (error, "%s", "An immutable edge table keeps Index rows only: it cannot have "
+                    "groups or caches");
+  GPtrArray *groups = parse_list (schema, schema->groups, "groups", parse_group,
+                                  (GDestroyNotify) ab_group_free, error);
+  if (groups == NULL)
+    return FALSE;
+  GPtrArray *caches = parse_list (schema, schema->caches, "caches", parse_cache,
+                                  (GDestroyNotify) ab_cache_free, error);
+  if (caches == NULL)
+    return g_ptr_array_unref (groups), FALSE;
+  g_clear_pointer (&schema->group_defs, g_ptr_array_unref);
+  g_clear_pointer (&schema->cache_defs, g_ptr_array_unref);
+  schema->group_defs = groups;
+  schema->cache_defs = caches;
+  return TRUE;
+}
+
+const AbGroup *
+ab_schema_group (const AbSchema *schema, const gchar *name)
+{
+  for (guint i = 0; schema->group_defs != NULL && i < schema->group_defs->len; i++)
+    if (g_str_equal (((AbGroup *) schema->group_defs->pdata[i])->name, name))
+      return schema->group_defs->pdata[i];
+  return NULL;
+}
+
+const AbCache *
+ab_schema_cache (const AbSchema *schema, const gchar *name)
+{
+  for (guint i = 0; schema->cache_defs != NULL && i < schema->cache_defs->len; i++)
+    if (g_str_equal (((AbCache *) schema->cache_defs->pdata[i])->name, name))
+      return schema->cache_defs->pdata[i];
+  return NULL;
+}
+
+const AbGroup *
+ab_schema_group_by_code (const AbSchema *schema, gint32 code)
+{
+  for (guint i = 0; schema->group_defs != NULL && i < schema->group_defs->len; i++)
+    if (((AbGroup *) schema->group_defs->pdata[i])->code == code)
+      return schema->group_defs->pdata[i];
+  return NULL;
+}
+
+const AbCache *
+ab_schema_cache_by_code (const AbSchema *schema, gint32 code)
+{
+  for (guint i = 0; schema->cache_defs != NULL && i < schema->cache_defs->len; i++)
+    if (((AbCache *) schema->cache_defs->pdata[i])->code == code)
+      return schema->cache_defs->pdata[i];
+  return NULL;
+}

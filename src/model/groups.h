@@ -1,0 +1,77 @@
+/* Typed groups (real-time aggregations) and caches (top-N wide rows) of a
+ * schema, parsed and validated from the schema's raw JSON arrays, and the
+ * date buckets a group field may carry (api.md §1.1; bucket JSON is ours). */
+#pragma once
+#include <glib.h>
+#include "model/schema.h"
+
+typedef enum { AB_GROUP_COUNT, AB_GROUP_SUM } AbGroupType;
+
+typedef enum {
+  AB_BUCKET_MINUTE,
+  AB_BUCKET_HOUR,
+  AB_BUCKET_DAY,
+  AB_BUCKET_WEEK,   /* ISO week, starting Monday */
+  AB_BUCKET_MONTH,
+  AB_BUCKET_YEAR,
+} AbBucketUnit;
+
+/* {"type":"date","unit":"day","timezone":"UTC","format":"yyyyMMdd"}: an
+ * epoch-millisecond value becomes the text of the start of its unit in the
+ * time zone, formatted (Java-style letters or a strftime pattern with %). */
+typedef struct {
+  AbBucketUnit unit;
+  GTimeZone *tz;
+  gchar *pattern;   /* g_date_time_format pattern */
+} AbBucket;
+
+typedef struct {
+  gchar *name;      /* property, or version/source/target (v2 names mapped) */
+  AbBucket *bucket; /* NULL: the raw value */
+} AbGroupField;
+
+typedef struct {
+  gchar *name;
+  gint32 code;              /* ab_codec_code(name) */
+  AbGroupType type;
+  AbGroupField *fields;
+  guint n_fields;
+  gchar *value_field;       /* SUM: the summed field; COUNT: NULL */
+  AbDirectionType direction;
+  gint64 ttl;               /* ms; -1 = cells never expire */
+} AbGroup;
+
+typedef struct {
+  gchar *name;
+  gint32 code;              /* ab_codec_code(name) */
+  AbIndexField *fields;     /* field + order, like an index */
+  guint n_fields;
+  guint limit;              /* cells kept per row, > 0 */
+} AbCache;
+
+#define AB_GROUP_COUNT_NAME "__count__"
+#define AB_CACHE_DEFAULT_LIMIT 100
+#define AB_CACHE_MAX_LIMIT 10000
+
+/* Parses schema->groups and schema->caches into schema->group_defs and
+ * schema->cache_defs (replacing previous ones), checking every rule: unique
+ * non-empty names, `__count__` reserved, known fields, SUM over a numeric
+ * valueField, buckets on integer fields, ttl -1 or > 0, cache limit in
+ * 1..AB_CACHE_MAX_LIMIT. Errors: AB_MODEL_ERROR_INVALID naming the member. */
+gboolean ab_schema_parse_groups (AbSchema *schema, GError **error);
+void ab_group_free (AbGroup *g);
+void ab_cache_free (AbCache *c);
+
+/* Lookups by name; NULL when absent. */
+const AbGroup *ab_schema_group (const AbSchema *schema, const gchar *name);
+const AbCache *ab_schema_cache (const AbSchema *schema, const gchar *name);
+const AbGroup *ab_schema_group_by_code (const AbSchema *schema, gint32 code);
+const AbCache *ab_schema_cache_by_code (const AbSchema *schema, gint32 code);
+
+/* The type of a group field's qualifier element: string when bucketed,
+ * else the field's own type. */
+AbType ab_group_field_type (const AbSchema *schema, const AbGroupField *f);
+
+/* Bucket of one value: a string, or null when the input is null, not an
+ * integer, or out of the calendar's range. out must be clear. */
+void ab_bucket_apply (const AbBucket *b, const AbValue *in, AbValue *out);
