@@ -22,6 +22,9 @@ gboolean ab_api_opt_bool (JsonObject *o, const gchar *name, gboolean *set, gbool
 const gchar *ab_api_actor (const AbHttpRequest *req);
 /* JSON value of a typed value, for responses. */
 JsonNode *ab_api_value (const AbValue *v);
+/* Builder helpers: member = typed value; member = {}. */
+void ab_api_add_value (JsonBuilder *b, const gchar *member, const AbValue *v);
+void ab_api_empty_object (JsonBuilder *b, const gchar *member);
 
 /* An output edge {version, source, target, properties, left open for the
  * caller's "context" and end_object}; an EdgeFrame (api_data.c). */

@@ -145,3 +145,18 @@ ab_api_register (AbRouter *router, AbEngine *engine)
   ab_api_register_queue (router, engine);
   ab_api_register_admin (router, engine);
 }
+
+void
+ab_api_add_value (JsonBuilder *b, const gchar *member, const AbValue *v)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_add_value (b, ab_api_value (v));
+}
+
+void
+ab_api_empty_object (JsonBuilder *b, const gchar *member)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  json_builder_end_object (b);
+}

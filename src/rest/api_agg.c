@@ -40,20 +40,6 @@ query_limit (const AbHttpRequest *req, gint *out, AbHttpResponse *resp)
   return TRUE;
 }
 
-static void
-add_value (JsonBuilder *b, const gchar *member, const AbValue *v)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_value (b, ab_api_value (v));
-}
-
-static void
-empty_object (JsonBuilder *b, const gchar *member)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_begin_object (b);
-  json_builder_end_object (b);
-}
 
 static JsonNode *
 agg_json (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
@@ -63,7 +49,7 @@ agg_json (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "group");
   json_builder_add_string_value (b, group);
-  add_value (b, "start", &r->start);
+  ab_api_add_value (b, "start", &r->start);
   json_builder_set_member_name (b, "direction");
   json_builder_add_string_value (b, dir == AB_QDIR_OUT ? "OUT" : "IN");
   json_builder_set_member_name (b, "cells");
@@ -74,7 +60,7 @@ agg_json (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
       json_builder_set_member_name (b, "key");
       json_builder_begin_object (b);
       for (guint f = 0; f < r->n_fields; f++)
-        add_value (b, r->fields[f], &g_array_index (r->keys, AbValue, c * r->n_fields + f));
+        ab_api_add_value (b, r->fields[f], &g_array_index (r->keys, AbValue, c * r->n_fields + f));
       json_builder_end_object (b);
       json_builder_set_member_name (b, "value");
       json_builder_add_int_value (b, g_array_index (r->values, gint64, c));
@@ -88,7 +74,7 @@ agg_json (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
   json_builder_add_int_value (b, sum);
   json_builder_set_member_name (b, "hasNext");
   json_builder_add_boolean_value (b, r->has_next);
-  empty_object (b, "context");
+  ab_api_empty_object (b, "context");
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

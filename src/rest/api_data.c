@@ -28,20 +28,6 @@ query_bool (const AbHttpRequest *req, const gchar *name, gboolean dflt, gboolean
   return TRUE;
 }
 
-static void
-add_value (JsonBuilder *b, const gchar *member, const AbValue *v)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_value (b, ab_api_value (v));
-}
-
-static void
-empty_object (JsonBuilder *b, const gchar *member)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_begin_object (b);
-  json_builder_end_object (b);
-}
 
 static void
 mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean multi,
@@ -76,11 +62,11 @@ mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean mu
       const AbKeyResult *r = &g_array_index (results, AbKeyResult, i);
       json_builder_begin_object (b);
       if (multi)
-        add_value (b, "id", &r->source);
+        ab_api_add_value (b, "id", &r->source);
       else
         {
-          add_value (b, "source", &r->source);
-          add_value (b, "target", &r->target);
+          ab_api_add_value (b, "source", &r->source);
+          ab_api_add_value (b, "target", &r->target);
         }
       json_builder_set_member_name (b, "status");
       json_builder_add_string_value (b, ab_key_status_name (r->status));
@@ -141,12 +127,12 @@ static void
 count_object (JsonBuilder *b, const AbValue *start, AbQueryDirection dir, gint64 count)
 {
   json_builder_begin_object (b);
-  add_value (b, "start", start);
+  ab_api_add_value (b, "start", start);
   json_builder_set_member_name (b, "direction");
   json_builder_add_string_value (b, dir == AB_QDIR_OUT ? "OUT" : "IN");
   json_builder_set_member_name (b, "count");
   json_builder_add_int_value (b, count);
-  empty_object (b, "context");
+  ab_api_empty_object (b, "context");
   json_builder_end_object (b);
 }
 
@@ -215,7 +201,7 @@ counts (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   json_builder_end_array (b);
   json_builder_set_member_name (b, "count");
   json_builder_add_int_value (b, starts->len);
-  empty_object (b, "context");
+  ab_api_empty_object (b, "context");
   json_builder_end_object (b);
   ab_http_response_json (resp, 200, json_builder_get_root (b));
 }
@@ -226,12 +212,12 @@ ab_api_edge_begin (JsonBuilder *b, const AbEdgeOut *e)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "version");
   json_builder_add_int_value (b, e->version);
-  add_value (b, "source", &e->source);
-  add_value (b, "target", &e->target);
+  ab_api_add_value (b, "source", &e->source);
+  ab_api_add_value (b, "target", &e->target);
   json_builder_set_member_name (b, "properties");
   json_builder_begin_object (b);
   for (guint p = 0; p < e->names->len; p++)
-    add_value (b, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
+    ab_api_add_value (b, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
   json_builder_end_object (b);
 }
 
@@ -245,7 +231,7 @@ ab_api_frame_json (const AbEdgeFrame *f)
   for (guint i = 0; i < f->edges->len; i++)
     {
       ab_api_edge_begin (b, f->edges->pdata[i]);
-      empty_object (b, "context");
+      ab_api_empty_object (b, "context");
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -260,7 +246,7 @@ ab_api_frame_json (const AbEdgeFrame *f)
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "hasNext");
   json_builder_add_boolean_value (b, f->has_next);
-  empty_object (b, "context");
+  ab_api_empty_object (b, "context");
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
