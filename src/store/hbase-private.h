@@ -111,11 +111,13 @@ HbTPut *ab_hb_put_new (const guint8 *key, gsize klen, const guint8 *value, gsize
 HbTDelete *ab_hb_row_delete_new (const guint8 *key, gsize klen);
 HbTIncrement *ab_hb_increment_new (const guint8 *key, gsize klen, gint64 delta,
                                    gboolean want_result);
-/* libthrift_c_glib workarounds the generated client calls (hbase_wire.c):
- * skipping one value of type on the wire, and a ThriftApplicationException
- * whose finalize chains up. */
+/* libthrift_c_glib workarounds (hbase_wire.c): skipping one value of type on
+ * the wire and making a ThriftApplicationException (both called by the
+ * generated client), and the finalize chain-up of the library's transport and
+ * exception classes (once, before the first connection). */
 gint32 ab_hb_thrift_skip (ThriftProtocol *protocol, ThriftType type, GError **error);
 gpointer ab_hb_thrift_exception_new (void);
+void ab_hb_thrift_fix_classes (void);
 /* The f:e value of a result, or NULL when the row/cell is absent. */
 GByteArray *ab_hb_result_value (HbTResult *r);
 /* Approximate encoded size of a mutation of this key and value. */

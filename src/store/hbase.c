@@ -597,6 +597,7 @@ ab_store_hbase_new (const gchar *uri, GError **error)
   signal (SIGPIPE, SIG_IGN);
   if (g_once_init_enter (&types_ready)) {
     hb_types_ensure ();
+    ab_hb_thrift_fix_classes ();  /* libthrift's transports leak 32 bytes each */
     g_once_init_leave (&types_ready, 1);
   }
   h->table_name = strcmp (h->cfg.ns, "default") == 0

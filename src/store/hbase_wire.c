@@ -1,9 +1,18 @@
-/* Workarounds for libthrift_c_glib 0.17 on the reply path, called by the
- * generated client instead of the library (thrift/decode-guards.awk), all
- * found by tests/fuzz/fuzz_hbase: skipping unknown values (the library's skip
- * frees an uninitialised pointer when a string read fails and recurses
- * without bound) and exception objects whose finalize chains up. */
+/* Workarounds for libthrift_c_glib 0.17, all found by tests/fuzz/fuzz_hbase:
+ * skipping unknown values (the library's skip frees an uninitialised pointer
+ * when a string read fails and recurses without bound), called by the
+ * generated client (thrift/decode-guards.awk) and by the exception reader
+ * that replaces the library's; string, binary and message-header reads with
+ * checked lengths (the compact protocol sign-extends a length into a
+ * g_malloc0 of exabytes: abort); the finalize chain-up of the library classes
+ * the backend instantiates. */
+#include <thrift/c_glib/protocol/thrift_binary_protocol.h>
+#include <thrift/c_glib/protocol/thrift_compact_protocol.h>
 #include <thrift/c_glib/thrift_application_exception.h>
+#include <thrift/c_glib/transport/thrift_buffered_transport.h>
+#include <thrift/c_glib/transport/thrift_framed_transport.h>
+#include <thrift/c_glib/transport/thrift_memory_buffer.h>
+#include <thrift/c_glib/transport/thrift_socket.h>
 #include "store/hbase-private.h"
 
 /* HBase's Thrift2 structs nest a few levels; anything deeper is hostile. */
@@ -106,7 +115,7 @@ skip (ThriftProtocol *p, ThriftType type, guint depth, GError **error)
 {
   if (depth > AB_HB_SKIP_MAX_DEPTH)
     {
-      g_set_error (error, THRIFT_PROTOCOL_ERROR, THRIFT_PROTOCOL_ERROR_INVALID_DATA,
+      g_set_error (error, THRIFT_PROTOCOL_ERROR, THRIFT_PROTOCOL_ERROR_DEPTH_LIMIT,
                    "reply nests values deeper than %d levels", AB_HB_SKIP_MAX_DEPTH);
       return -1;
     }
@@ -132,28 +141,233 @@ ab_hb_thrift_skip (ThriftProtocol *protocol, ThriftType type, GError **error)
   return skip (protocol, type, 0, error);
 }
 
-/* ThriftApplicationException's finalize stops short of GObject's, so the
- * qdata GObject attaches while unreffing leaked 32 bytes per T_EXCEPTION
- * reply (the generated structs get the same fix from chain-finalize.awk). */
-static void (*exception_finalize) (GObject *object);
+/* ---- strings, binaries and message headers with checked lengths ---- */
+
+/* HBase refuses cells over 10 MiB by default (hbase.client.keyvalue.maxsize). */
+#define AB_HB_MAX_BYTES (64 * 1024 * 1024)
+
+static gint32
+read_varint32 (ThriftProtocol *p, gint32 *out, GError **error)
+{
+  guint32 v = 0;
+  for (guint shift = 0, n = 1; shift < 35; shift += 7, n++)
+    {
+      guint8 b = 0;
+      if (thrift_transport_read_all (p->transport, &b, 1, error) < 0)
+        return -1;
+      v |= (guint32) (b & 0x7f) << shift;
+      if ((b & 0x80) == 0)
+        {
+          *out = (gint32) v;
+          return (gint32) n;
+        }
+    }
+  g_set_error_literal (error, THRIFT_PROTOCOL_ERROR, THRIFT_PROTOCOL_ERROR_INVALID_DATA,
+                       "variable-length integer longer than 5 bytes");
+  return -1;
+}
+
+/* Length (i32 or varint) then bytes; text adds a NUL. Never leaves *buf set
+ * on failure. */
+static gint32
+read_bytes (ThriftProtocol *p, gboolean text, gpointer *buf, guint32 *len, GError **error)
+{
+  gint32 n = 0;
+  gint32 xfer = THRIFT_IS_COMPACT_PROTOCOL (p) ? read_varint32 (p, &n, error)
+                                               : thrift_protocol_read_i32 (p, &n, error);
+  *buf = NULL;
+  *len = 0;
+  if (xfer < 0)
+    return -1;
+  if (n < 0 || n > AB_HB_MAX_BYTES)
+    {
+      g_set_error (error, THRIFT_PROTOCOL_ERROR, n < 0 ? THRIFT_PROTOCOL_ERROR_NEGATIVE_SIZE
+                                                       : THRIFT_PROTOCOL_ERROR_SIZE_LIMIT,
+                   "string of %d bytes in a reply", n);
+      return -1;
+    }
+  if (n == 0 && !text)
+    return xfer;
+  guint8 *data = g_malloc ((gsize) n + 1);
+  if (n > 0 && thrift_transport_read_all (p->transport, data, (guint32) n, error) < 0)
+    {
+      g_free (data);
+      return -1;
+    }
+  data[n] = 0;
+  *buf = data;
+  *len = (guint32) n;
+  return xfer + n;
+}
+
+static gint32
+read_string (ThriftProtocol *p, gchar **str, GError **error)
+{
+  guint32 len;
+  return read_bytes (p, TRUE, (gpointer *) str, &len, error);
+}
+
+static gint32
+read_binary (ThriftProtocol *p, gpointer *buf, guint32 *len, GError **error)
+{
+  return read_bytes (p, FALSE, buf, len, error);
+}
+
+static gint32
+bad_header (GError **error, const gchar *what)
+{
+  g_set_error (error, THRIFT_PROTOCOL_ERROR, THRIFT_PROTOCOL_ERROR_BAD_VERSION,
+               "bad reply header: %s", what);
+  return -1;
+}
+
+/* Strict binary header: version|type, name, seqid. */
+static gint32
+binary_message_begin (ThriftProtocol *p, gchar **name, ThriftMessageType *type, gint32 *seqid,
+                      GError **error)
+{
+  gint32 word = 0, a, b, c;
+  *name = NULL;
+  if ((a = thrift_protocol_read_i32 (p, &word, error)) < 0)
+    return -1;
+  if (((guint32) word & 0xffff0000u) != 0x80010000u)
+    return bad_header (error, "not a strict binary message");
+  *type = (ThriftMessageType) (word & 0xff);
+  if ((b = read_string (p, name, error)) < 0)
+    return -1;
+  if ((c = thrift_protocol_read_i32 (p, seqid, error)) < 0)
+    {
+      g_clear_pointer (name, g_free);
+      return -1;
+    }
+  return a + b + c;
+}
+
+/* Compact header: 0x82, version 1 | type << 5, varint seqid, name. */
+static gint32
+compact_message_begin (ThriftProtocol *p, gchar **name, ThriftMessageType *type, gint32 *seqid,
+                       GError **error)
+{
+  guint8 head[2];
+  gint32 a, b;
+  *name = NULL;
+  if (thrift_transport_read_all (p->transport, head, 2, error) < 0)
+    return -1;
+  if (head[0] != 0x82 || (head[1] & 0x1f) != 1)
+    return bad_header (error, "not a compact protocol version 1 message");
+  *type = (ThriftMessageType) (head[1] >> 5);
+  if ((a = read_varint32 (p, seqid, error)) < 0 || (b = read_string (p, name, error)) < 0)
+    return -1;
+  return 2 + a + b;
+}
+
+/* Several libthrift_c_glib classes (ThriftApplicationException, the socket,
+ * buffered, framed and memory transports) finalize without chaining up to
+ * GObject, so the qdata GObject attaches while unreffing leaks 32 bytes per
+ * instance: per connection and per T_EXCEPTION reply. Their finalize is
+ * wrapped once to finish with GObject's own (the generated structs get the
+ * same fix from chain-finalize.awk). */
+typedef struct {
+  GType type;
+  void (*finalize) (GObject *object);
+} AbFinalizeFix;
+
+static AbFinalizeFix fixes[5];
 
 static void
-exception_finalize_chained (GObject *object)
+finalize_chained (GObject *object)
 {
-  exception_finalize (object);
-  G_OBJECT_CLASS (g_type_class_peek (G_TYPE_OBJECT))->finalize (object);
+  for (GType t = G_OBJECT_TYPE (object); t != 0; t = g_type_parent (t))
+    for (guint i = 0; i < G_N_ELEMENTS (fixes); i++)
+      if (fixes[i].type == t)
+        {
+          fixes[i].finalize (object);
+          G_OBJECT_CLASS (g_type_class_peek (G_TYPE_OBJECT))->finalize (object);
+          return;
+        }
+}
+
+/* ThriftApplicationException's own reader skips unknown fields with the
+ * library's skip too: read it here, unknown fields through ours. */
+static gint32
+exception_read_field (ThriftApplicationException *x, ThriftProtocol *p, ThriftType type,
+                      gint16 id, GError **error)
+{
+  if (id == 1 && type == T_STRING)
+    {
+      g_clear_pointer (&x->message, g_free);
+      x->__isset_message = TRUE;
+      return thrift_protocol_read_string (p, &x->message, error);
+    }
+  if (id == 2 && type == T_I32)
+    {
+      x->__isset_type = TRUE;
+      return thrift_protocol_read_i32 (p, &x->type, error);
+    }
+  return skip (p, type, 1, error);
+}
+
+static gint32
+exception_read (ThriftStruct *object, ThriftProtocol *p, GError **error)
+{
+  ThriftApplicationException *x = THRIFT_APPLICATION_EXCEPTION (object);
+  gchar *name = NULL;
+  gint32 ret, xfer = thrift_protocol_read_struct_begin (p, &name, error);
+  g_free (name);
+  if (xfer < 0)
+    return -1;
+  for (;;)
+    {
+      ThriftType type = T_STOP;
+      gint16 id = 0;
+      name = NULL;
+      ret = thrift_protocol_read_field_begin (p, &name, &type, &id, error);
+      g_free (name);
+      if (ret < 0)
+        return -1;
+      xfer += ret;
+      if (type == T_STOP)
+        break;
+      if ((ret = exception_read_field (x, p, type, id, error)) < 0
+          || thrift_protocol_read_field_end (p, error) < 0)
+        return -1;
+      xfer += ret;
+    }
+  return (ret = thrift_protocol_read_struct_end (p, error)) < 0 ? -1 : xfer + ret;
+}
+
+void
+ab_hb_thrift_fix_classes (void)
+{
+  static gsize done;
+  if (!g_once_init_enter (&done))
+    return;
+  GType types[G_N_ELEMENTS (fixes)] = {
+    THRIFT_TYPE_APPLICATION_EXCEPTION, THRIFT_TYPE_SOCKET, THRIFT_TYPE_BUFFERED_TRANSPORT,
+    THRIFT_TYPE_FRAMED_TRANSPORT, THRIFT_TYPE_MEMORY_BUFFER,
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (fixes); i++)
+    {
+      GObjectClass *klass = g_type_class_ref (types[i]);  /* kept: classes live forever */
+      fixes[i].type = types[i];
+      fixes[i].finalize = klass->finalize;
+      klass->finalize = finalize_chained;
+    }
+  THRIFT_STRUCT_CLASS (g_type_class_peek (THRIFT_TYPE_APPLICATION_EXCEPTION))->read = exception_read;
+  GType protocols[] = { THRIFT_TYPE_BINARY_PROTOCOL, THRIFT_TYPE_COMPACT_PROTOCOL };
+  for (guint i = 0; i < G_N_ELEMENTS (protocols); i++)
+    {
+      ThriftProtocolClass *klass = g_type_class_ref (protocols[i]);
+      klass->read_string = read_string;
+      klass->read_binary = read_binary;
+      klass->read_message_begin = i == 0 ? binary_message_begin : compact_message_begin;
+    }
+  g_once_init_leave (&done, 1);
 }
 
 gpointer
 ab_hb_thrift_exception_new (void)
 {
-  static gsize patched;
-  if (g_once_init_enter (&patched))
-    {
-      GObjectClass *klass = g_type_class_ref (THRIFT_TYPE_APPLICATION_EXCEPTION);
-      exception_finalize = klass->finalize;
-      klass->finalize = exception_finalize_chained;
-      g_once_init_leave (&patched, 1);
-    }
+  ab_hb_thrift_fix_classes ();
   return g_object_new (THRIFT_TYPE_APPLICATION_EXCEPTION, NULL);
 }

@@ -99,13 +99,13 @@ recv_one (HbTHBaseServiceIf *c, guint call)
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  /* One transport for the process: thrift c_glib leaks 32 bytes of every
-   * ThriftTransport it disposes (GObject qdata), which would drown real
-   * leaks; protocol and client are fresh per input, so no state carries. */
+  /* One transport for the process, as the backend keeps its connections;
+   * protocol and client are fresh per input, so no state carries over. */
   static ThriftMemoryBuffer *buf;
   if (buf == NULL)
     {
       hb_types_ensure ();
+      ab_hb_thrift_fix_classes ();
       buf = g_object_new (ab_reply_buffer_get_type (), "buf_size", 1, NULL);
     }
   if (size < 1)

@@ -1,8 +1,15 @@
-/* Regression inputs of tests/fuzz/fuzz_hbase, replayed through the fuzz
- * target itself (linked in, no libFuzzer): HBase Thrift2 replies that once
- * crashed the decoder, and the target's whole seed corpus. */
+/* HBase Thrift2 reply decoding: the regression inputs of tests/fuzz/fuzz_hbase
+ * replayed through the fuzz target itself (linked in, no libFuzzer), its seed
+ * corpus, and replies with unknown fields of every type (skipped, not fatal). */
 #include <check.h>
+#include <string.h>
+#include <thrift/c_glib/protocol/thrift_binary_protocol.h>
+#include <thrift/c_glib/protocol/thrift_compact_protocol.h>
+#include <thrift/c_glib/transport/thrift_memory_buffer.h>
 #include "../../fuzz/fuzz.h"
+#include "store/hbase-private.h"
+
+void hb_types_ensure (void);
 
 /* A get/getScannerResults reply whose method name is empty: the generated
  * client compared a NULL name with strncmp (thrift/decode-guards.awk). */
@@ -67,8 +74,34 @@ END_TEST
 
 /* A T_EXCEPTION reply: the library's ThriftApplicationException leaked 32
  * bytes each (LeakSanitizer at the end of this forked test). */
+/* A getMultiple reply (compact) whose method name claims 0xffffffff bytes:
+ * the library sign-extended it into a g_malloc0 of exabytes (abort). */
+static const guint8 found_8847b5c8[] = {
+  0x03, 0x82, 0x41, 0x00, 0xff, 0xff, 0xff, 0xff, 0x67, 0x65, 0x74, 0x53, 0x63, 0x61, 0x6e, 0x6e,
+  0x65, 0x72, 0x52, 0x65, 0x73, 0x31, 0x19, 0x1c, 0x18, 0x02, 0x6b, 0x31, 0x01, 0x00, 0x00,
+};
+
+START_TEST (test_huge_string_length)
+{
+  ck_assert_int_eq (LLVMFuzzerTestOneInput (found_8847b5c8, sizeof found_8847b5c8), 0);
+  /* the same as a field value: binary protocol, get, TResult.row of 2 GiB - 1 */
+  static const guint8 big_row[] = {
+    0x00, 0x80, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 'g', 'e', 't', 0x00, 0x00, 0x00, 0x00,
+    0x0c, 0x00, 0x00, 0x0b, 0x00, 0x01, 0x7f, 0xff, 0xff, 0xff, 'k',
+  };
+  ck_assert_int_eq (LLVMFuzzerTestOneInput (big_row, sizeof big_row), 0);
+}
+END_TEST
+
+/* A T_EXCEPTION reply (compact) whose exception holds a string cut short:
+ * the library's exception reader skipped it with the faulty skip. */
+static const guint8 found_e534521f[] = {
+  0x01, 0x82, 0x61, 0x00, 0x00, 0x03, 0x18, 0x01, 0x66, 0x03, 0x18, 0x01, 0x66, 0x18,
+};
+
 START_TEST (test_exception_reply)
 {
+  ck_assert_int_eq (LLVMFuzzerTestOneInput (found_e534521f, sizeof found_e534521f), 0);
   static const guint8 reply[] = {
     0x00, 0x80, 0x01, 0x00, 0x03, 0x00, 0x00, 0x00, 0x03, 'g', 'e', 't', 0x00, 0x00, 0x00, 0x00,
     0x0b, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04, 'b', 'o', 'o', 'm',   /* message */
@@ -77,6 +110,117 @@ START_TEST (test_exception_reply)
   };
   for (guint i = 0; i < 100; i++)
     ck_assert_int_eq (LLVMFuzzerTestOneInput (reply, sizeof reply), 0);
+}
+END_TEST
+
+/* ---- unknown fields are skipped, known ones still decode ---- */
+
+#define W(call) ck_assert_int_ge ((call), 0)
+
+static void
+write_bin (ThriftProtocol *p, const gchar *name, gint16 id, const gchar *text)
+{
+  W (thrift_protocol_write_field_begin (p, name, T_STRING, id, NULL));
+  W (thrift_protocol_write_binary (p, (gpointer) text, (guint32) strlen (text), NULL));
+  W (thrift_protocol_write_field_end (p, NULL));
+}
+
+/* Field id of a struct nobody knows: one value of every type. */
+static void
+write_unknown_struct (ThriftProtocol *p, gint16 id)
+{
+  W (thrift_protocol_write_field_begin (p, "x", T_STRUCT, id, NULL));
+  W (thrift_protocol_write_struct_begin (p, "X", NULL));
+  W (thrift_protocol_write_field_begin (p, "m", T_MAP, 1, NULL));
+  W (thrift_protocol_write_map_begin (p, T_STRING, T_LIST, 1, NULL));
+  W (thrift_protocol_write_string (p, "a", NULL));
+  W (thrift_protocol_write_list_begin (p, T_I64, 2, NULL));
+  W (thrift_protocol_write_i64 (p, 1, NULL));
+  W (thrift_protocol_write_i64 (p, G_MININT64, NULL));
+  W (thrift_protocol_write_list_end (p, NULL));
+  W (thrift_protocol_write_map_end (p, NULL));
+  W (thrift_protocol_write_field_end (p, NULL));
+  W (thrift_protocol_write_field_begin (p, "s", T_SET, 2, NULL));
+  W (thrift_protocol_write_set_begin (p, T_DOUBLE, 1, NULL));
+  W (thrift_protocol_write_double (p, 1.5, NULL));
+  W (thrift_protocol_write_set_end (p, NULL));
+  W (thrift_protocol_write_field_end (p, NULL));
+  W (thrift_protocol_write_field_begin (p, "b", T_BOOL, 3, NULL));
+  W (thrift_protocol_write_bool (p, TRUE, NULL));
+  W (thrift_protocol_write_field_end (p, NULL));
+  W (thrift_protocol_write_field_begin (p, "y", T_BYTE, 4, NULL));
+  W (thrift_protocol_write_byte (p, -1, NULL));
+  W (thrift_protocol_write_field_end (p, NULL));
+  W (thrift_protocol_write_field_begin (p, "h", T_I16, 5, NULL));
+  W (thrift_protocol_write_i16 (p, 300, NULL));
+  W (thrift_protocol_write_field_end (p, NULL));
+  W (thrift_protocol_write_field_begin (p, "i", T_I32, 6, NULL));
+  W (thrift_protocol_write_i32 (p, -7, NULL));
+  W (thrift_protocol_write_field_end (p, NULL));
+  W (thrift_protocol_write_field_stop (p, NULL));
+  W (thrift_protocol_write_struct_end (p, NULL));
+  W (thrift_protocol_write_field_end (p, NULL));
+}
+
+/* get's reply: an unknown field before success, and unknown fields inside
+ * the TResult and its TColumnValue, as a newer gateway might send. */
+static void
+write_get_reply (ThriftProtocol *p)
+{
+  W (thrift_protocol_write_message_begin (p, "get", T_REPLY, 0, NULL));
+  W (thrift_protocol_write_struct_begin (p, "get_result", NULL));
+  write_unknown_struct (p, 7);
+  W (thrift_protocol_write_field_begin (p, "success", T_STRUCT, 0, NULL));
+  W (thrift_protocol_write_struct_begin (p, "TResult", NULL));
+  write_bin (p, "row", 1, "k");
+  write_unknown_struct (p, 40);
+  W (thrift_protocol_write_field_begin (p, "columnValues", T_LIST, 2, NULL));
+  W (thrift_protocol_write_list_begin (p, T_STRUCT, 1, NULL));
+  W (thrift_protocol_write_struct_begin (p, "TColumnValue", NULL));
+  write_bin (p, "family", 1, "f");
+  write_unknown_struct (p, 41);
+  write_bin (p, "qualifier", 2, "e");
+  write_bin (p, "value", 3, "v1");
+  W (thrift_protocol_write_field_stop (p, NULL));
+  W (thrift_protocol_write_struct_end (p, NULL));
+  W (thrift_protocol_write_list_end (p, NULL));
+  W (thrift_protocol_write_field_end (p, NULL));
+  W (thrift_protocol_write_field_stop (p, NULL));
+  W (thrift_protocol_write_struct_end (p, NULL));
+  W (thrift_protocol_write_field_end (p, NULL));
+  W (thrift_protocol_write_field_stop (p, NULL));
+  W (thrift_protocol_write_struct_end (p, NULL));
+  W (thrift_protocol_write_message_end (p, NULL));
+}
+
+START_TEST (test_unknown_fields_skipped)
+{
+  hb_types_ensure ();
+  ab_hb_thrift_fix_classes ();
+  GType protocols[] = { THRIFT_TYPE_BINARY_PROTOCOL, THRIFT_TYPE_COMPACT_PROTOCOL };
+  for (guint k = 0; k < G_N_ELEMENTS (protocols); k++)
+    {
+      ThriftMemoryBuffer *buf = g_object_new (THRIFT_TYPE_MEMORY_BUFFER, "buf_size", 4096, NULL);
+      ThriftProtocol *p = g_object_new (protocols[k], "transport", buf, NULL);
+      write_get_reply (p);
+      GObject *client = g_object_new (HB_TYPE_T_H_BASE_SERVICE_CLIENT, "input_protocol", p,
+                                      "output_protocol", p, NULL);
+      HbTResult *r = g_object_new (HB_TYPE_T_RESULT, NULL);
+      HbTIOError *io = NULL;
+      g_autoptr (GError) error = NULL;
+      ck_assert_msg (hb_t_h_base_service_client_recv_get (HB_T_H_BASE_SERVICE_IF (client), &r, &io,
+                                                          &error),
+                     "protocol %u: %s", k, error != NULL ? error->message : "");
+      GByteArray *v = ab_hb_result_value (r);
+      ck_assert_ptr_nonnull (v);
+      ck_assert_int_eq (v->len, 2);
+      ck_assert_int_eq (memcmp (v->data, "v1", 2), 0);
+      ck_assert_int_eq (r->row->len, 1);
+      g_object_unref (r);
+      g_object_unref (client);
+      g_object_unref (p);
+      g_object_unref (buf);
+    }
 }
 END_TEST
 
@@ -127,6 +271,8 @@ main (void)
   tcase_add_test (tc, test_skip_of_truncated_string);
   tcase_add_test (tc, test_skip_of_deep_nesting);
   tcase_add_test (tc, test_exception_reply);
+  tcase_add_test (tc, test_huge_string_length);
+  tcase_add_test (tc, test_unknown_fields_skipped);
   tcase_add_test (tc, test_seed_corpus);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
