@@ -11,7 +11,8 @@
 #
 # Usage: tests/bench/auth-bench.sh
 # Env: BENCH_SECONDS=10 BENCH_CONNECTIONS=64 BENCH_THREADS=2 BENCH_ROUNDS=3
-#      ACTIONBASED=PATH (default build/bench/src/actionbased, built -O2 when missing)
+#      ACTIONBASED=PATH (default build/bench/src/actionbased, built -O2 when missing;
+#      tests/bench/bench-lib.sh)
 # Fuzz executions per second per target: tests/fuzz/run.sh prints them.
 set -euo pipefail
 
@@ -24,26 +25,12 @@ rounds=${BENCH_ROUNDS:-3}
 users=200 items=50
 admin=bench-admin-key-$$-$RANDOM
 
-# free_port and stop_pid come from rest-bench.sh itself (its helpers are
-# plain functions; the script around them is not meant to be sourced).
-# shellcheck disable=SC1090
-source <(sed -n -e '/^free_port() {/,/^}/p' -e '/^stop_pid() {/,/^}/p' "$here/rest-bench.sh")
-for f in free_port stop_pid; do
-  declare -F "$f" >/dev/null || { echo "auth-bench: rest-bench.sh no longer defines $f" >&2; exit 1; }
-done
 say() { printf 'auth-bench: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
+# shellcheck source=bench-lib.sh
+. "$here/bench-lib.sh"   # stop_pid, ab_binary (the REST benches' helpers)
 for t in wrk curl openssl jq awk; do command -v "$t" >/dev/null || die "$t not found"; done
-
-ab=${ACTIONBASED:-$repo/build/bench/src/actionbased}
-if [ ! -x "$ab" ]; then
-  [ -z "${ACTIONBASED:-}" ] || die "ACTIONBASED=$ab is not executable"
-  say "building $ab (-O2 -g)"
-  ( cd "$repo" && { [ -x configure ] || autoreconf -fi; } \
-    && mkdir -p build/bench && cd build/bench \
-    && { [ -f Makefile ] || ../../configure CFLAGS='-O2 -g'; } \
-    && make -j2 src/actionbased ) >&2 || die "building actionbased failed"
-fi
+ab=$(ab_binary "$repo")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/auth-bench.XXXXXX")
 ab_pid=
@@ -62,8 +49,9 @@ trap 'exit 143' TERM
   && openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem \
        -days 1 -extfile ext.cnf ) >/dev/null 2>&1 || die "openssl could not make a certificate"
 
-# ab_start MODE: starts actionbased on the shared data dir; sets ab_pid, base
-ab_start() {
+# start_mode MODE: starts actionbased on the shared data dir (bench-lib's
+# ab_start waits with plain HTTP, so not for TLS); sets ab_pid, base
+start_mode() {
   local mode=$1 port args=(--listen 127.0.0.1:0 --store "lmdb:$tmp/data" --log-level warning)
   case $mode in
     on) args+=(--auth) ;;
@@ -132,7 +120,7 @@ keep_best() {
 # phase MODE: one wrk (or h2load) run of the GET phase against a fresh server
 phase() {
   local mode=$1 out line hdr=()
-  ab_start "$mode"
+  start_mode "$mode"
   [ "$mode" = on ] && hdr=(-H "Authorization: Bearer $reader")
   out=$tmp/run-$mode.out
   if [ "$mode" = h2 ]; then
@@ -156,7 +144,7 @@ phase() {
 }
 
 say "temp dir $tmp; $conns connections, $threads threads, ${secs}s x $rounds rounds, $(nproc) cores"
-ab_start on
+start_mode on
 preload
 stop_pid "$ab_pid" 15; ab_pid=
 modes=(off on tls)
