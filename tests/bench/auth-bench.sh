@@ -128,6 +128,8 @@ phase() {
     for u in $(seq 0 63); do echo "$base$table/edges/get?source=u$u&target=i$((u % items))"; done >"$tmp/urls"
     h2load -c "$conns" -t "$threads" -m 1 -D "$secs" -i "$tmp/urls" >"$out" 2>&1 || { cat "$out" >&2; die "h2load failed"; }
     line=$(awk '/^finished in/ { gsub(",", "", $4); print $4 }' "$out")
+    grep -q '^status codes: [1-9][0-9]* 2xx, 0 3xx, 0 4xx, 0 5xx' "$out" \
+      || { cat "$out" >&2; die "h2: answers other than 2xx"; }
     keep_best "$mode" "$line 0 0"
   else
     BENCH_OP=get BENCH_PREFIX=$table BENCH_USERS=$users BENCH_ITEMS=$items \
