@@ -44,11 +44,21 @@ array_of (JsonObject *o, const gchar *name)
 
 /* ---- create ---- */
 
+/* POSTs a create body and prints the upstream sentence for `what` (database,
+ * storage, table, alias): "The <what> 'x' is created" or the failure. */
 static gboolean
-post (AbCall *call, JsonBuilder *b, AbResponse *r, const gchar *path)
+post_create (AbCall *call, JsonBuilder *b, const gchar *path, const gchar *what,
+             const gchar *name)
 {
   g_autoptr (JsonNode) body = json_builder_get_root (b);
-  return ab_client_call (call->console->client, "POST", path, body, r);
+  AbResponse r;
+  gboolean ok = ab_client_call (call->console->client, "POST", path, body, &r);
+  if (ok)
+    ab_call_print (call, "The %s '%s' is created", what, name);
+  else
+    ab_call_fail_resp (call, &r, "Failed to create %s '%s'", what, name);
+  ab_response_clear (&r);
+  return ok;
 }
 
 static gboolean
@@ -64,14 +74,7 @@ create_database (AbCall *call)
   json_builder_end_object (b);
   g_autofree gchar *e = ab_client_escape (name);
   g_autofree gchar *path = g_strdup_printf ("/graph/v2/service/%s", e);
-  AbResponse r;
-  gboolean ok = post (call, b, &r, path);
-  if (ok)
-    ab_call_print (call, "The database '%s' is created", name);
-  else
-    ab_call_fail_resp (call, &r, "Failed to create database '%s'", name);
-  ab_response_clear (&r);
-  return ok;
+  return post_create (call, b, path, "database", name);
 }
 
 static gboolean
@@ -98,14 +101,7 @@ create_storage (AbCall *call)
   json_builder_end_object (b);
   g_autofree gchar *e = ab_client_escape (name);
   g_autofree gchar *path = g_strdup_printf ("/graph/v2/storage/%s", e);
-  AbResponse r;
-  gboolean ok = post (call, b, &r, path);
-  if (ok)
-    ab_call_print (call, "The storage '%s' is created", name);
-  else
-    ab_call_fail_resp (call, &r, "Failed to create storage '%s'", name);
-  ab_response_clear (&r);
-  return ok;
+  return post_create (call, b, path, "storage", name);
 }
 
 /* A JSON option parsed into the builder under name (default when absent). */
@@ -161,14 +157,7 @@ create_table (AbCall *call)
   json_builder_end_object (b);
   g_autofree gchar *ed = ab_client_escape (db), *et = ab_client_escape (name);
   g_autofree gchar *path = g_strdup_printf ("/graph/v2/service/%s/label/%s", ed, et);
-  AbResponse r;
-  gboolean ok = post (call, b, &r, path);
-  if (ok)
-    ab_call_print (call, "The table '%s' is created", name);
-  else
-    ab_call_fail_resp (call, &r, "Failed to create table '%s'", name);
-  ab_response_clear (&r);
-  return ok;
+  return post_create (call, b, path, "table", name);
 }
 
 static gboolean
@@ -190,14 +179,7 @@ create_alias (AbCall *call)
   json_builder_end_object (b);
   g_autofree gchar *ed = ab_client_escape (db), *ea = ab_client_escape (name);
   g_autofree gchar *path = g_strdup_printf ("/graph/v2/service/%s/alias/%s", ed, ea);
-  AbResponse r;
-  gboolean ok = post (call, b, &r, path);
-  if (ok)
-    ab_call_print (call, "The alias '%s' is created", name);
-  else
-    ab_call_fail_resp (call, &r, "Failed to create alias '%s'", name);
-  ab_response_clear (&r);
-  return ok;
+  return post_create (call, b, path, "alias", name);
 }
 
 gboolean
