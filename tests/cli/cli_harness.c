@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 #include "cli_harness.h"
 
@@ -115,6 +116,21 @@ ab_pty_send (AbPty *p, const gchar *keys)
       keys += w;
       n -= (gsize) w;
     }
+}
+
+gboolean
+ab_pty_wait_raw (AbPty *p, guint timeout_ms)
+{
+  /* On Linux the master side reports the slave's line settings. */
+  gint64 end = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  struct termios t;
+  while (tcgetattr (p->fd, &t) == 0 && (t.c_lflag & ICANON) != 0)
+    {
+      if (g_get_monotonic_time () >= end)
+        return FALSE;
+      g_usleep (5000);
+    }
+  return TRUE;
 }
 
 /* Reads what is available within timeout_ms; FALSE at end of file. */

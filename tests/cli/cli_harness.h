@@ -35,6 +35,9 @@ typedef struct {
  * with extra environment "NAME=value" entries (may be NULL). GLib reaps it. */
 void ab_pty_spawn (AbPty *p, const gchar *const *argv, const gchar *const *env);
 void ab_pty_send (AbPty *p, const gchar *keys);
+/* Waits until the line editor has put the terminal in raw mode, so control
+ * keys reach it rather than the tty's line discipline; FALSE on timeout. */
+gboolean ab_pty_wait_raw (AbPty *p, guint timeout_ms);
 /* Reads until needle appears after the mark (then moves the mark past it);
  * FALSE on timeout. */
 gboolean ab_pty_expect (AbPty *p, const gchar *needle, guint timeout_ms);
