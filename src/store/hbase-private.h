@@ -7,7 +7,8 @@
 #include "store/backend.h"
 #include "store/gen/hb_t_h_base_service.h"
 
-/* Every narrow row lives in family "f", qualifier "e" (encoding.md §6). */
+/* Every narrow row lives in family "f", qualifier "e"; wide rows (Group,
+ * Cache) in family "f" under their own qualifiers (encoding.md §6). */
 #define AB_HB_FAMILY "f"
 #define AB_HB_QUALIFIER "e"
 
@@ -103,14 +104,29 @@ gboolean ab_hb_ensure_table (AbHbStore *h, GError **error);
 /* Batches (hbase_batch.c). */
 gboolean ab_hb_batch (AbStore *s, const AbBatch *b, GError **error);
 
-/* Builders: new GByteArray copies, and cells of family f / qualifier e. */
+/* Where a datastore key lives (hbase_cells.c): a narrow key is the row, with
+ * qualifier e; a Group/Cache composite key row || qualifier is split at the
+ * end of its row part (ab_codec_wide_parts). Pointers into the key. */
+typedef struct {
+  const guint8 *row;
+  gsize row_len;
+  const guint8 *qual;
+  gsize qual_len;
+  gboolean wide;
+} AbHbAddr;
+void ab_hb_addr (const guint8 *key, gsize len, AbHbAddr *out);
+
+/* Builders: new GByteArray copies, and the Thrift structs of one key's cell. */
 GByteArray *ab_hb_bytes (const guint8 *data, gsize len);
-HbTColumnValue *ab_hb_cell (const guint8 *value, gsize vlen);
-HbTColumn *ab_hb_column (void);
+HbTColumn *ab_hb_column_new (const AbHbAddr *a);
+HbTGet *ab_hb_get_new (const guint8 *key, gsize klen);
 HbTPut *ab_hb_put_new (const guint8 *key, gsize klen, const guint8 *value, gsize vlen);
-HbTDelete *ab_hb_row_delete_new (const guint8 *key, gsize klen);
+/* Narrow: the whole row. Wide: every version of the one cell. */
+HbTDelete *ab_hb_delete_new (const guint8 *key, gsize klen);
 HbTIncrement *ab_hb_increment_new (const guint8 *key, gsize klen, gint64 delta,
                                    gboolean want_result);
+/* One more cell of the same row in an increment. */
+void ab_hb_increment_add (HbTIncrement *inc, const AbHbAddr *a, gint64 delta);
 /* libthrift_c_glib workarounds (hbase_wire.c): skipping one value of type on
  * the wire and making a ThriftApplicationException (both called by the
  * generated client), and the finalize chain-up of the library's transport and
@@ -118,7 +134,13 @@ HbTIncrement *ab_hb_increment_new (const guint8 *key, gsize klen, gint64 delta,
 gint32 ab_hb_thrift_skip (ThriftProtocol *protocol, ThriftType type, GError **error);
 gpointer ab_hb_thrift_exception_new (void);
 void ab_hb_thrift_fix_classes (void);
-/* The f:e value of a result, or NULL when the row/cell is absent. */
+/* The f:e value of a result, or NULL when the row/cell is absent; the value
+ * of any qualifier of family f. */
 GByteArray *ab_hb_result_value (HbTResult *r);
+GByteArray *ab_hb_result_qualified (HbTResult *r, const guint8 *qual, gsize qual_len);
+/* Appends (datastore key, value) for the cells of a scanned row that lie in
+ * range (NULL: all), at most cap of them; returns how many. A narrow row
+ * gives its f:e cell, a wide row one key row || qualifier per cell. */
+guint ab_hb_result_cells (HbTResult *r, const AbScanRange *range, guint cap, GArray *out);
 /* Approximate encoded size of a mutation of this key and value. */
 gsize ab_hb_wire_size (gsize klen, gsize vlen);

@@ -1,6 +1,6 @@
 /* The hbase backend ("hbase://HOST:PORT/NAMESPACE?..."): the datastore seam's
  * reads, increments and check-and-set verbs as Thrift2 calls on one HBase
- * table (family f, qualifier e), plus ping, call counters and the vtable. */
+ * table (cells placed by hbase_cells.c), plus ping, call counters and the vtable. */
 #include "store/hbase-private.h"
 
 #include <signal.h>
@@ -9,93 +9,7 @@
 #define MULTI_GET_CHUNK 1000   /* keys per getMultiple */
 #define SCAN_PAGE 1000         /* rows per getScannerResults */
 
-/* ---- builders ---- */
-
-GByteArray *
-ab_hb_bytes (const guint8 *data, gsize len)
-{
-  GByteArray *a = g_byte_array_sized_new ((guint) len);
-  if (len > 0)
-    g_byte_array_append (a, data, (guint) len);
-  return a;
-}
-
 #define LIT(s) ab_hb_bytes ((const guint8 *) (s), strlen (s))
-
-HbTColumnValue *
-ab_hb_cell (const guint8 *value, gsize vlen)
-{
-  HbTColumnValue *cv = g_object_new (HB_TYPE_T_COLUMN_VALUE, NULL);
-  cv->family = LIT (AB_HB_FAMILY);
-  cv->qualifier = LIT (AB_HB_QUALIFIER);
-  cv->value = ab_hb_bytes (value, vlen);
-  return cv;
-}
-
-HbTColumn *
-ab_hb_column (void)
-{
-  HbTColumn *c = g_object_new (HB_TYPE_T_COLUMN, NULL);
-  c->family = LIT (AB_HB_FAMILY);
-  c->qualifier = LIT (AB_HB_QUALIFIER);
-  c->__isset_qualifier = TRUE;
-  return c;
-}
-
-HbTPut *
-ab_hb_put_new (const guint8 *key, gsize klen, const guint8 *value, gsize vlen)
-{
-  HbTPut *p = g_object_new (HB_TYPE_T_PUT, NULL);
-  p->row = ab_hb_bytes (key, klen);
-  g_ptr_array_add (p->columnValues, ab_hb_cell (value, vlen));
-  return p;
-}
-
-/* No columns: the whole row (hbase-thrift2.md §3.3). */
-HbTDelete *
-ab_hb_row_delete_new (const guint8 *key, gsize klen)
-{
-  HbTDelete *d = g_object_new (HB_TYPE_T_DELETE, NULL);
-  d->row = ab_hb_bytes (key, klen);
-  return d;
-}
-
-HbTIncrement *
-ab_hb_increment_new (const guint8 *key, gsize klen, gint64 delta, gboolean want_result)
-{
-  HbTIncrement *inc = g_object_new (HB_TYPE_T_INCREMENT, NULL);
-  HbTColumnIncrement *ci = g_object_new (HB_TYPE_T_COLUMN_INCREMENT, NULL);
-  ci->family = LIT (AB_HB_FAMILY);
-  ci->qualifier = LIT (AB_HB_QUALIFIER);
-  ci->amount = delta;
-  ci->__isset_amount = TRUE; /* else the server applies its default, +1 */
-  inc->row = ab_hb_bytes (key, klen);
-  g_ptr_array_add (inc->columns, ci);
-  inc->returnResults = want_result;
-  inc->__isset_returnResults = TRUE;
-  return inc;
-}
-
-GByteArray *
-ab_hb_result_value (HbTResult *r)
-{
-  if (r == NULL || r->columnValues == NULL)
-    return NULL;
-  for (guint i = 0; i < r->columnValues->len; i++) {
-    HbTColumnValue *cv = g_ptr_array_index (r->columnValues, i);
-    if (cv->family && cv->family->len == 1 && cv->family->data[0] == AB_HB_FAMILY[0]
-        && cv->qualifier && cv->qualifier->len == 1
-        && cv->qualifier->data[0] == AB_HB_QUALIFIER[0])
-      return cv->value;
-  }
-  return NULL;
-}
-
-gsize
-ab_hb_wire_size (gsize klen, gsize vlen)
-{
-  return klen + vlen + 48; /* struct, list and field headers, family and qualifier */
-}
 
 static GBytes *
 to_bytes (GByteArray *a)
@@ -103,17 +17,16 @@ to_bytes (GByteArray *a)
   return a ? g_bytes_new (a->data, a->len) : NULL;
 }
 
-static HbTGet *
-get_new (const guint8 *key, gsize klen)
-{
-  HbTGet *g = g_object_new (HB_TYPE_T_GET, NULL);
-  g->row = ab_hb_bytes (key, klen);
-  g_ptr_array_add (g->columns, ab_hb_column ());
-  g->__isset_columns = TRUE;
-  return g;
-}
-
 /* ---- get / multi_get ---- */
+
+/* The value of key's own cell in a result. */
+static GByteArray *
+result_value_of (HbTResult *r, const guint8 *key, gsize klen)
+{
+  AbHbAddr a;
+  ab_hb_addr (key, klen, &a);
+  return ab_hb_result_qualified (r, a.qual, a.qual_len);
+}
 
 typedef struct {
   AbHbStore *h;
@@ -140,10 +53,10 @@ hb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **erro
     return TRUE;
   if (!ab_hb_ensure_table (h, error))
     return FALSE;
-  x.tget = get_new (key, klen);
+  x.tget = ab_hb_get_new (key, klen);
   ok = ab_hb_call (h, AB_HB_RPC_GET, TRUE, call_get, &x, error);
   if (ok)
-    *value = to_bytes (ab_hb_result_value (x.result));
+    *value = to_bytes (result_value_of (x.result, key, klen));
   g_clear_object (&x.tget);
   g_clear_object (&x.result);
   return ok;
@@ -189,7 +102,10 @@ multi_collect (GPtrArray *keys, MultiCall *calls, GArray *out, GError **error)
                      "hbase getMultiple answered fewer rows than asked");
         return FALSE;
       }
-      kv.value = to_bytes (ab_hb_result_value (g_ptr_array_index (calls[chunk].results, at++)));
+      gsize klen;
+      const guint8 *kd = g_bytes_get_data (k, &klen);
+      kv.value = to_bytes (result_value_of (g_ptr_array_index (calls[chunk].results, at++),
+                                            kd, klen));
     }
     g_array_append_val (out, kv);
   }
@@ -211,7 +127,7 @@ hb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
       continue;
     if (n_calls == 0 || calls[n_calls - 1].tgets->len == MULTI_GET_CHUNK)
       calls[n_calls++] = (MultiCall) { h, g_ptr_array_new_with_free_func (g_object_unref) };
-    g_ptr_array_add (calls[n_calls - 1].tgets, get_new (k, klen));
+    g_ptr_array_add (calls[n_calls - 1].tgets, ab_hb_get_new (k, klen));
   }
   if (n_calls > 0 && !ab_hb_ensure_table (h, error))
     ok = FALSE;
@@ -230,6 +146,7 @@ hb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 
 typedef struct {
   AbHbStore *h;
+  const AbScanRange *range;
   HbTScan *tscan;
   gint32 rows;
   GPtrArray *results;
@@ -256,17 +173,29 @@ bound_row (const guint8 *key, gsize len, gboolean successor)
   return a;
 }
 
+/* A bound inside a wide row scans from (or through) that whole row; its
+ * qualifiers are bounded when the cells are unpacked (ab_hb_result_cells). */
+static GByteArray *
+row_bound (const guint8 *key, gsize len, gboolean inclusive, gboolean is_stop)
+{
+  AbHbAddr a;
+  ab_hb_addr (key, len, &a);
+  if (a.wide)
+    return bound_row (a.row, a.row_len, is_stop);
+  return bound_row (key, len, is_stop ? inclusive : !inclusive);
+}
+
 static HbTScan *
 scan_new (const AbScanRange *r, gboolean *empty)
 {
   HbTScan *sc = g_object_new (HB_TYPE_T_SCAN, NULL);
   *empty = FALSE;
   if (r->start != NULL && (r->start_len > 0 || !r->start_inclusive)) {
-    sc->startRow = bound_row (r->start, r->start_len, !r->start_inclusive);
+    sc->startRow = row_bound (r->start, r->start_len, r->start_inclusive, FALSE);
     sc->__isset_startRow = TRUE;
   }
   if (r->stop != NULL) {
-    sc->stopRow = bound_row (r->stop, r->stop_len, r->stop_inclusive);
+    sc->stopRow = row_bound (r->stop, r->stop_len, r->stop_inclusive, TRUE);
     sc->__isset_stopRow = TRUE;
     /* An empty stopRow would mean "to the end"; a start at or past the stop
      * is an empty window. */
@@ -275,32 +204,29 @@ scan_new (const AbScanRange *r, gboolean *empty)
                  && ab_store_key_compare (sc->startRow->data, sc->startRow->len,
                                           sc->stopRow->data, sc->stopRow->len) >= 0);
   }
-  g_ptr_array_add (sc->columns, ab_hb_column ());
-  sc->__isset_columns = TRUE;
+  /* No columns: every cell of the row (family f is the only one). */
   return sc;
 }
 
-/* Appends one page; *more says a next page may exist. */
+/* Appends the cells of up to `want` rows, at most `cap` of them; *more says
+ * a next page may exist. */
 static gboolean
-scan_page (ScanCall *x, guint want, GArray *out, gboolean *more, GError **error)
+scan_page (ScanCall *x, guint want, guint cap, GArray *out, gboolean *more, GError **error)
 {
   HbTResult *last = NULL;
+  guint got = 0;
   x->rows = (gint32) want;
   x->tscan->caching = x->tscan->limit = (gint32) want;
   x->tscan->__isset_caching = x->tscan->__isset_limit = TRUE;
   if (!ab_hb_call (x->h, AB_HB_RPC_GET_SCANNER_RESULTS, TRUE, call_scan, x, error))
     return FALSE;
-  for (guint i = 0; i < x->results->len; i++) {
+  for (guint i = 0; i < x->results->len && got < cap; i++) {
     HbTResult *r = g_ptr_array_index (x->results, i);
-    GByteArray *v = ab_hb_result_value (r);
-    AbKv kv;
-    if (r->row == NULL || v == NULL)
-      continue;
-    kv = (AbKv) { to_bytes (r->row), to_bytes (v) };
-    g_array_append_val (out, kv);
-    last = r;
+    got += ab_hb_result_cells (r, x->range, cap - got, out);
+    if (r->row != NULL)
+      last = r;
   }
-  *more = x->results->len == want && last != NULL;
+  *more = x->results->len == want && last != NULL && got < cap;
   if (*more) {
     g_clear_pointer (&x->tscan->startRow, g_byte_array_unref);
     x->tscan->startRow = bound_row (last->row->data, last->row->len, TRUE);
@@ -315,13 +241,13 @@ hb_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
   AbHbStore *h = (AbHbStore *) s;
   gboolean empty, more = TRUE, ok = TRUE;
   guint got = 0;
-  ScanCall x = { h, scan_new (r, &empty), 0, NULL };
+  ScanCall x = { h, r, scan_new (r, &empty), 0, NULL };
   if (!empty)
     ok = ab_hb_ensure_table (h, error);
   while (ok && !empty && more && (r->limit == 0 || got < r->limit)) {
     guint before = out->len;
     guint want = r->limit == 0 ? SCAN_PAGE : MIN (r->limit - got, SCAN_PAGE);
-    ok = scan_page (&x, want, out, &more, error);
+    ok = scan_page (&x, want, r->limit == 0 ? G_MAXUINT : r->limit - got, out, &more, error);
     got += out->len - before;
   }
   g_clear_object (&x.tscan);
@@ -360,7 +286,7 @@ hb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, g
   HbSnapshot *snap = (HbSnapshot *) base;
   gboolean empty, more = TRUE, ok = TRUE, go_on = TRUE;
   guint got = 0;
-  ScanCall x = { (AbHbStore *) base->store, scan_new (r, &empty), 0, NULL };
+  ScanCall x = { (AbHbStore *) base->store, r, scan_new (r, &empty), 0, NULL };
   HbTTimeRange *range = g_object_new (HB_TYPE_T_TIME_RANGE, NULL);
   range->minStamp = 0;
   range->maxStamp = snap->max_ts + 1; /* exclusive */
@@ -371,7 +297,7 @@ hb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, g
     {
       guint want = r->limit == 0 ? SCAN_PAGE : MIN (r->limit - got, SCAN_PAGE);
       g_array_set_size (page, 0);
-      ok = scan_page (&x, want, page, &more, error);
+      ok = scan_page (&x, want, r->limit == 0 ? G_MAXUINT : r->limit - got, page, &more, error);
       for (guint i = 0; ok && go_on && i < page->len; i++, got++)
         {
           AbKv *kv = &g_array_index (page, AbKv, i);
@@ -419,7 +345,7 @@ hb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *n
   gboolean ok = ab_hb_ensure_table (h, error)
                 && ab_hb_call (h, AB_HB_RPC_INCREMENT, FALSE, call_increment, &x, error);
   if (ok) {
-    GByteArray *v = ab_hb_result_value (x.result);
+    GByteArray *v = result_value_of (x.result, key, klen);
     guint64 be = 0;
     if (v != NULL && v->len == 8) {
       memcpy (&be, v->data, 8);
@@ -466,8 +392,11 @@ static gboolean
 run_cas (AbHbStore *h, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
          HbTPut *put, HbTDelete *del, gboolean *applied, GError **error)
 {
-  CasCall x = { h, ab_hb_bytes (key, klen), LIT (AB_HB_FAMILY), LIT (AB_HB_QUALIFIER),
-                ab_hb_bytes (expected, expected ? elen : 0), put, del, FALSE };
+  AbHbAddr a;
+  ab_hb_addr (key, klen, &a);
+  CasCall x = { h, ab_hb_bytes (a.row, a.row_len), LIT (AB_HB_FAMILY),
+                ab_hb_bytes (a.qual, a.qual_len), ab_hb_bytes (expected, expected ? elen : 0),
+                put, del, FALSE };
   gboolean ok = ab_hb_ensure_table (h, error)
                 && ab_hb_call (h, put ? AB_HB_RPC_CHECK_AND_PUT : AB_HB_RPC_CHECK_AND_DELETE,
                                FALSE, call_cas, &x, error);
@@ -503,7 +432,7 @@ hb_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *ex
     return TRUE;
   }
   return run_cas ((AbHbStore *) s, key, klen, expected, elen, NULL,
-                  ab_hb_row_delete_new (key, klen), applied, error);
+                  ab_hb_delete_new (key, klen), applied, error);
 }
 
 /* ---- ping, counters, lifetime ---- */
@@ -527,7 +456,7 @@ static gboolean
 hb_ping (AbStore *s, GError **error)
 {
   AbHbStore *h = (AbHbStore *) s;
-  ExistsCall x = { h, get_new ((const guint8 *) "", 1), FALSE };
+  ExistsCall x = { h, ab_hb_get_new ((const guint8 *) "", 1), FALSE };
   gboolean ok = ab_hb_ensure_table (h, error)
                 && ab_hb_call (h, AB_HB_RPC_EXISTS, TRUE, call_exists, &x, error);
   g_clear_object (&x.tget);

@@ -1,7 +1,8 @@
 /* The hbase backend's batch: folds the ordered mutations into one final
  * operation per key, then sends every put in putMultiple calls and every
  * delete in deleteMultiple calls (split under the gateway's frame limit) and
- * one increment call per counter, all at once over the pool. Not atomic. */
+ * one increment call per row (all its cells), all at once over the pool.
+ * Not atomic. */
 #include "store/hbase-private.h"
 
 #include <string.h>
@@ -185,11 +186,35 @@ add_to_multi (AbHbStore *h, GArray *calls, GArray *jobs, gint *open, gsize *byte
   *bytes += size;
 }
 
+/* An increment of a cell whose row already has one in this batch joins it:
+ * a Group row's buckets go in one call. */
+static void
+add_increment (AbHbStore *h, GArray *calls, GArray *jobs, GHashTable *inc_rows,
+               const guint8 *k, gsize klen, gint64 delta)
+{
+  AbHbAddr a;
+  ab_hb_addr (k, klen, &a);
+  g_autoptr (GBytes) row = g_bytes_new (a.row, a.row_len);
+  gpointer at = g_hash_table_lookup (inc_rows, row);
+  if (at != NULL) {
+    ab_hb_increment_add (g_array_index (calls, BatchCall, GPOINTER_TO_UINT (at) - 1).inc, &a,
+                         delta);
+    return;
+  }
+  BatchCall x = { h, NULL, NULL, ab_hb_increment_new (k, klen, delta, FALSE), NULL };
+  AbHbJob job = { AB_HB_RPC_INCREMENT, FALSE, call_increment };
+  g_array_append_val (calls, x);
+  g_array_append_val (jobs, job);
+  g_hash_table_insert (inc_rows, g_steal_pointer (&row), GUINT_TO_POINTER (calls->len));
+}
+
 static void
 plan_calls (AbHbStore *h, GArray *ops, GArray *calls, GArray *jobs)
 {
   gint open_put = -1, open_del = -1;
   gsize put_bytes = 0, del_bytes = 0;
+  g_autoptr (GHashTable) inc_rows = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                           (GDestroyNotify) g_bytes_unref, NULL);
   for (guint i = 0; i < ops->len; i++) {
     KeyOp *op = &g_array_index (ops, KeyOp, i);
     gsize klen, vlen = 0;
@@ -200,12 +225,9 @@ plan_calls (AbHbStore *h, GArray *ops, GArray *calls, GArray *jobs)
                     ab_hb_put_new (k, klen, v, vlen), ab_hb_wire_size (klen, vlen));
     } else if (op->kind == OP_DELETE) {
       add_to_multi (h, calls, jobs, &open_del, &del_bytes, AB_HB_RPC_DELETE_MULTIPLE,
-                    ab_hb_row_delete_new (k, klen), ab_hb_wire_size (klen, 0));
+                    ab_hb_delete_new (k, klen), ab_hb_wire_size (klen, 0));
     } else if (op->delta != 0) {
-      BatchCall x = { h, NULL, NULL, ab_hb_increment_new (k, klen, op->delta, FALSE), NULL };
-      AbHbJob job = { AB_HB_RPC_INCREMENT, FALSE, call_increment };
-      g_array_append_val (calls, x);
-      g_array_append_val (jobs, job);
+      add_increment (h, calls, jobs, inc_rows, k, klen, op->delta);
     }
   }
 }

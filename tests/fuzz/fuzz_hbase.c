@@ -1,8 +1,8 @@
 /* libFuzzer target: decoding of HBase Thrift2 responses as the hbase backend
  * reads them: the generated c_glib client's recv functions (get, getMultiple,
  * getScannerResults, increment, checkAndMutate) over an in-memory transport
- * that fails at the end of the reply as a socket does, then
- * ab_hb_result_value on every result. The first byte picks the protocol
+ * that fails at the end of the reply as a socket does, then the value and
+ * the unpacked cells of every result. The first byte picks the protocol
  * (binary / compact) and the call; the rest is the reply. */
 #include <thrift/c_glib/protocol/thrift_binary_protocol.h>
 #include <thrift/c_glib/protocol/thrift_compact_protocol.h>
@@ -52,11 +52,17 @@ ab_reply_buffer_init (AbReplyBuffer *self)
 {
 }
 
+/* What the backend reads out of a result: the narrow value, and every
+ * cell of a row as datastore keys (wide rows unpacked). */
 static void
 results (GPtrArray *rows)
 {
+  g_autoptr (GArray) cells = ab_kv_array_new ();
   for (guint i = 0; rows != NULL && i < rows->len; i++)
-    ab_hb_result_value (g_ptr_array_index (rows, i));
+    {
+      ab_hb_result_value (g_ptr_array_index (rows, i));
+      ab_hb_result_cells (g_ptr_array_index (rows, i), NULL, G_MAXUINT, cells);
+    }
 }
 
 static void

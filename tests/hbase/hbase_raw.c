@@ -75,8 +75,9 @@ bytes (const void *data, gsize len)
 }
 
 gboolean
-ab_hb_raw_get (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
-               GByteArray **value, GError **error)
+ab_hb_raw_get_cell (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
+                    const guint8 *qual, gsize qlen, GByteArray **value, guint *n_cells,
+                    GError **error)
 {
   g_autoptr (GByteArray) t = bytes (table, strlen (table));
   HbTGet *get = g_object_new (HB_TYPE_T_GET, NULL);
@@ -86,10 +87,12 @@ ab_hb_raw_get (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
   get->row = bytes (row, rlen);
   *value = NULL;
   ok = hb_t_h_base_service_client_get (r->client, &res, t, get, &io, error);
+  if (ok && n_cells != NULL)
+    *n_cells = res->columnValues->len;
   for (guint i = 0; ok && i < res->columnValues->len; i++) {
     HbTColumnValue *cv = g_ptr_array_index (res->columnValues, i);
-    if (cv->family->len == 1 && cv->family->data[0] == 'f' && cv->qualifier->len == 1
-        && cv->qualifier->data[0] == 'e')
+    if (cv->family->len == 1 && cv->family->data[0] == 'f' && cv->qualifier->len == qlen
+        && (qlen == 0 || memcmp (cv->qualifier->data, qual, qlen) == 0))
       *value = g_byte_array_ref (cv->value);
   }
   if (io != NULL)
@@ -98,6 +101,13 @@ ab_hb_raw_get (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
   g_object_unref (get);
   g_object_unref (res);
   return ok;
+}
+
+gboolean
+ab_hb_raw_get (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
+               GByteArray **value, GError **error)
+{
+  return ab_hb_raw_get_cell (r, table, row, rlen, (const guint8 *) "e", 1, value, NULL, error);
 }
 
 gboolean

@@ -15,5 +15,10 @@ HbTHBaseServiceIf *ab_hb_raw_client (AbHbRaw *r);
 /* f:e of row in table ("ns:name"); *value NULL when absent. */
 gboolean ab_hb_raw_get (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
                         GByteArray **value, GError **error);
+/* f:qual of row; *value NULL when absent; *n_cells (may be NULL) counts
+ * every cell the row holds. */
+gboolean ab_hb_raw_get_cell (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
+                             const guint8 *qual, gsize qlen, GByteArray **value,
+                             guint *n_cells, GError **error);
 gboolean ab_hb_raw_put (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
                         const guint8 *value, gsize vlen, GError **error);

@@ -1,10 +1,13 @@
 /* HBase-only checks against the real gateway named by AB_HBASE_ADDR (skipped,
  * exit 77, without it): the engine's raw rows equal encoding.md §9, a 5,000
- * item request, same-millisecond delete/put, call counts, lazy connecting. */
+ * item request, same-millisecond delete/put, call counts, lazy connecting,
+ * Group and Cache cells as real qualifiers of their wide rows. */
 #include <string.h>
 
 #include "../unit/engine/engine_fixture.h"
 #include "../unit/store/store_test_util.h"
+#include "codec/element.h"
+#include "codec/keys.h"
 #include "hbase_raw.h"
 #include "hbase_test_uri.h"
 
@@ -99,6 +102,106 @@ START_TEST (test_rows_match_encoding_vectors)
               "2c8000018bcfe56800 2bd5673825 2c8000018bcfe56800");
   /* the lock row was released */
   assert_raw (r, table, "74ccbcc5 34416c69636500 2b8c5a4378 297f 3450686f6e6500", NULL);
+  ab_hb_raw_close (r);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+static const gchar *KINDS_DESC =
+  "{\"table\":\"kinds\",\"storage\":\"datastore://likes/kinds\",\"comment\":\"\","
+  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
+  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
+  "{\"name\":\"kind\",\"type\":\"string\",\"nullable\":false,\"comment\":\"\"}],"
+  "\"indexes\":[],"
+  "\"groups\":[{\"group\":\"by_kind\",\"type\":\"COUNT\",\"directionType\":\"OUT\","
+  "\"fields\":[{\"name\":\"kind\"}]}],"
+  "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}],"
+  "\"limit\":10}]}}";
+
+static GByteArray *
+alice_row (const gchar *table, AbRowType type, const gchar *name)
+{
+  AbValue alice = { .kind = AB_VALUE_STRING, .u.s = { (gchar *) "Alice", 5 } };
+  GError *error = NULL;
+  GByteArray *row = ab_codec_wide_key (&alice, AB_DIR_OUT, ab_codec_table_code ("likes", table),
+                                       type, ab_codec_code (name), &error);
+  ck_assert_ptr_nonnull (row);
+  return row;
+}
+
+/* Asserts f:qual of row holds want (8-byte BE count) or, want < 0, a value
+ * starting with prefix; returns how many cells the row has. */
+static guint
+assert_cell (AbHbRaw *r, const gchar *table, const GByteArray *row, const GByteArray *qual,
+             gint64 want, const GByteArray *prefix)
+{
+  g_autoptr (GByteArray) got = NULL;
+  GError *error = NULL;
+  guint n = 0;
+  ck_assert_msg (ab_hb_raw_get_cell (r, table, row->data, row->len, qual->data, qual->len, &got,
+                                     &n, &error), "raw get: %s", error ? error->message : "");
+  ck_assert_msg (got != NULL, "no cell under the qualifier");
+  if (want >= 0) {
+    guint64 be = GUINT64_TO_BE ((guint64) want);
+    ck_assert_uint_eq (got->len, 8);
+    ck_assert_mem_eq (got->data, &be, 8);
+  } else {
+    ck_assert_uint_ge (got->len, prefix->len);
+    ck_assert_mem_eq (got->data, prefix->data, prefix->len);
+  }
+  return n;
+}
+
+/* Group and Cache rows are wide rows: one HBase row per (source, direction,
+ * group/cache) and one cell per qualifier in family f (encoding.md §4-§6),
+ * so an upstream table carries the same cells; nothing is stored under the
+ * composite row || qualifier as a row of its own. */
+START_TEST (test_wide_rows_are_qualified_cells)
+{
+  AbTestEnv env;
+  GError *error = NULL;
+  ab_test_env_open (&env, 2);
+  ab_test_create_table (&env, "likes", KINDS_DESC);
+  const gchar *targets[] = { "Phone", "Laptop", "Book" }, *kinds[] = { "x", "x", "y" };
+  for (guint i = 0; i < 3; i++) {
+    g_autofree gchar *body = g_strdup_printf (
+      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"Alice\","
+      "\"target\":\"%s\",\"properties\":{\"created_at\":%u,\"kind\":\"%s\"}}}]}",
+      100 + i, targets[i], 10 + i, kinds[i]);
+    g_autoptr (GArray) res = ab_test_mutate (&env, "likes", "kinds", body);
+    ck_assert_uint_eq (res->len, 1);
+  }
+  g_autofree gchar *table = table_of (env.engine->store);
+  AbHbRaw *r = raw_connect ();
+
+  /* Group: qualifier encD(kind) -> count. */
+  g_autoptr (GByteArray) group = alice_row ("kinds", AB_ROW_GROUP, "by_kind");
+  g_autoptr (GByteArray) qx = g_byte_array_new (), qy = g_byte_array_new ();
+  ck_assert (ab_codec_put_string (qx, "x", 1, AB_ORDER_DESC, &error));
+  ck_assert (ab_codec_put_string (qy, "y", 1, AB_ORDER_DESC, &error));
+  ck_assert_uint_eq (assert_cell (r, table, group, qx, 2, NULL), 2);
+  assert_cell (r, table, group, qy, 1, NULL);
+
+  /* Cache: qualifier encD(created_at) || enc(target) -> version || props. */
+  g_autoptr (GByteArray) cache = alice_row ("kinds", AB_ROW_CACHE, "recent");
+  for (guint i = 0; i < 3; i++) {
+    g_autoptr (GByteArray) q = g_byte_array_new (), v = g_byte_array_new ();
+    ab_codec_put_int64 (q, 10 + i, AB_ORDER_DESC);
+    ck_assert (ab_codec_put_string (q, targets[i], strlen (targets[i]), AB_ORDER_ASC, &error));
+    ab_codec_put_int64 (v, 100 + i, AB_ORDER_ASC);
+    ck_assert_uint_eq (assert_cell (r, table, cache, q, -1, v), 3);
+  }
+
+  /* The composite key is not a row. */
+  g_autoptr (GByteArray) composite = g_byte_array_new ();
+  g_byte_array_append (composite, group->data, group->len);
+  g_byte_array_append (composite, qx->data, qx->len);
+  g_autoptr (GByteArray) none = NULL;
+  guint n = 1;
+  ck_assert (ab_hb_raw_get_cell (r, table, composite->data, composite->len, qx->data, 0, &none,
+                                 &n, &error));
+  ck_assert_uint_eq (n, 0);
   ab_hb_raw_close (r);
   ab_test_env_close (&env);
 }
@@ -271,6 +374,7 @@ main (void)
   suite = suite_create ("hbase");
   tc = tcase_create ("hbase");
   tcase_add_test (tc, test_rows_match_encoding_vectors);
+  tcase_add_test (tc, test_wide_rows_are_qualified_cells);
   tcase_add_test (tc, test_five_thousand_items);
   tcase_add_test (tc, test_delete_then_put_same_millisecond);
   tcase_add_test (tc, test_call_counts);
