@@ -124,7 +124,7 @@ START_TEST (hundred_thousand_clean)
   static const guint64 none[AB_MISMATCH_N_CLASSES] = { 0 };
   guint64 shard_states = 0;
   gint64 t_load = g_get_monotonic_time ();
-  vf_open (&env, TRUE);
+  vf_open (&env, VF_LMDB);
   vf_create_table (&env, "db", LIKES);
   vf_create_table (&env, "db", FOLLOWS);
   vf_create_table (&env, "db", ORDERS);

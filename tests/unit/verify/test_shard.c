@@ -132,7 +132,7 @@ START_TEST (shards_union)
 {
   VfEnv env;
   VfResult all;
-  vf_open (&env, _i == 1);
+  vf_open (&env, (guint) _i);
   build_damaged (&env, TRUE);
   vf_verify (&env, 0, 1, FALSE, &all);
   ck_assert_uint_gt (g_hash_table_size (all.findings), 20);
@@ -157,7 +157,7 @@ START_TEST (shards_repair)
   VfResult all, after;
   guint64 fixed = 0;
   static const guint64 corrupt_only[AB_MISMATCH_N_CLASSES] = { 0, 0, 0, 0, 0, 0, 1 };
-  vf_open (&env, _i == 1);
+  vf_open (&env, (guint) _i);
   build_damaged (&env, TRUE);
   vf_verify (&env, 0, 1, FALSE, &all);
   for (guint k = 0; k < 3; k++)
@@ -184,7 +184,7 @@ START_TEST (spilled_runs_same_findings)
   VfEnv env;
   VfResult all, small;
   AbVerifyOptions o;
-  vf_open (&env, FALSE);
+  vf_open (&env, VF_MEMORY);
   build_damaged (&env, TRUE);
   vf_verify (&env, 0, 1, FALSE, &all);
   ab_verify_options_init (&o);
@@ -212,7 +212,7 @@ START_TEST (report_lines)
   g_autofree gchar *path = g_build_filename (g_get_tmp_dir (), "ab-verify-report.jsonl", NULL);
   g_autofree gchar *text = NULL;
   guint64 per_class[AB_MISMATCH_N_CLASSES] = { 0 };
-  vf_open (&env, FALSE);
+  vf_open (&env, VF_MEMORY);
   build_damaged (&env, TRUE);
   ab_verify_options_init (&o);
   o.report_path = path;
@@ -265,7 +265,7 @@ START_TEST (binary_exit_codes)
   VfEnv env;
   if (!g_file_test (verify_bin, G_FILE_TEST_IS_EXECUTABLE))
     return;
-  vf_open (&env, TRUE);
+  vf_open (&env, VF_LMDB);
   build_damaged (&env, FALSE);
   g_clear_pointer (&env.engine, ab_engine_close); /* release the lmdb environment */
   ck_assert_int_eq (run_bin (env.uri, "--shard=1/2", NULL), 1);
@@ -294,8 +294,8 @@ main (int argc, char **argv)
   Suite *s = suite_create ("verify-shards");
   TCase *tc = tcase_create ("shards");
   tcase_set_timeout (tc, 120);
-  tcase_add_loop_test (tc, shards_union, 0, 2);
-  tcase_add_loop_test (tc, shards_repair, 0, 2);
+  tcase_add_loop_test (tc, shards_union, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, shards_repair, 0, (gint) vf_n_stores ());
   tcase_add_test (tc, spilled_runs_same_findings);
   tcase_add_test (tc, report_lines);
   tcase_add_test (tc, binary_exit_codes);

@@ -105,7 +105,7 @@ expect (guint64 index_missing, guint64 index_stale, guint64 index_orphan, guint6
 
 START_TEST (clean_then_damaged)
 {
-  vf_open (&env, _i);
+  vf_open (&env, (guint) _i);
   vf_create_table (&env, "db", LIKES);
   random_writes (3 + _i);
   vf_assert_clean (&env, "after writes");
@@ -150,7 +150,7 @@ main (void)
   Suite *s = suite_create ("verify-wide");
   TCase *tc = tcase_create ("wide");
   tcase_set_timeout (tc, 120);
-  tcase_add_loop_test (tc, clean_then_damaged, 0, 2);
+  tcase_add_loop_test (tc, clean_then_damaged, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);

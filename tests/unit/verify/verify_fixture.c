@@ -4,6 +4,7 @@
 #include "verify_fixture.h"
 #include "catalog/catalog.h"
 #include "codec/bytes.h"
+#include "../../hbase/hbase_test_uri.h"
 
 void
 vf_rmdir (const gchar *dir)
@@ -23,14 +24,25 @@ vf_rmdir (const gchar *dir)
   g_rmdir (dir);
 }
 
+guint
+vf_n_stores (void)
+{
+  return g_getenv ("AB_HBASE_ADDR") != NULL ? 3 : 2;
+}
+
 void
-vf_open (VfEnv *env, gboolean lmdb)
+vf_open (VfEnv *env, guint store)
 {
   g_autoptr (GError) error = NULL;
   AbEngineConfig cfg;
   AbStore *inner;
-  env->tmpdir = lmdb ? g_dir_make_tmp ("ab-verify-XXXXXX", NULL) : NULL;
-  env->uri = lmdb ? g_strdup_printf ("lmdb:%s?sync=0", env->tmpdir) : g_strdup ("memory:");
+  env->tmpdir = store == VF_LMDB ? g_dir_make_tmp ("ab-verify-XXXXXX", NULL) : NULL;
+  if (store == VF_HBASE)
+    env->uri = ab_hbase_test_uri ("verify", 1);
+  else
+    env->uri = env->tmpdir != NULL ? g_strdup_printf ("lmdb:%s?sync=0", env->tmpdir)
+                                   : g_strdup ("memory:");
+  ck_assert_msg (env->uri != NULL, "store %u needs AB_HBASE_ADDR", store);
   inner = ab_store_open (env->uri, &error);
   ck_assert_msg (inner != NULL, "open %s: %s", env->uri, error ? error->message : "");
   env->fault = ab_store_fault_new (inner);

@@ -1,5 +1,5 @@
 /* Shared fixtures of the verify suites: an engine writing through the fault
- * wrapper over a memory or lmdb store, table and mutation helpers, and a
+ * wrapper over a memory, lmdb or hbase store, table and mutation helpers, and a
  * verification run that collects findings by class and by key. */
 #pragma once
 #include <check.h>
@@ -10,11 +10,15 @@
 typedef struct {
   AbEngine *engine;
   AbStore *fault;   /* the wrapper the engine writes through (owned by it) */
-  gchar *tmpdir;    /* lmdb directory, NULL for memory */
+  gchar *tmpdir;    /* lmdb directory, else NULL */
   gchar *uri;       /* URI of the inner store */
 } VfEnv;
 
-void vf_open (VfEnv *env, gboolean lmdb);
+/* Stores a suite can loop over: memory, lmdb and, when tests/run.sh started
+ * one (AB_HBASE_ADDR), a fresh table on the real HBase. */
+enum { VF_MEMORY, VF_LMDB, VF_HBASE };
+guint vf_n_stores (void);
+void vf_open (VfEnv *env, guint store);
 void vf_close (VfEnv *env);
 void vf_rmdir (const gchar *dir);
 JsonNode *vf_json (const gchar *text);
