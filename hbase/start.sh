@@ -8,15 +8,15 @@
 #        AB_HBASE_FRAMED    1 = framed transport, 0 = buffered (default)
 #        AB_HBASE_COMPACT   1 = compact protocol, 0 = binary (default)
 #        AB_HBASE_TIMEOUT   seconds to wait for readiness (default 180)
+#        AB_HBASE_HEAP      heap of the HBase JVM (default 1536m)
 # Jars come from the local Maven repository (hbase/pom.xml). Stop with
 # hbase/stop.sh DIR; logs are in DIR/logs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 [ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
 mkdir -p "$1"
 dir=$(cd "$1" && pwd)
-framed=${AB_HBASE_FRAMED:-0}
-compact=${AB_HBASE_COMPACT:-0}
 timeout=${AB_HBASE_TIMEOUT:-180}
 
 die () { echo "hbase/start.sh: $*" >&2; exit 1; }
@@ -74,6 +74,13 @@ prop () { printf '  <property><name>%s</name><value>%s</value></property>\n' "$1
   # The gateway's own client gives up within a minute instead of twenty.
   prop hbase.client.operation.timeout 60000
   prop hbase.client.retries.number 10
+  # Test runs create a few hundred small tables: no 2 MB MSLAB chunk per
+  # region memstore, a smaller block cache, and no per-table latency metrics,
+  # or the heap runs out (seen as OutOfMemoryError in region server calls).
+  prop hbase.hregion.memstore.mslab.enabled false
+  prop hbase.hregion.memstore.chunkpool.maxsize 0
+  prop hfile.block.cache.size 0.2
+  prop hbase.regionserver.enable.table.latencies false
   echo '</configuration>'
 } > "$dir/conf/hbase-site.xml"
 
@@ -84,49 +91,13 @@ if [ ! -s "$dir/cp.txt" ]; then
     || { cat "$dir/logs/maven.log" >&2; die "maven could not resolve hbase/pom.xml"; }
 fi
 cp="$dir/conf:$(cat "$dir/cp.txt")"
-jdk_flags=(-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
-  --add-modules jdk.unsupported
-  --add-opens java.base/java.io=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED
-  --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED
-  --add-opens java.base/jdk.internal.ref=ALL-UNNAMED
-  --add-opens java.base/java.lang.reflect=ALL-UNNAMED
-  --add-opens java.base/java.util=ALL-UNNAMED
-  --add-opens java.base/java.util.concurrent=ALL-UNNAMED
-  --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
-  --add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED
-  --add-exports java.base/sun.net.dns=ALL-UNNAMED
-  --add-exports java.base/sun.net.util=ALL-UNNAMED
-  -Djava.net.preferIPv4Stack=true -XX:+UseG1GC)
-
-nohup java "${jdk_flags[@]}" -Xmx1g -Dab.log.file="$dir/logs/master.log" -cp "$cp" \
+nohup java "${jdk_flags[@]}" -Xmx${AB_HBASE_HEAP:-1536m} -Dab.log.file="$dir/logs/master.log" -cp "$cp" \
   org.apache.hadoop.hbase.master.HMaster start > "$dir/logs/master.out" 2>&1 < /dev/null &
 echo $! > "$dir/master.pid"
-gw_flags=(-b 127.0.0.1 -p "$gw_port" --infoport -1)
-[ "$framed" = 1 ] && gw_flags+=(-f)
-[ "$compact" = 1 ] && gw_flags+=(-c)
-nohup java "${jdk_flags[@]}" -Xmx256m -Dab.log.file="$dir/logs/thrift.log" -cp "$cp" \
-  org.apache.hadoop.hbase.thrift2.ThriftServer "${gw_flags[@]}" start \
-  > "$dir/logs/thrift.out" 2>&1 < /dev/null &
-echo $! > "$dir/thrift.pid"
+ab_hb_launch_gateway "$dir" thrift "$gw_port"
 
-# Readiness: listNamespaces needs the master and hbase:meta, unlike
-# getThriftServerType. The call is written by hand (binary or compact, framed
-# or not) and the reply's first field tells success (id 0) from TIOError (id 1).
-probe () {
-  local msg hdr out
-  if [ "$compact" = 1 ]; then
-    msg='\x82\x21\x00\x0elistNamespaces\x00'; hdr=18
-  else
-    msg='\x80\x01\x00\x01\x00\x00\x00\x0elistNamespaces\x00\x00\x00\x00\x00'; hdr=26
-  fi
-  [ "$framed" = 1 ] && { msg="\\x00\\x00\\x00\\x$(printf %02x $((hdr + 1)))$msg"; hdr=$((hdr + 4)); }
-  out=$(timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$gw_port && printf '$msg' >&3 \
-        && head -c $((hdr + 3)) <&3 | od -An -tx1 -v" 2>/dev/null | tr -d ' \n') || return 1
-  [ "${#out}" -ge $(((hdr + 1) * 2)) ] || return 1
-  case "${out:$((hdr * 2)):2}" in 0f|09) return 0 ;; *) return 1 ;; esac
-}
 deadline=$((SECONDS + timeout))
-until probe; do
+until ab_hb_probe "$gw_port"; do
   for p in master thrift; do
     kill -0 "$(cat "$dir/$p.pid")" 2>/dev/null && continue
     tail -n 30 "$dir/logs/$p.out" "$dir/logs/$p.log" >&2 2>/dev/null || true

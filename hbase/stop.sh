@@ -27,7 +27,9 @@ stop_pid () {
   fi
   rm -f "$file"
 }
-stop_pid "$dir/thrift.pid"
+for gw in "$dir"/*.pid; do   # thrift.pid and the extra gateways of gateway.sh
+  [ "$gw" = "$dir/master.pid" ] || stop_pid "$gw"
+done
 stop_pid "$dir/master.pid"
 rm -f "$dir/addr"
 exit 0

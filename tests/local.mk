@@ -30,6 +30,13 @@ TESTS += tests/rest/test_nodes
 tests_rest_test_nodes_SOURCES = tests/rest/test_nodes.c $(REST_HARNESS)
 tests_rest_test_nodes_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_rest_test_nodes_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+# Gateway killed under load (an extra gateway of the HBase of tests/run.sh).
+check_PROGRAMS += tests/rest/test_gateway
+TESTS += tests/rest/test_gateway
+tests_rest_test_gateway_SOURCES = tests/rest/test_gateway.c $(REST_HARNESS)
+tests_rest_test_gateway_CPPFLAGS = $(AM_CPPFLAGS) -DAB_HBASE_SCRIPTS=\"$(abs_top_srcdir)/hbase\"
+tests_rest_test_gateway_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
+tests_rest_test_gateway_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
 check_PROGRAMS += tests/rest/test_agg
 TESTS += tests/rest/test_agg
 tests_rest_test_agg_SOURCES = tests/rest/test_agg.c $(REST_HARNESS)

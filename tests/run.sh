@@ -65,7 +65,7 @@ hbase_stop () {
 }
 hbase_start () {
   local mode=${AB_HBASE:-auto} addr
-  unset AB_HBASE_ADDR
+  unset AB_HBASE_ADDR AB_HBASE_DIR
   [ "$mode" = off ] && return 0
   if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
     [ "$mode" = on ] && { echo "tests/run.sh: AB_HBASE=on but java or mvn is missing" >&2; return 1; }
@@ -82,6 +82,7 @@ hbase_start () {
     return 0
   fi
   export AB_HBASE_ADDR=${addr##*$'\n'}
+  export AB_HBASE_DIR=$hbase_dir   # tests/rest/test_gateway starts extra gateways there
   echo "tests/run.sh: HBase Thrift2 gateway at $AB_HBASE_ADDR"
 }
 hbase_start
