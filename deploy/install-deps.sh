@@ -7,6 +7,7 @@ PKGS=(build-essential autoconf automake libtool pkg-config
       libglib2.0-dev libjson-glib-dev libh2o-evloop-dev libssl-dev libsoup-3.0-dev
       libthrift-c-glib-dev thrift-compiler libxxhash-dev liblmdb-dev check
       curl jq valgrind
+      wrk                        # load generator of tests/bench/*-bench.sh
       libedit-dev libyaml-dev
       librdkafka-dev kcat
       openssl                    # throw-away certificates of tests/rest/test_tls

@@ -226,6 +226,20 @@ ab_kafka_commit (AbSinkReader *base, GBytes *position, GError **error)
   return TRUE;
 }
 
+/* Serves the close queue as events: records fetched but not read yet come
+ * out there too, and rd_kafka_queue_poll_callback () aborts the process on
+ * them (no consume_cb); they are dropped, uncommitted, for the next reader. */
+static void
+close_queue_serve (KafkaReader *r, rd_kafka_queue_t *q, gint timeout_ms)
+{
+  rd_kafka_event_t *ev = rd_kafka_queue_poll (q, timeout_ms);
+  if (ev == NULL)
+    return;
+  if (rd_kafka_event_type (ev) == RD_KAFKA_EVENT_REBALANCE)
+    on_rebalance (r->rk, rd_kafka_event_error (ev), rd_kafka_event_topic_partition_list (ev), r);
+  rd_kafka_event_destroy (ev);
+}
+
 /* Leaves the group (bounded: the broker may be gone) and frees the handle. */
 void
 ab_kafka_close_reader (AbSinkReader *base)
@@ -243,7 +257,7 @@ ab_kafka_close_reader (AbSinkReader *base)
         }
       else
         while (!rd_kafka_consumer_closed (r->rk) && g_get_monotonic_time () < deadline)
-          rd_kafka_queue_poll_callback (q, 100);
+          close_queue_serve (r, q, 100);
       rd_kafka_queue_destroy (q);
       rd_kafka_destroy_flags (r->rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
     }

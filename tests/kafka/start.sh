@@ -27,12 +27,19 @@ if [ -f "$dir/kafka.pid" ] && kill -0 "$(cat "$dir/kafka.pid")" 2>/dev/null; the
   die "a Kafka is already running in $dir (tests/kafka/stop.sh $dir)"
 fi
 
-# A port nobody listens on (random in 20000-59999, probed on loopback).
+# A port nobody listens on, probed on loopback, and outside the kernel's
+# ephemeral range: the probe cannot see a client socket (or its TIME_WAIT) on a
+# port, yet either makes the broker's bind fail with "Address already in use".
+read -r eph_lo eph_hi < /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null \
+  || { eph_lo=32768; eph_hi=60999; }
+if [ "$eph_lo" -gt 21024 ]; then port_lo=20000 port_n=$((eph_lo - 20000))
+elif [ "$eph_hi" -lt 64511 ]; then port_lo=$((eph_hi + 1)) port_n=$((65535 - eph_hi))
+else port_lo=20000 port_n=40000; fi   # no room outside: the old range
 taken=" "
 free_port () {
   local p
   for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
+    p=$((port_lo + RANDOM % port_n))
     case "$taken" in *" $p "*) continue ;; esac
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       taken="$taken$p "; echo "$p"; return 0

@@ -1,20 +1,19 @@
-/* The Kafka sink against a real broker (tests/kafka/start.sh): durable appends
- * read back in order, commits and resumed readers, and a private broker
- * stopped and restarted under queued load. Skips (77) without AB_KAFKA_ADDR. */
+/* The Kafka sink against a real broker: durable appends read back in order,
+ * commits, resumed readers, readers closed with records unread, and a private
+ * broker stopped and restarted under queued load. 77 without AB_KAFKA_ADDR. */
 #include <check.h>
 #include <librdkafka/rdkafka.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "kafka_broker.h"
 #include "wal/sink.h"
 
 static const gchar *kafka_addr;   /* AB_KAFKA_ADDR: the shared broker */
 /* The outage test stops and restarts a broker of its own (suites running in
- * parallel keep the shared one); it reuses the shared broker's Maven
- * classpath from AB_KAFKA_DIR when set. */
-static gchar *private_dir;
-static gchar *private_addr;
+ * parallel keep the shared one). */
+static AbTestBroker private_broker;
 
 static gchar *
 topic_new (const gchar *what)
@@ -80,21 +79,6 @@ append_ok (AbSink *s, guint first, guint n, gboolean durable)
                  error ? error->message : "?");
 }
 
-/* kcat's view of the topic: one key per line. */
-static gchar **
-kcat_keys (const gchar *topic)
-{
-  g_autofree gchar *out = NULL;
-  gint status = 0;
-  const gchar *argv[] = { "kcat", "-C", "-b", kafka_addr, "-t", topic, "-e", "-q",
-                          "-f", "%k\n", NULL };
-  if (!g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-                     NULL, NULL, &out, NULL, &status, NULL) || status != 0)
-    return NULL;
-  g_strchomp (out);
-  return g_strsplit (out, "\n", -1);
-}
-
 START_TEST (test_durable_append_reads_back_in_order)
 {
   g_autofree gchar *topic = topic_new ("order");
@@ -117,7 +101,7 @@ START_TEST (test_durable_append_reads_back_in_order)
     assert_entry (got->pdata[i], i);
   ab_sink_close_reader (r);
 
-  g_auto (GStrv) keys = kcat_keys (topic);
+  g_auto (GStrv) keys = ab_test_kcat_keys (kafka_addr, topic);
   if (keys != NULL) /* kcat is a cross-check, not a requirement */
     {
       ck_assert_uint_eq (g_strv_length (keys), 200);
@@ -233,6 +217,33 @@ START_TEST (test_reader_from_position_in_a_new_group)
 }
 END_TEST
 
+/* A server stopping while its applier lags: records fetched but not read yet
+ * are still in the consumer's queue when the reader closes. Closing drops
+ * them (no abort in librdkafka) and commits nothing: the next reader gets them. */
+START_TEST (test_close_reader_with_unread_records)
+{
+  g_autofree gchar *topic = topic_new ("unread");
+  AbSink *s = sink_open (topic, NULL);
+  append_ok (s, 0, 200, TRUE);
+  g_autoptr (GError) error = NULL;
+  AbSinkReader *r = ab_sink_open_reader (s, NULL, &error);
+  ck_assert_msg (r != NULL, "%s", error ? error->message : "?");
+  g_autoptr (GPtrArray) first = read_n (r, 1, 30);
+  ck_assert_uint_eq (first->len, 1);
+  assert_entry (first->pdata[0], 0);
+  ab_sink_close_reader (r);
+
+  r = ab_sink_open_reader (s, NULL, &error);
+  g_autoptr (GPtrArray) all = read_n (r, 200, 30);
+  ck_assert_uint_eq (all->len, 200);
+  for (guint i = 0; i < all->len; i++)
+    assert_entry (all->pdata[i], i);
+  ab_sink_close_reader (r);
+  ab_sink_close (s);
+  ck_assert_int_eq (rd_kafka_wait_destroyed (5000), 0);
+}
+END_TEST
+
 START_TEST (test_bad_uri_options)
 {
   g_autoptr (GError) error = NULL;
@@ -254,64 +265,18 @@ elapsed_ms (gint64 since)
   return (g_get_monotonic_time () - since) / 1000;
 }
 
-/* Runs tests/kafka/<name> DIR (stop.sh or start.sh); *out = its last line. */
-static gboolean
-run_script (const gchar *name, const gchar *dir, gchar **out)
-{
-  g_autofree gchar *script = g_build_filename (AB_KAFKA_SCRIPTS, name, NULL);
-  const gchar *argv[] = { "bash", script, dir, NULL };
-  g_autofree gchar *text = NULL;
-  g_autofree gchar *err = NULL;
-  gint status = 0;
-  gboolean ok = g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
-                              &text, &err, &status, NULL)
-                && g_spawn_check_wait_status (status, NULL);
-  if (!ok)
-    g_printerr ("%s %s failed: %s%s\n", name, dir, text ? text : "", err ? err : "");
-  if (ok && out != NULL)
-    {
-      g_strstrip (text);
-      const gchar *nl = strrchr (text, '\n');
-      *out = g_strdup (nl != NULL ? nl + 1 : text);
-    }
-  return ok;
-}
-
 /* Unchecked fixture (runs in the parent): the private broker lives across
  * the forked test and is always stopped and removed, even when it fails. */
 static void
 private_broker_start (void)
 {
-  /* Inside the shared broker's directory when there is one, where the
-   * harness (tests/run.sh) stops whatever a killed suite left running. */
-  const gchar *shared = g_getenv ("AB_KAFKA_DIR");
-  if (shared != NULL && shared[0] != '\0')
-    private_dir = g_mkdtemp (g_build_filename (shared, "outage-XXXXXX", NULL));
-  else
-    private_dir = g_dir_make_tmp ("ab-kafka-outage-XXXXXX", NULL);
-  ck_assert_ptr_nonnull (private_dir);
-  g_autofree gchar *cp = shared != NULL ? g_build_filename (shared, "cp.txt", NULL) : NULL;
-  g_autofree gchar *text = NULL;
-  gsize len = 0;
-  if (cp != NULL && g_file_get_contents (cp, &text, &len, NULL))
-    {
-      g_autofree gchar *copy = g_build_filename (private_dir, "cp.txt", NULL);
-      g_file_set_contents (copy, text, (gssize) len, NULL);
-    }
-  ck_assert_msg (run_script ("start.sh", private_dir, &private_addr), "private broker");
+  ab_test_broker_start (&private_broker);
 }
 
 static void
 private_broker_stop (void)
 {
-  if (private_dir == NULL)
-    return;
-  run_script ("stop.sh", private_dir, NULL);
-  const gchar *argv[] = { "rm", "-rf", private_dir, NULL };
-  g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
-                NULL);
-  g_clear_pointer (&private_dir, g_free);
-  g_clear_pointer (&private_addr, g_free);
+  ab_test_broker_destroy (&private_broker);
 }
 
 static gboolean
@@ -391,11 +356,11 @@ read_until (AbSink *s, guint last, gint timeout_s)
 START_TEST (test_broker_stopped_and_restarted)
 {
   const gchar *shared = kafka_addr;
-  kafka_addr = private_addr;
+  kafka_addr = private_broker.addr;
   g_autofree gchar *topic = topic_new ("outage");
   AbSink *s = sink_open (topic, "queue_max=500&durable_timeout_ms=2000");
   append_ok (s, 0, 10, TRUE);
-  ck_assert (run_script ("stop.sh", private_dir, NULL));
+  ck_assert (ab_test_broker_stop (&private_broker));
 
   /* Durable right after the stop (the sink may not know yet): bounded. */
   g_autoptr (GError) error = NULL;
@@ -426,9 +391,7 @@ START_TEST (test_broker_stopped_and_restarted)
 
   /* Same broker back on the same address: publishing resumes, queued
    * records are delivered, the failed durable one never is. */
-  g_autofree gchar *again = NULL;
-  ck_assert (run_script ("start.sh", private_dir, &again));
-  ck_assert_str_eq (again, private_addr);
+  ck_assert (ab_test_broker_restart (&private_broker));
   ck_assert_msg (wait_health (s, TRUE, 60, NULL), "not healthy again after the restart");
   append_ok (s, 5000, 1, TRUE);
   /* The backlog may still fill the queue for a moment: retry the marker
@@ -462,6 +425,7 @@ kafka_suite (void)
   tcase_add_test (tc, test_commit_then_reopen_resumes_after_it);
   tcase_add_test (tc, test_crashed_reader_resumes_after_commit);
   tcase_add_test (tc, test_reader_from_position_in_a_new_group);
+  tcase_add_test (tc, test_close_reader_with_unread_records);
   tcase_add_test (tc, test_bad_uri_options);
   tcase_add_test (tc, test_unreachable_broker);
   suite_add_tcase (s, tc);
