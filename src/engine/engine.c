@@ -236,6 +236,12 @@ ab_engine_metrics_text (AbEngine *engine)
   for (guint i = 0; i < n_rpc; i++)
     g_string_append_printf (out, "actionbase_store_rpc_errors_total{method=\"%s\"} %" G_GUINT64_FORMAT "\n",
                             rpc[i].name, rpc[i].errors);
+  if (n_rpc > 0)
+    g_string_append (out, "# HELP actionbase_store_rpc_seconds_total Time spent in remote calls by method.\n"
+                          "# TYPE actionbase_store_rpc_seconds_total counter\n");
+  for (guint i = 0; i < n_rpc; i++)
+    g_string_append_printf (out, "actionbase_store_rpc_seconds_total{method=\"%s\"} %.6f\n",
+                            rpc[i].name, rpc[i].micros / 1e6);
   g_string_append (out, "# HELP actionbase_store_operations_total Datastore calls by verb.\n"
                         "# TYPE actionbase_store_operations_total counter\n");
   for (guint v = 0; v < AB_STORE_VERB_COUNT; v++)

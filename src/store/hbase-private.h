@@ -63,6 +63,7 @@ typedef struct {
   GThreadPool *workers;     /* runs parallel jobs (ab_hb_run_parallel) */
   atomic_uint_fast64_t calls[AB_HB_RPC_COUNT];
   atomic_uint_fast64_t errors[AB_HB_RPC_COUNT];
+  atomic_uint_fast64_t micros[AB_HB_RPC_COUNT];
 } AbHbStore;
 
 /* One Thrift call on an exclusive client. Must (re)create its outputs on

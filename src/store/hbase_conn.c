@@ -273,8 +273,12 @@ ab_hb_call (AbHbStore *h, AbHbRpc rpc, gboolean idempotent, AbHbCallFn fn, gpoin
     gboolean connect_failed, retry;
     AbHbConn *c = checkout (h, &connect_failed, &local);
     if (c != NULL) {
+      gint64 t0 = g_get_monotonic_time ();
+      gboolean ok = fn (c->client, ctx, &io, &err);
       atomic_fetch_add_explicit (&h->calls[rpc], 1, memory_order_relaxed);
-      if (fn (c->client, ctx, &io, &err)) {
+      atomic_fetch_add_explicit (&h->micros[rpc], (guint64) (g_get_monotonic_time () - t0),
+                                 memory_order_relaxed);
+      if (ok) {
         g_async_queue_push (h->idle, c);
         return TRUE;
       }

@@ -67,6 +67,7 @@ typedef struct {
   const gchar *name;
   guint64 calls;
   guint64 errors;
+  guint64 micros;   /* time spent in those calls, failed ones included */
 } AbStoreRpcCount;
 #define AB_STORE_RPC_MAX 32
 

@@ -1,6 +1,7 @@
 /* hbase-bench: figures of the hbase backend against a live gateway.
  *   hbase-bench raw HOST:PORT N      raw Thrift2 put and get calls/s, one connection
- *   hbase-bench engine URI N         single-edge INSERT and GET rate and p50/p99, and the
+ *   hbase-bench engine URI N         single-edge INSERT and GET rate and p50/p99 (INSERT
+ *                                    with its calls and ms per Thrift method), and the
  *                                    Thrift round trips of one request of 1, 10, 100 edges */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,22 @@ round_trips (AbEngine *e)
   return sum;
 }
 
+/* Per Thrift method during a run: calls per request and mean ms per call,
+ * from the backend's counters before (snapshot) and now. */
+static void
+rpc_breakdown (AbEngine *e, const AbStoreRpcCount *before, guint requests)
+{
+  AbStoreRpcCount now[AB_STORE_RPC_MAX];
+  guint n = ab_store_rpc_counts (e->store, now, AB_STORE_RPC_MAX);
+  for (guint i = 0; i < n; i++) {
+    guint64 calls = now[i].calls - before[i].calls;
+    if (calls == 0 || strcmp (now[i].name, "connect") == 0)
+      continue;
+    printf ("    %-20s %5.2f calls/request   %6.3f ms/call\n", now[i].name,
+            calls / (gdouble) requests, (now[i].micros - before[i].micros) / 1000.0 / calls);
+  }
+}
+
 static void
 mutate (AbEngine *e, const gchar *body)
 {
@@ -166,6 +183,8 @@ run_engine (const gchar *uri, guint n)
     die ("open", error);
   setup (e);
   bench_round_trips (e);
+  AbStoreRpcCount before[AB_STORE_RPC_MAX];
+  ab_store_rpc_counts (e->store, before, AB_STORE_RPC_MAX);
   t0 = g_get_monotonic_time ();
   for (guint i = 0; i < n; i++) {
     g_autofree gchar *body = edges_body (i, 1, "u");
@@ -175,6 +194,7 @@ run_engine (const gchar *uri, guint n)
     g_array_append_val (ins, d);
   }
   report ("engine INSERT (1 edge)", ins, g_get_monotonic_time () - t0);
+  rpc_breakdown (e, before, n);
   t0 = g_get_monotonic_time ();
   for (guint i = 0; i < n; i++) {
     g_autoptr (GPtrArray) src = g_ptr_array_new_with_free_func (g_free);

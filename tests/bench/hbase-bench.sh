@@ -33,5 +33,13 @@ echo "HBase 2.6.1 standalone, Thrift2 gateway $addr (buffered, binary); N=$n"
 # Warm the gateway and region server first: cold JVMs are several times slower.
 "$bin" raw "$addr" "$n" >/dev/null
 "$bin" engine "hbase://$addr/abbench?table=warm$run" "$((n / 2))" >/dev/null
-"$bin" raw "$addr" "$n"
-"$bin" engine "hbase://$addr/abbench?table=eng$run" "$n"
+raw=$("$bin" raw "$addr" "$n")
+eng=$("$bin" engine "hbase://$addr/abbench?table=eng$run" "$n")
+printf '%s\n%s\n' "$raw" "$eng"
+# The goal of the HBase issue: single-edge INSERT rate >= 0.7 x (raw put
+# calls/s / calls per single-edge request), all from this run.
+put=$(awk '/^raw Thrift put/ {print $4}' <<<"$raw")
+calls=$(awk '/request of +1 edges/ {print $NF}' <<<"$eng")
+ins=$(awk '/^engine INSERT/ {print $5}' <<<"$eng")
+awk -v p="$put" -v c="$calls" -v i="$ins" 'BEGIN {
+  printf "INSERT vs raw put: %d / (%d / %d) = %.2fx (goal >= 0.70x)\n", i, p, c, i / (p / c) }'
