@@ -26,12 +26,7 @@ case "$action" in
   start)
     running && die "gateway $name is already running"
     port=${4:-}
-    if [ -z "$port" ]; then
-      for _ in $(seq 1 200); do
-        port=$((20000 + RANDOM % 40000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
-      done
-    fi
+    if [ -z "$port" ]; then ab_hb_free_port || die "no free port found"; port=$ab_hb_port; fi
     ab_hb_launch_gateway "$dir" "$name" "$port"
     deadline=$((SECONDS + ${AB_HBASE_TIMEOUT:-120}))
     until ab_hb_probe "$port"; do

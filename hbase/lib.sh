@@ -1,6 +1,6 @@
 # Shared by hbase/start.sh and hbase/gateway.sh (sourced, not run): the JDK 17
-# flags of the HBase JVMs, launching a Thrift2 gateway JVM of the HBase in a
-# directory, and the readiness probe of a gateway port.
+# flags of the HBase JVMs, free ports, launching a Thrift2 gateway JVM of the
+# HBase in a directory, and the readiness probe of a gateway port.
 # env: AB_HBASE_FRAMED / AB_HBASE_COMPACT (1 = framed / compact, default 0).
 framed=${AB_HBASE_FRAMED:-0}
 compact=${AB_HBASE_COMPACT:-0}
@@ -18,6 +18,27 @@ jdk_flags=(-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=tru
   --add-exports java.base/sun.net.dns=ALL-UNNAMED
   --add-exports java.base/sun.net.util=ALL-UNNAMED
   -Djava.net.preferIPv4Stack=true -XX:+UseG1GC)
+
+# ab_hb_free_port: a loopback port nobody listens on, outside the kernel's
+# ephemeral range (a client socket or its TIME_WAIT on a port is invisible to
+# the probe yet makes a bind fail), and not handed out before in this shell:
+# sets ab_hb_port (not a subshell, so that the ports taken are remembered).
+ab_hb_taken=" "
+ab_hb_free_port () {
+  local lo hi base span p
+  read -r lo hi < /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || { lo=32768; hi=60999; }
+  if [ "$lo" -gt 21024 ]; then base=20000 span=$((lo - 20000))
+  elif [ "$hi" -lt 64511 ]; then base=$((hi + 1)) span=$((65535 - hi))
+  else base=20000 span=40000; fi
+  for _ in $(seq 1 200); do
+    p=$((base + RANDOM % span))
+    case "$ab_hb_taken" in *" $p "*) continue ;; esac
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      ab_hb_taken="$ab_hb_taken$p "; ab_hb_port=$p; return 0
+    fi
+  done
+  return 1
+}
 
 # ab_hb_launch_gateway DIR NAME PORT: a Thrift2 gateway on 127.0.0.1:PORT for
 # the HBase configured in DIR/conf (classpath DIR/cp.txt), in the background;

@@ -28,21 +28,10 @@ if [ -f "$dir/master.pid" ] && kill -0 "$(cat "$dir/master.pid")" 2>/dev/null; t
   die "an HBase is already running in $dir (hbase/stop.sh $dir)"
 fi
 
-# A port nobody listens on (random in 20000-59999, probed on loopback).
-taken=" "
-free_port () {
-  local p
-  for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
-    case "$taken" in *" $p "*) continue ;; esac
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      taken="$taken$p "; echo "$p"; return 0
-    fi
-  done
-  die "no free port found"
-}
-zk_port=$(free_port); master_port=$(free_port); rs_port=$(free_port)
-gw_port=${AB_HBASE_PORT:-$(free_port)}
+ports=()
+for _ in 1 2 3 4; do ab_hb_free_port || die "no free port found"; ports+=("$ab_hb_port"); done
+zk_port=${ports[0]} master_port=${ports[1]} rs_port=${ports[2]}
+gw_port=${AB_HBASE_PORT:-${ports[3]}}
 
 mkdir -p "$dir/conf" "$dir/logs" "$dir/tmp" "$dir/zk" "$dir/root"
 cp "$here/log4j.properties" "$dir/conf/log4j.properties"

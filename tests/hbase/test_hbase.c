@@ -267,15 +267,21 @@ START_TEST (test_delete_then_put_same_millisecond)
 }
 END_TEST
 
-static guint64
-calls_of (AbStore *s, const gchar *name)
+static AbStoreRpcCount
+rpc_of (AbStore *s, const gchar *name)
 {
   AbStoreRpcCount c[AB_STORE_RPC_MAX];
   guint n = ab_store_rpc_counts (s, c, AB_STORE_RPC_MAX);
   for (guint i = 0; i < n; i++)
     if (strcmp (c[i].name, name) == 0)
-      return c[i].calls;
-  return 0;
+      return c[i];
+  return (AbStoreRpcCount) { name, 0, 0, 0 };
+}
+
+static guint64
+calls_of (AbStore *s, const gchar *name)
+{
+  return rpc_of (s, name).calls;
 }
 
 /* One call per verb when under the limits; puts and deletes of one batch
@@ -308,6 +314,21 @@ START_TEST (test_call_counts)
   ck_assert (ab_store_multi_get (s, keys, rows, &error));
   ck_assert_uint_eq (calls_of (s, "getMultiple"), 1);
   ck_assert_uint_eq (rows->len, 100);
+  /* the time spent is counted per method too */
+  ck_assert_uint_gt (rpc_of (s, "putMultiple").micros, 0);
+  ck_assert_uint_gt (rpc_of (s, "getMultiple").micros, 0);
+  /* one key (among empty ones) is a plain get */
+  g_autoptr (GPtrArray) one = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_ptr_array_add (one, g_bytes_new ("", 0));
+  g_ptr_array_add (one, g_bytes_new ("k007", 4));
+  g_array_set_size (rows, 0);
+  guint64 gets = calls_of (s, "get");
+  ck_assert (ab_store_multi_get (s, one, rows, &error));
+  ck_assert_uint_eq (calls_of (s, "getMultiple"), 1);
+  ck_assert_uint_eq (calls_of (s, "get"), gets + 1);
+  ck_assert_uint_eq (rows->len, 2);
+  ck_assert_ptr_null (g_array_index (rows, AbKv, 0).value);
+  ck_assert_uint_eq (g_bytes_get_size (g_array_index (rows, AbKv, 1).value), 1);
   g_array_set_size (rows, 0);
   ck_assert (ab_store_scan (s, &all, rows, &error));
   ck_assert_uint_eq (rows->len, 5);
