@@ -84,6 +84,12 @@ apply_one (AbStore *inner, const AbMutation *m, GError **error)
     case AB_MUT_INCREMENT:
       ab_batch_increment (one, k, klen, m->delta);
       break;
+    case AB_MUT_DELETE_IF:
+      {
+        const guint8 *v = g_bytes_get_data (m->value, &vlen);
+        ab_batch_delete_if (one, k, klen, v, vlen);
+        break;
+      }
     }
   return ab_store_batch (inner, one, error);
 }

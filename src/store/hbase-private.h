@@ -102,8 +102,10 @@ const gchar *ab_hb_rpc_name (AbHbRpc rpc);
 /* Creates the namespace and table on first use (hbase_ddl.c). */
 gboolean ab_hb_ensure_table (AbHbStore *h, GError **error);
 
-/* Batches (hbase_batch.c). */
+/* Batches (hbase_batch.c); their conditional deletes as parallel
+ * check-and-deletes (hbase.c). */
 gboolean ab_hb_batch (AbStore *s, const AbBatch *b, GError **error);
+gboolean ab_hb_delete_ifs (AbHbStore *h, GPtrArray *items, GError **error);
 
 /* Where a datastore key lives (hbase_cells.c): a narrow key is the row, with
  * qualifier e; a Group/Cache composite key row || qualifier is split at the

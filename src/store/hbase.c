@@ -442,6 +442,36 @@ run_cas (AbHbStore *h, const guint8 *key, gsize klen, const guint8 *expected, gs
   return ok;
 }
 
+/* The conditional deletes of a batch (AB_MUT_DELETE_IF), all at once over the
+ * pool; a mismatch is not a failure. */
+gboolean
+ab_hb_delete_ifs (AbHbStore *h, GPtrArray *items, GError **error)
+{
+  g_autofree CasCall *calls = g_new0 (CasCall, MAX (items->len, 1));
+  g_autofree AbHbJob *jobs = g_new0 (AbHbJob, MAX (items->len, 1));
+  for (guint i = 0; i < items->len; i++) {
+    const AbMutation *m = g_ptr_array_index (items, i);
+    gsize klen, elen;
+    const guint8 *k = g_bytes_get_data (m->key, &klen);
+    const guint8 *e = g_bytes_get_data (m->value, &elen);
+    AbHbAddr a;
+    ab_hb_addr (k, klen, &a);
+    calls[i] = (CasCall) { h, ab_hb_bytes (a.row, a.row_len), LIT (AB_HB_FAMILY),
+                           ab_hb_bytes (a.qual, a.qual_len), ab_hb_bytes (e, elen), NULL,
+                           ab_hb_delete_new (k, klen), FALSE };
+    jobs[i] = (AbHbJob) { AB_HB_RPC_CHECK_AND_DELETE, FALSE, call_cas, &calls[i], NULL };
+  }
+  gboolean ok = ab_hb_run_parallel (h, jobs, items->len, error);
+  for (guint i = 0; i < items->len; i++) {
+    g_byte_array_unref (calls[i].row);
+    g_byte_array_unref (calls[i].family);
+    g_byte_array_unref (calls[i].qualifier);
+    g_byte_array_unref (calls[i].expected);
+    g_clear_object (&calls[i].del);
+  }
+  return ok;
+}
+
 static gboolean
 hb_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
                   gsize elen, const guint8 *value, gsize vlen, gboolean *applied,

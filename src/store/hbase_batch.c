@@ -1,7 +1,8 @@
 /* The hbase backend's batch: folds the ordered mutations into one final
  * operation per key, then sends every put in putMultiple calls and every
  * delete in deleteMultiple calls (split under the gateway's frame limit) and
- * one increment call per row (all its cells), all at once over the pool.
+ * one increment call per row (all its cells), all at once over the pool;
+ * conditional deletes follow as check-and-deletes once those succeeded.
  * Not atomic. */
 #include "store/hbase-private.h"
 
@@ -78,11 +79,14 @@ fold (KeyOp *op, const AbMutation *m, GError **error)
     return TRUE;
   case AB_MUT_INCREMENT:
     return fold_increment (op, m->delta, error);
+  case AB_MUT_DELETE_IF: /* sent apart (ab_hb_batch) */
+    return TRUE;
   }
   return FALSE;
 }
 
-/* One KeyOp per distinct key, in order of first appearance. */
+/* One KeyOp per distinct key, in order of first appearance; conditional
+ * deletes are left to the caller. */
 static GArray *
 collapse (const AbBatch *b, GError **error)
 {
@@ -91,6 +95,8 @@ collapse (const AbBatch *b, GError **error)
   g_array_set_clear_func (ops, key_op_clear);
   for (guint i = 0; i < b->items->len; i++) {
     const AbMutation *m = &g_array_index (b->items, AbMutation, i);
+    if (m->kind == AB_MUT_DELETE_IF)
+      continue;
     guint at = GPOINTER_TO_UINT (g_hash_table_lookup (seen, m->key));
     if (at == 0) {
       KeyOp op = { g_bytes_ref (m->key), OP_INCREMENT, NULL, 0 };
@@ -259,5 +265,9 @@ ab_hb_batch (AbStore *s, const AbBatch *b, GError **error)
   ok = ab_hb_run_parallel (h, (AbHbJob *) jobs->data, jobs->len, error);
   for (guint i = 0; i < calls->len; i++)
     batch_call_clear (&g_array_index (calls, BatchCall, i));
-  return ok;
+  g_autoptr (GPtrArray) conditional = g_ptr_array_new ();
+  for (guint i = 0; i < b->items->len; i++)
+    if (g_array_index (b->items, AbMutation, i).kind == AB_MUT_DELETE_IF)
+      g_ptr_array_add (conditional, &g_array_index (b->items, AbMutation, i));
+  return ok && (conditional->len == 0 || ab_hb_delete_ifs (h, conditional, error));
 }

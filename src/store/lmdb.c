@@ -347,6 +347,19 @@ apply_mutation (LmdbEnv *e, MDB_txn *txn, const AbMutation *m, GError **error)
     return rc == MDB_NOTFOUND ? 0 : rc;
   case AB_MUT_INCREMENT:
     return apply_increment (e, txn, &k, m->delta, &ignored, error);
+  case AB_MUT_DELETE_IF: {
+    MDB_val cur;
+    gsize elen;
+    const guint8 *expected = g_bytes_get_data (m->value, &elen);
+    rc = mdb_get (txn, e->dbi, &k, &cur);
+    if (rc == MDB_NOTFOUND)
+      return 0;
+    if (rc != 0)
+      return rc;
+    if (cur.mv_size != elen || (elen > 0 && memcmp (cur.mv_data, expected, elen) != 0))
+      return 0;
+    return mdb_del (txn, e->dbi, &k, NULL);
+  }
   }
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "unknown mutation kind %d",
                (int) m->kind);

@@ -168,6 +168,8 @@ undo_clear (gpointer p)
   g_clear_pointer (&u->old, g_bytes_unref);
 }
 
+static gboolean current_matches (GBytes *cur, const guint8 *expected, gsize elen);
+
 static gboolean
 apply_mutation (AbMemStore *m, const AbMutation *mut, GArray *undo, GError **error)
 {
@@ -181,6 +183,14 @@ apply_mutation (AbMemStore *m, const AbMutation *mut, GArray *undo, GError **err
     return TRUE;
   case AB_MUT_INCREMENT:
     return apply_increment (m, mut->key, mut->delta, &ignored, undo, error);
+  case AB_MUT_DELETE_IF: {
+    gsize elen;
+    const guint8 *expected = g_bytes_get_data (mut->value, &elen);
+    GBytes *cur = g_tree_lookup (m->map, mut->key);
+    if (current_matches (cur, expected != NULL ? expected : (const guint8 *) "", elen))
+      store_value (m, mut->key, NULL, undo);
+    return TRUE;
+  }
   }
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "unknown mutation kind %d",
                (int) mut->kind);

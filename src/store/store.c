@@ -62,7 +62,7 @@ batch_append (AbBatch *b, AbMutationKind kind, const guint8 *key, gsize klen,
 {
   AbMutation m = { .kind = kind, .delta = delta };
   m.key = g_bytes_new (key, klen);
-  if (kind == AB_MUT_PUT)
+  if (kind == AB_MUT_PUT || kind == AB_MUT_DELETE_IF)
     m.value = g_bytes_new (val, vlen);
   g_array_append_val (b->items, m);
 }
@@ -86,6 +86,14 @@ ab_batch_increment (AbBatch *b, const guint8 *key, gsize klen, gint64 delta)
 {
   g_return_if_fail (b != NULL);
   batch_append (b, AB_MUT_INCREMENT, key, klen, NULL, 0, delta);
+}
+
+void
+ab_batch_delete_if (AbBatch *b, const guint8 *key, gsize klen, const guint8 *expected,
+                    gsize elen)
+{
+  g_return_if_fail (b != NULL);
+  batch_append (b, AB_MUT_DELETE_IF, key, klen, expected, elen, 0);
 }
 
 guint

@@ -19,12 +19,13 @@ typedef enum {
   AB_MUT_PUT,
   AB_MUT_DELETE,
   AB_MUT_INCREMENT,
+  AB_MUT_DELETE_IF,  /* delete when the current value equals `value`, else nothing */
 } AbMutationKind;
 
 typedef struct {
   AbMutationKind kind;
   GBytes *key;
-  GBytes *value;   /* PUT only */
+  GBytes *value;   /* PUT: the value; DELETE_IF: the expected one */
   gint64 delta;    /* INCREMENT only */
 } AbMutation;
 
@@ -40,6 +41,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbBatch, ab_batch_free)
 void ab_batch_put (AbBatch *b, const guint8 *key, gsize klen, const guint8 *val, gsize vlen);
 void ab_batch_delete (AbBatch *b, const guint8 *key, gsize klen);
 void ab_batch_increment (AbBatch *b, const guint8 *key, gsize klen, gint64 delta);
+/* A conditional delete inside a batch (the engine's lock release riding on
+ * its data batch): a mismatch is not an error. On an atomic store it commits
+ * with the rest; the hbase backend sends it as a check-and-delete after the
+ * batch's other calls, and only when they all succeeded. */
+void ab_batch_delete_if (AbBatch *b, const guint8 *key, gsize klen, const guint8 *expected,
+                         gsize elen);
 guint ab_batch_len (const AbBatch *b);
 
 /* One row of a scan or multi_get. value NULL = absent (multi_get). */

@@ -337,6 +337,33 @@ START_TEST (test_batch_in_order)
 }
 END_TEST
 
+/* A conditional delete in a batch removes its key only when the value is
+ * the expected one; a mismatch or an absent key is not an error. */
+START_TEST (test_batch_delete_if)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  g_autoptr (AbBatch) b = ab_batch_new ();
+  g_autoptr (AbBatch) again = ab_batch_new ();
+  GError *error = NULL;
+  st_put (s, ST_S ("lock1"), ST_S ("mine"));
+  st_put (s, ST_S ("lock2"), ST_S ("theirs"));
+  ab_batch_put (b, ST_S ("data"), ST_S ("d"));
+  ab_batch_delete_if (b, ST_S ("lock1"), ST_S ("mine"));
+  ab_batch_delete_if (b, ST_S ("lock2"), ST_S ("mine"));   /* someone else's */
+  ab_batch_delete_if (b, ST_S ("lock3"), ST_S ("mine"));   /* absent */
+  ck_assert_msg (ab_store_batch (s, b, &error), "%s", error ? error->message : "");
+  st_assert_value (s, ST_S ("data"), ST_S ("d"));
+  st_assert_value (s, ST_S ("lock1"), NULL, 0);
+  st_assert_value (s, ST_S ("lock2"), ST_S ("theirs"));
+  st_assert_value (s, ST_S ("lock3"), NULL, 0);
+  /* an expected value that is a prefix of the stored one does not match */
+  ab_batch_delete_if (again, ST_S ("lock2"), ST_S ("the"));
+  ck_assert (ab_store_batch (s, again, &error));
+  st_assert_value (s, ST_S ("lock2"), ST_S ("theirs"));
+  ck_assert_ptr_null (error);
+}
+END_TEST
+
 START_TEST (test_batch_atomic_on_failure)
 {
   g_autoptr (AbStore) s = st_open_backend (_i);
@@ -497,6 +524,7 @@ store_suite (void)
   FOR_EACH_BACKEND (tc, test_check_and_put);
   FOR_EACH_BACKEND (tc, test_check_and_delete);
   FOR_EACH_BACKEND (tc, test_batch_in_order);
+  FOR_EACH_BACKEND (tc, test_batch_delete_if);
   FOR_EACH_BACKEND (tc, test_batch_atomic_on_failure);
   FOR_EACH_BACKEND (tc, test_stats);
   FOR_EACH_BACKEND (cc, test_concurrent_increments);
