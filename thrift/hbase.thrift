@@ -135,6 +135,7 @@ struct TScan {
   4: optional i32 caching,
   5: optional i32 maxVersions = 1,
   6: optional TTimeRange timeRange,
+  7: optional binary filterString,
   8: optional i32 batchSize,
   11: optional bool reversed,
   12: optional bool cacheBlocks,

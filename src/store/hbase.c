@@ -217,6 +217,44 @@ row_bound (const guint8 *key, gsize len, gboolean inclusive, gboolean is_stop)
   return bound_row (key, len, is_stop ? inclusive : !inclusive);
 }
 
+/* 'bytes' in the filter language: a quote inside is doubled. */
+static void
+append_quoted (GByteArray *out, const guint8 *data, gsize len)
+{
+  g_byte_array_append (out, (const guint8 *) "'", 1);
+  for (gsize i = 0; i < len; i++) {
+    g_byte_array_append (out, &data[i], 1);
+    if (data[i] == '\'')
+      g_byte_array_append (out, &data[i], 1);
+  }
+  g_byte_array_append (out, (const guint8 *) "'", 1);
+}
+
+/* A range inside one wide row (a cache read, an agg range) reads only its
+ * qualifiers on the region server: ColumnRangeFilter. NULL otherwise. */
+static GByteArray *
+qualifier_filter (const AbScanRange *r)
+{
+  AbHbAddr a, b;
+  if (r->start == NULL || r->stop == NULL)
+    return NULL;
+  ab_hb_addr (r->start, r->start_len, &a);
+  ab_hb_addr (r->stop, r->stop_len, &b);
+  if (!a.wide || !b.wide || b.qual_len == 0 || a.row_len != b.row_len
+      || memcmp (a.row, b.row, a.row_len) != 0)
+    return NULL;
+  GByteArray *f = g_byte_array_new ();
+  const gchar *open = "ColumnRangeFilter(";
+  g_byte_array_append (f, (const guint8 *) open, strlen (open));
+  append_quoted (f, a.qual, a.qual_len);
+  const gchar *mid = r->start_inclusive ? ", true, " : ", false, ";
+  g_byte_array_append (f, (const guint8 *) mid, strlen (mid));
+  append_quoted (f, b.qual, b.qual_len);
+  const gchar *end = r->stop_inclusive ? ", true)" : ", false)";
+  g_byte_array_append (f, (const guint8 *) end, strlen (end));
+  return f;
+}
+
 static HbTScan *
 scan_new (const AbScanRange *r, gboolean *empty)
 {
@@ -237,6 +275,8 @@ scan_new (const AbScanRange *r, gboolean *empty)
                                           sc->stopRow->data, sc->stopRow->len) >= 0);
   }
   /* No columns: every cell of the row (family f is the only one). */
+  sc->filterString = qualifier_filter (r);
+  sc->__isset_filterString = sc->filterString != NULL;
   return sc;
 }
 

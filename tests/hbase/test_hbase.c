@@ -207,6 +207,62 @@ START_TEST (test_wide_rows_are_qualified_cells)
 }
 END_TEST
 
+static GBytes *
+cell_key (const GByteArray *row, const gchar *qual)
+{
+  GByteArray *k = g_byte_array_new ();
+  g_byte_array_append (k, row->data, row->len);
+  g_byte_array_append (k, (const guint8 *) qual, strlen (qual));
+  return g_byte_array_free_to_bytes (k);
+}
+
+/* Scans bounded inside one wide row (read on the server with a qualifier
+ * filter) answer exactly the cells in range, quotes in qualifiers too. */
+START_TEST (test_wide_row_ranges)
+{
+  g_autofree gchar *uri = ab_hbase_test_uri ("widescan", 1);
+  g_autoptr (AbStore) s = st_open (uri);
+  g_autoptr (GByteArray) row = alice_row ("kinds", AB_ROW_CACHE, "recent");
+  g_autoptr (GByteArray) other = alice_row ("kinds", AB_ROW_CACHE, "other");
+  static const gchar *quals[] = { "a", "b'", "b''c", "c", "d" };
+  GError *error = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (quals); i++) {
+    g_autoptr (GBytes) k = cell_key (row, quals[i]), o = cell_key (other, quals[i]);
+    st_put (s, g_bytes_get_data (k, NULL), g_bytes_get_size (k), ST_S ("v"));
+    st_put (s, g_bytes_get_data (o, NULL), g_bytes_get_size (o), ST_S ("w"));
+  }
+  struct { const gchar *from; gboolean fi; const gchar *to; gboolean ti; guint limit;
+           const gchar *want; } cases[] = {
+    { "b'", TRUE, "c", TRUE, 0, "b' b''c c" },
+    { "b'", FALSE, "c", FALSE, 0, "b''c" },
+    { "", TRUE, "b''c", FALSE, 0, "a b'" },
+    { "a", TRUE, "d", TRUE, 2, "a b'" },
+    { "c", FALSE, "z", TRUE, 0, "d" },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    g_autoptr (GBytes) from = cell_key (row, cases[c].from), to = cell_key (row, cases[c].to);
+    AbScanRange r = { g_bytes_get_data (from, NULL), g_bytes_get_size (from), cases[c].fi,
+                      g_bytes_get_data (to, NULL), g_bytes_get_size (to), cases[c].ti,
+                      cases[c].limit };
+    g_autoptr (GArray) out = ab_kv_array_new ();
+    ck_assert_msg (ab_store_scan (s, &r, out, &error), "case %u: %s", c,
+                   error ? error->message : "");
+    GString *got = g_string_new (NULL);
+    for (guint i = 0; i < out->len; i++) {
+      gsize klen;
+      const guint8 *k = g_bytes_get_data (g_array_index (out, AbKv, i).key, &klen);
+      ck_assert_uint_gt (klen, row->len);
+      ck_assert_mem_eq (k, row->data, row->len);
+      g_string_append_printf (got, "%s%.*s", i > 0 ? " " : "", (int) (klen - row->len),
+                              k + row->len);
+    }
+    ck_assert_msg (strcmp (got->str, cases[c].want) == 0, "case %u: got '%s', want '%s'", c,
+                   got->str, cases[c].want);
+    g_string_free (got, TRUE);
+  }
+}
+END_TEST
+
 /* 5,000 edges in one request: the batch is split under the frame budget. */
 START_TEST (test_five_thousand_items)
 {
@@ -396,6 +452,7 @@ main (void)
   tc = tcase_create ("hbase");
   tcase_add_test (tc, test_rows_match_encoding_vectors);
   tcase_add_test (tc, test_wide_rows_are_qualified_cells);
+  tcase_add_test (tc, test_wide_row_ranges);
   tcase_add_test (tc, test_five_thousand_items);
   tcase_add_test (tc, test_delete_then_put_same_millisecond);
   tcase_add_test (tc, test_call_counts);
