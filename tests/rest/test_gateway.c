@@ -12,7 +12,7 @@
 #define CLIENTS 4
 
 static AbServer srv;
-static gchar *hbase_dir;
+static const gchar *hbase_dir;
 static volatile gint stop_load;
 
 typedef struct {
@@ -164,7 +164,7 @@ check_acked (guint id, GPtrArray *targets)
 
 START_TEST (gateway_killed_under_load)
 {
-  hbase_dir = (gchar *) g_getenv ("AB_HBASE_DIR");
+  hbase_dir = g_getenv ("AB_HBASE_DIR");
   if (hbase_dir == NULL || g_getenv ("AB_HBASE_ADDR") == NULL)
     return; /* no HBase of tests/run.sh: nothing to kill */
   g_autofree gchar *addr = gateway ("start", NULL);
