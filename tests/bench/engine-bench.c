@@ -124,6 +124,8 @@ main (int argc, char **argv)
     g_error ("open: %s", error->message);
   AbCatalog *cat = ab_engine_catalog (engine);
   g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (cat, "likes", "bench", "bench", &error);
+  if (d == NULL)
+    g_error ("create database: %s", error->message);
   g_autoptr (JsonNode) body = json_from_string (LIKES, NULL);
   g_autoptr (AbTableDesc) proto = ab_table_desc_from_create_request ("likes", NULL, body, &error);
   g_autoptr (AbTableDesc) t = proto ? ab_catalog_create_table (cat, proto, "bench", &error) : NULL;

@@ -149,6 +149,8 @@ setup (AbEngine *e)
   g_autoptr (JsonNode) body = json_from_string (LIKES, NULL);
   g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (cat, "likes", "bench", "bench",
                                                              &error);
+  if (d == NULL)
+    die ("create database", error);
   g_autoptr (AbTableDesc) proto = ab_table_desc_from_create_request ("likes", NULL, body, &error);
   g_autoptr (AbTableDesc) t = proto ? ab_catalog_create_table (cat, proto, "bench", &error)
                                     : NULL;
