@@ -11,6 +11,13 @@ JsonNode *ab_api_body (const AbHttpRequest *req, AbHttpResponse *resp);
 JsonObject *ab_api_object (JsonNode *node, AbHttpResponse *resp);
 /* Maps an engine/catalog/model error to its status and answers with it. */
 void ab_api_error (AbHttpResponse *resp, const GError *error);
+/* ?direction= OUT or IN, else 400 answered and FALSE. */
+gboolean ab_api_require_direction (const AbHttpRequest *req, AbQueryDirection *dir,
+                                   AbHttpResponse *resp);
+/* 400 "`name` is not yet supported in WHAT query." for the first of names
+ * given with a value; FALSE then. */
+gboolean ab_api_reject_params (const AbHttpRequest *req, const gchar *const *names,
+                               const gchar *what, AbHttpResponse *resp);
 /* Status an error maps to (404 for catalog NOT_FOUND). */
 guint ab_api_status_of (const GError *error);
 /* Optional members: FALSE (and 400 answered) when present with a wrong type. */

@@ -6,22 +6,6 @@
 
 #define ENGINE(ud) ((AbEngine *) (ud))
 
-static gboolean
-require_direction (const AbHttpRequest *req, AbQueryDirection *dir, AbHttpResponse *resp)
-{
-  const gchar *d = ab_http_query_get (req, "direction");
-  if (d == NULL)
-    ab_http_response_error (resp, 400, "'direction' is required (OUT or IN).");
-  else if (!ab_query_direction_parse (d, dir))
-    {
-      g_autofree gchar *msg = g_strdup_printf ("Invalid direction '%s': expected OUT or IN.", d);
-      ab_http_response_error (resp, 400, msg);
-    }
-  else
-    return TRUE;
-  return FALSE;
-}
-
 /* ?limit= as an int (absent: -1); FALSE with 400 answered when malformed. */
 static gboolean
 query_limit (const AbHttpRequest *req, gint *out, AbHttpResponse *resp)
@@ -79,16 +63,30 @@ agg_json (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
   return json_builder_get_root (b);
 }
 
+/* start, direction, limit and ranges of a window read (agg, seek); FALSE
+ * with 400 answered when one is missing or malformed. */
+static gboolean
+window_params (const AbHttpRequest *req, const gchar **start, AbQueryDirection *dir,
+               gint *limit, const gchar **ranges, AbHttpResponse *resp)
+{
+  *start = ab_http_query_get (req, "start");
+  *ranges = ab_http_query_get (req, "ranges");
+  if (!ab_api_require_direction (req, dir, resp) || !query_limit (req, limit, resp))
+    return FALSE;
+  if (*start == NULL)
+    {
+      ab_http_response_error (resp, 400, "'start' is required.");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 agg (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   AbAggParams p = { .group = ab_http_param (req, "group") };
-  p.start = ab_http_query_get (req, "start");
-  if (!require_direction (req, &p.direction, resp) || !query_limit (req, &p.limit, resp))
+  if (!window_params (req, &p.start, &p.direction, &p.limit, &p.ranges, resp))
     return;
-  if (p.start == NULL)
-    return ab_http_response_error (resp, 400, "'start' is required.");
-  p.ranges = ab_http_query_get (req, "ranges");
   g_autoptr (GError) error = NULL;
   g_autoptr (AbAggResult) r = ab_engine_agg (ENGINE (ud), ab_http_param (req, "database"),
                                              ab_http_param (req, "table"), &p, &error);
@@ -109,12 +107,8 @@ seek (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
         return ab_http_response_error (resp, 400, msg);
       }
   AbSeekParams p = { .cache = ab_http_param (req, "cache") };
-  p.start = ab_http_query_get (req, "start");
-  if (!require_direction (req, &p.direction, resp) || !query_limit (req, &p.limit, resp))
+  if (!window_params (req, &p.start, &p.direction, &p.limit, &p.ranges, resp))
     return;
-  if (p.start == NULL)
-    return ab_http_response_error (resp, 400, "'start' is required.");
-  p.ranges = ab_http_query_get (req, "ranges");
   g_autoptr (GError) error = NULL;
   g_autoptr (AbEdgeFrame) f = ab_engine_seek (ENGINE (ud), ab_http_param (req, "database"),
                                               ab_http_param (req, "table"), &p, &error);

@@ -89,8 +89,8 @@ static void edges_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) {
 static void multi (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, TRUE, FALSE); }
 static void multi_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, TRUE, TRUE); }
 
-static gboolean
-require_direction (const AbHttpRequest *req, AbQueryDirection *dir, AbHttpResponse *resp)
+gboolean
+ab_api_require_direction (const AbHttpRequest *req, AbQueryDirection *dir, AbHttpResponse *resp)
 {
   const gchar *d = ab_http_query_get (req, "direction");
   if (d == NULL)
@@ -105,9 +105,9 @@ require_direction (const AbHttpRequest *req, AbQueryDirection *dir, AbHttpRespon
   return FALSE;
 }
 
-static gboolean
-reject_params (const AbHttpRequest *req, const gchar *const *names, const gchar *what,
-               AbHttpResponse *resp)
+gboolean
+ab_api_reject_params (const AbHttpRequest *req, const gchar *const *names, const gchar *what,
+                      AbHttpResponse *resp)
 {
   for (guint i = 0; names[i] != NULL; i++)
     {
@@ -142,7 +142,7 @@ count (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   static const gchar *const rejected[] = { "ranges", "filters", "features", NULL };
   AbQueryDirection dir;
   const gchar *start = ab_http_query_get (req, "start");
-  if (!reject_params (req, rejected, "count", resp) || !require_direction (req, &dir, resp))
+  if (!ab_api_reject_params (req, rejected, "count", resp) || !ab_api_require_direction (req, &dir, resp))
     return;
   if (start == NULL)
     return ab_http_response_error (resp, 400, "'start' is required.");
@@ -178,7 +178,7 @@ static void
 counts (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   AbQueryDirection dir;
-  if (!require_direction (req, &dir, resp))
+  if (!ab_api_require_direction (req, &dir, resp))
     return;
   g_autoptr (GPtrArray) starts = list_param (req, "start");
   if (starts->len == 0)
@@ -268,7 +268,7 @@ static void
 get_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   static const gchar *const rejected[] = { "ranges", "features", NULL };
-  if (!reject_params (req, rejected, "get", resp))
+  if (!ab_api_reject_params (req, rejected, "get", resp))
     return;
   g_autoptr (GPtrArray) sources = list_param (req, "source");
   g_autoptr (GPtrArray) targets = list_param (req, "target");
@@ -335,7 +335,7 @@ scan (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   AbScanParams p = { .index = ab_http_param (req, "index"), .limit = -1 };
   p.start = ab_http_query_get (req, "start");
-  if (!require_direction (req, &p.direction, resp))
+  if (!ab_api_require_direction (req, &p.direction, resp))
     return;
   if (p.start == NULL)
     return ab_http_response_error (resp, 400, "'start' is required.");
@@ -364,7 +364,7 @@ scan_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   AbScanParams p = { .index = ab_http_param (req, "index"), .limit = -1 };
   p.start = ab_http_query_get (req, "start");
-  if (!require_direction (req, &p.direction, resp))
+  if (!ab_api_require_direction (req, &p.direction, resp))
     return;
   const gchar *limit = ab_http_query_get (req, "limit");
   gint64 n;

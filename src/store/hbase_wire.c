@@ -46,8 +46,13 @@ skip_scalar (ThriftProtocol *p, ThriftType type, GError **error)
   return ret;
 }
 
+/* One field's value of a struct being read (after its header). */
+typedef gint32 (*FieldReader) (ThriftProtocol *p, ThriftType type, gint16 id, gpointer ctx,
+                               GError **error);
+
+/* A struct, field by field until T_STOP: bytes read, or -1. */
 static gint32
-skip_struct (ThriftProtocol *p, guint depth, GError **error)
+read_struct (ThriftProtocol *p, FieldReader field, gpointer ctx, GError **error)
 {
   gchar *name = NULL;
   gint32 ret, xfer = thrift_protocol_read_struct_begin (p, &name, error);
@@ -66,12 +71,25 @@ skip_struct (ThriftProtocol *p, guint depth, GError **error)
       xfer += ret;
       if (ftype == T_STOP)
         break;
-      if ((ret = skip (p, ftype, depth + 1, error)) < 0
+      if ((ret = field (p, ftype, fid, ctx, error)) < 0
           || thrift_protocol_read_field_end (p, error) < 0)
         return -1;
       xfer += ret;
     }
   return (ret = thrift_protocol_read_struct_end (p, error)) < 0 ? -1 : xfer + ret;
+}
+
+static gint32
+skip_field (ThriftProtocol *p, ThriftType type, gint16 id, gpointer depth, GError **error)
+{
+  (void) id;
+  return skip (p, type, GPOINTER_TO_UINT (depth), error);
+}
+
+static gint32
+skip_struct (ThriftProtocol *p, guint depth, GError **error)
+{
+  return read_struct (p, skip_field, GUINT_TO_POINTER (depth + 1), error);
 }
 
 /* Lists, sets and maps: n elements of one type (maps: n key/value pairs). */
@@ -290,9 +308,10 @@ finalize_chained (GObject *object)
 /* ThriftApplicationException's own reader skips unknown fields with the
  * library's skip too: read it here, unknown fields through ours. */
 static gint32
-exception_read_field (ThriftApplicationException *x, ThriftProtocol *p, ThriftType type,
-                      gint16 id, GError **error)
+exception_read_field (ThriftProtocol *p, ThriftType type, gint16 id, gpointer ctx,
+                      GError **error)
 {
+  ThriftApplicationException *x = ctx;
   if (id == 1 && type == T_STRING)
     {
       g_clear_pointer (&x->message, g_free);
@@ -310,30 +329,7 @@ exception_read_field (ThriftApplicationException *x, ThriftProtocol *p, ThriftTy
 static gint32
 exception_read (ThriftStruct *object, ThriftProtocol *p, GError **error)
 {
-  ThriftApplicationException *x = THRIFT_APPLICATION_EXCEPTION (object);
-  gchar *name = NULL;
-  gint32 ret, xfer = thrift_protocol_read_struct_begin (p, &name, error);
-  g_free (name);
-  if (xfer < 0)
-    return -1;
-  for (;;)
-    {
-      ThriftType type = T_STOP;
-      gint16 id = 0;
-      name = NULL;
-      ret = thrift_protocol_read_field_begin (p, &name, &type, &id, error);
-      g_free (name);
-      if (ret < 0)
-        return -1;
-      xfer += ret;
-      if (type == T_STOP)
-        break;
-      if ((ret = exception_read_field (x, p, type, id, error)) < 0
-          || thrift_protocol_read_field_end (p, error) < 0)
-        return -1;
-      xfer += ret;
-    }
-  return (ret = thrift_protocol_read_struct_end (p, error)) < 0 ? -1 : xfer + ret;
+  return read_struct (p, exception_read_field, THRIFT_APPLICATION_EXCEPTION (object), error);
 }
 
 void
