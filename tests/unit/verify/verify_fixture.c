@@ -50,6 +50,10 @@ vf_open (VfEnv *env, guint store)
   cfg.lock_retries = 5;
   cfg.lock_backoff_ms = 10;
   cfg.mutation_threads = 2;
+  /* Trimming only when a test asks (ab_engine_maintain): on HBase a snapshot
+   * sees a trim's deletes but not its later boundary marker, so a background
+   * trim racing a verification reports cache cells as missing. */
+  cfg.cache_prune_ms = 0;
   env->engine = ab_engine_open_store (env->fault, &cfg, &error);
   ck_assert_msg (env->engine != NULL, "engine: %s", error ? error->message : "");
 }
