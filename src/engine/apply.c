@@ -1,7 +1,9 @@
-/* Applying the keys of one mutation request in waves, so that a request of
- * N keys costs N parallel lock calls, one multi_get of the State rows, one
- * batch for every key's rows (count increments merged), N parallel unlocks
- * (on an atomic store, the unlocks ride in that batch). */
+/* Applying the keys of one mutation request. On a store with transactions
+ * (lmdb, memory) every key is read, folded and planned inside the store's
+ * group-commit write transaction: one share of one durable commit, no lock
+ * rows. Elsewhere (hbase) in waves: N parallel lock calls, one multi_get of
+ * the State rows, one batch for every key's rows (count increments merged),
+ * N parallel unlocks. */
 #include <string.h>
 #include "engine/wide.h"
 #include "codec/record.h"
@@ -115,9 +117,32 @@ prepare (KeyWork *w)
     }
 }
 
-/* One multi_get for every key that may proceed, then fold and plan each. */
+/* Inside a transaction a lock row left by another writer (an older server,
+ * a repair job) is honoured: a fresh one fails its key, a stale or
+ * unreadable one is deleted with the key's rows. */
 static void
-read_and_plan (AbEngine *engine, KeyWork *works, guint n)
+check_foreign_lock (AbEngine *engine, KeyWork *w, GBytes *held, AbBatch *batch)
+{
+  gsize klen, vlen;
+  gint64 since = 0;
+  const guint8 *v = g_bytes_get_data (held, &vlen);
+  const guint8 *k = g_bytes_get_data (w->lock_key, &klen);
+  gboolean readable = ab_codec_decode_lock_value (v, vlen, &since, NULL);
+  if (readable && ab_engine_now_ms () - since <= engine->cfg.lock_stale_ms)
+    {
+      ab_engine_fail (&w->error, AB_ENGINE_ERROR_CONFLICT,
+                      "the edge is locked by another writer (since %" G_GINT64_FORMAT " ms)",
+                      since);
+      return;
+    }
+  g_info ("removing a %s lock row of %s", readable ? "stale" : "malformed", w->group->sort_key);
+  ab_batch_delete_if (batch, k, klen, v, vlen);
+}
+
+/* One multi_get through reader for every key that may proceed (with its
+ * lock row when lock_rows is set: transactions), then fold and plan each. */
+static void
+read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBatch *lock_rows)
 {
   g_autoptr (GPtrArray) keys = g_ptr_array_new ();
   gint *row_of = g_new (gint, n);
@@ -127,16 +152,23 @@ read_and_plan (AbEngine *engine, KeyWork *works, guint n)
       row_of[i] = read ? (gint) keys->len : -1;
       if (read)
         g_ptr_array_add (keys, works[i].state_key);
+      if (read && lock_rows != NULL && works[i].lock_key != NULL)
+        g_ptr_array_add (keys, works[i].lock_key);
     }
   g_autoptr (GArray) rows = ab_kv_array_new ();
   GError *read_error = NULL;
   if (keys->len > 0)
-    ab_store_multi_get (engine->store, keys, rows, &read_error);
+    ab_store_multi_get (reader, keys, rows, &read_error);
   for (guint i = 0; i < n; i++)
     {
       KeyWork *w = &works[i];
       if (w->error == NULL && row_of[i] >= 0 && read_error != NULL)
         w->error = g_error_copy (read_error);
+      GBytes *lock = w->error == NULL && row_of[i] >= 0 && lock_rows != NULL && w->lock_key != NULL
+                         ? g_array_index (rows, AbKv, row_of[i] + 1).value
+                         : NULL;
+      if (lock != NULL)
+        check_foreign_lock (engine, w, lock, lock_rows);
       if (w->error != NULL)
         w->result->status = AB_STATUS_ERROR;
       else
@@ -150,10 +182,10 @@ read_and_plan (AbEngine *engine, KeyWork *works, guint n)
 
 /* Every planned key's rows in one batch; increments to one Count row or
  * group cell merge (zero dropped); TTL group cells get their expiry rows. */
-static AbBatch *
-combine (AbEngine *engine, const AbTableDesc *t, KeyWork *works, guint n, GError **error)
+static gboolean
+combine (AbEngine *engine, AbStore *reader, const AbTableDesc *t, KeyWork *works, guint n,
+         AbBatch *all, GError **error)
 {
-  AbBatch *all = ab_batch_new ();
   g_autoptr (GHashTable) incs = g_hash_table_new (g_bytes_hash, g_bytes_equal);
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
   g_autoptr (GArray) deltas = g_array_new (FALSE, TRUE, sizeof (gint64));
@@ -192,8 +224,8 @@ combine (AbEngine *engine, const AbTableDesc *t, KeyWork *works, guint n, GError
       }
   g_autoptr (AbBatch) post = ab_batch_new ();
   if (t->schema->group_defs->len > 0
-      && !ab_engine_ttl_plan (engine, t, order, all, post, error))
-    return ab_batch_free (all), NULL;
+      && !ab_engine_ttl_plan (engine, reader, t, order, all, post, error))
+    return FALSE;
   for (guint i = 0; i < order->len; i++)
     {
       gsize kl;
@@ -208,7 +240,7 @@ combine (AbEngine *engine, const AbTableDesc *t, KeyWork *works, guint n, GError
       const guint8 *v = g_bytes_get_data (m->value, &vl);
       ab_batch_put (all, k, kl, v, vl);
     }
-  return all;
+  return TRUE;
 }
 
 static JsonNode *
@@ -327,53 +359,169 @@ release_in (AbBatch *all, KeyWork *works, guint n)
   return any;
 }
 
-void
-ab_engine_apply (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GArray *results)
+/* ---- one request's keys, in either path ---- */
+
+typedef struct {
+  AbEngine *engine;
+  const AbWalContext *ctx;
+  KeyWork *works;
+  guint n;
+  const AbBatch *written;       /* the rows committed (for cache upkeep and context) */
+  AbApplyDone done;             /* asynchronous callers */
+  gpointer user;
+} ApplyJob;
+
+static ApplyJob *
+job_new (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GArray *results)
 {
   const AbTableDesc *t = ctx->table;
-  const AbMutateOptions *opts = ctx->opts;
-  guint n = groups->len;
-  KeyWork *works = g_new0 (KeyWork, n);
+  ApplyJob *job = g_new0 (ApplyJob, 1);
   gboolean merge = ab_engine_insert_merge (engine, t->database);
-  for (guint i = 0; i < n; i++)
+  job->engine = engine;
+  job->ctx = ctx;
+  job->n = groups->len;
+  job->works = g_new0 (KeyWork, job->n);
+  for (guint i = 0; i < job->n; i++)
     {
-      KeyWork *w = &works[i];
-      *w = (KeyWork){ .engine = engine, .table = t, .opts = opts, .insert_merge = merge,
+      KeyWork *w = &job->works[i];
+      *w = (KeyWork){ .engine = engine, .table = t, .opts = ctx->opts, .insert_merge = merge,
                       .group = groups->pdata[i],
                       .result = &g_array_index (results, AbKeyResult, i) };
       ab_value_copy (&w->result->source, &w->group->source);
       ab_value_copy (&w->result->target, &w->group->target);
       prepare (w);
     }
+  return job;
+}
+
+/* What a planning attempt left in a key (a transaction may plan twice). */
+static void
+work_reset (KeyWork *w)
+{
+  if (w->has_states)
+    {
+      ab_state_clear (&w->before);
+      ab_state_clear (&w->after);
+      w->has_states = FALSE;
+    }
+  g_clear_pointer (&w->batch, ab_batch_free);
+  g_clear_error (&w->error);
+}
+
+/* Results, CDC, and the end of the job. */
+static void
+job_finish (ApplyJob *job, const GError *write_error)
+{
+  for (guint i = 0; i < job->n; i++)
+    finish (&job->works[i], (GError *) write_error);
+  emit_cdc (job->engine, job->ctx, job->works, job->n);
+  for (guint i = 0; i < job->n; i++)
+    {
+      work_reset (&job->works[i]);
+      g_clear_pointer (&job->works[i].lock_key, g_bytes_unref);
+      g_clear_pointer (&job->works[i].token, g_bytes_unref);
+      g_clear_pointer (&job->works[i].state_key, g_bytes_unref);
+    }
+  g_free (job->works);
+  AbApplyDone done = job->done;
+  gpointer user = job->user;
+  g_free (job);
+  if (done != NULL)
+    done (user);
+}
+
+/* ---- inside the store's write transaction ---- */
+
+static gboolean
+plan_in_txn (AbStore *view, AbBatch *batch, gpointer data, GError **error)
+{
+  ApplyJob *job = data;
+  for (guint i = 0; i < job->n; i++)
+    work_reset (&job->works[i]);
+  read_and_plan (job->engine, view, job->works, job->n, batch);
+  if (!combine (job->engine, view, job->ctx->table, job->works, job->n, batch, error))
+    return FALSE;
+  job->written = batch;
+  return TRUE;
+}
+
+static void
+txn_done (gpointer data, const GError *error)
+{
+  ApplyJob *job = data;
+  if (error == NULL && job->written != NULL)
+    ab_engine_cache_note (job->engine, job->ctx->table, job->written);
+  job_finish (job, error);
+}
+
+/* ---- the lock protocol's waves ---- */
+
+static void
+apply_in_waves (ApplyJob *job)
+{
+  AbEngine *engine = job->engine;
+  KeyWork *works = job->works;
+  guint n = job->n;
+  const AbTableDesc *t = job->ctx->table;
   ab_engine_parallel (engine, works, sizeof *works, n, lock_one, needs_lock);
-  read_and_plan (engine, works, n);
+  read_and_plan (engine, engine->store, works, n, NULL);
   GError *write_error = NULL;
-  g_autoptr (AbBatch) all = combine (engine, t, works, n, &write_error);
-  gboolean released = all != NULL && ab_store_batch_is_atomic (engine->store)
+  g_autoptr (AbBatch) all = ab_batch_new ();
+  gboolean planned = combine (engine, engine->store, t, works, n, all, &write_error);
+  gboolean released = planned && ab_store_batch_is_atomic (engine->store)
                       && release_in (all, works, n);
-  if (all != NULL && ab_batch_len (all) > 0 && ab_store_batch (engine->store, all, &write_error))
+  if (planned && ab_batch_len (all) > 0 && ab_store_batch (engine->store, all, &write_error))
     {
       ab_engine_cache_note (engine, t, all);
       for (guint i = 0; released && i < n; i++)
         g_clear_pointer (&works[i].token, g_bytes_unref);
     }
   ab_engine_parallel (engine, works, sizeof *works, n, unlock_one, holds_lock);
-  for (guint i = 0; i < n; i++)
-    finish (&works[i], write_error);
-  emit_cdc (engine, ctx, works, n);
-  for (guint i = 0; i < n; i++)
-    {
-      if (works[i].has_states)
-        {
-          ab_state_clear (&works[i].before);
-          ab_state_clear (&works[i].after);
-        }
-      g_clear_pointer (&works[i].lock_key, g_bytes_unref);
-      g_clear_pointer (&works[i].token, g_bytes_unref);
-      g_clear_pointer (&works[i].state_key, g_bytes_unref);
-      g_clear_pointer (&works[i].batch, ab_batch_free);
-      g_clear_error (&works[i].error);
-    }
+  job_finish (job, write_error);
   g_clear_error (&write_error);
-  g_free (works);
+}
+
+void
+ab_engine_apply_async (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups,
+                       GArray *results, AbApplyDone done, gpointer user)
+{
+  ApplyJob *job = job_new (engine, ctx, groups, results);
+  job->done = done;
+  job->user = user;
+  if (ab_store_can_transact (engine->store))
+    ab_store_transact_async (engine->store, plan_in_txn, txn_done, job);
+  else
+    apply_in_waves (job);
+}
+
+/* Waiting for an asynchronous apply. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean finished;
+} ApplyWait;
+
+static void
+apply_wait_done (gpointer data)
+{
+  ApplyWait *w = data;
+  g_mutex_lock (&w->lock);
+  w->finished = TRUE;
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+void
+ab_engine_apply (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GArray *results)
+{
+  ApplyWait w = { 0 };
+  g_mutex_init (&w.lock);
+  g_cond_init (&w.cond);
+  ab_engine_apply_async (engine, ctx, groups, results, apply_wait_done, &w);
+  g_mutex_lock (&w.lock);
+  while (!w.finished)
+    g_cond_wait (&w.cond, &w.lock);
+  g_mutex_unlock (&w.lock);
+  g_mutex_clear (&w.lock);
+  g_cond_clear (&w.cond);
 }

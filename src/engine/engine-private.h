@@ -105,6 +105,13 @@ void ab_engine_sink_metrics (AbEngine *engine, GString *out);
  * for groups[i] and emits their CDC records. */
 void ab_engine_apply (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups,
                       GArray *results);
+/* The same without waiting: done(user) runs once every result is filled and
+ * the CDC records are out (on the store's committing thread, or before this
+ * returns on a store without transactions). ctx, groups and results must
+ * live until then. */
+typedef void (*AbApplyDone) (gpointer user);
+void ab_engine_apply_async (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups,
+                            GArray *results, AbApplyDone done, gpointer user);
 
 /* The async applier (applier.c). */
 gboolean ab_engine_applier_start (AbEngine *engine, GError **error);

@@ -112,45 +112,135 @@ by_sort_key (gconstpointer a, gconstpointer b)
   return strcmp (x->sort_key, y->sort_key);
 }
 
-GArray *
-ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
-                  GError **error)
+/* One mutation request from its body to its results; lives until they are
+ * handed over (the async path owns it on the heap). */
+typedef struct {
+  AbEngine *engine;
+  AbTableDesc *table;
+  gchar *alias;
+  AbMutateOptions opts;
+  AbWalContext ctx;
+  GPtrArray *groups;
+  GArray *results;
+  AbMutateDone done;
+  gpointer user;
+} MutateJob;
+
+static void
+mutate_job_free (MutateJob *job)
 {
-  g_autofree gchar *alias = NULL;
-  g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, opts->database, opts->table, &alias,
-                                                 error);
+  g_clear_pointer (&job->table, ab_table_desc_unref);
+  g_free (job->alias);
+  g_clear_pointer (&job->groups, g_ptr_array_unref);
+  g_clear_pointer (&job->results, g_array_unref);
+  g_free (job);
+}
+
+/* Steps before applying: resolve, mode, parse and validate every item
+ * (nothing written on a 400), sort, WAL. FALSE + error: nothing happened. */
+static gboolean
+mutate_begin (MutateJob *job, JsonNode *body, GError **error)
+{
+  AbEngine *engine = job->engine;
+  const AbMutateOptions *opts = &job->opts;
+  AbTableDesc *t = job->table = ab_engine_resolve (engine, opts->database, opts->table,
+                                                   &job->alias, error);
   if (t == NULL)
-    return NULL;
+    return FALSE;
   gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
   if (multi != opts->multi_edge)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, multi
                            ? "Table %s.%s is a multi-edge table: use the /multi-edges endpoints."
                            : "Table %s.%s is not a multi-edge table: use the /edges endpoints.",
-                           t->database, t->table), NULL;
+                           t->database, t->table);
   AbMutationMode mode = AB_MODE_SYNC;
   if (!effective_mode (engine, t, opts, &mode, error))
-    return NULL;
-  g_autoptr (GPtrArray) groups = ab_engine_parse_mutations (
+    return FALSE;
+  job->groups = ab_engine_parse_mutations (
       t, body, multi, ab_engine_insert_merge (engine, t->database), engine->cfg.max_mutations,
       error);
-  if (groups == NULL)
-    return NULL;
+  if (job->groups == NULL)
+    return FALSE;
   /* Results are answered sorted by "<source>:<target>" (or the id). */
-  g_ptr_array_sort (groups, by_sort_key);
-  GArray *results = g_array_sized_new (FALSE, TRUE, sizeof (AbKeyResult), groups->len);
-  g_array_set_clear_func (results, (GDestroyNotify) key_result_clear);
-  g_array_set_size (results, groups->len);
-  AbWalContext ctx = { .table = t, .alias = alias, .opts = opts, .table_mode = t->mode,
-                       .system_mode = engine->cfg.system_mode,
-                       .queued = mode == AB_MODE_ASYNC || mode == AB_MODE_DROP };
-  if (!write_wal (engine, &ctx, groups, error))
+  g_ptr_array_sort (job->groups, by_sort_key);
+  job->results = g_array_sized_new (FALSE, TRUE, sizeof (AbKeyResult), job->groups->len);
+  g_array_set_clear_func (job->results, (GDestroyNotify) key_result_clear);
+  g_array_set_size (job->results, job->groups->len);
+  job->ctx = (AbWalContext){ .table = t, .alias = job->alias, .opts = opts,
+                             .table_mode = t->mode, .system_mode = engine->cfg.system_mode,
+                             .queued = mode == AB_MODE_ASYNC || mode == AB_MODE_DROP };
+  if (!write_wal (engine, &job->ctx, job->groups, error))
+    return FALSE;
+  if (job->ctx.queued)
+    queue_results (t, opts, engine->cfg.system_mode, job->groups, job->results);
+  return TRUE;
+}
+
+static void
+mutate_applied (gpointer data)
+{
+  MutateJob *job = data;
+  job->done (g_steal_pointer (&job->results), NULL, job->user);
+  mutate_job_free (job);
+}
+
+void
+ab_engine_mutate_async (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
+                        AbMutateDone done, gpointer user)
+{
+  MutateJob *job = g_new0 (MutateJob, 1);
+  GError *error = NULL;
+  job->engine = engine;
+  job->opts = *opts;
+  job->done = done;
+  job->user = user;
+  if (!mutate_begin (job, body, &error))
     {
-      g_array_unref (results);
-      return NULL;
+      done (NULL, error, user);
+      mutate_job_free (job);
     }
-  if (ctx.queued)
-    queue_results (t, opts, engine->cfg.system_mode, groups, results);
+  else if (job->ctx.queued)
+    mutate_applied (job);
   else
-    ab_engine_apply (engine, &ctx, groups, results);
-  return results;
+    ab_engine_apply_async (engine, &job->ctx, job->groups, job->results, mutate_applied, job);
+}
+
+/* Waiting for the asynchronous form. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean finished;
+  GArray *results;
+  GError *error;
+} MutateWait;
+
+static void
+mutate_wait_done (GArray *results, GError *error, gpointer data)
+{
+  MutateWait *w = data;
+  g_mutex_lock (&w->lock);
+  w->results = results;
+  w->error = error;
+  w->finished = TRUE;
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+GArray *
+ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
+                  GError **error)
+{
+  MutateWait w = { 0 };
+  g_mutex_init (&w.lock);
+  g_cond_init (&w.cond);
+  ab_engine_mutate_async (engine, opts, body, mutate_wait_done, &w);
+  g_mutex_lock (&w.lock);
+  while (!w.finished)
+    g_cond_wait (&w.cond, &w.lock);
+  g_mutex_unlock (&w.lock);
+  g_mutex_clear (&w.lock);
+  g_cond_clear (&w.cond);
+  if (w.error != NULL)
+    g_propagate_error (error, w.error);
+  return w.results;
 }

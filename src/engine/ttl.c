@@ -60,8 +60,8 @@ put_expiry (AbBatch *post, GBytes *cell, GBytes *sib, gint64 expiry)
 }
 
 gboolean
-ab_engine_ttl_plan (AbEngine *engine, const AbTableDesc *t, GPtrArray *keys, AbBatch *pre,
-                    AbBatch *post, GError **error)
+ab_engine_ttl_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GPtrArray *keys,
+                    AbBatch *pre, AbBatch *post, GError **error)
 {
   g_autoptr (GPtrArray) cells = g_ptr_array_new ();
   g_autoptr (GPtrArray) sibs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
@@ -81,7 +81,7 @@ ab_engine_ttl_plan (AbEngine *engine, const AbTableDesc *t, GPtrArray *keys, AbB
     return TRUE;
   g_autoptr (GArray) rows = ab_kv_array_new ();
   GError *local = NULL;
-  if (!ab_store_multi_get (engine->store, sibs, rows, &local))
+  if (!ab_store_multi_get (reader, sibs, rows, &local))
     return ab_engine_propagate (error, local), FALSE;
   gint64 now = ab_engine_now_ms ();
   for (guint i = 0; i < cells->len; i++)

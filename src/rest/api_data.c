@@ -29,30 +29,10 @@ query_bool (const AbHttpRequest *req, const gchar *name, gboolean dflt, gboolean
 }
 
 
+/* {"results":[{source, target | id, status, count, context?}]} */
 static void
-mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean multi,
-        gboolean sync)
+mutation_answer (AbHttpResponse *resp, GArray *results, gboolean multi)
 {
-  AbMutateOptions o;
-  ab_mutate_options_init (&o);
-  o.database = ab_http_param (req, "database");
-  o.table = ab_http_param (req, "table");
-  o.multi_edge = multi;
-  o.sync_request = sync;
-  o.request_id = req->request_id;
-  o.actor = ab_api_actor (req);
-  const gchar *ctx = ab_http_header_get (req, "ab-include-mutation-context");
-  o.include_context = ctx != NULL && g_ascii_strcasecmp (ctx, "true") == 0;
-  if (!query_bool (req, "lock", TRUE, &o.lock, resp)
-      || !query_bool (req, "force", FALSE, &o.force, resp))
-    return;
-  g_autoptr (JsonNode) body = ab_api_body (req, resp);
-  if (body == NULL)
-    return;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GArray) results = ab_engine_mutate (ENGINE (ud), &o, body, &error);
-  if (results == NULL)
-    return ab_api_error (resp, error);
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "results");
@@ -82,6 +62,63 @@ mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean mu
   json_builder_end_array (b);
   json_builder_end_object (b);
   ab_http_response_json (resp, 200, json_builder_get_root (b));
+}
+
+/* A mutation whose answer waits for its group commit without holding the
+ * worker: the engine calls back on the committing thread. */
+typedef struct {
+  AbHttpResponse *resp;
+  gboolean multi;
+} MutationReply;
+
+static void
+mutation_done (GArray *results, GError *error, gpointer data)
+{
+  MutationReply *reply = data;
+  if (results == NULL)
+    ab_api_error (reply->resp, error);
+  else
+    mutation_answer (reply->resp, results, reply->multi);
+  g_clear_pointer (&results, g_array_unref);
+  g_clear_error (&error);
+  AbHttpResponse *resp = reply->resp;
+  g_free (reply);
+  ab_http_response_resume (resp);
+}
+
+static void
+mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean multi,
+        gboolean sync)
+{
+  AbMutateOptions o;
+  ab_mutate_options_init (&o);
+  o.database = ab_http_param (req, "database");
+  o.table = ab_http_param (req, "table");
+  o.multi_edge = multi;
+  o.sync_request = sync;
+  o.request_id = req->request_id;
+  o.actor = ab_api_actor (req);
+  const gchar *ctx = ab_http_header_get (req, "ab-include-mutation-context");
+  o.include_context = ctx != NULL && g_ascii_strcasecmp (ctx, "true") == 0;
+  if (!query_bool (req, "lock", TRUE, &o.lock, resp)
+      || !query_bool (req, "force", FALSE, &o.force, resp))
+    return;
+  g_autoptr (JsonNode) body = ab_api_body (req, resp);
+  if (body == NULL)
+    return;
+  AbHttpResponse *later = ab_http_response_defer (resp);
+  if (later != NULL)
+    {
+      MutationReply *reply = g_new (MutationReply, 1);
+      *reply = (MutationReply){ later, multi };
+      ab_engine_mutate_async (ENGINE (ud), &o, body, mutation_done, reply);
+      return;
+    }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) results = ab_engine_mutate (ENGINE (ud), &o, body, &error);
+  if (results == NULL)
+    return ab_api_error (resp, error);
+  mutation_answer (resp, results, multi);
 }
 
 static void edges (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, FALSE, FALSE); }

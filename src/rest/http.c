@@ -209,11 +209,28 @@ on_watch_dispose (void *data)
 
 /* Worker thread: run the handler, then hand the job back to its loop. */
 static void
+job_resume (gpointer data)
+{
+  AbHttpJob *job = data;
+  h2o_multithread_send_message (&job->loop->job_receiver, &job->super);
+}
+
+/* Worker thread: run the handler, then hand the job back to its loop,
+ * unless the handler deferred its answer (job_resume sends it then; the job
+ * may be gone by the time the handler returns). */
+static void
 worker_run (gpointer data, gpointer user_data)
 {
   AbHttpJob *job = data;
+  gboolean deferred = FALSE;
+  job->response.resume = job_resume;
+  job->response.resume_token = job;
+  job->response.deferred = &deferred;
   job->handler (&job->request, &job->response, job->user_data);
-  h2o_multithread_send_message (&job->loop->job_receiver, &job->super);
+  if (deferred)
+    return;
+  job->response.deferred = NULL;
+  job_resume (job);
 }
 
 /* Loop thread: results of finished jobs. */

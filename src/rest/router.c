@@ -330,6 +330,25 @@ ab_http_response_init (AbHttpResponse *resp)
   resp->content_type = NULL;
   resp->body = NULL;
   resp->headers = g_ptr_array_new_with_free_func (g_free);
+  resp->resume = NULL;
+  resp->resume_token = NULL;
+  resp->deferred = NULL;
+}
+
+AbHttpResponse *
+ab_http_response_defer (AbHttpResponse *resp)
+{
+  if (resp->resume == NULL || resp->deferred == NULL)
+    return NULL;
+  *resp->deferred = TRUE;
+  resp->deferred = NULL; /* the flag lives on the transport's stack */
+  return resp;
+}
+
+void
+ab_http_response_resume (AbHttpResponse *resp)
+{
+  resp->resume (resp->resume_token);
 }
 
 void

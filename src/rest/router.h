@@ -21,6 +21,11 @@ typedef struct {
   gchar *content_type;      /* default "application/json" */
   GBytes *body;             /* NULL = empty */
   GPtrArray *headers;       /* alternating name, value (owned strings) */
+  /* Set by the transport when this response may be finished after the
+   * handler returns (see ab_http_response_defer); NULL otherwise. */
+  void (*resume) (gpointer token);
+  gpointer resume_token;
+  gboolean *deferred;       /* the transport's flag, set by ab_http_response_defer */
 } AbHttpResponse;
 
 typedef void (*AbRouteHandler) (const AbHttpRequest *req, AbHttpResponse *resp,
@@ -66,6 +71,15 @@ void ab_http_response_empty (AbHttpResponse *resp, guint status);
 void ab_http_response_error (AbHttpResponse *resp, guint status, const gchar *message);
 void ab_http_response_add_header (AbHttpResponse *resp, const gchar *name, const gchar *value);
 const gchar *ab_http_reason_phrase (guint status);
+
+/* Answering later, without holding the thread: a handler calls defer and,
+ * when it returns non-NULL, the transport sends nothing when the handler
+ * returns; the handler (or whoever it hands the response to) fills it later,
+ * from any thread, and calls ab_http_response_resume exactly once. The
+ * request and the response stay valid until then and not after. NULL: this
+ * transport or route cannot defer (inline routes): answer before returning. */
+AbHttpResponse *ab_http_response_defer (AbHttpResponse *resp);
+void ab_http_response_resume (AbHttpResponse *resp);
 
 /* --- Additions (transport helpers; see router.c) --- */
 

@@ -25,6 +25,9 @@ typedef struct {
   gboolean gathering;
   guint writers;        /* estimate: group size + requests queued behind it */
   gint64 commit_us;     /* how long the last group took */
+  GCond work_cond;      /* wakes the committer: work queued */
+  GThread *committer;   /* leads groups of asynchronous requests (lazily started) */
+  gboolean stopping;    /* the committer drains the queue and ends */
 } LmdbEnv;
 
 typedef struct {

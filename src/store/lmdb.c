@@ -14,17 +14,25 @@
 #define AB_LMDB_GATHER_MAX_US 200           /* longest wait for a group to fill */
 #define REQ_FAILED (-1) /* a request failed on its own; its GError says why */
 
+#define REQ_PLAN_FAILED (-2) /* a plan refused before writing anything */
+
 typedef enum {
   REQ_BATCH,
   REQ_INCREMENT,
   REQ_CHECK_AND_PUT,
   REQ_CHECK_AND_DELETE,
+  REQ_TXN,
 } ReqKind;
 
-/* One caller's write, living on its stack until done is set. */
+/* One caller's write: on its stack until done is set, or (REQ_TXN) on the
+ * heap until its done callback has run. */
 typedef struct {
   ReqKind kind;
   const AbBatch *batch;
+  AbTxnPlan plan;   /* REQ_TXN: fills txn_batch through a view of the transaction */
+  AbTxnDone on_done;
+  gpointer user;
+  AbBatch *txn_batch;
   MDB_val key, expected, value;
   gboolean has_expected;
   gint64 delta;
@@ -186,38 +194,66 @@ get_one (LmdbEnv *e, MDB_txn *txn, const guint8 *key, gsize klen, GBytes **value
   return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
+/* A plan's view of the write transaction it runs in (REQ_TXN). */
+typedef struct {
+  AbStore base;
+  LmdbEnv *env;
+  MDB_txn *txn;
+} LmdbView;
+
+static const AbStoreVTable lmdb_view_vtable;
+
+/* The transaction to read in: the view's write transaction, or a pooled
+ * read-only one (*pooled set; give it back with read_end). */
+static int
+reader_txn (AbStore *s, LmdbEnv **e, MDB_txn **txn, gboolean *pooled)
+{
+  if (s->vt == &lmdb_view_vtable) {
+    LmdbView *v = (LmdbView *) s;
+    *e = v->env;
+    *txn = v->txn;
+    *pooled = FALSE;
+    return 0;
+  }
+  *e = ab_lmdb_env_of (s);
+  *pooled = TRUE;
+  return read_begin (*e, txn);
+}
+
 static gboolean
 lmdb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
 {
-  LmdbEnv *e = ab_lmdb_env_of (s);
+  LmdbEnv *e;
   MDB_txn *txn;
+  gboolean pooled;
   int rc;
-  if (!check_key (e, klen, error))
-    return FALSE;
-  if ((rc = read_begin (e, &txn)) != 0) {
+  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0) {
     ab_lmdb_set_error (error, rc, "read transaction");
     return FALSE;
   }
-  rc = get_one (e, txn, key, klen, value);
-  read_end (e, txn);
-  if (rc != 0)
+  if (!check_key (e, klen, error))
+    rc = -1;
+  else if ((rc = get_one (e, txn, key, klen, value)) != 0)
     ab_lmdb_set_error (error, rc, "get");
+  if (pooled)
+    read_end (e, txn);
   return rc == 0;
 }
 
 static gboolean
 lmdb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 {
-  LmdbEnv *e = ab_lmdb_env_of (s);
+  LmdbEnv *e;
   MDB_txn *txn;
-  int rc = 0;
-  for (guint i = 0; i < keys->len; i++)
-    if (!check_key (e, g_bytes_get_size (g_ptr_array_index (keys, i)), error))
-      return FALSE;
-  if ((rc = read_begin (e, &txn)) != 0) {
+  gboolean pooled;
+  int rc;
+  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0) {
     ab_lmdb_set_error (error, rc, "read transaction");
     return FALSE;
   }
+  for (guint i = 0; rc == 0 && i < keys->len; i++)
+    if (!check_key (e, g_bytes_get_size (g_ptr_array_index (keys, i)), error))
+      rc = -1;
   for (guint i = 0; rc == 0 && i < keys->len; i++) {
     GBytes *k = g_ptr_array_index (keys, i);
     gsize klen;
@@ -225,10 +261,11 @@ lmdb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
     AbKv kv = { g_bytes_ref (k), NULL };
     rc = get_one (e, txn, kd, klen, &kv.value);
     g_array_append_val (out, kv);
+    if (rc != 0)
+      ab_lmdb_set_error (error, rc, "multi_get");
   }
-  read_end (e, txn);
-  if (rc != 0)
-    ab_lmdb_set_error (error, rc, "multi_get");
+  if (pooled)
+    read_end (e, txn);
   return rc == 0;
 }
 
@@ -289,19 +326,37 @@ scan_txn (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, GArray *out)
 static gboolean
 lmdb_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
 {
-  LmdbEnv *e = ab_lmdb_env_of (s);
+  LmdbEnv *e;
   MDB_txn *txn;
+  gboolean pooled;
   int rc;
-  if ((rc = read_begin (e, &txn)) != 0) {
+  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0) {
     ab_lmdb_set_error (error, rc, "read transaction");
     return FALSE;
   }
   rc = scan_txn (e, txn, r, out);
-  read_end (e, txn);
+  if (pooled)
+    read_end (e, txn);
   if (rc != 0)
     ab_lmdb_set_error (error, rc, "scan");
   return rc == 0;
 }
+
+static gboolean
+view_write (AbStore *s, const AbBatch *b, GError **error)
+{
+  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                       "a transaction view is read-only: plans write through their batch");
+  return FALSE;
+}
+
+static const AbStoreVTable lmdb_view_vtable = {
+  .name = "lmdb-view",
+  .get = lmdb_get,
+  .multi_get = lmdb_multi_get,
+  .scan = lmdb_scan,
+  .batch = view_write,
+};
 
 /* ---- applying one request inside a write transaction ---- */
 
@@ -384,15 +439,40 @@ compare_current (LmdbEnv *e, MDB_txn *txn, LmdbReq *req, gboolean *matches)
 }
 
 static int
+apply_batch (LmdbEnv *e, MDB_txn *txn, const AbBatch *b, GError **error)
+{
+  int rc = 0;
+  for (guint i = 0; rc == 0 && i < b->items->len; i++)
+    rc = apply_mutation (e, txn, &g_array_index (b->items, AbMutation, i), error);
+  return rc;
+}
+
+/* The plan reads through a view of txn and fills its batch from scratch;
+ * a refusal (or a key lmdb cannot hold) writes nothing. */
+static int
+apply_plan (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
+{
+  LmdbView view = { .base = { .vt = &lmdb_view_vtable, .batch_atomic = TRUE }, .env = e,
+                    .txn = txn };
+  g_array_set_size (req->txn_batch->items, 0);
+  if (!req->plan (&view.base, req->txn_batch, req->user, &req->error)
+      || !ab_backend_check_batch (req->txn_batch, e->max_key, &req->error)) {
+    if (req->error == NULL)
+      g_set_error_literal (&req->error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "the plan failed");
+    return REQ_PLAN_FAILED;
+  }
+  return apply_batch (e, txn, req->txn_batch, &req->error);
+}
+
+static int
 apply_body (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
 {
   int rc = 0;
   switch (req->kind) {
   case REQ_BATCH:
-    for (guint i = 0; rc == 0 && i < req->batch->items->len; i++)
-      rc = apply_mutation (e, txn, &g_array_index (req->batch->items, AbMutation, i),
-                           &req->error);
-    return rc;
+    return apply_batch (e, txn, req->batch, &req->error);
+  case REQ_TXN:
+    return apply_plan (e, txn, req);
   case REQ_INCREMENT:
     return apply_increment (e, txn, &req->key, req->delta, &req->new_value, &req->error);
   case REQ_CHECK_AND_PUT:
@@ -444,21 +524,32 @@ fail_all (LmdbReq **reqs, guint n, const GError *why)
   }
 }
 
-/* Apply reqs[0..n) in one parent transaction. Returns the lmdb code that
- * ends the attempt (MDB_MAP_FULL asks for a bigger map) and *settled, the
- * number of requests applied (fewer than n when the transaction filled up). */
+#define GROUP_NEEDS_NESTING (-3) /* a request failed after writing: redo with nesting */
+
+/* Apply reqs[0..n) in one parent transaction. First try (nested FALSE):
+ * every request straight into the parent, no per-request transaction; a
+ * plan that refuses wrote nothing, so only a failure in the middle of a
+ * request's writes (rare: a counter that is not 8 bytes, an lmdb error)
+ * costs a second try in which each request runs in a nested transaction and
+ * is rolled back alone. Returns the lmdb code that ends the attempt
+ * (MDB_MAP_FULL asks for a bigger map, GROUP_NEEDS_NESTING for the second
+ * try) and *settled, the number of requests applied (fewer than n when the
+ * transaction filled up). */
 static int
-apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, guint *settled)
+apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, gboolean nested,
+             guint *settled)
 {
   *settled = n;
   for (guint i = 0; i < n; i++) {
     int rc;
     reset_outcome (reqs[i]);
-    rc = apply_request (e, txn, reqs[i]);
-    if (rc == 0 || rc == REQ_FAILED)
+    rc = nested ? apply_request (e, txn, reqs[i]) : apply_body (e, txn, reqs[i]);
+    if (rc == 0 || rc == REQ_PLAN_FAILED || (nested && rc == REQ_FAILED))
       continue;
     if (rc == MDB_MAP_FULL)
       return rc;
+    if (!nested)
+      return GROUP_NEEDS_NESTING;
     if (rc == MDB_TXN_FULL && i > 0) {
       g_clear_error (&reqs[i]->error);
       *settled = i; /* the rest go back to the queue for the next group */
@@ -474,6 +565,7 @@ apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, guint *settled)
 static guint
 run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
 {
+  gboolean nested = FALSE;
   for (;;) {
     g_autoptr (GError) why = NULL;
     MDB_txn *txn;
@@ -481,7 +573,7 @@ run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
     guint settled = n;
     int rc = ab_lmdb_begin_locked (e, NULL, 0, &txn, &seen);
     if (rc == 0) {
-      rc = apply_group (e, txn, reqs, n, &settled);
+      rc = apply_group (e, txn, reqs, n, nested, &settled);
       if (rc == 0)
         rc = mdb_txn_commit (txn); /* the one fsync of the group */
       else
@@ -489,6 +581,10 @@ run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
       g_rw_lock_reader_unlock (&e->map_lock);
       if (rc == 0)
         return settled;
+      if (rc == GROUP_NEEDS_NESTING) {
+        nested = TRUE;
+        continue;
+      }
       if (rc == MDB_MAP_FULL && grow (e, seen, &why))
         continue;
     }
@@ -517,6 +613,15 @@ gather (LmdbEnv *e)
   e->gathering = FALSE;
 }
 
+static void
+txn_req_finish (LmdbReq *req)
+{
+  req->on_done (req->user, req->error);
+  g_clear_error (&req->error);
+  ab_batch_free (req->txn_batch);
+  g_free (req);
+}
+
 /* Called with queue_lock held and no leader; returns with it held. */
 static void
 lead (LmdbEnv *e)
@@ -534,12 +639,44 @@ lead (LmdbEnv *e)
   g_mutex_lock (&e->queue_lock);
   e->commit_us = g_get_monotonic_time () - start;
   e->writers = MIN (settled + g_queue_get_length (&e->pending), AB_LMDB_MAX_GROUP);
+  guint finished = 0;
   for (guint i = 0; i < settled; i++)
-    group[i]->done = TRUE;
+    if (group[i]->kind == REQ_TXN)
+      group[finished++] = group[i]; /* answered below, outside the lock */
+    else
+      group[i]->done = TRUE;
   for (guint i = n; i-- > settled;)
     g_queue_push_head (&e->pending, group[i]);
   e->leader = FALSE;
   g_cond_broadcast (&e->queue_cond);
+  if (!g_queue_is_empty (&e->pending))
+    g_cond_signal (&e->work_cond);
+  if (finished == 0)
+    return;
+  g_mutex_unlock (&e->queue_lock);
+  for (guint i = 0; i < finished; i++)
+    txn_req_finish (group[i]);
+  g_mutex_lock (&e->queue_lock);
+}
+
+/* The committer of an environment's REQ_TXN requests (started by the first
+ * one): leads whenever work is queued and nobody leads; drains the queue
+ * before it stops. */
+static gpointer
+committer_main (gpointer data)
+{
+  LmdbEnv *e = data;
+  g_mutex_lock (&e->queue_lock);
+  for (;;) {
+    if (!g_queue_is_empty (&e->pending) && !e->leader)
+      lead (e);
+    else if (e->stopping && g_queue_is_empty (&e->pending))
+      break;
+    else
+      g_cond_wait (&e->work_cond, &e->queue_lock);
+  }
+  g_mutex_unlock (&e->queue_lock);
+  return NULL;
 }
 
 /* Queue a request; whichever waiter finds no leader commits everything
@@ -578,6 +715,26 @@ lmdb_batch (AbStore *s, const AbBatch *b, GError **error)
                     error))
       return FALSE;
   return submit (e, &req, error);
+}
+
+static void
+lmdb_transact (AbStore *s, AbTxnPlan plan, AbTxnDone on_done, gpointer user)
+{
+  LmdbEnv *e = ab_lmdb_env_of (s);
+  LmdbReq *req = g_new0 (LmdbReq, 1);
+  req->kind = REQ_TXN;
+  req->plan = plan;
+  req->on_done = on_done;
+  req->user = user;
+  req->txn_batch = ab_batch_new ();
+  g_mutex_lock (&e->queue_lock);
+  if (e->committer == NULL)
+    e->committer = g_thread_new ("ab-lmdb-commit", committer_main, e);
+  g_queue_push_tail (&e->pending, req);
+  if (e->gathering)
+    g_cond_signal (&e->gather_cond);
+  g_cond_signal (&e->work_cond);
+  g_mutex_unlock (&e->queue_lock);
 }
 
 static gboolean
@@ -629,6 +786,13 @@ lmdb_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
 static void
 env_free (LmdbEnv *e)
 {
+  if (e->committer != NULL) {
+    g_mutex_lock (&e->queue_lock);
+    e->stopping = TRUE;
+    g_cond_signal (&e->work_cond);
+    g_mutex_unlock (&e->queue_lock);
+    g_thread_join (e->committer);
+  }
   for (guint i = 0; i < e->read_pool->len; i++)
     mdb_txn_abort (g_ptr_array_index (e->read_pool, i));
   g_ptr_array_unref (e->read_pool);
@@ -639,6 +803,7 @@ env_free (LmdbEnv *e)
   g_mutex_clear (&e->queue_lock);
   g_cond_clear (&e->queue_cond);
   g_cond_clear (&e->gather_cond);
+  g_cond_clear (&e->work_cond);
   g_free (e->path);
   g_free (e);
 }
@@ -681,6 +846,7 @@ env_new (const gchar *path, gsize mapsize, gboolean sync, GError **error)
   g_mutex_init (&e->queue_lock);
   g_cond_init (&e->queue_cond);
   g_cond_init (&e->gather_cond);
+  g_cond_init (&e->work_cond);
   g_queue_init (&e->pending);
   if ((rc = env_setup (e, mapsize, sync)) != 0) {
     g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb open %s: %s", path,
@@ -747,6 +913,7 @@ static const AbStoreVTable lmdb_vtable = {
   .check_and_put = lmdb_check_and_put,
   .check_and_delete = lmdb_check_and_delete,
   .close = lmdb_close,
+  .transact = lmdb_transact,
   .snapshot_open = ab_lmdb_snapshot_open,
   .snapshot_scan = ab_lmdb_snapshot_scan,
   .snapshot_close = ab_lmdb_snapshot_close,

@@ -33,31 +33,24 @@ lookup (AbMemStore *m, const guint8 *key, gsize klen)
   return g_tree_lookup (m->map, k);
 }
 
-static gboolean
-mem_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
+/* ---- reads (lock held by the caller) ---- */
+
+static void
+get_locked (AbMemStore *m, const guint8 *key, gsize klen, GBytes **value)
 {
-  AbMemStore *m = (AbMemStore *) s;
-  GBytes *v;
-  g_mutex_lock (&m->lock);
-  v = lookup (m, key, klen);
+  GBytes *v = lookup (m, key, klen);
   *value = v ? g_bytes_ref (v) : NULL;
-  g_mutex_unlock (&m->lock);
-  return TRUE;
 }
 
-static gboolean
-mem_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+static void
+multi_get_locked (AbMemStore *m, GPtrArray *keys, GArray *out)
 {
-  AbMemStore *m = (AbMemStore *) s;
-  g_mutex_lock (&m->lock);
   for (guint i = 0; i < keys->len; i++) {
     GBytes *k = g_ptr_array_index (keys, i);
     GBytes *v = g_tree_lookup (m->map, k);
     AbKv kv = { g_bytes_ref (k), v ? g_bytes_ref (v) : NULL };
     g_array_append_val (out, kv);
   }
-  g_mutex_unlock (&m->lock);
-  return TRUE;
 }
 
 /* First node at or after the range start (lower bound, then skip an equal
@@ -89,12 +82,10 @@ past_stop (const AbScanRange *r, GBytes *key)
   return c > 0 || (c == 0 && !r->stop_inclusive);
 }
 
-static gboolean
-mem_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
+static void
+scan_locked (AbMemStore *m, const AbScanRange *r, GArray *out)
 {
-  AbMemStore *m = (AbMemStore *) s;
   guint n = 0;
-  g_mutex_lock (&m->lock);
   for (GTreeNode *node = scan_first (m, r); node != NULL; node = g_tree_node_next (node)) {
     GBytes *k = g_tree_node_key (node);
     AbKv kv;
@@ -105,7 +96,59 @@ mem_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
     g_array_append_val (out, kv);
     n++;
   }
-  g_mutex_unlock (&m->lock);
+}
+
+/* ---- reads of the store (take the lock) and of a transaction view (it is held) ---- */
+
+/* A plan's view inside mem_transact: the store's rows, its lock already held. */
+typedef struct {
+  AbStore base;
+  AbMemStore *m;
+} MemView;
+
+static AbMemStore *
+reader_of (AbStore *s, gboolean *take_lock)
+{
+  *take_lock = s->vt->transact != NULL; /* the store itself; a view has none */
+  return *take_lock ? (AbMemStore *) s : ((MemView *) s)->m;
+}
+
+static gboolean
+mem_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
+{
+  gboolean locking;
+  AbMemStore *m = reader_of (s, &locking);
+  if (locking)
+    g_mutex_lock (&m->lock);
+  get_locked (m, key, klen, value);
+  if (locking)
+    g_mutex_unlock (&m->lock);
+  return TRUE;
+}
+
+static gboolean
+mem_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  gboolean locking;
+  AbMemStore *m = reader_of (s, &locking);
+  if (locking)
+    g_mutex_lock (&m->lock);
+  multi_get_locked (m, keys, out);
+  if (locking)
+    g_mutex_unlock (&m->lock);
+  return TRUE;
+}
+
+static gboolean
+mem_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
+{
+  gboolean locking;
+  AbMemStore *m = reader_of (s, &locking);
+  if (locking)
+    g_mutex_lock (&m->lock);
+  scan_locked (m, r, out);
+  if (locking)
+    g_mutex_unlock (&m->lock);
   return TRUE;
 }
 
@@ -211,6 +254,44 @@ mem_batch (AbStore *s, const AbBatch *b, GError **error)
     rollback (m, undo);
   g_mutex_unlock (&m->lock);
   return ok;
+}
+
+static gboolean
+view_write (AbStore *s, const AbBatch *b, GError **error)
+{
+  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                       "a transaction view is read-only: plans write through their batch");
+  return FALSE;
+}
+
+static const AbStoreVTable mem_view_vtable = {
+  .name = "memory-view",
+  .get = mem_get,
+  .multi_get = mem_multi_get,
+  .scan = mem_scan,
+  .batch = view_write,
+};
+
+/* The plan and its batch under the store lock: one writer at a time, so the
+ * batch (rolled back on failure) is the whole transaction. */
+static void
+mem_transact (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user)
+{
+  AbMemStore *m = (AbMemStore *) s;
+  MemView view = { .base = { .vt = &mem_view_vtable, .batch_atomic = TRUE }, .m = m };
+  g_autoptr (AbBatch) batch = ab_batch_new ();
+  g_autoptr (GArray) undo = g_array_new (FALSE, TRUE, sizeof (UndoEntry));
+  g_autoptr (GError) error = NULL;
+  gboolean ok;
+  g_array_set_clear_func (undo, undo_clear);
+  g_mutex_lock (&m->lock);
+  ok = plan (&view.base, batch, user, &error) && ab_backend_check_batch (batch, 0, &error);
+  for (guint i = 0; ok && i < batch->items->len; i++)
+    ok = apply_mutation (m, &g_array_index (batch->items, AbMutation, i), undo, &error);
+  if (!ok)
+    rollback (m, undo);
+  g_mutex_unlock (&m->lock);
+  done (user, error);
 }
 
 static gboolean
@@ -369,6 +450,7 @@ static const AbStoreVTable mem_vtable = {
   .check_and_put = mem_check_and_put,
   .check_and_delete = mem_check_and_delete,
   .close = mem_close,
+  .transact = mem_transact,
   .snapshot_open = mem_snapshot_open,
   .snapshot_scan = mem_snapshot_scan,
   .snapshot_close = mem_snapshot_close,

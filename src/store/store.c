@@ -337,6 +337,119 @@ ab_store_batch (AbStore *s, const AbBatch *b, GError **error)
   return count (s, AB_STORE_VERB_BATCH, ok);
 }
 
+/* ---- transactions ---- */
+
+gboolean
+ab_store_can_transact (AbStore *s)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  return s->vt->transact != NULL;
+}
+
+gboolean
+ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error)
+{
+  for (guint i = 0; i < b->items->len; i++) {
+    gsize klen = g_bytes_get_size (g_array_index (b->items, AbMutation, i).key);
+    if (!check_write_key (klen, error))
+      return FALSE;
+    if (max_key > 0 && klen > max_key) {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                   "key of %zu bytes is longer than the store's limit of %zu bytes", klen,
+                   max_key);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Counts the transaction as one batch call when it is done. */
+typedef struct {
+  AbStore *store;
+  AbTxnPlan plan;
+  AbTxnDone done;
+  gpointer user;
+} CountedTxn;
+
+static gboolean
+counted_plan (AbStore *view, AbBatch *batch, gpointer data, GError **error)
+{
+  CountedTxn *c = data;
+  return c->plan (view, batch, c->user, error);
+}
+
+static void
+counted_done (gpointer data, const GError *error)
+{
+  CountedTxn *c = data;
+  count (c->store, AB_STORE_VERB_BATCH, error == NULL);
+  c->done (c->user, error);
+  g_free (c);
+}
+
+void
+ab_store_transact_async (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user)
+{
+  g_return_if_fail (s != NULL && plan != NULL && done != NULL);
+  if (s->vt->transact == NULL) {
+    g_autoptr (GError) error = g_error_new_literal (AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+                                                    "this store has no transactions");
+    done (user, error);
+    return;
+  }
+  CountedTxn *c = g_new (CountedTxn, 1);
+  *c = (CountedTxn){ s, plan, done, user };
+  s->vt->transact (s, counted_plan, counted_done, c);
+}
+
+/* Waiting for an asynchronous outcome. */
+typedef struct {
+  AbTxnPlan plan;
+  gpointer user;
+  GMutex lock;
+  GCond cond;
+  gboolean finished;
+  GError *error;
+} TxnWait;
+
+static gboolean
+wait_plan (AbStore *view, AbBatch *batch, gpointer data, GError **error)
+{
+  TxnWait *w = data;
+  return w->plan (view, batch, w->user, error);
+}
+
+static void
+wait_done (gpointer data, const GError *error)
+{
+  TxnWait *w = data;
+  g_mutex_lock (&w->lock);
+  w->error = error != NULL ? g_error_copy (error) : NULL;
+  w->finished = TRUE;
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+gboolean
+ab_store_transact (AbStore *s, AbTxnPlan plan, gpointer user, GError **error)
+{
+  TxnWait w = { .plan = plan, .user = user };
+  g_mutex_init (&w.lock);
+  g_cond_init (&w.cond);
+  ab_store_transact_async (s, wait_plan, wait_done, &w);
+  g_mutex_lock (&w.lock);
+  while (!w.finished)
+    g_cond_wait (&w.cond, &w.lock);
+  g_mutex_unlock (&w.lock);
+  g_mutex_clear (&w.lock);
+  g_cond_clear (&w.cond);
+  if (w.error != NULL) {
+    g_propagate_error (error, w.error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* ---- snapshots ---- */
 
 AbSnapshot *

@@ -67,6 +67,21 @@ typedef struct {
 
 typedef struct _AbStore AbStore;
 
+/* Transactions, for stores whose writers are serialised and whose batches
+ * are atomic (lmdb, memory; optional: NULL elsewhere). plan runs inside the
+ * store's write transaction, possibly next to other callers' plans in the
+ * same transaction (group commit). It reads through `view`, which sees every
+ * committed row and the writes of the plans before it in the transaction, and
+ * appends its writes to `batch` (never NULL, empty on entry); the store
+ * applies them in that transaction. A plan may run more than once (the
+ * transaction is retried after a map resize or a neighbour's failure), so it
+ * starts from scratch each time. FALSE fails this caller alone: its batch is
+ * dropped and the others of the group still commit. done runs exactly once,
+ * after the durable commit (error NULL) or the failure (error borrowed), on
+ * the committing thread and under no store lock. */
+typedef gboolean (*AbTxnPlan) (AbStore *view, AbBatch *batch, gpointer user, GError **error);
+typedef void (*AbTxnDone) (gpointer user, const GError *error);
+
 /* Round trips of a backend to a remote server, per remote call: the hbase
  * backend counts each Thrift call attempt by method ("getMultiple", ...) and
  * each TCP connect ("connect"). Local backends have none. */
@@ -124,6 +139,9 @@ typedef struct {
   /* Optional (NULL for local backends): reachability and remote call counts. */
   gboolean (*ping) (AbStore *s, GError **error);
   guint (*rpc_counts) (AbStore *s, AbStoreRpcCount *out, guint max);
+  /* Optional: queue plan for the next group commit and return at once;
+   * done is called later (see AbTxnPlan). */
+  void (*transact) (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
 } AbStoreVTable;
 
 typedef struct _AbStoreCounters AbStoreCounters;
@@ -158,6 +176,13 @@ gboolean ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
                                     const guint8 *expected, gsize elen,
                                     gboolean *applied, GError **error);
 gboolean ab_store_batch_is_atomic (AbStore *s);
+/* TRUE when the store runs plans in its write transaction (see AbTxnPlan). */
+gboolean ab_store_can_transact (AbStore *s);
+/* Asynchronous: done is called once the plan's writes are durable or failed
+ * (possibly before this returns, on a store that commits inline). */
+void ab_store_transact_async (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
+/* The same, waiting for the outcome. */
+gboolean ab_store_transact (AbStore *s, AbTxnPlan plan, gpointer user, GError **error);
 
 /* Snapshots: open, scan any number of ranges, close. A snapshot outlives
  * nothing: close it before its store. lmdb: while a snapshot is open this

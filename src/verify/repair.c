@@ -1,7 +1,8 @@
 /* Repair: findings spooled to a temp file during the compare pass are
  * replayed after the snapshot is closed. Index rows and Cache cells are
- * re-derived from the live State under the edge's engine lock; Count rows and
- * Group cells get the difference as an increment (see verify.h). */
+ * re-derived from the live State inside a write transaction (lmdb, memory)
+ * or under the edge's engine lock (hbase); Count rows and Group cells get the
+ * difference as an increment (see verify.h). */
 #include <string.h>
 #include "verify/verify-private.h"
 #include "codec/keys.h"
@@ -109,7 +110,7 @@ live_cache_value (const AbVerifyTable *t, const AbValue *src, const AbValue *tgt
 /* The value the live State implies for key (an Index row or a Cache cell),
  * or *value = NULL if none. */
 static gboolean
-live_index_value (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src,
+live_index_value (AbStore *reader, const AbVerifyTable *t, const AbValue *src,
                   const AbValue *tgt, const guint8 *key, gsize klen, GByteArray **value,
                   GError **error)
 {
@@ -120,7 +121,7 @@ live_index_value (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src,
   AbState st;
   gboolean ok = TRUE;
   *value = NULL;
-  if (sk == NULL || !ab_store_get (run->engine->store, sk->data, sk->len, &stored, error))
+  if (sk == NULL || !ab_store_get (reader, sk->data, sk->len, &stored, error))
     return FALSE;
   if (stored == NULL || t->vertex)
     return TRUE;
@@ -145,28 +146,51 @@ live_index_value (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src,
   return ok;
 }
 
-/* Under the edge lock: put the derived value, or delete the key. */
+/* One Index row or Cache cell to rewrite from the State it names. */
+typedef struct {
+  const AbVerifyTable *t;
+  const AbValue *src, *tgt;
+  const guint8 *key;
+  gsize klen;
+} Rewrite;
+
+/* Puts the derived value into batch, or deletes the key. */
+static gboolean
+plan_rewrite (AbStore *reader, AbBatch *batch, gpointer data, GError **error)
+{
+  const Rewrite *rw = data;
+  g_autoptr (GByteArray) value = NULL;
+  if (!live_index_value (reader, rw->t, rw->src, rw->tgt, rw->key, rw->klen, &value, error))
+    return FALSE;
+  if (value != NULL)
+    ab_batch_put (batch, rw->key, rw->klen, value->data, value->len);
+  else
+    ab_batch_delete (batch, rw->key, rw->klen);
+  return TRUE;
+}
+
+/* Inside a write transaction where the store has them (no writer can come
+ * between the read and the write), else under the edge lock. */
 static gboolean
 rewrite_index (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src, const AbValue *tgt,
                const guint8 *key, gsize klen, GError **error)
 {
   AbStore *store = run->engine->store;
+  Rewrite rw = { t, src, tgt, key, klen };
+  if (ab_store_can_transact (store))
+    return ab_store_transact (store, plan_rewrite, &rw, error);
   g_autoptr (GByteArray) lk = ab_codec_lock_key (src, t->multi ? src : tgt, t->desc->code,
                                                  error);
   g_autoptr (GBytes) lock_key = NULL;
   g_autoptr (GBytes) token = NULL;
-  g_autoptr (GByteArray) value = NULL;
+  g_autoptr (AbBatch) batch = ab_batch_new ();
   gboolean ok;
   if (lk == NULL)
     return FALSE;
   lock_key = g_bytes_new (lk->data, lk->len);
   if (!ab_engine_lock (run->engine, lock_key, &token, error))
     return FALSE;
-  ok = live_index_value (run, t, src, tgt, key, klen, &value, error);
-  if (ok && value != NULL)
-    ok = ab_store_put (store, key, klen, value->data, value->len, error);
-  else if (ok)
-    ok = ab_store_delete (store, key, klen, error);
+  ok = plan_rewrite (store, batch, &rw, error) && ab_store_batch (store, batch, error);
   ab_engine_unlock (run->engine, lock_key, token);
   return ok;
 }
