@@ -6,6 +6,18 @@
 
 bench_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# need_counts VAR...: each variable must hold a positive integer.
+need_counts() {
+  local v
+  for v; do [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"; done
+}
+
+# need_tools TOOL...: each must be on PATH.
+need_tools() {
+  local t
+  for t; do command -v "$t" >/dev/null || die "$t not found"; done
+}
+
 free_port() {
   python3 - <<'PY' 2>/dev/null && return 0
 import socket
@@ -141,8 +153,8 @@ ab_get_has() {
 # bench_wrk NAME URL OP PREFIX: one wrk run of rest-bench/wrk.lua (BENCH_OP=OP,
 # BENCH_PREFIX=PREFIX) with $threads threads, $conns connections and $secs
 # seconds over $users x $items keys; wrk's output goes to $tmp/wrk-NAME.out.
-# Warns of non-2xx answers, socket errors and mutations not all CREATED; sets
-# wrk_requests, wrk_rate (req/s), wrk_p50 and wrk_p99 (microseconds).
+# Warns of non-2xx answers, socket errors, mutations not all CREATED and no
+# request completed at all; sets wrk_requests, wrk_rate (req/s), wrk_p50 and wrk_p99 (microseconds).
 bench_wrk() {
   local name=$1 url=$2 op=$3 prefix=$4 out line dur non2xx sockerr notcreated
   out=$tmp/wrk-$name.out
@@ -153,7 +165,10 @@ bench_wrk() {
   kv() { sed -n "s/.* $1=\([0-9][0-9]*\).*/\1/p" <<<" $line"; }
   wrk_requests=$(kv requests) dur=$(kv duration_us) wrk_p50=$(kv p50_us) wrk_p99=$(kv p99_us)
   non2xx=$(kv non2xx) sockerr=$(kv sockerr) notcreated=$(kv notcreated)
-  [ -n "$wrk_requests" ] && [ "$wrk_requests" -gt 0 ] || { cat "$out" >&2; die "$name: no requests completed"; }
+  [ -n "$wrk_requests" ] && [ -n "$dur" ] || { cat "$out" >&2; die "$name: wrk printed no request count"; }
+  # A phase shorter than one request's latency (64 connections x 1,000 edges
+  # a request) completes none: a figure of 0, not the end of the run.
+  [ "$wrk_requests" -gt 0 ] || say "WARNING: $name: no request completed in ${secs}s (raise BENCH_SECONDS)"
   [ "$non2xx" -eq 0 ] || say "WARNING: $name: $non2xx non-2xx responses"
   [ "$sockerr" -eq 0 ] || say "WARNING: $name: $sockerr socket errors/timeouts"
   [ "$notcreated" -eq 0 ] || say "WARNING: $name: $notcreated mutation answers not all CREATED, e.g. $(sed -n 's/^BENCH-SAMPLE not CREATED: //p' "$out" | head -c 400)"

@@ -26,7 +26,9 @@
 #
 # Usage: tests/bench/rest-bench.sh
 # Env:
-#   BENCH_SECONDS=10      duration of each phase
+#   BENCH_SECONDS=10      duration of each phase (the 1,000-edge batches keep
+#                         64 x 1,000 edges in flight: a phase shorter than
+#                         their latency completes none and shows 0)
 #   BENCH_CONNECTIONS=64  wrk connections / pgbench clients
 #   BENCH_THREADS=2       wrk threads / pgbench jobs
 #   BENCH_ROUNDS=3        rounds; each runs every phase once and the best
@@ -61,9 +63,11 @@ items=50
 say() { printf 'rest-bench: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-for v in secs conns threads rounds; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"
-done
+# need_counts, need_tools, free_port, wait_http, stop_pid, ab_binary, ab_start,
+# ab_post, ab_likes_table, bench_wrk, ab_settle, verdict
+# shellcheck source=bench-lib.sh
+. "$here/bench-lib.sh"
+need_counts secs conns threads rounds
 
 # ---------------------------------------------------------------- tools
 is_root() { [ "$(id -u)" = 0 ]; }
@@ -113,10 +117,6 @@ install_missing() {
   [ $rc -eq 0 ] || die "apt-get install ${pkgs[*]} failed"
 }
 
-# free_port, wait_http, stop_pid, ab_binary, ab_start, ab_post, ab_likes_table,
-# bench_wrk, verdict
-# shellcheck source=bench-lib.sh
-. "$here/bench-lib.sh"
 
 # ---------------------------------------------------------------- cleanup
 tmp=
@@ -152,7 +152,7 @@ install_missing
 pgbin=$(pg_bindir) || die "PostgreSQL server binaries (initdb, pg_ctl) not found"
 pgbench=$(pgbench_bin) || die "pgbench not found"
 nginx=$(nginx_bin) || die "nginx not found"
-for t in wrk curl awk sort; do command -v "$t" >/dev/null || die "$t not found"; done
+need_tools wrk curl awk sort
 
 ab=$(ab_binary "$repo")
 
