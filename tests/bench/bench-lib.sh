@@ -75,16 +75,18 @@ ab_binary() {
 # and returns once /health answers 200.
 ab_start() {
   mkdir -p "$2/data"
-  ab_start_store "$1" "$2" "lmdb:$2/data" "${@:3}"
+  ab_start_store "$1" "$2" "lmdb:$(cd "$2" && pwd)/data" "${@:3}"
 }
 
-# ab_start_store BINARY DIR STORE-URI [ARGS...]: the same on any store; DIR
-# keeps the server's stdout and stderr.
+# ab_start_store BINARY DIR STORE-URI [ARGS...]: the same on any store. The
+# server runs in DIR, which keeps its stdout and stderr and what it writes
+# next to itself (on hbase:// the default WAL, ./actionbase-wal).
 ab_start_store() {
   local bin=$1 dir=$2 store=$3
   shift 3
   mkdir -p "$dir"
-  "$bin" --listen 127.0.0.1:0 --store "$store" "$@" >"$dir/stdout" 2>"$dir/stderr" &
+  case $bin in /*) ;; *) bin=$PWD/$bin;; esac
+  (cd "$dir" && exec "$bin" --listen 127.0.0.1:0 --store "$store" "$@" >stdout 2>stderr) &
   ab_pid=$!
   ab_port=
   for _ in $(seq 100); do
