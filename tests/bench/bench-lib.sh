@@ -1,6 +1,22 @@
-# Shared by the REST benches (rest-bench.sh, hop-bench.sh): sourced, not run.
-# Ports, waiting for a server, stopping processes, and building and starting
-# actionbased on a fresh LMDB directory. Callers define say() and die().
+# Shared by the REST benches (rest-bench.sh, hop-bench.sh, hbase-bench.sh):
+# sourced, not run. Ports, waiting for a server, stopping processes, building
+# and starting actionbased (on a fresh LMDB directory or a given store), the
+# preloaded likes table, one wrk run of rest-bench/wrk.lua, the server's
+# remote store call counters and goal verdicts. Callers define say() and die().
+
+bench_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# need_counts VAR...: each variable must hold a positive integer.
+need_counts() {
+  local v
+  for v; do [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"; done
+}
+
+# need_tools TOOL...: each must be on PATH.
+need_tools() {
+  local t
+  for t; do command -v "$t" >/dev/null || die "$t not found"; done
+}
 
 free_port() {
   python3 - <<'PY' 2>/dev/null && return 0
@@ -58,10 +74,19 @@ ab_binary() {
 # free loopback port; sets ab_pid, ab_port and base (http://127.0.0.1:PORT)
 # and returns once /health answers 200.
 ab_start() {
-  local bin=$1 dir=$2
-  shift 2
-  mkdir -p "$dir/data"
-  "$bin" --listen 127.0.0.1:0 --store "lmdb:$dir/data" "$@" >"$dir/stdout" 2>"$dir/stderr" &
+  mkdir -p "$2/data"
+  ab_start_store "$1" "$2" "lmdb:$(cd "$2" && pwd)/data" "${@:3}"
+}
+
+# ab_start_store BINARY DIR STORE-URI [ARGS...]: the same on any store. The
+# server runs in DIR, which keeps its stdout and stderr and what it writes
+# next to itself (on hbase:// the default WAL, ./actionbase-wal).
+ab_start_store() {
+  local bin=$1 dir=$2 store=$3
+  shift 3
+  mkdir -p "$dir"
+  case $bin in /*) ;; *) bin=$PWD/$bin;; esac
+  (cd "$dir" && exec "$bin" --listen 127.0.0.1:0 --store "$store" "$@" >stdout 2>stderr) &
   ab_pid=$!
   ab_port=
   for _ in $(seq 100); do
@@ -85,4 +110,112 @@ ab_post() {
   [ "$code" = 200 ] || die "POST $1 -> $code: ${out%$'\n'*}"
   case "$out" in *"$3"*) ;; *) die "POST $1: unexpected answer: ${out%$'\n'*}";; esac
   printf '%s' "${out%$'\n'*}"
+}
+
+# ab_likes_table DIR USERS ITEMS: on the server at $base, creates the likes
+# table (v2 service and label "likes": created_at LONG, index "recent" DESC,
+# both directions) and preloads USERS x ITEMS edges u<g/ITEMS> -> i<g%ITEMS>
+# with created_at = version = 1700000000000 + g, 1000 per POST (every one
+# CREATED); checks that GET, SCAN limit 25 (25 back when ITEMS >= 25) and
+# COUNT answer them. Sets table (the v3 path prefix). DIR gets the bodies.
+ab_likes_table() {
+  local dir=$1 nu=$2 ni=$3 total chunk per ans created
+  total=$((nu * ni))
+  printf '{"desc":"Likes"}' >"$dir/svc.json"
+  printf '%s' '{"desc":"Like","type":"INDEXED","schema":{"src":{"type":"STRING"},"tgt":{"type":"STRING"},"fields":[{"name":"created_at","type":"LONG","nullable":false}]},"dirType":"BOTH","storage":"datastore://likes/likes","indices":[{"name":"recent","fields":[{"name":"created_at","order":"DESC"}]}]}' >"$dir/label.json"
+  ab_post /graph/v2/service/likes "$dir/svc.json" '"CREATED"' >/dev/null
+  ab_post /graph/v2/service/likes/label/likes "$dir/label.json" '"likes.likes"' >/dev/null
+  table=/graph/v3/databases/likes/tables/likes
+  for ((chunk = 0; chunk * 1000 < total; chunk++)); do
+    per=$((total - chunk * 1000 < 1000 ? total - chunk * 1000 : 1000))
+    awk -v c="$chunk" -v n="$per" -v ni="$ni" 'BEGIN {
+      printf "{\"mutations\":["
+      for (g = c * 1000; g < c * 1000 + n; g++) {
+        v = 1700000000000 + g
+        printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%d,\"source\":\"u%d\",\"target\":\"i%d\",\"properties\":{\"created_at\":%d}}}",
+          (g == c * 1000 ? "" : ","), v, int(g / ni), g % ni, v
+      }
+      printf "]}" }' >"$dir/load.json"
+    ans=$(ab_post "$table/edges?lock=true" "$dir/load.json" '"results"')
+    created=$(grep -o '"status":"CREATED"' <<<"$ans" | wc -l)
+    [ "$created" -eq "$per" ] || die "preload chunk $chunk: $created of $per edges CREATED"
+  done
+  ab_get_has "$table/edges/get?source=u$((nu - 1))&target=i$((ni - 1))" '"count":1,'
+  ab_get_has "$table/edges/scan/recent?start=u$((nu / 2))&direction=OUT&limit=25" "\"count\":$((ni < 25 ? ni : 25)),"
+  ab_get_has "$table/edges/count?start=u0&direction=OUT" "\"count\":$ni,"
+}
+
+# ab_get_has PATH SUBSTRING: GET $base PATH must answer with SUBSTRING.
+ab_get_has() {
+  local out
+  out=$(curl -sS --max-time 10 "$base$1") || die "GET $1: curl failed"
+  case "$out" in *"$2"*) ;; *) die "GET $1: expected $2 in: ${out:0:300}";; esac
+}
+
+# bench_wrk NAME URL OP PREFIX: one wrk run of rest-bench/wrk.lua (BENCH_OP=OP,
+# BENCH_PREFIX=PREFIX) with $threads threads, $conns connections and $secs
+# seconds over $users x $items keys; wrk's output goes to $tmp/wrk-NAME.out.
+# Warns of non-2xx answers, socket errors, mutations not all CREATED and no
+# request completed at all; sets wrk_requests, wrk_rate (req/s), wrk_p50 and wrk_p99 (microseconds).
+bench_wrk() {
+  local name=$1 url=$2 op=$3 prefix=$4 out line dur non2xx sockerr notcreated
+  out=$tmp/wrk-$name.out
+  BENCH_OP=$op BENCH_PREFIX=$prefix BENCH_USERS=$users BENCH_ITEMS=$items \
+    wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s -s "$bench_lib_dir/rest-bench/wrk.lua" "$url" >"$out" 2>&1 \
+    || { cat "$out" >&2; die "wrk failed for $name"; }
+  line=$(grep '^BENCH ' "$out") || { cat "$out" >&2; die "no BENCH line from wrk for $name"; }
+  kv() { sed -n "s/.* $1=\([0-9][0-9]*\).*/\1/p" <<<" $line"; }
+  wrk_requests=$(kv requests) dur=$(kv duration_us) wrk_p50=$(kv p50_us) wrk_p99=$(kv p99_us)
+  non2xx=$(kv non2xx) sockerr=$(kv sockerr) notcreated=$(kv notcreated)
+  [ -n "$wrk_requests" ] && [ -n "$dur" ] || { cat "$out" >&2; die "$name: wrk printed no request count"; }
+  # A phase shorter than one request's latency (64 connections x 1,000 edges
+  # a request) completes none: a figure of 0, not the end of the run.
+  [ "$wrk_requests" -gt 0 ] || say "WARNING: $name: no request completed in ${secs}s (raise BENCH_SECONDS)"
+  [ "$non2xx" -eq 0 ] || say "WARNING: $name: $non2xx non-2xx responses"
+  [ "$sockerr" -eq 0 ] || say "WARNING: $name: $sockerr socket errors/timeouts"
+  [ "$notcreated" -eq 0 ] || say "WARNING: $name: $notcreated mutation answers not all CREATED, e.g. $(sed -n 's/^BENCH-SAMPLE not CREATED: //p' "$out" | head -c 400)"
+  wrk_rate=$(awk -v r="$wrk_requests" -v d="$dur" 'BEGIN{printf "%.1f", r / (d / 1e6)}')
+}
+
+# ab_rpc_calls: "METHOD CALLS" lines of the server's actionbase_store_rpc_total
+# (remote store calls by method, connects left out; nothing on LMDB).
+ab_rpc_calls() {
+  curl -sS --max-time 10 "$base/metrics" \
+    | sed -n 's/^actionbase_store_rpc_total{method="\([^"]*\)"} \([0-9][0-9]*\)$/\1 \2/p' \
+    | grep -v '^connect ' || true
+}
+
+# rpc_per_request BEFORE AFTER REQUESTS: from two ab_rpc_calls snapshots, the
+# calls per request in all, then " METHOD=CALLS" per request of each method used.
+rpc_per_request() {
+  awk -v n="$3" 'NR == FNR { b[$1] = $2; next }
+    { d = $2 - b[$1]; if (d > 0) { t += d; m = m sprintf(" %s=%.2f", $1, d / n) } }
+    END { printf "%.2f%s\n", t / n, m }' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+}
+
+# verdict VALUE OP BOUND: "met" when VALUE OP BOUND holds (OP is >= or <=), else "MISSED".
+verdict() {
+  awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN { print ((op == ">=" ? a >= b : a <= b) ? "met" : "MISSED") }'
+}
+
+# ab_requests: HTTP requests the server at $base has answered, /metrics and
+# /health left out (actionbase_http_requests_total).
+ab_requests() {
+  curl -sS --max-time 10 "$base/metrics" | awk '
+    /^actionbase_http_requests_total\{/ && !/route="\/(metrics|health)"/ { n += $NF }
+    END { printf "%d\n", n }'
+}
+
+# ab_settle: returns once the server has answered no request for a second
+# (bounded at two minutes): wrk stops with requests in flight, and a batch
+# of 1,000 edges keeps the server busy after its client has gone.
+ab_settle() {
+  local prev=-1 cur
+  for _ in $(seq 120); do
+    cur=$(ab_requests)
+    [ "$cur" = "$prev" ] && return 0
+    prev=$cur
+    sleep 1
+  done
+  say "WARNING: the server was still answering requests after two minutes"
 }

@@ -1,5 +1,6 @@
 /* hbase-bench: figures of the hbase backend against a live gateway.
- *   hbase-bench raw HOST:PORT N      raw Thrift2 put and get calls/s, one connection
+ *   hbase-bench raw HOST:PORT N [C]  raw Thrift2 put and get calls/s over C connections
+ *                                    (default 1), each a thread making calls one at a time
  *   hbase-bench engine URI N         single-edge INSERT and GET rate and p50/p99 (INSERT
  *                                    with its calls and ms per Thrift method), and the
  *                                    Thrift round trips of one request of 1, 10, 100 edges */
@@ -45,44 +46,76 @@ report (const gchar *name, GArray *us, gint64 total_us)
           g_array_index (us, gint64, MIN (us->len - 1, us->len * 99 / 100)) / 1000.0, us->len);
 }
 
+typedef struct {
+  AbHbRaw *raw;
+  const gchar *table;
+  guint first, step, n; /* keys first, first + step, ... below n */
+  gboolean put;
+  GArray *us;           /* per-call microseconds */
+  GError *error;
+} RawJob;
+
+static gpointer
+raw_job (gpointer data)
+{
+  RawJob *j = data;
+  for (guint i = j->first; i < j->n; i += j->step) {
+    gchar key[32];
+    gint64 s = g_get_monotonic_time (), d;
+    g_autoptr (GByteArray) v = NULL;
+    gboolean ok;
+    g_snprintf (key, sizeof key, "%02x-raw-%u", (i * 37) & 0xff, i);
+    ok = j->put ? ab_hb_raw_put (j->raw, j->table, (guint8 *) key, strlen (key),
+                                 (const guint8 *) "0123456789abcdef0123456789", 26, &j->error)
+                : ab_hb_raw_get (j->raw, j->table, (guint8 *) key, strlen (key), &v, &j->error);
+    if (!ok)
+      break;
+    d = g_get_monotonic_time () - s;
+    g_array_append_val (j->us, d);
+  }
+  return NULL;
+}
+
 static int
-run_raw (const gchar *addr, guint n)
+run_raw (const gchar *addr, guint n, guint conns)
 {
   GError *error = NULL;
   const gchar *table = g_getenv ("AB_BENCH_RAW_TABLE");
-  AbHbRaw *r = ab_hb_raw_connect (addr, FALSE, FALSE, &error);
-  g_autoptr (GArray) put_us = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_autoptr (GArray) get_us = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gint64 t0;
+  g_autofree RawJob *jobs = g_new0 (RawJob, conns);
+  g_autofree GThread **threads = g_new0 (GThread *, conns);
   g_autofree gchar *uri = g_strdup_printf ("hbase://%s/abbench?table=raw", addr);
   g_autoptr (AbStore) s = ab_store_open (uri, &error);
-  if (r == NULL)
-    die ("connect", error);
   if (table == NULL)
     table = "abbench:raw";
   if (s == NULL || !ab_store_ping (s, &error)) /* creates the table */
     die ("create abbench:raw", error);
+  for (guint c = 0; c < conns; c++)
+    if ((jobs[c].raw = ab_hb_raw_connect (addr, FALSE, FALSE, &error)) == NULL)
+      die ("connect", error);
   for (guint pass = 0; pass < 2; pass++) {
-    GArray *lat = pass == 0 ? put_us : get_us;
-    t0 = g_get_monotonic_time ();
-    for (guint i = 0; i < n; i++) {
-      gchar key[32];
-      gint64 s = g_get_monotonic_time (), d;
-      g_autoptr (GByteArray) v = NULL;
-      gboolean ok;
-      g_snprintf (key, sizeof key, "%02x-raw-%u", (i * 37) & 0xff, i);
-      ok = pass == 0 ? ab_hb_raw_put (r, table, (guint8 *) key, strlen (key),
-                                      (const guint8 *) "0123456789abcdef0123456789", 26, &error)
-                     : ab_hb_raw_get (r, table, (guint8 *) key, strlen (key), &v, &error);
-      if (!ok)
-        die (pass == 0 ? "put" : "get", error);
-      d = g_get_monotonic_time () - s;
-      g_array_append_val (lat, d);
+    g_autoptr (GArray) lat = g_array_new (FALSE, FALSE, sizeof (gint64));
+    const gchar *op = pass == 0 ? "put" : "get";
+    g_autofree gchar *name = conns > 1 ? g_strdup_printf ("raw Thrift %s x%u", op, conns)
+                                       : g_strdup_printf ("raw Thrift %s", op);
+    gint64 t0 = g_get_monotonic_time ();
+    for (guint c = 0; c < conns; c++) {
+      jobs[c] = (RawJob) { .raw = jobs[c].raw, .table = table, .first = c, .step = conns, .n = n,
+                           .put = pass == 0, .us = g_array_new (FALSE, FALSE, sizeof (gint64)) };
+      threads[c] = g_thread_new ("raw", raw_job, &jobs[c]);
     }
-    report (pass == 0 ? "raw Thrift put" : "raw Thrift get", lat,
-            g_get_monotonic_time () - t0);
+    for (guint c = 0; c < conns; c++)
+      g_thread_join (threads[c]);
+    gint64 total = g_get_monotonic_time () - t0;
+    for (guint c = 0; c < conns; c++) {
+      if (jobs[c].error != NULL)
+        die (pass == 0 ? "put" : "get", jobs[c].error);
+      g_array_append_vals (lat, jobs[c].us->data, jobs[c].us->len);
+      g_array_unref (jobs[c].us);
+    }
+    report (name, lat, total);
   }
-  ab_hb_raw_close (r);
+  for (guint c = 0; c < conns; c++)
+    ab_hb_raw_close (jobs[c].raw);
   return 0;
 }
 
@@ -219,12 +252,13 @@ int
 main (int argc, char **argv)
 {
   guint n = argc > 3 ? (guint) atoi (argv[3]) : 2000;
-  if (argc < 3 || n == 0) {
-    fprintf (stderr, "usage: hbase-bench raw HOST:PORT [N] | hbase-bench engine URI [N]\n");
+  guint conns = argc > 4 ? (guint) atoi (argv[4]) : 1;
+  if (argc < 3 || n == 0 || conns == 0 || conns > 1024) {
+    fprintf (stderr, "usage: hbase-bench raw HOST:PORT [N [CONNECTIONS]] | hbase-bench engine URI [N]\n");
     return 2;
   }
   if (strcmp (argv[1], "raw") == 0)
-    return run_raw (argv[2], n);
+    return run_raw (argv[2], n, conns);
   if (strcmp (argv[1], "engine") == 0)
     return run_engine (argv[2], n);
   fprintf (stderr, "hbase-bench: unknown mode %s\n", argv[1]);

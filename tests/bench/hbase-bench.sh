@@ -3,13 +3,41 @@
 # edges, single-edge INSERT and GET rates with p50/p99 through the engine on
 # hbase://, and next to them raw Thrift2 put/get calls/s from one bare c_glib
 # connection on the same gateway in the same run.
+# Then the issue's REST figures, in the same run: raw Thrift2 put/get calls/s
+# over BENCH_CONNECTIONS bare connections, and actionbased (default flags) on
+# the same gateway driven by wrk over as many connections: GET edge,
+# single-edge INSERT and an INSERT batch of 100 edges, with the Thrift calls
+# per request read from the server's /metrics (actionbase_store_rpc_total)
+# before and after each phase. Goals, printed met/MISSED:
+#   REST GET >= 0.6x raw get calls/s;
+#   REST INSERT >= 0.7x (raw put calls/s / calls per INSERT).
 # usage: tests/bench/hbase-bench.sh [N]     (N requests per figure, default 2000)
 # env:   AB_HBASE_ADDR   use this running gateway (else one is started in a temp
 #                        dir with hbase/start.sh and stopped at the end)
 #        AB_BENCH_BIN    the hbase-bench program (default: an -O2 build in build/bench)
+#        ACTIONBASED     server binary (default: build/bench/src/actionbased)
+#        AB_ARGS         extra actionbased flags
+#        AB_STORE_ARGS   extra hbase:// URI parameters, e.g. "&pool=16"
+#        BENCH_SECONDS=10 BENCH_CONNECTIONS=16 BENCH_THREADS=2   the REST phases
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
 n=${1:-2000}
+secs=${BENCH_SECONDS:-10}
+conns=${BENCH_CONNECTIONS:-16}
+threads=${BENCH_THREADS:-2}
+users=200   # REST preload: u0..u199, 50 likes each (i0..i49) = 10k edges
+items=50
+
+say() { printf 'hbase-bench: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+# need_counts, need_tools, stop_pid, ab_binary, ab_start_store, ab_likes_table,
+# bench_wrk, ab_rpc_calls, rpc_per_request, ab_requests, ab_settle, verdict
+# shellcheck source=bench-lib.sh
+. "$here/bench-lib.sh"
+need_counts n secs conns threads
+need_tools wrk curl awk
+
 bin=${AB_BENCH_BIN:-}
 if [ -z "$bin" ]; then
   mkdir -p "$top/build/bench"
@@ -18,12 +46,23 @@ if [ -z "$bin" ]; then
    make -j2 tests/bench/hbase-bench >/dev/null)
   bin=$top/build/bench/tests/bench/hbase-bench
 fi
+ab=$(ab_binary "$top")
 addr=${AB_HBASE_ADDR:-}
 dir=""
-cleanup () { [ -n "$dir" ] && { bash "$top/hbase/stop.sh" "$dir"; rm -rf "$dir"; }; return 0; }
+tmp=""
+ab_pid=""
+cleanup () {
+  local rc=$?
+  trap - EXIT INT TERM
+  stop_pid "$ab_pid" 15
+  [ -z "$dir" ] || { bash "$top/hbase/stop.sh" "$dir"; rm -rf "$dir"; }
+  [ -z "$tmp" ] || rm -rf "$tmp"
+  exit $rc
+}
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ab-hbase-bench-rest.XXXXXX")
 if [ -z "$addr" ]; then
   dir=$(mktemp -d "${TMPDIR:-/tmp}/ab-hbase-bench.XXXXXX")
   addr=$(bash "$top/hbase/start.sh" "$dir")
@@ -36,10 +75,70 @@ echo "HBase 2.6.1 standalone, Thrift2 gateway $addr (buffered, binary); N=$n"
 raw=$("$bin" raw "$addr" "$n")
 eng=$("$bin" engine "hbase://$addr/abbench?table=eng$run" "$n")
 printf '%s\n%s\n' "$raw" "$eng"
+# rate LABEL TEXT: the ops/s of TEXT's line that starts with LABEL
+rate() { awk -v l="$1" 'index($0, l) == 1 { for (i = 2; i <= NF; i++) if ($i == "ops/s") print $(i - 1) }' <<<"$2"; }
 # The goal of the HBase issue: single-edge INSERT rate >= 0.7 x (raw put
 # calls/s / calls per single-edge request), all from this run.
-put=$(awk '/^raw Thrift put/ {print $4}' <<<"$raw")
+put=$(rate "raw Thrift put " "$raw")
 calls=$(awk '/request of +1 edges/ {print $NF}' <<<"$eng")
-ins=$(awk '/^engine INSERT/ {print $5}' <<<"$eng")
+ins=$(rate "engine INSERT" "$eng")
 awk -v p="$put" -v c="$calls" -v i="$ins" 'BEGIN {
   printf "INSERT vs raw put: %d / (%d / %d) = %.2fx (goal >= 0.70x)\n", i, p, c, i / (p / c) }'
+
+# ---------------------------------------------------------------- REST
+# Raw calls over as many connections as wrk opens, right before the REST phases.
+rawc=$("$bin" raw "$addr" "$((n * 4))" "$conns")
+raw_put=$(rate "raw Thrift put x$conns" "$rawc")
+raw_get=$(rate "raw Thrift get x$conns" "$rawc")
+store="hbase://$addr/abbench?table=rest$run${AB_STORE_ARGS:-}"
+# shellcheck disable=SC2086
+ab_start_store "$ab" "$tmp/ab" "$store" ${AB_ARGS:-}
+say "actionbased up on 127.0.0.1:$ab_port ($ab) on $store"
+ab_likes_table "$tmp/ab" "$users" "$items"
+say "actionbased preloaded with $((users * items)) edges"
+
+declare -A R   # phase -> "req/s p50_us p99_us calls/request per-method..."
+rest_phase() {  # rest_phase NAME OP: one wrk run, calls per request from /metrics
+  local before after r0
+  ab_settle
+  before=$(ab_rpc_calls) r0=$(ab_requests)
+  bench_wrk "$1" "$base" "$2" "$table"
+  ab_settle   # requests wrk left in flight still count in the calls
+  after=$(ab_rpc_calls)
+  R[$1]="$wrk_rate $wrk_p50 $wrk_p99 $(rpc_per_request "$before" "$after" "$(($(ab_requests) - r0))")"
+  say "$1: $wrk_rate req/s (p50 ${wrk_p50}us, p99 ${wrk_p99}us), calls/request $(cut -d' ' -f4- <<<"${R[$1]}")"
+}
+rest_phase get get
+rest_phase insert insert
+rest_phase batch100 batch100
+stop_pid "$ab_pid" 15; ab_pid=
+
+f() { awk -v i="$2" '{print $i}' <<<"${R[$1]}"; }   # f PHASE FIELD
+ms() { awk -v x="$1" 'BEGIN { printf "%.2f", x / 1000 }'; }
+row() {  # row LABEL RATE EDGES/S P50_US P99_US CALLS GOAL
+  printf '%-28s %9.0f %9s %8s %8s %9s   %s\n' "$1" "$2" "$3" "$(ms "$4")" "$(ms "$5")" "$6" "$7"
+}
+rest_row() {  # rest_row LABEL PHASE EDGES-PER-REQUEST GOAL
+  local e=-
+  [ "$3" = 0 ] || e=$(awk -v r="$(f "$2" 1)" -v k="$3" 'BEGIN { printf "%.0f", r * k }')
+  row "$1" "$(f "$2" 1)" "$e" "$(f "$2" 2)" "$(f "$2" 3)" "$(f "$2" 4)" "$4"
+}
+raw_p() {  # raw_p OP 50|99: the raw line's p50/p99 in microseconds
+  awk -v l="raw Thrift $1 x$conns" -v k="p$2" 'index($0, l) == 1 { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) * 1000 }' <<<"$rawc"
+}
+get_goal=$(awk -v r="$(f get 1)" -v g="$raw_get" 'BEGIN { printf "%.2f", r / g }')
+ins_bound=$(awk -v p="$raw_put" -v c="$(f insert 4)" 'BEGIN { printf "%.0f", p / c }')
+ins_goal=$(awk -v r="$(f insert 1)" -v b="$ins_bound" 'BEGIN { printf "%.2f", r / b }')
+echo
+echo "HBase REST figures: $(nproc) cores, $conns connections ($threads wrk threads), ${secs}s per phase, $users x $items edges preloaded"
+echo "actionbased default flags${AB_ARGS:+ + $AB_ARGS}; store $store"
+printf '%-28s %9s %9s %8s %8s %9s   %s\n' operation 'calls/s' 'edges/s' 'p50 ms' 'p99 ms' 'calls/req' goal
+printf '%s\n' "$(printf '%.0s-' $(seq 110))"
+row "raw Thrift get x$conns" "$raw_get" - "$(raw_p get 50)" "$(raw_p get 99)" 1 ""
+row "raw Thrift put x$conns" "$raw_put" - "$(raw_p put 50)" "$(raw_p put 99)" 1 ""
+printf '%-28s %9s\n' "" "req/s"
+rest_row "REST GET edge" get 0 "${get_goal}x raw get (>= 0.6x) $(verdict "$get_goal" '>=' 0.6)"
+rest_row "REST INSERT 1 edge" insert 1 "${ins_goal}x raw put/calls = $ins_bound (>= 0.7x) $(verdict "$ins_goal" '>=' 0.7)"
+rest_row "REST INSERT batch of 100" batch100 100 "$(awk -v c="$(f batch100 4)" 'BEGIN { printf "%.2f", c / 100 }') calls per edge"
+methods() { cut -d' ' -f5- <<<"${R[$1]}"; }
+echo "calls/req by method: GET: $(methods get); INSERT: $(methods insert); batch 100: $(methods batch100)"

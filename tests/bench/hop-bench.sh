@@ -35,14 +35,11 @@ l2=${HOP_L2:-10}
 
 say() { printf 'hop-bench: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
-for v in secs threads users follows likes items l1 l2; do
-  [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"
-done
-for t in wrk curl awk; do command -v "$t" >/dev/null || die "$t not found"; done
-
-# free_port, wait_http, stop_pid, ab_binary, ab_start, ab_post
+# need_counts, need_tools, stop_pid, ab_binary, ab_start, ab_post
 # shellcheck source=bench-lib.sh
 . "$here/bench-lib.sh"
+need_counts secs threads users follows likes items l1 l2
+need_tools wrk curl awk
 
 tmp=
 ab_pid=
