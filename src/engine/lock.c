@@ -19,19 +19,22 @@ sweep_stale (AbEngine *engine, GBytes *lock_key)
   const guint8 *k = g_bytes_get_data (lock_key, &klen);
   g_autoptr (GBytes) cur = NULL;
   g_autoptr (GError) error = NULL;
-  gint64 ts;
+  gint64 ts = 0;
   if (!ab_store_get (engine->store, k, klen, &cur, &error) || cur == NULL)
     return;
   gsize vlen;
   const guint8 *v = g_bytes_get_data (cur, &vlen);
-  if (ab_codec_decode_lock_value (v, vlen, &ts, NULL)
-      && ab_engine_now_ms () - ts <= engine->cfg.lock_stale_ms)
+  /* a value that does not decode is treated as stale */
+  gboolean readable = ab_codec_decode_lock_value (v, vlen, &ts, NULL);
+  if (readable && ab_engine_now_ms () - ts <= engine->cfg.lock_stale_ms)
     return;
   gboolean applied = FALSE;
   if (!ab_store_check_and_delete (engine->store, k, klen, v, vlen, &applied, &error))
     g_warning ("stale lock sweep failed: %s", error->message);
-  else if (applied)
+  else if (applied && readable)
     g_info ("swept a stale lock (held since %" G_GINT64_FORMAT ")", ts);
+  else if (applied)
+    g_info ("swept a malformed lock row (%" G_GSIZE_FORMAT " bytes, not a lock time)", vlen);
 }
 
 gboolean
