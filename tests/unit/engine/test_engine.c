@@ -329,6 +329,16 @@ START_TEST (lock_contention_and_stale_sweep)
   ck_assert_uint_eq (after.ops[AB_STORE_VERB_BATCH] - before.ops[AB_STORE_VERB_BATCH], 1);
   ck_assert_uint_eq (after.ops[AB_STORE_VERB_MULTI_GET] - before.ops[AB_STORE_VERB_MULTI_GET],
                      txn ? 0 : 1);
+  /* a lock row whose value is not a lock time counts as stale */
+  ck_assert (ab_store_check_and_put (env.engine->store, k->data, k->len, NULL, 0,
+                                     (const guint8 *) "bad", 3, &applied, NULL));
+  ck_assert (applied);
+  g_autofree gchar *body3 = one ("INSERT", 2, "a", "b", "{\"created_at\":2}");
+  g_autoptr (GArray) r3 = ab_test_mutate (&env, "likes", "likes", body3);
+  ck_assert_int_eq (result (r3, 0)->status, AB_STATUS_UPDATED);
+  g_autoptr (GBytes) left3 = NULL;
+  ck_assert (ab_store_get (env.engine->store, k->data, k->len, &left3, NULL));
+  ck_assert_ptr_null (left3);
   ab_value_clear (&s);
   ab_value_clear (&t);
   ab_test_env_close (&env);
