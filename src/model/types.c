@@ -410,18 +410,16 @@ ab_model_cast_text (const gchar *text, AbType type, const gchar *field,
     }
 }
 
-/* The shortest decimal that reads back as the same float, widened to double,
- * so that 0.1f is answered as 0.1 and not 0.10000000149011612. */
-static gdouble
-float_for_json (gdouble f)
+gdouble
+ab_model_float_for_json (gdouble f)
 {
+  static const gchar *const formats[] = { "%.6g", "%.7g", "%.8g", "%.9g" };
   gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
   if (!isfinite (f))
     return f;
-  for (gint digits = 6; digits <= 9; digits++)
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
     {
-      g_autofree gchar *fmt = g_strdup_printf ("%%.%dg", digits);
-      g_ascii_formatd (buf, sizeof buf, fmt, f);
+      g_ascii_formatd (buf, sizeof buf, formats[i], f);
       if ((gfloat) g_ascii_strtod (buf, NULL) == (gfloat) f)
         return g_ascii_strtod (buf, NULL);
     }
@@ -444,7 +442,7 @@ ab_model_value_to_json (const AbValue *v)
     case AB_VALUE_INT64:
       return json_node_init_int (node, v->u.i);
     case AB_VALUE_FLOAT32:
-      return json_node_init_double (node, float_for_json (v->u.f));
+      return json_node_init_double (node, ab_model_float_for_json (v->u.f));
     case AB_VALUE_FLOAT64:
       return json_node_init_double (node, v->u.f);
     case AB_VALUE_STRING:

@@ -52,6 +52,9 @@ gboolean ab_model_cast_text (const gchar *text, AbType type, const gchar *field,
  * here so that casting never sees a silently altered value. */
 JsonNode *ab_model_json_parse (const gchar *data, gssize len, GError **error);
 
+/* The shortest decimal that reads back as the same float, widened to double,
+ * so that 0.1f is answered as 0.1 and not 0.10000000149011612. */
+gdouble ab_model_float_for_json (gdouble f);
 /* Typed value -> JSON node for responses (json kind is parsed back; a
  * string that does not parse stays a string). */
 JsonNode *ab_model_value_to_json (const AbValue *v);

@@ -1,7 +1,8 @@
 /* Helpers shared by the API handler files: body parsing, GError to HTTP
- * status mapping, and JSON builders for engine results. */
+ * status mapping, and JSON writers for engine results. */
 #pragma once
 #include "rest/api.h"
+#include "rest/jsonw.h"
 #include "catalog/catalog.h"
 #include "model/schema.h"
 
@@ -27,16 +28,21 @@ gboolean ab_api_opt_bool (JsonObject *o, const gchar *name, gboolean *set, gbool
                           AbHttpResponse *resp);
 /* The actor of a request (X-Actor-ID, legacy X-AB-Actor-ID, else "-"). */
 const gchar *ab_api_actor (const AbHttpRequest *req);
-/* JSON value of a typed value, for responses. */
-JsonNode *ab_api_value (const AbValue *v);
-/* Builder helpers: member = typed value; member = {}. */
-void ab_api_add_value (JsonBuilder *b, const gchar *member, const AbValue *v);
-void ab_api_empty_object (JsonBuilder *b, const gchar *member);
+/* A typed value, for responses (json kind parsed back and written as JSON;
+ * text that does not parse stays a string); as member `name`. */
+void ab_api_write_value (AbJsonw *w, const AbValue *v);
+void ab_api_member_value (AbJsonw *w, const gchar *name, const AbValue *v);
+/* Answers 200 with the writer's document (the writer is emptied). */
+void ab_api_answer (AbHttpResponse *resp, AbJsonw *w);
 
 /* An output edge {version, source, target, properties, left open for the
- * caller's "context" and end_object}; an EdgeFrame (api_data.c). */
-void ab_api_edge_begin (JsonBuilder *b, const AbEdgeOut *e);
-JsonNode *ab_api_frame_json (const AbEdgeFrame *f);
+ * caller's "context" and end_object}; an EdgeFrame document (api_data.c). */
+void ab_api_edge_begin (AbJsonw *w, const AbEdgeOut *e);
+GBytes *ab_api_frame_body (const AbEdgeFrame *f);
+/* The answer of a mutation: {"results":[{source, target | id, status, count,
+ * context?}]} for an array of AbKeyResult. Uses no request state, so any
+ * thread may call it (a commit completion, say). */
+GBytes *ab_api_mutation_body (GArray *results, gboolean multi_edge);
 
 void ab_api_register_meta (AbRouter *router, AbEngine *engine);
 void ab_api_register_agg (AbRouter *router, AbEngine *engine);

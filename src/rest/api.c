@@ -113,10 +113,48 @@ ab_api_actor (const AbHttpRequest *req)
   return a != NULL ? a : "-";
 }
 
-JsonNode *
-ab_api_value (const AbValue *v)
+void
+ab_api_write_value (AbJsonw *w, const AbValue *v)
 {
-  return ab_model_value_to_json (v);
+  switch (v->kind)
+    {
+    case AB_VALUE_NULL:
+      return ab_jsonw_null (w);
+    case AB_VALUE_BOOL:
+      return ab_jsonw_bool (w, v->u.b);
+    case AB_VALUE_INT8:
+    case AB_VALUE_INT16:
+    case AB_VALUE_INT32:
+    case AB_VALUE_INT64:
+      return ab_jsonw_int (w, v->u.i);
+    case AB_VALUE_FLOAT32:
+      return ab_jsonw_double (w, ab_model_float_for_json (v->u.f));
+    case AB_VALUE_FLOAT64:
+      return ab_jsonw_double (w, v->u.f);
+    case AB_VALUE_STRING:
+      return ab_jsonw_string (w, v->u.s.data);
+    case AB_VALUE_JSON:
+      {
+        g_autoptr (JsonNode) parsed = json_from_string (v->u.s.data, NULL);
+        if (parsed != NULL)
+          return ab_jsonw_node (w, parsed);
+        return ab_jsonw_string (w, v->u.s.data);
+      }
+    }
+  ab_jsonw_null (w);
+}
+
+void
+ab_api_member_value (AbJsonw *w, const gchar *name, const AbValue *v)
+{
+  ab_jsonw_key (w, name);
+  ab_api_write_value (w, v);
+}
+
+void
+ab_api_answer (AbHttpResponse *resp, AbJsonw *w)
+{
+  ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (w));
 }
 
 static void
@@ -144,19 +182,4 @@ ab_api_register (AbRouter *router, AbEngine *engine)
   ab_api_register_agg (router, engine);
   ab_api_register_queue (router, engine);
   ab_api_register_admin (router, engine);
-}
-
-void
-ab_api_add_value (JsonBuilder *b, const gchar *member, const AbValue *v)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_value (b, ab_api_value (v));
-}
-
-void
-ab_api_empty_object (JsonBuilder *b, const gchar *member)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_begin_object (b);
-  json_builder_end_object (b);
 }

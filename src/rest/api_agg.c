@@ -25,42 +25,37 @@ query_limit (const AbHttpRequest *req, gint *out, AbHttpResponse *resp)
 }
 
 
-static JsonNode *
-agg_json (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
+static GBytes *
+agg_body (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
+  AbJsonw w;
   gint64 sum = 0;
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "group");
-  json_builder_add_string_value (b, group);
-  ab_api_add_value (b, "start", &r->start);
-  json_builder_set_member_name (b, "direction");
-  json_builder_add_string_value (b, dir == AB_QDIR_OUT ? "OUT" : "IN");
-  json_builder_set_member_name (b, "cells");
-  json_builder_begin_array (b);
+  ab_jsonw_init (&w, 128 + 64 * (gsize) r->values->len);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_member_string (&w, "group", group);
+  ab_api_member_value (&w, "start", &r->start);
+  ab_jsonw_member_string (&w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
+  ab_jsonw_key (&w, "cells");
+  ab_jsonw_begin_array (&w);
   for (guint c = 0; c < r->values->len; c++)
     {
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "key");
-      json_builder_begin_object (b);
+      ab_jsonw_begin_object (&w);
+      ab_jsonw_key (&w, "key");
+      ab_jsonw_begin_object (&w);
       for (guint f = 0; f < r->n_fields; f++)
-        ab_api_add_value (b, r->fields[f], &g_array_index (r->keys, AbValue, c * r->n_fields + f));
-      json_builder_end_object (b);
-      json_builder_set_member_name (b, "value");
-      json_builder_add_int_value (b, g_array_index (r->values, gint64, c));
-      json_builder_end_object (b);
+        ab_api_member_value (&w, r->fields[f], &g_array_index (r->keys, AbValue, c * r->n_fields + f));
+      ab_jsonw_end_object (&w);
+      ab_jsonw_member_int (&w, "value", g_array_index (r->values, gint64, c));
+      ab_jsonw_end_object (&w);
       sum += g_array_index (r->values, gint64, c);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "count");
-  json_builder_add_int_value (b, r->values->len);
-  json_builder_set_member_name (b, "sum");
-  json_builder_add_int_value (b, sum);
-  json_builder_set_member_name (b, "hasNext");
-  json_builder_add_boolean_value (b, r->has_next);
-  ab_api_empty_object (b, "context");
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
+  ab_jsonw_end_array (&w);
+  ab_jsonw_member_int (&w, "count", r->values->len);
+  ab_jsonw_member_int (&w, "sum", sum);
+  ab_jsonw_member_bool (&w, "hasNext", r->has_next);
+  ab_jsonw_member_empty_object (&w, "context");
+  ab_jsonw_end_object (&w);
+  return ab_jsonw_finish (&w);
 }
 
 /* start, direction, limit and ranges of a window read (agg, seek); FALSE
@@ -92,7 +87,7 @@ agg (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
                                              ab_http_param (req, "table"), &p, &error);
   if (r == NULL)
     return ab_api_error (resp, error);
-  ab_http_response_json (resp, 200, agg_json (p.group, p.direction, r));
+  ab_http_response_bytes (resp, 200, NULL, agg_body (p.group, p.direction, r));
 }
 
 static void
@@ -114,7 +109,7 @@ seek (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
                                               ab_http_param (req, "table"), &p, &error);
   if (f == NULL)
     return ab_api_error (resp, error);
-  ab_http_response_json (resp, 200, ab_api_frame_json (f));
+  ab_http_response_bytes (resp, 200, NULL, ab_api_frame_body (f));
 }
 
 /* ---- multihop ---- */
@@ -230,53 +225,42 @@ parse_flags (JsonObject *o, AbMultihopParams *p, AbHttpResponse *resp)
   return TRUE;
 }
 
-static JsonNode *
-multihop_json (const AbMultihopResult *r)
+static GBytes *
+multihop_body (const AbMultihopResult *r)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "edges");
-  json_builder_begin_array (b);
+  AbJsonw w;
+  ab_jsonw_init (&w, 256 + 192 * (gsize) r->edges->len);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_key (&w, "edges");
+  ab_jsonw_begin_array (&w);
   for (guint i = 0; i < r->edges->len; i++)
     {
-      ab_api_edge_begin (b, r->edges->pdata[i]);
-      json_builder_set_member_name (b, "context");
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "hits");
-      json_builder_add_int_value (b, g_array_index (r->hits, guint, i));
-      json_builder_set_member_name (b, "via");
-      json_builder_begin_array (b);
+      ab_api_edge_begin (&w, r->edges->pdata[i]);
+      ab_jsonw_key (&w, "context");
+      ab_jsonw_begin_object (&w);
+      ab_jsonw_member_int (&w, "hits", g_array_index (r->hits, guint, i));
+      ab_jsonw_key (&w, "via");
+      ab_jsonw_begin_array (&w);
       GArray *via = r->via->pdata[i];
       for (guint v = 0; v < via->len; v++)
-        json_builder_add_value (b, ab_api_value (&g_array_index (via, AbValue, v)));
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-      json_builder_end_object (b);
+        ab_api_write_value (&w, &g_array_index (via, AbValue, v));
+      ab_jsonw_end_array (&w);
+      ab_jsonw_end_object (&w);
+      ab_jsonw_end_object (&w);
     }
-  json_builder_end_array (b);
-  const gchar *names[] = { "count", "total" };
-  gint64 values[] = { r->edges->len, -1 };
-  for (guint i = 0; i < 2; i++)
-    {
-      json_builder_set_member_name (b, names[i]);
-      json_builder_add_int_value (b, values[i]);
-    }
-  json_builder_set_member_name (b, "offset");
-  json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "hasNext");
-  json_builder_add_boolean_value (b, r->has_next);
-  json_builder_set_member_name (b, "context");
-  json_builder_begin_object (b);
-  const gchar *cnames[] = { "firstHopEdges", "secondHopNodes", "secondHopEdges" };
-  guint cvalues[] = { r->first_hop_edges, r->second_hop_nodes, r->second_hop_edges };
-  for (guint i = 0; i < 3; i++)
-    {
-      json_builder_set_member_name (b, cnames[i]);
-      json_builder_add_int_value (b, cvalues[i]);
-    }
-  json_builder_end_object (b);
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
+  ab_jsonw_end_array (&w);
+  ab_jsonw_member_int (&w, "count", r->edges->len);
+  ab_jsonw_member_int (&w, "total", -1);
+  ab_jsonw_member_string (&w, "offset", NULL);
+  ab_jsonw_member_bool (&w, "hasNext", r->has_next);
+  ab_jsonw_key (&w, "context");
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_member_int (&w, "firstHopEdges", r->first_hop_edges);
+  ab_jsonw_member_int (&w, "secondHopNodes", r->second_hop_nodes);
+  ab_jsonw_member_int (&w, "secondHopEdges", r->second_hop_edges);
+  ab_jsonw_end_object (&w);
+  ab_jsonw_end_object (&w);
+  return ab_jsonw_finish (&w);
 }
 
 static void
@@ -301,7 +285,7 @@ multihop (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   g_autoptr (AbMultihopResult) r = ab_engine_multihop (ENGINE (ud), &p, &error);
   if (r == NULL)
     return ab_api_error (resp, error);
-  ab_http_response_json (resp, 200, multihop_json (r));
+  ab_http_response_bytes (resp, 200, NULL, multihop_body (r));
 }
 
 void

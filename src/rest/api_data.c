@@ -30,38 +30,37 @@ query_bool (const AbHttpRequest *req, const gchar *name, gboolean dflt, gboolean
 
 
 /* {"results":[{source, target | id, status, count, context?}]} */
-static void
-mutation_answer (AbHttpResponse *resp, GArray *results, gboolean multi)
+GBytes *
+ab_api_mutation_body (GArray *results, gboolean multi_edge)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "results");
-  json_builder_begin_array (b);
+  AbJsonw w;
+  ab_jsonw_init (&w, 64 + 96 * (gsize) results->len);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_key (&w, "results");
+  ab_jsonw_begin_array (&w);
   for (guint i = 0; i < results->len; i++)
     {
       const AbKeyResult *r = &g_array_index (results, AbKeyResult, i);
-      json_builder_begin_object (b);
-      if (multi)
-        ab_api_add_value (b, "id", &r->source);
+      ab_jsonw_begin_object (&w);
+      if (multi_edge)
+        ab_api_member_value (&w, "id", &r->source);
       else
         {
-          ab_api_add_value (b, "source", &r->source);
-          ab_api_add_value (b, "target", &r->target);
+          ab_api_member_value (&w, "source", &r->source);
+          ab_api_member_value (&w, "target", &r->target);
         }
-      json_builder_set_member_name (b, "status");
-      json_builder_add_string_value (b, ab_key_status_name (r->status));
-      json_builder_set_member_name (b, "count");
-      json_builder_add_int_value (b, r->count);
+      ab_jsonw_member_string (&w, "status", ab_key_status_name (r->status));
+      ab_jsonw_member_int (&w, "count", r->count);
       if (r->context != NULL)
         {
-          json_builder_set_member_name (b, "context");
-          json_builder_add_value (b, json_node_copy (r->context));
+          ab_jsonw_key (&w, "context");
+          ab_jsonw_node (&w, r->context);
         }
-      json_builder_end_object (b);
+      ab_jsonw_end_object (&w);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  ab_http_response_json (resp, 200, json_builder_get_root (b));
+  ab_jsonw_end_array (&w);
+  ab_jsonw_end_object (&w);
+  return ab_jsonw_finish (&w);
 }
 
 /* A mutation whose answer waits for its group commit without holding the
@@ -78,7 +77,7 @@ mutation_done (GArray *results, GError *error, gpointer data)
   if (results == NULL)
     ab_api_error (reply->resp, error);
   else
-    mutation_answer (reply->resp, results, reply->multi);
+    ab_http_response_bytes (reply->resp, 200, NULL, ab_api_mutation_body (results, reply->multi));
   g_clear_pointer (&results, g_array_unref);
   g_clear_error (&error);
   AbHttpResponse *resp = reply->resp;
@@ -118,7 +117,7 @@ mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean mu
   g_autoptr (GArray) results = ab_engine_mutate (ENGINE (ud), &o, body, &error);
   if (results == NULL)
     return ab_api_error (resp, error);
-  mutation_answer (resp, results, multi);
+  ab_http_response_bytes (resp, 200, NULL, ab_api_mutation_body (results, multi));
 }
 
 static void edges (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, FALSE, FALSE); }
@@ -161,16 +160,14 @@ ab_api_reject_params (const AbHttpRequest *req, const gchar *const *names, const
 }
 
 static void
-count_object (JsonBuilder *b, const AbValue *start, AbQueryDirection dir, gint64 count)
+count_object (AbJsonw *w, const AbValue *start, AbQueryDirection dir, gint64 count)
 {
-  json_builder_begin_object (b);
-  ab_api_add_value (b, "start", start);
-  json_builder_set_member_name (b, "direction");
-  json_builder_add_string_value (b, dir == AB_QDIR_OUT ? "OUT" : "IN");
-  json_builder_set_member_name (b, "count");
-  json_builder_add_int_value (b, count);
-  ab_api_empty_object (b, "context");
-  json_builder_end_object (b);
+  ab_jsonw_begin_object (w);
+  ab_api_member_value (w, "start", start);
+  ab_jsonw_member_string (w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
+  ab_jsonw_member_int (w, "count", count);
+  ab_jsonw_member_empty_object (w, "context");
+  ab_jsonw_end_object (w);
 }
 
 static void
@@ -189,10 +186,11 @@ count (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   if (!ab_engine_count (ENGINE (ud), ab_http_param (req, "database"), ab_http_param (req, "table"),
                         start, dir, &sv, &n, &error))
     return ab_api_error (resp, error);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  count_object (b, &sv, dir, n);
+  AbJsonw w;
+  ab_jsonw_init (&w, 128);
+  count_object (&w, &sv, dir, n);
   ab_value_clear (&sv);
-  ab_http_response_json (resp, 200, json_builder_get_root (b));
+  ab_api_answer (resp, &w);
 }
 
 /* Values of a repeatable parameter, each also split on commas. */
@@ -220,10 +218,11 @@ counts (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   g_autoptr (GPtrArray) starts = list_param (req, "start");
   if (starts->len == 0)
     return ab_http_response_error (resp, 400, "'start' is required.");
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "counts");
-  json_builder_begin_array (b);
+  g_auto (AbJsonw) w = { 0 };
+  ab_jsonw_init (&w, 32 + 128 * (gsize) starts->len);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_key (&w, "counts");
+  ab_jsonw_begin_array (&w);
   for (guint i = 0; i < starts->len; i++)
     {
       AbValue sv = AB_VALUE_INIT;
@@ -232,60 +231,52 @@ counts (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
       if (!ab_engine_count (ENGINE (ud), ab_http_param (req, "database"),
                             ab_http_param (req, "table"), starts->pdata[i], dir, &sv, &n, &error))
         return ab_api_error (resp, error);
-      count_object (b, &sv, dir, n);
+      count_object (&w, &sv, dir, n);
       ab_value_clear (&sv);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "count");
-  json_builder_add_int_value (b, starts->len);
-  ab_api_empty_object (b, "context");
-  json_builder_end_object (b);
-  ab_http_response_json (resp, 200, json_builder_get_root (b));
+  ab_jsonw_end_array (&w);
+  ab_jsonw_member_int (&w, "count", starts->len);
+  ab_jsonw_member_empty_object (&w, "context");
+  ab_jsonw_end_object (&w);
+  ab_api_answer (resp, &w);
 }
 
 void
-ab_api_edge_begin (JsonBuilder *b, const AbEdgeOut *e)
+ab_api_edge_begin (AbJsonw *w, const AbEdgeOut *e)
 {
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "version");
-  json_builder_add_int_value (b, e->version);
-  ab_api_add_value (b, "source", &e->source);
-  ab_api_add_value (b, "target", &e->target);
-  json_builder_set_member_name (b, "properties");
-  json_builder_begin_object (b);
+  ab_jsonw_begin_object (w);
+  ab_jsonw_member_int (w, "version", e->version);
+  ab_api_member_value (w, "source", &e->source);
+  ab_api_member_value (w, "target", &e->target);
+  ab_jsonw_key (w, "properties");
+  ab_jsonw_begin_object (w);
   for (guint p = 0; p < e->names->len; p++)
-    ab_api_add_value (b, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
-  json_builder_end_object (b);
+    ab_api_member_value (w, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
+  ab_jsonw_end_object (w);
 }
 
-JsonNode *
-ab_api_frame_json (const AbEdgeFrame *f)
+GBytes *
+ab_api_frame_body (const AbEdgeFrame *f)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "edges");
-  json_builder_begin_array (b);
+  AbJsonw w;
+  ab_jsonw_init (&w, 128 + 160 * (gsize) f->edges->len);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_key (&w, "edges");
+  ab_jsonw_begin_array (&w);
   for (guint i = 0; i < f->edges->len; i++)
     {
-      ab_api_edge_begin (b, f->edges->pdata[i]);
-      ab_api_empty_object (b, "context");
-      json_builder_end_object (b);
+      ab_api_edge_begin (&w, f->edges->pdata[i]);
+      ab_jsonw_member_empty_object (&w, "context");
+      ab_jsonw_end_object (&w);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "count");
-  json_builder_add_int_value (b, f->edges->len);
-  json_builder_set_member_name (b, "total");
-  json_builder_add_int_value (b, f->total);
-  json_builder_set_member_name (b, "offset");
-  if (f->offset != NULL)
-    json_builder_add_string_value (b, f->offset);
-  else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "hasNext");
-  json_builder_add_boolean_value (b, f->has_next);
-  ab_api_empty_object (b, "context");
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
+  ab_jsonw_end_array (&w);
+  ab_jsonw_member_int (&w, "count", f->edges->len);
+  ab_jsonw_member_int (&w, "total", f->total);
+  ab_jsonw_member_string (&w, "offset", f->offset);
+  ab_jsonw_member_bool (&w, "hasNext", f->has_next);
+  ab_jsonw_member_empty_object (&w, "context");
+  ab_jsonw_end_object (&w);
+  return ab_jsonw_finish (&w);
 }
 
 static void
@@ -297,7 +288,7 @@ answer_frame (AbHttpResponse *resp, AbEdgeFrame *frame, GError *error)
       g_error_free (error);
       return;
     }
-  ab_http_response_json (resp, 200, ab_api_frame_json (frame));
+  ab_http_response_bytes (resp, 200, NULL, ab_api_frame_body (frame));
   ab_edge_frame_free (frame);
 }
 

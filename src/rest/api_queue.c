@@ -126,27 +126,24 @@ enqueue (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
                                              json_node_get_array (mn), &accepted, &error);
   if (res == NULL)
     return fail (resp, error);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "accepted");
-  json_builder_add_int_value (b, accepted);
-  json_builder_set_member_name (b, "results");
-  json_builder_begin_array (b);
+  AbJsonw w;
+  ab_jsonw_init (&w, 64 + 96 * (gsize) res->len);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_member_int (&w, "accepted", accepted);
+  ab_jsonw_key (&w, "results");
+  ab_jsonw_begin_array (&w);
   for (guint i = 0; i < res->len; i++)
     {
       AbEnqueued *e = &g_array_index (res, AbEnqueued, i);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "partition");
-      json_builder_add_int_value (b, e->partition);
-      json_builder_set_member_name (b, "id");
-      json_builder_add_string_value (b, e->id);
-      json_builder_set_member_name (b, "status");
-      json_builder_add_string_value (b, ab_key_status_name (e->status));
-      json_builder_end_object (b);
+      ab_jsonw_begin_object (&w);
+      ab_jsonw_member_int (&w, "partition", e->partition);
+      ab_jsonw_member_string (&w, "id", e->id);
+      ab_jsonw_member_string (&w, "status", ab_key_status_name (e->status));
+      ab_jsonw_end_object (&w);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  ab_http_response_json (resp, 200, json_builder_get_root (b));
+  ab_jsonw_end_array (&w);
+  ab_jsonw_end_object (&w);
+  ab_api_answer (resp, &w);
 }
 
 /* Integer query/path values: FALSE (400 answered) when malformed. */
@@ -180,35 +177,32 @@ queue_poll (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
                                      (gint) limit, &error);
   if (page == NULL)
     return fail (resp, error);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "messages");
-  json_builder_begin_array (b);
+  AbJsonw w;
+  ab_jsonw_init (&w, 64 + 128 * (gsize) page->messages->len);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_key (&w, "messages");
+  ab_jsonw_begin_array (&w);
   for (guint i = 0; i < page->messages->len; i++)
     {
       AbQueueMessage *m = page->messages->pdata[i];
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "partition");
-      json_builder_add_int_value (b, partition);
-      json_builder_set_member_name (b, "id");
-      json_builder_add_string_value (b, m->id);
-      json_builder_set_member_name (b, "seq");
-      json_builder_add_int_value (b, m->seq);
-      json_builder_set_member_name (b, "value");
-      json_builder_add_value (b, json_node_copy (m->value));
-      json_builder_end_object (b);
+      ab_jsonw_begin_object (&w);
+      ab_jsonw_member_int (&w, "partition", partition);
+      ab_jsonw_member_string (&w, "id", m->id);
+      ab_jsonw_member_int (&w, "seq", m->seq);
+      ab_jsonw_key (&w, "value");
+      ab_jsonw_node (&w, m->value);
+      ab_jsonw_end_object (&w);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "offset");
+  ab_jsonw_end_array (&w);
+  ab_jsonw_key (&w, "offset");
   if (page->has_offset)
-    json_builder_add_int_value (b, page->offset);
+    ab_jsonw_int (&w, page->offset);
   else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "hasNext");
-  json_builder_add_boolean_value (b, page->has_next);
-  json_builder_end_object (b);
+    ab_jsonw_null (&w);
+  ab_jsonw_member_bool (&w, "hasNext", page->has_next);
+  ab_jsonw_end_object (&w);
   ab_queue_page_free (page);
-  ab_http_response_json (resp, 200, json_builder_get_root (b));
+  ab_api_answer (resp, &w);
 }
 
 static void

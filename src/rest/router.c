@@ -3,6 +3,7 @@
  * handlers use to read requests and build responses, JSON error body included. */
 #include <string.h>
 #include "rest/router.h"
+#include "rest/jsonw.h"
 
 typedef struct {
   gchar *method;
@@ -393,20 +394,15 @@ ab_http_response_empty (AbHttpResponse *resp, guint status)
 GBytes *
 ab_http_error_body (guint status, const gchar *message)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "timestamp");
-  json_builder_add_int_value (b, g_get_real_time () / 1000);
-  json_builder_set_member_name (b, "status");
-  json_builder_add_int_value (b, status);
-  json_builder_set_member_name (b, "error");
-  json_builder_add_string_value (b, ab_http_reason_phrase (status));
-  json_builder_set_member_name (b, "message");
-  json_builder_add_string_value (b, message != NULL ? message : "");
-  json_builder_end_object (b);
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  gchar *text = json_to_string (root, FALSE);
-  return g_bytes_new_take (text, strlen (text));
+  AbJsonw w;
+  ab_jsonw_init (&w, 96 + (message != NULL ? strlen (message) : 0));
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_member_int (&w, "timestamp", g_get_real_time () / 1000);
+  ab_jsonw_member_int (&w, "status", status);
+  ab_jsonw_member_string (&w, "error", ab_http_reason_phrase (status));
+  ab_jsonw_member_string (&w, "message", message != NULL ? message : "");
+  ab_jsonw_end_object (&w);
+  return ab_jsonw_finish (&w);
 }
 
 void

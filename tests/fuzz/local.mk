@@ -4,7 +4,8 @@
 # tests/fuzz/corpus/<target>/ (included by the top Makefile.am).
 EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/corpus
 if AB_FUZZ
-FUZZ_TARGETS = tests/fuzz/fuzz_element tests/fuzz/fuzz_key tests/fuzz/fuzz_record tests/fuzz/fuzz_offset tests/fuzz/fuzz_predicate tests/fuzz/fuzz_mutate tests/fuzz/fuzz_meta tests/fuzz/fuzz_hbase
+FUZZ_TARGETS = tests/fuzz/fuzz_element tests/fuzz/fuzz_key tests/fuzz/fuzz_record tests/fuzz/fuzz_offset tests/fuzz/fuzz_predicate tests/fuzz/fuzz_mutate tests/fuzz/fuzz_meta tests/fuzz/fuzz_hbase \
+	tests/fuzz/fuzz_jsonw
 noinst_PROGRAMS += $(FUZZ_TARGETS)
 FUZZ_FIXTURE = tests/fuzz/fuzz_fixture.c tests/fuzz/fuzz_fixture.h
 tests_fuzz_fuzz_element_SOURCES = tests/fuzz/fuzz_element.c tests/fuzz/fuzz.h
@@ -31,4 +32,8 @@ tests_fuzz_fuzz_meta_LDADD = $(CORE_LIBS)
 tests_fuzz_fuzz_hbase_SOURCES = tests/fuzz/fuzz_hbase.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_hbase_LDFLAGS = $(FUZZ_LDFLAGS)
 tests_fuzz_fuzz_hbase_LDADD = $(CORE_LIBS)
+# The response writer against json-glib's generator (same bytes, parses back).
+tests_fuzz_fuzz_jsonw_SOURCES = tests/fuzz/fuzz_jsonw.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_jsonw_LDFLAGS = $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_jsonw_LDADD = src/librest.a $(JSON_LIBS) $(GLIB_LIBS)
 endif
