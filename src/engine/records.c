@@ -6,23 +6,8 @@
 #include "engine/engine-private.h"
 #include "engine/ulid.h"
 #include "model/types.h"
+#include "model/jsonw.h"
 
-static void
-add_value (JsonBuilder *b, const gchar *name, const AbValue *v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_value (b, ab_model_value_to_json (v));
-}
-
-static void
-add_string_or_null (JsonBuilder *b, const gchar *name, const gchar *s)
-{
-  json_builder_set_member_name (b, name);
-  if (s != NULL)
-    json_builder_add_string_value (b, s);
-  else
-    json_builder_add_null_value (b);
-}
 
 static const gchar *
 mode_or_null (gint mode)
@@ -32,38 +17,36 @@ mode_or_null (gint mode)
 
 /* {l, g, r, i, queue}: table, global (system), request, internal modes. */
 static void
-add_mode (JsonBuilder *b, const AbWalContext *ctx)
+add_mode (AbJsonw *b, const AbWalContext *ctx)
 {
-  json_builder_set_member_name (b, "mode");
-  json_builder_begin_object (b);
-  add_string_or_null (b, "l", ab_mode_name (ctx->table_mode));
-  add_string_or_null (b, "g", mode_or_null (ctx->system_mode));
-  add_string_or_null (b, "r", ctx->opts->sync_request ? "SYNC" : NULL);
-  add_string_or_null (b, "i", ctx->opts->internal ? "SYNC" : NULL);
-  json_builder_set_member_name (b, "queue");
-  json_builder_add_boolean_value (b, ctx->queued);
-  json_builder_end_object (b);
+  ab_jsonw_key (b, "mode");
+  ab_jsonw_begin_object (b);
+  ab_jsonw_member_string (b, "l", ab_mode_name (ctx->table_mode));
+  ab_jsonw_member_string (b, "g", mode_or_null (ctx->system_mode));
+  ab_jsonw_member_string (b, "r", ctx->opts->sync_request ? "SYNC" : NULL);
+  ab_jsonw_member_string (b, "i", ctx->opts->internal ? "SYNC" : NULL);
+  ab_jsonw_member_bool (b, "queue", ctx->queued);
+  ab_jsonw_end_object (b);
 }
 
 /* The fields every record shares after the type-specific ones. */
 static void
-add_trailer (AbEngine *engine, JsonBuilder *b, const AbWalContext *ctx, gboolean cdc)
+add_trailer (AbEngine *engine, AbJsonw *b, const AbWalContext *ctx, gboolean cdc)
 {
-  json_builder_set_member_name (b, "audit");
-  json_builder_begin_object (b);
-  add_string_or_null (b, "actor", ctx->opts->actor != NULL ? ctx->opts->actor : "-");
-  json_builder_end_object (b);
-  add_string_or_null (b, "requestId", ctx->opts->request_id != NULL ? ctx->opts->request_id : "-");
-  json_builder_set_member_name (b, "ts");
-  json_builder_add_int_value (b, g_get_real_time () / 1000);
+  ab_jsonw_key (b, "audit");
+  ab_jsonw_begin_object (b);
+  ab_jsonw_member_string (b, "actor", ctx->opts->actor != NULL ? ctx->opts->actor : "-");
+  ab_jsonw_end_object (b);
+  ab_jsonw_member_string (b, "requestId", ctx->opts->request_id != NULL ? ctx->opts->request_id : "-");
+  ab_jsonw_member_int (b, "ts", g_get_real_time () / 1000);
   g_autofree gchar *label = g_strdup_printf ("%s.%s", ctx->table->database, ctx->table->table);
   g_autofree gchar *alias = ctx->alias != NULL
       ? g_strdup_printf ("%s.%s", ctx->table->database, ctx->alias) : NULL;
-  add_string_or_null (b, "alias", cdc && g_strcmp0 (ctx->alias, ctx->table->table) == 0 ? NULL : alias);
-  add_string_or_null (b, "label", label);
-  add_string_or_null (b, "version", "2");
-  add_string_or_null (b, "phase", engine->cfg.phase);
-  add_string_or_null (b, "tenant", engine->cfg.tenant);
+  ab_jsonw_member_string (b, "alias", cdc && g_strcmp0 (ctx->alias, ctx->table->table) == 0 ? NULL : alias);
+  ab_jsonw_member_string (b, "label", label);
+  ab_jsonw_member_string (b, "version", "2");
+  ab_jsonw_member_string (b, "phase", engine->cfg.phase);
+  ab_jsonw_member_string (b, "tenant", engine->cfg.tenant);
 }
 
 static const AbValue *
@@ -76,48 +59,45 @@ slot_of (const AbTableDesc *t, const AbEventProp *props, const gchar *name)
 /* edge = {ts, src, tgt, props, traceId}; multi-edge src/tgt are _source and
  * _target ("0" when absent) and props carry _id. */
 static void
-add_event_edge (JsonBuilder *b, const AbTableDesc *t, const AbKeyGroup *g, const AbEvent *ev,
+add_event_edge (AbJsonw *b, const AbTableDesc *t, const AbKeyGroup *g, const AbEvent *ev,
                 const gchar *trace)
 {
   gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
-  json_builder_set_member_name (b, "edge");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "ts");
-  json_builder_add_int_value (b, ev->version);
+  ab_jsonw_key (b, "edge");
+  ab_jsonw_begin_object (b);
+  ab_jsonw_member_int (b, "ts", ev->version);
   if (multi)
     {
       const AbValue *s = slot_of (t, ev->props, "_source"), *d = slot_of (t, ev->props, "_target");
       static const AbValue zero = { .kind = AB_VALUE_STRING, .u.s = { (gchar *) "0", 1 } };
-      add_value (b, "src", s != NULL ? s : &zero);
-      add_value (b, "tgt", d != NULL ? d : &zero);
+      ab_jsonw_member_value (b, "src", s != NULL ? s : &zero);
+      ab_jsonw_member_value (b, "tgt", d != NULL ? d : &zero);
     }
   else
     {
-      add_value (b, "src", &g->source);
-      add_value (b, "tgt", &g->target);
+      ab_jsonw_member_value (b, "src", &g->source);
+      ab_jsonw_member_value (b, "tgt", &g->target);
     }
-  json_builder_set_member_name (b, "props");
-  json_builder_begin_object (b);
+  ab_jsonw_key (b, "props");
+  ab_jsonw_begin_object (b);
   for (guint f = 0; f < ev->n; f++)
     {
       const AbField *field = t->schema->fields->pdata[f];
       if (ev->props[f].present && field->name[0] != '_')
-        add_value (b, field->name, &ev->props[f].value);
+        ab_jsonw_member_value (b, field->name, &ev->props[f].value);
     }
   if (multi)
-    add_value (b, "_id", &g->source);
-  json_builder_end_object (b);
-  add_string_or_null (b, "traceId", trace);
-  json_builder_end_object (b);
+    ab_jsonw_member_value (b, "_id", &g->source);
+  ab_jsonw_end_object (b);
+  ab_jsonw_member_string (b, "traceId", trace);
+  ab_jsonw_end_object (b);
 }
 
 static AbSinkRecord *
-finish_record (JsonBuilder *b, const AbKeyGroup *g)
+finish_record (AbJsonw *b, const AbKeyGroup *g)
 {
-  json_builder_end_object (b);
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  g_autofree gchar *text = json_to_string (root, FALSE);
-  return ab_sink_record_new (g->sort_key, text);
+  ab_jsonw_end_object (b);
+  return ab_sink_record_new (g->sort_key, b->out->str);
 }
 
 GPtrArray *
@@ -132,13 +112,14 @@ ab_engine_wal_records (AbEngine *engine, const AbWalContext *ctx, GPtrArray *gro
           const AbEvent *ev = g->events->pdata[e];
           gchar trace[27];
           ab_ulid_new (trace);
-          g_autoptr (JsonBuilder) b = json_builder_new ();
-          json_builder_begin_object (b);
-          add_event_edge (b, ctx->table, g, ev, trace);
-          add_string_or_null (b, "op", ab_op_name (ev->type));
-          add_mode (b, ctx);
-          add_trailer (engine, b, ctx, FALSE);
-          g_ptr_array_add (out, finish_record (b, g));
+          g_auto (AbJsonw) b;
+          ab_jsonw_init (&b, 512);
+          ab_jsonw_begin_object (&b);
+          add_event_edge (&b, ctx->table, g, ev, trace);
+          ab_jsonw_member_string (&b, "op", ab_op_name (ev->type));
+          add_mode (&b, ctx);
+          add_trailer (engine, &b, ctx, FALSE);
+          g_ptr_array_add (out, finish_record (&b, g));
         }
     }
   return out;
@@ -146,31 +127,29 @@ ab_engine_wal_records (AbEngine *engine, const AbWalContext *ctx, GPtrArray *gro
 
 /* before/after = {ts, src, tgt, props, active}, or null for the initial state. */
 static void
-add_state (JsonBuilder *b, const gchar *name, const AbTableDesc *t, const AbKeyGroup *g,
+add_state (AbJsonw *b, const gchar *name, const AbTableDesc *t, const AbKeyGroup *g,
            const AbState *st)
 {
-  json_builder_set_member_name (b, name);
+  ab_jsonw_key (b, name);
   if (st == NULL || ab_state_is_initial (st))
     {
-      json_builder_add_null_value (b);
+      ab_jsonw_null (b);
       return;
     }
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "ts");
-  json_builder_add_int_value (b, st->version);
-  add_value (b, "src", &g->source);
-  add_value (b, "tgt", t->schema->kind == AB_TABLE_MULTI_EDGE ? &g->source : &g->target);
-  json_builder_set_member_name (b, "props");
-  json_builder_begin_object (b);
+  ab_jsonw_begin_object (b);
+  ab_jsonw_member_int (b, "ts", st->version);
+  ab_jsonw_member_value (b, "src", &g->source);
+  ab_jsonw_member_value (b, "tgt", t->schema->kind == AB_TABLE_MULTI_EDGE ? &g->source : &g->target);
+  ab_jsonw_key (b, "props");
+  ab_jsonw_begin_object (b);
   static const AbValue null_value = AB_VALUE_INIT;
   for (guint f = 0; f < st->n; f++)
     if (st->slots[f].kind != AB_SLOT_ABSENT)
-      add_value (b, ((AbField *) t->schema->fields->pdata[f])->name,
+      ab_jsonw_member_value (b, ((AbField *) t->schema->fields->pdata[f])->name,
                  st->slots[f].kind == AB_SLOT_VALUE ? &st->slots[f].value : &null_value);
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "active");
-  json_builder_add_boolean_value (b, st->active);
-  json_builder_end_object (b);
+  ab_jsonw_end_object (b);
+  ab_jsonw_member_bool (b, "active", st->active);
+  ab_jsonw_end_object (b);
 }
 
 AbSinkRecord *
@@ -178,19 +157,19 @@ ab_engine_cdc_record (AbEngine *engine, const AbWalContext *ctx, const AbKeyGrou
                       const AbKeyResult *r, const AbState *before, const AbState *after)
 {
   const AbEvent *last = g->events->pdata[g->events->len - 1]; /* sorted by version */
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  add_event_edge (b, ctx->table, g, last, NULL);
-  add_string_or_null (b, "op", ab_op_name (last->type));
-  add_string_or_null (b, "status", ab_key_status_name (r->status));
-  add_state (b, "before", ctx->table, g, before);
-  add_state (b, "after", ctx->table, g, after);
-  json_builder_set_member_name (b, "acc");
-  json_builder_add_int_value (b, r->status == AB_STATUS_CREATED ? 1
-                                 : r->status == AB_STATUS_DELETED ? -1 : 0);
-  add_string_or_null (b, "message", r->message);
-  add_trailer (engine, b, ctx, TRUE);
-  return finish_record (b, g);
+  g_auto (AbJsonw) b;
+  ab_jsonw_init (&b, 1024);
+  ab_jsonw_begin_object (&b);
+  add_event_edge (&b, ctx->table, g, last, NULL);
+  ab_jsonw_member_string (&b, "op", ab_op_name (last->type));
+  ab_jsonw_member_string (&b, "status", ab_key_status_name (r->status));
+  add_state (&b, "before", ctx->table, g, before);
+  add_state (&b, "after", ctx->table, g, after);
+  ab_jsonw_member_int (&b, "acc", r->status == AB_STATUS_CREATED ? 1
+                                  : r->status == AB_STATUS_DELETED ? -1 : 0);
+  ab_jsonw_member_string (&b, "message", r->message);
+  add_trailer (engine, &b, ctx, TRUE);
+  return finish_record (&b, g);
 }
 
 void

@@ -1,7 +1,7 @@
 # model: sources and tests are listed here (included by the top Makefile.am).
 src_libactionbase_a_SOURCES += \
 	src/model/types.c src/model/types.h \
-	src/model/json.c src/model/json_get.h \
+	src/model/json.c src/model/json_get.h src/model/jsonw.c src/model/jsonw.h \
 	src/model/schema.c src/model/schema.h src/model/schema_private.h \
 	src/model/schema_json.c src/model/desc_json.c \
 	src/model/v2.c src/model/validate.c \
@@ -25,3 +25,16 @@ tests_unit_model_test_validate_LDADD = $(TEST_LIBS)
 tests_unit_model_test_v2_SOURCES = tests/unit/model/test_v2.c $(MODEL_TEST_HELPERS)
 tests_unit_model_test_v2_CFLAGS = $(TEST_CFLAGS)
 tests_unit_model_test_v2_LDADD = $(TEST_LIBS)
+
+# The streaming JSON writer (REST answers, WAL and CDC records): its unit test (json-glib parity) and its figures
+# against json-glib (and yajl when configure found it), not a test:
+# tests/bench/json-bench [iterations].
+check_PROGRAMS += tests/unit/model/test_jsonw
+TESTS += tests/unit/model/test_jsonw
+tests_unit_model_test_jsonw_SOURCES = tests/unit/model/test_jsonw.c
+tests_unit_model_test_jsonw_CFLAGS = $(TEST_CFLAGS)
+tests_unit_model_test_jsonw_LDADD = $(CORE_LIBS) $(CHECK_LIBS)
+noinst_PROGRAMS += tests/bench/json-bench
+tests_bench_json_bench_SOURCES = tests/bench/json-bench.c
+tests_bench_json_bench_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_bench_json_bench_LDADD = $(CORE_LIBS) $(YAJL_LIBS)

@@ -2,7 +2,7 @@
  * status mapping, and JSON writers for engine results. */
 #pragma once
 #include "rest/api.h"
-#include "rest/jsonw.h"
+#include "model/jsonw.h"
 #include "catalog/catalog.h"
 #include "model/schema.h"
 
@@ -28,10 +28,6 @@ gboolean ab_api_opt_bool (JsonObject *o, const gchar *name, gboolean *set, gbool
                           AbHttpResponse *resp);
 /* The actor of a request (X-Actor-ID, legacy X-AB-Actor-ID, else "-"). */
 const gchar *ab_api_actor (const AbHttpRequest *req);
-/* A typed value, for responses (json kind parsed back and written as JSON;
- * text that does not parse stays a string); as member `name`. */
-void ab_api_write_value (AbJsonw *w, const AbValue *v);
-void ab_api_member_value (AbJsonw *w, const gchar *name, const AbValue *v);
 /* Answers 200 with the writer's document (the writer is emptied). */
 void ab_api_answer (AbHttpResponse *resp, AbJsonw *w);
 

@@ -114,44 +114,6 @@ ab_api_actor (const AbHttpRequest *req)
 }
 
 void
-ab_api_write_value (AbJsonw *w, const AbValue *v)
-{
-  switch (v->kind)
-    {
-    case AB_VALUE_NULL:
-      return ab_jsonw_null (w);
-    case AB_VALUE_BOOL:
-      return ab_jsonw_bool (w, v->u.b);
-    case AB_VALUE_INT8:
-    case AB_VALUE_INT16:
-    case AB_VALUE_INT32:
-    case AB_VALUE_INT64:
-      return ab_jsonw_int (w, v->u.i);
-    case AB_VALUE_FLOAT32:
-      return ab_jsonw_double (w, ab_model_float_for_json (v->u.f));
-    case AB_VALUE_FLOAT64:
-      return ab_jsonw_double (w, v->u.f);
-    case AB_VALUE_STRING:
-      return ab_jsonw_string (w, v->u.s.data);
-    case AB_VALUE_JSON:
-      {
-        g_autoptr (JsonNode) parsed = json_from_string (v->u.s.data, NULL);
-        if (parsed != NULL)
-          return ab_jsonw_node (w, parsed);
-        return ab_jsonw_string (w, v->u.s.data);
-      }
-    }
-  ab_jsonw_null (w);
-}
-
-void
-ab_api_member_value (AbJsonw *w, const gchar *name, const AbValue *v)
-{
-  ab_jsonw_key (w, name);
-  ab_api_write_value (w, v);
-}
-
-void
 ab_api_answer (AbHttpResponse *resp, AbJsonw *w)
 {
   ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (w));

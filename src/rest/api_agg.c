@@ -33,7 +33,7 @@ agg_body (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
   ab_jsonw_init (&w, 128 + 64 * (gsize) r->values->len);
   ab_jsonw_begin_object (&w);
   ab_jsonw_member_string (&w, "group", group);
-  ab_api_member_value (&w, "start", &r->start);
+  ab_jsonw_member_value (&w, "start", &r->start);
   ab_jsonw_member_string (&w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
   ab_jsonw_key (&w, "cells");
   ab_jsonw_begin_array (&w);
@@ -43,7 +43,7 @@ agg_body (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
       ab_jsonw_key (&w, "key");
       ab_jsonw_begin_object (&w);
       for (guint f = 0; f < r->n_fields; f++)
-        ab_api_member_value (&w, r->fields[f], &g_array_index (r->keys, AbValue, c * r->n_fields + f));
+        ab_jsonw_member_value (&w, r->fields[f], &g_array_index (r->keys, AbValue, c * r->n_fields + f));
       ab_jsonw_end_object (&w);
       ab_jsonw_member_int (&w, "value", g_array_index (r->values, gint64, c));
       ab_jsonw_end_object (&w);
@@ -243,7 +243,7 @@ multihop_body (const AbMultihopResult *r)
       ab_jsonw_begin_array (&w);
       GArray *via = r->via->pdata[i];
       for (guint v = 0; v < via->len; v++)
-        ab_api_write_value (&w, &g_array_index (via, AbValue, v));
+        ab_jsonw_value (&w, &g_array_index (via, AbValue, v));
       ab_jsonw_end_array (&w);
       ab_jsonw_end_object (&w);
       ab_jsonw_end_object (&w);

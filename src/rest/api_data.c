@@ -43,11 +43,11 @@ ab_api_mutation_body (GArray *results, gboolean multi_edge)
       const AbKeyResult *r = &g_array_index (results, AbKeyResult, i);
       ab_jsonw_begin_object (&w);
       if (multi_edge)
-        ab_api_member_value (&w, "id", &r->source);
+        ab_jsonw_member_value (&w, "id", &r->source);
       else
         {
-          ab_api_member_value (&w, "source", &r->source);
-          ab_api_member_value (&w, "target", &r->target);
+          ab_jsonw_member_value (&w, "source", &r->source);
+          ab_jsonw_member_value (&w, "target", &r->target);
         }
       ab_jsonw_member_string (&w, "status", ab_key_status_name (r->status));
       ab_jsonw_member_int (&w, "count", r->count);
@@ -163,7 +163,7 @@ static void
 count_object (AbJsonw *w, const AbValue *start, AbQueryDirection dir, gint64 count)
 {
   ab_jsonw_begin_object (w);
-  ab_api_member_value (w, "start", start);
+  ab_jsonw_member_value (w, "start", start);
   ab_jsonw_member_string (w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
   ab_jsonw_member_int (w, "count", count);
   ab_jsonw_member_empty_object (w, "context");
@@ -246,12 +246,12 @@ ab_api_edge_begin (AbJsonw *w, const AbEdgeOut *e)
 {
   ab_jsonw_begin_object (w);
   ab_jsonw_member_int (w, "version", e->version);
-  ab_api_member_value (w, "source", &e->source);
-  ab_api_member_value (w, "target", &e->target);
+  ab_jsonw_member_value (w, "source", &e->source);
+  ab_jsonw_member_value (w, "target", &e->target);
   ab_jsonw_key (w, "properties");
   ab_jsonw_begin_object (w);
   for (guint p = 0; p < e->names->len; p++)
-    ab_api_member_value (w, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
+    ab_jsonw_member_value (w, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
   ab_jsonw_end_object (w);
 }
 

@@ -5,31 +5,18 @@ src_librest_a_SOURCES = \
 	src/rest/router.c src/rest/router.h \
 	src/rest/http.c src/rest/http.h src/rest/http_private.h src/rest/http_support.c \
 	src/rest/http_h2o.h src/rest/http_loop.c src/rest/http_tls.c \
-	src/rest/metrics.c src/rest/metrics.h src/rest/jsonw.c src/rest/jsonw.h
+	src/rest/metrics.c src/rest/metrics.h
 REST_LIBS = src/librest.a $(H2O_LIBS) $(OPENSSL_LIBS) $(SOUP_LIBS)
 
 check_PROGRAMS += tests/rest/test_http
 TESTS += tests/rest/test_http
 tests_rest_test_http_SOURCES = tests/rest/test_http.c
 tests_rest_test_http_CFLAGS = $(TEST_CFLAGS)
-# No core library here: the transport tests need only the REST layer.
-tests_rest_test_http_LDADD = $(REST_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+# The transport tests need the REST layer and the core library only for the
+# JSON writer of error bodies (no engine, no store).
+tests_rest_test_http_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
 
 # The Actionbase API handlers (lead): metadata v3, v2, data endpoints.
 src_librest_a_SOURCES += src/rest/api.h src/rest/api-private.h src/rest/api.c \
 	src/rest/api_meta.c src/rest/api_v2.c src/rest/api_data.c src/rest/api_agg.c src/rest/api_queue.c \
 	src/rest/api_admin.c src/rest/auth.h src/rest/auth.c
-
-# The streaming JSON writer: its unit test (json-glib parity) and its figures
-# against json-glib (and yajl when configure found it), not a test:
-# tests/bench/json-bench [iterations].
-JSONW_LIBS = src/librest.a $(JSON_LIBS) $(GLIB_LIBS)
-check_PROGRAMS += tests/unit/rest/test_jsonw
-TESTS += tests/unit/rest/test_jsonw
-tests_unit_rest_test_jsonw_SOURCES = tests/unit/rest/test_jsonw.c
-tests_unit_rest_test_jsonw_CFLAGS = $(TEST_CFLAGS)
-tests_unit_rest_test_jsonw_LDADD = $(JSONW_LIBS) $(CHECK_LIBS)
-noinst_PROGRAMS += tests/bench/json-bench
-tests_bench_json_bench_SOURCES = tests/bench/json-bench.c
-tests_bench_json_bench_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
-tests_bench_json_bench_LDADD = $(JSONW_LIBS) $(YAJL_LIBS)

@@ -3,7 +3,7 @@
  * handlers use to read requests and build responses, JSON error body included. */
 #include <string.h>
 #include "rest/router.h"
-#include "rest/jsonw.h"
+#include "model/jsonw.h"
 
 typedef struct {
   gchar *method;

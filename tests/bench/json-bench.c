@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <json-glib/json-glib.h>
-#include "rest/jsonw.h"
+#include "model/jsonw.h"
 #ifdef AB_HAVE_YAJL
 #include <yajl/yajl_gen.h>
 #endif

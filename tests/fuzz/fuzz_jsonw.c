@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "fuzz.h"
-#include "rest/jsonw.h"
+#include "model/jsonw.h"
 
 typedef struct {
   const uint8_t *p, *end;

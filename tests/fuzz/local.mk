@@ -35,5 +35,5 @@ tests_fuzz_fuzz_hbase_LDADD = $(CORE_LIBS)
 # The response writer against json-glib's generator (same bytes, parses back).
 tests_fuzz_fuzz_jsonw_SOURCES = tests/fuzz/fuzz_jsonw.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_jsonw_LDFLAGS = $(FUZZ_LDFLAGS)
-tests_fuzz_fuzz_jsonw_LDADD = src/librest.a $(JSON_LIBS) $(GLIB_LIBS)
+tests_fuzz_fuzz_jsonw_LDADD = $(CORE_LIBS)
 endif

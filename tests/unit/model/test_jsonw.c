@@ -4,7 +4,7 @@
 #include <check.h>
 #include <math.h>
 #include <string.h>
-#include "rest/jsonw.h"
+#include "model/jsonw.h"
 
 /* What json-glib writes for node (compact), owned. */
 static gchar *

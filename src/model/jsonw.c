@@ -3,7 +3,8 @@
  * without building a tree; json-glib trees are walked in place. */
 #include <math.h>
 #include <string.h>
-#include "rest/jsonw.h"
+#include "model/jsonw.h"
+#include "model/types.h"
 
 void
 ab_jsonw_init (AbJsonw *w, gsize reserve)
@@ -295,4 +296,44 @@ ab_jsonw_member_empty_object (AbJsonw *w, const gchar *name)
 {
   ab_jsonw_key (w, name);
   scalar (w, "{}", 2);
+}
+
+/* ---- typed values ---- */
+
+void
+ab_jsonw_value (AbJsonw *w, const AbValue *v)
+{
+  switch (v->kind)
+    {
+    case AB_VALUE_NULL:
+      return ab_jsonw_null (w);
+    case AB_VALUE_BOOL:
+      return ab_jsonw_bool (w, v->u.b);
+    case AB_VALUE_INT8:
+    case AB_VALUE_INT16:
+    case AB_VALUE_INT32:
+    case AB_VALUE_INT64:
+      return ab_jsonw_int (w, v->u.i);
+    case AB_VALUE_FLOAT32:
+      return ab_jsonw_double (w, ab_model_float_for_json (v->u.f));
+    case AB_VALUE_FLOAT64:
+      return ab_jsonw_double (w, v->u.f);
+    case AB_VALUE_STRING:
+      return ab_jsonw_string (w, v->u.s.data);
+    case AB_VALUE_JSON:
+      {
+        g_autoptr (JsonNode) parsed = json_from_string (v->u.s.data, NULL);
+        if (parsed != NULL)
+          return ab_jsonw_node (w, parsed);
+        return ab_jsonw_string (w, v->u.s.data);
+      }
+    }
+  ab_jsonw_null (w);
+}
+
+void
+ab_jsonw_member_value (AbJsonw *w, const gchar *name, const AbValue *v)
+{
+  ab_jsonw_key (w, name);
+  ab_jsonw_value (w, v);
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include <glib.h>
 #include <json-glib/json-glib.h>
+#include "codec/value.h"
 
 /* Output rules (the json-glib generator's, see tests/unit/rest/test_jsonw.c):
  * - strings: '"' and '\\' escaped with a backslash; \b \f \n \r \t short
@@ -55,3 +56,9 @@ void ab_jsonw_member_int (AbJsonw *w, const gchar *name, gint64 v);
 void ab_jsonw_member_bool (AbJsonw *w, const gchar *name, gboolean v);
 /* name: {} */
 void ab_jsonw_member_empty_object (AbJsonw *w, const gchar *name);
+
+/* A typed value as its JSON (json kind parsed back and written as JSON;
+ * text that does not parse stays a string; a float as the number it reads
+ * as), and as member `name`. */
+void ab_jsonw_value (AbJsonw *w, const AbValue *v);
+void ab_jsonw_member_value (AbJsonw *w, const gchar *name, const AbValue *v);
