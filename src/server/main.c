@@ -14,6 +14,7 @@
 #include "rest/metrics.h"
 #include "rest/router.h"
 #include "server/config.h"
+#include "server/health.h"
 
 static GLogLevelFlags log_threshold = G_LOG_LEVEL_INFO;
 static gint64 started_at_us;
@@ -65,7 +66,7 @@ health_handler (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
 {
   g_autofree gchar *reason = NULL;
   g_autoptr (JsonBuilder) b = json_builder_new ();
-  gboolean up = ab_engine_healthy (data, &reason);
+  gboolean up = ab_health_get (data, &reason);
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "status");
@@ -161,6 +162,17 @@ engine_metrics (gpointer engine)
   return ab_engine_metrics_text (engine);
 }
 
+static gboolean
+engine_healthy (gpointer engine, gchar **reason)
+{
+  return ab_engine_healthy (engine, reason);
+}
+
+/* /health is answered from the probe's last verdict: a probe every 250 ms, and
+ * a probe still waiting after 1 s reads as DOWN (the store stalls). */
+#define HEALTH_PROBE_MS 250
+#define HEALTH_TIMEOUT_MS 1000
+
 static int
 run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
 {
@@ -180,8 +192,10 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   AbMetrics *metrics = ab_metrics_new ();
   ab_metrics_add_provider (metrics, process_metrics, NULL, NULL);
   ab_metrics_add_provider (metrics, engine_metrics, engine, NULL);
-  ab_router_add (router, "GET", "/health", AB_ROUTE_BLOCKING, health_handler, engine);
-  ab_router_add (router, "GET", "/metrics", AB_ROUTE_BLOCKING, metrics_handler, metrics);
+  AbHealth *health = ab_health_new (engine_healthy, engine, HEALTH_PROBE_MS, HEALTH_TIMEOUT_MS);
+  /* Neither touches the store: they answer on the loop even when every worker waits on it. */
+  ab_router_add (router, "GET", "/health", AB_ROUTE_ALWAYS_INLINE, health_handler, health);
+  ab_router_add (router, "GET", "/metrics", AB_ROUTE_ALWAYS_INLINE, metrics_handler, metrics);
   ab_api_register (router, engine);
   AbAuth *auth = NULL;
   if (cfg->auth)
@@ -194,6 +208,7 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
     }
 
   cfg->http.metrics = metrics;
+  cfg->http.inline_reads = ab_engine_reads_inline (engine);
   raise_fd_limit (cfg->http.max_connections);
   cfg->http.access_log = cfg->http.access_log && log_threshold >= G_LOG_LEVEL_INFO;
   AbHttpServer *server = ab_http_server_new (router, &cfg->http, &error);
@@ -205,12 +220,14 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
     }
   else
     {
-      g_message ("serving store %s with %u HTTP thread(s) and %u worker(s) over %s",
+      g_message ("serving store %s with %u HTTP thread(s) and %u worker(s) over %s; reads on %s",
                  cfg->store_uri, cfg->http.http_threads, cfg->http.workers,
-                 cfg->http.tls_cert != NULL ? "HTTPS (HTTP/1.1, HTTP/2)" : "HTTP/1.1");
+                 cfg->http.tls_cert != NULL ? "HTTPS (HTTP/1.1, HTTP/2)" : "HTTP/1.1",
+                 cfg->http.inline_reads ? "the HTTP loops" : "the workers (the store can block)");
       serve_until_signalled (server, engine);
     }
   g_clear_pointer (&server, ab_http_server_free);
+  ab_health_free (health);
   ab_engine_close (engine);
   ab_router_free (router);
   ab_auth_free (auth);

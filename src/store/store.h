@@ -131,6 +131,9 @@ typedef struct _AbStoreCounters AbStoreCounters;
 struct _AbStore {
   const AbStoreVTable *vt;
   gboolean batch_atomic;   /* TRUE: a batch is all-or-nothing */
+  gboolean never_blocks;   /* TRUE: every call finishes in bounded local time (no
+                            * network, no remote server that can stall); FALSE
+                            * (the zeroed default) when a call can wait on a peer */
   gchar *uri;
   AbStoreCounters *counters; /* owned by store.c; NULL = not counted */
 };
@@ -158,6 +161,9 @@ gboolean ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
                                     const guint8 *expected, gsize elen,
                                     gboolean *applied, GError **error);
 gboolean ab_store_batch_is_atomic (AbStore *s);
+/* TRUE when no call can wait on something outside this process (lmdb,
+ * memory): callers may then run reads on threads that must never stall. */
+gboolean ab_store_never_blocks (AbStore *s);
 
 /* Snapshots: open, scan any number of ranges, close. A snapshot outlives
  * nothing: close it before its store. lmdb: while a snapshot is open this
