@@ -3,7 +3,7 @@
 # top Makefile.am).
 bin_PROGRAMS += src/actionbased
 src_actionbased_SOURCES = src/server/main.c src/server/config.c src/server/config.h \
-	src/server/health.c src/server/health.h
+	src/server/health.c src/server/health.h src/server/log.c src/server/log.h
 src_actionbased_LDADD = $(REST_LIBS) $(CORE_LIBS)
 
 check_PROGRAMS += tests/unit/server/test_config
@@ -19,3 +19,10 @@ tests_unit_server_test_health_SOURCES = tests/unit/server/test_health.c \
 	src/server/health.c src/server/health.h
 tests_unit_server_test_health_CFLAGS = $(TEST_CFLAGS)
 tests_unit_server_test_health_LDADD = $(GLIB_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/server/test_log
+TESTS += tests/unit/server/test_log
+tests_unit_server_test_log_SOURCES = tests/unit/server/test_log.c \
+	src/server/log.c src/server/log.h
+tests_unit_server_test_log_CFLAGS = $(TEST_CFLAGS)
+tests_unit_server_test_log_LDADD = $(GLIB_LIBS) $(CHECK_LIBS)

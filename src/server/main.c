@@ -15,49 +15,10 @@
 #include "rest/router.h"
 #include "server/config.h"
 #include "server/health.h"
+#include "server/log.h"
 
 static GLogLevelFlags log_threshold = G_LOG_LEVEL_INFO;
 static gint64 started_at_us;
-
-/* ---- logging ---- */
-
-static const gchar *
-level_name (GLogLevelFlags level)
-{
-  switch (level & G_LOG_LEVEL_MASK)
-    {
-    case G_LOG_LEVEL_ERROR: return "ERROR";
-    case G_LOG_LEVEL_CRITICAL: return "CRITICAL";
-    case G_LOG_LEVEL_WARNING: return "WARN";
-    case G_LOG_LEVEL_MESSAGE: return "NOTICE";
-    case G_LOG_LEVEL_INFO: return "INFO";
-    default: return "DEBUG";
-    }
-}
-
-/* One line per message: "2024-05-01T12:00:00.123Z INFO ab-http: text". GLib's
- * level bits grow as severity falls, so a numeric compare filters. */
-static GLogWriterOutput
-log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
-{
-  const gchar *message = "", *domain = "-";
-  if ((level & G_LOG_LEVEL_MASK) > log_threshold)
-    return G_LOG_WRITER_HANDLED;
-  for (gsize i = 0; i < n_fields; i++)
-    {
-      if (g_str_equal (fields[i].key, "MESSAGE") && fields[i].length < 0)
-        message = fields[i].value;
-      else if (g_str_equal (fields[i].key, "GLIB_DOMAIN") && fields[i].length < 0)
-        domain = fields[i].value;
-    }
-  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree gchar *stamp = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-  g_autofree gchar *line = g_strdup_printf ("%s.%03dZ %s %s: %s\n", stamp,
-                                            g_date_time_get_microsecond (now) / 1000,
-                                            level_name (level), domain, message);
-  fputs (line, stderr);
-  return G_LOG_WRITER_HANDLED;
-}
 
 /* ---- built-in routes ---- */
 
@@ -260,17 +221,21 @@ main (int argc, char **argv)
   started_at_us = g_get_monotonic_time ();
   signal (SIGPIPE, SIG_IGN);
   /* Installed first so that warnings about the settings use it too. */
-  g_log_set_writer_func (log_writer, NULL, NULL);
+  ab_log_install (log_threshold, 2);
   ab_server_config_init (&cfg);
   ab_engine_config_init (&ecfg);
   if (!load_settings (&cfg, &ecfg, &argc, &argv, &error))
     {
       g_printerr ("actionbased: %s\n", error->message);
       ab_server_config_clear (&cfg);
+      ab_log_shutdown ();
       return 2;
     }
   log_threshold = cfg.log_threshold;
+  ab_log_set_threshold (log_threshold);
   int rc = run (&cfg, &ecfg);
   ab_server_config_clear (&cfg);
+  /* Nothing buffered is lost at a graceful stop. */
+  ab_log_shutdown ();
   return rc;
 }
