@@ -33,6 +33,14 @@ fake_check (gpointer data, gchar **reason)
 }
 
 static void
+fake_init (Fake *f, gboolean hang)
+{
+  *f = (Fake) { .up = TRUE, .hang = hang };
+  g_mutex_init (&f->lock);
+  g_cond_init (&f->cond);
+}
+
+static void
 fake_set (Fake *f, gboolean up, gboolean hang)
 {
   g_mutex_lock (&f->lock);
@@ -60,9 +68,8 @@ wait_verdict (AbHealth *h, gboolean want)
 
 START_TEST (test_verdict_follows_check)
 {
-  Fake f = { .up = TRUE };
-  g_mutex_init (&f.lock);
-  g_cond_init (&f.cond);
+  Fake f;
+  fake_init (&f, FALSE);
   AbHealth *h = ab_health_new (fake_check, &f, 10, 1000);
   /* The first verdict is in before new returns. */
   ck_assert (ab_health_get (h, NULL));
@@ -78,9 +85,8 @@ END_TEST
 
 START_TEST (test_hanging_check_reads_down)
 {
-  Fake f = { .up = TRUE };
-  g_mutex_init (&f.lock);
-  g_cond_init (&f.cond);
+  Fake f;
+  fake_init (&f, FALSE);
   AbHealth *h = ab_health_new (fake_check, &f, 10, 200);
   ck_assert (ab_health_get (h, NULL));
   fake_set (&f, TRUE, TRUE);
@@ -103,9 +109,8 @@ END_TEST
 
 START_TEST (test_starting_then_free_while_hanging)
 {
-  Fake f = { .up = TRUE, .hang = TRUE };
-  g_mutex_init (&f.lock);
-  g_cond_init (&f.cond);
+  Fake f;
+  fake_init (&f, TRUE);
   /* The first check hangs: new gives up after its bound, verdict DOWN. */
   AbHealth *h = ab_health_new (fake_check, &f, 10, 50);
   gchar *why = NULL;
