@@ -16,6 +16,7 @@ stop_pid () {
   # Only a java process we started: the pid file may be stale and reused.
   if kill -0 "$pid" 2>/dev/null && grep -q java "/proc/$pid/cmdline" 2>/dev/null; then
     kill -TERM "$pid" 2>/dev/null
+    kill -CONT "$pid" 2>/dev/null   # a gateway a test left stopped (SIGSTOP) must see the TERM
     for _ in $(seq 1 $((grace * 5))); do
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.2

@@ -168,6 +168,12 @@ ab_engine_healthy (AbEngine *engine, gchar **reason)
   return TRUE;
 }
 
+gboolean
+ab_engine_reads_inline (AbEngine *engine)
+{
+  return ab_store_never_blocks (engine->store);
+}
+
 AbCatalog *
 ab_engine_catalog (AbEngine *engine)
 {

@@ -48,8 +48,13 @@ AbEngine *ab_engine_open (const gchar *store_uri, const AbEngineConfig *cfg,
 typedef struct _AbStore AbStore;
 AbEngine *ab_engine_open_store (AbStore *store, const AbEngineConfig *cfg, GError **error);
 void ab_engine_close (AbEngine *engine);
-/* TRUE when the store and the sinks answer (for /health); *reason otherwise. */
+/* TRUE when the store and the sinks answer (for /health); *reason otherwise.
+ * Makes store calls: may block as long as the store's call timeout. */
 gboolean ab_engine_healthy (AbEngine *engine, gchar **reason);
+/* TRUE when reads (get, scan, count, seek, agg) never wait on anything
+ * outside the process, so a caller may run them on a thread that must never
+ * stall (an event loop); decided by the store, whichever it is. */
+gboolean ab_engine_reads_inline (AbEngine *engine);
 
 /* Prometheus text: mutation results by status and store operations by verb
  * (calls and errors). */

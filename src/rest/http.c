@@ -291,7 +291,7 @@ run_route (AbHttpLoop *l, h2o_req_t *req, AbHttpRequest *r, AbRouteHandler handl
       return;
     }
   ab_http_response_clear (&denied);
-  if (flags == AB_ROUTE_BLOCKING)
+  if (flags == AB_ROUTE_BLOCKING || (flags == AB_ROUTE_INLINE && !l->server->cfg.inline_reads))
     {
       AbHttpJob *job = g_new0 (AbHttpJob, 1);
       job->request = *r; /* moved: the job owns it from here */

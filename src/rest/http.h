@@ -30,6 +30,8 @@ typedef struct {
   gchar *tls_key;           /* PEM private key; both NULL = plain HTTP/1.1 */
   guint max_connections;    /* open connections beyond this get 503 + close; 0 = no cap, default 10000 */
   guint request_timeout_ms; /* a request's headers and body must arrive within this, default 10000 */
+  gboolean inline_reads;    /* AB_ROUTE_INLINE routes run on the loop (TRUE, default) or, when
+                             * the store can block, on the worker pool (FALSE) */
 } AbHttpConfig;
 
 /* Fills defaults; host is a newly allocated string (ab_http_config_clear

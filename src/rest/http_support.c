@@ -28,6 +28,7 @@ ab_http_config_init (AbHttpConfig *cfg)
   cfg->access_log = TRUE;
   cfg->max_connections = 10000;
   cfg->request_timeout_ms = 10000;
+  cfg->inline_reads = TRUE;
 }
 
 void

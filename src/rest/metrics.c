@@ -176,6 +176,21 @@ render_counters (GString *out, GPtrArray *sorted)
     }
 }
 
+/* The shortest decimal that parses back to v ("0.0005", not g_ascii_dtostr's
+ * "0.00050000000000000001"), as Prometheus client libraries print numbers. */
+static void
+format_shortest (gchar *buf, gsize size, gdouble v)
+{
+  for (gint digits = 1; digits <= 17; digits++)
+    {
+      gchar fmt[8];
+      g_snprintf (fmt, sizeof fmt, "%%.%dg", digits);
+      g_ascii_formatd (buf, size, fmt, v);
+      if (g_ascii_strtod (buf, NULL) == v)
+        return;
+    }
+}
+
 static void
 render_histograms (GString *out, GPtrArray *sorted)
 {
@@ -192,7 +207,7 @@ render_histograms (GString *out, GPtrArray *sorted)
           if (b < N_BUCKETS)
             {
               cumulative += s->buckets[b];
-              g_ascii_dtostr (le, sizeof le, bucket_bounds[b]);
+              format_shortest (le, sizeof le, bucket_bounds[b]);
             }
           else
             g_strlcpy (le, "+Inf", sizeof le);
@@ -202,7 +217,7 @@ render_histograms (GString *out, GPtrArray *sorted)
                                   b < N_BUCKETS ? cumulative : s->count);
         }
       gchar sum[G_ASCII_DTOSTR_BUF_SIZE];
-      g_ascii_dtostr (sum, sizeof sum, s->sum);
+      format_shortest (sum, sizeof sum, s->sum);
       g_string_append (out, "actionbase_http_request_duration_seconds_sum{");
       append_route_labels (out, s);
       g_string_append_printf (out, "} %s\n", sum);

@@ -32,8 +32,11 @@ typedef void (*AbRouteHandler) (const AbHttpRequest *req, AbHttpResponse *resp,
                                 gpointer user_data);
 
 typedef enum {
-  AB_ROUTE_INLINE = 0,   /* cheap, answered on the HTTP loop */
+  AB_ROUTE_INLINE = 0,   /* cheap unless the store can block: on the HTTP loop when
+                          * AbHttpConfig.inline_reads, else on the worker pool */
   AB_ROUTE_BLOCKING = 1, /* may block: run on the worker pool */
+  AB_ROUTE_ALWAYS_INLINE = 2, /* never blocks, whatever the store (/health, /metrics):
+                               * on the HTTP loop, so it answers while every worker is stuck */
 } AbRouteFlags;
 
 typedef struct _AbRouter AbRouter;

@@ -2,7 +2,8 @@
 # config.c: flags + GKeyFile settings) and the config suite (included by the
 # top Makefile.am).
 bin_PROGRAMS += src/actionbased
-src_actionbased_SOURCES = src/server/main.c src/server/config.c src/server/config.h
+src_actionbased_SOURCES = src/server/main.c src/server/config.c src/server/config.h \
+	src/server/health.c src/server/health.h src/server/log.c src/server/log.h
 src_actionbased_LDADD = $(REST_LIBS) $(CORE_LIBS)
 
 check_PROGRAMS += tests/unit/server/test_config
@@ -11,3 +12,17 @@ tests_unit_server_test_config_SOURCES = tests/unit/server/test_config.c \
 	src/server/config.c src/server/config.h
 tests_unit_server_test_config_CFLAGS = $(TEST_CFLAGS)
 tests_unit_server_test_config_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/server/test_health
+TESTS += tests/unit/server/test_health
+tests_unit_server_test_health_SOURCES = tests/unit/server/test_health.c \
+	src/server/health.c src/server/health.h
+tests_unit_server_test_health_CFLAGS = $(TEST_CFLAGS)
+tests_unit_server_test_health_LDADD = $(GLIB_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/server/test_log
+TESTS += tests/unit/server/test_log
+tests_unit_server_test_log_SOURCES = tests/unit/server/test_log.c \
+	src/server/log.c src/server/log.h
+tests_unit_server_test_log_CFLAGS = $(TEST_CFLAGS)
+tests_unit_server_test_log_LDADD = $(GLIB_LIBS) $(CHECK_LIBS)

@@ -14,49 +14,11 @@
 #include "rest/metrics.h"
 #include "rest/router.h"
 #include "server/config.h"
+#include "server/health.h"
+#include "server/log.h"
 
 static GLogLevelFlags log_threshold = G_LOG_LEVEL_INFO;
 static gint64 started_at_us;
-
-/* ---- logging ---- */
-
-static const gchar *
-level_name (GLogLevelFlags level)
-{
-  switch (level & G_LOG_LEVEL_MASK)
-    {
-    case G_LOG_LEVEL_ERROR: return "ERROR";
-    case G_LOG_LEVEL_CRITICAL: return "CRITICAL";
-    case G_LOG_LEVEL_WARNING: return "WARN";
-    case G_LOG_LEVEL_MESSAGE: return "NOTICE";
-    case G_LOG_LEVEL_INFO: return "INFO";
-    default: return "DEBUG";
-    }
-}
-
-/* One line per message: "2024-05-01T12:00:00.123Z INFO ab-http: text". GLib's
- * level bits grow as severity falls, so a numeric compare filters. */
-static GLogWriterOutput
-log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpointer data)
-{
-  const gchar *message = "", *domain = "-";
-  if ((level & G_LOG_LEVEL_MASK) > log_threshold)
-    return G_LOG_WRITER_HANDLED;
-  for (gsize i = 0; i < n_fields; i++)
-    {
-      if (g_str_equal (fields[i].key, "MESSAGE") && fields[i].length < 0)
-        message = fields[i].value;
-      else if (g_str_equal (fields[i].key, "GLIB_DOMAIN") && fields[i].length < 0)
-        domain = fields[i].value;
-    }
-  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree gchar *stamp = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
-  g_autofree gchar *line = g_strdup_printf ("%s.%03dZ %s %s: %s\n", stamp,
-                                            g_date_time_get_microsecond (now) / 1000,
-                                            level_name (level), domain, message);
-  fputs (line, stderr);
-  return G_LOG_WRITER_HANDLED;
-}
 
 /* ---- built-in routes ---- */
 
@@ -65,7 +27,7 @@ health_handler (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
 {
   g_autofree gchar *reason = NULL;
   g_autoptr (JsonBuilder) b = json_builder_new ();
-  gboolean up = ab_engine_healthy (data, &reason);
+  gboolean up = ab_health_get (data, &reason);
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "status");
@@ -161,6 +123,17 @@ engine_metrics (gpointer engine)
   return ab_engine_metrics_text (engine);
 }
 
+static gboolean
+engine_healthy (gpointer engine, gchar **reason)
+{
+  return ab_engine_healthy (engine, reason);
+}
+
+/* /health is answered from the probe's last verdict: a probe every 250 ms, and
+ * a probe still waiting after 1 s reads as DOWN (the store stalls). */
+#define HEALTH_PROBE_MS 250
+#define HEALTH_TIMEOUT_MS 1000
+
 static int
 run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
 {
@@ -180,8 +153,10 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   AbMetrics *metrics = ab_metrics_new ();
   ab_metrics_add_provider (metrics, process_metrics, NULL, NULL);
   ab_metrics_add_provider (metrics, engine_metrics, engine, NULL);
-  ab_router_add (router, "GET", "/health", AB_ROUTE_BLOCKING, health_handler, engine);
-  ab_router_add (router, "GET", "/metrics", AB_ROUTE_BLOCKING, metrics_handler, metrics);
+  AbHealth *health = ab_health_new (engine_healthy, engine, HEALTH_PROBE_MS, HEALTH_TIMEOUT_MS);
+  /* Neither touches the store: they answer on the loop even when every worker waits on it. */
+  ab_router_add (router, "GET", "/health", AB_ROUTE_ALWAYS_INLINE, health_handler, health);
+  ab_router_add (router, "GET", "/metrics", AB_ROUTE_ALWAYS_INLINE, metrics_handler, metrics);
   ab_api_register (router, engine);
   AbAuth *auth = NULL;
   if (cfg->auth)
@@ -194,6 +169,7 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
     }
 
   cfg->http.metrics = metrics;
+  cfg->http.inline_reads = ab_engine_reads_inline (engine);
   raise_fd_limit (cfg->http.max_connections);
   cfg->http.access_log = cfg->http.access_log && log_threshold >= G_LOG_LEVEL_INFO;
   AbHttpServer *server = ab_http_server_new (router, &cfg->http, &error);
@@ -205,12 +181,14 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
     }
   else
     {
-      g_message ("serving store %s with %u HTTP thread(s) and %u worker(s) over %s",
+      g_message ("serving store %s with %u HTTP thread(s) and %u worker(s) over %s; reads on %s",
                  cfg->store_uri, cfg->http.http_threads, cfg->http.workers,
-                 cfg->http.tls_cert != NULL ? "HTTPS (HTTP/1.1, HTTP/2)" : "HTTP/1.1");
+                 cfg->http.tls_cert != NULL ? "HTTPS (HTTP/1.1, HTTP/2)" : "HTTP/1.1",
+                 cfg->http.inline_reads ? "the HTTP loops" : "the workers (the store can block)");
       serve_until_signalled (server, engine);
     }
   g_clear_pointer (&server, ab_http_server_free);
+  ab_health_free (health);
   ab_engine_close (engine);
   ab_router_free (router);
   ab_auth_free (auth);
@@ -243,17 +221,21 @@ main (int argc, char **argv)
   started_at_us = g_get_monotonic_time ();
   signal (SIGPIPE, SIG_IGN);
   /* Installed first so that warnings about the settings use it too. */
-  g_log_set_writer_func (log_writer, NULL, NULL);
+  ab_log_install (log_threshold, 2);
   ab_server_config_init (&cfg);
   ab_engine_config_init (&ecfg);
   if (!load_settings (&cfg, &ecfg, &argc, &argv, &error))
     {
       g_printerr ("actionbased: %s\n", error->message);
       ab_server_config_clear (&cfg);
+      ab_log_shutdown ();
       return 2;
     }
   log_threshold = cfg.log_threshold;
+  ab_log_set_threshold (log_threshold);
   int rc = run (&cfg, &ecfg);
   ab_server_config_clear (&cfg);
+  /* Nothing buffered is lost at a graceful stop. */
+  ab_log_shutdown ();
   return rc;
 }

@@ -164,6 +164,7 @@ ab_store_fault_new (AbStore *inner)
   f = g_new0 (FaultStore, 1);
   f->base.vt = &fault_vtable;
   f->base.batch_atomic = FALSE;
+  f->base.never_blocks = inner->never_blocks;
   f->inner = inner;
   g_mutex_init (&f->lock);
   return &f->base;

@@ -42,7 +42,8 @@ typedef struct {
   gboolean framed;    /* transport=framed | buffered (default, as a stock gateway) */
   gboolean compact;   /* protocol=compact | binary (default) */
   guint pool;         /* connections (default 8) */
-  guint timeout_ms;   /* connect, send and receive timeout (default 30000) */
+  guint timeout_ms;   /* budget of one call: pool wait, connect, send, receive and its
+                       * retries (default 5000, half the HTTP request timeout) */
   guint regions;      /* pre-split regions of a new table (default 16) */
   guint retries;      /* extra attempts of a retryable call (default 2) */
   gint compression;   /* HbTCompressionAlgorithm of a new table (default NONE) */

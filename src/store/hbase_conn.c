@@ -80,21 +80,29 @@ wait_connected (int fd, guint timeout_ms, GError **error)
   return TRUE;
 }
 
+/* Send and receive timeouts of the call about to run: what is left of its
+ * budget (never 0, which would mean no timeout). */
 static void
-tune_socket (int fd, guint timeout_ms)
+arm_socket (int fd, guint timeout_ms)
 {
-  int one = 1;
+  timeout_ms = MAX (1, timeout_ms);
   struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
-  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
-  setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  setsockopt (fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
   setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
-/* A connected, tuned descriptor, or -1 with error set. */
+static void
+tune_socket (int fd)
+{
+  int one = 1;
+  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+  setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  setsockopt (fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+}
+
+/* A connected, tuned descriptor within timeout_ms, or -1 with error set. */
 static int
-connect_fd (const AbHbConfig *cfg, GError **error)
+connect_fd (const AbHbConfig *cfg, guint timeout_ms, GError **error)
 {
   struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
   gchar port[8];
@@ -112,7 +120,7 @@ connect_fd (const AbHbConfig *cfg, GError **error)
       continue;
     g_clear_error (&last);
     if ((connect (fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS)
-        && wait_connected (fd, cfg->timeout_ms, &last))
+        && wait_connected (fd, MAX (1, timeout_ms), &last))
       break;
     if (last == NULL)
       g_set_error_literal (&last, G_IO_ERROR, g_io_error_from_errno (errno), g_strerror (errno));
@@ -126,16 +134,16 @@ connect_fd (const AbHbConfig *cfg, GError **error)
     return -1;
   }
   g_clear_error (&last);
-  tune_socket (fd, cfg->timeout_ms);
+  tune_socket (fd);
   return fd;
 }
 
 static AbHbConn *
-conn_open (AbHbStore *h, GError **error)
+conn_open (AbHbStore *h, guint timeout_ms, GError **error)
 {
   const AbHbConfig *cfg = &h->cfg;
   AbHbConn *c;
-  int fd = connect_fd (cfg, error);
+  int fd = connect_fd (cfg, timeout_ms, error);
   if (fd < 0)
     return NULL;
   c = g_new0 (AbHbConn, 1);
@@ -200,9 +208,9 @@ conn_usable (AbHbStore *h, AbHbConn *c)
   return poll (&p, 1, 0) == 0;
 }
 
-/* *connect_failed tells a failure before any request byte was sent. */
+/* Within wait_ms; *connect_failed tells a failure before any request byte was sent. */
 static AbHbConn *
-checkout (AbHbStore *h, gboolean *connect_failed, GError **error)
+checkout (AbHbStore *h, guint wait_ms, gboolean *connect_failed, GError **error)
 {
   AbHbConn *c;
   GError *local = NULL;
@@ -214,16 +222,16 @@ checkout (AbHbStore *h, gboolean *connect_failed, GError **error)
   }
   if (atomic_fetch_add (&h->open_conns, 1) >= (int) h->cfg.pool) {
     atomic_fetch_sub (&h->open_conns, 1);
-    c = g_async_queue_timeout_pop (h->idle, (guint64) h->cfg.timeout_ms * 1000);
+    c = g_async_queue_timeout_pop (h->idle, (guint64) wait_ms * 1000);
     if (c != NULL)
       return c;
     g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
                  "hbase %s: all %u connections stayed busy for %u ms", h->addr, h->cfg.pool,
-                 h->cfg.timeout_ms);
+                 wait_ms);
     return NULL;
   }
   atomic_fetch_add_explicit (&h->calls[AB_HB_RPC_CONNECT], 1, memory_order_relaxed);
-  c = conn_open (h, &local);
+  c = conn_open (h, wait_ms, &local);
   if (c == NULL) {
     atomic_fetch_sub (&h->open_conns, 1);
     atomic_fetch_add_explicit (&h->errors[AB_HB_RPC_CONNECT], 1, memory_order_relaxed);
@@ -263,17 +271,29 @@ map_failure (AbHbStore *h, AbHbRpc rpc, HbTIOError *io, GError *err, gboolean id
   return idempotent;
 }
 
+/* Milliseconds left before deadline (monotonic us), 0 when it has passed. */
+static guint
+left_ms (gint64 deadline)
+{
+  gint64 left = deadline - g_get_monotonic_time ();
+  return left > 0 ? (guint) ((left + 999) / 1000) : 0;
+}
+
 gboolean
 ab_hb_call (AbHbStore *h, AbHbRpc rpc, gboolean idempotent, AbHbCallFn fn, gpointer ctx,
             GError **error)
 {
+  /* timeout_ms bounds the whole call: pool wait, connect, send, receive and
+   * the retries all come out of one budget. */
+  gint64 deadline = g_get_monotonic_time () + (gint64) h->cfg.timeout_ms * 1000;
   for (guint attempt = 0;; attempt++) {
     GError *local = NULL, *err = NULL;
     HbTIOError *io = NULL;
     gboolean connect_failed, retry;
-    AbHbConn *c = checkout (h, &connect_failed, &local);
+    AbHbConn *c = checkout (h, left_ms (deadline), &connect_failed, &local);
     if (c != NULL) {
       gint64 t0 = g_get_monotonic_time ();
+      arm_socket (c->socket->sd, left_ms (deadline));
       gboolean ok = fn (c->client, ctx, &io, &err);
       atomic_fetch_add_explicit (&h->calls[rpc], 1, memory_order_relaxed);
       atomic_fetch_add_explicit (&h->micros[rpc], (guint64) (g_get_monotonic_time () - t0),
@@ -290,12 +310,15 @@ ab_hb_call (AbHbStore *h, AbHbRpc rpc, gboolean idempotent, AbHbCallFn fn, gpoin
     } else {
       retry = connect_failed;
     }
-    if (!retry || attempt >= h->cfg.retries) {
+    guint backoff_ms = MIN (20u << attempt, 500u);
+    if (!retry || attempt >= h->cfg.retries || left_ms (deadline) <= backoff_ms) {
+      if (retry && attempt < h->cfg.retries)
+        g_prefix_error (&local, "gave up after %u ms: ", h->cfg.timeout_ms);
       g_propagate_error (error, local);
       return FALSE;
     }
     g_clear_error (&local);
-    g_usleep (MIN (20000u << attempt, 500000u));
+    g_usleep (backoff_ms * 1000);
   }
 }
 

@@ -929,6 +929,7 @@ ab_store_lmdb_new (const gchar *dir, gsize mapsize, gboolean sync, GError **erro
   ls = g_new0 (LmdbStore, 1);
   ls->base.vt = &lmdb_vtable;
   ls->base.batch_atomic = TRUE;
+  ls->base.never_blocks = TRUE;
   ls->env = e;
   return &ls->base;
 }

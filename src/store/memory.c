@@ -462,6 +462,7 @@ ab_store_memory_new (void)
   AbMemStore *m = g_new0 (AbMemStore, 1);
   m->base.vt = &mem_vtable;
   m->base.batch_atomic = TRUE;
+  m->base.never_blocks = TRUE;
   g_mutex_init (&m->lock);
   m->map = g_tree_new_full (bytes_cmp, NULL, (GDestroyNotify) g_bytes_unref,
                             (GDestroyNotify) g_bytes_unref);

@@ -226,6 +226,13 @@ ab_store_batch_is_atomic (AbStore *s)
   return s->batch_atomic;
 }
 
+gboolean
+ab_store_never_blocks (AbStore *s)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  return s->never_blocks;
+}
+
 /* ---- counters ---- */
 
 static gboolean

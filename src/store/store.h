@@ -149,6 +149,9 @@ typedef struct _AbStoreCounters AbStoreCounters;
 struct _AbStore {
   const AbStoreVTable *vt;
   gboolean batch_atomic;   /* TRUE: a batch is all-or-nothing */
+  gboolean never_blocks;   /* TRUE: every call finishes in bounded local time (no
+                            * network, no remote server that can stall); FALSE
+                            * (the zeroed default) when a call can wait on a peer */
   gchar *uri;
   AbStoreCounters *counters; /* owned by store.c; NULL = not counted */
 };
@@ -183,6 +186,9 @@ gboolean ab_store_can_transact (AbStore *s);
 void ab_store_transact_async (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
 /* The same, waiting for the outcome. */
 gboolean ab_store_transact (AbStore *s, AbTxnPlan plan, gpointer user, GError **error);
+/* TRUE when no call can wait on something outside this process (lmdb,
+ * memory): callers may then run reads on threads that must never stall. */
+gboolean ab_store_never_blocks (AbStore *s);
 
 /* Snapshots: open, scan any number of ranges, close. A snapshot outlives
  * nothing: close it before its store. lmdb: while a snapshot is open this

@@ -1,11 +1,16 @@
-/* Fault: the Thrift2 gateway under a server is killed (SIGKILL) during a
- * write load and restarted on the same port. Requests in flight fail with a
+/* Faults of the Thrift2 gateway under a server. Killed (SIGKILL) during a
+ * write load and restarted on the same port: requests in flight fail with a
  * JSON error or a per-key ERROR, the server recovers without a restart, no
  * acknowledged write is lost, and the verifier finds only damage its repair
- * fixes. Runs on an extra gateway of the HBase of tests/run.sh
+ * fixes. Stalled (SIGSTOP) under reads: /health and /metrics still answer at
+ * once, reads fail with a JSON 503/504 within the request timeout, and all
+ * recovers on SIGCONT. Runs on extra gateways of the HBase of tests/run.sh
  * (hbase/gateway.sh), so the shared one is untouched; skipped without it. */
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <libsoup/soup.h>
 #include "rest_harness.h"
 
 #define T "/graph/v3/databases/d/tables/t"
@@ -62,10 +67,10 @@ client (gpointer data)
 }
 
 static gchar *
-gateway (const gchar *action, const gchar *port)
+gateway_named (const gchar *name, const gchar *action, const gchar *port)
 {
   g_autofree gchar *script = g_build_filename (AB_HBASE_SCRIPTS, "gateway.sh", NULL);
-  const gchar *argv[] = { "bash", script, hbase_dir, action, "gwfault", port, NULL };
+  const gchar *argv[] = { "bash", script, hbase_dir, action, name, port, NULL };
   g_autofree gchar *out = NULL, *err = NULL;
   gint status = 0;
   g_autoptr (GError) error = NULL;
@@ -73,6 +78,33 @@ gateway (const gchar *action, const gchar *port)
                            &err, &status, &error));
   ck_assert_msg (g_spawn_check_wait_status (status, NULL), "gateway.sh %s: %s", action, err);
   return g_strdup (g_strstrip (out));
+}
+
+static gchar *
+gateway (const gchar *action, const gchar *port)
+{
+  return gateway_named ("gwfault", action, port);
+}
+
+/* A server on its own table behind the gateway at addr, with database d and
+ * edge table t (index recent on at); returns the store URI. */
+static gchar *
+start_server_on (const gchar *addr, const gchar *prefix, const gchar *params)
+{
+  g_autofree gchar *table = g_strdup_printf ("%s_%d_%" G_GINT64_FORMAT, prefix, (int) getpid (),
+                                             g_get_real_time () % 1000000000);
+  gchar *store = g_strdup_printf ("hbase://%s/ab_rest?table=%s%s", addr, table, params);
+  const gchar *args[] = { "--store", store, NULL };
+  ab_server_start (&srv, NULL, args);
+  g_autoptr (JsonNode) d = ab_http_ok (&srv, "POST", "/graph/v3/databases",
+                                       "{\"database\":\"d\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) t = ab_http_ok (&srv, "POST", "/graph/v3/databases/d/tables",
+      "{\"table\":\"t\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
+      "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"direction\":\"BOTH\",\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,"
+      "\"comment\":\"\"}],\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"at\","
+      "\"order\":\"DESC\"}]}]}}");
+  return store;
 }
 
 static gint
@@ -169,20 +201,7 @@ START_TEST (gateway_killed_under_load)
     return; /* no HBase of tests/run.sh: nothing to kill */
   g_autofree gchar *addr = gateway ("start", NULL);
   const gchar *port = strrchr (addr, ':') + 1;
-  g_autofree gchar *table = g_strdup_printf ("gw_%d_%" G_GINT64_FORMAT, (int) getpid (),
-                                             g_get_real_time () % 1000000000);
-  g_autofree gchar *store = g_strdup_printf ("hbase://%s/ab_rest?table=%s&retries=1", addr,
-                                             table);
-  const gchar *args[] = { "--store", store, NULL };
-  ab_server_start (&srv, NULL, args);
-  g_autoptr (JsonNode) d = ab_http_ok (&srv, "POST", "/graph/v3/databases",
-                                       "{\"database\":\"d\",\"comment\":\"c\"}");
-  g_autoptr (JsonNode) t = ab_http_ok (&srv, "POST", "/graph/v3/databases/d/tables",
-      "{\"table\":\"t\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
-      "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-      "\"direction\":\"BOTH\",\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,"
-      "\"comment\":\"\"}],\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"at\","
-      "\"order\":\"DESC\"}]}]}}");
+  g_autofree gchar *store = start_server_on (addr, "gw", "&retries=1");
 
   Client cs[CLIENTS];
   GThread *th[CLIENTS];
@@ -235,6 +254,162 @@ START_TEST (gateway_killed_under_load)
 }
 END_TEST
 
+/* ---- the gateway stalled (SIGSTOP) under reads ---- */
+
+#define READERS 8
+#define TRIES 5
+#define REQUEST_TIMEOUT_MS 10000 /* the server's default request-timeout-ms */
+#define GET_AB T "/edges/get?source=a&target=b"
+
+typedef struct {
+  guint status;     /* 0: no answer (transport failure) */
+  gchar *body;
+  gint64 took_ms;
+} Timed;
+
+/* One GET on a fresh session (the shared one caps connections per host, so
+ * stuck readers would hold up the others on the client side), timed. */
+static void
+timed_get (const gchar *path, Timed *out)
+{
+  g_autoptr (SoupSession) session = soup_session_new_with_options ("timeout", 60, NULL);
+  g_autofree gchar *url = g_strconcat (srv.base, path, NULL);
+  g_autoptr (SoupMessage) msg = soup_message_new ("GET", url);
+  gint64 t0 = g_get_monotonic_time ();
+  g_autoptr (GBytes) body = soup_session_send_and_read (session, msg, NULL, NULL);
+  out->took_ms = (g_get_monotonic_time () - t0) / 1000;
+  out->status = body != NULL ? soup_message_get_status (msg) : 0;
+  out->body = body != NULL ? g_strndup (g_bytes_get_data (body, NULL), g_bytes_get_size (body))
+                           : g_strdup ("");
+}
+
+static gpointer
+reader (gpointer data)
+{
+  timed_get (GET_AB, data);
+  return NULL;
+}
+
+/* A JSON error document {timestamp,status,error,message} of this status. */
+static gboolean
+is_json_error (const Timed *t)
+{
+  g_autoptr (JsonNode) n = json_from_string (t->body, NULL);
+  if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
+    return FALSE;
+  JsonObject *o = json_node_get_object (n);
+  return json_object_has_member (o, "timestamp") && json_object_has_member (o, "error")
+         && json_object_get_int_member_with_default (o, "status", 0) == t->status
+         && strlen (json_object_get_string_member_with_default (o, "message", "")) > 0;
+}
+
+/* Polls path until it answers want (deadline timeout_s); FALSE if it never did. */
+static gboolean
+poll_status (const gchar *path, guint want, gint timeout_s)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline)
+    {
+      Timed t = { 0 };
+      timed_get (path, &t);
+      g_free (t.body);
+      if (t.status == want)
+        return TRUE;
+      g_usleep (50000);
+    }
+  return FALSE;
+}
+
+/* Best and worst time of TRIES GETs of path, each of which must answer 200. */
+static void
+time_tries (const gchar *path, gint64 *best_ms, gint64 *worst_ms, guint *failed)
+{
+  *best_ms = G_MAXINT64;
+  *worst_ms = 0;
+  for (guint i = 0; i < TRIES; i++)
+    {
+      Timed t = { 0 };
+      timed_get (path, &t);
+      *failed += t.status != 200 && !(t.status == 503 && g_str_equal (path, "/health"));
+      *best_ms = MIN (*best_ms, t.took_ms);
+      *worst_ms = MAX (*worst_ms, t.took_ms);
+      g_free (t.body);
+    }
+}
+
+static gint
+gateway_pid (const gchar *name)
+{
+  g_autofree gchar *file = g_strdup_printf ("%s/%s.pid", hbase_dir, name);
+  g_autofree gchar *text = NULL;
+  ck_assert (g_file_get_contents (file, &text, NULL, NULL));
+  gint pid = atoi (text);
+  ck_assert_int_gt (pid, 1);
+  return pid;
+}
+
+START_TEST (gateway_stalled_under_reads)
+{
+  hbase_dir = g_getenv ("AB_HBASE_DIR");
+  if (hbase_dir == NULL || g_getenv ("AB_HBASE_ADDR") == NULL)
+    return;
+  g_autofree gchar *addr = gateway_named ("gwstall", "start", NULL);
+  g_autofree gchar *store = start_server_on (addr, "stall", "");
+  g_autoptr (JsonNode) ins = ab_http_ok (&srv, "POST", T "/edges",
+      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\","
+      "\"target\":\"b\",\"properties\":{\"at\":1}}}]}");
+  g_autoptr (JsonNode) before = ab_http_ok (&srv, "GET", GET_AB, NULL);
+  ck_assert_uint_eq (ab_json_len (before, "edges"), 1);
+
+  /* Everything below is recorded and asserted only after SIGCONT, so that a
+   * failure never leaves the gateway stopped. */
+  gint pid = gateway_pid ("gwstall");
+  ck_assert_int_eq (kill (pid, SIGSTOP), 0);
+  Timed reads[READERS] = { 0 };
+  GThread *th[READERS];
+  for (guint i = 0; i < READERS; i++)
+    th[i] = g_thread_new ("reader", reader, &reads[i]);
+  /* The probe has waited past its bound: the stall is seen (and the readers,
+   * started before, are waiting on the store). */
+  gboolean seen_down = poll_status ("/health", 503, 30);
+  gint64 h_best, h_worst, m_best, m_worst;
+  guint failed = 0;
+  time_tries ("/health", &h_best, &h_worst, &failed);
+  time_tries ("/metrics", &m_best, &m_worst, &failed);
+  for (guint i = 0; i < READERS; i++)
+    g_thread_join (th[i]);
+  ck_assert_int_eq (kill (pid, SIGCONT), 0);
+
+  /* Recovery without a server restart. */
+  gboolean read_back = poll_status (GET_AB, 200, 60);
+  gboolean healthy = poll_status ("/health", 200, 60);
+
+  ck_assert_msg (seen_down, "/health never answered 503 while the gateway was stopped");
+  ck_assert_msg (failed == 0, "%u /health or /metrics request(s) failed", failed);
+  ck_assert_msg (h_best <= 100, "/health took %" G_GINT64_FORMAT " ms at best", h_best);
+  ck_assert_msg (m_best <= 100, "/metrics took %" G_GINT64_FORMAT " ms at best", m_best);
+  gint64 worst_read = 0;
+  for (guint i = 0; i < READERS; i++)
+    {
+      ck_assert_msg (reads[i].status == 503 || reads[i].status == 504,
+                     "a read during the stall answered %u: %s", reads[i].status, reads[i].body);
+      ck_assert_msg (is_json_error (&reads[i]), "not a JSON error: %s", reads[i].body);
+      ck_assert_msg (reads[i].took_ms < REQUEST_TIMEOUT_MS,
+                     "a read failed only after %" G_GINT64_FORMAT " ms", reads[i].took_ms);
+      worst_read = MAX (worst_read, reads[i].took_ms);
+      g_free (reads[i].body);
+    }
+  ck_assert_msg (read_back, "reads never succeeded again after SIGCONT");
+  ck_assert_msg (healthy, "/health never answered 200 again after SIGCONT");
+  g_printerr ("gateway stall: /health best %" G_GINT64_FORMAT " ms worst %" G_GINT64_FORMAT
+              " ms; /metrics best %" G_GINT64_FORMAT " ms worst %" G_GINT64_FORMAT
+              " ms; reads failed after at most %" G_GINT64_FORMAT " ms\n",
+              h_best, h_worst, m_best, m_worst, worst_read);
+  ab_server_destroy (&srv);
+  g_free (gateway_named ("gwstall", "kill", NULL));
+}
+END_TEST
+
 int
 main (void)
 {
@@ -242,6 +417,7 @@ main (void)
   TCase *tc = tcase_create ("fault");
   tcase_set_timeout (tc, 240);
   tcase_add_test (tc, gateway_killed_under_load);
+  tcase_add_test (tc, gateway_stalled_under_reads);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);

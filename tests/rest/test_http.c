@@ -126,6 +126,11 @@ START_TEST (test_metrics_render)
   ck_assert_ptr_nonnull (strstr (page, "status=\"404\"} 1\n"));
   ck_assert_ptr_nonnull (strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.001\"} 1\n"));
   ck_assert_ptr_nonnull (strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.25\"} 3\n"));
+  /* Bounds and sums in their shortest round-trip form, as client libraries print them. */
+  ck_assert_ptr_nonnull (strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.0005\"} 1\n"));
+  ck_assert_ptr_nonnull (strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.005\"} 2\n"));
+  ck_assert_ptr_nonnull (strstr (page, "_sum{route=\"/a/{x}\",method=\"GET\"} 0.2021\n"));
+  ck_assert_ptr_null (strstr (page, "00000"));
   ck_assert_ptr_nonnull (strstr (page, "le=\"+Inf\"} 3\n"));
   ck_assert_ptr_nonnull (strstr (page, "_count{route=\"/a/{x}\",method=\"GET\"} 3\n"));
   ck_assert (g_str_has_suffix (page, "extra_metric 7\n"));
@@ -215,6 +220,23 @@ h_echo (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
   ab_http_response_json (resp, 201, json_builder_get_root (b));
 }
 
+/* A gate that holds /gate requests until opened. */
+static GMutex gate_lock;
+static GCond gate_cond;
+static gboolean gate_open;
+
+static void
+h_gate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
+{
+  g_mutex_lock (&gate_lock);
+  while (!gate_open)
+    g_cond_wait (&gate_cond, &gate_lock);
+  g_mutex_unlock (&gate_lock);
+  ab_http_response_json (resp, 200, json_from_string ("{\"gate\":true}", NULL));
+}
+
+static gboolean inline_reads = TRUE;
+
 static void
 start_server (guint http_threads, guint workers, gsize max_body)
 {
@@ -229,7 +251,10 @@ start_server (guint http_threads, guint workers, gsize max_body)
   ab_router_add (router, "GET", "/echo/{a}/{b}", AB_ROUTE_BLOCKING, h_echo, NULL);
   ab_router_add (router, "POST", "/echo/{a}/{b}", AB_ROUTE_BLOCKING, h_echo, NULL);
   ab_router_add (router, "GET", "/echo/literal/{b}", AB_ROUTE_INLINE, h_echo, NULL);
+  ab_router_add (router, "GET", "/gate", AB_ROUTE_INLINE, h_gate, NULL);
+  ab_router_add (router, "GET", "/always", AB_ROUTE_ALWAYS_INLINE, h_inline, NULL);
   ab_http_config_init (&cfg);
+  cfg.inline_reads = inline_reads;
   g_free (cfg.host);
   cfg.host = g_strdup ("127.0.0.1");
   cfg.port = 0;
@@ -503,6 +528,46 @@ START_TEST (test_blocking_does_not_block_loops)
 }
 END_TEST
 
+static gpointer
+gate_client (gpointer data)
+{
+  call ("GET", "/gate", NULL, 0, NULL, data);
+  return NULL;
+}
+
+/* A store that can block: inline routes go to the pool (counted in flight),
+ * so one loop keeps serving; always-inline routes still answer on the loop
+ * while every worker is held. */
+START_TEST (test_inline_routes_on_pool_when_store_blocks)
+{
+  teardown ();
+  inline_reads = FALSE;
+  start_server (1, 2, 1024);
+  Reply held[2];
+  GThread *threads[2];
+  for (guint i = 0; i < 2; i++)
+    threads[i] = g_thread_new ("gate", gate_client, &held[i]);
+  while (ab_http_server_in_flight (server) < 2)
+    g_usleep (1000);
+  /* If /always went to the pool it would wait for the gate, which opens only
+   * after it answered: the call would time out and fail the test. */
+  Reply quick;
+  call ("GET", "/always", NULL, 0, NULL, &quick);
+  ck_assert_uint_eq (quick.status, 200);
+  reply_clear (&quick);
+  g_mutex_lock (&gate_lock);
+  gate_open = TRUE;
+  g_cond_broadcast (&gate_cond);
+  g_mutex_unlock (&gate_lock);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_thread_join (threads[i]);
+      ck_assert_uint_eq (held[i].status, 200);
+      reply_clear (&held[i]);
+    }
+}
+END_TEST
+
 START_TEST (test_client_disconnects_during_job)
 {
   struct sockaddr_in sa = { 0 };
@@ -654,6 +719,7 @@ http_suite (void)
   tcase_add_test (srv, test_body_and_limit);
   tcase_add_test (srv, test_blocking_does_not_block_loops);
   tcase_add_test (srv, test_client_disconnects_during_job);
+  tcase_add_test (srv, test_inline_routes_on_pool_when_store_blocks);
   tcase_add_test (srv, test_graceful_stop_finishes_in_flight);
   tcase_add_test (srv, test_stop_with_idle_keepalive);
   tcase_add_test (srv, test_port_in_use);
