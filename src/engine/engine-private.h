@@ -106,7 +106,7 @@ void ab_engine_sink_metrics (AbEngine *engine, GString *out);
 void ab_engine_apply (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups,
                       GArray *results);
 /* The same without waiting: done(user) runs once every result is filled and
- * the CDC records are out (on the store's committing thread, or before this
+ * the CDC records are out (on the store's completion thread, or before this
  * returns on a store without transactions). ctx, groups and results must
  * live until then. */
 typedef void (*AbApplyDone) (gpointer user);

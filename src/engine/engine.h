@@ -118,7 +118,7 @@ GArray *ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts,
 /* The same without waiting for the commit: done receives (transfer full)
  * the results or the error, exactly once, possibly before this returns (a
  * bad request, a queued mode, a store without transactions), else on the
- * store's committing thread after the durable commit. The strings opts
+ * store's completion thread after the durable commit. The strings opts
  * points to must live until done has been called; body only during this call. */
 typedef void (*AbMutateDone) (GArray *results, GError *error, gpointer user);
 void ab_engine_mutate_async (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,

@@ -64,7 +64,7 @@ ab_api_mutation_body (GArray *results, gboolean multi_edge)
 }
 
 /* A mutation whose answer waits for its group commit without holding the
- * worker: the engine calls back on the committing thread. */
+ * worker: the engine calls back on the store's completion thread. */
 typedef struct {
   AbHttpResponse *resp;
   gboolean multi;

@@ -27,6 +27,7 @@ typedef struct {
   gint64 commit_us;     /* how long the last group took */
   GCond work_cond;      /* wakes the committer: work queued */
   GThread *committer;   /* leads groups of asynchronous requests (lazily started) */
+  GThreadPool *completions; /* one thread running the done callbacks of settled groups */
   gboolean stopping;    /* the committer drains the queue and ends */
 } LmdbEnv;
 

@@ -653,10 +653,22 @@ lead (LmdbEnv *e)
     g_cond_signal (&e->work_cond);
   if (finished == 0)
     return;
-  g_mutex_unlock (&e->queue_lock);
+  /* The answers (CDC, response bodies) are written by the completion thread
+   * while this one starts the next group: its fsync overlaps that work. */
+  GPtrArray *done = g_ptr_array_new_full (finished, NULL);
   for (guint i = 0; i < finished; i++)
-    txn_req_finish (group[i]);
-  g_mutex_lock (&e->queue_lock);
+    g_ptr_array_add (done, group[i]);
+  g_thread_pool_push (e->completions, done, NULL);
+}
+
+/* The completion thread: one settled group's REQ_TXN requests, in order. */
+static void
+complete_group (gpointer data, gpointer unused)
+{
+  GPtrArray *done = data;
+  for (guint i = 0; i < done->len; i++)
+    txn_req_finish (done->pdata[i]);
+  g_ptr_array_unref (done);
 }
 
 /* The committer of an environment's REQ_TXN requests (started by the first
@@ -729,7 +741,11 @@ lmdb_transact (AbStore *s, AbTxnPlan plan, AbTxnDone on_done, gpointer user)
   req->txn_batch = ab_batch_new ();
   g_mutex_lock (&e->queue_lock);
   if (e->committer == NULL)
-    e->committer = g_thread_new ("ab-lmdb-commit", committer_main, e);
+    {
+      /* one thread, so a caller's answers come in commit order */
+      e->completions = g_thread_pool_new (complete_group, NULL, 1, FALSE, NULL);
+      e->committer = g_thread_new ("ab-lmdb-commit", committer_main, e);
+    }
   g_queue_push_tail (&e->pending, req);
   if (e->gathering)
     g_cond_signal (&e->gather_cond);
@@ -792,6 +808,7 @@ env_free (LmdbEnv *e)
     g_cond_signal (&e->work_cond);
     g_mutex_unlock (&e->queue_lock);
     g_thread_join (e->committer);
+    g_thread_pool_free (e->completions, FALSE, TRUE); /* runs what is queued */
   }
   for (guint i = 0; i < e->read_pool->len; i++)
     mdb_txn_abort (g_ptr_array_index (e->read_pool, i));

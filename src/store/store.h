@@ -77,8 +77,10 @@ typedef struct _AbStore AbStore;
  * transaction is retried after a map resize or a neighbour's failure), so it
  * starts from scratch each time. FALSE fails this caller alone: its batch is
  * dropped and the others of the group still commit. done runs exactly once,
- * after the durable commit (error NULL) or the failure (error borrowed), on
- * the committing thread and under no store lock. */
+ * after the durable commit (error NULL) or the failure (error borrowed),
+ * under no store lock, on a thread of the store (lmdb: its completion
+ * thread, in commit order, while the next group commits; memory: the
+ * caller's). batch stays readable until done returns. */
 typedef gboolean (*AbTxnPlan) (AbStore *view, AbBatch *batch, gpointer user, GError **error);
 typedef void (*AbTxnDone) (gpointer user, const GError *error);
 
