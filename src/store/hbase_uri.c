@@ -128,7 +128,7 @@ ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, GError **error)
   const gchar *q = strchr (rest, '?');
   g_autofree gchar *path = q ? g_strndup (rest, q - rest) : g_strdup (rest);
   gchar *slash = strchr (path, '/');
-  *cfg = (AbHbConfig) { .port = 9090, .framed = FALSE, .pool = 8, .timeout_ms = 5000,
+  *cfg = (AbHbConfig) { .port = 9090, .framed = FALSE, .pool = 16, .timeout_ms = 5000,
                         .regions = 16, .retries = 2,
                         .compression = HB_T_COMPRESSION_ALGORITHM_NONE };
   cfg->table = g_strdup ("actionbase");
