@@ -118,7 +118,7 @@ static void
 log_request (AbHttpServer *s, const gchar *method, const gchar *route, guint status,
              gint64 t0, const gchar *request_id, gboolean delivered)
 {
-  ab_http_log_request (s->cfg.metrics, s->cfg.access_log, method, route, status, t0,
+  ab_http_log_request (&s->cfg, method, route, status, t0,
                        request_id, delivered);
 }
 

@@ -25,6 +25,9 @@ typedef struct {
   gsize max_body;           /* request body limit in bytes, default 10 MiB -> 413 */
   guint drain_timeout_ms;   /* graceful stop: wait this long for in-flight, default 10000 */
   gboolean access_log;      /* one g_info line per request, default TRUE */
+  /* Where access lines go instead of g_info (the server's log writer): the
+   * line without its stamp, level and domain; NULL = g_info. */
+  void (*access_writer) (const gchar *domain, const gchar *line, gsize len);
   AbMetrics *metrics;       /* borrowed, may be NULL */
   gchar *tls_cert;          /* PEM chain: with tls_key, serve HTTPS (HTTP/1.1 and h2 by ALPN) */
   gchar *tls_key;           /* PEM private key; both NULL = plain HTTP/1.1 */

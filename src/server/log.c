@@ -2,6 +2,7 @@
  * buffers of INFO/DEBUG lines with their registry, the flusher thread, and the
  * one lock under which bytes reach the descriptor. */
 #include <errno.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "server/log.h"
@@ -134,7 +135,7 @@ level_name (GLogLevelFlags level)
  * cached in b. */
 static void
 append_line (GString *out, LogBuf *b, GLogLevelFlags level, const gchar *domain,
-             const gchar *message)
+             const gchar *message, gsize message_len)
 {
   gint64 now = g_get_real_time ();
   gint64 sec = now / G_USEC_PER_SEC;
@@ -146,9 +147,17 @@ append_line (GString *out, LogBuf *b, GLogLevelFlags level, const gchar *domain,
       strftime (b->stamp, sizeof b->stamp, "%Y-%m-%dT%H:%M:%S", &tm);
       b->stamp_sec = sec;
     }
-  g_string_append_printf (out, "%s.%03dZ %s %s: %s\n", b->stamp,
-                          (int) (now % G_USEC_PER_SEC / 1000), level_name (level), domain,
-                          message);
+  gint ms = (gint) (now % G_USEC_PER_SEC / 1000);
+  gchar frac[6] = { '.', (gchar) ('0' + ms / 100), (gchar) ('0' + ms / 10 % 10),
+                    (gchar) ('0' + ms % 10), 'Z', ' ' };
+  g_string_append (out, b->stamp);
+  g_string_append_len (out, frac, sizeof frac);
+  g_string_append (out, level_name (level));
+  g_string_append_c (out, ' ');
+  g_string_append (out, domain);
+  g_string_append_len (out, ": ", 2);
+  g_string_append_len (out, message, message_len);
+  g_string_append_c (out, '\n');
 }
 
 /* GLib's level bits grow as severity falls, so a numeric compare filters. */
@@ -170,7 +179,7 @@ log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpoin
   g_mutex_lock (&b->lock);
   if (lvl >= G_LOG_LEVEL_INFO && g_atomic_int_get (&buffering))
     {
-      append_line (b->text, b, level, domain, message);
+      append_line (b->text, b, level, domain, message, strlen (message));
       if (b->text->len >= AB_LOG_BUFFER_BYTES)
         drain_locked (b);
       g_mutex_unlock (&b->lock);
@@ -181,10 +190,29 @@ log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpoin
   ab_log_flush ();
   g_autoptr (GString) line = g_string_new (NULL);
   g_mutex_lock (&b->lock);
-  append_line (line, b, level, domain, message);
+  append_line (line, b, level, domain, message, strlen (message));
   g_mutex_unlock (&b->lock);
   write_all (line->str, line->len);
   return G_LOG_WRITER_HANDLED;
+}
+
+void
+ab_log_info_line (const gchar *domain, const gchar *message, gsize len)
+{
+  if (G_LOG_LEVEL_INFO > g_atomic_int_get ((gint *) &threshold))
+    return;
+  if (!g_atomic_int_get (&buffering))
+    {
+      g_autofree gchar *text = g_strndup (message, len);
+      g_log (domain, G_LOG_LEVEL_INFO, "%s", text);
+      return;
+    }
+  LogBuf *b = buf_get ();
+  g_mutex_lock (&b->lock);
+  append_line (b->text, b, G_LOG_LEVEL_INFO, domain, message, len);
+  if (b->text->len >= AB_LOG_BUFFER_BYTES)
+    drain_locked (b);
+  g_mutex_unlock (&b->lock);
 }
 
 void

@@ -13,6 +13,10 @@
 #define AB_LOG_FLUSH_MS 100
 void ab_log_install (GLogLevelFlags threshold, int fd);
 void ab_log_set_threshold (GLogLevelFlags threshold);
+/* An INFO line of `domain` with len bytes of message (no NUL needed), the
+ * same line g_info would give, without GLib's formatting and dispatch: the
+ * access log's path. */
+void ab_log_info_line (const gchar *domain, const gchar *message, gsize len);
 /* Writes every thread's buffered lines now (each thread's in its order). */
 void ab_log_flush (void);
 /* Stops the flusher and flushes; later lines are written unbuffered. */

@@ -172,6 +172,7 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   cfg->http.inline_reads = ab_engine_reads_inline (engine);
   raise_fd_limit (cfg->http.max_connections);
   cfg->http.access_log = cfg->http.access_log && log_threshold >= G_LOG_LEVEL_INFO;
+  cfg->http.access_writer = ab_log_info_line;
   AbHttpServer *server = ab_http_server_new (router, &cfg->http, &error);
   int rc = 0;
   if (server == NULL || !ab_http_server_start (server, &error))

@@ -117,6 +117,34 @@ START_TEST (quick_start)
 }
 END_TEST
 
+/* The access log: one INFO line per request in the documented format, the
+ * client's request id, and every line written by a graceful stop. */
+START_TEST (access_log_lines)
+{
+  AbReply r = { 0 };
+  static const gchar *const hdr[] = { "X-Request-ID", "acc-test-1", NULL };
+  static const gchar *const hdr2[] = { "X-Request-ID", "acc-test-2", NULL };
+  ab_http_raw (&srv, &r, "GET", NULL, "/graph/v3", hdr);
+  ck_assert_uint_eq (r.status, 200);
+  ab_reply_clear (&r);
+  ab_http_raw (&srv, &r, "GET", NULL, "/graph/v3/databases/nope/tables/x/edges/count?start=a&direction=OUT", hdr2);
+  ck_assert_uint_ge (r.status, 400);
+  ab_reply_clear (&r);
+  ab_server_stop (&srv);
+  g_autofree gchar *log = NULL;
+  ck_assert (g_file_get_contents (srv.log_path, &log, NULL, NULL));
+  g_autoptr (GRegex) ok = g_regex_new (
+      "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO ab-http: method=GET "
+      "route=/graph/v3 status=200 duration_ms=\\d+\\.\\d{3} request_id=acc-test-1$",
+      G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GRegex) nf = g_regex_new (
+      "INFO ab-http: method=GET route=/graph/v3/databases/\\{database\\}/tables/\\{table\\}/edges/count "
+      "status=4\\d\\d duration_ms=\\d+\\.\\d{3} request_id=acc-test-2$", G_REGEX_MULTILINE, 0, NULL);
+  ck_assert_msg (g_regex_match (ok, log, 0, NULL), "log:\n%s", log);
+  ck_assert_msg (g_regex_match (nf, log, 0, NULL), "log:\n%s", log);
+}
+END_TEST
+
 START_TEST (pagination_ranges_and_restart)
 {
   quick_start_setup ();
@@ -335,6 +363,7 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_add_test (tc, quick_start);
+  tcase_add_test (tc, access_log_lines);
   tcase_add_test (tc, pagination_ranges_and_restart);
   tcase_add_test (tc, metadata_v3);
   tcase_add_test (tc, schema_update_rules);

@@ -57,6 +57,26 @@ START_TEST (test_line_format_and_filter)
 }
 END_TEST
 
+/* The access log's direct path writes what g_info would, from len bytes,
+ * and honours the threshold. */
+START_TEST (test_info_line_same_as_g_info)
+{
+  static const gchar msg[] = "method=GET route=/y status=404 duration_ms=0.125 request_id=abc";
+  ab_log_info_line (G_LOG_DOMAIN_TEST, "method=GET route=/y status=404 duration_ms=0.125 "
+                                       "request_id=abcDEF-not-this", sizeof msg - 1);
+  info (msg);
+  ab_log_set_threshold (G_LOG_LEVEL_WARNING);
+  ab_log_info_line (G_LOG_DOMAIN_TEST, "hidden", 6);
+  ab_log_flush ();
+  g_autofree gchar *text = contents ();
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  ck_assert_uint_eq (g_strv_length (lines), 3); /* two lines and the empty tail */
+  ck_assert_str_eq (lines[0] + 24, lines[1] + 24); /* past the time stamp */
+  ck_assert_str_eq (lines[0] + 25, "INFO ab-test: method=GET route=/y status=404 duration_ms=0.125 "
+                                   "request_id=abc");
+}
+END_TEST
+
 START_TEST (test_buffered_until_flushed)
 {
   /* An INFO line is not in the file right after the call (unless the timer
@@ -150,6 +170,7 @@ main (void)
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, test_line_format_and_filter);
+  tcase_add_test (tc, test_info_line_same_as_g_info);
   tcase_add_test (tc, test_buffered_until_flushed);
   tcase_add_test (tc, test_warning_comes_after_earlier_info);
   tcase_add_test (tc, test_nothing_lost_in_order);
