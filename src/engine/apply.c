@@ -494,34 +494,17 @@ ab_engine_apply_async (AbEngine *engine, const AbWalContext *ctx, GPtrArray *gro
     apply_in_waves (job);
 }
 
-/* Waiting for an asynchronous apply. */
-typedef struct {
-  GMutex lock;
-  GCond cond;
-  gboolean finished;
-} ApplyWait;
-
 static void
 apply_wait_done (gpointer data)
 {
-  ApplyWait *w = data;
-  g_mutex_lock (&w->lock);
-  w->finished = TRUE;
-  g_cond_signal (&w->cond);
-  g_mutex_unlock (&w->lock);
+  ab_wait_signal (data);
 }
 
 void
 ab_engine_apply (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GArray *results)
 {
-  ApplyWait w = { 0 };
-  g_mutex_init (&w.lock);
-  g_cond_init (&w.cond);
+  AbWait w;
+  ab_wait_init (&w);
   ab_engine_apply_async (engine, ctx, groups, results, apply_wait_done, &w);
-  g_mutex_lock (&w.lock);
-  while (!w.finished)
-    g_cond_wait (&w.cond, &w.lock);
-  g_mutex_unlock (&w.lock);
-  g_mutex_clear (&w.lock);
-  g_cond_clear (&w.cond);
+  ab_wait_until_signalled (&w);
 }

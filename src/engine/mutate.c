@@ -207,9 +207,7 @@ ab_engine_mutate_async (AbEngine *engine, const AbMutateOptions *opts, JsonNode 
 
 /* Waiting for the asynchronous form. */
 typedef struct {
-  GMutex lock;
-  GCond cond;
-  gboolean finished;
+  AbWait wait;
   GArray *results;
   GError *error;
 } MutateWait;
@@ -218,12 +216,9 @@ static void
 mutate_wait_done (GArray *results, GError *error, gpointer data)
 {
   MutateWait *w = data;
-  g_mutex_lock (&w->lock);
   w->results = results;
   w->error = error;
-  w->finished = TRUE;
-  g_cond_signal (&w->cond);
-  g_mutex_unlock (&w->lock);
+  ab_wait_signal (&w->wait);
 }
 
 GArray *
@@ -231,15 +226,9 @@ ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
                   GError **error)
 {
   MutateWait w = { 0 };
-  g_mutex_init (&w.lock);
-  g_cond_init (&w.cond);
+  ab_wait_init (&w.wait);
   ab_engine_mutate_async (engine, opts, body, mutate_wait_done, &w);
-  g_mutex_lock (&w.lock);
-  while (!w.finished)
-    g_cond_wait (&w.cond, &w.lock);
-  g_mutex_unlock (&w.lock);
-  g_mutex_clear (&w.lock);
-  g_cond_clear (&w.cond);
+  ab_wait_until_signalled (&w.wait);
   if (w.error != NULL)
     g_propagate_error (error, w.error);
   return w.results;

@@ -410,12 +410,38 @@ ab_store_transact_async (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer us
 }
 
 /* Waiting for an asynchronous outcome. */
+void
+ab_wait_init (AbWait *w)
+{
+  g_mutex_init (&w->lock);
+  g_cond_init (&w->cond);
+  w->signalled = FALSE;
+}
+
+void
+ab_wait_signal (AbWait *w)
+{
+  g_mutex_lock (&w->lock);
+  w->signalled = TRUE;
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+void
+ab_wait_until_signalled (AbWait *w)
+{
+  g_mutex_lock (&w->lock);
+  while (!w->signalled)
+    g_cond_wait (&w->cond, &w->lock);
+  g_mutex_unlock (&w->lock);
+  g_mutex_clear (&w->lock);
+  g_cond_clear (&w->cond);
+}
+
 typedef struct {
   AbTxnPlan plan;
   gpointer user;
-  GMutex lock;
-  GCond cond;
-  gboolean finished;
+  AbWait wait;
   GError *error;
 } TxnWait;
 
@@ -430,26 +456,17 @@ static void
 wait_done (gpointer data, const GError *error)
 {
   TxnWait *w = data;
-  g_mutex_lock (&w->lock);
   w->error = error != NULL ? g_error_copy (error) : NULL;
-  w->finished = TRUE;
-  g_cond_signal (&w->cond);
-  g_mutex_unlock (&w->lock);
+  ab_wait_signal (&w->wait);
 }
 
 gboolean
 ab_store_transact (AbStore *s, AbTxnPlan plan, gpointer user, GError **error)
 {
   TxnWait w = { .plan = plan, .user = user };
-  g_mutex_init (&w.lock);
-  g_cond_init (&w.cond);
+  ab_wait_init (&w.wait);
   ab_store_transact_async (s, wait_plan, wait_done, &w);
-  g_mutex_lock (&w.lock);
-  while (!w.finished)
-    g_cond_wait (&w.cond, &w.lock);
-  g_mutex_unlock (&w.lock);
-  g_mutex_clear (&w.lock);
-  g_cond_clear (&w.cond);
+  ab_wait_until_signalled (&w.wait);
   if (w.error != NULL) {
     g_propagate_error (error, w.error);
     return FALSE;

@@ -181,6 +181,18 @@ gboolean ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
                                     const guint8 *expected, gsize elen,
                                     gboolean *applied, GError **error);
 gboolean ab_store_batch_is_atomic (AbStore *s);
+/* A one-shot wait for an asynchronous completion (the synchronous forms of
+ * the *_async calls): init, ab_wait_signal once from any thread, then
+ * ab_wait_until_signalled returns and clears it. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gboolean signalled;
+} AbWait;
+void ab_wait_init (AbWait *w);
+void ab_wait_signal (AbWait *w);
+void ab_wait_until_signalled (AbWait *w);
+
 /* TRUE when the store runs plans in its write transaction (see AbTxnPlan). */
 gboolean ab_store_can_transact (AbStore *s);
 /* Asynchronous: done is called once the plan's writes are durable or failed
