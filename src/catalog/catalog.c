@@ -1,6 +1,7 @@
 /* Catalog storage and cache: descriptors live as JSON under a reserved key
  * prefix that no edge row can have (byte 5 = 0x00 is never an element
- * header), every DDL bumps a revision counter in the same atomic batch. */
+ * header); every DDL bumps a revision counter after its descriptor row is
+ * written, and a reload never installs an older revision than it holds. */
 #include <string.h>
 #include "catalog/catalog-private.h"
 #include "codec/record.h"
@@ -141,6 +142,12 @@ ab_catalog_reload (AbCatalog *cat, GError **error)
         return FALSE;
       }
   g_rw_lock_writer_lock (&cat->lock);
+  if (rev < cat->revision)
+    {
+      /* A concurrent reload that read a newer revision got here first. */
+      g_rw_lock_writer_unlock (&cat->lock);
+      return TRUE;
+    }
   g_hash_table_unref (cat->databases);
   g_hash_table_unref (cat->tables);
   g_hash_table_unref (cat->aliases);

@@ -1,6 +1,6 @@
 /* Catalog DDL: create, update and delete databases, tables and aliases with
- * the metadata rules of semantics.md §15. Each change is one atomic store
- * batch (descriptor row + revision bump), followed by a cache reload. */
+ * the metadata rules of semantics.md §15. Each change writes its descriptor
+ * row, then bumps the catalog revision, then reloads the cache. */
 #include <string.h>
 #include "catalog/catalog-private.h"
 
@@ -30,7 +30,11 @@ check (gboolean ok, GError **error, GError **local)
 }
 
 /* Writes (put or delete when node == NULL) one descriptor row and bumps the
- * revision in the same batch, then reloads the cache. */
+ * revision, then reloads the cache. Other nodes reload when they read a new
+ * revision, so the revision must never be visible before the descriptor: on
+ * a store whose batch is atomic both go in one batch; elsewhere (hbase, where
+ * a batch's puts and increments run concurrently) the descriptor is written
+ * first and the revision bumped only once that write returned. */
 gboolean
 ab_catalog_persist (AbCatalog *cat, gchar kind, const gchar *db, const gchar *name,
                     JsonNode *node, GError **error)
@@ -45,9 +49,12 @@ ab_catalog_persist (AbCatalog *cat, gchar kind, const gchar *db, const gchar *na
     }
   else
     ab_batch_delete (b, k->data, k->len);
-  ab_batch_increment (b, rev->data, rev->len, 1);
+  g_autoptr (AbBatch) bump = ab_batch_new ();
+  ab_batch_increment (ab_store_batch_is_atomic (cat->store) ? b : bump, rev->data, rev->len, 1);
   g_autoptr (GError) local = NULL;
-  if (!ab_store_batch (cat->store, b, &local) || !ab_catalog_reload (cat, &local))
+  if (!ab_store_batch (cat->store, b, &local)
+      || (ab_batch_len (bump) > 0 && !ab_store_batch (cat->store, bump, &local))
+      || !ab_catalog_reload (cat, &local))
     return fail (error, AB_CATALOG_ERROR_STORE, "catalog write failed: %s", local->message);
   return TRUE;
 }

@@ -72,25 +72,13 @@ on_signal (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* Another process (or node) may change the catalog: pick it up. */
-static gboolean
-refresh_catalog (gpointer engine)
-{
-  g_autoptr (GError) error = NULL;
-  if (!ab_engine_refresh (engine, &error))
-    g_warning ("catalog refresh failed: %s", error->message);
-  return G_SOURCE_CONTINUE;
-}
-
 static void
 serve_until_signalled (AbHttpServer *server, AbEngine *engine)
 {
   g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   guint term = g_unix_signal_add (SIGTERM, on_signal, loop);
-  guint refresh = g_timeout_add_seconds (5, refresh_catalog, engine);
   guint intr = g_unix_signal_add (SIGINT, on_signal, loop);
   g_main_loop_run (loop);
-  g_source_remove (refresh);
   g_source_remove (term);
   g_source_remove (intr);
   ab_http_server_stop (server);
@@ -130,7 +118,9 @@ engine_healthy (gpointer engine, gchar **reason)
 }
 
 /* /health is answered from the probe's last verdict: a probe every 250 ms, and
- * a probe still waiting after 1 s reads as DOWN (the store stalls). */
+ * a probe still waiting after 1 s reads as DOWN (the store stalls). The probe
+ * also refreshes the catalog (ab_engine_healthy), off the main loop: what
+ * another node changed is picked up within one probe plus one reload. */
 #define HEALTH_PROBE_MS 250
 #define HEALTH_TIMEOUT_MS 1000
 
