@@ -216,6 +216,18 @@ ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir, const AbVal
   return e;
 }
 
+/* An offset this server produced is the key suffix of an index row: exactly
+ * the index's encoded values and the encoded target, nothing after them. */
+static gboolean
+offset_fits_index (const guint8 *suffix, gsize len, guint n_fields)
+{
+  gsize pos = 0;
+  for (guint i = 0; i <= n_fields; i++)
+    if (!ab_codec_skip (suffix, len, &pos, NULL))
+      return FALSE;
+  return pos == len;
+}
+
 /* Fetches up to `fetch` index rows of the plan's window; *plen = prefix length. */
 static gboolean
 fetch_rows (const ScanPlan *sp, const gchar *offset, guint fetch, GArray *rows, gsize *plen,
@@ -244,6 +256,10 @@ fetch_rows (const ScanPlan *sp, const gchar *offset, guint fetch, GArray *rows, 
       g_byte_array_set_size (start, prefix->len);
       gsize slen;
       const guint8 *s = g_bytes_get_data (suffix, &slen);
+      if (!offset_fits_index (s, slen, sp->idx->n_fields))
+        return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                               "invalid offset: not a position in index `%s` (pass the `offset` "
+                               "of the previous page unchanged)", sp->idx->name);
       g_byte_array_append (start, s, slen);
     }
   AbScanRange range = { .start = start->data, .start_len = start->len, .start_inclusive = FALSE,

@@ -373,7 +373,9 @@ scan (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
       gint64 n;
       if (!g_ascii_string_to_signed (limit, 10, G_MININT32, G_MAXINT32, &n, NULL))
         return ab_http_response_error (resp, 400, "'limit' must be an integer.");
-      p.limit = (gint) n;
+      /* -1 means "absent" to the engine: an explicit value below 1 is passed
+       * as 0, which it refuses with the allowed range. */
+      p.limit = n < 1 ? 0 : (gint) n;
     }
   p.offset = ab_http_query_get (req, "offset");
   if (p.offset != NULL && p.offset[0] == '\0')

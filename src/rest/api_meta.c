@@ -152,9 +152,23 @@ db_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 
 /* ---- tables ---- */
 
+/* Listing inside a database that does not exist is a metadata GET of a
+ * missing object: 404 with an empty body, like GET of the database. */
+static gboolean
+database_exists (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (AbDatabaseDesc) d = ab_catalog_get_database (ENGINE_CAT (ud),
+                                                          ab_http_param (req, "database"));
+  if (d == NULL)
+    ab_http_response_empty (resp, 404);
+  return d != NULL;
+}
+
 static void
 table_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!database_exists (req, resp, ud))
+    return;
   g_autoptr (GPtrArray) items = ab_catalog_list_tables (ENGINE_CAT (ud),
                                                         ab_http_param (req, "database"));
   answer_list (resp, items, (ToJson) ab_table_desc_to_json);
@@ -230,6 +244,8 @@ table_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 alias_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!database_exists (req, resp, ud))
+    return;
   g_autoptr (GPtrArray) items = ab_catalog_list_aliases (ENGINE_CAT (ud),
                                                          ab_http_param (req, "database"));
   answer_list (resp, items, (ToJson) ab_alias_desc_to_json);

@@ -221,6 +221,15 @@ START_TEST (metadata_v3)
   ck_assert_uint_eq (call ("POST", DB "/mydb/tables", TABLE_BODY), 400); /* duplicate */
   ck_assert_uint_eq (call ("POST", DB "/nodb/tables", TABLE_BODY), 400);
   ck_assert_uint_eq (call ("GET", DB "/mydb/tables/nope", NULL), 404);
+  /* listing inside a missing database: 404 with an empty body, like GET of it */
+  static const gchar *const lists[] = { DB "/nodb/tables", DB "/nodb/aliases" };
+  for (guint i = 0; i < G_N_ELEMENTS (lists); i++)
+    {
+      ab_http (&srv, &r, "GET", NULL, "%s", lists[i]);
+      ck_assert_uint_eq (r.status, 404);
+      ck_assert_str_eq (r.body, "");
+      ab_reply_clear (&r);
+    }
   /* aliases */
   ck_assert_uint_eq (call ("POST", DB "/mydb/aliases", "{\"alias\":\"f\",\"table\":\"follows\",\"comment\":\"c\"}"), 200);
   ck_assert_uint_eq (call ("POST", DB "/mydb/aliases", "{\"alias\":\"g\",\"table\":\"nope\",\"comment\":\"c\"}"), 400);
@@ -291,6 +300,12 @@ START_TEST (bad_input)
     { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&offset=%25%25%25", NULL, 400 },
     { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&limit=abc", NULL, 400 },
     { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&limit=5000", NULL, 400 },
+    /* no unbounded reads: limit below 1 is refused, -1 included */
+    { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&limit=-1", NULL, 400 },
+    { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&limit=0", NULL, 400 },
+    /* well-formed base64url, but not a position in the index */
+    { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&offset=AAAA", NULL, 400 },
+    { "GET", T "/edges/scan/recent?start=Bob&direction=OUT&offset=zzz", NULL, 400 },
     { "GET", T "/edges/scan/nope?start=Bob&direction=OUT", NULL, 400 },
     { "GET", DB "/likes/tables/nope/edges/count?start=a&direction=OUT", NULL, 400 },
     { "GET", DB "/nodb/tables/likes/edges/count?start=a&direction=OUT", NULL, 400 },
