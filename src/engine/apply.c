@@ -1,15 +1,19 @@
 /* Applying the keys of one mutation request. On a store with transactions
  * (lmdb, memory) every key is read, folded and planned inside the store's
  * group-commit write transaction: one share of one durable commit, no lock
- * rows. Elsewhere (hbase) in waves: N parallel lock calls, one multi_get of
+ * rows. Elsewhere (hbase) in waves: N parallel lock calls (a busy lock is
+ * retried from the engine's timer, no thread waits for it), one multi_get of
  * the State rows, one batch for every key's rows (count increments merged),
  * N parallel unlocks. */
 #include <string.h>
 #include "engine/wide.h"
 #include "codec/record.h"
 
+typedef struct _ApplyJob ApplyJob;
+
 typedef struct {
   AbEngine *engine;
+  ApplyJob *job;
   const AbTableDesc *table;
   const AbMutateOptions *opts;
   gboolean insert_merge;
@@ -17,6 +21,7 @@ typedef struct {
   AbKeyResult *result;
   GBytes *lock_key;
   GBytes *token;        /* our lock value while held */
+  guint lock_attempts;
   GBytes *state_key;
   AbBatch *batch;       /* this key's rows */
   GError *error;
@@ -24,23 +29,6 @@ typedef struct {
   AbState before;
   AbState after;
 } KeyWork;
-
-static gboolean needs_lock (gconstpointer w) { return ((const KeyWork *) w)->lock_key != NULL; }
-static gboolean holds_lock (gconstpointer w) { return ((const KeyWork *) w)->token != NULL; }
-
-static void
-lock_one (gpointer item)
-{
-  KeyWork *w = item;
-  ab_engine_lock (w->engine, w->lock_key, &w->token, &w->error);
-}
-
-static void
-unlock_one (gpointer item)
-{
-  KeyWork *w = item;
-  ab_engine_unlock (w->engine, w->lock_key, w->token);
-}
 
 /* ---- folding and planning one key ---- */
 
@@ -361,7 +349,7 @@ release_in (AbBatch *all, KeyWork *works, guint n)
 
 /* ---- one request's keys, in either path ---- */
 
-typedef struct {
+struct _ApplyJob {
   AbEngine *engine;
   const AbWalContext *ctx;
   KeyWork *works;
@@ -369,7 +357,10 @@ typedef struct {
   const AbBatch *written;       /* the rows committed (for cache upkeep and context) */
   AbApplyDone done;             /* asynchronous callers */
   gpointer user;
-} ApplyJob;
+  gint locks_pending;           /* waves: keys whose lock is not settled yet */
+  gint unlocks_pending;         /* waves: held locks not released yet */
+  GError *write_error;          /* waves: the data batch's failure */
+};
 
 static ApplyJob *
 job_new (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GArray *results)
@@ -384,7 +375,8 @@ job_new (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GArray *r
   for (guint i = 0; i < job->n; i++)
     {
       KeyWork *w = &job->works[i];
-      *w = (KeyWork){ .engine = engine, .table = t, .opts = ctx->opts, .insert_merge = merge,
+      *w = (KeyWork){ .engine = engine, .job = job, .table = t, .opts = ctx->opts,
+                      .insert_merge = merge,
                       .group = groups->pdata[i],
                       .result = &g_array_index (results, AbKeyResult, i) };
       ab_value_copy (&w->result->source, &w->group->source);
@@ -454,31 +446,102 @@ txn_done (gpointer data, const GError *error)
   job_finish (job, error);
 }
 
-/* ---- the lock protocol's waves ---- */
+/* ---- the lock protocol's waves ----
+ * Each step runs on whichever thread finished the one before (the caller's
+ * for a single key without contention, else a key-pool thread): no step
+ * waits for another key-pool job, and a busy lock is retried from the timer. */
+
+static void after_locks (ApplyJob *job);
+
+/* Runs step on every work that wants it, the first one on this thread. */
+static void
+fan_out (ApplyJob *job, gboolean (*wanted) (const KeyWork *w), gint *pending,
+         void (*step) (gpointer item), void (*none) (ApplyJob *job))
+{
+  KeyWork *first = NULL;
+  gint count = 0;
+  for (guint i = 0; i < job->n; i++)
+    count += wanted (&job->works[i]);
+  if (count == 0)
+    {
+      none (job);
+      return;
+    }
+  g_atomic_int_set (pending, count);
+  for (guint i = 0; i < job->n; i++)
+    if (wanted (&job->works[i]))
+      {
+        if (first == NULL)
+          first = &job->works[i];
+        else
+          ab_engine_key_pool_push (job->engine, step, &job->works[i]);
+      }
+  step (first);
+}
 
 static void
-apply_in_waves (ApplyJob *job)
+lock_step (gpointer item)
+{
+  KeyWork *w = item;
+  AbEngine *engine = w->engine;
+  AbLockTry r = ab_engine_lock_try (engine, w->lock_key, w->lock_attempts++, &w->token, &w->error);
+  if (r == AB_LOCK_BUSY && w->lock_attempts < engine->cfg.lock_retries)
+    {
+      ab_engine_key_pool_push_after (engine, ab_engine_lock_backoff_ms (engine), lock_step, w);
+      return;
+    }
+  if (r == AB_LOCK_BUSY)
+    ab_engine_fail (&w->error, AB_ENGINE_ERROR_CONFLICT,
+                    "could not acquire the edge lock after %u retries", engine->cfg.lock_retries);
+  if (g_atomic_int_dec_and_test (&w->job->locks_pending))
+    after_locks (w->job);
+}
+
+static void
+waves_done (ApplyJob *job)
+{
+  GError *write_error = g_steal_pointer (&job->write_error);
+  job_finish (job, write_error);
+  g_clear_error (&write_error);
+}
+
+static void
+unlock_step (gpointer item)
+{
+  KeyWork *w = item;
+  ab_engine_unlock (w->engine, w->lock_key, w->token);
+  if (g_atomic_int_dec_and_test (&w->job->unlocks_pending))
+    waves_done (w->job);
+}
+
+static gboolean needs_lock (const KeyWork *w) { return w->lock_key != NULL; }
+static gboolean holds_lock (const KeyWork *w) { return w->token != NULL; }
+
+static void
+after_locks (ApplyJob *job)
 {
   AbEngine *engine = job->engine;
   KeyWork *works = job->works;
   guint n = job->n;
   const AbTableDesc *t = job->ctx->table;
-  ab_engine_parallel (engine, works, sizeof *works, n, lock_one, needs_lock);
   read_and_plan (engine, engine->store, works, n, NULL);
-  GError *write_error = NULL;
   g_autoptr (AbBatch) all = ab_batch_new ();
-  gboolean planned = combine (engine, engine->store, t, works, n, all, &write_error);
+  gboolean planned = combine (engine, engine->store, t, works, n, all, &job->write_error);
   gboolean released = planned && ab_store_batch_is_atomic (engine->store)
                       && release_in (all, works, n);
-  if (planned && ab_batch_len (all) > 0 && ab_store_batch (engine->store, all, &write_error))
+  if (planned && ab_batch_len (all) > 0 && ab_store_batch (engine->store, all, &job->write_error))
     {
       ab_engine_cache_note (engine, t, all);
       for (guint i = 0; released && i < n; i++)
         g_clear_pointer (&works[i].token, g_bytes_unref);
     }
-  ab_engine_parallel (engine, works, sizeof *works, n, unlock_one, holds_lock);
-  job_finish (job, write_error);
-  g_clear_error (&write_error);
+  fan_out (job, holds_lock, &job->unlocks_pending, unlock_step, waves_done);
+}
+
+static void
+apply_in_waves (ApplyJob *job)
+{
+  fan_out (job, needs_lock, &job->locks_pending, lock_step, after_locks);
 }
 
 void

@@ -14,6 +14,9 @@ struct _AbEngine {
   AbCatalog *catalog;
   AbEngineConfig cfg;
   GThreadPool *key_pool;   /* applies the keys of one request concurrently */
+  GMainContext *timer_ctx; /* delayed key-pool jobs (lock retries), run by timer_thread */
+  GMainLoop *timer_loop;
+  GThread *timer_thread;
   gssize statuses[AB_STATUS_INVALID + 1]; /* mutation results, atomically added */
   AbSink *wal;
   AbSink *cdc;
@@ -54,7 +57,16 @@ GByteArray *ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx,
 gboolean ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out,
                                 GError **error);
 
-/* Lock protocol (semantics.md §6). On success *token holds our lock value. */
+/* Lock protocol (semantics.md §6), one attempt at a time: TAKEN sets *token
+ * to our lock value; BUSY means another writer holds it (attempt 0 sweeps a
+ * stale lock and tries once more); FAILED sets error. The caller retries a
+ * BUSY lock after ab_engine_lock_backoff_ms (jittered), without waiting. */
+typedef enum { AB_LOCK_TAKEN, AB_LOCK_BUSY, AB_LOCK_FAILED } AbLockTry;
+AbLockTry ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, GBytes **token,
+                              GError **error);
+guint ab_engine_lock_backoff_ms (AbEngine *engine);
+/* The same with the retries slept through, for tools off the request path
+ * (the verifier's repair runs on its own threads). */
 gboolean ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **error);
 void ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token);
 
@@ -65,8 +77,15 @@ AbKeyStatus ab_engine_plan (const AbTableDesc *t, const AbValue *source,
 
 gint64 ab_engine_now_ms (void);
 
-/* Thread-pool entry for the per-key waves of apply.c. */
-void ab_engine_key_job_run (gpointer job, gpointer engine);
+/* The key pool and its timer (pool.c): started with the engine, stopped
+ * before the store closes. */
+void ab_engine_pools_start (AbEngine *engine);
+void ab_engine_pools_stop (AbEngine *engine);
+/* Runs fn(item) on the key pool, now or after delay_ms (from the timer
+ * thread; nothing waits meanwhile). fn must not wait for key-pool jobs. */
+void ab_engine_key_pool_push (AbEngine *engine, void (*fn) (gpointer item), gpointer item);
+void ab_engine_key_pool_push_after (AbEngine *engine, guint delay_ms, void (*fn) (gpointer item),
+                                    gpointer item);
 
 /* Parsing of mutation bodies into events (events.c). One key group per
  * distinct (source, target) or id, events in request order. */

@@ -109,9 +109,7 @@ ab_engine_open_store (AbStore *store, const AbEngineConfig *cfg, GError **error)
   engine->cfg.cdc_uri = engine->owned_cdc_uri = g_strdup (engine->cfg.cdc_uri);
   engine->cfg.phase = engine->owned_phase = g_strdup (engine->cfg.phase);
   engine->cfg.tenant = engine->owned_tenant = g_strdup (engine->cfg.tenant);
-  engine->key_pool = g_thread_pool_new (ab_engine_key_job_run, engine,
-                                        (gint) MAX (1, engine->cfg.mutation_threads),
-                                        FALSE, NULL);
+  ab_engine_pools_start (engine);
   ab_engine_maint_start (engine);
   if (!open_sinks (engine, &local))
     {
@@ -129,7 +127,7 @@ ab_engine_close (AbEngine *engine)
     return;
   ab_engine_applier_stop (engine);
   ab_engine_maint_stop (engine);
-  g_thread_pool_free (engine->key_pool, FALSE, TRUE);
+  ab_engine_pools_stop (engine);
   g_clear_pointer (&engine->wal, ab_sink_close);
   g_clear_pointer (&engine->cdc, ab_sink_close);
   g_free (engine->owned_wal_uri);

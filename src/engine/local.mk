@@ -46,3 +46,10 @@ tests_unit_engine_test_caches_LDADD = $(TEST_LIBS)
 tests_unit_engine_test_multihop_SOURCES = tests/unit/engine/test_multihop.c $(ENGINE_TEST_FIXTURE)
 tests_unit_engine_test_multihop_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_test_multihop_LDADD = $(TEST_LIBS)
+
+# A hot edge next to other writes and reads (issue 16).
+check_PROGRAMS += tests/unit/engine/test_locks
+TESTS += tests/unit/engine/test_locks
+tests_unit_engine_test_locks_SOURCES = tests/unit/engine/test_locks.c $(ENGINE_TEST_FIXTURE)
+tests_unit_engine_test_locks_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_test_locks_LDADD = $(TEST_LIBS)

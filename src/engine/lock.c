@@ -1,6 +1,6 @@
 /* The per-key lock of semantics.md §6: put-if-absent of a lock row holding
- * the lock time, a stale sweep on the first failure, bounded retries with a
- * jittered backoff, and an owner-checked release. */
+ * the lock time, a stale sweep on the first failure, and an owner-checked
+ * release. Retries are the caller's, from a timer (apply.c): nothing sleeps. */
 #include "engine/engine-private.h"
 #include "codec/record.h"
 
@@ -37,31 +37,57 @@ sweep_stale (AbEngine *engine, GBytes *lock_key)
     g_info ("swept a malformed lock row (%" G_GSIZE_FORMAT " bytes, not a lock time)", vlen);
 }
 
-gboolean
-ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **error)
+static gboolean
+put_if_absent (AbEngine *engine, const guint8 *k, gsize klen, GBytes **token, GError **error)
+{
+  g_autoptr (GByteArray) value = g_byte_array_new ();
+  ab_codec_encode_lock_value (value, ab_engine_now_ms ());
+  gboolean applied = FALSE;
+  if (!ab_store_check_and_put (engine->store, k, klen, NULL, 0, value->data, value->len,
+                               &applied, error))
+    return FALSE;
+  if (applied)
+    *token = g_byte_array_free_to_bytes (g_steal_pointer (&value));
+  return TRUE;
+}
+
+AbLockTry
+ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, GBytes **token,
+                    GError **error)
 {
   gsize klen;
   const guint8 *k = g_bytes_get_data (lock_key, &klen);
-  for (guint attempt = 0; attempt <= engine->cfg.lock_retries; attempt++)
+  if (!put_if_absent (engine, k, klen, token, error))
+    return AB_LOCK_FAILED;
+  if (*token == NULL && attempt == 0)
     {
-      g_autoptr (GByteArray) value = g_byte_array_new ();
-      ab_codec_encode_lock_value (value, ab_engine_now_ms ());
-      gboolean applied = FALSE;
-      if (!ab_store_check_and_put (engine->store, k, klen, NULL, 0, value->data, value->len,
-                                   &applied, error))
-        return FALSE;
-      if (applied)
+      sweep_stale (engine, lock_key);
+      if (!put_if_absent (engine, k, klen, token, error))
+        return AB_LOCK_FAILED;
+    }
+  return *token != NULL ? AB_LOCK_TAKEN : AB_LOCK_BUSY;
+}
+
+guint
+ab_engine_lock_backoff_ms (AbEngine *engine)
+{
+  gdouble jitter = 1.0 + g_random_double_range (-0.1, 0.1);
+  return (guint) MAX (1.0, engine->cfg.lock_backoff_ms * jitter);
+}
+
+gboolean
+ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **error)
+{
+  for (guint attempt = 0; attempt < MAX (1, engine->cfg.lock_retries); attempt++)
+    {
+      if (attempt > 0)
+        g_usleep ((gulong) ab_engine_lock_backoff_ms (engine) * 1000);
+      switch (ab_engine_lock_try (engine, lock_key, attempt, token, error))
         {
-          *token = g_byte_array_free_to_bytes (g_steal_pointer (&value));
-          return TRUE;
+        case AB_LOCK_TAKEN: return TRUE;
+        case AB_LOCK_FAILED: return FALSE;
+        case AB_LOCK_BUSY: break;
         }
-      if (attempt == 0)
-        {
-          sweep_stale (engine, lock_key);
-          continue;
-        }
-      gdouble jitter = 1.0 + g_random_double_range (-0.1, 0.1);
-      g_usleep ((gulong) (engine->cfg.lock_backoff_ms * 1000 * jitter));
     }
   return ab_engine_fail (error, AB_ENGINE_ERROR_CONFLICT,
                          "could not acquire the edge lock after %u retries",

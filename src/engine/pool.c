@@ -1,6 +1,6 @@
-/* Running one function over many items on the engine's key pool and waiting
- * for all of them (a latch): the lock/unlock waves of a mutation request and
- * the second-hop reads of a multihop query. */
+/* The engine's key pool: one function over many items with a latch (the
+ * second-hop reads of a multihop query), single jobs pushed now or later from
+ * a timer thread (the lock waves of a mutation request, which never sleep). */
 #include "engine/wide.h"
 
 typedef struct {
@@ -12,19 +12,97 @@ typedef struct {
 typedef struct {
   void (*fn) (gpointer item);
   gpointer item;
-  Latch *latch;
+  Latch *latch;     /* NULL: a single job, freed once run */
+  AbEngine *engine; /* delayed jobs: the pool to enter when due */
 } PoolJob;
 
-void
-ab_engine_key_job_run (gpointer data, gpointer engine)
+static void
+key_job_run (gpointer data, gpointer engine)
 {
   PoolJob *job = data;
   (void) engine;
   job->fn (job->item);
+  if (job->latch == NULL)
+    {
+      g_free (job);
+      return;
+    }
   g_mutex_lock (&job->latch->mu);
   if (--job->latch->pending == 0)
     g_cond_signal (&job->latch->cond);
   g_mutex_unlock (&job->latch->mu);
+}
+
+static gpointer
+timer_main (gpointer data)
+{
+  AbEngine *engine = data;
+  g_main_context_push_thread_default (engine->timer_ctx);
+  g_main_loop_run (engine->timer_loop);
+  g_main_context_pop_thread_default (engine->timer_ctx);
+  return NULL;
+}
+
+void
+ab_engine_pools_start (AbEngine *engine)
+{
+  engine->key_pool = g_thread_pool_new (key_job_run, engine,
+                                        (gint) MAX (1, engine->cfg.mutation_threads),
+                                        FALSE, NULL);
+  engine->timer_ctx = g_main_context_new ();
+  engine->timer_loop = g_main_loop_new (engine->timer_ctx, FALSE);
+  engine->timer_thread = g_thread_new ("ab-engine-timer", timer_main, engine);
+}
+
+static gboolean
+quit_timer (gpointer loop)
+{
+  g_main_loop_quit (loop);
+  return G_SOURCE_REMOVE;
+}
+
+void
+ab_engine_pools_stop (AbEngine *engine)
+{
+  if (engine->timer_thread != NULL)
+    {
+      /* Requests are drained by now: no lock retry is pending. */
+      g_main_context_invoke (engine->timer_ctx, quit_timer, engine->timer_loop);
+      g_thread_join (engine->timer_thread);
+      engine->timer_thread = NULL;
+      g_clear_pointer (&engine->timer_loop, g_main_loop_unref);
+      g_clear_pointer (&engine->timer_ctx, g_main_context_unref);
+    }
+  if (engine->key_pool != NULL)
+    g_thread_pool_free (g_steal_pointer (&engine->key_pool), FALSE, TRUE);
+}
+
+void
+ab_engine_key_pool_push (AbEngine *engine, void (*fn) (gpointer item), gpointer item)
+{
+  PoolJob *job = g_new0 (PoolJob, 1);
+  *job = (PoolJob){ fn, item, NULL, engine };
+  g_thread_pool_push (engine->key_pool, job, NULL);
+}
+
+static gboolean
+due (gpointer data)
+{
+  PoolJob *job = data;
+  g_thread_pool_push (job->engine->key_pool, job, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+void
+ab_engine_key_pool_push_after (AbEngine *engine, guint delay_ms, void (*fn) (gpointer item),
+                               gpointer item)
+{
+  PoolJob *job = g_new0 (PoolJob, 1);
+  *job = (PoolJob){ fn, item, NULL, engine };
+  GSource *timer = g_timeout_source_new (delay_ms);
+  g_source_set_callback (timer, due, job, NULL);
+  g_source_attach (timer, engine->timer_ctx);
+  g_source_unref (timer);
 }
 
 void

@@ -91,16 +91,22 @@ ab_test_event_free (AbEvent *ev)
 }
 
 void
-ab_test_env_open (AbTestEnv *env, int store_index)
+ab_test_env_open_with (AbTestEnv *env, int store_index, const AbEngineConfig *cfg)
 {
   g_autofree gchar *uri = ab_test_store_uri (store_index, &env->tmpdir);
+  g_autoptr (GError) error = NULL;
+  env->engine = ab_engine_open (uri, cfg, &error);
+  ck_assert_msg (env->engine != NULL, "open %s: %s", uri, error ? error->message : "");
+}
+
+void
+ab_test_env_open (AbTestEnv *env, int store_index)
+{
   AbEngineConfig cfg;
   ab_engine_config_init (&cfg);
   cfg.lock_retries = 5;
   cfg.lock_backoff_ms = 20;
-  g_autoptr (GError) error = NULL;
-  env->engine = ab_engine_open (uri, &cfg, &error);
-  ck_assert_msg (env->engine != NULL, "open %s: %s", uri, error ? error->message : "");
+  ab_test_env_open_with (env, store_index, &cfg);
 }
 
 void

@@ -25,7 +25,8 @@ typedef struct {
   AbEngine *engine;
   gchar *tmpdir;
 } AbTestEnv;
-void ab_test_env_open (AbTestEnv *env, int store_index);
+void ab_test_env_open (AbTestEnv *env, int store_index);  /* short lock retries */
+void ab_test_env_open_with (AbTestEnv *env, int store_index, const AbEngineConfig *cfg);
 void ab_test_env_close (AbTestEnv *env);
 void ab_test_create_table (AbTestEnv *env, const gchar *db, const gchar *create_json);
 /* Mutates db.table with body; returns results (asserting success). */

@@ -1,0 +1,198 @@
+/* A hot edge must not starve the rest (issue 16): 16 clients keep writing one
+ * edge (each request with a second, fresh key, so it takes the multi-key
+ * path) while 10-key writes and multihop reads on other keys are timed. A
+ * busy lock is retried from the engine's timer, so no key-pool thread waits
+ * for it. On memory, lmdb and (with AB_HBASE_ADDR) hbase. */
+#include <stdlib.h>
+#include <string.h>
+#include "engine_fixture.h"
+
+static const gchar *LIKES =
+  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
+  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
+  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+
+#define HAMMERS 16   /* twice the key pool: enough to fill it if waiting held threads */
+#define MAX_HAMMERS 32
+#define SAMPLES 200          /* half 10-key writes, half multihop reads */
+#define P99_LIMIT_US 50000   /* the issue's bound */
+
+static AbTestEnv env;
+static gint stop;
+static gint version;
+static int store_index;   /* the loop index, for messages */
+
+static GArray *
+mutate (const gchar *body, GError **error)
+{
+  AbMutateOptions o;
+  ab_mutate_options_init (&o);
+  o.database = "likes";
+  o.table = "likes";
+  g_autoptr (JsonNode) n = ab_test_json (body);
+  return ab_engine_mutate (env.engine, &o, n, error);
+}
+
+static gchar *
+insert (const gchar *source, const gchar *target, gint v)
+{
+  return g_strdup_printf ("{\"type\":\"INSERT\",\"edge\":{\"version\":%d,\"source\":\"%s\","
+                          "\"target\":\"%s\",\"properties\":{\"created_at\":%d}}}",
+                          v, source, target, v);
+}
+
+/* One client: the hot edge and a fresh one per request, until told to stop. */
+static gpointer
+hammer (gpointer data)
+{
+  guint id = GPOINTER_TO_UINT (data);
+  for (guint k = 0; !g_atomic_int_get (&stop); k++)
+    {
+      gint v = g_atomic_int_add (&version, 1) + 1;
+      g_autofree gchar *fresh = g_strdup_printf ("f%u_%u", id, k);
+      g_autofree gchar *a = insert ("h", "hot", v);
+      g_autofree gchar *b = insert ("h", fresh, v);
+      g_autofree gchar *body = g_strdup_printf ("{\"mutations\":[%s,%s]}", a, b);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GArray) r = mutate (body, &error);
+      g_usleep (5000); /* a client's think time: contention without eating both cores */
+    }
+  return NULL;
+}
+
+static AbHop
+hop (gint limit)
+{
+  return (AbHop){ .table = "likes", .index = "recent", .direction = AB_QDIR_OUT, .limit = limit };
+}
+
+static gint
+cmp_i64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* One 10-key write (sample s) or one multihop read, checked. */
+static void
+one_sample (guint s, guint round)
+{
+  if (s % 2 == 0)
+    {
+      g_autoptr (GString) body = g_string_new ("{\"mutations\":[");
+      for (guint k = 0; k < 10; k++)
+        {
+          g_autofree gchar *src = g_strdup_printf ("w%u_%u", round, s);
+          g_autofree gchar *tgt = g_strdup_printf ("t%u", k);
+          g_autofree gchar *e = insert (src, tgt, 1);
+          g_string_append_printf (body, "%s%s", k ? "," : "", e);
+        }
+      g_string_append (body, "]}");
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GArray) r = mutate (body->str, &error);
+      ck_assert_msg (r != NULL, "10-key write: %s", error ? error->message : "");
+      for (guint k = 0; k < r->len; k++)
+        ck_assert_int_eq (g_array_index (r, AbKeyResult, k).status, AB_STATUS_CREATED);
+      return;
+    }
+  g_autoptr (GPtrArray) starts = g_ptr_array_new ();
+  g_ptr_array_add (starts, "m");
+  AbMultihopParams p = { .database = "likes", .starts = starts, .hops = { hop (10), hop (5) },
+                         .dedup = TRUE, .exclude_start = TRUE, .limit = 100 };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbMultihopResult) r = ab_engine_multihop (env.engine, &p, &error);
+  ck_assert_msg (r != NULL, "multihop: %s", error ? error->message : "");
+  ck_assert_uint_eq (r->edges->len, 50);
+}
+
+/* p99 of SAMPLES operations with `hammers` clients on the hot edge. */
+static gint64
+measure (guint hammers, guint round)
+{
+  GThread *th[MAX_HAMMERS];
+  g_atomic_int_set (&stop, 0);
+  gint before = g_atomic_int_get (&version);
+  for (guint i = 0; i < hammers; i++)
+    th[i] = g_thread_new ("hammer", hammer, GUINT_TO_POINTER (i));
+  if (hammers > 0)
+    g_usleep (200000); /* let the hot lock's queue form (not synchronisation) */
+  g_autoptr (GArray) took = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint s = 0; s < SAMPLES; s++)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+      one_sample (s, round);
+      gint64 dt = g_get_monotonic_time () - t0;
+      g_array_append_val (took, dt);
+    }
+  g_atomic_int_set (&stop, 1);
+  for (guint i = 0; i < hammers; i++)
+    g_thread_join (th[i]);
+  g_array_sort (took, cmp_i64);
+  gint64 p99 = g_array_index (took, gint64, SAMPLES * 99 / 100 - 1);
+  g_print ("store %d, %u clients on the hot edge (%d writes of it): 10-key writes and multihop "
+           "reads p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", store_index, hammers,
+           g_atomic_int_get (&version) - before, g_array_index (took, gint64, SAMPLES / 2) / 1000.0,
+           p99 / 1000.0, g_array_index (took, gint64, SAMPLES - 1) / 1000.0);
+  return p99;
+}
+
+START_TEST (hot_key_does_not_starve_others)
+{
+  AbEngineConfig cfg;
+  ab_engine_config_init (&cfg); /* the server's lock retries and key pool */
+  ab_test_env_open_with (&env, _i, &cfg);
+  store_index = _i;
+  ab_test_create_table (&env, "likes", LIKES);
+  /* the multihop graph: m -> x0..x9, each x -> 5 targets */
+  g_autoptr (GString) load = g_string_new ("{\"mutations\":[");
+  for (guint j = 0; j < 10; j++)
+    {
+      g_autofree gchar *x = g_strdup_printf ("x%u", j);
+      g_autofree gchar *e = insert ("m", x, 1);
+      g_string_append_printf (load, "%s%s", j ? "," : "", e);
+      for (guint k = 0; k < 5; k++)
+        {
+          g_autofree gchar *y = g_strdup_printf ("y%u_%u", j, k);
+          g_autofree gchar *f = insert (x, y, 1);
+          g_string_append_printf (load, ",%s", f);
+        }
+    }
+  g_string_append (load, "]}");
+  g_autoptr (GArray) loaded = ab_test_mutate (&env, "likes", "likes", load->str);
+  /* AB_TEST_HAMMERS=N: N clients on the hot edge instead of 16 */
+  const gchar *env_hammers = g_getenv ("AB_TEST_HAMMERS");
+  guint hammers = env_hammers != NULL ? (guint) MIN (atoi (env_hammers), MAX_HAMMERS) : HAMMERS;
+  /* The same operations alone first: on a loaded machine (CI runs two suites
+   * at once next to HBase) the bound is 50 ms over what they take there
+   * anyway; a starved pool costs at least one lock backoff (100 ms) each. */
+  gint64 alone = measure (0, 0);
+  gint64 hot = measure (hammers, 1);
+  ck_assert_msg (hot < MAX (P99_LIMIT_US, alone + P99_LIMIT_US),
+                 "p99 %" G_GINT64_FORMAT " us next to a hot edge, %" G_GINT64_FORMAT " us alone",
+                 hot, alone);
+  /* the hot edge took writes meanwhile */
+  if (hammers > 0)
+    {
+      ck_assert_int_gt (g_atomic_int_get (&version), 0);
+      ck_assert_int_gt (ab_test_count (&env, "likes", "likes", "h", AB_QDIR_OUT), 0);
+    }
+  ab_test_env_close (&env);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("engine-locks");
+  TCase *tc = tcase_create ("locks");
+  tcase_set_timeout (tc, 120);
+  tcase_add_loop_test (tc, hot_key_does_not_starve_others, 0, AB_TEST_N_STORES);
+  suite_add_tcase (s, tc);
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
