@@ -32,6 +32,23 @@ typedef struct {
 
 /* ---- folding and planning one key ---- */
 
+/* A key longer than the store holds fails its edge up front, with the
+ * reason, before anything of it is read or written (a long URL as a target
+ * is common; lmdb keys stop at 511 bytes, HBase row keys at 32767). */
+static gboolean
+key_fits (KeyWork *w, GBytes *key, const gchar *what)
+{
+  gsize max = ab_store_max_key (w->engine->store);
+  gsize len = g_bytes_get_size (key);
+  if (max == 0 || len <= max)
+    return TRUE;
+  if (w->error == NULL)
+    ab_engine_fail (&w->error, AB_ENGINE_ERROR_BAD_REQUEST,
+                    "source or target too long: the edge's %s key would be %" G_GSIZE_FORMAT
+                    " bytes, over this store's limit of %" G_GSIZE_FORMAT " bytes", what, len, max);
+  return FALSE;
+}
+
 static gint
 by_version (gconstpointer a, gconstpointer b)
 {
@@ -80,6 +97,12 @@ plan_key (KeyWork *w, GBytes *stored)
                                        &w->error);
   if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
     keep_index_puts (w->batch);
+  for (guint i = 0; status != AB_STATUS_ERROR && i < w->batch->items->len; i++)
+    if (!key_fits (w, g_array_index (w->batch->items, AbMutation, i).key, "row"))
+      {
+        g_clear_pointer (&w->batch, ab_batch_free); /* none of its rows is written */
+        status = AB_STATUS_ERROR;
+      }
   return status;
 }
 
@@ -97,6 +120,11 @@ prepare (KeyWork *w)
   GByteArray *sk = ab_codec_state_key (&g->source, ktarget, t->code, &w->error);
   if (sk != NULL)
     w->state_key = g_byte_array_free_to_bytes (sk);
+  if (sk != NULL && !key_fits (w, w->state_key, "State row"))
+    {
+      g_clear_pointer (&w->state_key, g_bytes_unref); /* not read, not locked */
+      return;
+    }
   if (sk != NULL && w->opts->lock)
     {
       GByteArray *lk = ab_codec_lock_key (&g->source, ktarget, t->code, &w->error);

@@ -29,7 +29,8 @@ query_bool (const AbHttpRequest *req, const gchar *name, gboolean dflt, gboolean
 }
 
 
-/* {"results":[{source, target | id, status, count, context?}]} */
+/* {"results":[{source, target | id, status, count, message?, context?}]}:
+ * message (ours, upstream has none) says why a key is ERROR or INVALID. */
 GBytes *
 ab_api_mutation_body (GArray *results, gboolean multi_edge)
 {
@@ -51,6 +52,8 @@ ab_api_mutation_body (GArray *results, gboolean multi_edge)
         }
       ab_jsonw_member_string (&w, "status", ab_key_status_name (r->status));
       ab_jsonw_member_int (&w, "count", r->count);
+      if (r->message != NULL && (r->status == AB_STATUS_ERROR || r->status == AB_STATUS_INVALID))
+        ab_jsonw_member_string (&w, "message", r->message);
       if (r->context != NULL)
         {
           ab_jsonw_key (&w, "context");

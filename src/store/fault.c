@@ -165,6 +165,7 @@ ab_store_fault_new (AbStore *inner)
   f->base.vt = &fault_vtable;
   f->base.batch_atomic = FALSE;
   f->base.never_blocks = inner->never_blocks;
+  f->base.max_key = inner->max_key;
   f->inner = inner;
   g_mutex_init (&f->lock);
   return &f->base;

@@ -620,6 +620,7 @@ ab_store_hbase_new (const gchar *uri, GError **error)
   AbHbStore *h = g_new0 (AbHbStore, 1);
   h->base.vt = &hb_vtable;
   h->base.batch_atomic = FALSE;
+  h->base.max_key = AB_STORE_HBASE_MAX_KEY;
   g_mutex_init (&h->ready_lock);
   if (!ab_hb_config_parse (&h->cfg, uri, error)) {
     hb_close (&h->base);

@@ -186,8 +186,8 @@ get_one (LmdbEnv *e, MDB_txn *txn, const guint8 *key, gsize klen, GBytes **value
   MDB_val k = { klen, (void *) key }, v;
   int rc;
   *value = NULL;
-  if (klen == 0)
-    return 0; /* lmdb cannot hold an empty key: absent */
+  if (klen == 0 || klen > e->max_key)
+    return 0; /* lmdb cannot hold an empty or over-long key: absent */
   rc = mdb_get (txn, e->dbi, &k, &v);
   if (rc == 0)
     *value = val_bytes (&v);
@@ -231,9 +231,7 @@ lmdb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **er
     ab_lmdb_set_error (error, rc, "read transaction");
     return FALSE;
   }
-  if (!check_key (e, klen, error))
-    rc = -1;
-  else if ((rc = get_one (e, txn, key, klen, value)) != 0)
+  if ((rc = get_one (e, txn, key, klen, value)) != 0)
     ab_lmdb_set_error (error, rc, "get");
   if (pooled)
     read_end (e, txn);
@@ -251,9 +249,6 @@ lmdb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
     ab_lmdb_set_error (error, rc, "read transaction");
     return FALSE;
   }
-  for (guint i = 0; rc == 0 && i < keys->len; i++)
-    if (!check_key (e, g_bytes_get_size (g_ptr_array_index (keys, i)), error))
-      rc = -1;
   for (guint i = 0; rc == 0 && i < keys->len; i++) {
     GBytes *k = g_ptr_array_index (keys, i);
     gsize klen;
@@ -947,6 +942,7 @@ ab_store_lmdb_new (const gchar *dir, gsize mapsize, gboolean sync, GError **erro
   ls->base.vt = &lmdb_vtable;
   ls->base.batch_atomic = TRUE;
   ls->base.never_blocks = TRUE;
+  ls->base.max_key = e->max_key;
   ls->env = e;
   return &ls->base;
 }

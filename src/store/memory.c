@@ -463,6 +463,7 @@ ab_store_memory_new (void)
   m->base.vt = &mem_vtable;
   m->base.batch_atomic = TRUE;
   m->base.never_blocks = TRUE;
+  m->base.max_key = AB_STORE_HBASE_MAX_KEY; /* as on hbase: tests on memory see the same limit */
   g_mutex_init (&m->lock);
   m->map = g_tree_new_full (bytes_cmp, NULL, (GDestroyNotify) g_bytes_unref,
                             (GDestroyNotify) g_bytes_unref);

@@ -233,6 +233,13 @@ ab_store_never_blocks (AbStore *s)
   return s->never_blocks;
 }
 
+gsize
+ab_store_max_key (AbStore *s)
+{
+  g_return_val_if_fail (s != NULL, 0);
+  return s->max_key;
+}
+
 /* ---- counters ---- */
 
 static gboolean
@@ -301,7 +308,39 @@ ab_store_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError 
 {
   g_return_val_if_fail (s != NULL && value != NULL, FALSE);
   *value = NULL;
+  if (s->max_key > 0 && klen > s->max_key)
+    return count (s, AB_STORE_VERB_GET, TRUE); /* no such key can be stored: absent */
   return count (s, AB_STORE_VERB_GET, s->vt->get (s, key, klen, value, error));
+}
+
+static gboolean
+fits (AbStore *s, GBytes *key)
+{
+  return s->max_key == 0 || g_bytes_get_size (key) <= s->max_key;
+}
+
+/* multi_get of the keys the store can hold; the others answer absent. */
+static gboolean
+multi_get_fitting (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  g_autoptr (GPtrArray) fit = g_ptr_array_new ();
+  for (guint i = 0; i < keys->len; i++)
+    if (fits (s, keys->pdata[i]))
+      g_ptr_array_add (fit, keys->pdata[i]);
+  g_autoptr (GArray) got = ab_kv_array_new ();
+  if (fit->len > 0 && !s->vt->multi_get (s, fit, got, error))
+    return FALSE;
+  for (guint i = 0, j = 0; i < keys->len; i++)
+    {
+      AbKv kv = { g_bytes_ref (keys->pdata[i]), NULL };
+      if (fits (s, keys->pdata[i]))
+        {
+          AbKv *from = &g_array_index (got, AbKv, j++);
+          kv.value = g_steal_pointer (&from->value);
+        }
+      g_array_append_val (out, kv);
+    }
+  return TRUE;
 }
 
 /* On failure the rows already appended are dropped: out is as it was. */
@@ -312,7 +351,10 @@ ab_store_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
   gboolean ok;
   g_return_val_if_fail (s != NULL && keys != NULL && out != NULL, FALSE);
   before = out->len;
-  ok = s->vt->multi_get (s, keys, out, error);
+  gboolean all_fit = TRUE;
+  for (guint i = 0; all_fit && i < keys->len; i++)
+    all_fit = fits (s, keys->pdata[i]);
+  ok = all_fit ? s->vt->multi_get (s, keys, out, error) : multi_get_fitting (s, keys, out, error);
   if (!ok)
     g_array_set_size (out, before);
   return count (s, AB_STORE_VERB_MULTI_GET, ok);

@@ -148,12 +148,17 @@ typedef struct {
 
 typedef struct _AbStoreCounters AbStoreCounters;
 
+/* HBase's row key limit (Short.MAX_VALUE bytes). */
+#define AB_STORE_HBASE_MAX_KEY 32767
+
 struct _AbStore {
   const AbStoreVTable *vt;
   gboolean batch_atomic;   /* TRUE: a batch is all-or-nothing */
   gboolean never_blocks;   /* TRUE: every call finishes in bounded local time (no
                             * network, no remote server that can stall); FALSE
                             * (the zeroed default) when a call can wait on a peer */
+  gsize max_key;           /* the longest key accepted, in bytes (lmdb 511, hbase
+                            * and memory 32767: HBase's row key limit) */
   gchar *uri;
   AbStoreCounters *counters; /* owned by store.c; NULL = not counted */
 };
@@ -203,6 +208,9 @@ gboolean ab_store_transact (AbStore *s, AbTxnPlan plan, gpointer user, GError **
 /* TRUE when no call can wait on something outside this process (lmdb,
  * memory): callers may then run reads on threads that must never stall. */
 gboolean ab_store_never_blocks (AbStore *s);
+/* The longest key (bytes) a write may carry: callers refuse longer ones up
+ * front, per key, instead of failing a whole batch. */
+gsize ab_store_max_key (AbStore *s);
 
 /* Snapshots: open, scan any number of ranges, close. A snapshot outlives
  * nothing: close it before its store. lmdb: while a snapshot is open this

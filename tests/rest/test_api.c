@@ -354,6 +354,76 @@ START_TEST (bad_input)
 }
 END_TEST
 
+/* Ids longer than the store's key limit: refused per key with the reason,
+ * the other keys of the request applied, nothing of the long one written,
+ * and reads of such ids answer "absent" (no such key can exist), not 503.
+ * lmdb keys stop at 511 bytes, HBase (and memory) keys at 32767. */
+static gchar *
+long_insert (const gchar *target)
+{
+  return g_strdup_printf ("{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"L\","
+                          "\"target\":\"%s\",\"properties\":{\"created_at\":1}}}", target);
+}
+
+START_TEST (long_ids)
+{
+  quick_start_setup ();
+  gboolean hbase = g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0;
+  g_autofree gchar *url600 = g_strnfill (600, 'u');    /* a long URL as a target */
+  g_autofree gchar *huge = g_strnfill (33000, 'h');    /* over HBase's row key limit */
+  g_autofree gchar *a = long_insert (url600);
+  g_autofree gchar *b = long_insert ("short");
+  g_autofree gchar *c = long_insert (huge);
+  g_autofree gchar *body = g_strdup_printf ("{\"mutations\":[%s,%s,%s]}", a, b, c);
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "POST", body, T "/edges");
+  ck_assert_msg (r.status == 200, "%u %s", r.status, r.body);
+  guint created = 0;
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree gchar *p = g_strdup_printf ("results.%u.", i);
+      g_autofree gchar *pt = g_strconcat (p, "target", NULL);
+      g_autofree gchar *ps = g_strconcat (p, "status", NULL);
+      g_autofree gchar *pm = g_strconcat (p, "message", NULL);
+      const gchar *target = ab_json_str (r.json, pt);
+      gboolean fits = strlen (target) < (hbase ? 32000 : 500);
+      ck_assert_str_eq (ab_json_str (r.json, ps), fits ? "CREATED" : "ERROR");
+      created += fits;
+      if (!fits)
+        {
+          const gchar *m = ab_json_str (r.json, pm);
+          ck_assert_msg (m != NULL && strstr (m, "too long") != NULL
+                         && strstr (m, hbase ? "32767" : "511") != NULL,
+                         "reason: %s", m != NULL ? m : "(none)");
+        }
+      else
+        ck_assert (ab_json_at (r.json, pm) == NULL); /* upstream's shape when it worked */
+    }
+  ab_reply_clear (&r);
+  /* the refused keys left nothing: the source counts only what was created */
+  ab_http (&srv, &r, "GET", NULL, T "/edges/count?start=L&direction=OUT");
+  ck_assert_int_eq (ab_json_int (r.json, "count"), created);
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, T "/edges/scan/recent?start=L&direction=OUT");
+  ck_assert_int_eq (ab_json_int (r.json, "count"), created);
+  ab_reply_clear (&r);
+  /* reads of ids no key can hold: absent, not an error */
+  const gchar *ids[] = { url600, huge };
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      gboolean stored = hbase && i == 0;
+      ab_http (&srv, &r, "GET", NULL, T "/edges/get?source=L&target=%s", ids[i]);
+      ck_assert_msg (r.status == 200, "%u %s", r.status, r.body);
+      ck_assert_int_eq (ab_json_int (r.json, "count"), stored ? 1 : 0);
+      ab_reply_clear (&r);
+      ab_http (&srv, &r, "GET", NULL, T "/edges/count?start=%s&direction=IN", ids[i]);
+      ck_assert_msg (r.status == 200, "%u %s", r.status, r.body);
+      ck_assert_int_eq (ab_json_int (r.json, "count"), stored ? 1 : 0);
+      ab_reply_clear (&r);
+    }
+}
+END_TEST
+
 START_TEST (health_and_metrics)
 {
   AbReply r = { 0 };
@@ -383,6 +453,7 @@ main (void)
   tcase_add_test (tc, metadata_v3);
   tcase_add_test (tc, schema_update_rules);
   tcase_add_test (tc, bad_input);
+  tcase_add_test (tc, long_ids);
   tcase_add_test (tc, health_and_metrics);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
