@@ -192,24 +192,41 @@ START_TEST (test_https_http2_and_http1)
 }
 END_TEST
 
-typedef struct {
-  guint pending;
-  guint ok;
-} AbBurst;
+#define BURST 2000
 
-static void
-on_burst_done (GObject *source, GAsyncResult *res, gpointer data)
+/* curl with BURST GETs of url multiplexed over one HTTP/2 connection (-Z),
+ * printing each one's status on its own line as it completes. */
+static GSubprocess *
+burst_start (const gchar *ca, const gchar *url)
 {
-  AbBurst *b = data;
-  g_autoptr (GBytes) body = soup_session_send_and_read_finish (SOUP_SESSION (source), res, NULL);
-  if (body != NULL)
-    b->ok++;
-  b->pending--;
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  const gchar *head[] = { "curl", "-sS", "--http2", "--cacert", ca, "-Z", "--parallel-max", "40",
+                          "--max-time", "30", "-w", "%{http_code}\n" };
+  for (guint i = 0; i < G_N_ELEMENTS (head); i++)
+    g_ptr_array_add (argv, g_strdup (head[i]));
+  for (guint i = 0; i < BURST; i++)
+    {
+      g_ptr_array_add (argv, g_strdup ("-o"));
+      g_ptr_array_add (argv, g_strdup ("/dev/null"));
+      g_ptr_array_add (argv, g_strdup (url));
+    }
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GError) error = NULL;
+  GSubprocess *p = g_subprocess_newv ((const gchar *const *) argv->pdata,
+                                      G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                      | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
+  ck_assert_msg (p != NULL, "curl: %s", error != NULL ? error->message : "");
+  return p;
 }
 
 /* SIGTERM with idle HTTP/2 connections, a burst of HTTP/2 requests in flight,
  * an idle HTTP/1.1 keep-alive TLS connection and a TCP connection stuck
- * before its TLS handshake: the server drains and exits 0 within seconds. */
+ * before its TLS handshake: the server drains and exits 0 within seconds,
+ * and every request of the burst ends (answered 200, or refused: curl's 000).
+ * The burst is curl's, not libsoup's: libsoup 3.2 sometimes lost a message
+ * queued on a connection that had just received GOAWAY ("soup_connection_
+ * setup_message_io: code should not be reached") and never completed it, so
+ * the test waited forever on the client, not on the server. */
 START_TEST (test_graceful_stop_with_http2)
 {
   AbServer srv;
@@ -223,27 +240,40 @@ START_TEST (test_graceful_stop_with_http2)
   int idle = tcp_connect (srv.port);   /* the first byte of a TLS record, no more */
   ck_assert_int_eq (write (idle, "\x16", 1), 1);
 
-  g_autoptr (SoupSession) session = NULL;
-  g_autoptr (GTlsDatabase) db = g_tls_file_database_new (pki.ca, NULL);
-  session = soup_session_new_with_options ("timeout", 30, "tls-database", db, NULL);
-  AbBurst burst = { 0 };
   g_autofree gchar *url = g_strconcat (srv.base, "/health", NULL);
-  for (guint i = 0; i < 40; i++)
+  g_autoptr (GSubprocess) curl = burst_start (pki.ca, url);
+  g_autoptr (GDataInputStream) lines =
+      g_data_input_stream_new (g_subprocess_get_stdout_pipe (curl));
+  guint answered = 0, refused = 0, seen = 0;
+  gint64 took_ms = -1;
+  for (;;)
     {
-      g_autoptr (SoupMessage) msg = soup_message_new ("GET", url);
-      burst.pending++;
-      soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_burst_done,
-                                        &burst);
+      g_autofree gchar *line = g_data_input_stream_read_line (lines, NULL, NULL, NULL);
+      if (line == NULL)
+        break;
+      seen++;
+      if (g_str_equal (line, "200"))
+        answered++;
+      else
+        {
+          ck_assert_msg (g_str_equal (line, "000"), "a burst request got %s", line);
+          refused++;
+        }
+      /* the burst is under way (5 answers back): stop the server under it */
+      if (answered == 5 && took_ms < 0)
+        {
+          gint64 t0 = g_get_monotonic_time ();
+          ab_server_stop (&srv);
+          took_ms = (g_get_monotonic_time () - t0) / 1000;
+        }
     }
-  /* let part of the burst reach the server, then stop it */
-  for (guint i = 0; i < 20 && burst.pending > 0; i++)
-    g_main_context_iteration (NULL, FALSE);
-  gint64 t0 = g_get_monotonic_time ();
-  ab_server_stop (&srv);
-  gint64 took_ms = (g_get_monotonic_time () - t0) / 1000;
-  while (burst.pending > 0)
-    g_main_context_iteration (NULL, TRUE);
+  g_autoptr (GError) error = NULL;
+  ck_assert (g_subprocess_wait (curl, NULL, &error));
+  ck_assert_msg (took_ms >= 0, "the burst never got 5 answers (%u lines)", seen);
   ck_assert_msg (took_ms < 6000, "stop took %" G_GINT64_FORMAT " ms", took_ms);
+  ck_assert_uint_eq (seen, BURST); /* every request ended, none hung */
+  g_print ("graceful stop under an HTTP/2 burst: %" G_GINT64_FORMAT " ms; %u answered, %u "
+           "refused\n", took_ms, answered, refused);
   close (stuck);
   close (idle);
   ab_server_destroy (&srv);
