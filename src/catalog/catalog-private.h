@@ -9,6 +9,7 @@
 #define KIND_ALIAS 'a'
 #define KIND_REVISION '#'
 #define KIND_KEY 'k'
+#define KIND_STORAGE 's'
 
 struct _AbCatalog {
   AbStore *store;
@@ -18,6 +19,7 @@ struct _AbCatalog {
   GHashTable *tables;    /* "db\x1ftable" -> AbTableDesc* */
   GHashTable *aliases;   /* "db\x1falias" -> AbAliasDesc* */
   GHashTable *keys;      /* hash -> AbApiKey* */
+  GHashTable *storages;  /* name -> JsonNode* (a v2 storage entity, as given) */
   gint64 revision;
 };
 

@@ -75,7 +75,7 @@ parse_json_bytes (GBytes *bytes, GError **error)
 /* Decodes one stored descriptor row into the right map. */
 static gboolean
 load_row (const AbKv *kv, GHashTable *dbs, GHashTable *tables, GHashTable *aliases,
-          GHashTable *keys, GError **error)
+          GHashTable *keys, GHashTable *storages, GError **error)
 {
   gsize klen;
   const guint8 *k = g_bytes_get_data (kv->key, &klen);
@@ -113,6 +113,16 @@ load_row (const AbKv *kv, GHashTable *dbs, GHashTable *tables, GHashTable *alias
         return FALSE;
       g_hash_table_replace (keys, g_strdup (k->hash), k);
     }
+  else if (kind == KIND_STORAGE)
+    {
+      JsonObject *o = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      const gchar *name = o != NULL ? json_object_get_string_member_with_default (o, "name", NULL)
+                                    : NULL;
+      if (name == NULL)
+        return g_set_error_literal (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
+                                    "a storage row without a name"), FALSE;
+      g_hash_table_replace (storages, g_strdup (name), g_steal_pointer (&node));
+    }
   return TRUE;
 }
 
@@ -135,8 +145,9 @@ ab_catalog_reload (AbCatalog *cat, GError **error)
   g_autoptr (GHashTable) tables = new_map ((GDestroyNotify) ab_table_desc_unref);
   g_autoptr (GHashTable) aliases = new_map ((GDestroyNotify) ab_alias_desc_unref);
   g_autoptr (GHashTable) keys = new_map ((GDestroyNotify) ab_api_key_unref);
+  g_autoptr (GHashTable) storages = new_map ((GDestroyNotify) json_node_unref);
   for (guint i = 0; i < rows->len; i++)
-    if (!load_row (&g_array_index (rows, AbKv, i), dbs, tables, aliases, keys, error))
+    if (!load_row (&g_array_index (rows, AbKv, i), dbs, tables, aliases, keys, storages, error))
       {
         g_prefix_error (error, "catalog row is corrupt: ");
         return FALSE;
@@ -152,10 +163,12 @@ ab_catalog_reload (AbCatalog *cat, GError **error)
   g_hash_table_unref (cat->tables);
   g_hash_table_unref (cat->aliases);
   g_hash_table_unref (cat->keys);
+  g_hash_table_unref (cat->storages);
   cat->databases = g_steal_pointer (&dbs);
   cat->tables = g_steal_pointer (&tables);
   cat->aliases = g_steal_pointer (&aliases);
   cat->keys = g_steal_pointer (&keys);
+  cat->storages = g_steal_pointer (&storages);
   cat->revision = rev;
   g_rw_lock_writer_unlock (&cat->lock);
   return TRUE;
@@ -172,6 +185,7 @@ ab_catalog_open (AbStore *store, GError **error)
   cat->tables = new_map ((GDestroyNotify) ab_table_desc_unref);
   cat->aliases = new_map ((GDestroyNotify) ab_alias_desc_unref);
   cat->keys = new_map ((GDestroyNotify) ab_api_key_unref);
+  cat->storages = new_map ((GDestroyNotify) json_node_unref);
   cat->revision = -1;
   GError *local = NULL;
   if (!ab_catalog_reload (cat, &local))
@@ -200,6 +214,7 @@ ab_catalog_free (AbCatalog *cat)
   g_hash_table_unref (cat->tables);
   g_hash_table_unref (cat->aliases);
   g_hash_table_unref (cat->keys);
+  g_hash_table_unref (cat->storages);
   g_rw_lock_clear (&cat->lock);
   g_mutex_clear (&cat->ddl);
   g_free (cat);
@@ -312,6 +327,40 @@ ab_catalog_get_alias (AbCatalog *cat, const gchar *db, const gchar *alias)
 {
   g_autofree gchar *k = ab_catalog_pair_key (db, alias);
   return lookup_ref (cat, &cat->aliases, k, (RefFunc) ab_alias_desc_ref);
+}
+
+/* ---- v2 storages ---- */
+
+static const gchar *
+storage_name (gconstpointer node)
+{
+  return json_object_get_string_member (json_node_get_object ((JsonNode *) node), "name");
+}
+
+GPtrArray *
+ab_catalog_list_storages (AbCatalog *cat)
+{
+  return list_map (cat, &cat->storages, NULL, NULL, storage_name, (RefFunc) json_node_copy,
+                   (GDestroyNotify) json_node_unref);
+}
+
+gboolean
+ab_catalog_has_storage (AbCatalog *cat, const gchar *name)
+{
+  g_rw_lock_reader_lock (&cat->lock);
+  gboolean found = g_hash_table_contains (cat->storages, name);
+  g_rw_lock_reader_unlock (&cat->lock);
+  return found;
+}
+
+gboolean
+ab_catalog_put_storage (AbCatalog *cat, const gchar *name, JsonNode *entity, GError **error)
+{
+  if (!JSON_NODE_HOLDS_OBJECT (entity) || g_strcmp0 (storage_name (entity), name) != 0)
+    return g_set_error (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
+                        "storage entity must be an object named %s", name), FALSE;
+  g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
+  return ab_catalog_persist (cat, KIND_STORAGE, NULL, name, entity, error);
 }
 
 AbTableDesc *

@@ -102,6 +102,16 @@ AbApiKey *ab_catalog_create_key (AbCatalog *cat, const gchar *name, const AbGran
                                  guint n_grants, const gchar *actor, gchar **token_out,
                                  GError **error);
 GPtrArray *ab_catalog_list_keys (AbCatalog *cat);
+
+/* ---- v2 storages (the upstream console's `create storage`) ----
+ * Recorded, listed and checked by name for v2 label creation; they do not
+ * change where data goes (a server has one store). Persisted like every
+ * descriptor, so every node and every restart sees the same. */
+GPtrArray *ab_catalog_list_storages (AbCatalog *cat);   /* JsonNode* copies, by name */
+gboolean ab_catalog_has_storage (AbCatalog *cat, const gchar *name);
+/* Creates or replaces; entity is a JSON object whose "name" is name. */
+gboolean ab_catalog_put_storage (AbCatalog *cat, const gchar *name, JsonNode *entity,
+                                 GError **error);
 /* The key whose hash matches, or NULL. */
 AbApiKey *ab_catalog_find_key (AbCatalog *cat, const gchar *hash);
 gboolean ab_catalog_revoke_key (AbCatalog *cat, const gchar *id, GError **error);

@@ -5,11 +5,6 @@
 
 #define CAT(ud) ab_engine_catalog ((AbEngine *) (ud))
 
-/* Storages are a v2 console convenience with no effect on where data goes
- * (the server has one store): kept in memory for `show storages`. */
-static GMutex storages_lock;
-static JsonObject *storages;
-
 static void
 answer_status (AbHttpResponse *resp, const gchar *status, JsonNode *result)
 {
@@ -182,6 +177,15 @@ label_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   g_autoptr (AbTableDesc) proto = ab_table_desc_from_v2_label (ab_http_param (req, "s"),
                                                                ab_http_param (req, "l"), node,
                                                                &error);
+  /* a storage given by name must have been created (POST /graph/v2/storage/{name}) */
+  if (proto != NULL && !g_str_has_prefix (proto->storage, "datastore:")
+      && !ab_catalog_has_storage (CAT (ud), proto->storage))
+    {
+      g_autofree gchar *msg = g_strdup_printf ("storage %s is not found: create it first "
+                                               "(POST /graph/v2/storage/%s) or give a "
+                                               "datastore:// URI", proto->storage, proto->storage);
+      return ab_http_response_error (resp, 400, msg);
+    }
   g_autoptr (AbTableDesc) t = proto != NULL ? ab_catalog_create_table (CAT (ud), proto,
                                                                        ab_api_actor (req), &error)
                                             : NULL;
@@ -310,20 +314,17 @@ alias_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   answer_status (resp, "DELETED", NULL);
 }
 
-/* ---- storages ---- */
+/* ---- storages ----
+ * A v2 console convenience with no effect on where data goes (a server has
+ * one store), persisted in the catalog so every node lists the same. */
 
 static void
 storage_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   JsonArray *arr = json_array_new ();
-  g_mutex_lock (&storages_lock);
-  if (storages != NULL)
-    {
-      g_autoptr (GList) members = json_object_get_values (storages);
-      for (GList *l = members; l != NULL; l = l->next)
-        json_array_add_element (arr, json_node_copy (l->data));
-    }
-  g_mutex_unlock (&storages_lock);
+  g_autoptr (GPtrArray) all = ab_catalog_list_storages (CAT (ud));
+  for (guint i = 0; i < all->len; i++)
+    json_array_add_element (arr, json_node_copy (all->pdata[i]));
   answer_page (resp, arr);
 }
 
@@ -337,11 +338,12 @@ storage_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   JsonNode *entity = json_node_copy (node);
   json_object_set_string_member (json_node_get_object (entity), "name", ab_http_param (req, "n"));
   json_object_set_boolean_member (json_node_get_object (entity), "active", TRUE);
-  g_mutex_lock (&storages_lock);
-  if (storages == NULL)
-    storages = json_object_new ();
-  json_object_set_member (storages, ab_http_param (req, "n"), json_node_copy (entity));
-  g_mutex_unlock (&storages_lock);
+  GError *error = NULL;
+  if (!ab_catalog_put_storage (CAT (ud), ab_http_param (req, "n"), entity, &error))
+    {
+      json_node_unref (entity);
+      return fail (resp, error);
+    }
   answer_status (resp, "CREATED", entity);
 }
 
@@ -380,5 +382,5 @@ ab_api_register_v2 (AbRouter *r, AbEngine *e)
   both (r, "PUT", a, ap, B, alias_update, e);
   both (r, "DELETE", a, ap, B, alias_delete, e);
   both (r, "GET", "/graph/v2/storage", "/graph/v2/storages", I, storage_list, e);
-  both (r, "POST", "/graph/v2/storage/{n}", NULL, I, storage_create, e);
+  both (r, "POST", "/graph/v2/storage/{n}", NULL, B, storage_create, e);
 }

@@ -424,6 +424,46 @@ START_TEST (long_ids)
 }
 END_TEST
 
+/* v2 storages (the upstream console's `create storage`): persisted in the
+ * catalog, so they survive a restart; a label naming a storage needs it. */
+START_TEST (v2_storages)
+{
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "POST", "{\"desc\":\"Likes\"}", "/graph/v2/service/likes");
+  ck_assert_uint_eq (r.status, 200);
+  ab_reply_clear (&r);
+  /* QUICK_LABEL with the storage given by name */
+  g_autoptr (GString) label = g_string_new (QUICK_LABEL);
+  g_string_replace (label, "datastore://likes/likes", "main", 1);
+  ab_http (&srv, &r, "POST", label->str, "/graph/v2/service/likes/label/named");
+  ab_assert_error_reply (&r, 400);
+  ck_assert_msg (strstr (ab_json_str (r.json, "message"), "storage main is not found") != NULL,
+                 "%s", r.body);
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "POST", "{\"comment\":\"c\",\"storageType\":\"hbase\","
+           "\"hbaseNamespace\":\"ns\",\"hbaseTable\":\"t\"}", "/graph/v2/storage/main");
+  ck_assert_msg (r.status == 200, "%s", r.body);
+  ck_assert_str_eq (ab_json_str (r.json, "status"), "CREATED");
+  ck_assert_str_eq (ab_json_str (r.json, "result.name"), "main");
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "POST", label->str, "/graph/v2/service/likes/label/named");
+  ck_assert_msg (r.status == 200, "%s", r.body);
+  ab_reply_clear (&r);
+  /* a restart keeps it */
+  g_autofree gchar *dir = g_strdup (srv.dir);
+  ab_server_stop (&srv);
+  g_free (srv.dir);
+  g_free (srv.log_path);
+  g_free (srv.base);
+  ab_server_start (&srv, dir, NULL);
+  ab_http (&srv, &r, "GET", NULL, "/graph/v2/storages");
+  ck_assert_int_eq (ab_json_int (r.json, "count"), 1);
+  ck_assert_str_eq (ab_json_str (r.json, "content.0.name"), "main");
+  ck_assert_str_eq (ab_json_str (r.json, "content.0.hbaseTable"), "t");
+  ab_reply_clear (&r);
+}
+END_TEST
+
 START_TEST (health_and_metrics)
 {
   AbReply r = { 0 };
@@ -454,6 +494,7 @@ main (void)
   tcase_add_test (tc, schema_update_rules);
   tcase_add_test (tc, bad_input);
   tcase_add_test (tc, long_ids);
+  tcase_add_test (tc, v2_storages);
   tcase_add_test (tc, health_and_metrics);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);

@@ -228,6 +228,21 @@ START_TEST (ddl_seen_across_nodes)
     }
   /* Created tables are usable at once: a miss reloads the catalog. */
   ck_assert_uint_eq (late_first[DDL_CREATED], 0);
+  /* A v2 storage created on node 0 is listed by node 1 within T. */
+  g_autoptr (JsonNode) st = ab_http_ok (&nodes[0], "POST", "/graph/v2/storage/shared",
+                                        "{\"comment\":\"c\"}");
+  gint64 acked = g_get_monotonic_time ();
+  for (;;)
+    {
+      g_autoptr (JsonNode) l = ab_http_ok (&nodes[1], "GET", "/graph/v2/storages", NULL);
+      if (ab_json_int (l, "count") == 1)
+        {
+          ck_assert_str_eq (ab_json_str (l, "content.0.name"), "shared");
+          break;
+        }
+      ck_assert_msg (g_get_monotonic_time () - acked <= T_US, "node 1 lists no storage after T");
+      g_usleep (2000);
+    }
   for (guint k = 0; k < DDL_END; k++)
     g_array_unref (lag[k]);
   g_async_queue_unref (q);
