@@ -21,7 +21,7 @@ struct _AbEngine {
   AbSink *wal;
   AbSink *cdc;
   struct _AbApplier *applier;  /* NULL unless the async applier runs */
-  gchar *owned_wal_uri, *owned_cdc_uri, *owned_phase, *owned_tenant;
+  gchar *owned_wal_uri, *owned_cdc_uri, *owned_phase, *owned_tenant, *owned_async_refused;
   struct _AbMaint *maint;      /* cache rows to trim, the maintenance thread (prune.c) */
 };
 

@@ -10,6 +10,7 @@ G_DEFINE_QUARK (ab-engine-error-quark, ab_engine_error)
 void
 ab_engine_config_init (AbEngineConfig *cfg)
 {
+  memset (cfg, 0, sizeof *cfg);
   cfg->lock_retries = 50;
   cfg->lock_backoff_ms = 100;
   cfg->lock_stale_ms = 300000;
@@ -109,6 +110,7 @@ ab_engine_open_store (AbStore *store, const AbEngineConfig *cfg, GError **error)
   engine->cfg.cdc_uri = engine->owned_cdc_uri = g_strdup (engine->cfg.cdc_uri);
   engine->cfg.phase = engine->owned_phase = g_strdup (engine->cfg.phase);
   engine->cfg.tenant = engine->owned_tenant = g_strdup (engine->cfg.tenant);
+  engine->cfg.async_refused = engine->owned_async_refused = g_strdup (engine->cfg.async_refused);
   ab_engine_pools_start (engine);
   ab_engine_maint_start (engine);
   if (!open_sinks (engine, &local))
@@ -134,6 +136,7 @@ ab_engine_close (AbEngine *engine)
   g_free (engine->owned_cdc_uri);
   g_free (engine->owned_phase);
   g_free (engine->owned_tenant);
+  g_free (engine->owned_async_refused);
   ab_catalog_free (engine->catalog);
   ab_store_close (engine->store);
   g_strfreev (engine->cfg.insert_merge_databases);

@@ -28,6 +28,8 @@ typedef struct {
   const gchar *cdc_uri;       /* sink for CDC: none (default) */
   gint system_mode;           /* server-wide mode override: -1 none, else AbMutationMode */
   gboolean run_applier;       /* consume the WAL and apply ASYNC mutations (default TRUE) */
+  const gchar *async_refused; /* non-NULL: ASYNC mutations answer 503 with this reason
+                               * (the WAL would not outlive the node); copied */
   const gchar *phase;         /* WAL/CDC "phase" (default "local") */
   const gchar *tenant;        /* WAL/CDC "tenant" (default "default") */
   guint cache_prune_ms;       /* trim cache rows to their limit every N ms (default 1000; 0 = never in the background) */

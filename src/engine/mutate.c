@@ -59,6 +59,8 @@ effective_mode (AbEngine *engine, const AbTableDesc *t, const AbMutateOptions *o
   if (*mode == AB_MODE_DENY || t->mode == AB_MODE_DENY)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "Table %s.%s denies mutations (mode DENY).", t->database, t->table);
+  if (*mode == AB_MODE_ASYNC && engine->cfg.async_refused != NULL)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_UNAVAILABLE, "%s", engine->cfg.async_refused);
   return TRUE;
 }
 

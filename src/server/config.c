@@ -121,6 +121,7 @@ ab_server_flags_parse (AbServerFlags *f, int *argc, char ***argv, GError **error
     { "wal", 0, 0, G_OPTION_ARG_STRING, &f->wal, "WAL sink: file:DIR (default: next to the store), kafka://HOST:PORT/TOPIC or none", "URI" },
     { "cdc", 0, 0, G_OPTION_ARG_STRING, &f->cdc, "CDC sink: none (default), file:DIR or kafka://HOST:PORT/TOPIC", "URI" },
     { "auth", 0, 0, G_OPTION_ARG_NONE, &f->auth, "Require API keys (first admin key: ACTIONBASE_ADMIN_KEY)", NULL },
+    { "wal-ephemeral", 0, 0, G_OPTION_ARG_NONE, &f->wal_ephemeral, "The file WAL does not outlive this node (a container layer): refuse ASYNC mutations", NULL },
     { "system-mode", 0, 0, G_OPTION_ARG_STRING, &f->system_mode, "Server-wide mutation mode override: SYNC, ASYNC, DROP or DENY", "MODE" },
     { "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &f->tls_cert, "Serve HTTPS (HTTP/1.1 and HTTP/2) with this PEM certificate chain", "FILE" },
     { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &f->tls_key, "PEM private key of --tls-cert", "FILE" },
@@ -270,6 +271,8 @@ ab_server_config_apply_flags (AbServerConfig *cfg, const AbServerFlags *f, GErro
     return FALSE;
   if (f->auth)
     cfg->auth = TRUE;
+  if (f->wal_ephemeral)
+    cfg->wal_ephemeral = TRUE;
   if (f->wal != NULL)
     set_string (&cfg->wal_uri, f->wal);
   if (f->cdc != NULL)
@@ -320,9 +323,10 @@ apply_server_key (AbServerConfig *cfg, const gchar *key, const gchar *value,
     }
   if (g_str_equal (key, "system-mode"))
     return set_mode (&cfg->system_mode, value, error);
-  if (g_str_equal (key, "auth"))
+  if (g_str_equal (key, "auth") || g_str_equal (key, "wal-ephemeral"))
     {
-      cfg->auth = g_ascii_strcasecmp (value, "true") == 0 || g_str_equal (value, "1");
+      *(key[0] == 'a' ? &cfg->auth : &cfg->wal_ephemeral)
+          = g_ascii_strcasecmp (value, "true") == 0 || g_str_equal (value, "1");
       return TRUE;
     }
   if (g_str_equal (key, "admin-key"))
@@ -383,6 +387,11 @@ apply_engine_key (AbServerConfig *cfg, AbEngineConfig *e, GKeyFile *kf, const gc
   guint *field = engine_uint_field (e, key);
   gint64 n = 0;
   *known = TRUE;
+  if (g_str_equal (key, "applier"))
+    {
+      e->run_applier = g_ascii_strcasecmp (value, "false") != 0 && g_strcmp0 (value, "0") != 0;
+      return TRUE;
+    }
   if (g_str_equal (key, "insert-merge-databases"))
     {
       g_strfreev (cfg->insert_merge_databases);

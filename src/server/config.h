@@ -27,6 +27,7 @@ typedef struct {
   gchar *cdc;
   gchar *system_mode;
   gboolean auth;
+  gboolean wal_ephemeral;
   gchar *tls_cert;
   gchar *tls_key;
   gchar *max_connections;      /* strings so that a zeroed struct means "not given" */
@@ -42,6 +43,7 @@ typedef struct {
   gchar *cdc_uri;               /* default "none" */
   gint system_mode;             /* -1 none, else AbMutationMode */
   gboolean auth;                /* access control on (API keys) */
+  gboolean wal_ephemeral;       /* the file WAL does not outlive this node: refuse ASYNC */
   gchar *admin_key;             /* bootstrap admin key; ACTIONBASE_ADMIN_KEY wins */
 } AbServerConfig;
 

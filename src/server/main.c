@@ -133,12 +133,27 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   with_sinks.wal_uri = wal;
   with_sinks.cdc_uri = cfg->cdc_uri;
   with_sinks.system_mode = cfg->system_mode;
+  gboolean file_wal = g_str_has_prefix (wal, "file:");
+  g_autofree gchar *refused = NULL;
+  if (cfg->wal_ephemeral && file_wal)
+    with_sinks.async_refused = refused = g_strdup_printf (
+        "ASYNC mutations need a WAL that outlives this node, and its WAL (%s) is marked "
+        "ephemeral (wal-ephemeral): send the request as SYNC (/edges/sync) or run the server "
+        "with --wal kafka://HOST:PORT/TOPIC", wal);
   AbEngine *engine = ab_engine_open (cfg->store_uri, &with_sinks, &error);
   if (engine == NULL)
     {
       g_critical ("cannot open store %s: %s", cfg->store_uri, error->message);
       return 1;
     }
+  /* A shared remote store with a node-local WAL: an acknowledged ASYNC write
+   * lives only on this node's disk until its applier ran. */
+  if (file_wal && !cfg->wal_ephemeral && !ab_engine_reads_inline (engine))
+    g_warning ("the WAL is a local file (%s) while the store is shared (%s): an ASYNC write is "
+               "acknowledged once that file is synced and is LOST if this node's disk goes "
+               "away before its applier ran. Stateless nodes need --wal kafka://HOST:PORT/TOPIC "
+               "(any node applies); --wal-ephemeral refuses ASYNC writes instead", wal,
+               cfg->store_uri);
   AbRouter *router = ab_router_new ();
   AbMetrics *metrics = ab_metrics_new ();
   ab_metrics_add_provider (metrics, process_metrics, NULL, NULL);

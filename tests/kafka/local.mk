@@ -18,5 +18,12 @@ tests_kafka_test_kafka_server_SOURCES = tests/kafka/test_kafka_server.c $(KAFKA_
 tests_kafka_test_kafka_server_CPPFLAGS = $(KAFKA_CPPFLAGS) -I$(top_srcdir)/tests/rest
 tests_kafka_test_kafka_server_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_kafka_test_kafka_server_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+# Two actionbased nodes on one HBase sharing the Kafka WAL: one killed -9.
+check_PROGRAMS += tests/kafka/test_kafka_nodes
+TESTS += tests/kafka/test_kafka_nodes
+tests_kafka_test_kafka_nodes_SOURCES = tests/kafka/test_kafka_nodes.c $(REST_HARNESS)
+tests_kafka_test_kafka_nodes_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/rest
+tests_kafka_test_kafka_nodes_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
+tests_kafka_test_kafka_nodes_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
 EXTRA_DIST += tests/kafka/start.sh tests/kafka/stop.sh tests/kafka/pom.xml \
 	tests/kafka/log4j2.properties

@@ -127,6 +127,35 @@ START_TEST (async_survives_kill)
 }
 END_TEST
 
+/* A node told its file WAL does not outlive it (--wal-ephemeral) refuses
+ * ASYNC writes with a JSON 503 saying why, writes nothing for them, and
+ * still takes SYNC requests. */
+START_TEST (ephemeral_wal_refuses_async)
+{
+  const gchar *args[] = { "--wal-ephemeral", NULL };
+  ab_server_start (&srv, NULL, args);
+  g_autoptr (JsonNode) d = ok ("POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) t = ok ("POST", "/graph/v3/databases/d/tables",
+      "{\"table\":\"t\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"mode\":\"ASYNC\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\",\"properties\":[],\"indexes\":[]}}");
+  const gchar *edge = "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,"
+                      "\"source\":\"u\",\"target\":\"t\"}}]}";
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "POST", edge, T "/edges");
+  ab_assert_error_reply (&r, 503);
+  ck_assert_msg (strstr (ab_json_str (r.json, "message"), "ephemeral") != NULL, "%s", r.body);
+  ab_reply_clear (&r);
+  g_autoptr (JsonNode) c0 = ok ("GET", T "/edges/count?start=u&direction=OUT", NULL);
+  ck_assert_int_eq (ab_json_int (c0, "count"), 0);
+  g_autoptr (JsonNode) s = ok ("POST", T "/edges/sync", edge);
+  ck_assert_str_eq (ab_json_str (s, "results.0.status"), "CREATED");
+  g_autoptr (JsonNode) c1 = ok ("GET", T "/edges/count?start=u&direction=OUT", NULL);
+  ck_assert_int_eq (ab_json_int (c1, "count"), 1);
+  ab_server_destroy (&srv);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -134,6 +163,7 @@ main (void)
   TCase *tc = tcase_create ("async");
   tcase_set_timeout (tc, 180);
   tcase_add_loop_test (tc, async_survives_kill, 0, 2);
+  tcase_add_test (tc, ephemeral_wal_refuses_async);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);

@@ -60,6 +60,10 @@ start_two_nodes (void)
   const gchar *args[] = { "--store", store, NULL };
   g_mkdir_with_parents (twin, 0755);
   ab_server_start (&nodes[1], twin, args);
+  /* a shared store with a node-local file WAL (the harness's): warned at start */
+  g_autofree gchar *log = NULL;
+  ck_assert (g_file_get_contents (nodes[1].log_path, &log, NULL, NULL));
+  ck_assert_msg (strstr (log, "is LOST if this node's disk goes away") != NULL, "%s", log);
 }
 
 static void

@@ -69,13 +69,16 @@ START_TEST (test_file_then_flags)
 {
   g_autofree gchar *path = write_config (
     "[server]\nlisten=0.0.0.0:9000\nstore=memory:\nworkers=3\nhttp-threads=2\n"
-    "max-body=1M\nlog-level=warning\ndrain-timeout-ms=500\n"
+    "max-body=1M\nlog-level=warning\ndrain-timeout-ms=500\nwal-ephemeral=true\n"
     "[engine]\nlock-retries=7\nlock-stale-ms=1000\nmax-scan-limit=50\n"
-    "insert-merge-databases=a;b\n");
+    "insert-merge-databases=a;b\napplier=false\n");
   AbServerConfig cfg;
-  AbEngineConfig engine = { 0 };
+  AbEngineConfig engine;
   g_autoptr (GError) error = NULL;
+  ab_engine_config_init (&engine);
   ab_server_config_init (&cfg);
+  ck_assert (engine.run_applier);
+  ck_assert (!cfg.wal_ephemeral);
   ck_assert_msg (ab_server_config_load_file (&cfg, &engine, path, &error), "%s",
                  error ? error->message : "");
   ck_assert_str_eq (cfg.http.host, "0.0.0.0");
@@ -91,6 +94,8 @@ START_TEST (test_file_then_flags)
   ck_assert_uint_eq (engine.max_scan_limit, 50);
   ck_assert_uint_eq (g_strv_length (engine.insert_merge_databases), 2);
   ck_assert_str_eq (engine.insert_merge_databases[1], "b");
+  ck_assert (cfg.wal_ephemeral);
+  ck_assert (!engine.run_applier);
 
   AbServerFlags flags = { 0 };
   flags.workers = flags.http_threads = flags.drain_timeout_ms = -1;
@@ -125,7 +130,7 @@ END_TEST
 START_TEST (test_flags_parse)
 {
   gchar *args[] = { "actionbased", "--listen", "[::1]:7000", "--workers", "5",
-                    "--max-body", "64k", "--log-level", "debug", NULL };
+                    "--max-body", "64k", "--log-level", "debug", "--wal-ephemeral", NULL };
   int argc = G_N_ELEMENTS (args) - 1;
   g_autofree gchar **argv = g_memdup2 (args, sizeof args);
   AbServerFlags flags;
@@ -140,6 +145,7 @@ START_TEST (test_flags_parse)
   ck_assert_uint_eq (cfg.http.max_body, 65536);
   ck_assert_int_eq (cfg.log_threshold, G_LOG_LEVEL_DEBUG);
   ck_assert_str_eq (cfg.store_uri, "lmdb:./actionbase-data");
+  ck_assert (cfg.wal_ephemeral);
   ab_server_flags_clear (&flags);
   ab_server_config_clear (&cfg);
 }
