@@ -134,6 +134,16 @@ ab_server_stop (AbServer *srv)
 }
 
 void
+ab_server_restart (AbServer *srv, const gchar *const *extra)
+{
+  g_autofree gchar *dir = g_steal_pointer (&srv->dir);
+  g_free (srv->log_path);
+  g_free (srv->base);
+  g_free (srv->ca_file);
+  ab_server_start (srv, dir, extra);
+}
+
+void
 ab_server_kill (AbServer *srv)
 {
   if (srv->proc == NULL)

@@ -23,6 +23,9 @@ void ab_server_start_tls (AbServer *srv, const gchar *dir, const gchar *const *e
                           const gchar *cert, const gchar *key, const gchar *ca_file);
 /* SIGTERM and wait (asserts exit status 0); keeps dir. */
 void ab_server_stop (AbServer *srv);
+/* Starts a stopped or killed server again on its directory (same store and
+ * WAL), over plain HTTP, with extra_args. */
+void ab_server_restart (AbServer *srv, const gchar *const *extra_args);
 /* SIGKILL (no graceful stop); keeps dir. */
 void ab_server_kill (AbServer *srv);
 /* Stops (if running) and removes dir. */

@@ -170,12 +170,8 @@ START_TEST (pagination_ranges_and_restart)
   ck_assert_int_eq (ab_json_int (r.json, "total"), 2);
   ab_reply_clear (&r);
   /* restart on the same directory keeps data and metadata */
-  g_autofree gchar *dir = g_strdup (srv.dir);
   ab_server_stop (&srv);
-  g_free (srv.dir);
-  g_free (srv.log_path);
-  g_free (srv.base);
-  ab_server_start (&srv, dir, NULL);
+  ab_server_restart (&srv, NULL);
   ab_http (&srv, &r, "GET", NULL, T "/edges/count?start=Phone&direction=IN");
   ck_assert_int_eq (ab_json_int (r.json, "count"), 2);
   ab_reply_clear (&r);
@@ -450,12 +446,8 @@ START_TEST (v2_storages)
   ck_assert_msg (r.status == 200, "%s", r.body);
   ab_reply_clear (&r);
   /* a restart keeps it */
-  g_autofree gchar *dir = g_strdup (srv.dir);
   ab_server_stop (&srv);
-  g_free (srv.dir);
-  g_free (srv.log_path);
-  g_free (srv.base);
-  ab_server_start (&srv, dir, NULL);
+  ab_server_restart (&srv, NULL);
   ab_http (&srv, &r, "GET", NULL, "/graph/v2/storages");
   ck_assert_int_eq (ab_json_int (r.json, "count"), 1);
   ck_assert_str_eq (ab_json_str (r.json, "content.0.name"), "main");

@@ -50,11 +50,7 @@ ok (const gchar *method, const gchar *path, const gchar *body)
 static void
 restart (void)
 {
-  g_autofree gchar *dir = g_strdup (srv.dir);
-  g_free (srv.dir);
-  g_free (srv.log_path);
-  g_free (srv.base);
-  ab_server_start (&srv, dir, extra);
+  ab_server_restart (&srv, extra);
 }
 
 /* Events: version v on edge (u[v%7], t[v%50]), DELETE when v%4 == 0. */
