@@ -347,6 +347,18 @@ storage_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   answer_status (resp, "CREATED", entity);
 }
 
+/* GET /graph/v2: upstream's graph controller answers the v2 engine's class
+ * name, {"engine":"Graph"}; the upstream console and health checks call it. */
+static void
+graph_info (const AbHttpRequest *req, AbHttpResponse *resp, gpointer engine_name)
+{
+  JsonObject *o = json_object_new ();
+  json_object_set_string_member (o, "engine", engine_name);
+  JsonNode *n = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (n, o);
+  ab_http_response_json (resp, 200, n);
+}
+
 static void
 both (AbRouter *r, const gchar *method, const gchar *singular, const gchar *plural,
       AbRouteFlags flags, AbRouteHandler h, gpointer ud)
@@ -383,4 +395,5 @@ ab_api_register_v2 (AbRouter *r, AbEngine *e)
   both (r, "DELETE", a, ap, B, alias_delete, e);
   both (r, "GET", "/graph/v2/storage", "/graph/v2/storages", I, storage_list, e);
   both (r, "POST", "/graph/v2/storage/{n}", NULL, B, storage_create, e);
+  ab_router_add (r, "GET", "/graph/v2", AB_ROUTE_ALWAYS_INLINE, graph_info, "Graph");
 }

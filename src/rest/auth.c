@@ -67,7 +67,8 @@ ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *n)
 {
   const gchar *route = req->route != NULL ? req->route : "";
   memset (n, 0, sizeof *n);
-  if (g_str_equal (route, "/health") || g_str_equal (route, "/graph/v3"))
+  if (g_str_equal (route, "/health") || g_str_equal (route, "/graph/v3")
+      || g_str_equal (route, "/graph/v2"))
     n->open = TRUE;
   else if (g_str_equal (route, "/metrics"))
     n->letters = "r", n->scope = g_strdup ("*");

@@ -329,6 +329,13 @@ reject_unrouted (AbHttpServer *s, h2o_req_t *req, AbRouteMatch m, const gchar *m
       send_error (s, req, 405, msg, "allow", allow, request_id, method, t0);
       return TRUE;
     }
+  if (s->cfg.read_only && ab_http_is_write (method, raw_path))
+    {
+      g_autofree gchar *msg = g_strdup_printf ("Write operation not allowed in read-only mode: "
+                                               "%s %s", method, raw_path);
+      send_error (s, req, 403, msg, NULL, NULL, request_id, method, t0);
+      return TRUE;
+    }
   if (req->entity.len > s->cfg.max_body)
     {
       g_autofree gchar *msg = g_strdup_printf ("request body exceeds %" G_GSIZE_FORMAT " bytes",

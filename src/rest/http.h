@@ -35,7 +35,13 @@ typedef struct {
   guint request_timeout_ms; /* a request's headers and body must arrive within this, default 10000 */
   gboolean inline_reads;    /* AB_ROUTE_INLINE routes run on the loop (TRUE, default) or, when
                              * the store can block, on the worker pool (FALSE) */
+  gboolean read_only;       /* every write answers 403 (ab_http_is_write), default FALSE */
 } AbHttpConfig;
+
+/* A request that changes something: any method but GET, HEAD and OPTIONS,
+ * except the POST reads (paths ending /edges/get, /multi-edges/ids, /query
+ * as upstream's read-only filter, and our /edges/multihop). */
+gboolean ab_http_is_write (const gchar *method, const gchar *path);
 
 /* Fills defaults; host is a newly allocated string (ab_http_config_clear
  * frees it and the TLS paths). */

@@ -270,3 +270,18 @@ __lsan_default_options (void)
 {
   return "print_suppressions=0";
 }
+
+gboolean
+ab_http_is_write (const gchar *method, const gchar *path)
+{
+  static const gchar *const read_posts[] = { "/edges/get", "/multi-edges/ids", "/query",
+                                             "/edges/multihop" };
+  if (g_str_equal (method, "GET") || g_str_equal (method, "HEAD")
+      || g_str_equal (method, "OPTIONS"))
+    return FALSE;
+  g_autofree gchar *bare = g_strndup (path, strcspn (path, "?"));
+  for (guint i = 0; i < G_N_ELEMENTS (read_posts); i++)
+    if (g_str_has_suffix (bare, read_posts[i]))
+      return FALSE;
+  return TRUE;
+}

@@ -121,6 +121,7 @@ ab_server_flags_parse (AbServerFlags *f, int *argc, char ***argv, GError **error
     { "wal", 0, 0, G_OPTION_ARG_STRING, &f->wal, "WAL sink: file:DIR (default: next to the store), kafka://HOST:PORT/TOPIC or none", "URI" },
     { "cdc", 0, 0, G_OPTION_ARG_STRING, &f->cdc, "CDC sink: none (default), file:DIR or kafka://HOST:PORT/TOPIC", "URI" },
     { "auth", 0, 0, G_OPTION_ARG_NONE, &f->auth, "Require API keys (first admin key: ACTIONBASE_ADMIN_KEY)", NULL },
+    { "read-only", 0, 0, G_OPTION_ARG_NONE, &f->read_only, "Reject every write with 403 (reads, /health and /metrics keep working)", NULL },
     { "wal-ephemeral", 0, 0, G_OPTION_ARG_NONE, &f->wal_ephemeral, "The file WAL does not outlive this node (a container layer): refuse ASYNC mutations", NULL },
     { "system-mode", 0, 0, G_OPTION_ARG_STRING, &f->system_mode, "Server-wide mutation mode override: SYNC, ASYNC, DROP or DENY", "MODE" },
     { "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &f->tls_cert, "Serve HTTPS (HTTP/1.1 and HTTP/2) with this PEM certificate chain", "FILE" },
@@ -273,6 +274,8 @@ ab_server_config_apply_flags (AbServerConfig *cfg, const AbServerFlags *f, GErro
     cfg->auth = TRUE;
   if (f->wal_ephemeral)
     cfg->wal_ephemeral = TRUE;
+  if (f->read_only)
+    cfg->http.read_only = TRUE;
   if (f->wal != NULL)
     set_string (&cfg->wal_uri, f->wal);
   if (f->cdc != NULL)
@@ -341,9 +344,10 @@ apply_server_key (AbServerConfig *cfg, const gchar *key, const gchar *value,
     }
   if (g_str_equal (key, "log-level"))
     return ab_server_parse_log_level (value, &cfg->log_threshold, error);
-  if (g_str_equal (key, "access-log"))
+  if (g_str_equal (key, "access-log") || g_str_equal (key, "read-only"))
     {
-      cfg->http.access_log = g_ascii_strcasecmp (value, "true") == 0 || g_str_equal (value, "1");
+      *(key[0] == 'a' ? &cfg->http.access_log : &cfg->http.read_only)
+          = g_ascii_strcasecmp (value, "true") == 0 || g_str_equal (value, "1");
       return TRUE;
     }
   if (g_str_equal (key, "max-connections"))

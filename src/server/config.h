@@ -28,6 +28,7 @@ typedef struct {
   gchar *system_mode;
   gboolean auth;
   gboolean wal_ephemeral;
+  gboolean read_only;
   gchar *tls_cert;
   gchar *tls_key;
   gchar *max_connections;      /* strings so that a zeroed struct means "not given" */

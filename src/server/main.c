@@ -19,6 +19,7 @@
 
 static GLogLevelFlags log_threshold = G_LOG_LEVEL_INFO;
 static gint64 started_at_us;
+static gboolean serving_read_only; /* --read-only: shown on /health and /metrics */
 
 /* ---- built-in routes ---- */
 
@@ -32,6 +33,11 @@ health_handler (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "status");
   json_builder_add_string_value (b, up ? "UP" : "DOWN");
+  if (serving_read_only)
+    {
+      json_builder_set_member_name (b, "readOnly");
+      json_builder_add_boolean_value (b, TRUE);
+    }
   if (!up)
     {
       json_builder_set_member_name (b, "reason");
@@ -59,7 +65,10 @@ process_metrics (gpointer data)
                           "actionbase_up 1\n"
                           "# HELP actionbase_start_time_seconds Start time of the process.\n"
                           "# TYPE actionbase_start_time_seconds gauge\n"
-                          "actionbase_start_time_seconds %.3f\n", start);
+                          "actionbase_start_time_seconds %.3f\n"
+                          "# HELP actionbase_read_only Whether writes are refused (--read-only).\n"
+                          "# TYPE actionbase_read_only gauge\n"
+                          "actionbase_read_only %d\n", start, serving_read_only ? 1 : 0);
 }
 
 /* ---- life cycle ---- */
@@ -128,6 +137,7 @@ static int
 run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
 {
   g_autoptr (GError) error = NULL;
+  serving_read_only = cfg->http.read_only;
   g_autofree gchar *wal = ab_server_config_wal_uri (cfg);
   AbEngineConfig with_sinks = *ecfg;
   with_sinks.wal_uri = wal;

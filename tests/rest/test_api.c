@@ -456,6 +456,49 @@ START_TEST (v2_storages)
 }
 END_TEST
 
+/* --read-only: every write answers 403 with upstream's message naming the
+ * method and path; reads, /health and /metrics keep working and say so. */
+START_TEST (read_only_mode)
+{
+  quick_start_setup ();
+  ab_server_stop (&srv);
+  const gchar *ro[] = { "--read-only", NULL };
+  ab_server_restart (&srv, ro);
+  static const struct { const gchar *method, *path, *body; } writes[] = {
+    { "POST", T "/edges", "{\"mutations\":[]}" },
+    { "POST", T "/edges/sync", "{\"mutations\":[]}" },
+    { "POST", DB, "{\"database\":\"other\",\"comment\":\"c\"}" },
+    { "PUT", DB "/likes/tables/likes", "{\"comment\":\"c\"}" },
+    { "DELETE", DB "/likes/tables/likes", NULL },
+    { "POST", "/graph/v2/service/other", "{\"desc\":\"d\"}" },
+    { "POST", "/queue/v1/namespaces/ns/queues", "{\"queue\":\"q\",\"storage\":\"datastore://ns/q\"}" },
+    { "POST", "/admin/v1/keys", "{\"name\":\"k\",\"grants\":[]}" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (writes); i++)
+    {
+      AbReply r = { 0 };
+      ab_http (&srv, &r, writes[i].method, writes[i].body, "%s", writes[i].path);
+      ab_assert_error_reply (&r, 403);
+      g_autofree gchar *want = g_strdup_printf ("Write operation not allowed in read-only mode: %s %s",
+                                                writes[i].method, writes[i].path);
+      ck_assert_str_eq (ab_json_str (r.json, "message"), want);
+      ab_reply_clear (&r);
+    }
+  /* reads still work, the data is all there */
+  g_autoptr (JsonNode) c = ab_http_ok (&srv, "GET", T "/edges/count?start=Phone&direction=IN", NULL);
+  ck_assert_int_eq (ab_json_int (c, "count"), 2);
+  g_autoptr (JsonNode) h = ab_http_ok (&srv, "GET", "/health", NULL);
+  ck_assert (ab_json_bool (h, "readOnly"));
+  /* upstream's engine information, as its graph controller answers it */
+  g_autoptr (JsonNode) g2 = ab_http_ok (&srv, "GET", "/graph/v2", NULL);
+  ck_assert_str_eq (ab_json_str (g2, "engine"), "Graph");
+  AbReply m = { 0 };
+  ab_http (&srv, &m, "GET", NULL, "/metrics");
+  ck_assert_ptr_nonnull (strstr (m.body, "\nactionbase_read_only 1\n"));
+  ab_reply_clear (&m);
+}
+END_TEST
+
 START_TEST (health_and_metrics)
 {
   AbReply r = { 0 };
@@ -487,6 +530,7 @@ main (void)
   tcase_add_test (tc, bad_input);
   tcase_add_test (tc, long_ids);
   tcase_add_test (tc, v2_storages);
+  tcase_add_test (tc, read_only_mode);
   tcase_add_test (tc, health_and_metrics);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);

@@ -69,7 +69,7 @@ START_TEST (test_file_then_flags)
 {
   g_autofree gchar *path = write_config (
     "[server]\nlisten=0.0.0.0:9000\nstore=memory:\nworkers=3\nhttp-threads=2\n"
-    "max-body=1M\nlog-level=warning\ndrain-timeout-ms=500\nwal-ephemeral=true\n"
+    "max-body=1M\nlog-level=warning\ndrain-timeout-ms=500\nwal-ephemeral=true\nread-only=true\n"
     "[engine]\nlock-retries=7\nlock-stale-ms=1000\nmax-scan-limit=50\n"
     "insert-merge-databases=a;b\napplier=false\n");
   AbServerConfig cfg;
@@ -95,6 +95,7 @@ START_TEST (test_file_then_flags)
   ck_assert_uint_eq (g_strv_length (engine.insert_merge_databases), 2);
   ck_assert_str_eq (engine.insert_merge_databases[1], "b");
   ck_assert (cfg.wal_ephemeral);
+  ck_assert (cfg.http.read_only);
   ck_assert (!engine.run_applier);
 
   AbServerFlags flags = { 0 };
