@@ -1,6 +1,7 @@
 /* Metadata v3 (api.md §1): databases, tables and aliases under
  * /graph/v3/databases, list/get/create/update/delete, with both the
  * name-in-body and the older name-in-path create routes. */
+#include <string.h>
 #include "rest/api-private.h"
 
 #define ENGINE_CAT(ud) ab_engine_catalog ((AbEngine *) (ud))
@@ -91,18 +92,87 @@ require_comment (JsonObject *body, const gchar **comment, AbHttpResponse *resp)
   return *comment != NULL;
 }
 
+/* ^[a-zA-Z][a-zA-Z0-9_-]{0,63}$ */
+static gboolean
+upstream_name (const gchar *name)
+{
+  gsize n = strlen (name);
+  if (n == 0 || n > 64 || !g_ascii_isalpha (name[0]))
+    return FALSE;
+  for (gsize i = 1; i < n; i++)
+    if (!g_ascii_isalnum (name[i]) && name[i] != '_' && name[i] != '-')
+      return FALSE;
+  return TRUE;
+}
+
+/* Upstream's name rule (V3NameValidator) on every database, table and alias
+ * a path names, for reads, updates and deletes too: 400, not 404. */
+static gboolean
+names_ok (const AbHttpRequest *req, AbHttpResponse *resp)
+{
+  static const gchar *const params[] = { "database", "table", "alias" };
+  for (guint i = 0; i < G_N_ELEMENTS (params); i++)
+    {
+      const gchar *name = ab_http_param (req, params[i]);
+      if (name != NULL && !upstream_name (name))
+        {
+          g_autofree gchar *msg = g_strdup_printf (
+              "Invalid %s: must start with a letter, contain only alphanumeric/underscore/"
+              "hyphen, max 64 chars", params[i]);
+          ab_http_response_error (resp, 400, msg);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* ?status=ACTIVE (default) | INACTIVE | ALL, exact upper case as upstream's
+ * MetadataStatus; FALSE with 400 answered otherwise. *want: 1 active only,
+ * 0 inactive only, -1 all. */
+static gboolean
+status_filter (const AbHttpRequest *req, gint *want, AbHttpResponse *resp)
+{
+  const gchar *s = ab_http_query_get (req, "status");
+  *want = s == NULL || g_str_equal (s, "ACTIVE") ? 1 : g_str_equal (s, "INACTIVE") ? 0
+          : g_str_equal (s, "ALL") ? -1 : -2;
+  if (*want == -2)
+    ab_http_response_error (resp, 400, "status must be ACTIVE, INACTIVE or ALL");
+  return *want != -2;
+}
+
+/* Drops the items whose active flag does not match want (see status_filter). */
+static void
+keep_status (GPtrArray *items, gint want, gboolean (*active) (gconstpointer desc))
+{
+  for (guint i = items->len; want >= 0 && i-- > 0;)
+    if (active (items->pdata[i]) != (want == 1))
+      g_ptr_array_remove_index (items, i);
+}
+
+static gboolean db_active (gconstpointer d) { return ((const AbDatabaseDesc *) d)->active; }
+static gboolean table_active (gconstpointer t) { return ((const AbTableDesc *) t)->active; }
+static gboolean alias_active (gconstpointer a) { return ((const AbAliasDesc *) a)->active; }
+
 /* ---- databases ---- */
 
 static void
 db_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
+  gint want;
+  if (!status_filter (req, &want, resp))
+    return;
   g_autoptr (GPtrArray) items = ab_catalog_list_databases (ENGINE_CAT (ud));
+  keep_status (items, want, db_active);
   answer_list (resp, items, (ToJson) ab_database_desc_to_json);
 }
 
 static void
 db_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   answer_one (resp, ab_catalog_get_database (ENGINE_CAT (ud), ab_http_param (req, "database")),
               (ToJson) ab_database_desc_to_json, (GDestroyNotify) ab_database_desc_unref);
 }
@@ -110,6 +180,8 @@ db_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 db_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   g_autoptr (JsonNode) node = ab_api_body (req, resp);
   JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
   const gchar *name, *comment;
@@ -126,6 +198,8 @@ db_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 db_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   g_autoptr (JsonNode) node = ab_api_body (req, resp);
   JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
   const gchar *comment;
@@ -144,6 +218,8 @@ db_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 db_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   GError *error = NULL;
   gboolean ok = ab_catalog_delete_database (ENGINE_CAT (ud), ab_http_param (req, "database"),
                                             &error);
@@ -167,16 +243,22 @@ database_exists (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 table_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  if (!database_exists (req, resp, ud))
+  if (!names_ok (req, resp))
+    return;
+  gint want;
+  if (!status_filter (req, &want, resp) || !database_exists (req, resp, ud))
     return;
   g_autoptr (GPtrArray) items = ab_catalog_list_tables (ENGINE_CAT (ud),
                                                         ab_http_param (req, "database"));
+  keep_status (items, want, table_active);
   answer_list (resp, items, (ToJson) ab_table_desc_to_json);
 }
 
 static void
 table_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   answer_one (resp, ab_catalog_get_table (ENGINE_CAT (ud), ab_http_param (req, "database"),
                                           ab_http_param (req, "table")),
               (ToJson) ab_table_desc_to_json, (GDestroyNotify) ab_table_desc_unref);
@@ -185,6 +267,8 @@ table_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 table_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   g_autoptr (JsonNode) node = ab_api_body (req, resp);
   if (node == NULL || ab_api_object (node, resp) == NULL)
     return;
@@ -200,6 +284,8 @@ table_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 table_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   g_autoptr (JsonNode) node = ab_api_body (req, resp);
   JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
   const gchar *comment, *mode_text;
@@ -233,6 +319,8 @@ table_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 table_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   GError *error = NULL;
   gboolean ok = ab_catalog_delete_table (ENGINE_CAT (ud), ab_http_param (req, "database"),
                                          ab_http_param (req, "table"), &error);
@@ -244,16 +332,22 @@ table_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 alias_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  if (!database_exists (req, resp, ud))
+  if (!names_ok (req, resp))
+    return;
+  gint want;
+  if (!status_filter (req, &want, resp) || !database_exists (req, resp, ud))
     return;
   g_autoptr (GPtrArray) items = ab_catalog_list_aliases (ENGINE_CAT (ud),
                                                          ab_http_param (req, "database"));
+  keep_status (items, want, alias_active);
   answer_list (resp, items, (ToJson) ab_alias_desc_to_json);
 }
 
 static void
 alias_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   answer_one (resp, ab_catalog_get_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
                                           ab_http_param (req, "alias")),
               (ToJson) ab_alias_desc_to_json, (GDestroyNotify) ab_alias_desc_unref);
@@ -262,6 +356,8 @@ alias_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 alias_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   g_autoptr (JsonNode) node = ab_api_body (req, resp);
   JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
   const gchar *name, *table, *comment;
@@ -282,6 +378,8 @@ alias_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 alias_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   g_autoptr (JsonNode) node = ab_api_body (req, resp);
   JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
   const gchar *table, *comment;
@@ -301,6 +399,8 @@ alias_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 alias_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  if (!names_ok (req, resp))
+    return;
   GError *error = NULL;
   gboolean ok = ab_catalog_delete_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
                                          ab_http_param (req, "alias"), &error);

@@ -458,6 +458,72 @@ END_TEST
 
 /* --read-only: every write answers 403 with upstream's message naming the
  * method and path; reads, /health and /metrics keep working and say so. */
+/* Upstream's list filter (status=ACTIVE default | INACTIVE | ALL, exact
+ * case) and its name rule on every metadata path, not only on create. */
+START_TEST (status_filters_and_names)
+{
+  ck_assert_uint_eq (call ("POST", DB, "{\"database\":\"on\",\"comment\":\"c\"}"), 200);
+  ck_assert_uint_eq (call ("POST", DB, "{\"database\":\"off\",\"comment\":\"c\"}"), 200);
+  ck_assert_uint_eq (call ("PUT", DB "/off", "{\"active\":false}"), 200);
+  ck_assert_uint_eq (call ("POST", DB "/on/tables", TABLE_BODY), 200);
+  ck_assert_uint_eq (call ("POST", DB "/on/aliases", "{\"alias\":\"f\",\"table\":\"follows\",\"comment\":\"c\"}"), 200);
+  ck_assert_uint_eq (call ("PUT", DB "/on/aliases/f", "{\"active\":false}"), 200);
+  static const struct { const gchar *path; const gchar *first; guint n; } lists[] = {
+    { DB, "on", 1 }, { DB "?status=ACTIVE", "on", 1 }, { DB "?status=INACTIVE", "off", 1 },
+    { DB "?status=ALL", "off", 2 },
+    { DB "/on/tables", "follows", 1 }, { DB "/on/tables?status=INACTIVE", NULL, 0 },
+    { DB "/on/aliases", NULL, 0 }, { DB "/on/aliases?status=INACTIVE", "f", 1 },
+    { DB "/on/aliases?status=ALL", "f", 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (lists); i++)
+    {
+      g_autoptr (JsonNode) l = ab_http_ok (&srv, "GET", lists[i].path, NULL);
+      ck_assert_msg (ab_json_len (l, "") == lists[i].n, "%s", lists[i].path);
+      if (lists[i].first != NULL)
+        {
+          const gchar *name = ab_json_str (l, strstr (lists[i].path, "/tables") ? "0.table"
+                                              : strstr (lists[i].path, "/aliases") ? "0.alias"
+                                                                                    : "0.database");
+          ck_assert_str_eq (name, lists[i].first);
+        }
+    }
+  static const gchar *const bad[] = { DB "?status=BOGUS", DB "?status=active",
+                                      DB "/on/tables?status=all", DB "/on/aliases?status=" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      AbReply r = { 0 };
+      ab_http (&srv, &r, "GET", NULL, "%s", bad[i]);
+      ab_assert_error_reply (&r, 400);
+      ab_reply_clear (&r);
+    }
+  /* names breaking ^[a-zA-Z][a-zA-Z0-9_-]{0,63}$ answer 400 on every method */
+  g_autofree gchar *long_name = g_strnfill (65, 'a');
+  g_autofree gchar *p65 = g_strconcat (DB "/", long_name, NULL);
+  static const struct { const gchar *method, *path; const gchar *what; } names[] = {
+    { "GET", DB "/9lives", "database" }, { "PUT", DB "/a.b", "database" },
+    { "DELETE", DB "/a:b", "database" }, { "GET", DB "/on/tables/1t", "table" },
+    { "PUT", DB "/on/tables/t.x", "table" }, { "DELETE", DB "/on/aliases/_a", "alias" },
+    { "GET", DB "/on/aliases/a%20b", "alias" }, { "GET", DB "/9lives/tables", "database" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (names) + 1; i++)
+    {
+      AbReply r = { 0 };
+      const gchar *method = i < G_N_ELEMENTS (names) ? names[i].method : "GET";
+      const gchar *path = i < G_N_ELEMENTS (names) ? names[i].path : p65;
+      ab_http (&srv, &r, method, method[0] == 'P' ? "{}" : NULL, "%s", path);
+      ab_assert_error_reply (&r, 400);
+      g_autofree gchar *want = g_strdup_printf ("Invalid %s:", i < G_N_ELEMENTS (names)
+                                                                  ? names[i].what : "database");
+      ck_assert_msg (g_str_has_prefix (ab_json_str (r.json, "message"), want), "%s %s: %s",
+                     method, path, r.body);
+      ab_reply_clear (&r);
+    }
+  /* a valid name of 64 characters is merely not found */
+  g_autofree gchar *p64 = g_strndup (p65, strlen (p65) - 1);
+  ck_assert_uint_eq (call ("GET", p64, NULL), 404);
+}
+END_TEST
+
 START_TEST (read_only_mode)
 {
   quick_start_setup ();
@@ -531,6 +597,7 @@ main (void)
   tcase_add_test (tc, long_ids);
   tcase_add_test (tc, v2_storages);
   tcase_add_test (tc, read_only_mode);
+  tcase_add_test (tc, status_filters_and_names);
   tcase_add_test (tc, health_and_metrics);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
