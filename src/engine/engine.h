@@ -213,13 +213,16 @@ AbAggResult *ab_engine_agg (AbEngine *engine, const gchar *db, const gchar *tabl
  * cache's limit); ranges: eq on leading cache fields, a range only on the
  * last one given. When trimming has left the row incomplete for the window
  * and the table has an index with the cache's fields and orders, the answer
- * comes from that index instead. */
+ * comes from that index instead. Pages like scan: `offset` is set when more
+ * cells remain and continues after the last one (the same token works on the
+ * equivalent index, whose row keys end the same way). */
 typedef struct {
   const gchar *cache;
   const gchar *start;
   AbQueryDirection direction;
   gint limit;               /* < 0 = the cache's limit */
   const gchar *ranges;      /* or NULL */
+  const gchar *offset;      /* the previous page's `offset`, or NULL for the first page */
 } AbSeekParams;
 
 AbEdgeFrame *ab_engine_seek (AbEngine *engine, const gchar *db, const gchar *table,

@@ -105,7 +105,7 @@ read_one (gpointer item)
   if (hp->cache != NULL)
     {
       r->frame = ab_engine_seek_row (r->engine, hp->t, hp->cache, &r->node, hp->hop->direction,
-                                     hp->limit, hp->hop->ranges, &r->error);
+                                     hp->limit, hp->hop->ranges, NULL, &r->error);
       return;
     }
   g_autofree gchar *text = ab_value_to_string (&r->node);

@@ -20,6 +20,10 @@ gboolean ab_query_cast_start (const AbTableDesc *t, const gchar *text, AbQueryDi
 gboolean ab_engine_range_keys (const AbIndexField *fields, guint n_fields, GPtrArray *ranges,
                                const GByteArray *prefix, GByteArray *start, GByteArray **stop,
                                GError **error);
+/* The key suffix a pagination token stands for, checked to be exactly
+ * n_fields values and a target; NULL + 400 naming `name` otherwise. */
+GBytes *ab_engine_offset_suffix (const gchar *offset, guint n_fields, const gchar *name,
+                                 GError **error);
 /* An Index row or Cache cell (prefix of plen bytes, n_fields values, the
  * directed target; value = version || properties) as an output edge, flipped
  * back for direction IN. */

@@ -216,16 +216,26 @@ ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir, const AbVal
   return e;
 }
 
-/* An offset this server produced is the key suffix of an index row: exactly
- * the index's encoded values and the encoded target, nothing after them. */
-static gboolean
-offset_fits_index (const guint8 *suffix, gsize len, guint n_fields)
+/* An offset this server produced is the key suffix of an index row or cache
+ * cell: exactly the n_fields encoded values and the encoded target. */
+GBytes *
+ab_engine_offset_suffix (const gchar *offset, guint n_fields, const gchar *name, GError **error)
 {
-  gsize pos = 0;
-  for (guint i = 0; i <= n_fields; i++)
-    if (!ab_codec_skip (suffix, len, &pos, NULL))
-      return FALSE;
-  return pos == len;
+  GError *local = NULL;
+  g_autoptr (GBytes) suffix = ab_codec_offset_decode (offset, &local);
+  if (suffix == NULL)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "invalid offset: %s",
+                           local->message), g_clear_error (&local), NULL;
+  gsize len, pos = 0;
+  const guint8 *s = g_bytes_get_data (suffix, &len);
+  for (guint i = 0; i <= n_fields && pos <= len; i++)
+    if (!ab_codec_skip (s, len, &pos, NULL))
+      pos = len + 1;
+  if (pos != len)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "invalid offset: not a position in `%s` (pass the `offset` of the "
+                           "previous page unchanged)", name), NULL;
+  return g_steal_pointer (&suffix);
 }
 
 /* Fetches up to `fetch` index rows of the plan's window; *plen = prefix length. */
@@ -249,17 +259,13 @@ fetch_rows (const ScanPlan *sp, const gchar *offset, guint fetch, GArray *rows, 
     stop = ab_codec_prefix_upper_bound (prefix->data, prefix->len);
   if (offset != NULL)
     {
-      g_autoptr (GBytes) suffix = ab_codec_offset_decode (offset, &local);
+      g_autoptr (GBytes) suffix = ab_engine_offset_suffix (offset, sp->idx->n_fields,
+                                                           sp->idx->name, error);
       if (suffix == NULL)
-        return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "invalid offset: %s",
-                               local->message), g_clear_error (&local), FALSE;
+        return FALSE;
       g_byte_array_set_size (start, prefix->len);
       gsize slen;
       const guint8 *s = g_bytes_get_data (suffix, &slen);
-      if (!offset_fits_index (s, slen, sp->idx->n_fields))
-        return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                               "invalid offset: not a position in index `%s` (pass the `offset` "
-                               "of the previous page unchanged)", sp->idx->name);
       g_byte_array_append (start, s, slen);
     }
   AbScanRange range = { .start = start->data, .start_len = start->len, .start_inclusive = FALSE,

@@ -146,38 +146,53 @@ plan_window (const AbTableDesc *t, const AbCache *c, const AbValue *start, AbQue
   return TRUE;
 }
 
+/* The equivalent index's row keys end like the cache's cells, so its pages
+ * (and offsets) continue the seek's. */
 static AbEdgeFrame *
 fallback_scan (AbEngine *engine, const AbTableDesc *t, const AbIndex *idx, const AbValue *start,
-               AbQueryDirection dir, guint limit, const gchar *ranges, GError **error)
+               AbQueryDirection dir, guint limit, const gchar *ranges, const gchar *offset,
+               GError **error)
 {
   g_autofree gchar *text = ab_value_to_string (start);
   AbScanParams sp = { .index = idx->name, .start = text, .direction = dir, .limit = (gint) limit,
-                      .ranges = ranges };
-  AbEdgeFrame *f = ab_engine_scan (engine, t->database, t->table, &sp, error);
-  if (f != NULL)
-    g_clear_pointer (&f->offset, g_free); /* a seek has no pages */
-  return f;
+                      .ranges = ranges, .offset = offset };
+  return ab_engine_scan (engine, t->database, t->table, &sp, error);
 }
 
 AbEdgeFrame *
 ab_engine_seek_row (AbEngine *engine, const AbTableDesc *t, const AbCache *c,
                     const AbValue *start, AbQueryDirection dir, guint limit, const gchar *ranges,
-                    GError **error)
+                    const gchar *offset, GError **error)
 {
   g_autoptr (GPtrArray) preds = ab_predicates_parse (t, ranges, FALSE, "ranges", error);
   if (preds == NULL || !check_ranges (c, preds, error))
     return NULL;
+  g_autoptr (GBytes) after = offset != NULL
+      ? ab_engine_offset_suffix (offset, c->n_fields, c->name, error) : NULL;
+  if (offset != NULL && after == NULL)
+    return NULL;
   Window w = { 0 };
   g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
-  gboolean ok = plan_window (t, c, start, dir, preds, &w, error)
-                && read_window (engine, &w, limit, w.start->len == w.row->len, error);
+  gboolean ok = plan_window (t, c, start, dir, preds, &w, error);
+  if (ok && after != NULL)
+    {
+      /* as in scan: the page starts after the offset; range starts give way */
+      g_byte_array_set_size (w.start, w.row->len);
+      g_byte_array_append (w.start, g_bytes_get_data (after, NULL), g_bytes_get_size (after));
+    }
+  ok = ok && read_window (engine, &w, limit, w.start->len == w.row->len, error);
   const AbIndex *idx = ok && !window_exact (&w, limit) ? equivalent_index (t, c) : NULL;
   if (idx != NULL && limit <= engine->cfg.max_scan_limit)
     {
       window_clear (&w);
-      return fallback_scan (engine, t, idx, start, dir, limit, ranges, error);
+      return fallback_scan (engine, t, idx, start, dir, limit, ranges, offset, error);
     }
   frame->has_next = ok && w.cells->len > limit;
+  /* A full page that ends where trimming cut the row: the equivalent index
+   * may hold more, and the next page (past the boundary) reads it there. */
+  if (ok && !frame->has_next && w.cells->len == limit && equivalent_index (t, c) != NULL
+      && !window_exact (&w, limit + 1))
+    frame->has_next = TRUE;
   for (guint i = 0; ok && i < MIN (w.cells->len, limit); i++)
     {
       GError *local = NULL;
@@ -191,6 +206,12 @@ ab_engine_seek_row (AbEngine *engine, const AbTableDesc *t, const AbCache *c,
         }
       else
         g_ptr_array_add (frame->edges, e);
+    }
+  if (ok && frame->has_next)
+    {
+      gsize klen;
+      const guint8 *k = g_bytes_get_data (g_array_index (w.cells, AbKv, limit - 1).key, &klen);
+      frame->offset = ab_codec_offset_encode (k + w.row->len, klen - w.row->len);
     }
   window_clear (&w);
   return ok ? g_steal_pointer (&frame) : NULL;
@@ -225,7 +246,7 @@ ab_engine_seek (AbEngine *engine, const gchar *db, const gchar *table, const AbS
   if (!ab_query_cast_start (t, p->start, p->direction, &start, error))
     return NULL;
   AbEdgeFrame *f = ab_engine_seek_row (engine, t, c, &start, p->direction, limit, p->ranges,
-                                       error);
+                                       p->offset, error);
   ab_value_clear (&start);
   return f;
 }

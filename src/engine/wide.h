@@ -73,7 +73,7 @@ void ab_engine_maint_stop (AbEngine *engine);
  * row short for the window. */
 AbEdgeFrame *ab_engine_seek_row (AbEngine *engine, const AbTableDesc *t, const AbCache *c,
                                  const AbValue *start, AbQueryDirection dir, guint limit,
-                                 const gchar *ranges, GError **error);
+                                 const gchar *ranges, const gchar *offset, GError **error);
 /* The cache of a table by name, or NULL + a 400 error naming the table. */
 const AbCache *ab_engine_find_cache (const AbTableDesc *t, const gchar *name, GError **error);
 

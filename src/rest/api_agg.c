@@ -93,7 +93,7 @@ agg (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 seek (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  static const gchar *const rejected[] = { "filters", "features", "offset", NULL };
+  static const gchar *const rejected[] = { "filters", "features", NULL };
   for (guint i = 0; rejected[i] != NULL; i++)
     if (ab_http_query_get (req, rejected[i]) != NULL)
       {
@@ -101,7 +101,10 @@ seek (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
                                                  rejected[i]);
         return ab_http_response_error (resp, 400, msg);
       }
-  AbSeekParams p = { .cache = ab_http_param (req, "cache") };
+  AbSeekParams p = { .cache = ab_http_param (req, "cache"),
+                     .offset = ab_http_query_get (req, "offset") };
+  if (p.offset != NULL && p.offset[0] == '\0')
+    p.offset = NULL;
   if (!window_params (req, &p.start, &p.direction, &p.limit, &p.ranges, resp))
     return;
   g_autoptr (GError) error = NULL;

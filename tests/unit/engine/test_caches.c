@@ -237,6 +237,41 @@ assert_targets (AbEdgeFrame *f, const gchar *want)
   ab_edge_frame_free (f);
 }
 
+/* Pages through a cache of source "a" with `limit` edges a page: the
+ * targets of every page joined by "|", following `offset` until hasNext is
+ * false (offset null then). */
+static gchar *
+seek_pages (const gchar *cache, gint limit)
+{
+  GString *out = g_string_new (NULL);
+  g_autofree gchar *offset = NULL;
+  for (guint page = 0; page < 10; page++)
+    {
+      AbSeekParams p = { .cache = cache, .start = "a", .direction = AB_QDIR_OUT, .limit = limit,
+                         .offset = offset };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AbEdgeFrame) f = ab_engine_seek (env.engine, "likes", "likes", &p, &error);
+      ck_assert_msg (f != NULL, "seek page %u: %s", page, error ? error->message : "");
+      g_string_append (out, page ? "|" : "");
+      for (guint i = 0; i < f->edges->len; i++)
+        g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i ? "," : "",
+                                ((AbEdgeOut *) f->edges->pdata[i])->target.u.i);
+      ck_assert ((f->offset != NULL) == f->has_next);
+      if (!f->has_next)
+        break;
+      g_free (offset);
+      offset = g_strdup (f->offset);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static void
+assert_pages (const gchar *cache, gint limit, const gchar *want)
+{
+  g_autofree gchar *got = seek_pages (cache, limit);
+  ck_assert_str_eq (got, want);
+}
+
 /* Trimming to the limit, the boundary, and what a trimmed row answers. */
 START_TEST (trim_boundary)
 {
@@ -252,12 +287,24 @@ START_TEST (trim_boundary)
   ck_assert_uint_eq (row_cells ("heavy", "a"), 3);
   ck_assert_uint_eq (row_cells ("recent", "a"), 3);
   assert_targets (seek ("heavy", "a", AB_QDIR_OUT, 2, NULL), "5,4");
+  /* pages of a trimmed row end where the row does */
+  assert_pages ("heavy", 2, "5,4|3");
+  assert_pages ("heavy", 1, "5|4|3");
   put_edge ("DELETE", 5, 9);
   /* no equivalent index: the trimmed row is short until new cells come */
   assert_targets (seek ("heavy", "a", AB_QDIR_OUT, -1, NULL), "4,3");
   /* an equivalent index answers for the short row */
   assert_targets (seek ("recent", "a", AB_QDIR_OUT, -1, NULL), "4,3,2");
   assert_targets (seek ("recent", "a", AB_QDIR_OUT, -1, "created_at:lte:3"), "3,2,1");
+  /* past the short row the equivalent index continues the pages, same offsets */
+  assert_pages ("recent", 2, "4,3|2,1");
+  /* an offset that is not a position in the cache is refused */
+  AbSeekParams forged = { .cache = "recent", .start = "a", .direction = AB_QDIR_OUT,
+                          .limit = 2, .offset = "AAAA" };
+  g_autoptr (GError) ferr = NULL;
+  g_autoptr (AbEdgeFrame) ff = ab_engine_seek (env.engine, "likes", "likes", &forged, &ferr);
+  ck_assert_ptr_null (ff);
+  ab_assert_error (ferr, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST);
   put_edge ("INSERT", 6, 6);
   assert_targets (seek ("heavy", "a", AB_QDIR_OUT, -1, NULL), "6,4,3");
   assert_targets (seek ("recent", "a", AB_QDIR_OUT, -1, NULL), "6,4,3");
