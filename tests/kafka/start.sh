@@ -87,9 +87,12 @@ jvm=(-Xms128m "-Xmx$heap" -XX:+UseG1GC -XX:MaxGCPauseMillis=20
   "-Dlog4j2.configurationFile=$here/log4j2.properties" "-Dab.log.dir=$dir/logs")
 
 # Format once: a random base64url cluster id (16 bytes, 22 characters). With
-# controller.quorum.voters set, StorageTool wants no --standalone.
+# controller.quorum.voters set, StorageTool wants no --standalone. One id in
+# 64 starts with '-', which the tool's argument parser takes for an option
+# ("--cluster-id: expected one argument"): such a first character becomes 'A'.
 if [ ! -f "$dir/data/meta.properties" ]; then
   uuid=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+  uuid=${uuid/#-/A}
   java "${jvm[@]}" -cp "$cp" kafka.tools.StorageTool format -t "$uuid" -c "$conf" \
     > "$dir/logs/format.out" 2>&1 || { cat "$dir/logs/format.out" >&2; die "storage format failed"; }
 fi
