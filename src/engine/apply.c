@@ -512,15 +512,12 @@ lock_step (gpointer item)
 {
   KeyWork *w = item;
   AbEngine *engine = w->engine;
-  AbLockTry r = ab_engine_lock_try (engine, w->lock_key, w->lock_attempts++, &w->token, &w->error);
-  if (r == AB_LOCK_BUSY && w->lock_attempts < engine->cfg.lock_retries)
+  if (ab_engine_lock_try (engine, w->lock_key, w->lock_attempts++, &w->token, &w->error)
+      == AB_LOCK_BUSY)
     {
       ab_engine_key_pool_push_after (engine, ab_engine_lock_backoff_ms (engine), lock_step, w);
       return;
     }
-  if (r == AB_LOCK_BUSY)
-    ab_engine_fail (&w->error, AB_ENGINE_ERROR_CONFLICT,
-                    "could not acquire the edge lock after %u retries", engine->cfg.lock_retries);
   if (g_atomic_int_dec_and_test (&w->job->locks_pending))
     after_locks (w->job);
 }

@@ -59,7 +59,8 @@ gboolean ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteAr
 
 /* Lock protocol (semantics.md §6), one attempt at a time: TAKEN sets *token
  * to our lock value; BUSY means another writer holds it (attempt 0 sweeps a
- * stale lock and tries once more); FAILED sets error. The caller retries a
+ * stale lock and tries once more) and attempts remain; FAILED sets error
+ * (CONFLICT once lock_retries attempts found it held). The caller retries a
  * BUSY lock after ab_engine_lock_backoff_ms (jittered), without waiting. */
 typedef enum { AB_LOCK_TAKEN, AB_LOCK_BUSY, AB_LOCK_FAILED } AbLockTry;
 AbLockTry ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, GBytes **token,

@@ -65,7 +65,13 @@ ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, GBytes **
       if (!put_if_absent (engine, k, klen, token, error))
         return AB_LOCK_FAILED;
     }
-  return *token != NULL ? AB_LOCK_TAKEN : AB_LOCK_BUSY;
+  if (*token != NULL)
+    return AB_LOCK_TAKEN;
+  if (attempt + 1 < engine->cfg.lock_retries)
+    return AB_LOCK_BUSY;
+  ab_engine_fail (error, AB_ENGINE_ERROR_CONFLICT, "could not acquire the edge lock after %u retries",
+                  engine->cfg.lock_retries);
+  return AB_LOCK_FAILED;
 }
 
 guint
@@ -78,20 +84,12 @@ ab_engine_lock_backoff_ms (AbEngine *engine)
 gboolean
 ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **error)
 {
-  for (guint attempt = 0; attempt < MAX (1, engine->cfg.lock_retries); attempt++)
-    {
-      if (attempt > 0)
-        g_usleep ((gulong) ab_engine_lock_backoff_ms (engine) * 1000);
-      switch (ab_engine_lock_try (engine, lock_key, attempt, token, error))
-        {
-        case AB_LOCK_TAKEN: return TRUE;
-        case AB_LOCK_FAILED: return FALSE;
-        case AB_LOCK_BUSY: break;
-        }
-    }
-  return ab_engine_fail (error, AB_ENGINE_ERROR_CONFLICT,
-                         "could not acquire the edge lock after %u retries",
-                         engine->cfg.lock_retries);
+  AbLockTry r;
+  for (guint attempt = 0;
+       (r = ab_engine_lock_try (engine, lock_key, attempt, token, error)) == AB_LOCK_BUSY;
+       attempt++)
+    g_usleep ((gulong) ab_engine_lock_backoff_ms (engine) * 1000);
+  return r == AB_LOCK_TAKEN;
 }
 
 void

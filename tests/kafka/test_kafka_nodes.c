@@ -51,10 +51,7 @@ START_TEST (async_writes_of_a_killed_node_are_applied_by_another)
       "\"indexes\":[]}}");
   /* B: the same HBase table (same directory name), the same WAL topic and
    * consumer group, applier on */
-  g_autofree gchar *base = g_path_get_basename (dir_a);
-  g_strdelimit (base, "-.", '_');
-  g_autofree gchar *store = g_strdup_printf ("hbase://%s/ab_rest?table=%s",
-                                             g_getenv ("AB_HBASE_ADDR"), base);
+  g_autofree gchar *store = ab_server_hbase_store (dir_a);
   g_autofree gchar *dir_b = g_build_filename (dir_a, "b", NULL);
   g_mkdir_with_parents (dir_b, 0755);
   const gchar *args_b[] = { "--store", store, "--wal", wal, NULL };

@@ -40,6 +40,14 @@ wait_for_port (AbServer *srv)
   return 0;
 }
 
+gchar *
+ab_server_hbase_store (const gchar *dir)
+{
+  g_autofree gchar *base = g_path_get_basename (dir);
+  g_strdelimit (base, "-.", '_');
+  return g_strdup_printf ("hbase://%s/ab_rest?table=%s", g_getenv ("AB_HBASE_ADDR"), base);
+}
+
 static void
 server_start (AbServer *srv, const gchar *dir, const gchar *const *extra, const gchar *cert,
               const gchar *key, const gchar *ca_file)
@@ -54,11 +62,8 @@ server_start (AbServer *srv, const gchar *dir, const gchar *const *extra, const 
    * (a fresh table per server directory). */
   const gchar *hbase = g_getenv ("AB_HBASE_ADDR");
   gboolean on_hbase = g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0 && hbase != NULL;
-  g_autofree gchar *base = g_path_get_basename (srv->dir);
-  g_strdelimit (base, "-.", '_');
-  g_autofree gchar *store = on_hbase
-      ? g_strdup_printf ("hbase://%s/ab_rest?table=%s", hbase, base)
-      : g_strdup_printf ("lmdb:%s/data", srv->dir);
+  g_autofree gchar *store = on_hbase ? ab_server_hbase_store (srv->dir)
+                                     : g_strdup_printf ("lmdb:%s/data", srv->dir);
   g_autofree gchar *wal = g_strdup_printf ("file:%s/wal", srv->dir);
   GPtrArray *argv = g_ptr_array_new ();
   g_ptr_array_add (argv, (gpointer) server_binary ());

@@ -15,6 +15,9 @@ typedef struct {
   gchar *ca_file;    /* HTTPS: the CA file the client trusts; NULL: plain HTTP */
 } AbServer;
 
+/* The hbase:// store a server on dir uses with AB_REST_STORE=hbase (one
+ * table per directory name): a second node passes it with --store. */
+gchar *ab_server_hbase_store (const gchar *dir);
 /* Starts a server on dir (created when NULL); extra args may be NULL. */
 void ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra_args);
 /* The same over HTTPS: --tls-cert cert --tls-key key, and a client that trusts

@@ -53,10 +53,7 @@ start_two_nodes (void)
   ab_server_start (&nodes[0], NULL, NULL);
   g_autofree gchar *twin = g_strconcat (nodes[0].dir, "/twin", NULL);
   g_autoptr (JsonNode) d = ab_http_ok (&nodes[0], "POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}");
-  g_autofree gchar *base = g_path_get_basename (nodes[0].dir);
-  g_strdelimit (base, "-.", '_');
-  g_autofree gchar *store = g_strdup_printf ("hbase://%s/ab_rest?table=%s",
-                                             g_getenv ("AB_HBASE_ADDR"), base);
+  g_autofree gchar *store = ab_server_hbase_store (nodes[0].dir);
   const gchar *args[] = { "--store", store, NULL };
   g_mkdir_with_parents (twin, 0755);
   ab_server_start (&nodes[1], twin, args);
