@@ -272,3 +272,25 @@ void ab_multihop_result_free (AbMultihopResult *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbMultihopResult, ab_multihop_result_free)
 AbMultihopResult *ab_engine_multihop (AbEngine *engine, const AbMultihopParams *p,
                                       GError **error);
+
+/* ---- the query document: POST /graph/v3/query ---- */
+
+/* One item's answer: named columns, rows of values (one AbValue per
+ * column), and the page cursor when the item read a single window. */
+typedef struct {
+  gchar *name;
+  GPtrArray *columns;       /* gchar* */
+  GPtrArray *rows;          /* GArray* of AbValue, columns->len each */
+  gchar *offset;            /* NULL unless has_next */
+  gboolean has_next;
+} AbRows;
+
+void ab_rows_free (AbRows *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbRows, ab_rows_free)
+
+/* Runs upstream's query document {"query":[items], "stats":[...]}: SELF,
+ * GET, COUNT, SCAN and CACHE items, in order, each from values, an earlier
+ * item's column (REF) or a nested item (STEP), then its post-processors and
+ * aggregators. Returns the included items' rows (AbRows*, query order).
+ * Bounded like multihop: fan-out checked before any read, 400 beyond. */
+GPtrArray *ab_engine_query_doc (AbEngine *engine, JsonNode *body, GError **error);

@@ -8,23 +8,6 @@
 
 #define HOP_DEFAULT_LIMIT 100
 
-/* One hop resolved: the table, its cache or index, the limit. */
-typedef struct {
-  const AbHop *hop;
-  AbTableDesc *t;
-  const AbCache *cache;
-  guint limit;
-} HopPlan;
-
-/* One read of a hop: from a node, into a frame. */
-typedef struct {
-  AbEngine *engine;
-  const HopPlan *plan;
-  AbValue node;         /* cast to the hop's start type */
-  AbEdgeFrame *frame;
-  GError *error;
-} HopRead;
-
 void
 ab_multihop_result_free (AbMultihopResult *r)
 {
@@ -37,10 +20,12 @@ ab_multihop_result_free (AbMultihopResult *r)
 }
 
 static gboolean
-plan_hop (AbEngine *engine, const gchar *db, const AbHop *hop, guint k, HopPlan *hp,
+plan_hop (AbEngine *engine, const gchar *db, const AbHop *hop, guint k, AbHopPlan *hp,
           GError **error)
 {
-  hp->hop = hop;
+  hp->dir = hop->direction;
+  hp->index = hop->index;
+  hp->ranges = hop->ranges;
   hp->t = ab_engine_resolve (engine, db, hop->table != NULL ? hop->table : "", NULL, error);
   if (hp->t == NULL)
     return FALSE;
@@ -73,7 +58,7 @@ plan_hop (AbEngine *engine, const gchar *db, const AbHop *hop, guint k, HopPlan 
 /* Fan-out bounds from the request alone, so a query is refused before it
  * reads anything. */
 static gboolean
-check_fanout (AbEngine *engine, guint starts, const HopPlan hp[2], GError **error)
+check_fanout (AbEngine *engine, guint starts, const AbHopPlan hp[2], GError **error)
 {
   const AbEngineConfig *c = &engine->cfg;
   guint64 nodes = (guint64) starts * hp[0].limit, edges = nodes * hp[1].limit;
@@ -93,65 +78,6 @@ check_fanout (AbEngine *engine, guint starts, const HopPlan hp[2], GError **erro
                            "second-hop limit %u = %" G_GUINT64_FORMAT " edges > %u", nodes,
                            hp[1].limit, edges, c->max_hop_edges);
   return TRUE;
-}
-
-static void
-read_one (gpointer item)
-{
-  HopRead *r = item;
-  const HopPlan *hp = r->plan;
-  if (ab_value_is_null (&r->node))
-    return; /* did not cast to the hop's start type */
-  if (hp->cache != NULL)
-    {
-      r->frame = ab_engine_seek_row (r->engine, hp->t, hp->cache, &r->node, hp->hop->direction,
-                                     hp->limit, hp->hop->ranges, NULL, &r->error);
-      return;
-    }
-  g_autofree gchar *text = ab_value_to_string (&r->node);
-  AbScanParams sp = { .index = hp->hop->index, .start = text, .direction = hp->hop->direction,
-                      .limit = (gint) hp->limit, .ranges = hp->hop->ranges };
-  r->frame = ab_engine_scan (r->engine, hp->t->database, hp->t->table, &sp, &r->error);
-}
-
-/* Reads every node of `nodes` (AbValue, any kind: cast to the hop's start
- * type through its text). strict: a node that does not cast is a 400 (start
- * nodes); else it reads nothing (a first-hop node of another type). */
-static HopRead *
-read_all (AbEngine *engine, const HopPlan *hp, GArray *nodes, gboolean strict, GError **error)
-{
-  HopRead *reads = g_new0 (HopRead, MAX (nodes->len, 1));
-  AbSchema *s = hp->t->schema;
-  AbType type = hp->hop->direction == AB_QDIR_OUT ? s->source_type : s->target_type;
-  for (guint i = 0; i < nodes->len; i++)
-    {
-      g_autofree gchar *text = ab_value_to_string (&g_array_index (nodes, AbValue, i));
-      g_autoptr (GError) bad = NULL;
-      reads[i].engine = engine;
-      reads[i].plan = hp;
-      if (!ab_model_cast_text (text, type, "start", &reads[i].node, &bad) && strict
-          && (error == NULL || *error == NULL))
-        ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", bad->message);
-    }
-  if (error != NULL && *error != NULL)
-    return reads;
-  ab_engine_parallel_chunked (engine, reads, sizeof *reads, nodes->len, read_one);
-  for (guint i = 0; i < nodes->len; i++)
-    if (reads[i].error != NULL && (error == NULL || *error == NULL))
-      g_propagate_error (error, g_steal_pointer (&reads[i].error));
-  return reads;
-}
-
-static void
-reads_free (HopRead *reads, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    {
-      ab_value_clear (&reads[i].node);
-      g_clear_pointer (&reads[i].frame, ab_edge_frame_free);
-      g_clear_error (&reads[i].error);
-    }
-  g_free (reads);
 }
 
 /* The far end of an edge read in direction dir (edges come back unflipped). */
@@ -274,7 +200,7 @@ text_set (GArray *values)
 
 /* Distinct far ends of the first hop, in read order. */
 static GArray *
-second_nodes (HopRead *reads, guint n, AbQueryDirection dir, guint *edges)
+second_nodes (AbHopRead *reads, guint n, AbQueryDirection dir, guint *edges)
 {
   GArray *nodes = value_array_new ();
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -305,7 +231,7 @@ merge_clear (Merge *m, gboolean free_entries)
 }
 
 static AbMultihopResult *
-run (AbEngine *engine, const AbMultihopParams *p, HopPlan hp[2], GPtrArray *filters,
+run (AbEngine *engine, const AbMultihopParams *p, AbHopPlan hp[2], GPtrArray *filters,
      GError **error)
 {
   g_autoptr (GArray) starts = value_array_new ();
@@ -317,12 +243,12 @@ run (AbEngine *engine, const AbMultihopParams *p, HopPlan hp[2], GPtrArray *filt
     }
   GError *local = NULL;
   guint first_edges = 0, second_edges = 0;
-  HopRead *r1 = read_all (engine, &hp[0], starts, TRUE, &local);
+  AbHopRead *r1 = ab_hop_read_all (engine, &hp[0], starts, TRUE, &local);
   g_autoptr (GArray) nodes = second_nodes (r1, starts->len, p->hops[0].direction, &first_edges);
-  reads_free (r1, starts->len);
+  ab_hop_reads_free (r1, starts->len);
   if (local != NULL)
     return ab_engine_propagate (error, local), NULL;
-  HopRead *r2 = read_all (engine, &hp[1], nodes, FALSE, &local);
+  AbHopRead *r2 = ab_hop_read_all (engine, &hp[1], nodes, FALSE, &local);
   Merge m = { .p = p, .starts = text_set (starts), .firsts = text_set (nodes),
               .seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
               .entries = g_array_new (FALSE, TRUE, sizeof (Entry)) };
@@ -336,7 +262,7 @@ run (AbEngine *engine, const AbMultihopParams *p, HopPlan hp[2], GPtrArray *filt
       for (guint j = 0; j < f->edges->len; j++)
         merge_edge (&m, (AbEdgeOut **) &f->edges->pdata[j], &g_array_index (nodes, AbValue, i));
     }
-  reads_free (r2, nodes->len);
+  ab_hop_reads_free (r2, nodes->len);
   if (local != NULL)
     return merge_clear (&m, TRUE), ab_engine_propagate (error, local), NULL;
   AbMultihopResult *res = finish (&m, p);
@@ -350,7 +276,7 @@ run (AbEngine *engine, const AbMultihopParams *p, HopPlan hp[2], GPtrArray *filt
 AbMultihopResult *
 ab_engine_multihop (AbEngine *engine, const AbMultihopParams *p, GError **error)
 {
-  HopPlan hp[2] = { { 0 } };
+  AbHopPlan hp[2] = { { 0 } };
   AbMultihopResult *res = NULL;
   if (p->limit == 0 || (p->limit > 0 && (guint) p->limit > engine->cfg.max_scan_limit))
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit must be between 1 and %u",

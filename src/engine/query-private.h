@@ -1,8 +1,10 @@
 /* Helpers shared by the read paths (query.c, scan.c): output edges and
- * frames, filters over output edges, and casting of `start`. */
+ * frames, filters over output edges, casting of `start`, and the fan-out reads
+ * of many start nodes (fanout.c). */
 #pragma once
 #include "engine/engine-private.h"
 #include "engine/predicate.h"
+#include "model/groups.h"
 
 AbEdgeOut *ab_edge_out_new (void);
 void ab_edge_out_free (AbEdgeOut *e);
@@ -10,6 +12,11 @@ void ab_edge_out_add (AbEdgeOut *e, const AbField *field, const AbValue *v);
 const AbValue *ab_edge_out_lookup (const gchar *field, gpointer data);
 AbEdgeFrame *ab_edge_frame_new (void);
 void ab_edge_frame_filter (AbEdgeFrame *f, GPtrArray *filters);
+/* Point reads of State rows for (srcs[i], tgts[i]) pairs (AbValue*, cast
+ * to the key types); the active ones are appended to frame as edges, in
+ * request order, in one store call. */
+gboolean ab_query_fetch_states (AbEngine *engine, const AbTableDesc *t, GPtrArray *srcs,
+                                GPtrArray *tgts, AbEdgeFrame *frame, GError **error);
 gboolean ab_query_cast_start (const AbTableDesc *t, const gchar *text, AbQueryDirection dir,
                               AbValue *out, GError **error);
 
@@ -30,3 +37,36 @@ GBytes *ab_engine_offset_suffix (const gchar *offset, guint n_fields, const gcha
 AbEdgeOut *ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir,
                                     const AbValue *start, guint n_fields, gsize plen,
                                     const AbKv *kv, GError **error);
+
+/* ---- one read per start node over a cache or an index (fanout.c) ---- */
+
+/* What every read of a fan-out shares: the table (a reference the caller
+ * owns), exactly one of cache / index, the direction, limit, ranges and the
+ * page token (NULL for the first page). */
+typedef struct {
+  AbTableDesc *t;
+  const AbCache *cache;
+  const gchar *index;
+  AbQueryDirection dir;
+  guint limit;
+  const gchar *ranges;
+  const gchar *offset;
+} AbHopPlan;
+
+/* One read: from a node (cast to the start type), into a frame or an error. */
+typedef struct {
+  AbEngine *engine;
+  const AbHopPlan *plan;
+  AbValue node;
+  AbEdgeFrame *frame;
+  GError *error;
+} AbHopRead;
+
+/* Reads from every node of `nodes` (AbValue of any kind, cast to the start
+ * type through its text) concurrently on the key pool. strict: a node that
+ * does not cast is a 400; else it reads nothing. The first read error is
+ * propagated; the reads are returned either way (free with
+ * ab_hop_reads_free (reads, nodes->len)). */
+AbHopRead *ab_hop_read_all (AbEngine *engine, const AbHopPlan *hp, GArray *nodes,
+                            gboolean strict, GError **error);
+void ab_hop_reads_free (AbHopRead *reads, guint n);

@@ -193,10 +193,8 @@ edge_from_state (const AbTableDesc *t, const AbValue *s, const AbValue *tg, cons
   return e;
 }
 
-/* Point reads of State rows for (srcs[i], tgts[i]) pairs; active ones become
- * edges, in request order. */
-static gboolean
-fetch_states (AbEngine *engine, const AbTableDesc *t, GPtrArray *srcs, GPtrArray *tgts,
+gboolean
+ab_query_fetch_states (AbEngine *engine, const AbTableDesc *t, GPtrArray *srcs, GPtrArray *tgts,
               AbEdgeFrame *frame, GError **error)
 {
   g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
@@ -269,7 +267,7 @@ ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray 
         g_ptr_array_add (pt, &g_array_index (tgts, AbValue, j));
       }
   g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
-  if (!fetch_states (engine, t, ps, pt, frame, error))
+  if (!ab_query_fetch_states (engine, t, ps, pt, frame, error))
     return NULL;
   ab_edge_frame_filter (frame, preds);
   frame->total = frame->edges->len;
@@ -298,7 +296,7 @@ ab_engine_get_ids (AbEngine *engine, const gchar *db, const gchar *table, GPtrAr
   for (guint i = 0; i < vals->len; i++)
     g_ptr_array_add (keys, &g_array_index (vals, AbValue, i));
   g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
-  if (!fetch_states (engine, t, keys, keys, frame, error))
+  if (!ab_query_fetch_states (engine, t, keys, keys, frame, error))
     return NULL;
   ab_edge_frame_filter (frame, preds);
   frame->total = frame->edges->len;

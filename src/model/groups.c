@@ -6,18 +6,6 @@
 #include "model/groups.h"
 #include "model/schema_private.h"
 
-static gboolean invalid (GError **error, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError **error, const gchar *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error_literal (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, msg);
-  return FALSE;
-}
 
 static void
 bucket_free (AbBucket *b)
@@ -89,12 +77,12 @@ java_pattern (const gchar *fmt, const gchar *path, GError **error)
         {
           const gchar *end = strchr (p + 1, '\'');
           if (end == NULL)
-            return invalid (error, "%s.format: unterminated quote", path), NULL;
+            return ab_model_invalid (error, "%s.format: unterminated quote", path), NULL;
           g_string_append_len (out, p + 1, end - p - 1);
           p = end + 1;
         }
       else if (g_ascii_isalpha (*p))
-        return invalid (error, "%s.format: unsupported pattern letters at '%s' (use yyyy, YYYY, "
+        return ab_model_invalid (error, "%s.format: unsupported pattern letters at '%s' (use yyyy, YYYY, "
                         "yy, MM, dd, HH, mm, ss, ww, 'quoted text', or a strftime pattern with %%)",
                         path, p), NULL;
       else
@@ -108,7 +96,7 @@ parse_timezone (const gchar *name, const gchar *path, GError **error)
 {
   GTimeZone *tz = g_time_zone_new_identifier (name);
   if (tz == NULL)
-    invalid (error, "%s.timezone: unknown time zone '%s' (use UTC, an offset like +09:00, "
+    ab_model_invalid (error, "%s.timezone: unknown time zone '%s' (use UTC, an offset like +09:00, "
              "or an IANA name like Asia/Seoul)", path, name);
   return tz;
 }
@@ -123,14 +111,14 @@ parse_bucket (JsonObject *o, const gchar *path, GError **error)
       || !ab_model_json_string (o, path, "format", FALSE, NULL, &format, error))
     return NULL;
   if (g_ascii_strcasecmp (type, "date") != 0)
-    return invalid (error, "%s.type: unknown bucket type '%s' (supported: date)", path, type),
+    return ab_model_invalid (error, "%s.type: unknown bucket type '%s' (supported: date)", path, type),
            NULL;
   AbBucket *b = g_new0 (AbBucket, 1);
   guint u = 0;
   while (u < G_N_ELEMENTS (UNIT_NAMES) && g_ascii_strcasecmp (unit, UNIT_NAMES[u]) != 0)
     u++;
   if (u == G_N_ELEMENTS (UNIT_NAMES))
-    return bucket_free (b), invalid (error, "%s.unit: unknown unit '%s' (minute, hour, day, "
+    return bucket_free (b), ab_model_invalid (error, "%s.unit: unknown unit '%s' (minute, hour, day, "
                                      "week, month, year)", path, unit), NULL;
   b->unit = (AbBucketUnit) u;
   b->tz = parse_timezone (tzname, path, error);
@@ -141,7 +129,7 @@ parse_bucket (JsonObject *o, const gchar *path, GError **error)
   g_autoptr (GDateTime) probe = g_date_time_new_now (b->tz);
   g_autofree gchar *text = g_date_time_format (probe, b->pattern);
   if (text == NULL || *text == '\0')
-    return bucket_free (b), invalid (error, "%s.format: '%s' formats nothing", path, f), NULL;
+    return bucket_free (b), ab_model_invalid (error, "%s.format: '%s' formats nothing", path, f), NULL;
   return b;
 }
 
@@ -228,13 +216,13 @@ parse_group_field (const AbSchema *s, JsonNode *node, const gchar *path, AbGroup
   AbType type;
   const gchar *canon = canonical_field (s, name, &type);
   if (canon == NULL)
-    return invalid (error, "%s.name: unknown field '%s' (a property, version, source or target)",
+    return ab_model_invalid (error, "%s.name: unknown field '%s' (a property, version, source or target)",
                     path, name);
   out->name = g_strdup (canon);
   if (bucket == NULL)
     return TRUE;
   if (!is_integer (type))
-    return invalid (error, "%s.bucket: a date bucket needs an integer field (epoch ms); '%s' is %s",
+    return ab_model_invalid (error, "%s.bucket: a date bucket needs an integer field (epoch ms); '%s' is %s",
                     path, name, ab_type_name (type));
   g_autofree gchar *bpath = ab_model_json_path (path, "bucket");
   out->bucket = parse_bucket (bucket, bpath, error);
@@ -256,9 +244,9 @@ parse_group_kind (JsonObject *o, const gchar *path, AbGroup *g, GError **error)
   else if (g_ascii_strcasecmp (type, "SUM") == 0)
     g->type = AB_GROUP_SUM;
   else
-    return invalid (error, "%s.type: unknown group type '%s' (COUNT or SUM)", path, type);
+    return ab_model_invalid (error, "%s.type: unknown group type '%s' (COUNT or SUM)", path, type);
   if (g->ttl != -1 && g->ttl <= 0)
-    return invalid (error, "%s.ttl: %" G_GINT64_FORMAT " is not -1 (keep) or a positive number "
+    return ab_model_invalid (error, "%s.ttl: %" G_GINT64_FORMAT " is not -1 (keep) or a positive number "
                     "of milliseconds", path, g->ttl);
   if (g->type == AB_GROUP_SUM)
     g->value_field = g_steal_pointer (&value);
@@ -273,10 +261,10 @@ check_value_field (const AbSchema *s, const gchar *path, AbGroup *g, GError **er
   AbType type;
   const gchar *canon = canonical_field (s, g->value_field, &type);
   if (canon == NULL || g_str_equal (g->value_field, "-"))
-    return invalid (error, "%s.valueField: a SUM group needs a numeric field to sum, got '%s'",
+    return ab_model_invalid (error, "%s.valueField: a SUM group needs a numeric field to sum, got '%s'",
                     path, g->value_field);
   if (!ab_type_is_numeric (type))
-    return invalid (error, "%s.valueField: '%s' is %s, not numeric", path, g->value_field,
+    return ab_model_invalid (error, "%s.valueField: '%s' is %s, not numeric", path, g->value_field,
                     ab_type_name (type));
   gchar *name = g_strdup (canon); /* canon may be value_field itself */
   g_free (g->value_field);
@@ -294,7 +282,7 @@ parse_group (const AbSchema *s, JsonNode *node, const gchar *path, GError **erro
       || !ab_model_json_array (o, path, "fields", FALSE, &fields, error))
     return NULL;
   if (*name == '\0' || g_str_equal (name, AB_GROUP_COUNT_NAME))
-    return invalid (error, "%s.group: '%s' is not a valid group name (non-empty; %s is "
+    return ab_model_invalid (error, "%s.group: '%s' is not a valid group name (non-empty; %s is "
                     "reserved)", path, name, AB_GROUP_COUNT_NAME), NULL;
   AbGroup *g = g_new0 (AbGroup, 1);
   g->name = g_steal_pointer (&name);
@@ -327,9 +315,9 @@ parse_cache (const AbSchema *s, JsonNode *node, const gchar *path, GError **erro
       || !ab_model_json_int (o, path, "limit", AB_CACHE_DEFAULT_LIMIT, &limit, error))
     return NULL;
   if (*name == '\0')
-    return invalid (error, "%s.cache: cache names must not be empty", path), NULL;
+    return ab_model_invalid (error, "%s.cache: cache names must not be empty", path), NULL;
   if (limit < 1 || limit > AB_CACHE_MAX_LIMIT)
-    return invalid (error, "%s.limit: %" G_GINT64_FORMAT " is not between 1 and %d", path, limit,
+    return ab_model_invalid (error, "%s.limit: %" G_GINT64_FORMAT " is not between 1 and %d", path, limit,
                     AB_CACHE_MAX_LIMIT), NULL;
   AbCache *c = g_new0 (AbCache, 1);
   c->name = g_steal_pointer (&name);
@@ -348,7 +336,7 @@ parse_cache (const AbSchema *s, JsonNode *node, const gchar *path, GError **erro
         return ab_cache_free (c), NULL;
       const gchar *canon = canonical_field (s, field, &type);
       if (canon == NULL)
-        return ab_cache_free (c), invalid (error, "%s.field: unknown field '%s' (a property, "
+        return ab_cache_free (c), ab_model_invalid (error, "%s.field: unknown field '%s' (a property, "
                                            "version, source or target)", fpath, field), NULL;
       c->fields[k].field = g_strdup (canon);
       c->n_fields++;
@@ -378,7 +366,7 @@ parse_list (const AbSchema *s, JsonNode *array, const gchar *member, ParseFn par
       const gchar *name = *(gchar **) item;
       if (!g_hash_table_add (seen, (gpointer) name))
         return g_ptr_array_unref (out),
-               invalid (error, "%s: duplicate name '%s' in schema %s", path, name, member), NULL;
+               ab_model_invalid (error, "%s: duplicate name '%s' in schema %s", path, name, member), NULL;
     }
   return out;
 }
@@ -395,7 +383,7 @@ ab_schema_parse_groups (AbSchema *schema, GError **error)
 {
   if (schema->kind == AB_TABLE_IMMUTABLE_EDGE
       && (array_len (schema->groups) > 0 || array_len (schema->caches) > 0))
-    return invalid (error, "%s", "An immutable edge table keeps Index rows only: it cannot have "
+    return ab_model_invalid (error, "%s", "An immutable edge table keeps Index rows only: it cannot have "
                     "groups or caches");
   GPtrArray *groups = parse_list (schema, schema->groups, "groups", parse_group,
                                   (GDestroyNotify) ab_group_free, error);

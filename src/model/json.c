@@ -8,19 +8,6 @@
 #include "model/json_get.h"
 #include "model/types.h"
 
-static gboolean body_error (GError **error, const gchar *fmt, ...)
-  G_GNUC_PRINTF (2, 3);
-
-static gboolean
-body_error (GError **error, const gchar *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error_literal (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, msg);
-  return FALSE;
-}
 
 /* Returns the offset just past the closing quote (or len when the string is
  * unterminated: the parser reports that). p[start] is the first byte inside
@@ -40,7 +27,7 @@ scan_string (const gchar *p, gsize len, gsize start, GError **error)
           if (p[i + 1] == 'u' && i + 6 <= len
               && strncmp (p + i + 2, "0000", 4) == 0)
             {
-              body_error (error, "%s", "JSON strings must not contain the NUL "
+              ab_model_invalid (error, "%s", "JSON strings must not contain the NUL "
                           "character (\\u0000)");
               return G_MAXSIZE;
             }
@@ -51,7 +38,7 @@ scan_string (const gchar *p, gsize len, gsize start, GError **error)
     }
   if (i < len)
     {
-      body_error (error, "%s", "JSON body contains a raw NUL byte");
+      ab_model_invalid (error, "%s", "JSON body contains a raw NUL byte");
       return G_MAXSIZE;
     }
   return len;
@@ -71,12 +58,12 @@ check_number (const gchar *p, gsize len, GError **error)
                                      &ignored, &perr)
           && g_error_matches (perr, G_NUMBER_PARSER_ERROR,
                               G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
-        return body_error (error, "JSON number %s is outside the 64-bit "
+        return ab_model_invalid (error, "JSON number %s is outside the 64-bit "
                            "integer range", token);
       return TRUE;
     }
   if (isinf (g_ascii_strtod (token, NULL)))
-    return body_error (error, "JSON number %s is outside the range of a double",
+    return ab_model_invalid (error, "JSON number %s is outside the range of a double",
                        token);
   return TRUE;
 }
@@ -95,9 +82,9 @@ prescan (const gchar *p, gsize len, GError **error)
     {
       gchar c = p[i];
       if (c == '\0')
-        return body_error (error, "%s", "JSON body contains a raw NUL byte");
+        return ab_model_invalid (error, "%s", "JSON body contains a raw NUL byte");
       if ((c == '[' || c == '{') && ++depth > AB_JSON_MAX_DEPTH)
-        return body_error (error, "JSON nesting is deeper than %d levels", AB_JSON_MAX_DEPTH);
+        return ab_model_invalid (error, "JSON nesting is deeper than %d levels", AB_JSON_MAX_DEPTH);
       if ((c == ']' || c == '}') && depth > 0)
         depth--;
       if (c == '"')
@@ -128,7 +115,7 @@ ab_model_json_parse (const gchar *data, gssize len, GError **error)
   gsize n = len < 0 ? (data ? strlen (data) : 0) : (gsize) len;
   if (data == NULL || n == 0)
     {
-      body_error (error, "%s", "Request body is empty; a JSON value is expected");
+      ab_model_invalid (error, "%s", "Request body is empty; a JSON value is expected");
       return NULL;
     }
   if (!prescan (data, n, error))
@@ -137,12 +124,12 @@ ab_model_json_parse (const gchar *data, gssize len, GError **error)
   g_autoptr (GError) perr = NULL;
   if (!json_parser_load_from_data (parser, data, (gssize) n, &perr))
     {
-      body_error (error, "Malformed JSON: %s", perr->message);
+      ab_model_invalid (error, "Malformed JSON: %s", perr->message);
       return NULL;
     }
   JsonNode *root = json_parser_steal_root (parser);
   if (root == NULL)
-    body_error (error, "%s", "Request body is empty; a JSON value is expected");
+    ab_model_invalid (error, "%s", "Request body is empty; a JSON value is expected");
   return root;
 }
 
@@ -158,7 +145,7 @@ gboolean
 ab_model_json_missing (const gchar *prefix, const gchar *member, GError **error)
 {
   g_autofree gchar *path = ab_model_json_path (prefix, member);
-  return body_error (error, "Missing required field '%s'", path);
+  return ab_model_invalid (error, "Missing required field '%s'", path);
 }
 
 static gboolean
@@ -176,7 +163,7 @@ ab_model_json_object (JsonNode *node, const gchar *what, GError **error)
 {
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
-      body_error (error, "%s must be a JSON object", what);
+      ab_model_invalid (error, "%s must be a JSON object", what);
       return NULL;
     }
   return json_node_get_object (node);

@@ -31,6 +31,17 @@ static const AbTypeInfo type_info[] = {
 
 #define SHOW_MAX_CHARS 64
 
+gboolean
+ab_model_invalid (GError **error, const gchar *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error_literal (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, msg);
+  return FALSE;
+}
+
 const gchar *
 ab_type_name (AbType type)
 {

@@ -25,6 +25,9 @@ typedef enum {
   AB_TYPE_OBJECT,
 } AbType;
 
+/* Sets AB_MODEL_ERROR_INVALID with a printf message; returns FALSE. */
+gboolean ab_model_invalid (GError **error, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);
+
 /* Lower-case v3 JSON name ("long"); upper-case v2 name ("LONG"). */
 const gchar *ab_type_name (AbType type);
 const gchar *ab_type_v2_name (AbType type);

@@ -21,18 +21,6 @@ static const AbLabelType label_types[] = {
 
 #define MULTI_EDGE_ID_FIELD "_id"
 
-static gboolean v2_error (GError **error, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-v2_error (GError **error, const gchar *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error_literal (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, msg);
-  return FALSE;
-}
 
 static const gchar *
 label_type_name (AbTableKind kind)
@@ -57,7 +45,7 @@ parse_label_type (JsonObject *o, AbTableKind *kind, gboolean *hash,
         *hash = g_ascii_strcasecmp (name, "HASH") == 0;
         return TRUE;
       }
-  return v2_error (error, "Unknown label type '%s' at 'type': expected "
+  return ab_model_invalid (error, "Unknown label type '%s' at 'type': expected "
                    "INDEXED, HASH, MULTI_EDGE, IMMUTABLE_INDEXED or VERTEX",
                    name);
 }
@@ -133,7 +121,7 @@ parse_v2_fields (AbSchema *s, JsonObject *schema, GError **error)
         g_ptr_array_add (s->fields, f);
     }
   if (s->kind == AB_TABLE_MULTI_EDGE && !have_id)
-    return v2_error (error, "A MULTI_EDGE label needs a field named '%s' in "
+    return ab_model_invalid (error, "A MULTI_EDGE label needs a field named '%s' in "
                      "schema.fields: its type is the id type",
                      MULTI_EDGE_ID_FIELD);
   return TRUE;
@@ -220,7 +208,7 @@ parse_v2_schema (AbSchema *s, JsonObject *o, gboolean hash, GError **error)
                               AB_DIRTYPE_OUT, &s->direction, error))
     return FALSE;
   if (hash && s->direction != AB_DIRTYPE_OUT)
-    return v2_error (error, "A HASH label must have dirType OUT, not %s",
+    return ab_model_invalid (error, "A HASH label must have dirType OUT, not %s",
                      ab_dirtype_name (s->direction));
   return parse_v2_indices (s, o, error)
          && ab_model_json_array_copy (o, NULL, "groups", &s->groups, error)
@@ -468,7 +456,7 @@ read_v2_alias_target (JsonObject *o, const gchar *service, gchar **slot,
   const gchar *dot = strchr (target, '.');
   if (dot == NULL || (gsize) (dot - target) != strlen (service)
       || strncmp (target, service, dot - target) != 0)
-    return v2_error (error, "Alias target '%s' must be of the form '%s.<label>' "
+    return ab_model_invalid (error, "Alias target '%s' must be of the form '%s.<label>' "
                      "(an alias points into its own service)", target, service);
   if (!ab_model_validate_name ("label", dot + 1, error))
     return FALSE;

@@ -12,18 +12,6 @@
 #define SHOW_MAX_CHARS 80
 #define STORAGE_SCHEME "datastore://"
 
-static gboolean invalid (GError **error, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError **error, const gchar *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error_literal (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, msg);
-  return FALSE;
-}
 
 /* Untrusted text as shown in a message: valid UTF-8, cut short. */
 static gchar *
@@ -54,11 +42,11 @@ gboolean
 ab_model_validate_name (const gchar *what, const gchar *name, GError **error)
 {
   if (name == NULL || *name == '\0')
-    return invalid (error, "Missing %s name", what);
+    return ab_model_invalid (error, "Missing %s name", what);
   if (name_ok (name))
     return TRUE;
   g_autofree gchar *shown = show (name);
-  return invalid (error, "Invalid %s name '%s': a name starts with a letter, "
+  return ab_model_invalid (error, "Invalid %s name '%s': a name starts with a letter, "
                   "has at most 64 characters, and contains only letters, "
                   "digits, '_' and '-' (^[a-zA-Z][a-zA-Z0-9_-]{0,63}$)",
                   what, shown);
@@ -104,11 +92,11 @@ gboolean
 ab_model_validate_storage (const gchar *uri, GError **error)
 {
   if (uri == NULL || *uri == '\0')
-    return invalid (error, "%s", "Missing storage URI");
+    return ab_model_invalid (error, "%s", "Missing storage URI");
   if (storage_ok (uri))
     return TRUE;
   g_autofree gchar *shown = show (uri);
-  return invalid (error, "Invalid storage URI '%s': it must look like "
+  return ab_model_invalid (error, "Invalid storage URI '%s': it must look like "
                   "datastore://<namespace>/<table> "
                   "(^datastore://[a-z_]+/[a-zA-Z0-9_]+$)", shown);
 }
@@ -119,10 +107,10 @@ ab_model_validate_comment (const gchar *comment, GError **error)
   if (comment == NULL)
     return TRUE;
   if (!g_utf8_validate (comment, -1, NULL))
-    return invalid (error, "%s", "Comment is not valid UTF-8");
+    return ab_model_invalid (error, "%s", "Comment is not valid UTF-8");
   glong n = g_utf8_strlen (comment, -1);
   if (n > COMMENT_MAX_CHARS)
-    return invalid (error, "Comment is too long: %ld characters, at most %d "
+    return ab_model_invalid (error, "Comment is too long: %ld characters, at most %d "
                     "are allowed", n, COMMENT_MAX_CHARS);
   return TRUE;
 }
@@ -154,14 +142,14 @@ check_user_fields (const AbSchema *s, GError **error)
     {
       const AbField *f = s->fields->pdata[k];
       if (f->name == NULL || *f->name == '\0')
-        return invalid (error, "Property names must not be empty "
+        return ab_model_invalid (error, "Property names must not be empty "
                         "(property #%u)", k + 1);
       g_autofree gchar *shown = show (f->name);
       if (f->name[0] == '_')
-        return invalid (error, "Property name '%s' is reserved: names "
+        return ab_model_invalid (error, "Property name '%s' is reserved: names "
                         "starting with '_' are kept for system fields", shown);
       if (!g_hash_table_add (seen, f->name))
-        return invalid (error, "Duplicate property name '%s': property names "
+        return ab_model_invalid (error, "Duplicate property name '%s': property names "
                         "must be unique", shown);
     }
   return TRUE;
@@ -172,7 +160,7 @@ check_scalar (const gchar *what, AbType type, GError **error)
 {
   if (type != AB_TYPE_OBJECT)
     return TRUE;
-  return invalid (error, "The %s type must be a scalar type, not object",
+  return ab_model_invalid (error, "The %s type must be a scalar type, not object",
                   what);
 }
 
@@ -218,7 +206,7 @@ finish_index (const AbSchema *s, AbIndex *idx, GError **error)
         {
           g_autofree gchar *ishown = show (idx->name);
           g_autofree gchar *fshown = show (f->field ? f->field : "");
-          return invalid (error, "Index '%s' refers to unknown field '%s': "
+          return ab_model_invalid (error, "Index '%s' refers to unknown field '%s': "
                           "index fields must be properties of the table or "
                           "version, source, target", ishown, fshown);
         }
@@ -239,12 +227,12 @@ finish_indexes (const AbSchema *s, GError **error)
     {
       AbIndex *idx = s->indexes->pdata[k];
       if (idx->name == NULL || *idx->name == '\0')
-        return invalid (error, "Index names must not be empty (index #%u)",
+        return ab_model_invalid (error, "Index names must not be empty (index #%u)",
                         k + 1);
       if (!g_hash_table_add (seen, idx->name))
         {
           g_autofree gchar *shown = show (idx->name);
-          return invalid (error, "Duplicate index name '%s': index names must "
+          return ab_model_invalid (error, "Duplicate index name '%s': index names must "
                           "be unique", shown);
         }
       if (!finish_index (s, idx, error))
@@ -265,23 +253,23 @@ check_kind_rules (const AbSchema *s, GError **error)
   if (s->kind == AB_TABLE_IMMUTABLE_EDGE)
     {
       if (s->indexes->len > 1)
-        return invalid (error, "An immutable edge table may have at most one "
+        return ab_model_invalid (error, "An immutable edge table may have at most one "
                         "index, found %u", s->indexes->len);
       if (s->direction == AB_DIRTYPE_BOTH)
-        return invalid (error, "%s", "An immutable edge table must have "
+        return ab_model_invalid (error, "%s", "An immutable edge table must have "
                         "direction OUT or IN, not BOTH");
     }
   if (s->kind != AB_TABLE_VERTEX)
     return TRUE;
   if (s->direction != AB_DIRTYPE_OUT)
-    return invalid (error, "A vertex table must have direction OUT, not %s",
+    return ab_model_invalid (error, "A vertex table must have direction OUT, not %s",
                     ab_dirtype_name (s->direction));
   if (s->indexes->len > 0)
-    return invalid (error, "%s", "A vertex table cannot have indexes");
+    return ab_model_invalid (error, "%s", "A vertex table cannot have indexes");
   if (json_array_len (s->groups) > 0)
-    return invalid (error, "%s", "A vertex table cannot have groups");
+    return ab_model_invalid (error, "%s", "A vertex table cannot have groups");
   if (json_array_len (s->caches) > 0)
-    return invalid (error, "%s", "A vertex table cannot have caches");
+    return ab_model_invalid (error, "%s", "A vertex table cannot have caches");
   return TRUE;
 }
 
@@ -301,7 +289,7 @@ check_json_arrays (AbSchema *s, GError **error)
           json_node_take_array (*slot, json_array_new ());
         }
       else if (!JSON_NODE_HOLDS_ARRAY (*slot))
-        return invalid (error, "Schema %s must be a JSON array", names[k]);
+        return ab_model_invalid (error, "Schema %s must be a JSON array", names[k]);
     }
   return TRUE;
 }

@@ -46,3 +46,4 @@ void ab_api_register_v2 (AbRouter *router, AbEngine *engine);
 void ab_api_register_data (AbRouter *router, AbEngine *engine);
 void ab_api_register_queue (AbRouter *router, AbEngine *engine);
 void ab_api_register_admin (AbRouter *router, AbEngine *engine);
+void ab_api_register_query (AbRouter *router, AbEngine *engine);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "rest/auth.h"
 #include "catalog/catalog.h"
+#include "model/types.h"
 
 struct _AbAuth {
   AbEngine *engine;
@@ -62,6 +63,56 @@ queue_need (const AbHttpRequest *req, AbAuthNeed *n)
     }
 }
 
+/* Every "database" (with its "table") named anywhere in a query document:
+ * a superset of what the engine will read, items nested in STEPs included.
+ * A body that does not parse names nothing: the handler refuses it with
+ * 400 before reading anything. */
+static void
+collect_scopes (JsonNode *n, GPtrArray *out)
+{
+  if (JSON_NODE_HOLDS_ARRAY (n))
+    {
+      JsonArray *a = json_node_get_array (n);
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        collect_scopes (json_array_get_element (a, i), out);
+      return;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (n))
+    return;
+  JsonObject *o = json_node_get_object (n);
+  const gchar *db = json_object_get_string_member_with_default (o, "database", NULL);
+  const gchar *table = json_object_get_string_member_with_default (o, "table", NULL);
+  JsonNode *dbn = json_object_get_member (o, "database");
+  if (dbn != NULL && (db == NULL || !JSON_NODE_HOLDS_VALUE (dbn)))
+    g_ptr_array_add (out, g_strdup ("*")); /* not a string: only "*" covers it */
+  else if (db != NULL)
+    g_ptr_array_add (out, table != NULL ? g_strdup_printf ("%s.%s", db, table) : g_strdup (db));
+  GList *members = json_object_get_values (o);
+  for (GList *m = members; m != NULL; m = m->next)
+    collect_scopes (m->data, out);
+  g_list_free (members);
+}
+
+static void
+query_need (const AbHttpRequest *req, AbAuthNeed *n)
+{
+  gsize len;
+  const gchar *data = g_bytes_get_data (req->body, &len);
+  g_autoptr (JsonNode) body = ab_model_json_parse (data, (gssize) len, NULL);
+  n->letters = "r";
+  n->more = g_ptr_array_new_with_free_func (g_free);
+  if (body != NULL)
+    collect_scopes (body, n->more);
+  n->scope = n->more->len > 0 ? g_strdup (n->more->pdata[0]) : g_strdup ("*");
+}
+
+void
+ab_auth_need_clear (AbAuthNeed *n)
+{
+  g_clear_pointer (&n->scope, g_free);
+  g_clear_pointer (&n->more, g_ptr_array_unref);
+}
+
 void
 ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *n)
 {
@@ -84,6 +135,8 @@ ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *n)
       n->letters = read ? "r" : "w";
       n->scope = scope_of (req, "database", "table");
     }
+  else if (g_str_equal (route, "/graph/v3/query"))
+    query_need (req, n);
   else if (g_str_has_suffix (route, "/edges/multihop"))
     {
       /* a read over tables of one database (POST only for its body) */
@@ -111,18 +164,30 @@ scope_covers (const gchar *grant, const gchar *need)
   return strchr (grant, '.') == NULL && strncmp (need, grant, n) == 0 && need[n] == '.';
 }
 
-gboolean
-ab_auth_grants_allow (GArray *grants, const AbAuthNeed *need)
+static gboolean
+allows (GArray *grants, const gchar *letters, const gchar *scope)
 {
   for (guint i = 0; i < grants->len; i++)
     {
       const AbGrant *g = &g_array_index (grants, AbGrant, i);
-      if (!scope_covers (g->scope, need->scope))
+      if (!scope_covers (g->scope, scope))
         continue;
-      if (strchr (g->permissions, 'a') != NULL || strpbrk (g->permissions, need->letters) != NULL)
+      if (strchr (g->permissions, 'a') != NULL || strpbrk (g->permissions, letters) != NULL)
         return TRUE;
     }
   return FALSE;
+}
+
+gboolean
+ab_auth_grants_allow (GArray *grants, const AbAuthNeed *need, const gchar **missing)
+{
+  const gchar *lack = allows (grants, need->letters, need->scope) ? NULL : need->scope;
+  for (guint i = 0; lack == NULL && need->more != NULL && i < need->more->len; i++)
+    if (!allows (grants, need->letters, need->more->pdata[i]))
+      lack = need->more->pdata[i];
+  if (missing != NULL)
+    *missing = lack;
+  return lack == NULL;
 }
 
 static const gchar *
@@ -142,11 +207,10 @@ static gboolean
 guard (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
 {
   AbAuth *a = data;
-  AbAuthNeed need;
+  g_auto (AbAuthNeed) need = { 0 };
   ab_auth_need_of (req, &need);
   if (need.open)
     return TRUE;
-  g_autofree gchar *scope = need.scope;
   const gchar *token = token_of (req);
   if (token == NULL)
     {
@@ -162,7 +226,8 @@ guard (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
       ab_http_response_error (resp, 401, "The API key is not valid.");
       return FALSE;
     }
-  if (ab_auth_grants_allow (key->grants, &need))
+  const gchar *scope;
+  if (ab_auth_grants_allow (key->grants, &need, &scope))
     return TRUE;
   g_autofree gchar *msg = g_strdup_printf ("API key %s has no '%c' grant on %s.", key->id,
                                            need.letters[0], scope);

@@ -16,13 +16,19 @@ void ab_auth_free (AbAuth *auth);
 void ab_auth_install (AbAuth *auth, AbRouter *router);
 
 /* What a route needs: accepted permission letters and the scope
- * ("*", "db" or "db.table"); open routes need nothing. */
+ * ("*", "db" or "db.table"); open routes need nothing. A query document
+ * (POST /graph/v3/query) needs its letters on every table it names: those
+ * scopes are in `more`. */
 typedef struct {
   gboolean open;
   const gchar *letters;
   gchar *scope;
+  GPtrArray *more;          /* gchar*, or NULL */
 } AbAuthNeed;
 
 void ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *need);
-/* Whether a grant list (AbGrant array) satisfies a need. */
-gboolean ab_auth_grants_allow (GArray *grants, const AbAuthNeed *need);
+void ab_auth_need_clear (AbAuthNeed *need);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (AbAuthNeed, ab_auth_need_clear)
+/* Whether a grant list (AbGrant array) satisfies a need; *missing (may be
+ * NULL) is set to the first scope it does not cover. */
+gboolean ab_auth_grants_allow (GArray *grants, const AbAuthNeed *need, const gchar **missing);

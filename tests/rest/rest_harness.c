@@ -59,11 +59,14 @@ server_start (AbServer *srv, const gchar *dir, const gchar *const *extra, const 
   g_autofree gchar *log_name = g_strdup_printf ("server-%u.log", starts++);
   srv->log_path = g_build_filename (srv->dir, log_name, NULL);
   /* AB_REST_STORE=hbase runs the suite on the HBase gateway of tests/run.sh
-   * (a fresh table per server directory). */
+   * (a fresh table per server directory), =memory on the memory store;
+   * lmdb in the server directory otherwise. */
   const gchar *hbase = g_getenv ("AB_HBASE_ADDR");
   gboolean on_hbase = g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0 && hbase != NULL;
-  g_autofree gchar *store = on_hbase ? ab_server_hbase_store (srv->dir)
-                                     : g_strdup_printf ("lmdb:%s/data", srv->dir);
+  gboolean on_memory = g_strcmp0 (g_getenv ("AB_REST_STORE"), "memory") == 0;
+  g_autofree gchar *store = on_hbase    ? ab_server_hbase_store (srv->dir)
+                            : on_memory ? g_strdup ("memory:")
+                                        : g_strdup_printf ("lmdb:%s/data", srv->dir);
   g_autofree gchar *wal = g_strdup_printf ("file:%s/wal", srv->dir);
   GPtrArray *argv = g_ptr_array_new ();
   g_ptr_array_add (argv, (gpointer) server_binary ());

@@ -78,6 +78,20 @@ START_TEST (keys_and_grants)
   ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/t/edges", INSERT, NULL), 200);
   ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/u/edges", INSERT, NULL), 403);
   ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables", t1, NULL), 403);
+  /* the query document needs r on every table it names, STEP items included */
+  static const gchar *QDOC =
+    "{\"query\":[{\"type\":\"COUNT\",\"database\":\"d\",\"table\":\"t\",\"direction\":\"OUT\","
+    "\"source\":{\"type\":\"STEP\",\"field\":\"target\",\"step\":{\"type\":\"GET\","
+    "\"database\":\"d\",\"table\":\"%s\",\"source\":{\"type\":\"VALUE\",\"value\":[\"a\"]},"
+    "\"target\":{\"type\":\"VALUE\",\"value\":[\"b\"]}}},\"include\":true}]}";
+  g_autofree gchar *q_t = g_strdup_printf (QDOC, "t");
+  g_autofree gchar *q_u = g_strdup_printf (QDOC, "u");
+  JsonNode *counted = NULL;
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/query", q_t, &counted), 200);
+  ck_assert_int_eq (ab_json_int (counted, "items.0.data.0.COUNT(1)"), 0); /* b has no edges */
+  json_node_unref (counted);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/query", q_u, NULL), 403);
+  ck_assert_uint_eq (as (reader, "POST", "/graph/v3/query", q_u, NULL), 200);
   ck_assert_uint_eq (as (reader, "GET", "/metrics", NULL, NULL), 403);
   ck_assert_uint_eq (as (ADMIN, "GET", "/metrics", NULL, NULL), 200);
   ck_assert_uint_eq (as (reader, "GET", "/admin/v1/keys", NULL, NULL), 403);
