@@ -46,6 +46,14 @@ TESTS += tests/rest/test_agg
 tests_rest_test_agg_SOURCES = tests/rest/test_agg.c $(REST_HARNESS)
 tests_rest_test_agg_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_rest_test_agg_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+# docs/rest-api.md executed: every example block, in order, against one server.
+check_PROGRAMS += tests/rest/test_docs
+TESTS += tests/rest/test_docs
+tests_rest_test_docs_SOURCES = tests/rest/test_docs.c $(REST_HARNESS)
+tests_rest_test_docs_CPPFLAGS = $(AM_CPPFLAGS) -DAB_DOCS_DIR=\"$(abs_top_srcdir)/docs\"
+tests_rest_test_docs_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
+tests_rest_test_docs_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+EXTRA_DIST += docs/rest-api.md docs/console.md
 check_PROGRAMS += tests/rest/test_tls
 TESTS += tests/rest/test_tls
 tests_rest_test_tls_SOURCES = tests/rest/test_tls.c $(REST_HARNESS)

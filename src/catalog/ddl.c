@@ -1,22 +1,9 @@
 /* Catalog DDL: create, update and delete databases, tables and aliases with
- * the metadata rules of semantics.md §15. Each change writes its descriptor
+ * the metadata rules of docs/data-model.md §15. Each change writes its descriptor
  * row, then bumps the catalog revision, then reloads the cache. */
 #include <string.h>
 #include "catalog/catalog-private.h"
-
-static gboolean
-fail (GError **error, AbCatalogError code, const gchar *fmt, ...) G_GNUC_PRINTF (3, 4);
-
-static gboolean
-fail (GError **error, AbCatalogError code, const gchar *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error_literal (error, AB_CATALOG_ERROR, code, msg);
-  return FALSE;
-}
+#include "codec/fail.h"
 
 /* Model validation errors become catalog INVALID errors with the same text. */
 static gboolean
@@ -55,7 +42,7 @@ ab_catalog_persist (AbCatalog *cat, gchar kind, const gchar *db, const gchar *na
   if (!ab_store_batch (cat->store, b, &local)
       || (ab_batch_len (bump) > 0 && !ab_store_batch (cat->store, bump, &local))
       || !ab_catalog_reload (cat, &local))
-    return fail (error, AB_CATALOG_ERROR_STORE, "catalog write failed: %s", local->message);
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_STORE, "catalog write failed: %s", local->message);
   return TRUE;
 }
 
@@ -102,7 +89,7 @@ ab_catalog_create_database (AbCatalog *cat, const gchar *db, const gchar *commen
   g_autoptr (AbDatabaseDesc) old = ab_catalog_get_database (cat, db);
   if (old != NULL)
     {
-      fail (error, AB_CATALOG_ERROR_EXISTS, "Database %s already exists.", db);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_EXISTS, "Database %s already exists.", db);
       return NULL;
     }
   g_autoptr (AbDatabaseDesc) d = ab_database_desc_new ();
@@ -128,7 +115,7 @@ ab_catalog_update_database (AbCatalog *cat, const gchar *db, const gboolean *act
   g_autoptr (AbDatabaseDesc) old = ab_catalog_get_database (cat, db);
   if (old == NULL)
     {
-      fail (error, AB_CATALOG_ERROR_NOT_FOUND, "Database %s does not exist.", db);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Database %s does not exist.", db);
       return NULL;
     }
   g_autoptr (AbDatabaseDesc) d = ab_database_desc_copy (old);
@@ -149,9 +136,9 @@ ab_catalog_delete_database (AbCatalog *cat, const gchar *db, GError **error)
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbDatabaseDesc) old = ab_catalog_get_database (cat, db);
   if (old == NULL)
-    return fail (error, AB_CATALOG_ERROR_NOT_FOUND, "Database %s does not exist.", db);
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Database %s does not exist.", db);
   if (old->active)
-    return fail (error, AB_CATALOG_ERROR_INVALID,
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
                  "Database %s is active; deactivate it (active: false) before deleting.", db);
   g_autoptr (GPtrArray) tables = ab_catalog_list_tables (cat, db);
   g_autoptr (GPtrArray) aliases = ab_catalog_list_aliases (cat, db);
@@ -174,14 +161,14 @@ ab_catalog_create_table (AbCatalog *cat, AbTableDesc *proto, const gchar *actor,
   g_autoptr (AbDatabaseDesc) db = ab_catalog_get_database (cat, proto->database);
   if (db == NULL)
     {
-      fail (error, AB_CATALOG_ERROR_INVALID, "Database %s does not exist.", proto->database);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID, "Database %s does not exist.", proto->database);
       return NULL;
     }
   g_autoptr (AbTableDesc) old = ab_catalog_get_table (cat, proto->database, proto->table);
   g_autoptr (AbAliasDesc) alias = ab_catalog_get_alias (cat, proto->database, proto->table);
   if (old != NULL || alias != NULL)
     {
-      fail (error, AB_CATALOG_ERROR_EXISTS, "%s %s.%s already exists.",
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_EXISTS, "%s %s.%s already exists.",
             old != NULL ? "Table" : "An alias named", proto->database, proto->table);
       return NULL;
     }
@@ -220,12 +207,12 @@ ab_catalog_update_table (AbCatalog *cat, const gchar *db, const gchar *table,
   g_autoptr (AbTableDesc) old = ab_catalog_get_table (cat, db, table);
   if (old == NULL)
     {
-      fail (error, AB_CATALOG_ERROR_NOT_FOUND, "Table %s.%s does not exist.", db, table);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Table %s.%s does not exist.", db, table);
       return NULL;
     }
   if (active != NULL && !*active && old->active && has_active_alias (cat, db, table))
     {
-      fail (error, AB_CATALOG_ERROR_INVALID,
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
             "Table %s.%s is the target of an active alias; deactivate the alias first.", db, table);
       return NULL;
     }
@@ -255,9 +242,9 @@ ab_catalog_delete_table (AbCatalog *cat, const gchar *db, const gchar *table, GE
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbTableDesc) old = ab_catalog_get_table (cat, db, table);
   if (old == NULL)
-    return fail (error, AB_CATALOG_ERROR_NOT_FOUND, "Table %s.%s does not exist.", db, table);
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Table %s.%s does not exist.", db, table);
   if (old->active)
-    return fail (error, AB_CATALOG_ERROR_INVALID,
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
                  "Table %s.%s is active; deactivate it (active: false) before deleting.", db, table);
   return ab_catalog_persist (cat, KIND_TABLE, db, table, NULL, error);
 }
@@ -269,7 +256,7 @@ check_alias_target (AbCatalog *cat, const gchar *db, const gchar *table, GError 
 {
   g_autoptr (AbTableDesc) t = ab_catalog_get_table (cat, db, table);
   if (t == NULL)
-    return fail (error, AB_CATALOG_ERROR_INVALID,
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
                  "Alias target table %s.%s does not exist (aliases point into the same database).",
                  db, table);
   return TRUE;
@@ -288,14 +275,14 @@ ab_catalog_create_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
   g_autoptr (AbDatabaseDesc) d = ab_catalog_get_database (cat, db);
   if (d == NULL)
     {
-      fail (error, AB_CATALOG_ERROR_INVALID, "Database %s does not exist.", db);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID, "Database %s does not exist.", db);
       return NULL;
     }
   g_autoptr (AbAliasDesc) old = ab_catalog_get_alias (cat, db, alias);
   g_autoptr (AbTableDesc) same = ab_catalog_get_table (cat, db, alias);
   if (old != NULL || same != NULL)
     {
-      fail (error, AB_CATALOG_ERROR_EXISTS, "%s %s.%s already exists.",
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_EXISTS, "%s %s.%s already exists.",
             old != NULL ? "Alias" : "A table named", db, alias);
       return NULL;
     }
@@ -327,7 +314,7 @@ ab_catalog_update_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
   g_autoptr (AbAliasDesc) old = ab_catalog_get_alias (cat, db, alias);
   if (old == NULL)
     {
-      fail (error, AB_CATALOG_ERROR_NOT_FOUND, "Alias %s.%s does not exist.", db, alias);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Alias %s.%s does not exist.", db, alias);
       return NULL;
     }
   if (table != NULL && !check_alias_target (cat, db, table, error))
@@ -350,9 +337,9 @@ ab_catalog_delete_alias (AbCatalog *cat, const gchar *db, const gchar *alias, GE
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbAliasDesc) old = ab_catalog_get_alias (cat, db, alias);
   if (old == NULL)
-    return fail (error, AB_CATALOG_ERROR_NOT_FOUND, "Alias %s.%s does not exist.", db, alias);
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Alias %s.%s does not exist.", db, alias);
   if (old->active)
-    return fail (error, AB_CATALOG_ERROR_INVALID,
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
                  "Alias %s.%s is active; deactivate it (active: false) before deleting.", db, alias);
   return ab_catalog_persist (cat, KIND_ALIAS, db, alias, NULL, error);
 }

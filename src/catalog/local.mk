@@ -1,3 +1,10 @@
 # catalog: databases, tables and aliases persisted in the store (included by the top Makefile.am).
 src_libactionbase_a_SOURCES += src/catalog/catalog.h src/catalog/catalog-private.h \
 	src/catalog/catalog.c src/catalog/ddl.c src/catalog/keys.c
+
+# The catalog's DDL, API keys, storages and reload on a memory store.
+check_PROGRAMS += tests/unit/catalog/test_catalog
+TESTS += tests/unit/catalog/test_catalog
+tests_unit_catalog_test_catalog_SOURCES = tests/unit/catalog/test_catalog.c
+tests_unit_catalog_test_catalog_CFLAGS = $(TEST_CFLAGS)
+tests_unit_catalog_test_catalog_LDADD = $(TEST_LIBS)

@@ -1,4 +1,4 @@
-/* Metadata commands over the v2 API (api.md §8): create database, storage,
+/* Metadata commands over the v2 API (docs/rest-api.md §8): create database, storage,
  * table and alias; show databases, storages, tables, aliases, indices and
  * groups; desc table|alias; use database|table|alias. */
 #include <string.h>

@@ -31,8 +31,8 @@ EXTRA_DIST += deploy/install-deps.sh deploy/docker/Dockerfile deploy/docker/entr
 
 # Console suites: the real actionbased and actionbase binaries, driven through
 # `-c`, a pseudo-terminal and the proxy (the console binary is found next to
-# AB_SERVER_BIN). check-deploy.sh validates deploy/ (kubeconform with local
-# schemas, systemd-analyze verify) and skips when its tools cannot be had.
+# AB_SERVER_BIN). check-deploy.sh checks deploy/ offline against the tree and
+# the built binaries (its header lists what it does and does not check).
 CLI_TEST_SOURCES = tests/cli/cli_harness.c tests/cli/cli_harness.h \
 	tests/rest/rest_harness.c tests/rest/rest_harness.h
 check_PROGRAMS += tests/cli/test_cli tests/cli/test_repl

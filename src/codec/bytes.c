@@ -1,5 +1,5 @@
 /* Byte-string helpers for scan bounds (plusOne, prefix upper bound,
- * encoding.md §8), the offset token (suffix XOR K, base64url without padding,
+ * docs/storage-format.md §8), the offset token (suffix XOR K, base64url without padding,
  * §7) and hex dumps. */
 #include <string.h>
 #include "codec/bytes.h"

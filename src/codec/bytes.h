@@ -1,4 +1,4 @@
-/* Byte-string arithmetic for scans (encoding.md §8) and the opaque offset
+/* Byte-string arithmetic for scans (docs/storage-format.md §8) and the opaque offset
  * token (§7): plusOne with carry, the prefix upper bound, and the XOR +
  * base64url token encoding. */
 #pragma once

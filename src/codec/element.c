@@ -1,5 +1,5 @@
 /* Element codec: one header byte + payload per value, ASC or DESC (DESC is the
- * whole ASC element bit-inverted), encoding.md §1. Owns the codec error domain.
+ * whole ASC element bit-inverted), docs/storage-format.md §1. Owns the codec error domain.
  * Every reader checks the remaining length before touching a byte. */
 #include <string.h>
 #include "codec/element.h"

@@ -1,5 +1,5 @@
 /* Element encoding: the self-describing header byte + payload layout of every
- * key component and value element (encoding.md §1), ASC and DESC. Decoders
+ * key component and value element (docs/storage-format.md §1), ASC and DESC. Decoders
  * never read past the buffer and report malformed input with a GError. */
 #pragma once
 #include <glib.h>

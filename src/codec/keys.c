@@ -1,6 +1,6 @@
 /* Name codes (signed xxhash32, seed 0) and the row keys built on the salted
  * prefix salt || enc(source) || enc_int32(table) || enc_int8(type), plus the
- * parser that splits a key back into that prefix (encoding.md §2-§4). */
+ * parser that splits a key back into that prefix (docs/storage-format.md §2-§4). */
 #include <string.h>
 #include <xxhash.h>
 #include "codec/keys.h"
@@ -162,6 +162,12 @@ ab_codec_wide_row_length (const guint8 *key, gsize len)
   return ab_codec_wide_parts (key, len, &type, &code, &row_len) ? row_len : len;
 }
 
+guint32
+ab_codec_key_salt (const guint8 *key)
+{
+  return ((guint32) key[0] << 24) | ((guint32) key[1] << 16) | ((guint32) key[2] << 8) | key[3];
+}
+
 /* The salt is reported, not checked: a caller that wants to detect a corrupt
  * key compares it with ab_codec_hash (key + 4, rest - 4). */
 gboolean
@@ -180,8 +186,7 @@ ab_codec_parse_key (const guint8 *key, gsize len, AbKeyParts *out,
                    "key of %" G_GSIZE_FORMAT " bytes has no salt", len);
       return FALSE;
     }
-  out->salt = ((guint32) key[0] << 24) | ((guint32) key[1] << 16) |
-              ((guint32) key[2] << 8) | key[3];
+  out->salt = ab_codec_key_salt (key);
   if (!ab_codec_get_value (key, len, &pos, &out->source, &order, error) ||
       !ab_codec_get_int32 (key, len, &pos, &out->table_code, error) ||
       !ab_codec_get_int8 (key, len, &pos, &type, error))

@@ -1,5 +1,5 @@
 /* Hash codes and row keys: salt + source + table code + record type prefix,
- * and the Lock/Count/State/Index/Group/Cache keys built on it (encoding.md
+ * and the Lock/Count/State/Index/Group/Cache keys built on it (docs/storage-format.md
  * §2-§4), plus the parser that splits a key back into its parts. */
 #pragma once
 #include <glib.h>
@@ -75,3 +75,5 @@ typedef struct {
 gboolean ab_codec_parse_key (const guint8 *key, gsize len, AbKeyParts *out,
                              GError **error);
 void ab_codec_key_parts_clear (AbKeyParts *parts);
+/* The salt of a row key: its first 4 bytes, big-endian (len >= 4). */
+guint32 ab_codec_key_salt (const guint8 *key);

@@ -4,7 +4,8 @@ src_libactionbase_a_SOURCES += \
 	src/codec/element.c src/codec/element.h \
 	src/codec/keys.c src/codec/keys.h \
 	src/codec/record.c src/codec/record.h \
-	src/codec/bytes.c src/codec/bytes.h
+	src/codec/bytes.c src/codec/bytes.h \
+	src/codec/fail.c src/codec/fail.h
 
 CODEC_TEST_HELPERS = tests/unit/codec/codec_helpers.c tests/unit/codec/codec_helpers.h
 check_PROGRAMS += tests/unit/codec/test_element
@@ -36,3 +37,11 @@ TESTS += tests/unit/codec/test_wide
 tests_unit_codec_test_wide_SOURCES = tests/unit/codec/test_wide.c $(CODEC_TEST_HELPERS)
 tests_unit_codec_test_wide_CFLAGS = $(TEST_CFLAGS)
 tests_unit_codec_test_wide_LDADD = $(TEST_LIBS)
+
+# docs/storage-format.md §9 as a test: the suite reads the document itself.
+check_PROGRAMS += tests/unit/codec/test_doc_vectors
+TESTS += tests/unit/codec/test_doc_vectors
+EXTRA_DIST += docs/storage-format.md
+tests_unit_codec_test_doc_vectors_SOURCES = tests/unit/codec/test_doc_vectors.c $(CODEC_TEST_HELPERS)
+tests_unit_codec_test_doc_vectors_CFLAGS = $(TEST_CFLAGS) -DAB_DOCS_DIR=\"$(abs_top_srcdir)/docs\"
+tests_unit_codec_test_doc_vectors_LDADD = $(TEST_LIBS)

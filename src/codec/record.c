@@ -1,6 +1,6 @@
 /* Row values: the State value (active, version, versioned properties, the
  * reserved createdAt/deletedAt cells), the Index/Cache value, the Lock value
- * and the raw 8-byte counters (encoding.md §5). */
+ * and the raw 8-byte counters (docs/storage-format.md §5). */
 #include <string.h>
 #include "codec/record.h"
 #include "codec/keys.h"

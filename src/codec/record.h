@@ -1,4 +1,4 @@
-/* State, Index and Lock row values (encoding.md §5), at the level of property
+/* State, Index and Lock row values (docs/storage-format.md §5), at the level of property
  * codes: mapping codes to schema names is the model's business. Count values
  * are raw 8-byte big-endian longs (ab_codec_put_be64 / ab_codec_get_be64). */
 #pragma once

@@ -1,4 +1,4 @@
-/* Group reads (semantics.md §7.6 `agg`): ranges over the group fields as a
+/* Group reads (docs/data-model.md §7.6 `agg`): ranges over the group fields as a
  * window of the DESC-qualified group row, its live cells in qualifier order
  * (expired TTL cells skipped), and `__count__` from the Count row. */
 #include <string.h>
@@ -249,7 +249,7 @@ run_agg (AbEngine *engine, const AbTableDesc *t, const AbGroup *g, const AbAggPa
   guint limit = p->limit < 0 ? AGG_DEFAULT_LIMIT : (guint) p->limit;
   g_autoptr (GArray) cells = ab_kv_array_new ();
   CellReader cr = { .engine = engine, .group = g, .row_len = row->len,
-                    .now = ab_engine_now_ms (), .out = cells };
+                    .now = ab_engine_now_ms (engine), .out = cells };
   return read_cells (&cr, start, stop, limit + 1, error)
          && decode_cells (g, row->len, cells, limit, r, error);
 }

@@ -110,7 +110,7 @@ note_lag (AbApplier *a, JsonObject *rec)
   if (ts <= 0)
     return;
   g_mutex_lock (&a->mu);
-  a->lags[a->next_lag] = MAX (0, g_get_real_time () / 1000 - ts);
+  a->lags[a->next_lag] = MAX (0, ab_engine_now_ms (a->engine) - ts);
   a->next_lag = (a->next_lag + 1) % LAG_SAMPLES;
   a->n_lags = MIN (a->n_lags + 1, LAG_SAMPLES);
   g_mutex_unlock (&a->mu);

@@ -116,7 +116,7 @@ prepare (KeyWork *w)
   gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
   const AbValue *ktarget = multi ? &g->source : &g->target;
   if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
-    return; /* no State row to read, no lock (semantics.md §10) */
+    return; /* no State row to read, no lock (docs/data-model.md §10) */
   GByteArray *sk = ab_codec_state_key (&g->source, ktarget, t->code, &w->error);
   if (sk != NULL)
     w->state_key = g_byte_array_free_to_bytes (sk);
@@ -144,7 +144,7 @@ check_foreign_lock (AbEngine *engine, KeyWork *w, GBytes *held, AbBatch *batch)
   const guint8 *v = g_bytes_get_data (held, &vlen);
   const guint8 *k = g_bytes_get_data (w->lock_key, &klen);
   gboolean readable = ab_codec_decode_lock_value (v, vlen, &since, NULL);
-  if (readable && ab_engine_now_ms () - since <= engine->cfg.lock_stale_ms)
+  if (readable && ab_engine_now_ms (engine) - since <= engine->cfg.lock_stale_ms)
     {
       ab_engine_fail (&w->error, AB_ENGINE_ERROR_CONFLICT,
                       "the edge is locked by another writer (since %" G_GINT64_FORMAT " ms)",
@@ -269,7 +269,6 @@ storage_ops (const AbBatch *b)
   for (guint i = 0; i < b->items->len; i++)
     {
       const AbMutation *m = &g_array_index (b->items, AbMutation, i);
-      static const gchar *kinds[] = { "Put", "Delete", "Increment" };
       gsize klen, vlen = 0;
       const guint8 *k = g_bytes_get_data (m->key, &klen);
       guint8 delta[8];
@@ -280,26 +279,24 @@ storage_ops (const AbBatch *b)
           v = delta;
           vlen = 8;
         }
-      /* wide-row cells: the HBase row and its qualifier (else f:e) */
-      gsize rlen = ab_codec_wide_row_length (k, klen);
-      g_autofree gchar *row = g_base64_encode (k, rlen);
-      g_autofree gchar *qual = rlen < klen ? g_base64_encode (k + rlen, klen - rlen)
-                                           : g_strdup ("ZQ==");
+      /* the cell as the store lays it out: its coordinates, then the value */
+      AbStoreCoord coords[AB_STORE_COORDS];
+      ab_store_cell_coords (k, klen, coords);
       g_autofree gchar *val = g_base64_encode (v != NULL ? v : (const guint8 *) "", vlen);
       json_builder_begin_object (jb);
       json_builder_set_member_name (jb, "kind");
-      json_builder_add_string_value (jb, kinds[m->kind]);
+      json_builder_add_string_value (jb, ab_store_mutation_name (m->kind));
       json_builder_set_member_name (jb, "table");
       json_builder_add_string_value (jb, "edges");
       json_builder_set_member_name (jb, "cells");
       json_builder_begin_array (jb);
       json_builder_begin_object (jb);
-      json_builder_set_member_name (jb, "family");
-      json_builder_add_string_value (jb, "Zg==");
-      json_builder_set_member_name (jb, "qualifier");
-      json_builder_add_string_value (jb, qual);
-      json_builder_set_member_name (jb, "row");
-      json_builder_add_string_value (jb, row);
+      for (guint c = 0; c < AB_STORE_COORDS; c++)
+        {
+          g_autofree gchar *text = g_base64_encode (coords[c].data, coords[c].len);
+          json_builder_set_member_name (jb, coords[c].name);
+          json_builder_add_string_value (jb, text);
+        }
       json_builder_set_member_name (jb, "value");
       json_builder_add_string_value (jb, val);
       json_builder_end_object (jb);

@@ -254,7 +254,11 @@ edge_rows (const AbTableDesc *t)
   static const gchar *const fixed[] = { "direction", "version", "source", "target" };
   AbRows *rows = ab_rows_new (fixed, G_N_ELEMENTS (fixed));
   for (guint f = 0; f < t->schema->fields->len; f++)
-    g_ptr_array_add (rows->columns, g_strdup (((AbField *) t->schema->fields->pdata[f])->name));
+    {
+      const gchar *name = ((AbField *) t->schema->fields->pdata[f])->name;
+      if (name[0] != '_') /* a multi-edge's internal _source/_target, as on REST */
+        g_ptr_array_add (rows->columns, g_strdup (name));
+    }
   return rows;
 }
 
@@ -421,7 +425,7 @@ run_item (Run *r, const AbDocItem *it, GError **error)
     }
   for (guint i = 0; i < it->aggs->len; i++)
     if (!ab_rows_aggregate (&rows, it->aggs->pdata[i], error))
-      return NULL;
+      return NULL; /* a COUNT or SUM answers new rows: no cursor (ab_rows_new) */
   rows->name = g_strdup (it->name);
   return g_steal_pointer (&rows);
 }

@@ -3,6 +3,7 @@
  * per-key mutation pipeline. Not for use outside src/engine. */
 #pragma once
 #include "engine/engine.h"
+#include "engine/derive.h"
 #include "engine/state.h"
 #include "catalog/catalog.h"
 #include "store/store.h"
@@ -37,27 +38,12 @@ AbTableDesc *ab_engine_resolve (AbEngine *engine, const gchar *db, const gchar *
                                 gchar **alias_out, GError **error);
 gboolean ab_engine_insert_merge (AbEngine *engine, const gchar *db);
 
-/* Directed endpoints of a state for an index/count row (multi-edge aware):
- * fills borrowed pointers to values inside key/state. FALSE if absent. */
-gboolean ab_engine_directed (const AbTableDesc *t, const AbValue *source,
-                             const AbValue *target, const AbState *st, AbDirection dir,
-                             const AbValue **dsrc, const AbValue **dtgt);
-/* Directions a table maintains: fills dirs[0..n). */
-guint ab_engine_directions (const AbTableDesc *t, AbDirection dirs[2]);
-
 /* Value of an index/group/cache field of a state (property or system field
  * version/source/target); out is left null when absent. */
 gboolean ab_engine_field_value (const AbTableDesc *t, const gchar *name, const AbValue *source,
                                 const AbValue *target, const AbState *st, AbValue *out);
 
-/* Index row key and value for an active state (NULL key when not indexable). */
-GByteArray *ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx,
-                                 const AbValue *source, const AbValue *target,
-                                 const AbState *st, AbDirection dir, GError **error);
-gboolean ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out,
-                                GError **error);
-
-/* Lock protocol (semantics.md §6), one attempt at a time: TAKEN sets *token
+/* Lock protocol (docs/data-model.md §6), one attempt at a time: TAKEN sets *token
  * to our lock value; BUSY means another writer holds it (attempt 0 sweeps a
  * stale lock and tries once more) and attempts remain; FAILED sets error
  * (CONFLICT once lock_retries attempts found it held). The caller retries a
@@ -66,17 +52,15 @@ typedef enum { AB_LOCK_TAKEN, AB_LOCK_BUSY, AB_LOCK_FAILED } AbLockTry;
 AbLockTry ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, GBytes **token,
                               GError **error);
 guint ab_engine_lock_backoff_ms (AbEngine *engine);
-/* The same with the retries slept through, for tools off the request path
- * (the verifier's repair runs on its own threads). */
-gboolean ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **error);
-void ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token);
+/* (ab_engine_lock, the same with the retries slept through: derive.h) */
 
 /* Records of one key: from before/after states into a batch; returns status. */
 AbKeyStatus ab_engine_plan (const AbTableDesc *t, const AbValue *source,
                             const AbValue *target, const AbState *before,
                             const AbState *after, AbBatch *batch, GError **error);
 
-gint64 ab_engine_now_ms (void);
+/* The configured clock (cfg.now_ms), else real time: ms since the epoch. */
+gint64 ab_engine_now_ms (AbEngine *engine);
 
 /* The key pool and its timer (pool.c): started with the engine, stopped
  * before the store closes. */

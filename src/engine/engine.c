@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include "engine/wide.h"
 #include "model/types.h"
+#include "codec/fail.h"
 
 G_DEFINE_QUARK (ab-engine-error-quark, ab_engine_error)
 
@@ -30,6 +31,8 @@ ab_engine_config_init (AbEngineConfig *cfg)
   cfg->max_hop_starts = 100;
   cfg->max_hop_nodes = 1000;
   cfg->max_hop_edges = 100000;
+  cfg->now_ms = NULL; /* real time */
+  cfg->now_data = NULL;
 }
 
 gboolean
@@ -37,9 +40,8 @@ ab_engine_fail (GError **error, AbEngineError code, const gchar *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
+  ab_fail_valist (error, AB_ENGINE_ERROR, code, fmt, ap);
   va_end (ap);
-  g_set_error_literal (error, AB_ENGINE_ERROR, code, msg);
   return FALSE;
 }
 
@@ -110,7 +112,15 @@ ab_engine_open_store (AbStore *store, const AbEngineConfig *cfg, GError **error)
   engine->cfg.cdc_uri = engine->owned_cdc_uri = g_strdup (engine->cfg.cdc_uri);
   engine->cfg.phase = engine->owned_phase = g_strdup (engine->cfg.phase);
   engine->cfg.tenant = engine->owned_tenant = g_strdup (engine->cfg.tenant);
-  engine->cfg.async_refused = engine->owned_async_refused = g_strdup (engine->cfg.async_refused);
+  /* Without a WAL nothing would ever apply a queued ASYNC mutation: refuse
+   * it (503) rather than acknowledge a write that is then lost. */
+  gboolean no_wal = engine->cfg.wal_uri == NULL || g_str_equal (engine->cfg.wal_uri, "none");
+  engine->cfg.async_refused = engine->owned_async_refused = g_strdup (
+      engine->cfg.async_refused != NULL || !no_wal
+          ? engine->cfg.async_refused
+          : "ASYNC mutations need a WAL and this server runs without one (--wal none): send "
+            "the request as SYNC (/edges/sync) or start the server with --wal file:DIR or "
+            "--wal kafka://HOST:PORT/TOPIC");
   ab_engine_pools_start (engine);
   ab_engine_maint_start (engine);
   if (!open_sinks (engine, &local))
@@ -179,6 +189,12 @@ AbCatalog *
 ab_engine_catalog (AbEngine *engine)
 {
   return engine->catalog;
+}
+
+AbStore *
+ab_engine_store (AbEngine *engine)
+{
+  return engine->store;
 }
 
 gboolean

@@ -37,6 +37,11 @@ typedef struct {
   guint max_hop_starts;       /* multihop start nodes, default 100 */
   guint max_hop_nodes;        /* multihop second-hop nodes (starts x first limit), default 1000 */
   guint max_hop_edges;        /* multihop edges read (nodes x second limit), default 100000 */
+  /* The engine's wall clock in ms since the epoch (TTL expiry and sweeps,
+   * lock staleness, WAL/CDC "ts"); NULL (default) = g_get_real_time () / 1000.
+   * Tests advance a fake one instead of sleeping. Called from any thread. */
+  gint64 (*now_ms) (gpointer data);
+  gpointer now_data;
 } AbEngineConfig;
 
 void ab_engine_config_init (AbEngineConfig *cfg);

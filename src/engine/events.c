@@ -1,5 +1,5 @@
 /* Mutation bodies to events: every item is cast against the schema and
- * validated (semantics.md §3.3) before anything is written; one malformed
+ * validated (docs/data-model.md §3.3) before anything is written; one malformed
  * item rejects the whole request. Events are grouped by key. */
 #include <string.h>
 #include "engine/engine-private.h"

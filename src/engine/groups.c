@@ -1,4 +1,4 @@
-/* Group and Cache cells of a transition (semantics.md §4-§5): the cells an
+/* Group and Cache cells of a transition (docs/data-model.md §4-§5): the cells an
  * active State implies (group deltas, cache cells with their values), and
  * the plan that turns before/after into increments, puts and deletes. */
 #include <string.h>

@@ -1,12 +1,14 @@
-/* The per-key lock of semantics.md §6: put-if-absent of a lock row holding
+/* The per-key lock of docs/data-model.md §6: put-if-absent of a lock row holding
  * the lock time, a stale sweep on the first failure, and an owner-checked
  * release. Retries are the caller's, from a timer (apply.c): nothing sleeps. */
 #include "engine/engine-private.h"
 #include "codec/record.h"
 
 gint64
-ab_engine_now_ms (void)
+ab_engine_now_ms (AbEngine *engine)
 {
+  if (engine->cfg.now_ms != NULL)
+    return engine->cfg.now_ms (engine->cfg.now_data);
   return g_get_real_time () / 1000;
 }
 
@@ -26,7 +28,7 @@ sweep_stale (AbEngine *engine, GBytes *lock_key)
   const guint8 *v = g_bytes_get_data (cur, &vlen);
   /* a value that does not decode is treated as stale */
   gboolean readable = ab_codec_decode_lock_value (v, vlen, &ts, NULL);
-  if (readable && ab_engine_now_ms () - ts <= engine->cfg.lock_stale_ms)
+  if (readable && ab_engine_now_ms (engine) - ts <= engine->cfg.lock_stale_ms)
     return;
   gboolean applied = FALSE;
   if (!ab_store_check_and_delete (engine->store, k, klen, v, vlen, &applied, &error))
@@ -41,7 +43,7 @@ static gboolean
 put_if_absent (AbEngine *engine, const guint8 *k, gsize klen, GBytes **token, GError **error)
 {
   g_autoptr (GByteArray) value = g_byte_array_new ();
-  ab_codec_encode_lock_value (value, ab_engine_now_ms ());
+  ab_codec_encode_lock_value (value, ab_engine_now_ms (engine));
   gboolean applied = FALSE;
   if (!ab_store_check_and_put (engine->store, k, klen, NULL, 0, value->data, value->len,
                                &applied, error))

@@ -1,4 +1,4 @@
-/* Mutation requests: options, statuses, mode resolution (semantics.md §8),
+/* Mutation requests: options, statuses, mode resolution (docs/data-model.md §8),
  * parsing into key groups and the answer sorted by key; applying the keys
  * is apply.c's job. */
 #include <string.h>
@@ -18,7 +18,7 @@ ab_key_status_name (AbKeyStatus s)
 {
   static const gchar *names[] = { "CREATED", "UPDATED", "DELETED", "IDLE",
                                   "QUEUED", "ERROR", "INVALID" };
-  return names[s];
+  return AB_ENUM_NAME (names, s);
 }
 
 static void

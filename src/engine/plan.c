@@ -1,4 +1,4 @@
-/* The record plan of one key (semantics.md §4-§5): from the before and after
+/* The record plan of one key (docs/data-model.md §4-§5): from the before and after
  * states, the status and the State put, Index puts/deletes per index and
  * direction, Count increments and the Group/Cache cells (groups.c), appended
  * to one store batch. */

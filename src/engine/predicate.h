@@ -1,6 +1,6 @@
 /* Parsing of the `ranges` and `filters` query strings (field:op:value;...)
  * into typed predicates, and evaluation of filters on an edge's values
- * (semantics.md §7.4-§7.5). */
+ * (docs/data-model.md §7.4-§7.5). */
 #pragma once
 #include "engine/engine-private.h"
 

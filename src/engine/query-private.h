@@ -21,7 +21,7 @@ gboolean ab_query_cast_start (const AbTableDesc *t, const gchar *text, AbQueryDi
                               AbValue *out, GError **error);
 
 /* startKey/stopKey of an index-shaped key space (prefix || fields in their
- * orders || target) from ranges over a prefix of the fields (semantics.md
+ * orders || target) from ranges over a prefix of the fields (docs/data-model.md
  * §7.4); start receives the bound appended to the prefix it holds; *stop =
  * NULL when there is no stop item. */
 gboolean ab_engine_range_keys (const AbIndexField *fields, guint n_fields, GPtrArray *ranges,

@@ -1,4 +1,4 @@
-/* Read paths (semantics.md §7): count from the Count row, get/mget from State
+/* Read paths (docs/data-model.md §7): count from the Count row, get/mget from State
  * rows (active only, request order, filters), and the edge frame helpers the
  * scan shares. */
 #include <string.h>

@@ -1,4 +1,4 @@
-/* queue/v1 (semantics.md §12): a queue is an immutable edge table whose
+/* queue/v1 (docs/data-model.md §12): a queue is an immutable edge table whose
  * comment is "queue/v1 {"partitions":N}"; partition = source, message id =
  * target (a ULID), seq = version and the indexed `seq` property. */
 #pragma once

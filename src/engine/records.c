@@ -1,4 +1,4 @@
-/* WAL and CDC record values (semantics.md §13): one WAL record per event,
+/* WAL and CDC record values (docs/data-model.md §13): one WAL record per event,
  * written before processing, and one CDC record per applied key, built from
  * the key's highest-version event with before/after states and the count
  * delta. Keys are "<src>:<tgt>". */
@@ -38,7 +38,7 @@ add_trailer (AbEngine *engine, AbJsonw *b, const AbWalContext *ctx, gboolean cdc
   ab_jsonw_member_string (b, "actor", ctx->opts->actor != NULL ? ctx->opts->actor : "-");
   ab_jsonw_end_object (b);
   ab_jsonw_member_string (b, "requestId", ctx->opts->request_id != NULL ? ctx->opts->request_id : "-");
-  ab_jsonw_member_int (b, "ts", g_get_real_time () / 1000);
+  ab_jsonw_member_int (b, "ts", ab_engine_now_ms (engine));
   g_autofree gchar *label = g_strdup_printf ("%s.%s", ctx->table->database, ctx->table->table);
   g_autofree gchar *alias = ctx->alias != NULL
       ? g_strdup_printf ("%s.%s", ctx->table->database, ctx->alias) : NULL;

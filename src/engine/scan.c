@@ -1,4 +1,4 @@
-/* Index scans (semantics.md §7.4): ranges to start/stop keys on ASC and DESC
+/* Index scans (docs/data-model.md §7.4): ranges to start/stop keys on ASC and DESC
  * fields, offset tokens, limit+1 fetch for hasNext, decoding of Index rows
  * into edges (flipped back for direction IN), filters and `total`. */
 #include <string.h>
@@ -306,7 +306,7 @@ run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **
   return TRUE;
 }
 
-/* Scan-delete (semantics.md §10): one page of an immutable table's index. */
+/* Scan-delete (docs/data-model.md §10): one page of an immutable table's index. */
 gboolean
 ab_engine_scan_delete (AbEngine *engine, const gchar *db, const gchar *table,
                        const AbScanParams *p, guint *deleted, GError **error)

@@ -1,4 +1,4 @@
-/* Cache reads (semantics.md §7.6 `seek`): the window of a cache row chosen by
+/* Cache reads (docs/data-model.md §7.6 `seek`): the window of a cache row chosen by
  * ranges, decoded like Index rows, checked against the row's trimming
  * boundary, with the equivalent index as the fallback for a short row. */
 #include <string.h>

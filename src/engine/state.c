@@ -1,6 +1,6 @@
 /* Engine state: life cycle, the stored-value mapping (field codes <-> schema
  * slots, sentinels stored as null) and the transition function of
- * semantics.md §2, written once for every table kind. */
+ * docs/data-model.md §2, written once for every table kind. */
 #include <string.h>
 #include "engine/state.h"
 #include "engine/engine.h"
@@ -256,7 +256,7 @@ const gchar *
 ab_op_name (AbOpType op)
 {
   static const gchar *names[] = { "INSERT", "UPDATE", "DELETE" };
-  return names[op];
+  return AB_ENUM_NAME (names, op);
 }
 
 gboolean

@@ -57,7 +57,7 @@ gboolean ab_state_encode (const AbSchema *schema, const AbState *st, GByteArray 
 void ab_event_init (AbEvent *ev, guint n_fields);
 void ab_event_clear (AbEvent *ev);
 
-/* semantics.md §2: applies one event in place. */
+/* docs/data-model.md §2: applies one event in place. */
 void ab_state_transit (AbState *st, const AbEvent *ev, gboolean insert_merge);
 /* §2.4: FALSE (with message) when an active state lacks a required field. */
 gboolean ab_state_check_valid (const AbSchema *schema, const AbState *st, GError **error);

@@ -83,7 +83,7 @@ ab_engine_ttl_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GPt
   GError *local = NULL;
   if (!ab_store_multi_get (reader, sibs, rows, &local))
     return ab_engine_propagate (error, local), FALSE;
-  gint64 now = ab_engine_now_ms ();
+  gint64 now = ab_engine_now_ms (engine);
   for (guint i = 0; i < cells->len; i++)
     {
       gsize clen;
@@ -123,7 +123,7 @@ sweep_entry (AbEngine *engine, GBytes *cell, GBytes *sib, GBytes *cell_value,
 gboolean
 ab_engine_ttl_sweep (AbEngine *engine, guint max, guint *removed, GError **error)
 {
-  gint64 now = ab_engine_now_ms ();
+  gint64 now = ab_engine_now_ms (engine);
   guint8 stop[sizeof TTL_PREFIX + 8];
   memcpy (stop, TTL_PREFIX, sizeof TTL_PREFIX);
   ab_codec_put_be64 (stop + sizeof TTL_PREFIX, now + 1);

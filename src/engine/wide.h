@@ -1,35 +1,10 @@
 /* Group (-5) and Cache (-6) wide rows inside the engine: cells stored under
- * row || qualifier, their derivation from a State (shared with the verifier),
- * TTL expiry of group cells, cache trimming and the maintenance thread. */
+ * row || qualifier (their derivation from a State is in derive.h, shared with
+ * the verifier), TTL expiry of group cells, cache trimming, maintenance. */
 #pragma once
 #include "engine/engine-private.h"
 #include "model/groups.h"
 
-/* A byte no element header can be (headers are 0x05..0x36 and their NOTs):
- * row || 0x00 is a cache row's boundary marker (it sorts before every cell),
- * cell || 0x00 is a TTL group cell's expiry sibling (right after its cell). */
-#define AB_WIDE_MARK 0x00
-
-/* One derived cell: group cells carry a delta, cache cells a value. */
-typedef struct {
-  GBytes *key;     /* row || qualifier */
-  gint64 delta;    /* group cells */
-  GBytes *value;   /* cache cells: ab_engine_index_value of the state */
-  const AbGroup *group;  /* the definition it came from (one is set) */
-  const AbCache *cache;
-} AbWideCell;
-
-GArray *ab_wide_cell_array_new (void);   /* AbWideCell with clear func */
-
-/* The group cells an active state contributes, each with sign x (1 for COUNT,
- * the valueField cast to long for SUM), zero contributions skipped; groups
- * with a positive ttl are included (the verifier skips them: expiry is not
- * derivable from State). */
-gboolean ab_engine_group_cells (const AbTableDesc *t, const AbValue *source, const AbValue *target,
-                                const AbState *st, gint64 sign, GArray *out, GError **error);
-/* The cache cells (key and value) an active state contributes. */
-gboolean ab_engine_cache_cells (const AbTableDesc *t, const AbValue *source, const AbValue *target,
-                                const AbState *st, GArray *out, GError **error);
 /* Appends the group increments (merged per cell, zero dropped) and cache
  * puts/deletes of one key's transition to its batch. */
 gboolean ab_engine_plan_wide (const AbTableDesc *t, const AbValue *source, const AbValue *target,

@@ -1,6 +1,6 @@
-/* v3 descriptor JSON (api.md §1.1): database, table and alias descriptors to
+/* v3 descriptor JSON (docs/rest-api.md §1.1): database, table and alias descriptors to
  * and from their response form (also the persisted form), and the v3 create
- * and update requests with every validation rule of api.md §1.5. */
+ * and update requests with every validation rule of docs/rest-api.md §1.5. */
 #include <string.h>
 #include "codec/keys.h"
 #include "model/schema_private.h"

@@ -1,6 +1,6 @@
 /* Typed groups (real-time aggregations) and caches (top-N wide rows) of a
  * schema, parsed and validated from the schema's raw JSON arrays, and the
- * date buckets a group field may carry (api.md §1.1; bucket JSON is ours). */
+ * date buckets a group field may carry (docs/rest-api.md §1.1; bucket JSON is ours). */
 #pragma once
 #include <glib.h>
 #include "model/schema.h"

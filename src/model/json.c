@@ -184,21 +184,35 @@ holds_value_type (JsonNode *n, GType type)
 }
 
 gboolean
+ab_model_json_scalar (JsonObject *o, const gchar *prefix, const gchar *member, GType type,
+                      JsonNode **out, GError **error)
+{
+  static const struct { GType type; const gchar *expected; } names[] = {
+    { G_TYPE_STRING, "a string" }, { G_TYPE_BOOLEAN, "true or false" },
+    { G_TYPE_INT64, "an integer" },
+  };
+  *out = member_node (o, member);
+  if (*out == NULL || holds_value_type (*out, type))
+    return TRUE;
+  const gchar *expected = "a scalar";
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (names[i].type == type)
+      expected = names[i].expected;
+  *out = NULL;
+  return wrong_type (prefix, member, expected, error);
+}
+
+gboolean
 ab_model_json_string (JsonObject *o, const gchar *prefix, const gchar *member,
                       gboolean required, const gchar *def, gchar **out,
                       GError **error)
 {
-  JsonNode *n = member_node (o, member);
-  if (n == NULL)
-    {
-      if (required)
-        return ab_model_json_missing (prefix, member, error);
-      *out = g_strdup (def);
-      return TRUE;
-    }
-  if (!holds_value_type (n, G_TYPE_STRING))
-    return wrong_type (prefix, member, "a string", error);
-  *out = g_strdup (json_node_get_string (n));
+  JsonNode *n;
+  if (!ab_model_json_scalar (o, prefix, member, G_TYPE_STRING, &n, error))
+    return FALSE;
+  if (n == NULL && required)
+    return ab_model_json_missing (prefix, member, error);
+  *out = g_strdup (n != NULL ? json_node_get_string (n) : def);
   return TRUE;
 }
 
@@ -206,15 +220,10 @@ gboolean
 ab_model_json_bool (JsonObject *o, const gchar *prefix, const gchar *member,
                     gboolean def, gboolean *out, GError **error)
 {
-  JsonNode *n = member_node (o, member);
-  if (n == NULL)
-    {
-      *out = def;
-      return TRUE;
-    }
-  if (!holds_value_type (n, G_TYPE_BOOLEAN))
-    return wrong_type (prefix, member, "true or false", error);
-  *out = json_node_get_boolean (n);
+  JsonNode *n;
+  if (!ab_model_json_scalar (o, prefix, member, G_TYPE_BOOLEAN, &n, error))
+    return FALSE;
+  *out = n != NULL ? json_node_get_boolean (n) : def;
   return TRUE;
 }
 
@@ -222,15 +231,10 @@ gboolean
 ab_model_json_int (JsonObject *o, const gchar *prefix, const gchar *member,
                    gint64 def, gint64 *out, GError **error)
 {
-  JsonNode *n = member_node (o, member);
-  if (n == NULL)
-    {
-      *out = def;
-      return TRUE;
-    }
-  if (!holds_value_type (n, G_TYPE_INT64))
-    return wrong_type (prefix, member, "an integer", error);
-  *out = json_node_get_int (n);
+  JsonNode *n;
+  if (!ab_model_json_scalar (o, prefix, member, G_TYPE_INT64, &n, error))
+    return FALSE;
+  *out = n != NULL ? json_node_get_int (n) : def;
   return TRUE;
 }
 

@@ -1,4 +1,5 @@
-/* Private to src/model: typed access to the members of JSON request bodies.
+/* Typed access to the members of JSON request bodies, for the model, the
+ * engine's query document and the REST handlers (one copy of each check).
  * Every error is AB_MODEL_ERROR_INVALID and names the member by its path
  * ("schema.source.type"), so a person can find the mistake in the body. */
 #pragma once
@@ -16,6 +17,11 @@ JsonObject *ab_model_json_object (JsonNode *node, const gchar *what,
 
 /* A member that is absent or JSON null takes the default, or is an error
  * when required. A member of the wrong JSON type is always an error. */
+/* The member as a node when it holds a scalar of `type` (G_TYPE_STRING,
+ * G_TYPE_BOOLEAN, G_TYPE_INT64); *out = NULL when absent or JSON null.
+ * Borrowed from o. */
+gboolean ab_model_json_scalar (JsonObject *o, const gchar *prefix, const gchar *member,
+                               GType type, JsonNode **out, GError **error);
 gboolean ab_model_json_string (JsonObject *o, const gchar *prefix,
                                const gchar *member, gboolean required,
                                const gchar *def, gchar **out, GError **error);

@@ -1,6 +1,6 @@
 /* Schema and descriptor structs: construction, deep copies, reference counts,
  * lookups, the enum names (kind, mode, direction) and the schema update rule
- * ("only optional fields can be added", semantics.md §15). */
+ * ("only optional fields can be added", docs/data-model.md §15). */
 #include <string.h>
 #include "model/schema.h"
 #include "model/json_get.h"
@@ -25,13 +25,13 @@ static const gchar *const kind_request_names[] = {
 const gchar *
 ab_table_kind_name (AbTableKind kind)
 {
-  return kind_names[kind];
+  return AB_ENUM_NAME (kind_names, kind);
 }
 
 const gchar *
 ab_table_kind_request_name (AbTableKind kind)
 {
-  return kind_request_names[kind];
+  return AB_ENUM_NAME (kind_request_names, kind);
 }
 
 /* "MULTI_EDGE", "multiEdge" and "multi_edge" all name the same kind. */
@@ -60,13 +60,13 @@ static const gchar *const mode_names[] = {
 const gchar *
 ab_mode_name (AbMutationMode mode)
 {
-  return mode_names[mode];
+  return AB_ENUM_NAME (mode_names, mode);
 }
 
 const gchar *
 ab_mode_v2_name (AbMutationMode mode)
 {
-  return mode == AB_MODE_DROP ? "IGNORE" : mode_names[mode];
+  return mode == AB_MODE_DROP ? "IGNORE" : AB_ENUM_NAME (mode_names, mode);
 }
 
 gboolean
@@ -97,7 +97,7 @@ static const gchar *const dirtype_names[] = {
 const gchar *
 ab_dirtype_name (AbDirectionType d)
 {
-  return dirtype_names[d];
+  return AB_ENUM_NAME (dirtype_names, d);
 }
 
 gboolean

@@ -1,6 +1,6 @@
 /* Table schemas and the metadata descriptors (database, table, alias): the
  * structs, their v3 JSON forms (request and response), the v2 label form, and
- * every validation rule of api.md §1.5. Descriptors are immutable once built
+ * every validation rule of docs/rest-api.md §1.5. Descriptors are immutable once built
  * and reference-counted, so readers can hold one while the catalog swaps. */
 #pragma once
 #include <glib.h>
@@ -97,7 +97,7 @@ JsonNode *ab_schema_to_json (const AbSchema *schema); /* response form */
 /* Completes a schema (field and index codes; v2 index names ts/src/tgt
  * become version/source/target; MULTI_EDGE gets _source/_target appended,
  * VERTEX gets source = id type, target string, direction OUT) and checks
- * every schema rule of api.md §1.5: property names non-empty, unique, not
+ * every schema rule of docs/rest-api.md §1.5: property names non-empty, unique, not
  * starting with '_'; source/target/id types scalar; index names unique and
  * index fields existing; immutable <= 1 index and OUT or IN; vertex OUT only
  * without indexes, groups or caches; groups/caches JSON arrays. Idempotent:
@@ -222,7 +222,7 @@ AbTableDesc *ab_table_desc_apply_update (const AbTableDesc *old,
 AbAliasDesc *ab_alias_desc_apply_update (const AbAliasDesc *old,
                                          JsonNode *body, GError **error);
 
-/* v2 label form (api.md §2): create body -> descriptor; descriptor -> entity
+/* v2 label form (docs/rest-api.md §2): create body -> descriptor; descriptor -> entity
  * {active, name:"db.table", desc, type, schema{src,tgt,fields}, dirType,
  * storage, indices, groups, caches, event, readOnly, mode} with no null desc. */
 AbTableDesc *ab_table_desc_from_v2_label (const gchar *service, const gchar *label,
@@ -241,7 +241,7 @@ AbAliasDesc *ab_alias_desc_from_v2_alias (const gchar *service,
                                           GError **error);
 JsonNode *ab_alias_desc_to_v2_alias (const AbAliasDesc *a);
 
-/* Validation rules (api.md §1.5); errors are AB_MODEL_ERROR_INVALID with a
+/* Validation rules (docs/rest-api.md §1.5); errors are AB_MODEL_ERROR_INVALID with a
  * message that names the rule. `what` is "database", "table", "alias"... */
 gboolean ab_model_validate_name (const gchar *what, const gchar *name, GError **error);
 gboolean ab_model_validate_storage (const gchar *uri, GError **error);

@@ -1,4 +1,4 @@
-/* The v3 ModelSchema JSON (api.md §1.1): the request form parsed (upper- or
+/* The v3 ModelSchema JSON (docs/rest-api.md §1.1): the request form parsed (upper- or
  * camel-case type names, defaults for omitted members) and the response form
  * written; plus the enum-member helpers the v2 parser shares. */
 #include <string.h>

@@ -1,11 +1,12 @@
 /* Primitive type names and the casting of JSON values and query-string text
- * to a field's type (semantics.md §3.3): per-width range checks, numeric
+ * to a field's type (docs/data-model.md §3.3): per-width range checks, numeric
  * strings, integral doubles, stringified scalars, object type as JSON text. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 #include "model/types.h"
 #include "model/json_get.h"
+#include "codec/fail.h"
 
 G_DEFINE_QUARK (ab-model-error-quark, ab_model_error)
 
@@ -36,22 +37,21 @@ ab_model_invalid (GError **error, const gchar *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  g_autofree gchar *msg = g_strdup_vprintf (fmt, ap);
+  ab_fail_valist (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, fmt, ap);
   va_end (ap);
-  g_set_error_literal (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, msg);
   return FALSE;
 }
 
 const gchar *
 ab_type_name (AbType type)
 {
-  return type_info[type].v3;
+  return (guint) type < G_N_ELEMENTS (type_info) ? type_info[type].v3 : "UNKNOWN";
 }
 
 const gchar *
 ab_type_v2_name (AbType type)
 {
-  return type_info[type].v2;
+  return (guint) type < G_N_ELEMENTS (type_info) ? type_info[type].v2 : "UNKNOWN";
 }
 
 gboolean

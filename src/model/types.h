@@ -1,6 +1,6 @@
 /* Schema primitive types (boolean .. object), their JSON names, and casting of
  * JSON values and query-string text to a field's type with upstream's rules
- * (semantics.md §3.3, api.md §1.1). Errors name the field. */
+ * (docs/data-model.md §3.3, docs/rest-api.md §1.1). Errors name the field. */
 #pragma once
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -24,6 +24,13 @@ typedef enum {
   AB_TYPE_STRING,
   AB_TYPE_OBJECT,
 } AbType;
+
+/* names[i] of a static table of names indexed by an enum, or "UNKNOWN" when i
+ * lies past the table or has no entry: a bad value never reads out of bounds. */
+#define AB_ENUM_NAME(names, i)                                                  \
+  ((guint) (i) < G_N_ELEMENTS (names) && (names)[(guint) (i)] != NULL          \
+     ? (names)[(guint) (i)]                                                     \
+     : "UNKNOWN")
 
 /* Sets AB_MODEL_ERROR_INVALID with a printf message; returns FALSE. */
 gboolean ab_model_invalid (GError **error, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);

@@ -1,4 +1,4 @@
-/* The v2 metadata forms (api.md §2, §8): label create body and entity,
+/* The v2 metadata forms (docs/rest-api.md §2, §8): label create body and entity,
  * service and alias. A label is a table: INDEXED/HASH -> edge, MULTI_EDGE
  * (id in a field named _id), IMMUTABLE_INDEXED, VERTEX; no desc is ever null. */
 #include <stdarg.h>
@@ -236,7 +236,7 @@ read_v2_storage (JsonObject *o, gchar **slot, GError **error)
   return TRUE;
 }
 
-/* desc is required on v2 create bodies (api.md §1.5). */
+/* desc is required on v2 create bodies (docs/rest-api.md §1.5). */
 static gboolean
 read_desc (JsonObject *o, gchar **slot, GError **error)
 {
@@ -408,7 +408,7 @@ ab_table_desc_to_v2_label (const AbTableDesc *t)
   add_array_copy (b, "groups", t->schema->groups);
   add_array_copy (b, "caches", t->schema->caches);
   add_bool (b, "event", FALSE);
-  /* v2 MULTI_EDGE labels are read-only in the v2 engine (semantics.md §9) */
+  /* v2 MULTI_EDGE labels are read-only in the v2 engine (docs/data-model.md §9) */
   add_bool (b, "readOnly", t->schema->kind == AB_TABLE_MULTI_EDGE);
   add_string (b, "mode", ab_mode_v2_name (t->mode));
   json_builder_end_object (b);

@@ -1,4 +1,4 @@
-/* The metadata validation rules (api.md §1.5 with the project's choices in
+/* The metadata validation rules (docs/rest-api.md §1.5 with the project's choices in
  * §10): names, storage URIs, comments, and the schema rules applied by
  * ab_schema_finish. Every rule has its own message naming the rule. */
 #include <stdarg.h>
@@ -25,7 +25,7 @@ show (const gchar *text)
   return g_strconcat (head, "...", NULL);
 }
 
-/* ^[a-zA-Z][a-zA-Z0-9_-]{0,63}$ (docs' pattern, api.md §10). */
+/* ^[a-zA-Z][a-zA-Z0-9_-]{0,63}$ (docs' pattern, docs/rest-api.md §10). */
 static gboolean
 name_ok (const gchar *name)
 {
@@ -73,7 +73,7 @@ table_char (gchar c)
   return g_ascii_isalnum (c) || c == '_';
 }
 
-/* ^datastore://[a-z_]+/[a-zA-Z0-9_]+$ (docs' pattern, api.md §10). */
+/* ^datastore://[a-z_]+/[a-zA-Z0-9_]+$ (docs' pattern, docs/rest-api.md §10). */
 static gboolean
 storage_ok (const gchar *uri)
 {

@@ -22,6 +22,8 @@ gboolean ab_api_reject_params (const AbHttpRequest *req, const gchar *const *nam
 /* Status an error maps to (404 for catalog NOT_FOUND). */
 guint ab_api_status_of (const GError *error);
 /* Optional members: FALSE (and 400 answered) when present with a wrong type. */
+JsonNode *ab_api_opt_member (JsonObject *o, const gchar *name, GType type, gboolean *ok,
+                             AbHttpResponse *resp);
 gboolean ab_api_opt_string (JsonObject *o, const gchar *name, const gchar **out,
                             AbHttpResponse *resp);
 gboolean ab_api_opt_bool (JsonObject *o, const gchar *name, gboolean *set, gboolean *out,

@@ -3,6 +3,7 @@
  * statuses, and small JSON accessors. */
 #include "rest/api-private.h"
 #include "model/types.h"
+#include "model/json_get.h"
 
 JsonNode *
 ab_api_body (const AbHttpRequest *req, AbHttpResponse *resp)
@@ -68,40 +69,38 @@ ab_api_error (AbHttpResponse *resp, const GError *error)
   ab_http_response_error (resp, ab_api_status_of (error), error->message);
 }
 
+/* A member of a scalar type or absent; else 400 with the model's message. */
+JsonNode *
+ab_api_opt_member (JsonObject *o, const gchar *name, GType type, gboolean *ok,
+                   AbHttpResponse *resp)
+{
+  g_autoptr (GError) error = NULL;
+  JsonNode *n;
+  *ok = ab_model_json_scalar (o, NULL, name, type, &n, &error);
+  if (!*ok)
+    ab_http_response_error (resp, 400, error->message);
+  return n;
+}
+
 gboolean
 ab_api_opt_string (JsonObject *o, const gchar *name, const gchar **out, AbHttpResponse *resp)
 {
-  JsonNode *n = json_object_get_member (o, name);
-  *out = NULL;
-  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
-    return TRUE;
-  if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
-    {
-      *out = json_node_get_string (n);
-      return TRUE;
-    }
-  g_autofree gchar *msg = g_strdup_printf ("'%s' must be a string.", name);
-  ab_http_response_error (resp, 400, msg);
-  return FALSE;
+  gboolean ok;
+  JsonNode *n = ab_api_opt_member (o, name, G_TYPE_STRING, &ok, resp);
+  *out = n != NULL ? json_node_get_string (n) : NULL;
+  return ok;
 }
 
 gboolean
 ab_api_opt_bool (JsonObject *o, const gchar *name, gboolean *set, gboolean *out,
                  AbHttpResponse *resp)
 {
-  JsonNode *n = json_object_get_member (o, name);
-  *set = FALSE;
-  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
-    return TRUE;
-  if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_BOOLEAN)
-    {
-      *set = TRUE;
-      *out = json_node_get_boolean (n);
-      return TRUE;
-    }
-  g_autofree gchar *msg = g_strdup_printf ("'%s' must be a boolean.", name);
-  ab_http_response_error (resp, 400, msg);
-  return FALSE;
+  gboolean ok;
+  JsonNode *n = ab_api_opt_member (o, name, G_TYPE_BOOLEAN, &ok, resp);
+  *set = n != NULL;
+  if (n != NULL)
+    *out = json_node_get_boolean (n);
+  return ok;
 }
 
 const gchar *

@@ -159,12 +159,12 @@ body_starts (JsonObject *o, GPtrArray *out, AbHttpResponse *resp)
 static gboolean
 opt_int (JsonObject *o, const gchar *name, gint *out, AbHttpResponse *resp)
 {
-  JsonNode *n = json_object_get_member (o, name);
+  gboolean ok;
+  JsonNode *n = ab_api_opt_member (o, name, G_TYPE_INT64, &ok, resp);
   *out = -1;
-  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
-    return TRUE;
-  if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64
-      && json_node_get_int (n) >= 0 && json_node_get_int (n) <= G_MAXINT32)
+  if (n == NULL)
+    return ok;
+  if (json_node_get_int (n) >= 0 && json_node_get_int (n) <= G_MAXINT32)
     {
       *out = (gint) json_node_get_int (n);
       return TRUE;

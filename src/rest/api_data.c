@@ -1,4 +1,4 @@
-/* Data endpoints (api.md §3-§4): edge and multi-edge mutations, count and
+/* Data endpoints (docs/rest-api.md §3-§4): edge and multi-edge mutations, count and
  * counts, get (GET and POST), and index scans, with the EdgeFrame / Count
  * response shapes. */
 #include <stdlib.h>

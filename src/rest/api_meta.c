@@ -1,4 +1,4 @@
-/* Metadata v3 (api.md §1): databases, tables and aliases under
+/* Metadata v3 (docs/rest-api.md §1): databases, tables and aliases under
  * /graph/v3/databases, list/get/create/update/delete, with both the
  * name-in-body and the older name-in-path create routes. */
 #include <string.h>
@@ -19,7 +19,7 @@ answer_list (AbHttpResponse *resp, GPtrArray *items, ToJson to_json)
   ab_http_response_json (resp, 200, node);
 }
 
-/* One descriptor, or 404 with an empty body (api.md §1: metadata GET). */
+/* One descriptor, or 404 with an empty body (docs/rest-api.md §1: metadata GET). */
 static void
 answer_one (AbHttpResponse *resp, gpointer desc, ToJson to_json, GDestroyNotify unref)
 {

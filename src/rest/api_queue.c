@@ -1,4 +1,4 @@
-/* queue/v1 endpoints (api.md §6): queue life cycle, enqueue, poll and
+/* queue/v1 endpoints (docs/rest-api.md §6): queue life cycle, enqueue, poll and
  * commit under /queue/v1/namespaces/{ns}/queues. Unknown queue 404, a
  * disabled queue 409, partition out of range 400. */
 #include <string.h>

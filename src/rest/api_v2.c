@@ -1,4 +1,4 @@
-/* Metadata v2 (api.md §2, §8): services, labels, aliases and storages in the
+/* Metadata v2 (docs/rest-api.md §2, §8): services, labels, aliases and storages in the
  * singular (/graph/v2/service/...) and plural (/graph/v2/services/...)
  * spellings, answering DdlStatus {status,result,message} and DdlPage. */
 #include "rest/api-private.h"

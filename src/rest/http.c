@@ -8,7 +8,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -555,8 +554,6 @@ ab_http_server_start (AbHttpServer *s, GError **error)
       g_set_error (error, AB_HTTP_ERROR, AB_HTTP_ERROR_STATE, "server already started");
       return FALSE;
     }
-  /* A peer that resets mid-write must cost an EPIPE, never the process. */
-  signal (SIGPIPE, SIG_IGN);
   s->pool = g_thread_pool_new (worker_run, s, (gint) s->cfg.workers, TRUE, error);
   if (s->pool == NULL)
     return FALSE;

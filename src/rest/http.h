@@ -21,7 +21,7 @@ typedef struct {
   gchar *host;              /* listen address, default "127.0.0.1" (numeric or name) */
   guint16 port;             /* 0 = pick a free port; see ab_http_server_get_port */
   guint http_threads;       /* event loops, default = number of cores */
-  guint workers;            /* worker pool for blocking routes, default max(4, 2*cores) */
+  guint workers;            /* worker pool for blocking routes, default max(64, 2*cores) */
   gsize max_body;           /* request body limit in bytes, default 10 MiB -> 413 */
   guint drain_timeout_ms;   /* graceful stop: wait this long for in-flight, default 10000 */
   gboolean access_log;      /* one g_info line per request, default TRUE */
@@ -54,7 +54,8 @@ typedef struct _AbHttpServer AbHttpServer;
  * is borrowed and must not change once the server is started. */
 AbHttpServer *ab_http_server_new (AbRouter *router, const AbHttpConfig *cfg, GError **error);
 /* Starts the loop threads and the worker pool, then prints
- * "listening on HOST:PORT" on stderr (flushed). */
+ * "listening on HOST:PORT" on stderr (flushed). The program ignores SIGPIPE
+ * (its main): a peer that resets mid-write must cost an EPIPE, not the process. */
 gboolean ab_http_server_start (AbHttpServer *server, GError **error);
 /* Graceful stop: stop accepting, wait for in-flight requests (bounded by
  * drain_timeout_ms), close idle and finished connections, wait for handlers

@@ -1,6 +1,5 @@
 /* The h2o-free half of the HTTP server: configuration defaults, listening
- * sockets, request ids, access log and metrics per request, and the LeakSanitizer
- * note about h2o's thread caches. */
+ * sockets, request ids, access log and metrics per request. */
 #define G_LOG_DOMAIN "ab-http"
 #include <errno.h>
 #include <netdb.h>
@@ -248,27 +247,6 @@ ab_http_bind_listeners (const gchar *host, guint16 port, int *fds, guint n,
         port = *bound_port = bound_port_of (fds[0]);
     }
   return TRUE;
-}
-
-/* ---- sanitizer builds ---- */
-
-/* The one thing the loop teardown cannot release: h2o 2.2 keeps up to 16 freed
- * 4 KiB request-pool chunks per thread in a static thread-local cache it never
- * exposes, so LeakSanitizer reports them when a loop thread exits. Bounded and
- * by design; silenced for every binary that links the HTTP server. */
-const char *__lsan_default_suppressions (void);
-const char *__lsan_default_options (void);
-
-__attribute__ ((used)) const char *
-__lsan_default_suppressions (void)
-{
-  return "leak:h2o_mem_alloc_recycle\n";
-}
-
-__attribute__ ((used)) const char *
-__lsan_default_options (void)
-{
-  return "print_suppressions=0";
 }
 
 gboolean

@@ -10,11 +10,18 @@ REST_LIBS = src/librest.a $(H2O_LIBS) $(OPENSSL_LIBS) $(SOUP_LIBS)
 
 check_PROGRAMS += tests/rest/test_http
 TESTS += tests/rest/test_http
-tests_rest_test_http_SOURCES = tests/rest/test_http.c
+tests_rest_test_http_SOURCES = tests/rest/test_http.c $(SANITIZER_HOOKS)
 tests_rest_test_http_CFLAGS = $(TEST_CFLAGS)
 # The transport tests need the REST layer and the core library only for the
 # JSON writer of error bodies (no engine, no store).
 tests_rest_test_http_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
+
+# The router alone (patterns, decoding, precedence, 404/405): no transport.
+check_PROGRAMS += tests/unit/rest/test_router
+TESTS += tests/unit/rest/test_router
+tests_unit_rest_test_router_SOURCES = tests/unit/rest/test_router.c
+tests_unit_rest_test_router_CFLAGS = $(TEST_CFLAGS)
+tests_unit_rest_test_router_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
 
 # The Actionbase API handlers (lead): metadata v3, v2, data endpoints.
 src_librest_a_SOURCES += src/rest/api.h src/rest/api-private.h src/rest/api.c \

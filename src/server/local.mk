@@ -1,9 +1,12 @@
 # server: the actionbased binary (main.c: startup, signals, /health, /metrics;
 # config.c: flags + GKeyFile settings) and the config suite (included by the
 # top Makefile.am).
+# LeakSanitizer settings for programs that run h2o loops (never in a library).
+SANITIZER_HOOKS = src/server/sanitizer_hooks.c
 bin_PROGRAMS += src/actionbased
 src_actionbased_SOURCES = src/server/main.c src/server/config.c src/server/config.h \
-	src/server/health.c src/server/health.h src/server/log.c src/server/log.h
+	src/server/health.c src/server/health.h src/server/log.c src/server/log.h \
+	$(SANITIZER_HOOKS)
 src_actionbased_LDADD = $(REST_LIBS) $(CORE_LIBS)
 
 check_PROGRAMS += tests/unit/server/test_config

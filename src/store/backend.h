@@ -1,16 +1,76 @@
-/* Private to src/store/: the constructors of each backend, called by the URI
- * dispatch in store.c. A backend fills vt and batch_atomic; store.c owns uri
- * and counters and frees them before calling vt->close, which frees the rest. */
+/* Private to src/store/ and the store suites: what a backend fills in (the
+ * vtable, and the AbStore / AbSnapshot structs it embeds first in its own),
+ * and each backend's URI opener, which store.c picks by the URI's scheme. */
 #pragma once
 #include "store/store.h"
 
-/* Default map size of a new lmdb environment (grown on demand). */
-#define AB_LMDB_DEFAULT_MAPSIZE ((gsize) 1 << 30)
+typedef struct {
+  const gchar *name;
+  /* *value = NULL when absent. */
+  gboolean (*get) (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
+  /* keys: GBytes*; out receives one AbKv per key, same order, value NULL if absent. */
+  gboolean (*multi_get) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+  /* Forward scan; appends AbKv to out. */
+  gboolean (*scan) (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
+  gboolean (*batch) (AbStore *s, const AbBatch *b, GError **error);
+  /* Absent = 0; non-8-byte value = AB_STORE_ERROR_WIDTH. */
+  gboolean (*increment) (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
+                         gint64 *new_value, GError **error);
+  /* expected == NULL: put if absent. Else put if current == expected.
+   * *applied says whether it happened. */
+  gboolean (*check_and_put) (AbStore *s, const guint8 *key, gsize klen,
+                             const guint8 *expected, gsize elen,
+                             const guint8 *value, gsize vlen,
+                             gboolean *applied, GError **error);
+  /* Delete if current == expected. expected == NULL: applied iff absent (deletes nothing). */
+  gboolean (*check_and_delete) (AbStore *s, const guint8 *key, gsize klen,
+                                const guint8 *expected, gsize elen,
+                                gboolean *applied, GError **error);
+  void (*close) (AbStore *s);
+  /* Snapshots (optional: NULL = AB_STORE_ERROR_UNAVAILABLE). snapshot_scan
+   * honours the whole AbScanRange, limit included. */
+  AbSnapshot *(*snapshot_open) (AbStore *s, GError **error);
+  gboolean (*snapshot_scan) (AbSnapshot *snap, const AbScanRange *range,
+                             AbScanVisitor visit, gpointer user, GError **error);
+  void (*snapshot_close) (AbSnapshot *snap);
+  /* Optional (NULL for local backends): reachability and remote call counts. */
+  gboolean (*ping) (AbStore *s, GError **error);
+  guint (*rpc_counts) (AbStore *s, AbStoreRpcCount *out, guint max);
+  /* Optional: queue plan for the next group commit and return at once;
+   * done is called later (see AbTxnPlan). */
+  void (*transact) (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
+} AbStoreVTable;
 
-AbStore *ab_store_memory_new (void);
-AbStore *ab_store_lmdb_new (const gchar *dir, gsize mapsize, gboolean sync, GError **error);
-/* hbase://... (hbase.c); connects lazily. */
-AbStore *ab_store_hbase_new (const gchar *uri, GError **error);
+typedef struct _AbStoreCounters AbStoreCounters;
+
+/* HBase's row key limit (Short.MAX_VALUE bytes). */
+#define AB_STORE_HBASE_MAX_KEY 32767
+
+struct _AbStore {
+  const AbStoreVTable *vt;
+  gboolean batch_atomic;   /* TRUE: a batch is all-or-nothing */
+  gboolean never_blocks;   /* TRUE: every call finishes in bounded local time (no
+                            * network, no remote server that can stall); FALSE
+                            * (the zeroed default) when a call can wait on a peer */
+  gsize max_key;           /* the longest key accepted, in bytes (lmdb 511, hbase
+                            * and memory 32767: HBase's row key limit) */
+  gchar *uri;
+  AbStoreCounters *counters; /* owned by store.c; NULL = not counted */
+};
+
+/* Backends embed this struct first in their snapshots. */
+struct _AbSnapshot {
+  AbStore *store; /* the backend store that made it (its vt closes it) */
+};
+
+/* Each backend parses its own URI: `uri` is the whole text (for messages),
+ * `rest` what follows "SCHEME:". store.c owns uri and counters and frees them
+ * before calling vt->close, which frees the rest. */
+AbStore *ab_store_memory_open (const gchar *uri, const gchar *rest, GError **error);
+/* lmdb:DIR[?mapsize=BYTES&sync=0|1] (lmdb_uri.c). */
+AbStore *ab_store_lmdb_open (const gchar *uri, const gchar *rest, GError **error);
+/* hbase://HOST:PORT/NAMESPACE?... (hbase_uri.c, hbase.c); connects lazily. */
+AbStore *ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **error);
 
 /* For transact implementations: every key of b is non-empty and, when
  * max_key > 0, at most max_key bytes; else FALSE with the reason. */

@@ -8,7 +8,7 @@
 #include "store/gen/hb_t_h_base_service.h"
 
 /* Every narrow row lives in family "f", qualifier "e"; wide rows (Group,
- * Cache) in family "f" under their own qualifiers (encoding.md §6). */
+ * Cache) in family "f" under their own qualifiers (docs/storage-format.md §6). */
 #define AB_HB_FAMILY "f"
 #define AB_HB_QUALIFIER "e"
 
@@ -41,7 +41,7 @@ typedef struct {
   gchar *table;       /* "actionbase" */
   gboolean framed;    /* transport=framed | buffered (default, as a stock gateway) */
   gboolean compact;   /* protocol=compact | binary (default) */
-  guint pool;         /* connections (default 8) */
+  guint pool;         /* connections (default 16) */
   guint timeout_ms;   /* budget of one call: pool wait, connect, send, receive and its
                        * retries (default 5000, half the HTTP request timeout) */
   guint regions;      /* pre-split regions of a new table (default 16) */
@@ -91,8 +91,10 @@ typedef struct {
  * thread); TRUE when all succeeded, else the first error (WIDTH preferred). */
 gboolean ab_hb_run_parallel (AbHbStore *h, AbHbJob *jobs, guint n, GError **error);
 
-/* hbase://... into cfg (hbase_uri.c); clear frees its strings. */
-gboolean ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, GError **error);
+/* hbase://... into cfg (hbase_uri.c): rest is what follows "hbase:", uri
+ * the whole text for messages; clear frees its strings. */
+gboolean ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, const gchar *rest,
+                             GError **error);
 void ab_hb_config_clear (AbHbConfig *cfg);
 
 /* Connection pool lifetime (hbase_conn.c). */

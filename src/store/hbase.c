@@ -3,7 +3,6 @@
  * table (cells placed by hbase_cells.c), plus ping, call counters and the vtable. */
 #include "store/hbase-private.h"
 
-#include <signal.h>
 #include <string.h>
 
 #define MULTI_GET_CHUNK 1000   /* keys per getMultiple */
@@ -459,7 +458,7 @@ call_cas (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
 }
 
 /* expected NULL goes out as an empty value: HBase then matches "absent or
- * empty" (hbase-thrift2.md §3.6); check columns never hold empty values. */
+ * empty" (docs/hbase-adapter.md §3.6); check columns never hold empty values. */
 static gboolean
 run_cas (AbHbStore *h, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
          HbTPut *put, HbTDelete *del, gboolean *applied, GError **error)
@@ -615,19 +614,17 @@ void hb_types_ensure (void);
 static gsize types_ready;
 
 AbStore *
-ab_store_hbase_new (const gchar *uri, GError **error)
+ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **error)
 {
   AbHbStore *h = g_new0 (AbHbStore, 1);
   h->base.vt = &hb_vtable;
   h->base.batch_atomic = FALSE;
   h->base.max_key = AB_STORE_HBASE_MAX_KEY;
   g_mutex_init (&h->ready_lock);
-  if (!ab_hb_config_parse (&h->cfg, uri, error)) {
+  if (!ab_hb_config_parse (&h->cfg, uri, rest, error)) {
     hb_close (&h->base);
     return NULL;
   }
-  /* A gateway that hangs up would otherwise kill the process on send(). */
-  signal (SIGPIPE, SIG_IGN);
   if (g_once_init_enter (&types_ready)) {
     hb_types_ensure ();
     ab_hb_thrift_fix_classes ();  /* libthrift's transports leak 32 bytes each */

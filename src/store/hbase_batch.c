@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-/* Half the gateway's default 2 MB frame cap (hbase-thrift2.md §5). */
+/* Half the gateway's default 2 MB frame cap (docs/hbase-adapter.md §5). */
 #define MAX_CALL_BYTES (1u << 20)
 
 typedef enum { OP_PUT, OP_DELETE, OP_INCREMENT } OpKind;

@@ -1,7 +1,8 @@
 /* Where a datastore key lives in an HBase table: narrow rows are the row with
  * family f / qualifier e, Group and Cache cells (composite row || qualifier)
- * are real qualifiers of their wide row. Builders of the Thrift structs, and
- * the way back from result cells to datastore keys. */
+ * are real qualifiers of their wide row (also told to change records:
+ * ab_store_cell_coords). Builders of the Thrift structs, and the way back
+ * from result cells to datastore keys. */
 #include "store/hbase-private.h"
 
 #include <string.h>
@@ -36,6 +37,16 @@ ab_hb_addr (const guint8 *key, gsize len, AbHbAddr *out)
     out->qual = (const guint8 *) AB_HB_QUALIFIER;
     out->qual_len = strlen (AB_HB_QUALIFIER);
   }
+}
+
+void
+ab_store_cell_coords (const guint8 *key, gsize klen, AbStoreCoord out[AB_STORE_COORDS])
+{
+  AbHbAddr a;
+  ab_hb_addr (key, klen, &a);
+  out[0] = (AbStoreCoord) { "family", (const guint8 *) AB_HB_FAMILY, strlen (AB_HB_FAMILY) };
+  out[1] = (AbStoreCoord) { "qualifier", a.qual, a.qual_len };
+  out[2] = (AbStoreCoord) { "row", a.row, a.row_len };
 }
 
 HbTColumn *
@@ -75,7 +86,7 @@ ab_hb_put_new (const guint8 *key, gsize klen, const guint8 *value, gsize vlen)
   return p;
 }
 
-/* A narrow key deletes its whole row (no columns: hbase-thrift2.md §3.3); a
+/* A narrow key deletes its whole row (no columns: docs/hbase-adapter.md §3.3); a
  * wide cell deletes every version of its one column. */
 HbTDelete *
 ab_hb_delete_new (const guint8 *key, gsize klen)

@@ -21,7 +21,7 @@
 #include <thrift/c_glib/transport/thrift_framed_transport.h>
 #include <thrift/c_glib/transport/thrift_socket.h>
 
-/* The client owns none of the lower objects (hbase-thrift2.md §7.4): keep
+/* The client owns none of the lower objects (docs/hbase-adapter.md §7.4): keep
  * all four and drop them client first. */
 struct _AbHbConn {
   ThriftSocket *socket;

@@ -122,16 +122,18 @@ ab_hb_config_clear (AbHbConfig *cfg)
 }
 
 gboolean
-ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, GError **error)
+ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, const gchar *rest, GError **error)
 {
-  const gchar *rest = uri + strlen ("hbase://");
-  const gchar *q = strchr (rest, '?');
-  g_autofree gchar *path = q ? g_strndup (rest, q - rest) : g_strdup (rest);
-  gchar *slash = strchr (path, '/');
   *cfg = (AbHbConfig) { .port = 9090, .framed = FALSE, .pool = 16, .timeout_ms = 5000,
                         .regions = 16, .retries = 2,
                         .compression = HB_T_COMPRESSION_ALGORITHM_NONE };
   cfg->table = g_strdup ("actionbase");
+  if (!g_str_has_prefix (rest, "//"))
+    return uri_fail (error, uri, "needs // after hbase:");
+  rest += 2;
+  const gchar *q = strchr (rest, '?');
+  g_autofree gchar *path = q ? g_strndup (rest, q - rest) : g_strdup (rest);
+  gchar *slash = strchr (path, '/');
   if (slash != NULL)
     *slash++ = '\0';
   if (!parse_authority (cfg, path))

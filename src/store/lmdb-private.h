@@ -36,6 +36,9 @@ typedef struct {
   LmdbEnv *env;
 } LmdbStore;
 
+/* A handle on the environment of dir (lmdb.c; shared by the handles of one
+ * directory, whose first opener's mapsize and sync apply). */
+AbStore *ab_store_lmdb_new (const gchar *dir, gsize mapsize, gboolean sync, GError **error);
 void ab_lmdb_set_error (GError **error, int rc, const gchar *what);
 LmdbEnv *ab_lmdb_env_of (AbStore *s);
 /* Begin a transaction with map_lock held shared; on failure the lock is

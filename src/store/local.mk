@@ -1,6 +1,6 @@
 # store: sources and tests are listed here (included by the top Makefile.am).
 src_libactionbase_a_SOURCES += src/store/store.c src/store/store.h src/store/backend.h \
-	src/store/memory.c src/store/lmdb.c
+	src/store/memory.c src/store/lmdb.c src/store/lmdb_uri.c
 
 STORE_TEST_HELPERS = tests/unit/store/store_test_util.c tests/unit/store/store_test_util.h
 check_PROGRAMS += tests/unit/store/test_store tests/unit/store/test_store_lmdb
@@ -17,9 +17,13 @@ noinst_PROGRAMS += tests/bench/store-bench
 tests_bench_store_bench_SOURCES = tests/bench/store-bench.c
 tests_bench_store_bench_CFLAGS = $(AM_CFLAGS)
 tests_bench_store_bench_LDADD = $(CORE_LIBS)
-# lmdb snapshots (verifier) and the fault-injecting wrapper used by the verify suites.
-src_libactionbase_a_SOURCES += src/store/lmdb-private.h src/store/lmdb-snapshot.c \
-	src/store/fault.h src/store/fault.c
+# lmdb snapshots (verifier).
+src_libactionbase_a_SOURCES += src/store/lmdb-private.h src/store/lmdb-snapshot.c
+# The fault-injecting wrapper of the verify suites: test-only, never in the
+# core library (link FAULT_STORE_LIBS before TEST_LIBS).
+check_LIBRARIES += tests/unit/store/libfaultstore.a
+tests_unit_store_libfaultstore_a_SOURCES = tests/unit/store/fault.c tests/unit/store/fault.h
+FAULT_STORE_LIBS = tests/unit/store/libfaultstore.a
 # hbase backend: the Thrift2 client is generated from thrift/hbase.thrift at
 # build time into src/store/gen/ (not committed) and compiled into its own
 # library without -Werror (generated code casts function types).

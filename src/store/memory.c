@@ -456,9 +456,15 @@ static const AbStoreVTable mem_vtable = {
   .snapshot_close = mem_snapshot_close,
 };
 
+/* "memory:" and nothing after it. */
 AbStore *
-ab_store_memory_new (void)
+ab_store_memory_open (const gchar *uri, const gchar *rest, GError **error)
 {
+  if (rest[0] != '\0') {
+    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
+                 "unknown store URI '%s' (a memory store is named by memory: alone)", uri);
+    return NULL;
+  }
   AbMemStore *m = g_new0 (AbMemStore, 1);
   m->base.vt = &mem_vtable;
   m->base.batch_atomic = TRUE;

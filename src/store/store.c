@@ -1,5 +1,5 @@
-/* The datastore seam itself: its error domain, batches and rows, the URI that
- * picks a backend ("memory:", "lmdb:DIR?mapsize=&sync="), and the ab_store_*
+/* The datastore seam itself: its error domain, batches and rows, the URI
+ * scheme that picks a backend (which parses the rest), and the ab_store_*
  * entry points that check arguments, call the backend and count every call. */
 #include "store/store.h"
 #include "store/backend.h"
@@ -121,78 +121,34 @@ ab_kv_array_new (void)
 
 /* ---- URI dispatch ---- */
 
-/* "1048576", "64k", "16m", "1g" (powers of 1024). */
-static gboolean
-parse_size (const gchar *text, gsize *out)
-{
-  gchar *end = NULL;
-  guint64 n;
-  guint shift = 0;
-  if (!g_ascii_isdigit (text[0]))
-    return FALSE;
-  n = g_ascii_strtoull (text, &end, 10);
-  switch (g_ascii_tolower (*end)) {
-  case '\0': break;
-  case 'k': shift = 10; end++; break;
-  case 'm': shift = 20; end++; break;
-  case 'g': shift = 30; end++; break;
-  default: return FALSE;
-  }
-  if (*end != '\0' || n == 0 || n > (G_MAXSIZE >> shift))
-    return FALSE;
-  *out = (gsize) n << shift;
-  return TRUE;
-}
-
-static gboolean
-parse_lmdb_param (const gchar *param, gsize *mapsize, gboolean *sync, GError **error)
-{
-  if (g_str_has_prefix (param, "mapsize=")) {
-    if (parse_size (param + 8, mapsize))
-      return TRUE;
-  } else if (strcmp (param, "sync=0") == 0 || strcmp (param, "sync=1") == 0) {
-    *sync = param[5] == '1';
-    return TRUE;
-  }
-  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-               "bad lmdb URI parameter '%s' (expected mapsize=BYTES[k|m|g] or sync=0|1)",
-               param);
-  return FALSE;
-}
-
-static AbStore *
-open_lmdb (const gchar *rest, GError **error)
-{
-  const gchar *q = strchr (rest, '?');
-  g_autofree gchar *dir = q ? g_strndup (rest, q - rest) : g_strdup (rest);
-  gsize mapsize = AB_LMDB_DEFAULT_MAPSIZE;
-  gboolean sync = TRUE;
-  if (dir[0] == '\0') {
-    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-                 "lmdb URI needs a directory: lmdb:DIR[?mapsize=BYTES&sync=0|1]");
-    return NULL;
-  }
-  if (q != NULL) {
-    g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
-    for (guint i = 0; params[i] != NULL; i++)
-      if (!parse_lmdb_param (params[i], &mapsize, &sync, error))
-        return NULL;
-  }
-  return ab_store_lmdb_new (dir, mapsize, sync, error);
-}
+/* The backends by scheme (the URI's text before its first ':'), each with the
+ * shape of its URIs for the message that names them all. A backend parses
+ * the rest of its URI itself. */
+static const struct {
+  const gchar *scheme;
+  const gchar *shape;
+  AbStore *(*open) (const gchar *uri, const gchar *rest, GError **error);
+} backends[] = {
+  { "memory", "memory:", ab_store_memory_open },
+  { "lmdb", "lmdb:DIR[?mapsize=BYTES&sync=0|1]", ab_store_lmdb_open },
+  { "hbase", "hbase://HOST:PORT/NAMESPACE?table=NAME", ab_store_hbase_open },
+};
 
 static AbStore *
 open_backend (const gchar *uri, GError **error)
 {
-  if (strcmp (uri, "memory:") == 0)
-    return ab_store_memory_new ();
-  if (g_str_has_prefix (uri, "lmdb:"))
-    return open_lmdb (uri + 5, error);
-  if (g_str_has_prefix (uri, "hbase://"))
-    return ab_store_hbase_new (uri, error);
+  const gchar *colon = strchr (uri, ':');
+  for (guint i = 0; colon != NULL && i < G_N_ELEMENTS (backends); i++)
+    if (strlen (backends[i].scheme) == (gsize) (colon - uri)
+        && strncmp (uri, backends[i].scheme, colon - uri) == 0)
+      return backends[i].open (uri, colon + 1, error);
+  g_autoptr (GString) shapes = g_string_new (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
+    g_string_append_printf (shapes, "%s%s",
+                            i == 0 ? "" : i + 1 < G_N_ELEMENTS (backends) ? ", " : " or ",
+                            backends[i].shape);
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-               "unknown store URI '%s' (expected memory:, lmdb:DIR[?mapsize=BYTES&sync=0|1] "
-               "or hbase://HOST:PORT/NAMESPACE?table=NAME)", uri);
+               "unknown store URI '%s' (expected %s)", uri, shapes->str);
   return NULL;
 }
 
@@ -274,6 +230,16 @@ ab_store_verb_name (AbStoreVerb verb)
   };
   g_return_val_if_fail (verb < AB_STORE_VERB_COUNT, NULL);
   return names[verb];
+}
+
+const gchar *
+ab_store_mutation_name (AbMutationKind kind)
+{
+  static const gchar *const names[] = {
+    [AB_MUT_PUT] = "Put", [AB_MUT_DELETE] = "Delete", [AB_MUT_INCREMENT] = "Increment",
+    [AB_MUT_DELETE_IF] = "CheckAndDelete",
+  };
+  return (guint) kind < G_N_ELEMENTS (names) ? names[kind] : "UNKNOWN";
 }
 
 gboolean

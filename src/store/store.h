@@ -1,6 +1,6 @@
-/* The datastore seam: a small vtable over byte keys and values sorted by
- * unsigned byte order (get, multi_get, scan, batch, increment, check-and-put,
- * check-and-delete). Backends: lmdb (embedded, default), memory (tests). */
+/* The datastore seam: byte keys and values sorted by unsigned byte order
+ * (get, multi_get, scan, batch, increment, check-and-put, check-and-delete)
+ * behind an opaque AbStore. Backends (backend.h): lmdb, memory, hbase. */
 #pragma once
 #include <glib.h>
 
@@ -65,6 +65,7 @@ typedef struct {
   guint limit;                          /* 0 = no limit */
 } AbScanRange;
 
+/* Opaque: only backends see inside (store/backend.h). */
 typedef struct _AbStore AbStore;
 
 /* Transactions, for stores whose writers are serialised and whose batches
@@ -98,76 +99,21 @@ typedef struct {
 /* A consistent read view for long scans (the verifier): every scan through
  * it sees the store as it was when the snapshot was opened. lmdb keeps one
  * read transaction open; hbase fixes a maximum timestamp at open and scans
- * with it. Backends embed this struct first in their own. */
+ * with it. Opaque: backends define it (store/backend.h). */
 typedef struct _AbSnapshot AbSnapshot;
-struct _AbSnapshot {
-  AbStore *store; /* the backend store that made it (its vt closes it) */
-};
 
 /* Called once per row in key order; key and value are borrowed for the call
  * only. Return FALSE to end the scan early (not an error). */
 typedef gboolean (*AbScanVisitor) (const guint8 *key, gsize klen,
                                    const guint8 *value, gsize vlen, gpointer user);
 
-typedef struct {
-  const gchar *name;
-  /* *value = NULL when absent. */
-  gboolean (*get) (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
-  /* keys: GBytes*; out receives one AbKv per key, same order, value NULL if absent. */
-  gboolean (*multi_get) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
-  /* Forward scan; appends AbKv to out. */
-  gboolean (*scan) (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
-  gboolean (*batch) (AbStore *s, const AbBatch *b, GError **error);
-  /* Absent = 0; non-8-byte value = AB_STORE_ERROR_WIDTH. */
-  gboolean (*increment) (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
-                         gint64 *new_value, GError **error);
-  /* expected == NULL: put if absent. Else put if current == expected.
-   * *applied says whether it happened. */
-  gboolean (*check_and_put) (AbStore *s, const guint8 *key, gsize klen,
-                             const guint8 *expected, gsize elen,
-                             const guint8 *value, gsize vlen,
-                             gboolean *applied, GError **error);
-  /* Delete if current == expected. expected == NULL: applied iff absent (deletes nothing). */
-  gboolean (*check_and_delete) (AbStore *s, const guint8 *key, gsize klen,
-                                const guint8 *expected, gsize elen,
-                                gboolean *applied, GError **error);
-  void (*close) (AbStore *s);
-  /* Snapshots (optional: NULL = AB_STORE_ERROR_UNAVAILABLE). snapshot_scan
-   * honours the whole AbScanRange, limit included. */
-  AbSnapshot *(*snapshot_open) (AbStore *s, GError **error);
-  gboolean (*snapshot_scan) (AbSnapshot *snap, const AbScanRange *range,
-                             AbScanVisitor visit, gpointer user, GError **error);
-  void (*snapshot_close) (AbSnapshot *snap);
-  /* Optional (NULL for local backends): reachability and remote call counts. */
-  gboolean (*ping) (AbStore *s, GError **error);
-  guint (*rpc_counts) (AbStore *s, AbStoreRpcCount *out, guint max);
-  /* Optional: queue plan for the next group commit and return at once;
-   * done is called later (see AbTxnPlan). */
-  void (*transact) (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
-} AbStoreVTable;
-
-typedef struct _AbStoreCounters AbStoreCounters;
-
-/* HBase's row key limit (Short.MAX_VALUE bytes). */
-#define AB_STORE_HBASE_MAX_KEY 32767
-
-struct _AbStore {
-  const AbStoreVTable *vt;
-  gboolean batch_atomic;   /* TRUE: a batch is all-or-nothing */
-  gboolean never_blocks;   /* TRUE: every call finishes in bounded local time (no
-                            * network, no remote server that can stall); FALSE
-                            * (the zeroed default) when a call can wait on a peer */
-  gsize max_key;           /* the longest key accepted, in bytes (lmdb 511, hbase
-                            * and memory 32767: HBase's row key limit) */
-  gchar *uri;
-  AbStoreCounters *counters; /* owned by store.c; NULL = not counted */
-};
-
 /* "lmdb:DIR[?mapsize=BYTES&sync=0|1]", "memory:" or
  * "hbase://HOST:PORT/NAMESPACE?table=NAME&transport=framed|buffered&
  * protocol=binary|compact&pool=N&timeout_ms=N&regions=N&retries=N&
  * compression=none|gz|lz4|snappy|zstd" (hbase connects lazily: opening
- * succeeds while the gateway is down; calls then fail with UNAVAILABLE). */
+ * succeeds while the gateway is down; calls then fail with UNAVAILABLE; the
+ * program ignores SIGPIPE, else a gateway hanging up kills it on send).
+ * The scheme picks the backend, which parses the rest. */
 AbStore *ab_store_open (const gchar *uri, GError **error);
 void ab_store_close (AbStore *s); /* closes and frees */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbStore, ab_store_close)
@@ -256,3 +202,19 @@ gboolean ab_store_ping (AbStore *s, GError **error);
 /* Fills out[0..n) with the remote call counts and returns n (<= max; 0 for
  * local backends). Sum the calls of two snapshots to count round trips. */
 guint ab_store_rpc_counts (AbStore *s, AbStoreRpcCount *out, guint max);
+
+/* ---- where a write lands, for change records ---- */
+
+/* The HBase layout Actionbase's tables share, whichever backend holds the
+ * key: a key's coordinates as (name, bytes), in the order change records list
+ * them (family, qualifier, row). data points into key or static storage. */
+typedef struct {
+  const gchar *name;
+  const guint8 *data;
+  gsize len;
+} AbStoreCoord;
+#define AB_STORE_COORDS 3
+void ab_store_cell_coords (const guint8 *key, gsize klen, AbStoreCoord out[AB_STORE_COORDS]);
+/* HBase's name of a mutation kind ("Put", "Delete", "Increment",
+ * "CheckAndDelete"); "UNKNOWN" past the known kinds. */
+const gchar *ab_store_mutation_name (AbMutationKind kind);

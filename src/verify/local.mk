@@ -10,6 +10,8 @@ src_actionbase_verify_SOURCES = src/verify/main.c
 src_actionbase_verify_LDADD = $(CORE_LIBS)
 
 VERIFY_TEST_FIXTURE = tests/unit/verify/verify_fixture.c tests/unit/verify/verify_fixture.h
+# The fixture writes through the fault-injecting store (tests/unit/store).
+VERIFY_TEST_LIBS = $(FAULT_STORE_LIBS) $(TEST_LIBS)
 VERIFY_TESTS = tests/unit/verify/test_sorter tests/unit/verify/test_snapshot \
 	tests/unit/verify/test_verify tests/unit/verify/test_shard tests/unit/verify/test_clean
 check_PROGRAMS += $(VERIFY_TESTS)
@@ -19,16 +21,16 @@ tests_unit_verify_test_sorter_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_sorter_LDADD = $(TEST_LIBS)
 tests_unit_verify_test_snapshot_SOURCES = tests/unit/verify/test_snapshot.c $(VERIFY_TEST_FIXTURE)
 tests_unit_verify_test_snapshot_CFLAGS = $(TEST_CFLAGS)
-tests_unit_verify_test_snapshot_LDADD = $(TEST_LIBS)
+tests_unit_verify_test_snapshot_LDADD = $(VERIFY_TEST_LIBS)
 tests_unit_verify_test_verify_SOURCES = tests/unit/verify/test_verify.c $(VERIFY_TEST_FIXTURE)
 tests_unit_verify_test_verify_CFLAGS = $(TEST_CFLAGS)
-tests_unit_verify_test_verify_LDADD = $(TEST_LIBS)
+tests_unit_verify_test_verify_LDADD = $(VERIFY_TEST_LIBS)
 tests_unit_verify_test_shard_SOURCES = tests/unit/verify/test_shard.c $(VERIFY_TEST_FIXTURE)
 tests_unit_verify_test_shard_CFLAGS = $(TEST_CFLAGS)
-tests_unit_verify_test_shard_LDADD = $(TEST_LIBS)
+tests_unit_verify_test_shard_LDADD = $(VERIFY_TEST_LIBS)
 tests_unit_verify_test_clean_SOURCES = tests/unit/verify/test_clean.c $(VERIFY_TEST_FIXTURE)
 tests_unit_verify_test_clean_CFLAGS = $(TEST_CFLAGS)
-tests_unit_verify_test_clean_LDADD = $(TEST_LIBS)
+tests_unit_verify_test_clean_LDADD = $(VERIFY_TEST_LIBS)
 
 # Figures (not a test): tests/bench/verify-bench.sh [BUILD_DIR] [EDGES] loads
 # with verify-load and times the binary (1 shard, then 2 in parallel).
@@ -41,4 +43,4 @@ check_PROGRAMS += tests/unit/verify/test_wide
 TESTS += tests/unit/verify/test_wide
 tests_unit_verify_test_wide_SOURCES = tests/unit/verify/test_wide.c $(VERIFY_TEST_FIXTURE)
 tests_unit_verify_test_wide_CFLAGS = $(TEST_CFLAGS)
-tests_unit_verify_test_wide_LDADD = $(TEST_LIBS)
+tests_unit_verify_test_wide_LDADD = $(VERIFY_TEST_LIBS)

@@ -175,7 +175,7 @@ static gboolean
 rewrite_index (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src, const AbValue *tgt,
                const guint8 *key, gsize klen, GError **error)
 {
-  AbStore *store = run->engine->store;
+  AbStore *store = ab_engine_store (run->engine);
   Rewrite rw = { t, src, tgt, key, klen };
   if (ab_store_can_transact (store))
     return ab_store_transact (store, plan_rewrite, &rw, error);
@@ -202,7 +202,7 @@ repair_index (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize
   AbValue src = AB_VALUE_INIT, tgt = AB_VALUE_INIT;
   gboolean ok;
   if (!edge_of_index_key (t, key, klen, &src, &tgt))
-    return ab_store_delete (run->engine->store, key, klen, error); /* names no edge */
+    return ab_store_delete (ab_engine_store (run->engine), key, klen, error); /* names no edge */
   ok = rewrite_index (run, t, &src, &tgt, key, klen, error);
   ab_value_clear (&src);
   ab_value_clear (&tgt);
@@ -216,7 +216,7 @@ static gboolean
 repair_count (AbVerifyRun *run, const SpoolRec *r, const guint8 *key, gboolean *done,
               GError **error)
 {
-  AbStore *store = run->engine->store;
+  AbStore *store = ab_engine_store (run->engine);
   guint8 be[8];
   if (r->found_kind == FOUND_MALFORMED)
     {

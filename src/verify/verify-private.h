@@ -5,8 +5,7 @@
 #pragma once
 #include "verify/verify.h"
 #include "verify/sorter.h"
-#include "engine/engine-private.h"
-#include "engine/wide.h"
+#include "engine/derive.h"
 
 /* A checked table, looked up by table code for every row. */
 typedef struct {

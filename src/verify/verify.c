@@ -75,8 +75,7 @@ ab_verify_peek (const guint8 *key, gsize klen, AbKeyPeek *out)
   gsize pos = 4;
   if (klen < 5 || !ab_codec_skip (key, klen, &pos, NULL))
     return FALSE;
-  out->salt = ((guint32) key[0] << 24) | ((guint32) key[1] << 16) | ((guint32) key[2] << 8)
-              | key[3];
+  out->salt = ab_codec_key_salt (key);
   out->src_end = pos;
   if (!ab_codec_get_int32 (key, klen, &pos, &out->table_code, NULL)
       || !ab_codec_get_int8 (key, klen, &pos, &out->type, NULL))
@@ -94,11 +93,7 @@ ab_verify_salt_in_slice (const AbVerifyRun *run, guint32 salt)
 gboolean
 ab_verify_key_in_slice (const AbVerifyRun *run, const guint8 *key, gsize klen)
 {
-  guint32 salt;
-  if (klen < 4)
-    return FALSE;
-  salt = ((guint32) key[0] << 24) | ((guint32) key[1] << 16) | ((guint32) key[2] << 8) | key[3];
-  return ab_verify_salt_in_slice (run, salt);
+  return klen >= 4 && ab_verify_salt_in_slice (run, ab_codec_key_salt (key));
 }
 
 AbVerifyTable *
@@ -281,7 +276,7 @@ static gboolean
 run_passes (AbVerifyRun *run, GError **error)
 {
   GError *local = NULL;
-  run->snap = ab_store_snapshot_open (run->engine->store, &local);
+  run->snap = ab_store_snapshot_open (ab_engine_store (run->engine), &local);
   if (run->snap == NULL)
     return store_failed (error, local);
   if (!ab_verify_derive_pass (run, &local) || !ab_verify_compare_pass (run, &local))

@@ -2,3 +2,10 @@
 src_libactionbase_a_SOURCES += src/wal/sink.h src/wal/backend.h src/wal/sink.c \
 	src/wal/sink_none.c src/wal/sink_file.c
 src_libactionbase_a_SOURCES += src/wal/sink_kafka.c src/wal/sink_kafka_reader.c src/wal/sink_kafka-private.h
+
+# The none and file sinks (the Kafka sink's suites are in tests/kafka).
+check_PROGRAMS += tests/unit/wal/test_wal_sinks
+TESTS += tests/unit/wal/test_wal_sinks
+tests_unit_wal_test_wal_sinks_SOURCES = tests/unit/wal/test_wal_sinks.c
+tests_unit_wal_test_wal_sinks_CFLAGS = $(TEST_CFLAGS)
+tests_unit_wal_test_wal_sinks_LDADD = $(TEST_LIBS)

@@ -287,26 +287,34 @@ file_read (AbSinkReader *base, guint max, gint timeout_ms, GPtrArray *out, GErro
   FileSink *f = (FileSink *) base->sink;
   gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   guint before = out->len;
+  if (max == 0)
+    return TRUE;
   for (;;)
     {
-      if (!read_lines (f, r, max, out, error))
+      /* Looked at before reading: an append landing after read_lines found
+       * nothing is then neither slept through until the deadline nor, when a
+       * rotation follows it, skipped by moving on to the next segment. */
+      g_mutex_lock (&f->lock);
+      guint64 written = f->written;
+      gboolean closed = r->seg < f->seg; /* no append goes there any more */
+      g_mutex_unlock (&f->lock);
+      /* max counts this call's entries, as on the Kafka sink */
+      if (!read_lines (f, r, before + max, out, error))
         return FALSE;
       if (out->len > before)
         return TRUE;
-      g_mutex_lock (&f->lock);
-      gboolean newer = r->seg < f->seg;
-      guint64 written = f->written;
-      if (!newer)
-        g_cond_wait_until (&f->cond, &f->lock, deadline);
-      gboolean moved = f->written != written;
-      g_mutex_unlock (&f->lock);
-      if (newer)
+      if (closed)
         {
-          /* Finish this segment (re-read above found nothing), go on. */
+          /* read to its end above: go on */
           r->seg++;
           r->offset = 0;
           continue;
         }
+      g_mutex_lock (&f->lock);
+      if (f->written == written)
+        g_cond_wait_until (&f->cond, &f->lock, deadline);
+      gboolean moved = f->written != written;
+      g_mutex_unlock (&f->lock);
       if (!moved && g_get_monotonic_time () >= deadline)
         return TRUE;
     }

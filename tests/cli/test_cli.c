@@ -1,5 +1,5 @@
 /* Console suite, non-interactive: the quick start through `actionbase -c`
- * with the printed text expected in the upstream console's formats (api.md
+ * with the printed text expected in the upstream console's formats (docs/rest-api.md
  * Appendix A), create/show/desc/use/mutate, load files, every command's
  * error path carrying the server's own message, and the flags. */
 #include <glib/gstdio.h>

@@ -3,6 +3,7 @@
  * an empty table; NULL when the variable is unset (no HBase in this run). */
 #pragma once
 #include <glib.h>
+#include <signal.h>
 #include <unistd.h>
 
 /* regions: pre-split regions of the new table (few keep table creation fast). */
@@ -13,8 +14,27 @@ ab_hbase_test_uri (const gchar *tag, guint regions)
   const gchar *addr = g_getenv ("AB_HBASE_ADDR");
   if (addr == NULL || *addr == '\0')
     return NULL;
+  /* The suite talks to a gateway in-process: like the programs' mains, it
+   * ignores SIGPIPE so that a gateway hanging up fails a call, not the run. */
+  signal (SIGPIPE, SIG_IGN);
   /* pid: Check forks one process per test; time: runs share one HBase. */
   return g_strdup_printf ("hbase://%s/abtest?table=%s_%d_%u_%" G_GINT64_FORMAT "&regions=%u",
                           addr, tag, (int) getpid (), ++seq,
                           g_get_real_time () % G_GINT64_CONSTANT (1000000000), regions);
+}
+
+/* The number of stores of a suite that also runs on HBase: its `local` ones,
+ * plus one when AB_HBASE_ADDR names a gateway; without one it says on stderr
+ * (once) that its hbase:// cases are not run. */
+static inline guint
+ab_hbase_test_n_stores (guint local)
+{
+  static gboolean told;
+  const gchar *addr = g_getenv ("AB_HBASE_ADDR");
+  if (addr != NULL && *addr != '\0')
+    return local + 1;
+  if (!told)
+    g_printerr ("AB_HBASE_ADDR is not set: the hbase:// cases of this suite are not run\n");
+  told = TRUE;
+  return local;
 }

@@ -95,7 +95,7 @@ main (void)
 {
   if (g_getenv ("AB_KAFKA_ADDR") == NULL || g_getenv ("AB_HBASE_ADDR") == NULL)
     {
-      g_print ("AB_KAFKA_ADDR or AB_HBASE_ADDR is not set: skipped\n");
+      g_printerr ("SKIP: AB_KAFKA_ADDR or AB_HBASE_ADDR is not set (no Kafka broker or HBase gateway in this run)\n");
       return 77;
     }
   Suite *s = suite_create ("kafka-nodes");

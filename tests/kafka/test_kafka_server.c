@@ -320,7 +320,7 @@ main (void)
   const gchar *shared = g_getenv ("AB_KAFKA_ADDR");
   if (shared == NULL || shared[0] == '\0')
     {
-      g_print ("AB_KAFKA_ADDR is not set (tests/kafka/start.sh DIR): skipped\n");
+      g_printerr ("SKIP: AB_KAFKA_ADDR is not set (no Kafka broker: tests/kafka/start.sh DIR)\n");
       return 77;
     }
   Suite *s = suite_create ("kafka_server");

@@ -443,7 +443,7 @@ main (void)
   kafka_addr = g_getenv ("AB_KAFKA_ADDR");
   if (kafka_addr == NULL || kafka_addr[0] == '\0')
     {
-      g_print ("AB_KAFKA_ADDR is not set (tests/kafka/start.sh DIR): skipped\n");
+      g_printerr ("SKIP: AB_KAFKA_ADDR is not set (no Kafka broker: tests/kafka/start.sh DIR)\n");
       return 77;
     }
   SRunner *sr = srunner_create (kafka_suite ());

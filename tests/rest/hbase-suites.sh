@@ -3,7 +3,7 @@
 # tests/run.sh (AB_HBASE_ADDR), so every scenario passes on both stores.
 # Skips (exit 77) when no gateway is available.
 set -u
-[ -n "${AB_HBASE_ADDR:-}" ] || { echo "no AB_HBASE_ADDR: skipped"; exit 77; }
+[ -n "${AB_HBASE_ADDR:-}" ] || { echo "SKIP: AB_HBASE_ADDR is not set (no HBase gateway in this run)" >&2; exit 77; }
 here=./tests/rest   # make check runs from the top build directory
 export AB_REST_STORE=hbase
 status=0

@@ -50,7 +50,7 @@ START_TEST (test_prefix_upper_bound)
 }
 END_TEST
 
-/* Scan bounds of index created_at_desc, start Alice, OUT (encoding.md §9). */
+/* Scan bounds of index created_at_desc, start Alice, OUT (docs/storage-format.md §9). */
 START_TEST (test_scan_vectors)
 {
   AbValue alice = AB_VALUE_INIT, v = AB_VALUE_INIT;

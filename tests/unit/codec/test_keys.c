@@ -1,5 +1,5 @@
 /* Keys suite: xxhash32 check values and the §9 code table, every likes.likes
- * and queue row key of encoding.md §9, parse_key round trips, and hostile
+ * and queue row key of docs/storage-format.md §9, parse_key round trips, and hostile
  * keys (truncations, random bytes, unknown record types). */
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 int
 ab_test_n_stores (void)
 {
-  return g_getenv ("AB_HBASE_ADDR") != NULL ? 3 : 2;
+  return (int) ab_hbase_test_n_stores (2);
 }
 
 gchar *
@@ -99,13 +99,43 @@ ab_test_env_open_with (AbTestEnv *env, int store_index, const AbEngineConfig *cf
   ck_assert_msg (env->engine != NULL, "open %s: %s", uri, error ? error->message : "");
 }
 
+static void
+test_config (AbEngineConfig *cfg)
+{
+  ab_engine_config_init (cfg);
+  cfg->lock_retries = 5;
+  cfg->lock_backoff_ms = 20;
+}
+
 void
 ab_test_env_open (AbTestEnv *env, int store_index)
 {
   AbEngineConfig cfg;
-  ab_engine_config_init (&cfg);
-  cfg.lock_retries = 5;
-  cfg.lock_backoff_ms = 20;
+  test_config (&cfg);
+  ab_test_env_open_with (env, store_index, &cfg);
+}
+
+gint64
+ab_test_clock_now (gpointer clock)
+{
+  return atomic_load (&((AbTestClock *) clock)->ms);
+}
+
+void
+ab_test_clock_advance (AbTestClock *clock, gint64 delta_ms)
+{
+  atomic_fetch_add (&clock->ms, delta_ms);
+}
+
+void
+ab_test_env_open_clocked (AbTestEnv *env, int store_index, AbTestClock *clock)
+{
+  atomic_store (&clock->ms, AB_TEST_CLOCK_T0);
+  AbEngineConfig cfg;
+  test_config (&cfg);
+  cfg.ttl_sweep_ms = 0;
+  cfg.now_ms = ab_test_clock_now;
+  cfg.now_data = clock;
   ab_test_env_open_with (env, store_index, &cfg);
 }
 

@@ -1,6 +1,7 @@
 /* Shared fixtures of the engine suites: the store URIs every suite runs on,
  * schema/table builders from JSON text, event builders and JSON helpers. */
 #pragma once
+#include <stdatomic.h>
 #include <check.h>
 #include "engine/engine-private.h"
 #include "engine/state.h"
@@ -27,6 +28,17 @@ typedef struct {
 } AbTestEnv;
 void ab_test_env_open (AbTestEnv *env, int store_index);  /* short lock retries */
 void ab_test_env_open_with (AbTestEnv *env, int store_index, const AbEngineConfig *cfg);
+/* A fake engine clock (cfg.now_ms): time moves only when the test says so,
+ * so TTLs and lock staleness are tested without sleeping. */
+typedef struct {
+  _Atomic gint64 ms;
+} AbTestClock;
+#define AB_TEST_CLOCK_T0 1735657200000LL /* 2025-01-01 00:00 +09:00, a whole second */
+/* The engine of ab_test_env_open on clock (set to AB_TEST_CLOCK_T0), with no
+ * background TTL sweep (tests call ab_engine_maintain themselves). */
+void ab_test_env_open_clocked (AbTestEnv *env, int store_index, AbTestClock *clock);
+void ab_test_clock_advance (AbTestClock *clock, gint64 delta_ms);
+gint64 ab_test_clock_now (gpointer clock);
 void ab_test_env_close (AbTestEnv *env);
 void ab_test_create_table (AbTestEnv *env, const gchar *db, const gchar *create_json);
 /* Mutates db.table with body; returns results (asserting success). */

@@ -1,4 +1,4 @@
-/* Engine acceptance scenarios of semantics.md §16 that concern unique edges
+/* Engine acceptance scenarios of docs/data-model.md §16 that concern unique edges
  * (17, 18, 23-33) plus pagination, out-of-order folding and concurrency,
  * each run on the memory: and lmdb: stores. */
 #include <string.h>
@@ -118,7 +118,7 @@ START_TEST (pagination_and_ranges)
   static const gchar *first[] = { "Bob->Laptop", NULL };
   assert_edges (p1, first);
   ck_assert (p1->has_next);
-  ck_assert_str_eq (p1->offset, "iToeeaCUntzOAk2ApbQbhVo"); /* encoding.md §9 */
+  ck_assert_str_eq (p1->offset, "iToeeaCUntzOAk2ApbQbhVo"); /* docs/storage-format.md §9 */
   g_autoptr (AbEdgeFrame) p2 = scan ("Bob", AB_QDIR_OUT, 1, p1->offset, NULL, NULL, &error);
   static const gchar *second[] = { "Bob->Phone", NULL };
   assert_edges (p2, second);
@@ -284,16 +284,19 @@ START_TEST (mget_cap)
 }
 END_TEST
 
-/* 32: a fresh foreign lock makes the key fail with ERROR; a stale one is swept. */
+/* 32: a fresh foreign lock makes the key fail with ERROR; once the engine's
+ * (fake) clock is past lock_stale_ms (300 s by default) it is swept. */
 START_TEST (lock_contention_and_stale_sweep)
 {
-  open_likes (_i);
+  AbTestClock clock;
+  ab_test_env_open_clocked (&env, _i, &clock);
+  ab_test_create_table (&env, "likes", LIKES);
   AbValue s = AB_VALUE_INIT, t = AB_VALUE_INIT;
   ab_value_set_string (&s, AB_VALUE_STRING, "a", 1);
   ab_value_set_string (&t, AB_VALUE_STRING, "b", 1);
   g_autoptr (GByteArray) k = ab_codec_lock_key (&s, &t, ab_codec_table_code ("likes", "likes"), NULL);
   g_autoptr (GByteArray) fresh = g_byte_array_new ();
-  ab_codec_encode_lock_value (fresh, ab_engine_now_ms () + 60000);
+  ab_codec_encode_lock_value (fresh, ab_engine_now_ms (env.engine));
   gboolean applied;
   ck_assert (ab_store_check_and_put (env.engine->store, k->data, k->len, NULL, 0, fresh->data,
                                      fresh->len, &applied, NULL));
@@ -302,11 +305,10 @@ START_TEST (lock_contention_and_stale_sweep)
   ck_assert_int_eq (result (r, 0)->status, AB_STATUS_ERROR);
   ck_assert_uint_eq (result (r, 0)->count, 0);
   ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 0);
-  g_autoptr (GByteArray) stale = g_byte_array_new ();
-  ab_codec_encode_lock_value (stale, ab_engine_now_ms () - 400000);
-  ck_assert (ab_store_check_and_put (env.engine->store, k->data, k->len, fresh->data, fresh->len,
-                                     stale->data, stale->len, &applied, NULL));
-  ck_assert (applied);
+  ab_test_clock_advance (&clock, 300000);
+  g_autoptr (GArray) held = ab_test_mutate (&env, "likes", "likes", body);
+  ck_assert_int_eq (result (held, 0)->status, AB_STATUS_ERROR); /* exactly lock_stale_ms old */
+  ab_test_clock_advance (&clock, 1);
   AbStoreStats before, after;
   ab_store_stats (env.engine->store, &before);
   g_autoptr (GArray) r2 = ab_test_mutate (&env, "likes", "likes", body);

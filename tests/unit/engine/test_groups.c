@@ -308,9 +308,12 @@ raw_row_keys (const gchar *start, const gchar *group)
   return rows->len;
 }
 
+/* The "recent" group's ttl is 1000 ms: a cell lives while its expiry (write
+ * time + ttl) is after now. The engine's clock is a fake one moved here. */
 START_TEST (ttl_expiry)
 {
-  ab_test_env_open (&env, _i);
+  AbTestClock clock;
+  ab_test_env_open_clocked (&env, _i, &clock);
   ab_test_create_table (&env, "likes", LIKES);
   for (guint i = 0; i < 3; i++)
     {
@@ -324,9 +327,12 @@ START_TEST (ttl_expiry)
   ck_assert (ab_engine_maintain (env.engine, &trimmed, &expired, NULL));
   ck_assert_uint_eq (expired, 0); /* nothing due yet */
   ck_assert_uint_eq (raw_row_keys ("u1", "recent"), 4); /* two cells, two siblings */
-  g_usleep (2100 * 1000);
-  ck_assert_int_eq (recent ("u1", "a"), 0);
+  ab_test_clock_advance (&clock, 999);
+  ck_assert_int_eq (recent ("u1", "a"), 3); /* 1 ms before expiry */
+  ab_test_clock_advance (&clock, 1);
+  ck_assert_int_eq (recent ("u1", "a"), 0); /* expired on the millisecond */
   ck_assert_int_eq (recent ("u1", "b"), 0);
+  ab_test_clock_advance (&clock, 1100);
   insert_kind ("u1", "i5", "a"); /* restarts from zero, not 3 + 1 */
   ck_assert_int_eq (recent ("u1", "a"), 1);
   ck_assert (ab_engine_maintain (env.engine, &trimmed, &expired, NULL));
@@ -336,7 +342,9 @@ START_TEST (ttl_expiry)
   /* the untimed groups keep their cells */
   g_autoptr (AbAggResult) d = agg ("by_day", "u1", AB_QDIR_OUT, NULL, NULL);
   ck_assert_int_eq (g_array_index (d->values, gint64, 0), 5);
-  g_usleep (2100 * 1000);
+  ab_test_clock_advance (&clock, 999);
+  ck_assert_int_eq (recent ("u1", "a"), 1); /* written again at +2100: live until +3100 */
+  ab_test_clock_advance (&clock, 1101);
   ck_assert (ab_engine_maintain (env.engine, &trimmed, &expired, NULL));
   ck_assert_uint_eq (expired, 1);
   ck_assert_uint_eq (raw_row_keys ("u1", "recent"), 0);

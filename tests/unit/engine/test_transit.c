@@ -1,4 +1,4 @@
-/* State-level acceptance scenarios 1-16 of semantics.md §16 on fixture F,
+/* State-level acceptance scenarios 1-16 of docs/data-model.md §16 on fixture F,
  * driven through ab_state_transit, plus the stored-value round trip and the
  * IDLE/CREATED/UPDATED/DELETED status rule of the plan. */
 #include "engine_fixture.h"
@@ -341,6 +341,19 @@ START_TEST (round_trip_keeps_presence)
 }
 END_TEST
 
+/* Names of ops and key statuses, and "UNKNOWN" (no read out of bounds) for a
+ * value past either table. */
+START_TEST (op_and_status_names)
+{
+  ck_assert_str_eq (ab_op_name (AB_OP_DELETE), "DELETE");
+  ck_assert_str_eq (ab_op_name ((AbOpType) (AB_OP_DELETE + 1)), "UNKNOWN");
+  ck_assert_str_eq (ab_op_name ((AbOpType) -1), "UNKNOWN");
+  ck_assert_str_eq (ab_key_status_name (AB_STATUS_INVALID), "INVALID");
+  ck_assert_str_eq (ab_key_status_name ((AbKeyStatus) (AB_STATUS_INVALID + 1)), "UNKNOWN");
+  ck_assert_str_eq (ab_key_status_name ((AbKeyStatus) 1000), "UNKNOWN");
+}
+END_TEST
+
 int
 main (void)
 {
@@ -364,6 +377,7 @@ main (void)
   tcase_add_test (tc, s15_insert_merge_keeps_fields);
   tcase_add_test (tc, s16_insert_merge_order);
   tcase_add_test (tc, round_trip_keeps_presence);
+  tcase_add_test (tc, op_and_status_names);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);

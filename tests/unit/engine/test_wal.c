@@ -1,5 +1,5 @@
 /* WAL and CDC through the engine on LMDB with file sinks: record shapes of
- * semantics.md §13 field by field, modes (ASYNC applied by the built-in
+ * docs/data-model.md §13 field by field, modes (ASYNC applied by the built-in
  * applier and equal to SYNC, DROP never applied, DENY rejected, system-mode
  * intent statuses). */
 #include <string.h>

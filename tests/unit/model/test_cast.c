@@ -1,4 +1,4 @@
-/* Casting JSON values and query text to field types (semantics.md §3.3 and
+/* Casting JSON values and query text to field types (docs/data-model.md §3.3 and
  * the project's casting decisions): good and bad values per type, integer
  * widths, NUL and invalid UTF-8 rejection, and the strict body parser. */
 #include <math.h>

@@ -1,10 +1,10 @@
-/* v3 schema and descriptor JSON: the docs' examples (api.md §1.2, §1.3),
+/* v3 schema and descriptor JSON: the docs' examples (docs/rest-api.md §1.2, §1.3),
  * round trips descriptor -> JSON -> descriptor for every table kind,
  * MULTI_EDGE system fields, lookups, and the schema update rule. */
 #include "codec/keys.h"
 #include "model_helpers.h"
 
-/* api.md §1.3, verbatim. */
+/* The table example of the upstream REST reference (its §1.3), verbatim. */
 static const gchar *docs_table_body =
   "{\"table\":\"follows\",\n"
   " \"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"user id\"},"
@@ -13,7 +13,7 @@ static const gchar *docs_table_body =
   " \"storage\":\"datastore://hbase/follows_table\",\"mode\":\"SYNC\","
   "\"comment\":\"User follows relationship\"}";
 
-/* api.md §1.3 index example, verbatim. */
+/* The index example of the upstream REST reference (its §1.3), verbatim. */
 static const gchar *docs_index =
   "{\"index\":\"created_at_desc\",\"fields\":[{\"field\":\"created_at\","
   "\"order\":\"DESC\"}],\"comment\":\"order by created_at\"}";
@@ -252,6 +252,14 @@ START_TEST (test_enum_names)
   ck_assert (ab_dirtype_parse ("in", &d) && d == AB_DIRTYPE_IN);
   ck_assert (!ab_dirtype_parse ("SIDEWAYS", &d));
   ck_assert_str_eq (ab_dirtype_name (AB_DIRTYPE_BOTH), "BOTH");
+  /* a value past a table names nothing, and reads nothing out of bounds */
+  ck_assert_str_eq (ab_table_kind_name ((AbTableKind) 99), "UNKNOWN");
+  ck_assert_str_eq (ab_table_kind_request_name ((AbTableKind) -1), "UNKNOWN");
+  ck_assert_str_eq (ab_mode_name ((AbMutationMode) (AB_MODE_DENY + 1)), "UNKNOWN");
+  ck_assert_str_eq (ab_mode_v2_name ((AbMutationMode) 99), "UNKNOWN");
+  ck_assert_str_eq (ab_dirtype_name ((AbDirectionType) 99), "UNKNOWN");
+  ck_assert_str_eq (ab_type_name ((AbType) (AB_TYPE_OBJECT + 1)), "UNKNOWN");
+  ck_assert_str_eq (ab_type_v2_name ((AbType) -1), "UNKNOWN");
 }
 END_TEST
 
@@ -276,7 +284,7 @@ START_TEST (test_lookups)
 }
 END_TEST
 
-/* api.md §1.2: create body and the response example. */
+/* docs/rest-api.md §1.2: create body and the response example. */
 START_TEST (test_docs_database_example)
 {
   g_autoptr (JsonNode) body = mt_json ("{\"database\":\"mydb\",\"comment\":\"My database\"}");

@@ -1,10 +1,10 @@
-/* The v2 label, service and alias forms (api.md §2, §8, Appendix A): the
+/* The v2 label, service and alias forms (docs/rest-api.md §2, §8, Appendix A): the
  * quick-start and likes-preset bodies parse, the entity has every member the
  * upstream CLI reads with no null desc, and the v2-specific rules. */
 #include "codec/keys.h"
 #include "model_helpers.h"
 
-/* api.md §2 quick start, verbatim. */
+/* docs/rest-api.md §2 quick start, verbatim. */
 static const gchar *quick_start_label =
   "{\"desc\":\"Like\",\"type\":\"INDEXED\",\n"
   " \"schema\":{\"src\":{\"type\":\"STRING\"},\"tgt\":{\"type\":\"STRING\"},\n"

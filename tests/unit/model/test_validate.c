@@ -1,4 +1,4 @@
-/* The validation rules of api.md §1.5 with the project's choices (§10): one
+/* The validation rules of docs/rest-api.md §1.5 with the project's choices (§10): one
  * rejecting case per rule, each asserting the message that names the rule,
  * plus the accepting edges of the name, storage and comment patterns. */
 #include "model_helpers.h"

@@ -54,7 +54,7 @@ st_rmtree (const gchar *dir)
 guint
 st_backend_count (void)
 {
-  return g_getenv ("AB_HBASE_ADDR") != NULL ? 3 : 2;
+  return ab_hbase_test_n_stores (2);
 }
 
 gboolean

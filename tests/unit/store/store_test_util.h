@@ -19,7 +19,7 @@ void st_rmtree (const gchar *dir);
  * 2 = hbase (a fresh table; only when AB_HBASE_ADDR names a gateway). */
 guint st_backend_count (void);
 /* Backend k is hbase: batches are not atomic, and check-and-set cannot tell
- * an empty value from an absent one (hbase-thrift2.md §3.6). */
+ * an empty value from an absent one (docs/hbase-adapter.md §3.6). */
 gboolean st_backend_hbase (guint k);
 AbStore *st_open_backend (guint k);
 AbStore *st_open (const gchar *uri);

@@ -1,8 +1,9 @@
 /* Conformance suite of the datastore seam: every test runs against each
  * backend (memory:, lmdb:, hbase:// when AB_HBASE_ADDR is set) and checks the
  * contract of store.h: order, scan bounds, increments, check-and-set, batches,
- * counters and concurrency. */
+ * counters and concurrency; and where a key lives for change records. */
 #include "store_test_util.h"
+#include "codec/keys.h"
 
 #define FOR_EACH_BACKEND(tc, fn) tcase_add_loop_test (tc, fn, 0, (int) st_backend_count ())
 
@@ -279,7 +280,7 @@ START_TEST (test_check_and_put)
   st_assert_value (s, ST_S ("x"), NULL, 0);
   ck_assert_ptr_null (error);
   /* an empty stored value equals an empty expected, not "absent" (HBase
-   * cannot tell the two apart in a check: hbase-thrift2.md §3.6) */
+   * cannot tell the two apart in a check: docs/hbase-adapter.md §3.6) */
   if (st_backend_hbase (_i))
     return;
   st_put (s, ST_S ("e"), ST_S (""));
@@ -525,6 +526,50 @@ START_TEST (test_stats)
 }
 END_TEST
 
+/* ---- where a key lives, for change records ---- */
+
+static void
+assert_coord (const AbStoreCoord *c, const gchar *name, const guint8 *data, gsize len)
+{
+  ck_assert_str_eq (c->name, name);
+  ck_assert_uint_eq (c->len, len);
+  ck_assert (len == 0 || memcmp (c->data, data, len) == 0);
+}
+
+/* A narrow key is the row of cell f:e; a Group/Cache composite key is its
+ * wide row plus the rest as the qualifier, in family f. */
+START_TEST (test_cell_coords)
+{
+  AbStoreCoord c[AB_STORE_COORDS];
+  ab_store_cell_coords (ST_S ("narrow"), c);
+  assert_coord (&c[0], "family", ST_S ("f"));
+  assert_coord (&c[1], "qualifier", ST_S ("e"));
+  assert_coord (&c[2], "row", ST_S ("narrow"));
+  AbValue src = AB_VALUE_INIT;
+  ab_value_set_string (&src, AB_VALUE_STRING, "Alice", 5);
+  g_autoptr (GByteArray) key = ab_codec_wide_key (&src, AB_DIR_OUT, 207242104, AB_ROW_GROUP,
+                                                  -1757833817, NULL);
+  ab_value_clear (&src);
+  gsize row_len = key->len;
+  ab_codec_put_int64 (key, 42, AB_ORDER_DESC);
+  ab_store_cell_coords (key->data, key->len, c);
+  assert_coord (&c[0], "family", ST_S ("f"));
+  assert_coord (&c[1], "qualifier", key->data + row_len, key->len - row_len);
+  assert_coord (&c[2], "row", key->data, row_len);
+}
+END_TEST
+
+START_TEST (test_mutation_names)
+{
+  ck_assert_str_eq (ab_store_mutation_name (AB_MUT_PUT), "Put");
+  ck_assert_str_eq (ab_store_mutation_name (AB_MUT_DELETE), "Delete");
+  ck_assert_str_eq (ab_store_mutation_name (AB_MUT_INCREMENT), "Increment");
+  ck_assert_str_eq (ab_store_mutation_name (AB_MUT_DELETE_IF), "CheckAndDelete");
+  ck_assert_str_eq (ab_store_mutation_name ((AbMutationKind) (AB_MUT_DELETE_IF + 1)), "UNKNOWN");
+  ck_assert_str_eq (ab_store_mutation_name ((AbMutationKind) -1), "UNKNOWN");
+}
+END_TEST
+
 /* ---- concurrency ---- */
 
 #define INC_THREADS 16
@@ -642,6 +687,8 @@ store_suite (void)
   FOR_EACH_BACKEND (tc, test_batch_atomic_on_failure);
   FOR_EACH_BACKEND (tc, test_transact_groups);
   FOR_EACH_BACKEND (tc, test_stats);
+  tcase_add_test (tc, test_cell_coords);
+  tcase_add_test (tc, test_mutation_names);
   FOR_EACH_BACKEND (cc, test_concurrent_increments);
   FOR_EACH_BACKEND (cc, test_concurrent_check_and_put);
   tcase_set_timeout (tc, 60);

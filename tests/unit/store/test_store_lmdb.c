@@ -2,6 +2,7 @@
  * handles sharing one environment, the key size limit, map growth under load,
  * group commit isolating a failing request, and durability across SIGKILL. */
 #include "store_test_util.h"
+#include "store/backend.h" /* the handle's uri and backend name */
 
 #include <errno.h>
 #include <signal.h>

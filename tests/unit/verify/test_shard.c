@@ -46,7 +46,7 @@ mutate_one (VfEnv *env, GRand *rnd, const gchar *type, guint i, guint version, g
 static AbStore *
 store_of (VfEnv *env)
 {
-  return env->engine->store;
+  return ab_engine_store (env->engine);
 }
 
 /* Rows no mutation writes: an undecodable State, an orphan Index row, a

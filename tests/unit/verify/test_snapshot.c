@@ -4,7 +4,7 @@
  * fail of one batch item, pass-through otherwise) over every store. */
 #include <check.h>
 #include <string.h>
-#include "store/fault.h"
+#include "../store/fault.h"
 #include "verify_fixture.h"
 #include "../../hbase/hbase_test_uri.h"
 

@@ -49,7 +49,7 @@ find_key (AbRowType type, KeyTest want, GBytes **value)
 {
   AbScanRange all = { 0 };
   g_autoptr (GArray) rows = ab_kv_array_new ();
-  ck_assert (ab_store_scan (env.engine->store, &all, rows, NULL));
+  ck_assert (ab_store_scan (ab_engine_store (env.engine), &all, rows, NULL));
   for (guint i = 0; i < rows->len; i++)
     {
       AbKv *kv = &g_array_index (rows, AbKv, i);
@@ -118,7 +118,7 @@ START_TEST (clean_then_damaged)
       ck_assert_uint_eq (ab_verify_stats_mismatches (&r.stats), 0);
       vf_result_clear (&r);
     }
-  AbStore *store = env.engine->store;
+  AbStore *store = ab_engine_store (env.engine);
   /* a group cell off by 5, another deleted, a stray one */
   g_autoptr (GBytes) v1 = NULL;
   g_autoptr (GBytes) g1 = find_key (AB_ROW_GROUP, day_cell, &v1);

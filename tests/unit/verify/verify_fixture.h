@@ -4,8 +4,8 @@
 #pragma once
 #include <check.h>
 #include "verify/verify.h"
-#include "engine/engine-private.h"
-#include "store/fault.h"
+#include "engine/derive.h"
+#include "../store/fault.h"
 
 typedef struct {
   AbEngine *engine;

@@ -1,7 +1,9 @@
 /* The fault-injecting wrapper of fault.h: forwards reads, check-and-set and
  * snapshots to the inner store; a batch hit by the armed fault is replayed
  * one mutation at a time so that the others land and the chosen one does not. */
-#include "store/fault.h"
+#include "fault.h"
+
+#include "store/backend.h"
 
 typedef struct {
   AbStore base;
@@ -164,8 +166,8 @@ ab_store_fault_new (AbStore *inner)
   f = g_new0 (FaultStore, 1);
   f->base.vt = &fault_vtable;
   f->base.batch_atomic = FALSE;
-  f->base.never_blocks = inner->never_blocks;
-  f->base.max_key = inner->max_key;
+  f->base.never_blocks = ab_store_never_blocks (inner);
+  f->base.max_key = ab_store_max_key (inner);
   f->inner = inner;
   g_mutex_init (&f->lock);
   return &f->base;
