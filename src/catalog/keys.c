@@ -14,14 +14,14 @@ grant_clear (AbGrant *g)
 AbApiKey *
 ab_api_key_ref (AbApiKey *k)
 {
-  g_atomic_int_inc (&k->ref);
+  atomic_fetch_add (&k->ref, 1);
   return k;
 }
 
 void
 ab_api_key_unref (AbApiKey *k)
 {
-  if (k == NULL || !g_atomic_int_dec_and_test (&k->ref))
+  if (k == NULL || !(atomic_fetch_sub (&k->ref, 1) == 1))
     return;
   g_free (k->id);
   g_free (k->name);

@@ -3,6 +3,7 @@
  * normal engine path (internal SYNC mode, no WAL), saves the new position,
  * and reports lag. Re-applying a record is harmless: transitions are
  * version-idempotent, so delivery is at-least-once and the result exact. */
+#include <stdatomic.h>
 #include <string.h>
 #include "engine/engine-private.h"
 
@@ -14,12 +15,12 @@ static const guint8 POSITION_KEY[] = { 0, 0, 0, 0, 0, 'a', 'b', 'w', 'a', 'l', 0
 typedef struct _AbApplier {
   AbEngine *engine;
   GThread *thread;
-  gint stop;
+  atomic_int stop;
   AbSinkReader *reader;
   GMutex mu;                  /* guards below */
   GCond cond;
   guint64 idle_rounds;        /* empty reads so far (drain waits on it) */
-  guint64 applied, skipped, failed;
+  atomic_uint_fast64_t applied, skipped, failed;
   gint64 lags[LAG_SAMPLES];   /* ms, ring buffer */
   guint n_lags, next_lag;
 } AbApplier;
@@ -178,14 +179,14 @@ apply_batch (AbApplier *a, LabelBatch *b)
       /* The table is gone or the record is malformed: retrying cannot help. */
       g_warning ("applier skips %u record(s) of %s: %s", json_array_get_length (b->items),
                  b->label, error->message);
-      g_atomic_pointer_add ((gssize *) &a->skipped, json_array_get_length (b->items));
+      atomic_fetch_add (&a->skipped, json_array_get_length (b->items));
       return TRUE;
     }
   gboolean retry = FALSE;
   for (guint i = 0; i < results->len; i++)
     retry |= g_array_index (results, AbKeyResult, i).status == AB_STATUS_ERROR;
   if (!retry)
-    g_atomic_pointer_add ((gssize *) &a->applied, json_array_get_length (b->items));
+    atomic_fetch_add (&a->applied, json_array_get_length (b->items));
   return !retry;
 }
 
@@ -209,11 +210,11 @@ process (AbApplier *a, GPtrArray *entries)
   for (guint i = 0; i < batches->len; i++)
     for (guint attempt = 0; !apply_batch (a, batches->pdata[i]); attempt++)
       {
-        if (attempt == 20 || g_atomic_int_get (&a->stop))
+        if (attempt == 20 || atomic_load (&a->stop))
           {
             g_warning ("applier gives up on a batch of %s after %u attempts",
                        ((LabelBatch *) batches->pdata[i])->label, attempt + 1);
-            g_atomic_pointer_add ((gssize *) &a->failed, 1);
+            atomic_fetch_add (&a->failed, 1);
             break;
           }
         g_usleep (MIN (50000u << MIN (attempt, 5u), 1000000u));
@@ -240,10 +241,10 @@ static gpointer
 run (gpointer data)
 {
   AbApplier *a = data;
-  while (!g_atomic_int_get (&a->stop) && !open_reader (a))
-    for (guint i = 0; i < 10 && !g_atomic_int_get (&a->stop); i++)
+  while (!atomic_load (&a->stop) && !open_reader (a))
+    for (guint i = 0; i < 10 && !atomic_load (&a->stop); i++)
       g_usleep (G_USEC_PER_SEC / 10);
-  while (!g_atomic_int_get (&a->stop))
+  while (!atomic_load (&a->stop))
     {
       g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_entry_free);
       g_autoptr (GError) error = NULL;
@@ -282,7 +283,7 @@ ab_engine_applier_stop (AbEngine *engine)
   AbApplier *a = engine->applier;
   if (a == NULL)
     return;
-  g_atomic_int_set (&a->stop, 1);
+  atomic_store (&a->stop, 1);
   g_thread_join (a->thread);
   if (a->reader != NULL)
     ab_sink_close_reader (a->reader);
@@ -338,8 +339,8 @@ ab_engine_applier_metrics (AbEngine *engine, GString *out)
       "# TYPE actionbase_applier_lag_ms summary\n"
       "actionbase_applier_lag_ms{quantile=\"0.5\"} %" G_GINT64_FORMAT "\n"
       "actionbase_applier_lag_ms{quantile=\"0.99\"} %" G_GINT64_FORMAT "\n",
-      (gssize) g_atomic_pointer_get ((gssize *) &a->applied),
-      (gssize) g_atomic_pointer_get ((gssize *) &a->skipped),
-      (gssize) g_atomic_pointer_get ((gssize *) &a->failed),
+      (gssize) atomic_load (&a->applied),
+      (gssize) atomic_load (&a->skipped),
+      (gssize) atomic_load (&a->failed),
       n ? sorted[n / 2] : 0, n ? sorted[MIN (n - 1, n * 99 / 100)] : 0);
 }

@@ -5,6 +5,7 @@
  * retried from the engine's timer, no thread waits for it), one multi_get of
  * the State rows, one batch for every key's rows (count increments merged),
  * N parallel unlocks. */
+#include <stdatomic.h>
 #include <string.h>
 #include "engine/wide.h"
 #include "codec/record.h"
@@ -322,7 +323,7 @@ finish (KeyWork *w, GError *write_error)
   if (r->status != AB_STATUS_ERROR && w->opts->include_context && w->batch != NULL)
     r->context = storage_ops (w->batch);
   r->count = r->status == AB_STATUS_ERROR ? 0 : g->events->len;
-  g_atomic_pointer_add (&w->engine->statuses[r->status], 1);
+  atomic_fetch_add (&w->engine->statuses[r->status], 1);
   if (w->error != NULL)
     {
       r->message = g_strdup (w->error->message);
@@ -382,8 +383,8 @@ struct _ApplyJob {
   const AbBatch *written;       /* the rows committed (for cache upkeep and context) */
   AbApplyDone done;             /* asynchronous callers */
   gpointer user;
-  gint locks_pending;           /* waves: keys whose lock is not settled yet */
-  gint unlocks_pending;         /* waves: held locks not released yet */
+  atomic_int locks_pending;          /* waves: keys whose lock is not settled yet */
+  atomic_int unlocks_pending;        /* waves: held locks not released yet */
   GError *write_error;          /* waves: the data batch's failure */
 };
 
@@ -480,7 +481,7 @@ static void after_locks (ApplyJob *job);
 
 /* Runs step on every work that wants it, the first one on this thread. */
 static void
-fan_out (ApplyJob *job, gboolean (*wanted) (const KeyWork *w), gint *pending,
+fan_out (ApplyJob *job, gboolean (*wanted) (const KeyWork *w), atomic_int *pending,
          void (*step) (gpointer item), void (*none) (ApplyJob *job))
 {
   KeyWork *first = NULL;
@@ -492,7 +493,7 @@ fan_out (ApplyJob *job, gboolean (*wanted) (const KeyWork *w), gint *pending,
       none (job);
       return;
     }
-  g_atomic_int_set (pending, count);
+  atomic_store (pending, count);
   for (guint i = 0; i < job->n; i++)
     if (wanted (&job->works[i]))
       {
@@ -515,7 +516,7 @@ lock_step (gpointer item)
       ab_engine_key_pool_push_after (engine, ab_engine_lock_backoff_ms (engine), lock_step, w);
       return;
     }
-  if (g_atomic_int_dec_and_test (&w->job->locks_pending))
+  if ((atomic_fetch_sub (&w->job->locks_pending, 1) == 1))
     after_locks (w->job);
 }
 
@@ -532,7 +533,7 @@ unlock_step (gpointer item)
 {
   KeyWork *w = item;
   ab_engine_unlock (w->engine, w->lock_key, w->token);
-  if (g_atomic_int_dec_and_test (&w->job->unlocks_pending))
+  if ((atomic_fetch_sub (&w->job->unlocks_pending, 1) == 1))
     waves_done (w->job);
 }
 

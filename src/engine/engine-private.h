@@ -2,6 +2,7 @@
  * table binding (descriptor + insert-merge flag), key helpers and the
  * per-key mutation pipeline. Not for use outside src/engine. */
 #pragma once
+#include <stdatomic.h>
 #include "engine/engine.h"
 #include "engine/derive.h"
 #include "engine/state.h"
@@ -18,7 +19,7 @@ struct _AbEngine {
   GMainContext *timer_ctx; /* delayed key-pool jobs (lock retries), run by timer_thread */
   GMainLoop *timer_loop;
   GThread *timer_thread;
-  gssize statuses[AB_STATUS_INVALID + 1]; /* mutation results, atomically added */
+  atomic_long statuses[AB_STATUS_INVALID + 1]; /* mutation results, atomically added */
   AbSink *wal;
   AbSink *cdc;
   struct _AbApplier *applier;  /* NULL unless the async applier runs */

@@ -245,7 +245,7 @@ ab_engine_metrics_text (AbEngine *engine)
   for (AbKeyStatus s = AB_STATUS_CREATED; s <= AB_STATUS_INVALID; s++)
     g_string_append_printf (out, "actionbase_mutations_total{status=\"%s\"} %" G_GINT64_FORMAT "\n",
                             ab_key_status_name (s),
-                            (gint64) g_atomic_pointer_get (&engine->statuses[s]));
+                            (gint64) atomic_load (&engine->statuses[s]));
   AbStoreStats st;
   ab_store_stats (engine->store, &st);
   AbStoreRpcCount rpc[AB_STORE_RPC_MAX];

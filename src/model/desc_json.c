@@ -3,7 +3,7 @@
  * and update requests with every validation rule of docs/rest-api.md §1.5. */
 #include <string.h>
 #include "codec/keys.h"
-#include "model/schema_private.h"
+#include "model/schema-private.h"
 
 /* ---- shared pieces ------------------------------------------------------- */
 

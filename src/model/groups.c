@@ -4,7 +4,7 @@
 #include <string.h>
 #include "codec/keys.h"
 #include "model/groups.h"
-#include "model/schema_private.h"
+#include "model/schema-private.h"
 
 
 static void

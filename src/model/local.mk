@@ -2,7 +2,7 @@
 src_libactionbase_a_SOURCES += \
 	src/model/types.c src/model/types.h \
 	src/model/json.c src/model/json_get.h src/model/jsonw.c src/model/jsonw.h \
-	src/model/schema.c src/model/schema.h src/model/schema_private.h \
+	src/model/schema.c src/model/schema.h src/model/schema-private.h \
 	src/model/schema_json.c src/model/desc_json.c \
 	src/model/v2.c src/model/validate.c \
 	src/model/groups.c src/model/groups.h

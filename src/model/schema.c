@@ -458,14 +458,14 @@ ab_database_desc_new (void)
 AbDatabaseDesc *
 ab_database_desc_ref (AbDatabaseDesc *d)
 {
-  g_atomic_int_inc (&d->ref);
+  atomic_fetch_add (&d->ref, 1);
   return d;
 }
 
 void
 ab_database_desc_unref (AbDatabaseDesc *d)
 {
-  if (d == NULL || !g_atomic_int_dec_and_test (&d->ref))
+  if (d == NULL || !(atomic_fetch_sub (&d->ref, 1) == 1))
     return;
   g_free (d->tenant);
   g_free (d->database);
@@ -507,14 +507,14 @@ ab_table_desc_new (void)
 AbTableDesc *
 ab_table_desc_ref (AbTableDesc *t)
 {
-  g_atomic_int_inc (&t->ref);
+  atomic_fetch_add (&t->ref, 1);
   return t;
 }
 
 void
 ab_table_desc_unref (AbTableDesc *t)
 {
-  if (t == NULL || !g_atomic_int_dec_and_test (&t->ref))
+  if (t == NULL || !(atomic_fetch_sub (&t->ref, 1) == 1))
     return;
   g_free (t->tenant);
   g_free (t->database);
@@ -563,14 +563,14 @@ ab_alias_desc_new (void)
 AbAliasDesc *
 ab_alias_desc_ref (AbAliasDesc *a)
 {
-  g_atomic_int_inc (&a->ref);
+  atomic_fetch_add (&a->ref, 1);
   return a;
 }
 
 void
 ab_alias_desc_unref (AbAliasDesc *a)
 {
-  if (a == NULL || !g_atomic_int_dec_and_test (&a->ref))
+  if (a == NULL || !(atomic_fetch_sub (&a->ref, 1) == 1))
     return;
   g_free (a->tenant);
   g_free (a->database);

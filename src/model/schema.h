@@ -3,6 +3,7 @@
  * every validation rule of docs/rest-api.md §1.5. Descriptors are immutable once built
  * and reference-counted, so readers can hold one while the catalog swaps. */
 #pragma once
+#include <stdatomic.h>
 #include <glib.h>
 #include <json-glib/json-glib.h>
 #include "codec/element.h"
@@ -136,7 +137,7 @@ typedef struct {
 } AbAudit;
 
 typedef struct {
-  gint ref;
+  atomic_int ref;
   gchar *tenant;
   gchar *database;
   gboolean active;
@@ -145,7 +146,7 @@ typedef struct {
 } AbDatabaseDesc;
 
 typedef struct {
-  gint ref;
+  atomic_int ref;
   gchar *tenant;
   gchar *database;
   gchar *table;
@@ -159,7 +160,7 @@ typedef struct {
 } AbTableDesc;
 
 typedef struct {
-  gint ref;
+  atomic_int ref;
   gchar *tenant;
   gchar *database;
   gchar *alias;

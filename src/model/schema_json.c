@@ -2,7 +2,7 @@
  * camel-case type names, defaults for omitted members) and the response form
  * written; plus the enum-member helpers the v2 parser shares. */
 #include <string.h>
-#include "model/schema_private.h"
+#include "model/schema-private.h"
 
 static gboolean
 bad_enum (GError **error, const gchar *prefix, const gchar *member,

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include "codec/keys.h"
-#include "model/schema_private.h"
+#include "model/schema-private.h"
 
 typedef struct {
   const gchar *name;

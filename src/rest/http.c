@@ -179,7 +179,7 @@ send_error (AbHttpServer *s, h2o_req_t *req, guint status, const gchar *message,
 static void
 in_flight_done (AbHttpServer *s)
 {
-  if (g_atomic_int_dec_and_test (&s->in_flight))
+  if ((atomic_fetch_sub (&s->in_flight, 1) == 1))
     {
       g_mutex_lock (&s->drain_lock);
       g_cond_broadcast (&s->drain_cond);
@@ -268,7 +268,7 @@ dispatch_blocking (AbHttpLoop *l, h2o_req_t *req, AbHttpJob *job)
   job->req = req;
   job->loop = l;
   l->outstanding++;
-  g_atomic_int_inc (&s->in_flight);
+  atomic_fetch_add (&s->in_flight, 1);
   /* The pool is exclusive (threads made up front): the push cannot fail. */
   g_thread_pool_push (s->pool, job, NULL);
 }
@@ -355,7 +355,7 @@ shed_load (AbHttpServer *s, h2o_req_t *req, const gchar *method, const gchar *re
   AbConn *c = ab_http_conn_of (req);
   if (c == NULL || !c->shed)
     return FALSE;
-  if ((guint) g_atomic_int_get (&s->n_conns) <= s->cfg.max_connections)
+  if ((guint) atomic_load (&s->n_conns) <= s->cfg.max_connections)
     {
       c->shed = FALSE;
       return FALSE;
@@ -581,11 +581,11 @@ drain (AbHttpServer *s)
 {
   gint64 deadline = g_get_monotonic_time () + (gint64) s->cfg.drain_timeout_ms * 1000;
   g_mutex_lock (&s->drain_lock);
-  while (g_atomic_int_get (&s->in_flight) > 0)
+  while (atomic_load (&s->in_flight) > 0)
     if (!g_cond_wait_until (&s->drain_cond, &s->drain_lock, deadline))
       break;
   g_mutex_unlock (&s->drain_lock);
-  gint left = g_atomic_int_get (&s->in_flight);
+  gint left = atomic_load (&s->in_flight);
   if (left > 0)
     g_warning ("stopping with %d request(s) still running; their responses are dropped", left);
 }
@@ -636,5 +636,5 @@ ab_http_server_get_port (AbHttpServer *s)
 guint
 ab_http_server_in_flight (AbHttpServer *s)
 {
-  return (guint) g_atomic_int_get (&s->in_flight);
+  return (guint) atomic_load (&s->in_flight);
 }

@@ -3,9 +3,10 @@
  * the few calls between them. Private to those two files, the only ones that
  * include h2o headers. */
 #pragma once
+#include <stdatomic.h>
 #include <h2o.h>
 #include "rest/http.h"
-#include "rest/http_private.h"
+#include "rest/http-private.h"
 
 typedef struct _AbHttpLoop AbHttpLoop;
 
@@ -46,12 +47,12 @@ struct _AbHttpServer {
   AbHttpLoop *loops;
   guint n_loops;
   GThreadPool *pool;
-  gint in_flight;              /* atomic: dispatched blocking jobs not yet answered */
+  atomic_int in_flight;            /* atomic: dispatched blocking jobs not yet answered */
   GMutex drain_lock;           /* with drain_cond: in_flight reaching 0, loops_ready */
   GCond drain_cond;
   guint loops_ready;
   SSL_CTX *ssl_ctx;            /* NULL: plain HTTP */
-  gint n_conns;                /* atomic: open connections over all loops */
+  atomic_int n_conns;              /* atomic: open connections over all loops */
   gboolean started;
   gboolean stopped;
 };

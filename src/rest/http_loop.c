@@ -31,7 +31,7 @@ on_conn_close (void *data)
 {
   AbConn *c = data;
   h2o_linklist_unlink (&c->link);
-  g_atomic_int_add (&c->loop->server->n_conns, -1);
+  atomic_fetch_add (&c->loop->server->n_conns, -1);
   g_free (c);
 }
 
@@ -43,7 +43,7 @@ track (AbHttpLoop *l, h2o_socket_t *sock)
 {
   AbHttpServer *s = l->server;
   AbConn *c = g_new0 (AbConn, 1);
-  guint open = (guint) g_atomic_int_add (&s->n_conns, 1) + 1;
+  guint open = (guint) atomic_fetch_add (&s->n_conns, 1) + 1;
 
   c->loop = l;
   c->sock = sock;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "rest/http_private.h"
+#include "rest/http-private.h"
 
 G_DEFINE_QUARK (ab-http-error-quark, ab_http_error)
 

@@ -4,7 +4,7 @@
 #define G_LOG_DOMAIN "ab-http"
 #include <openssl/err.h>
 #include <openssl/ssl.h>
-#include "rest/http_private.h"
+#include "rest/http-private.h"
 
 /* TLS 1.2 suites HTTP/2 accepts (RFC 7540 §9.2.2: ephemeral keys, AEAD);
  * TLS 1.3 suites are AEAD by construction and keep OpenSSL's defaults. */

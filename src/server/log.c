@@ -1,6 +1,7 @@
 /* The log writer of actionbased: line format and level filter, the per-thread
  * buffers of INFO/DEBUG lines with their registry, the flusher thread, and the
  * one lock under which bytes reach the descriptor. */
+#include <stdatomic.h>
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -14,7 +15,7 @@ typedef struct {
   gchar stamp[32];           /* "2024-05-01T12:00:00" of stamp_sec */
 } LogBuf;
 
-static GLogLevelFlags threshold = G_LOG_LEVEL_INFO;
+static atomic_int threshold = G_LOG_LEVEL_INFO; /* a GLogLevelFlags */
 static int out_fd = 2;
 static GMutex out_lock;      /* whole chunks reach out_fd one at a time */
 static GMutex reg_lock;      /* guards bufs, flusher state */
@@ -22,7 +23,7 @@ static GPtrArray *bufs;      /* LogBuf*, in registration order */
 static GCond flusher_cond;
 static GThread *flusher;
 static gboolean stopping;
-static gboolean buffering;
+static atomic_bool buffering;
 
 static void
 write_all (const gchar *data, gsize len)
@@ -166,7 +167,7 @@ log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpoin
 {
   const gchar *message = "", *domain = "-";
   GLogLevelFlags lvl = level & G_LOG_LEVEL_MASK;
-  if (lvl > g_atomic_int_get ((gint *) &threshold))
+  if (lvl > atomic_load (&threshold))
     return G_LOG_WRITER_HANDLED;
   for (gsize i = 0; i < n_fields; i++)
     {
@@ -177,7 +178,7 @@ log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpoin
     }
   LogBuf *b = buf_get ();
   g_mutex_lock (&b->lock);
-  if (lvl >= G_LOG_LEVEL_INFO && g_atomic_int_get (&buffering))
+  if (lvl >= G_LOG_LEVEL_INFO && atomic_load (&buffering))
     {
       append_line (b->text, b, level, domain, message, strlen (message));
       if (b->text->len >= AB_LOG_BUFFER_BYTES)
@@ -199,9 +200,9 @@ log_writer (GLogLevelFlags level, const GLogField *fields, gsize n_fields, gpoin
 void
 ab_log_info_line (const gchar *domain, const gchar *message, gsize len)
 {
-  if (G_LOG_LEVEL_INFO > g_atomic_int_get ((gint *) &threshold))
+  if (G_LOG_LEVEL_INFO > atomic_load (&threshold))
     return;
-  if (!g_atomic_int_get (&buffering))
+  if (!atomic_load (&buffering))
     {
       g_autofree gchar *text = g_strndup (message, len);
       g_log (domain, G_LOG_LEVEL_INFO, "%s", text);
@@ -218,7 +219,7 @@ ab_log_info_line (const gchar *domain, const gchar *message, gsize len)
 void
 ab_log_set_threshold (GLogLevelFlags level)
 {
-  g_atomic_int_set ((gint *) &threshold, (gint) level);
+  atomic_store (&threshold, (gint) level);
 }
 
 void
@@ -233,7 +234,7 @@ ab_log_install (GLogLevelFlags level, int fd)
   if (flusher == NULL)
     flusher = g_thread_new ("ab-log", flusher_thread, NULL);
   g_mutex_unlock (&reg_lock);
-  g_atomic_int_set (&buffering, TRUE);
+  atomic_store (&buffering, TRUE);
   /* GLib takes a writer once per process. */
   static gsize installed;
   if (g_once_init_enter (&installed))
@@ -246,7 +247,7 @@ ab_log_install (GLogLevelFlags level, int fd)
 void
 ab_log_shutdown (void)
 {
-  g_atomic_int_set (&buffering, FALSE);
+  atomic_store (&buffering, FALSE);
   g_mutex_lock (&reg_lock);
   stopping = TRUE;
   g_cond_broadcast (&flusher_cond);

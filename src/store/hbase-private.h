@@ -124,6 +124,8 @@ void ab_hb_addr (const guint8 *key, gsize len, AbHbAddr *out);
 
 /* Builders: new GByteArray copies, and the Thrift structs of one key's cell. */
 GByteArray *ab_hb_bytes (const guint8 *data, gsize len);
+/* The bytes of a NUL-terminated string (family, table names). */
+GByteArray *ab_hb_text (const gchar *s);
 HbTColumn *ab_hb_column_new (const AbHbAddr *a);
 HbTGet *ab_hb_get_new (const guint8 *key, gsize klen);
 HbTPut *ab_hb_put_new (const guint8 *key, gsize klen, const guint8 *value, gsize vlen);

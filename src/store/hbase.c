@@ -8,7 +8,6 @@
 #define MULTI_GET_CHUNK 1000   /* keys per getMultiple */
 #define SCAN_PAGE 1000         /* rows per getScannerResults */
 
-#define LIT(s) ab_hb_bytes ((const guint8 *) (s), strlen (s))
 
 static GBytes *
 to_bytes (GByteArray *a)
@@ -465,7 +464,7 @@ run_cas (AbHbStore *h, const guint8 *key, gsize klen, const guint8 *expected, gs
 {
   AbHbAddr a;
   ab_hb_addr (key, klen, &a);
-  CasCall x = { h, ab_hb_bytes (a.row, a.row_len), LIT (AB_HB_FAMILY),
+  CasCall x = { h, ab_hb_bytes (a.row, a.row_len), ab_hb_text (AB_HB_FAMILY),
                 ab_hb_bytes (a.qual, a.qual_len), ab_hb_bytes (expected, expected ? elen : 0),
                 put, del, FALSE };
   gboolean ok = ab_hb_ensure_table (h, error)
@@ -495,7 +494,7 @@ ab_hb_delete_ifs (AbHbStore *h, GPtrArray *items, GError **error)
     const guint8 *e = g_bytes_get_data (m->value, &elen);
     AbHbAddr a;
     ab_hb_addr (k, klen, &a);
-    calls[i] = (CasCall) { h, ab_hb_bytes (a.row, a.row_len), LIT (AB_HB_FAMILY),
+    calls[i] = (CasCall) { h, ab_hb_bytes (a.row, a.row_len), ab_hb_text (AB_HB_FAMILY),
                            ab_hb_bytes (a.qual, a.qual_len), ab_hb_bytes (e, elen), NULL,
                            ab_hb_delete_new (k, klen), FALSE };
     jobs[i] = (AbHbJob) { AB_HB_RPC_CHECK_AND_DELETE, FALSE, call_cas, &calls[i], NULL };
@@ -631,7 +630,7 @@ ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **error)
     g_once_init_leave (&types_ready, 1);
   }
   h->table_name = strcmp (h->cfg.ns, "default") == 0
-                    ? LIT (h->cfg.table)
+                    ? ab_hb_text (h->cfg.table)
                     : ab_hb_bytes ((const guint8 *) "", 0);
   if (h->table_name->len == 0) {
     g_autofree gchar *full = g_strdup_printf ("%s:%s", h->cfg.ns, h->cfg.table);

@@ -9,7 +9,6 @@
 
 #include "codec/keys.h"
 
-#define LIT(s) ab_hb_bytes ((const guint8 *) (s), strlen (s))
 
 GByteArray *
 ab_hb_bytes (const guint8 *data, gsize len)
@@ -18,6 +17,12 @@ ab_hb_bytes (const guint8 *data, gsize len)
   if (len > 0)
     g_byte_array_append (a, data, (guint) len);
   return a;
+}
+
+GByteArray *
+ab_hb_text (const gchar *s)
+{
+  return ab_hb_bytes ((const guint8 *) s, strlen (s));
 }
 
 void
@@ -53,7 +58,7 @@ HbTColumn *
 ab_hb_column_new (const AbHbAddr *a)
 {
   HbTColumn *c = g_object_new (HB_TYPE_T_COLUMN, NULL);
-  c->family = LIT (AB_HB_FAMILY);
+  c->family = ab_hb_text (AB_HB_FAMILY);
   c->qualifier = ab_hb_bytes (a->qual, a->qual_len);
   c->__isset_qualifier = TRUE;
   return c;
@@ -78,7 +83,7 @@ ab_hb_put_new (const guint8 *key, gsize klen, const guint8 *value, gsize vlen)
   ab_hb_addr (key, klen, &a);
   HbTPut *p = g_object_new (HB_TYPE_T_PUT, NULL);
   HbTColumnValue *cv = g_object_new (HB_TYPE_T_COLUMN_VALUE, NULL);
-  cv->family = LIT (AB_HB_FAMILY);
+  cv->family = ab_hb_text (AB_HB_FAMILY);
   cv->qualifier = ab_hb_bytes (a.qual, a.qual_len);
   cv->value = ab_hb_bytes (value, vlen);
   p->row = ab_hb_bytes (a.row, a.row_len);
@@ -108,7 +113,7 @@ void
 ab_hb_increment_add (HbTIncrement *inc, const AbHbAddr *a, gint64 delta)
 {
   HbTColumnIncrement *ci = g_object_new (HB_TYPE_T_COLUMN_INCREMENT, NULL);
-  ci->family = LIT (AB_HB_FAMILY);
+  ci->family = ab_hb_text (AB_HB_FAMILY);
   ci->qualifier = ab_hb_bytes (a->qual, a->qual_len);
   ci->amount = delta;
   ci->__isset_amount = TRUE; /* else the server applies its default, +1 */

@@ -111,9 +111,9 @@ ab_sink_is_none (AbSink *s)
 void
 ab_sink_stats (AbSink *s, AbSinkStats *out)
 {
-  out->appended = (guint64) g_atomic_pointer_get ((gssize *) &s->stats.appended);
-  out->dropped = (guint64) g_atomic_pointer_get ((gssize *) &s->stats.dropped);
-  out->errors = (guint64) g_atomic_pointer_get ((gssize *) &s->stats.errors);
+  out->appended = (guint64) atomic_load (&s->stats.appended);
+  out->dropped = (guint64) atomic_load (&s->stats.dropped);
+  out->errors = (guint64) atomic_load (&s->stats.errors);
 }
 
 AbSinkReader *

@@ -2,6 +2,7 @@
  * when asked), report health, and read them back in order for the async
  * applier. Backends: none, file:DIR (segment files), kafka://HOSTS/TOPIC. */
 #pragma once
+#include <stdatomic.h>
 #include <glib.h>
 
 #define AB_SINK_ERROR (ab_sink_error_quark ())
@@ -41,6 +42,11 @@ typedef struct {
   guint64 errors;    /* failed appends */
 } AbSinkStats;
 
+/* The live counters behind AbSinkStats (ab_sink_stats reads them). */
+typedef struct {
+  atomic_uint_fast64_t appended, dropped, errors;
+} AbSinkCounters;
+
 typedef struct {
   const gchar *name;
   /* Appends records (AbSinkRecord*, borrowed). durable: return only once
@@ -64,7 +70,7 @@ typedef struct {
 struct _AbSink {
   const AbSinkVTable *vt;
   gchar *uri;
-  AbSinkStats stats;        /* updated atomically by the backends */
+  AbSinkCounters stats;     /* updated atomically by the backends */
 };
 
 struct _AbSinkReader {

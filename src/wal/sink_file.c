@@ -179,11 +179,11 @@ file_append (AbSink *s, GPtrArray *records, gboolean durable, GError **error)
     {
       f->size += buf->len;
       f->written++;
-      g_atomic_pointer_add ((gssize *) &s->stats.appended, (gssize) records->len);
+      atomic_fetch_add (&s->stats.appended, (gssize) records->len);
       g_cond_broadcast (&f->cond);
     }
   else
-    g_atomic_pointer_add ((gssize *) &s->stats.errors, (gssize) records->len);
+    atomic_fetch_add (&s->stats.errors, (gssize) records->len);
   if (ok && durable)
     ok = wait_durable (f, f->written, error);
   g_mutex_unlock (&f->lock);

@@ -2,6 +2,7 @@
  * (sink_kafka_reader.c): the sink struct, its options, librdkafka config and
  * logging helpers, and the reader's vtable entries. */
 #pragma once
+#include <stdatomic.h>
 #include <librdkafka/rdkafka.h>
 #include "wal/backend.h"
 
@@ -26,9 +27,9 @@ struct _AbKafkaSink {
   gint queue_max;             /* bound of the non-durable queue (records) */
   AbKafkaProducer queued;     /* append (durable = FALSE) */
   AbKafkaProducer durable;    /* append (durable = TRUE) */
-  gint stop;                  /* atomic: threads exit */
-  gint probe_now;             /* atomic: an error asks for an early probe */
-  gint down;                  /* atomic mirror of down_reason != NULL */
+  atomic_int stop;            /* threads exit */
+  atomic_int probe_now;       /* an error asks for an early probe */
+  atomic_int down;            /* mirror of down_reason != NULL */
   GMutex state_lock;          /* everything below */
   gchar *down_reason;         /* NULL while healthy */
   gint64 drop_logged_at;      /* rate limit of the drop / error warnings */

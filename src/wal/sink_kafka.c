@@ -57,13 +57,13 @@ ab_kafka_log_cb (const rd_kafka_t *rk, int level, const char *fac, const char *b
 static void
 mark_up (AbKafkaSink *k)
 {
-  if (!g_atomic_int_get (&k->down))
+  if (!atomic_load (&k->down))
     return;
   g_mutex_lock (&k->state_lock);
   if (k->down_reason != NULL)
     g_message ("kafka %s/%s: reachable again, publishing resumes", k->hosts, k->topic);
   g_clear_pointer (&k->down_reason, g_free);
-  g_atomic_int_set (&k->down, 0);
+  atomic_store (&k->down, 0);
   g_mutex_unlock (&k->state_lock);
 }
 
@@ -75,7 +75,7 @@ mark_down (AbKafkaSink *k, gchar *reason /* owned */)
     g_warning ("kafka %s/%s: %s", k->hosts, k->topic, reason);
   g_free (k->down_reason);
   k->down_reason = reason;
-  g_atomic_int_set (&k->down, 1);
+  atomic_store (&k->down, 1);
   g_mutex_unlock (&k->state_lock);
 }
 
@@ -92,7 +92,7 @@ is_unreachable (rd_kafka_resp_err_t err)
 static void
 count_lost (AbKafkaSink *k, gboolean dropped, guint64 n, const gchar *why)
 {
-  g_atomic_pointer_add (dropped ? (gssize *) &k->base.stats.dropped
+  atomic_fetch_add (dropped ? (gssize *) &k->base.stats.dropped
                                 : (gssize *) &k->base.stats.errors, (gssize) n);
   gint64 now = g_get_monotonic_time ();
   gint64 *at = dropped ? &k->drop_logged_at : &k->error_logged_at;
@@ -203,7 +203,7 @@ on_delivery (rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
   if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR)
     {
       if (w != NULL)
-        g_atomic_pointer_add ((gssize *) &k->base.stats.appended, 1);
+        atomic_fetch_add (&k->base.stats.appended, 1);
       mark_up (k);
     }
   else
@@ -214,7 +214,7 @@ on_delivery (rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
       if (w == NULL)
         count_lost (k, FALSE, 1, rd_kafka_err2str (m->err));
       else
-        g_atomic_pointer_add ((gssize *) &k->base.stats.errors, 1);
+        atomic_fetch_add (&k->base.stats.errors, 1);
     }
   if (w == NULL)
     return;
@@ -238,7 +238,7 @@ on_error (rd_kafka_t *rk, int err, const char *reason, void *opaque)
   /* A probe confirms (or not) that the broker is gone: idle connections
    * closed by the broker also raise "all brokers down". */
   if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN || err == RD_KAFKA_RESP_ERR__TRANSPORT)
-    g_atomic_int_set (&p->sink->probe_now, 1);
+    atomic_store (&p->sink->probe_now, 1);
 }
 
 static rd_kafka_t *
@@ -320,19 +320,20 @@ producer_thread (gpointer data)
   AbKafkaSink *k = p->sink;
   gint64 next_probe = g_get_monotonic_time () + PROBE_UP_US;
   char why[512];
-  while (!g_atomic_int_get (&k->stop))
+  while (!atomic_load (&k->stop))
     {
+      gint asked = 1;
       g_rw_lock_reader_lock (&p->lock);
       rd_kafka_poll (p->rk, 100);
       rd_kafka_resp_err_t fatal = rd_kafka_fatal_error (p->rk, why, sizeof why);
       gboolean due = !p->durable
                      && (g_get_monotonic_time () >= next_probe
-                         || g_atomic_int_compare_and_exchange (&k->probe_now, 1, 0));
+                         || atomic_compare_exchange_strong (&k->probe_now, &asked, 0));
       if (due)
         {
           probe (k, p->rk, PROBE_TIMEOUT_MS);
           next_probe = g_get_monotonic_time ()
-                       + (g_atomic_int_get (&k->down) ? PROBE_DOWN_US : PROBE_UP_US);
+                       + (atomic_load (&k->down) ? PROBE_DOWN_US : PROBE_UP_US);
         }
       g_rw_lock_reader_unlock (&p->lock);
       if (fatal != RD_KAFKA_RESP_ERR_NO_ERROR)
@@ -401,7 +402,7 @@ append_queued (AbKafkaSink *k, GPtrArray *records)
         }
     }
   g_rw_lock_reader_unlock (&p->lock);
-  g_atomic_pointer_add ((gssize *) &k->base.stats.appended, (gssize) accepted);
+  atomic_fetch_add (&k->base.stats.appended, (gssize) accepted);
   if (full > 0)
     count_lost (k, TRUE, full, "broker slow or unreachable");
   if (failed > 0)
@@ -444,7 +445,7 @@ append_durable (AbKafkaSink *k, GPtrArray *records, GError **error)
   g_mutex_unlock (&k->state_lock);
   if (down != NULL)
     {
-      g_atomic_pointer_add ((gssize *) &k->base.stats.errors, (gssize) records->len);
+      atomic_fetch_add (&k->base.stats.errors, (gssize) records->len);
       g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_UNAVAILABLE, "kafka %s/%s is down: %s",
                    k->hosts, k->topic, down);
       return FALSE;
@@ -474,7 +475,7 @@ append_durable (AbKafkaSink *k, GPtrArray *records, GError **error)
   gboolean ok = err == RD_KAFKA_RESP_ERR_NO_ERROR && wait_acks (k, w, error);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
     {
-      g_atomic_pointer_add ((gssize *) &k->base.stats.errors, (gssize) (records->len - sent));
+      atomic_fetch_add (&k->base.stats.errors, (gssize) (records->len - sent));
       g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_UNAVAILABLE, "kafka %s/%s: %s",
                    k->hosts, k->topic, rd_kafka_err2str (err));
     }
@@ -508,7 +509,7 @@ static void
 kafka_close (AbSink *s)
 {
   AbKafkaSink *k = (AbKafkaSink *) s;
-  g_atomic_int_set (&k->stop, 1);
+  atomic_store (&k->stop, 1);
   producer_stop (&k->durable, 0);
   producer_stop (&k->queued, 3000);
   if (k->drops_unlogged + k->errors_unlogged > 0)

@@ -6,6 +6,7 @@
  * once, reads fail with a JSON 503/504 within the request timeout, and all
  * recovers on SIGCONT. Runs on extra gateways of the HBase of tests/run.sh
  * (hbase/gateway.sh), so the shared one is untouched; skipped without it. */
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 
 static AbServer srv;
 static const gchar *hbase_dir;
-static volatile gint stop_load;
+static atomic_int stop_load;
 
 typedef struct {
   guint id;
@@ -27,7 +28,7 @@ typedef struct {
   guint acked_after;  /* acknowledged once the gateway was back */
 } Client;
 
-static volatile gint gateway_back;
+static atomic_int gateway_back;
 
 static gboolean
 is_error_reply (const AbReply *r)
@@ -47,7 +48,7 @@ static gpointer
 client (gpointer data)
 {
   Client *c = data;
-  for (guint k = 1; !g_atomic_int_get (&stop_load); k++)
+  for (guint k = 1; !atomic_load (&stop_load); k++)
     {
       g_autofree gchar *body = g_strdup_printf (
           "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"s%u\","
@@ -59,7 +60,7 @@ client (gpointer data)
       else
         {
           g_ptr_array_add (c->acked, g_strdup_printf ("t%u", k));
-          c->acked_after += g_atomic_int_get (&gateway_back);
+          c->acked_after += atomic_load (&gateway_back);
         }
       ab_reply_clear (&r);
     }
@@ -217,9 +218,9 @@ START_TEST (gateway_killed_under_load)
   ab_reply_clear (&h);
   g_free (gateway ("start", port));
   wait_recovered ();
-  g_atomic_int_set (&gateway_back, 1);
+  atomic_store (&gateway_back, 1);
   g_usleep (1500000);
-  g_atomic_int_set (&stop_load, 1);
+  atomic_store (&stop_load, 1);
   guint errors = 0, acked = 0, after = 0;
   for (guint i = 0; i < CLIENTS; i++)
     {

@@ -3,6 +3,7 @@
  * path) while 10-key writes and multihop reads on other keys are timed. A
  * busy lock is retried from the engine's timer, so no key-pool thread waits
  * for it. On memory, lmdb and (with AB_HBASE_ADDR) hbase. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine_fixture.h"
@@ -20,8 +21,8 @@ static const gchar *LIKES =
 #define P99_LIMIT_US 50000   /* the bound */
 
 static AbTestEnv env;
-static gint stop;
-static gint version;
+static atomic_int stop;
+static atomic_int version;
 static int store_index;   /* the loop index, for messages */
 
 static GArray *
@@ -48,9 +49,9 @@ static gpointer
 hammer (gpointer data)
 {
   guint id = GPOINTER_TO_UINT (data);
-  for (guint k = 0; !g_atomic_int_get (&stop); k++)
+  for (guint k = 0; !atomic_load (&stop); k++)
     {
-      gint v = g_atomic_int_add (&version, 1) + 1;
+      gint v = atomic_fetch_add (&version, 1) + 1;
       g_autofree gchar *fresh = g_strdup_printf ("f%u_%u", id, k);
       g_autofree gchar *a = insert ("h", "hot", v);
       g_autofree gchar *b = insert ("h", fresh, v);
@@ -112,8 +113,8 @@ static gint64
 measure (guint hammers, guint round)
 {
   GThread *th[MAX_HAMMERS];
-  g_atomic_int_set (&stop, 0);
-  gint before = g_atomic_int_get (&version);
+  atomic_store (&stop, 0);
+  gint before = atomic_load (&version);
   for (guint i = 0; i < hammers; i++)
     th[i] = g_thread_new ("hammer", hammer, GUINT_TO_POINTER (i));
   if (hammers > 0)
@@ -126,14 +127,14 @@ measure (guint hammers, guint round)
       gint64 dt = g_get_monotonic_time () - t0;
       g_array_append_val (took, dt);
     }
-  g_atomic_int_set (&stop, 1);
+  atomic_store (&stop, 1);
   for (guint i = 0; i < hammers; i++)
     g_thread_join (th[i]);
   g_array_sort (took, cmp_i64);
   gint64 p99 = g_array_index (took, gint64, SAMPLES * 99 / 100 - 1);
   g_print ("store %d, %u clients on the hot edge (%d writes of it): 10-key writes and multihop "
            "reads p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", store_index, hammers,
-           g_atomic_int_get (&version) - before, g_array_index (took, gint64, SAMPLES / 2) / 1000.0,
+           atomic_load (&version) - before, g_array_index (took, gint64, SAMPLES / 2) / 1000.0,
            p99 / 1000.0, g_array_index (took, gint64, SAMPLES - 1) / 1000.0);
   return p99;
 }
@@ -175,7 +176,7 @@ START_TEST (hot_key_does_not_starve_others)
   /* the hot edge took writes meanwhile */
   if (hammers > 0)
     {
-      ck_assert_int_gt (g_atomic_int_get (&version), 0);
+      ck_assert_int_gt (atomic_load (&version), 0);
       ck_assert_int_gt (ab_test_count (&env, "likes", "likes", "h", AB_QDIR_OUT), 0);
     }
   ab_test_env_close (&env);

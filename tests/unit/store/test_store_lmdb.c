@@ -1,6 +1,7 @@
 /* Suite of what only the lmdb backend promises: store URIs, reopening,
  * handles sharing one environment, the key size limit, map growth under load,
  * group commit isolating a failing request, and durability across SIGKILL. */
+#include <stdatomic.h>
 #include "store_test_util.h"
 #include "store/backend.h" /* the handle's uri and backend name */
 
@@ -135,7 +136,7 @@ typedef struct {
   AbStore *s;
   guint id, batches, rows;
   guint failures;
-  volatile gint *stop;
+  atomic_int *stop;
 } Loader;
 
 static void
@@ -172,7 +173,7 @@ static gpointer
 read_worker (gpointer p)
 {
   Loader *l = p;
-  while (!g_atomic_int_get (l->stop)) {
+  while (!atomic_load (l->stop)) {
     g_autoptr (GArray) out = ab_kv_array_new ();
     AbScanRange r = { .limit = 50 };
     if (!ab_store_scan (l->s, &r, out, NULL))
@@ -208,7 +209,7 @@ START_TEST (test_map_grows_concurrently)
   g_autofree gchar *dir = st_fresh_dir ("grow");
   g_autofree gchar *uri = lmdb_uri (dir, "mapsize=256k&sync=0");
   g_autoptr (AbStore) s = st_open (uri);
-  volatile gint stop = 0;
+  atomic_int stop = 0;
   Loader l[6];
   GThread *t[6];
   for (guint i = 0; i < 6; i++) {
@@ -217,7 +218,7 @@ START_TEST (test_map_grows_concurrently)
   }
   for (guint i = 0; i < 4; i++)
     g_thread_join (t[i]);
-  g_atomic_int_set (&stop, 1);
+  atomic_store (&stop, 1);
   for (guint i = 4; i < 6; i++)
     g_thread_join (t[i]);
   for (guint i = 0; i < 6; i++)
