@@ -12,6 +12,7 @@ PKGS=(build-essential autoconf automake libtool pkg-config
       librdkafka-dev kcat
       openssl                    # throw-away certificates of tests/rest/test_tls
       python3-yaml               # tests/cli/check-deploy.sh parses deploy/k8s and compose.yaml
+      clang-format               # tests/run.sh checks the C style against .clang-format
       clang libclang-rt-14-dev)  # libFuzzer targets (tests/fuzz/run.sh)
 # The Kafka test broker (tests/kafka/start.sh) and the HBase of the HBase
 # suites (hbase/start.sh) run on a JRE and are resolved with Maven: installed

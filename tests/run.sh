@@ -6,6 +6,16 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 bash deploy/install-deps.sh
+# One style: every C file of src/ and tests/ as .clang-format lays it out.
+style_files=$(git ls-files 'src/*.[ch]' 'tests/*.[ch]' 2>/dev/null \
+              || find src tests -name '*.[ch]' ! -path '*/gen-c_glib/*')
+if ! clang-format --dry-run --Werror $style_files 2>/tmp/ab-style.$$; then
+  grep -o '^[^:]*\.[ch]' /tmp/ab-style.$$ | sort -u | sed 's/^/style: /'
+  echo "style: the files above differ from .clang-format; run: clang-format -i FILE..." >&2
+  rm -f /tmp/ab-style.$$
+  exit 1
+fi
+rm -f /tmp/ab-style.$$
 [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null
 mkdir -p build/test
 cd build/test

@@ -6,7 +6,7 @@
 #include "catalog/catalog-private.h"
 #include "codec/record.h"
 
-G_DEFINE_QUARK (ab-catalog-error-quark, ab_catalog_error)
+G_DEFINE_QUARK (ab - catalog - error - quark, ab_catalog_error)
 
 /* 4 zero salt bytes, then 0x00 where an element header would stand. */
 static const guint8 META_PREFIX[] = { 0, 0, 0, 0, 0, 'a', 'b', 'm', 'e', 't', 'a', 0 };
@@ -116,11 +116,12 @@ load_row (const AbKv *kv, GHashTable *dbs, GHashTable *tables, GHashTable *alias
   else if (kind == KIND_STORAGE)
     {
       JsonObject *o = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      const gchar *name = o != NULL ? json_object_get_string_member_with_default (o, "name", NULL)
-                                    : NULL;
+      const gchar *name
+          = o != NULL ? json_object_get_string_member_with_default (o, "name", NULL) : NULL;
       if (name == NULL)
         return g_set_error_literal (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
-                                    "a storage row without a name"), FALSE;
+                                    "a storage row without a name"),
+               FALSE;
       g_hash_table_replace (storages, g_strdup (name), g_steal_pointer (&node));
     }
   return TRUE;
@@ -135,9 +136,12 @@ ab_catalog_reload (AbCatalog *cat, GError **error)
   g_autoptr (GByteArray) stop = g_byte_array_new ();
   g_byte_array_append (stop, META_PREFIX, sizeof META_PREFIX);
   stop->data[stop->len - 1] = 1;
-  AbScanRange range = { .start = META_PREFIX, .start_len = sizeof META_PREFIX,
-                        .start_inclusive = TRUE, .stop = stop->data,
-                        .stop_len = stop->len, .stop_inclusive = FALSE };
+  AbScanRange range = { .start = META_PREFIX,
+                        .start_len = sizeof META_PREFIX,
+                        .start_inclusive = TRUE,
+                        .stop = stop->data,
+                        .stop_len = stop->len,
+                        .stop_inclusive = FALSE };
   g_autoptr (GArray) rows = ab_kv_array_new ();
   if (!ab_store_scan (cat->store, &range, rows, error))
     return FALSE;
@@ -265,15 +269,35 @@ by_name (gconstpointer a, gconstpointer b, gpointer name_of)
   return g_strcmp0 (f (*(gpointer *) a), f (*(gpointer *) b));
 }
 
-static const gchar *db_name (gconstpointer d) { return ((const AbDatabaseDesc *) d)->database; }
-static const gchar *table_name (gconstpointer t) { return ((const AbTableDesc *) t)->table; }
-static const gchar *alias_name (gconstpointer a) { return ((const AbAliasDesc *) a)->alias; }
-static const gchar *table_db (gconstpointer t) { return ((const AbTableDesc *) t)->database; }
-static const gchar *alias_db (gconstpointer a) { return ((const AbAliasDesc *) a)->database; }
+static const gchar *
+db_name (gconstpointer d)
+{
+  return ((const AbDatabaseDesc *) d)->database;
+}
+static const gchar *
+table_name (gconstpointer t)
+{
+  return ((const AbTableDesc *) t)->table;
+}
+static const gchar *
+alias_name (gconstpointer a)
+{
+  return ((const AbAliasDesc *) a)->alias;
+}
+static const gchar *
+table_db (gconstpointer t)
+{
+  return ((const AbTableDesc *) t)->database;
+}
+static const gchar *
+alias_db (gconstpointer a)
+{
+  return ((const AbAliasDesc *) a)->database;
+}
 
 static GPtrArray *
-list_map (AbCatalog *cat, GHashTable **map, const gchar *db, NameFunc db_of,
-          NameFunc name_of, RefFunc ref, GDestroyNotify unref)
+list_map (AbCatalog *cat, GHashTable **map, const gchar *db, NameFunc db_of, NameFunc name_of,
+          RefFunc ref, GDestroyNotify unref)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func (unref);
   g_rw_lock_reader_lock (&cat->lock);
@@ -291,8 +315,8 @@ list_map (AbCatalog *cat, GHashTable **map, const gchar *db, NameFunc db_of,
 GPtrArray *
 ab_catalog_list_databases (AbCatalog *cat)
 {
-  return list_map (cat, &cat->databases, NULL, NULL, db_name,
-                   (RefFunc) ab_database_desc_ref, (GDestroyNotify) ab_database_desc_unref);
+  return list_map (cat, &cat->databases, NULL, NULL, db_name, (RefFunc) ab_database_desc_ref,
+                   (GDestroyNotify) ab_database_desc_unref);
 }
 
 AbDatabaseDesc *
@@ -304,8 +328,8 @@ ab_catalog_get_database (AbCatalog *cat, const gchar *db)
 GPtrArray *
 ab_catalog_list_tables (AbCatalog *cat, const gchar *db)
 {
-  return list_map (cat, &cat->tables, db, table_db, table_name,
-                   (RefFunc) ab_table_desc_ref, (GDestroyNotify) ab_table_desc_unref);
+  return list_map (cat, &cat->tables, db, table_db, table_name, (RefFunc) ab_table_desc_ref,
+                   (GDestroyNotify) ab_table_desc_unref);
 }
 
 AbTableDesc *
@@ -318,8 +342,8 @@ ab_catalog_get_table (AbCatalog *cat, const gchar *db, const gchar *table)
 GPtrArray *
 ab_catalog_list_aliases (AbCatalog *cat, const gchar *db)
 {
-  return list_map (cat, &cat->aliases, db, alias_db, alias_name,
-                   (RefFunc) ab_alias_desc_ref, (GDestroyNotify) ab_alias_desc_unref);
+  return list_map (cat, &cat->aliases, db, alias_db, alias_name, (RefFunc) ab_alias_desc_ref,
+                   (GDestroyNotify) ab_alias_desc_unref);
 }
 
 AbAliasDesc *
@@ -358,14 +382,15 @@ ab_catalog_put_storage (AbCatalog *cat, const gchar *name, JsonNode *entity, GEr
 {
   if (!JSON_NODE_HOLDS_OBJECT (entity) || g_strcmp0 (storage_name (entity), name) != 0)
     return g_set_error (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
-                        "storage entity must be an object named %s", name), FALSE;
+                        "storage entity must be an object named %s", name),
+           FALSE;
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   return ab_catalog_persist (cat, KIND_STORAGE, NULL, name, entity, error);
 }
 
 AbTableDesc *
-ab_catalog_resolve (AbCatalog *cat, const gchar *db, const gchar *name,
-                    gchar **alias_out, GError **error)
+ab_catalog_resolve (AbCatalog *cat, const gchar *db, const gchar *name, gchar **alias_out,
+                    GError **error)
 {
   AbTableDesc *t = ab_catalog_get_table (cat, db, name);
   if (t != NULL)
@@ -373,8 +398,8 @@ ab_catalog_resolve (AbCatalog *cat, const gchar *db, const gchar *name,
   g_autoptr (AbAliasDesc) a = ab_catalog_get_alias (cat, db, name);
   if (a == NULL)
     {
-      g_set_error (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND,
-                   "No such label %s.%s.", db, name);
+      g_set_error (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "No such label %s.%s.", db,
+                   name);
       return NULL;
     }
   t = ab_catalog_get_table (cat, db, a->table);

@@ -13,8 +13,8 @@ GQuark ab_catalog_error_quark (void);
 typedef enum {
   AB_CATALOG_ERROR_NOT_FOUND,
   AB_CATALOG_ERROR_EXISTS,
-  AB_CATALOG_ERROR_INVALID,   /* a rule was broken (still active, bad target...) */
-  AB_CATALOG_ERROR_STORE,     /* the datastore failed */
+  AB_CATALOG_ERROR_INVALID, /* a rule was broken (still active, bad target...) */
+  AB_CATALOG_ERROR_STORE,   /* the datastore failed */
 } AbCatalogError;
 
 typedef struct _AbCatalog AbCatalog;
@@ -40,18 +40,17 @@ AbTableDesc *ab_catalog_resolve (AbCatalog *cat, const gchar *db, const gchar *n
                                  gchar **alias_out, GError **error);
 
 /* DDL. `actor` fills createdBy/updatedBy. NULL pointers mean "leave as is". */
-AbDatabaseDesc *ab_catalog_create_database (AbCatalog *cat, const gchar *db,
+AbDatabaseDesc *ab_catalog_create_database (AbCatalog *cat, const gchar *db, const gchar *comment,
+                                            const gchar *actor, GError **error);
+AbDatabaseDesc *ab_catalog_update_database (AbCatalog *cat, const gchar *db, const gboolean *active,
                                             const gchar *comment, const gchar *actor,
                                             GError **error);
-AbDatabaseDesc *ab_catalog_update_database (AbCatalog *cat, const gchar *db,
-                                            const gboolean *active, const gchar *comment,
-                                            const gchar *actor, GError **error);
 gboolean ab_catalog_delete_database (AbCatalog *cat, const gchar *db, GError **error);
 
 /* Takes a descriptor built by the model (from a create request); fills
  * tenant, audit, code; checks the database exists and no alias has the name. */
-AbTableDesc *ab_catalog_create_table (AbCatalog *cat, AbTableDesc *proto,
-                                      const gchar *actor, GError **error);
+AbTableDesc *ab_catalog_create_table (AbCatalog *cat, AbTableDesc *proto, const gchar *actor,
+                                      GError **error);
 AbTableDesc *ab_catalog_update_table (AbCatalog *cat, const gchar *db, const gchar *table,
                                       const gboolean *active, const AbSchema *schema,
                                       const AbMutationMode *mode, const gchar *comment,
@@ -60,12 +59,11 @@ gboolean ab_catalog_delete_table (AbCatalog *cat, const gchar *db, const gchar *
                                   GError **error);
 
 AbAliasDesc *ab_catalog_create_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
-                                      const gchar *table, const gchar *comment,
-                                      const gchar *actor, GError **error);
+                                      const gchar *table, const gchar *comment, const gchar *actor,
+                                      GError **error);
 AbAliasDesc *ab_catalog_update_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
                                       const gboolean *active, const gchar *table,
-                                      const gchar *comment, const gchar *actor,
-                                      GError **error);
+                                      const gchar *comment, const gchar *actor, GError **error);
 gboolean ab_catalog_delete_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
                                   GError **error);
 
@@ -80,10 +78,10 @@ typedef struct {
 
 typedef struct {
   atomic_int ref;
-  gchar *id;           /* first 16 hex chars of the hash: a public handle */
+  gchar *id; /* first 16 hex chars of the hash: a public handle */
   gchar *name;
-  gchar *hash;         /* hex SHA-256 of the token */
-  GArray *grants;      /* AbGrant */
+  gchar *hash;    /* hex SHA-256 of the token */
+  GArray *grants; /* AbGrant */
   gint64 created_at;
   gchar *created_by;
 } AbApiKey;
@@ -108,7 +106,7 @@ GPtrArray *ab_catalog_list_keys (AbCatalog *cat);
  * Recorded, listed and checked by name for v2 label creation; they do not
  * change where data goes (a server has one store). Persisted like every
  * descriptor, so every node and every restart sees the same. */
-GPtrArray *ab_catalog_list_storages (AbCatalog *cat);   /* JsonNode* copies, by name */
+GPtrArray *ab_catalog_list_storages (AbCatalog *cat); /* JsonNode* copies, by name */
 gboolean ab_catalog_has_storage (AbCatalog *cat, const gchar *name);
 /* Creates or replaces; entity is a JSON object whose "name" is name. */
 gboolean ab_catalog_put_storage (AbCatalog *cat, const gchar *name, JsonNode *entity,

@@ -23,8 +23,8 @@ check (gboolean ok, GError **error, GError **local)
  * a batch's puts and increments run concurrently) the descriptor is written
  * first and the revision bumped only once that write returned. */
 gboolean
-ab_catalog_persist (AbCatalog *cat, gchar kind, const gchar *db, const gchar *name,
-                    JsonNode *node, GError **error)
+ab_catalog_persist (AbCatalog *cat, gchar kind, const gchar *db, const gchar *name, JsonNode *node,
+                    GError **error)
 {
   g_autoptr (GByteArray) k = ab_catalog_meta_key (kind, db, name);
   g_autoptr (GByteArray) rev = ab_catalog_meta_key (KIND_REVISION, NULL, NULL);
@@ -42,7 +42,8 @@ ab_catalog_persist (AbCatalog *cat, gchar kind, const gchar *db, const gchar *na
   if (!ab_store_batch (cat->store, b, &local)
       || (ab_batch_len (bump) > 0 && !ab_store_batch (cat->store, bump, &local))
       || !ab_catalog_reload (cat, &local))
-    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_STORE, "catalog write failed: %s", local->message);
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_STORE, "catalog write failed: %s",
+                    local->message);
   return TRUE;
 }
 
@@ -115,7 +116,8 @@ ab_catalog_update_database (AbCatalog *cat, const gchar *db, const gboolean *act
   g_autoptr (AbDatabaseDesc) old = ab_catalog_get_database (cat, db);
   if (old == NULL)
     {
-      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Database %s does not exist.", db);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Database %s does not exist.",
+               db);
       return NULL;
     }
   g_autoptr (AbDatabaseDesc) d = ab_database_desc_copy (old);
@@ -136,17 +138,20 @@ ab_catalog_delete_database (AbCatalog *cat, const gchar *db, GError **error)
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbDatabaseDesc) old = ab_catalog_get_database (cat, db);
   if (old == NULL)
-    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Database %s does not exist.", db);
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND,
+                    "Database %s does not exist.", db);
   if (old->active)
     return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
-                 "Database %s is active; deactivate it (active: false) before deleting.", db);
+                    "Database %s is active; deactivate it (active: false) before deleting.", db);
   g_autoptr (GPtrArray) tables = ab_catalog_list_tables (cat, db);
   g_autoptr (GPtrArray) aliases = ab_catalog_list_aliases (cat, db);
   for (guint i = 0; i < aliases->len; i++)
-    if (!ab_catalog_persist (cat, KIND_ALIAS, db, ((AbAliasDesc *) aliases->pdata[i])->alias, NULL, error))
+    if (!ab_catalog_persist (cat, KIND_ALIAS, db, ((AbAliasDesc *) aliases->pdata[i])->alias, NULL,
+                             error))
       return FALSE;
   for (guint i = 0; i < tables->len; i++)
-    if (!ab_catalog_persist (cat, KIND_TABLE, db, ((AbTableDesc *) tables->pdata[i])->table, NULL, error))
+    if (!ab_catalog_persist (cat, KIND_TABLE, db, ((AbTableDesc *) tables->pdata[i])->table, NULL,
+                             error))
       return FALSE;
   return ab_catalog_persist (cat, KIND_DATABASE, db, NULL, NULL, error);
 }
@@ -154,14 +159,14 @@ ab_catalog_delete_database (AbCatalog *cat, const gchar *db, GError **error)
 /* ---- tables ---- */
 
 AbTableDesc *
-ab_catalog_create_table (AbCatalog *cat, AbTableDesc *proto, const gchar *actor,
-                         GError **error)
+ab_catalog_create_table (AbCatalog *cat, AbTableDesc *proto, const gchar *actor, GError **error)
 {
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbDatabaseDesc) db = ab_catalog_get_database (cat, proto->database);
   if (db == NULL)
     {
-      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID, "Database %s does not exist.", proto->database);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID, "Database %s does not exist.",
+               proto->database);
       return NULL;
     }
   g_autoptr (AbTableDesc) old = ab_catalog_get_table (cat, proto->database, proto->table);
@@ -169,7 +174,7 @@ ab_catalog_create_table (AbCatalog *cat, AbTableDesc *proto, const gchar *actor,
   if (old != NULL || alias != NULL)
     {
       ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_EXISTS, "%s %s.%s already exists.",
-            old != NULL ? "Table" : "An alias named", proto->database, proto->table);
+               old != NULL ? "Table" : "An alias named", proto->database, proto->table);
       return NULL;
     }
   g_autoptr (AbTableDesc) t = ab_table_desc_copy (proto);
@@ -196,9 +201,8 @@ has_active_alias (AbCatalog *cat, const gchar *db, const gchar *table)
 
 AbTableDesc *
 ab_catalog_update_table (AbCatalog *cat, const gchar *db, const gchar *table,
-                         const gboolean *active, const AbSchema *schema,
-                         const AbMutationMode *mode, const gchar *comment,
-                         const gchar *actor, GError **error)
+                         const gboolean *active, const AbSchema *schema, const AbMutationMode *mode,
+                         const gchar *comment, const gchar *actor, GError **error)
 {
   GError *local = NULL;
   if (comment != NULL && !check (ab_model_validate_comment (comment, &local), error, &local))
@@ -207,16 +211,19 @@ ab_catalog_update_table (AbCatalog *cat, const gchar *db, const gchar *table,
   g_autoptr (AbTableDesc) old = ab_catalog_get_table (cat, db, table);
   if (old == NULL)
     {
-      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Table %s.%s does not exist.", db, table);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Table %s.%s does not exist.",
+               db, table);
       return NULL;
     }
   if (active != NULL && !*active && old->active && has_active_alias (cat, db, table))
     {
       ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
-            "Table %s.%s is the target of an active alias; deactivate the alias first.", db, table);
+               "Table %s.%s is the target of an active alias; deactivate the alias first.", db,
+               table);
       return NULL;
     }
-  if (schema != NULL && !check (ab_schema_check_update (old->schema, schema, &local), error, &local))
+  if (schema != NULL
+      && !check (ab_schema_check_update (old->schema, schema, &local), error, &local))
     return NULL;
   g_autoptr (AbTableDesc) t = ab_table_desc_copy (old);
   if (active != NULL)
@@ -242,10 +249,12 @@ ab_catalog_delete_table (AbCatalog *cat, const gchar *db, const gchar *table, GE
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbTableDesc) old = ab_catalog_get_table (cat, db, table);
   if (old == NULL)
-    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Table %s.%s does not exist.", db, table);
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND,
+                    "Table %s.%s does not exist.", db, table);
   if (old->active)
     return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
-                 "Table %s.%s is active; deactivate it (active: false) before deleting.", db, table);
+                    "Table %s.%s is active; deactivate it (active: false) before deleting.", db,
+                    table);
   return ab_catalog_persist (cat, KIND_TABLE, db, table, NULL, error);
 }
 
@@ -256,16 +265,16 @@ check_alias_target (AbCatalog *cat, const gchar *db, const gchar *table, GError 
 {
   g_autoptr (AbTableDesc) t = ab_catalog_get_table (cat, db, table);
   if (t == NULL)
-    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
-                 "Alias target table %s.%s does not exist (aliases point into the same database).",
-                 db, table);
+    return ab_fail (
+        error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
+        "Alias target table %s.%s does not exist (aliases point into the same database).", db,
+        table);
   return TRUE;
 }
 
 AbAliasDesc *
-ab_catalog_create_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
-                         const gchar *table, const gchar *comment, const gchar *actor,
-                         GError **error)
+ab_catalog_create_alias (AbCatalog *cat, const gchar *db, const gchar *alias, const gchar *table,
+                         const gchar *comment, const gchar *actor, GError **error)
 {
   GError *local = NULL;
   if (!check (ab_model_validate_name ("alias", alias, &local), error, &local)
@@ -275,7 +284,8 @@ ab_catalog_create_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
   g_autoptr (AbDatabaseDesc) d = ab_catalog_get_database (cat, db);
   if (d == NULL)
     {
-      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID, "Database %s does not exist.", db);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID, "Database %s does not exist.",
+               db);
       return NULL;
     }
   g_autoptr (AbAliasDesc) old = ab_catalog_get_alias (cat, db, alias);
@@ -283,7 +293,7 @@ ab_catalog_create_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
   if (old != NULL || same != NULL)
     {
       ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_EXISTS, "%s %s.%s already exists.",
-            old != NULL ? "Alias" : "A table named", db, alias);
+               old != NULL ? "Alias" : "A table named", db, alias);
       return NULL;
     }
   if (!check_alias_target (cat, db, table, error))
@@ -314,7 +324,8 @@ ab_catalog_update_alias (AbCatalog *cat, const gchar *db, const gchar *alias,
   g_autoptr (AbAliasDesc) old = ab_catalog_get_alias (cat, db, alias);
   if (old == NULL)
     {
-      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Alias %s.%s does not exist.", db, alias);
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Alias %s.%s does not exist.",
+               db, alias);
       return NULL;
     }
   if (table != NULL && !check_alias_target (cat, db, table, error))
@@ -337,9 +348,11 @@ ab_catalog_delete_alias (AbCatalog *cat, const gchar *db, const gchar *alias, GE
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   g_autoptr (AbAliasDesc) old = ab_catalog_get_alias (cat, db, alias);
   if (old == NULL)
-    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "Alias %s.%s does not exist.", db, alias);
+    return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND,
+                    "Alias %s.%s does not exist.", db, alias);
   if (old->active)
     return ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
-                 "Alias %s.%s is active; deactivate it (active: false) before deleting.", db, alias);
+                    "Alias %s.%s is active; deactivate it (active: false) before deleting.", db,
+                    alias);
   return ab_catalog_persist (cat, KIND_ALIAS, db, alias, NULL, error);
 }

@@ -124,8 +124,8 @@ valid_grant (const AbGrant *g, GError **error)
     return TRUE;
   g_set_error (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
                "invalid grant {scope: %s, permissions: %s}: scope is *, <db> or <db>.<table>; "
-               "permissions are letters from rwca", g->scope ? g->scope : "null",
-               g->permissions ? g->permissions : "null");
+               "permissions are letters from rwca",
+               g->scope ? g->scope : "null", g->permissions ? g->permissions : "null");
   return FALSE;
 }
 

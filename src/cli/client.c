@@ -14,9 +14,9 @@ ab_client_new (const gchar *base, const gchar *auth_key, guint timeout_s)
     n--;
   c->base = g_strndup (base, n);
   c->auth_key = g_strdup (auth_key != NULL ? auth_key : "");
-  c->session = soup_session_new_with_options ("timeout", timeout_s, "idle-timeout", 30,
-                                              "user-agent", "actionbase-console/" PACKAGE_VERSION,
-                                              NULL);
+  c->session
+      = soup_session_new_with_options ("timeout", timeout_s, "idle-timeout", 30, "user-agent",
+                                       "actionbase-console/" PACKAGE_VERSION, NULL);
   return c;
 }
 
@@ -99,9 +99,9 @@ judge_answer (AbResponse *out, const gchar *data, gsize len, const gchar *reason
   const gchar *msg = body_message (out->json);
   if (!SOUP_STATUS_IS_SUCCESSFUL (out->status))
     {
-      out->error = msg != NULL ? g_strdup (msg)
-                               : g_strdup_printf ("HTTP %u %s", out->status,
-                                                  reason != NULL ? reason : "");
+      out->error = msg != NULL
+                       ? g_strdup (msg)
+                       : g_strdup_printf ("HTTP %u %s", out->status, reason != NULL ? reason : "");
       return FALSE;
     }
   if (out->json == NULL)
@@ -157,8 +157,8 @@ ab_client_call (AbClient *c, const gchar *method, const gchar *path, JsonNode *b
   g_autofree gchar *copy = g_strndup (data != NULL ? data : "", len);
   if (c->debug)
     {
-      g_autofree gchar *line = g_strdup_printf ("%u %s", out->status,
-                                                soup_message_get_reason_phrase (msg));
+      g_autofree gchar *line
+          = g_strdup_printf ("%u %s", out->status, soup_message_get_reason_phrase (msg));
       debug_log ("Answer", line, copy);
     }
   return judge_answer (out, copy, len, soup_message_get_reason_phrase (msg));

@@ -8,15 +8,15 @@
 
 typedef struct {
   SoupSession *session;
-  gchar *base;       /* "http://host:port", no trailing slash */
-  gchar *auth_key;   /* sent as Authorization; "" when not given */
-  gboolean debug;    /* log every request and answer on stderr */
+  gchar *base;     /* "http://host:port", no trailing slash */
+  gchar *auth_key; /* sent as Authorization; "" when not given */
+  gboolean debug;  /* log every request and answer on stderr */
 } AbClient;
 
 typedef struct {
-  guint status;      /* HTTP status; 0 when no answer came */
-  JsonNode *json;    /* parsed body (NULL when empty or not JSON) */
-  gchar *error;      /* why the call failed; NULL on success */
+  guint status;   /* HTTP status; 0 when no answer came */
+  JsonNode *json; /* parsed body (NULL when empty or not JSON) */
+  gchar *error;   /* why the call failed; NULL on success */
 } AbResponse;
 
 AbClient *ab_client_new (const gchar *base, const gchar *auth_key, guint timeout_s);

@@ -4,12 +4,15 @@
 #include <string.h>
 #include "cli/console.h"
 
-#define GET_USAGE "get [<table>] [--table <table>] [--alias <alias>] --source <source> --target <target>"
-#define SCAN_USAGE "scan [<table>] --index <index> --start <start> --direction <OUT|IN> " \
-                   "[--ranges <ranges>] [--limit <limit>] [--offset <offset>]"
+#define GET_USAGE \
+  "get [<table>] [--table <table>] [--alias <alias>] --source <source> --target <target>"
+#define SCAN_USAGE                                                       \
+  "scan [<table>] --index <index> --start <start> --direction <OUT|IN> " \
+  "[--ranges <ranges>] [--limit <limit>] [--offset <offset>]"
 #define COUNT_USAGE "count [<table>] --start <start> --direction <OUT|IN|BOTH>"
-#define MUTATE_USAGE "mutate [<table>] --type <INSERT|UPDATE|DELETE> --source <source> " \
-                     "--target <target> --version <version|$NOW> --properties <json>"
+#define MUTATE_USAGE                                                  \
+  "mutate [<table>] --type <INSERT|UPDATE|DELETE> --source <source> " \
+  "--target <target> --version <version|$NOW> --properties <json>"
 
 /* "/graph/v3/databases/D/tables/T/edges" with both names escaped. */
 static gchar *
@@ -39,10 +42,10 @@ edges_of (const AbResponse *r)
 static AbTable *
 edge_table (JsonArray *edges, gboolean with_index)
 {
-  AbTable *t = with_index
-      ? ab_table_new ((const gchar *const[]){ "#", "version", "source", "target", "properties",
-                                              NULL })
-      : ab_table_new ((const gchar *const[]){ "version", "source", "target", "properties", NULL });
+  AbTable *t = with_index ? ab_table_new (
+                   (const gchar *const[]){ "#", "version", "source", "target", "properties", NULL })
+                          : ab_table_new ((const gchar *const[]){ "version", "source", "target",
+                                                                  "properties", NULL });
   for (guint i = 0; edges != NULL && i < json_array_get_length (edges); i++)
     {
       JsonNode *en = json_array_get_element (edges, i);
@@ -131,9 +134,10 @@ ab_cmd_scan (AbCall *call)
   JsonNode *count = ab_response_member (&r, "count"), *off = ab_response_member (&r, "offset");
   JsonNode *more = ab_response_member (&r, "hasNext");
   gint64 n = count != NULL && JSON_NODE_HOLDS_VALUE (count) ? json_node_get_int (count)
-             : edges != NULL ? json_array_get_length (edges) : 0;
-  g_autofree gchar *offset = off != NULL && !JSON_NODE_HOLDS_NULL (off) ? ab_cell_text (off)
-                                                                        : g_strdup ("");
+             : edges != NULL                                ? json_array_get_length (edges)
+                                                            : 0;
+  g_autofree gchar *offset
+      = off != NULL && !JSON_NODE_HOLDS_NULL (off) ? ab_cell_text (off) : g_strdup ("");
   gboolean has_next = more != NULL && JSON_NODE_HOLDS_VALUE (more) && json_node_get_boolean (more);
   ab_call_print (call, "The %" G_GINT64_FORMAT " edges found (offset: %s, hasNext: %s)", n,
                  offset[0] != '\0' ? offset : "-", has_next ? "true" : "false");
@@ -163,8 +167,8 @@ count_direction (AbCall *call, const gchar *db, const gchar *table, const gchar 
       return FALSE;
     }
   JsonNode *counts = ab_response_member (&r, "counts");
-  JsonArray *a = counts != NULL && JSON_NODE_HOLDS_ARRAY (counts) ? json_node_get_array (counts)
-                                                                  : NULL;
+  JsonArray *a
+      = counts != NULL && JSON_NODE_HOLDS_ARRAY (counts) ? json_node_get_array (counts) : NULL;
   for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
     {
       JsonNode *rn = json_array_get_element (a, i);
@@ -192,8 +196,8 @@ ab_cmd_count (AbCall *call)
   const gchar *table = db != NULL ? ab_call_target (call) : NULL;
   if (table == NULL)
     return FALSE;
-  g_autoptr (AbTable) t = ab_table_new ((const gchar *const[]){ "#", "start", "direction",
-                                                                "count", NULL });
+  g_autoptr (AbTable) t
+      = ab_table_new ((const gchar *const[]){ "#", "start", "direction", "count", NULL });
   gint64 total = 0;
   gboolean both = g_ascii_strcasecmp (dir, "BOTH") == 0;
   if (!count_direction (call, db, table, start, both ? "OUT" : dir, t, &total))
@@ -239,8 +243,8 @@ static void
 sum_results (const AbResponse *r, gint64 *done, gint64 *failed)
 {
   JsonNode *results = ab_response_member (r, "results");
-  JsonArray *a = results != NULL && JSON_NODE_HOLDS_ARRAY (results)
-                     ? json_node_get_array (results) : NULL;
+  JsonArray *a
+      = results != NULL && JSON_NODE_HOLDS_ARRAY (results) ? json_node_get_array (results) : NULL;
   for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
     {
       JsonNode *n = json_array_get_element (a, i);
@@ -288,7 +292,8 @@ ab_cmd_mutate (AbCall *call)
     {
       gint64 done = 0, failed = 0;
       sum_results (&r, &done, &failed);
-      ab_call_print (call, "%s is done (updated: %" G_GINT64_FORMAT ", failed: %" G_GINT64_FORMAT ")",
+      ab_call_print (call,
+                     "%s is done (updated: %" G_GINT64_FORMAT ", failed: %" G_GINT64_FORMAT ")",
                      type, done, failed);
       if (failed > 0)
         ok = ab_call_fail (call, "Failed to mutate edges: %" G_GINT64_FORMAT " ended in ERROR",

@@ -5,12 +5,15 @@
 #include "cli/console.h"
 
 #define DATABASE_USAGE "create database --name <name> --comment <comment>"
-#define STORAGE_USAGE "create storage --name <name> --comment <comment> --storageType <storageType> " \
-                      "--hbaseNamespace <hbaseNamespace> --hbaseTable <hbaseTable>"
-#define TABLE_USAGE "create table [--database <database>] --name <name> --comment <comment> " \
-                    "--type <INDEXED|MULTI_EDGE|...> --direction <OUT|IN|BOTH> --storage <storage> " \
-                    "--schema <json> [--indices <json>] [--groups <json>]"
-#define ALIAS_USAGE "create alias [--database <database>] --table <table> --name <name> --comment <comment>"
+#define STORAGE_USAGE                                                             \
+  "create storage --name <name> --comment <comment> --storageType <storageType> " \
+  "--hbaseNamespace <hbaseNamespace> --hbaseTable <hbaseTable>"
+#define TABLE_USAGE                                                                \
+  "create table [--database <database>] --name <name> --comment <comment> "        \
+  "--type <INDEXED|MULTI_EDGE|...> --direction <OUT|IN|BOTH> --storage <storage> " \
+  "--schema <json> [--indices <json>] [--groups <json>]"
+#define ALIAS_USAGE \
+  "create alias [--database <database>] --table <table> --name <name> --comment <comment>"
 
 static const gchar *
 str_of (JsonObject *o, const gchar *name)
@@ -47,8 +50,7 @@ array_of (JsonObject *o, const gchar *name)
 /* POSTs a create body and prints the upstream sentence for `what` (database,
  * storage, table, alias): "The <what> 'x' is created" or the failure. */
 static gboolean
-post_create (AbCall *call, JsonBuilder *b, const gchar *path, const gchar *what,
-             const gchar *name)
+post_create (AbCall *call, JsonBuilder *b, const gchar *path, const gchar *what, const gchar *name)
 {
   g_autoptr (JsonNode) body = json_builder_get_root (b);
   AbResponse r;
@@ -113,8 +115,8 @@ add_json_option (AbCall *call, JsonBuilder *b, const gchar *opt, const gchar *na
   g_autoptr (GError) error = NULL;
   JsonNode *n = json_from_string (text != NULL ? text : fallback, &error);
   if (n == NULL)
-    return ab_call_fail (call, "Invalid JSON in --%s: %s",
-                         opt, error != NULL ? error->message : "empty");
+    return ab_call_fail (call, "Invalid JSON in --%s: %s", opt,
+                         error != NULL ? error->message : "empty");
   json_builder_set_member_name (b, name);
   json_builder_add_value (b, n);
   return TRUE;
@@ -221,8 +223,8 @@ show_databases (AbCall *call)
   JsonArray *a = get_page (call, &r, "/graph/v2/service", "databases");
   if (a == NULL)
     return (ab_response_clear (&r), FALSE);
-  g_autoptr (AbTable) t = ab_table_new ((const gchar *const[]){ "#", "name", "desc", "active",
-                                                                NULL });
+  g_autoptr (AbTable) t
+      = ab_table_new ((const gchar *const[]){ "#", "name", "desc", "active", NULL });
   for (guint i = 0; i < json_array_get_length (a); i++)
     {
       JsonObject *o = object_of (json_array_get_element (a, i));
@@ -245,8 +247,8 @@ show_storages (AbCall *call)
   JsonArray *a = get_page (call, &r, "/graph/v2/storage", "storages");
   if (a == NULL)
     return (ab_response_clear (&r), FALSE);
-  g_autoptr (AbTable) t = ab_table_new ((const gchar *const[]){ "#", "active", "name", "desc",
-                                                                "type", "conf", NULL });
+  g_autoptr (AbTable) t = ab_table_new (
+      (const gchar *const[]){ "#", "active", "name", "desc", "type", "conf", NULL });
   for (guint i = 0; i < json_array_get_length (a); i++)
     {
       JsonObject *o = object_of (json_array_get_element (a, i));
@@ -270,24 +272,25 @@ show_in_database (AbCall *call, gboolean aliases)
   if (db == NULL)
     return FALSE;
   g_autofree gchar *e = ab_client_escape (db);
-  g_autofree gchar *path = g_strdup_printf ("/graph/v2/service/%s/%s", e,
-                                            aliases ? "alias" : "label");
+  g_autofree gchar *path
+      = g_strdup_printf ("/graph/v2/service/%s/%s", e, aliases ? "alias" : "label");
   AbResponse r;
   g_autofree gchar *what = g_strdup_printf ("%s in %s", aliases ? "aliases" : "tables", db);
   JsonArray *a = get_page (call, &r, path, what);
   if (a == NULL)
     return (ab_response_clear (&r), FALSE);
-  g_autoptr (AbTable) t = aliases
-      ? ab_table_new ((const gchar *const[]){ "#", "name", "desc", "target", "active", NULL })
-      : ab_table_new ((const gchar *const[]){ "#", "active", "name", "desc", "type", NULL });
+  g_autoptr (AbTable) t
+      = aliases
+            ? ab_table_new ((const gchar *const[]){ "#", "name", "desc", "target", "active", NULL })
+            : ab_table_new ((const gchar *const[]){ "#", "active", "name", "desc", "type", NULL });
   for (guint i = 0; i < json_array_get_length (a); i++)
     {
       JsonObject *o = object_of (json_array_get_element (a, i));
       g_autofree gchar *idx = g_strdup_printf ("%u", i + 1);
       g_autofree gchar *active = cell_of (o, "active");
       if (aliases)
-        ab_table_add (t, idx, str_of (o, "name"), str_of (o, "desc"), str_of (o, "target"),
-                      active, NULL);
+        ab_table_add (t, idx, str_of (o, "name"), str_of (o, "desc"), str_of (o, "target"), active,
+                      NULL);
       else
         ab_table_add (t, idx, active, str_of (o, "name"), str_of (o, "desc"), str_of (o, "type"),
                       NULL);
@@ -306,8 +309,8 @@ static JsonObject *
 get_label (AbCall *call, const gchar *db, const gchar *table, AbResponse *r)
 {
   g_autofree gchar *ed = ab_client_escape (db), *et = ab_client_escape (table);
-  if (!ab_client_callf (call->console->client, "GET", NULL, r, "/graph/v2/service/%s/label/%s",
-                        ed, et))
+  if (!ab_client_callf (call->console->client, "GET", NULL, r, "/graph/v2/service/%s/label/%s", ed,
+                        et))
     {
       ab_call_fail_resp (call, r, "Failed to get table '%s'", table);
       return NULL;
@@ -347,11 +350,12 @@ show_parts (AbCall *call, gboolean groups)
     return (ab_response_clear (&r), FALSE);
   JsonArray *items = array_of (label, groups ? "groups" : "indices");
   guint n = items != NULL ? json_array_get_length (items) : 0;
-  g_autoptr (AbTable) t = groups
-      ? ab_table_new ((const gchar *const[]){ "#", "group", "type", "valueField", "comment",
-                                              "directionType", "ttl", "fields[].name", NULL })
-      : ab_table_new ((const gchar *const[]){ "#", "name", "desc", "fields[].name",
-                                              "fields[].order", NULL });
+  g_autoptr (AbTable) t
+      = groups
+            ? ab_table_new ((const gchar *const[]){ "#", "group", "type", "valueField", "comment",
+                                                    "directionType", "ttl", "fields[].name", NULL })
+            : ab_table_new ((const gchar *const[]){ "#", "name", "desc", "fields[].name",
+                                                    "fields[].order", NULL });
   for (guint i = 0; i < n; i++)
     {
       JsonObject *o = object_of (json_array_get_element (items, i));
@@ -388,8 +392,8 @@ ab_cmd_show (AbCall *call)
     return show_parts (call, FALSE);
   if (g_strcmp0 (kind, "groups") == 0)
     return show_parts (call, TRUE);
-  return ab_call_usage (call,
-                        "show <databases|storages|tables|aliases|indices|groups> [--table <table>]");
+  return ab_call_usage (
+      call, "show <databases|storages|tables|aliases|indices|groups> [--table <table>]");
 }
 
 /* ---- desc ---- */
@@ -407,8 +411,8 @@ desc_label (AbCall *call, JsonObject *label)
   const gchar *ends[][2] = { { "[Source]", "src" }, { "[Target]", "tgt" } };
   for (guint i = 0; i < G_N_ELEMENTS (ends); i++)
     {
-      JsonObject *f = schema != NULL ? object_of (json_object_get_member (schema, ends[i][1]))
-                                     : NULL;
+      JsonObject *f
+          = schema != NULL ? object_of (json_object_get_member (schema, ends[i][1])) : NULL;
       g_autoptr (AbTable) t = ab_table_new ((const gchar *const[]){ "type", "desc", NULL });
       ab_table_add (t, str_of (f, "type"), str_of (f, "desc"), NULL);
       ab_call_print (call, "%s", ends[i][0]);
@@ -416,8 +420,8 @@ desc_label (AbCall *call, JsonObject *label)
     }
   JsonArray *fields = array_of (schema, "fields");
   guint n = fields != NULL ? json_array_get_length (fields) : 0;
-  g_autoptr (AbTable) t = ab_table_new ((const gchar *const[]){ "#", "name", "type", "nullable",
-                                                                "desc", NULL });
+  g_autoptr (AbTable) t
+      = ab_table_new ((const gchar *const[]){ "#", "name", "type", "nullable", "desc", NULL });
   for (guint i = 0; i < n; i++)
     {
       JsonObject *f = object_of (json_array_get_element (fields, i));
@@ -437,8 +441,8 @@ alias_target (AbCall *call, const gchar *db, const gchar *alias)
   g_autofree gchar *ed = ab_client_escape (db), *ea = ab_client_escape (alias);
   AbResponse r;
   gchar *table = NULL;
-  if (!ab_client_callf (call->console->client, "GET", NULL, &r, "/graph/v2/service/%s/alias/%s",
-                        ed, ea))
+  if (!ab_client_callf (call->console->client, "GET", NULL, &r, "/graph/v2/service/%s/alias/%s", ed,
+                        ea))
     ab_call_fail_resp (call, &r, "No Alias '%s' found in %s", alias, db);
   else
     {

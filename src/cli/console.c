@@ -12,7 +12,8 @@ static gboolean cmd_exit (AbCall *call);
 static const AbCommand commands[] = {
   { "context", "context", "Show the current host, database, table, proxy and debug state",
     cmd_context },
-  { "count", "count [<table>] [--table <table>] [--alias <alias>] --start <start> --direction <OUT|IN|BOTH>",
+  { "count",
+    "count [<table>] [--table <table>] [--alias <alias>] --start <start> --direction <OUT|IN|BOTH>",
     "Count the edges of a start node", ab_cmd_count },
   { "create", "create <database|storage|table|alias> <args>",
     "Create a database, storage, table or alias", ab_cmd_create },
@@ -22,11 +23,15 @@ static const AbCommand commands[] = {
   { "get", "get [<table>] [--table <table>] [--alias <alias>] --source <source> --target <target>",
     "Get edges by source and target", ab_cmd_get },
   { "help", "help", "Show the available commands", cmd_help },
-  { "load", "load <file <path>|preset <name>>", "Run the statements of a YAML or text file, or a shipped preset",
-    ab_cmd_load },
-  { "mutate", "mutate [<table>] --type <INSERT|UPDATE|DELETE> --source <source> --target <target> --version <version|$NOW> --properties <json>",
+  { "load", "load <file <path>|preset <name>>",
+    "Run the statements of a YAML or text file, or a shipped preset", ab_cmd_load },
+  { "mutate",
+    "mutate [<table>] --type <INSERT|UPDATE|DELETE> --source <source> --target <target> --version "
+    "<version|$NOW> --properties <json>",
     "Insert, update or delete one edge", ab_cmd_mutate },
-  { "scan", "scan [<table>] --index <index> --start <start> --direction <OUT|IN> [--ranges <ranges>] [--limit <limit>] [--offset <offset>]",
+  { "scan",
+    "scan [<table>] --index <index> --start <start> --direction <OUT|IN> [--ranges <ranges>] "
+    "[--limit <limit>] [--offset <offset>]",
     "Scan an index from a start node", ab_cmd_scan },
   { "show", "show <databases|storages|tables|aliases|indices|groups> [--table <table>]",
     "List databases, storages, tables, aliases, or a table's indices or groups", ab_cmd_show },
@@ -242,8 +247,8 @@ collect_names (JsonNode *content, GPtrArray *out)
       JsonNode *e = json_array_get_element (a, i);
       if (!JSON_NODE_HOLDS_OBJECT (e))
         continue;
-      const gchar *name = json_object_get_string_member_with_default (json_node_get_object (e),
-                                                                       "name", NULL);
+      const gchar *name
+          = json_object_get_string_member_with_default (json_node_get_object (e), "name", NULL);
       const gchar *dot = name != NULL ? strrchr (name, '.') : NULL;
       if (name != NULL)
         g_ptr_array_add (out, g_strdup (dot != NULL ? dot + 1 : name));
@@ -282,8 +287,8 @@ static gboolean
 cmd_context (AbCall *call)
 {
   AbConsole *c = call->console;
-  g_autofree gchar *port = c->proxy_port != 0 ? g_strdup_printf ("%u", c->proxy_port)
-                                              : g_strdup ("-");
+  g_autofree gchar *port
+      = c->proxy_port != 0 ? g_strdup_printf ("%u", c->proxy_port) : g_strdup ("-");
   const gchar *rows[][2] = {
     { "host", c->client->base },
     { "database", c->database != NULL ? c->database : "-" },
@@ -314,8 +319,8 @@ cmd_debug (AbCall *call)
 static gboolean
 cmd_help (AbCall *call)
 {
-  g_autoptr (AbTable) t = ab_table_new ((const gchar *const[]){ "name", "description", "usage",
-                                                                NULL });
+  g_autoptr (AbTable) t
+      = ab_table_new ((const gchar *const[]){ "name", "description", "usage", NULL });
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
       g_autofree gchar *usage = g_strdup_printf ("`%s`", commands[i].usage);

@@ -8,23 +8,23 @@
 
 typedef struct {
   gboolean ok;
-  GString *out;     /* what the command printed (no trailing newline) */
-  gchar *error;     /* the failure sentence when !ok */
-  gboolean quit;    /* `exit` was run */
+  GString *out;  /* what the command printed (no trailing newline) */
+  gchar *error;  /* the failure sentence when !ok */
+  gboolean quit; /* `exit` was run */
 } AbResult;
 
 void ab_result_init (AbResult *r);
 void ab_result_clear (AbResult *r);
 
 typedef struct {
-  GMutex lock;          /* one command at a time: REPL and proxy threads */
+  GMutex lock; /* one command at a time: REPL and proxy threads */
   AbClient *client;
-  gchar *database;      /* current context; NULL when unset */
+  gchar *database; /* current context; NULL when unset */
   gchar *table;
   gchar *alias;
-  gboolean colour;      /* the console's own output may use colours */
-  gboolean tty;         /* stdout is a terminal (progress bars) */
-  guint proxy_port;     /* 0 when the proxy is off */
+  gboolean colour;  /* the console's own output may use colours */
+  gboolean tty;     /* stdout is a terminal (progress bars) */
+  guint proxy_port; /* 0 when the proxy is off */
 } AbConsole;
 
 AbConsole *ab_console_new (const gchar *host, const gchar *auth_key, gboolean debug);
@@ -44,8 +44,8 @@ GPtrArray *ab_console_names (AbConsole *c, const gchar *kind);
 
 typedef struct {
   AbConsole *console;
-  GPtrArray *positional;  /* words before the first --option, unquoted */
-  GHashTable *opts;       /* option -> value (unquoted, "" when bare) */
+  GPtrArray *positional; /* words before the first --option, unquoted */
+  GHashTable *opts;      /* option -> value (unquoted, "" when bare) */
   gboolean colour;
   gboolean interactive;
   AbResult *res;

@@ -9,7 +9,7 @@
 #include "cli/console.h"
 
 #define LOAD_USAGE "load <file <path>|preset <name>>"
-#define EDGE_BATCH 500   /* the server takes up to 1000 mutations a request */
+#define EDGE_BATCH 500 /* the server takes up to 1000 mutations a request */
 
 typedef struct {
   gchar *description;
@@ -108,9 +108,9 @@ read_yaml (const gchar *text, gsize len, GPtrArray *steps, GError **error)
   yaml_parser_set_input_string (&parser, (const guchar *) text, len);
   if (!yaml_parser_load (&parser, &doc))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Failed to parse YAML: %s (line %zu)",
-                   parser.problem != NULL ? parser.problem : "syntax error",
-                   parser.problem_mark.line + 1);
+      g_set_error (
+          error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Failed to parse YAML: %s (line %zu)",
+          parser.problem != NULL ? parser.problem : "syntax error", parser.problem_mark.line + 1);
       yaml_parser_delete (&parser);
       return FALSE;
     }
@@ -124,7 +124,8 @@ read_yaml (const gchar *text, gsize len, GPtrArray *steps, GError **error)
     {
       yaml_node_t *item = yaml_document_get_node (&doc, *it);
       const gchar *command = item != NULL && item->type == YAML_MAPPING_NODE
-                                 ? yaml_scalar (&doc, item, "command") : NULL;
+                                 ? yaml_scalar (&doc, item, "command")
+                                 : NULL;
       if (command == NULL || command[0] == '\0')
         continue;
       LoadStep *s = g_new0 (LoadStep, 1);
@@ -162,12 +163,11 @@ typedef struct {
   AbCall *call;
   GHashTable *opts;
   JsonNode *data;
-  gchar *line;     /* the statement's result line */
-  gchar *error;    /* or why it failed */
+  gchar *line;  /* the statement's result line */
+  gchar *error; /* or why it failed */
 } Stmt;
 
-static gboolean
-stmt_fail (Stmt *st, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);
+static gboolean stmt_fail (Stmt *st, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 static gboolean
 stmt_fail (Stmt *st, const gchar *fmt, ...)
@@ -200,8 +200,8 @@ static gboolean
 load_database (Stmt *st, const gchar *name)
 {
   JsonObject *o = JSON_NODE_HOLDS_OBJECT (st->data) ? json_node_get_object (st->data) : NULL;
-  const gchar *desc = o != NULL ? json_object_get_string_member_with_default (o, "desc", NULL)
-                                : NULL;
+  const gchar *desc
+      = o != NULL ? json_object_get_string_member_with_default (o, "desc", NULL) : NULL;
   if (desc == NULL && o != NULL)
     desc = json_object_get_string_member_with_default (o, "comment", "");
   g_autoptr (JsonNode) body = json_node_new (JSON_NODE_OBJECT);
@@ -229,10 +229,11 @@ load_entity (Stmt *st, const gchar *kind, const gchar *name)
                       kind);
   g_autofree gchar *en = ab_client_escape (name);
   g_autofree gchar *ed = ab_client_escape (db != NULL ? db : "");
-  g_autofree gchar *path = g_str_equal (kind, "storage")
-      ? g_strdup_printf ("/graph/v2/storage/%s", en)
-      : g_strdup_printf ("/graph/v2/service/%s/%s/%s", ed,
-                         g_str_equal (kind, "table") ? "label" : "alias", en);
+  g_autofree gchar *path
+      = g_str_equal (kind, "storage")
+            ? g_strdup_printf ("/graph/v2/storage/%s", en)
+            : g_strdup_printf ("/graph/v2/service/%s/%s/%s", ed,
+                               g_str_equal (kind, "table") ? "label" : "alias", en);
   g_autofree gchar *what = g_strdup_printf ("Failed to create %s '%s'", kind, name);
   AbResponse r;
   gboolean ok = stmt_post (st, path, st->data, &r, what);
@@ -250,8 +251,8 @@ draw_progress (guint done, guint total)
   GString *bar = g_string_new ("\r[");
   for (guint i = 0; i < width; i++)
     g_string_append_c (bar, i < filled ? '#' : '.');
-  g_string_append_printf (bar, "] %3u%% %u/%u edges", total > 0 ? done * 100 / total : 100,
-                          done, total);
+  g_string_append_printf (bar, "] %3u%% %u/%u edges", total > 0 ? done * 100 / total : 100, done,
+                          total);
   fputs (bar->str, stdout);
   fflush (stdout);
   g_string_free (bar, TRUE);
@@ -272,8 +273,8 @@ post_batch (Stmt *st, const gchar *path, JsonArray *all, guint from, guint to, g
   AbResponse r;
   gboolean ok = stmt_post (st, path, body, &r, "Failed to mutate edges");
   JsonNode *results = ok ? ab_response_member (&r, "results") : NULL;
-  JsonArray *a = results != NULL && JSON_NODE_HOLDS_ARRAY (results)
-                     ? json_node_get_array (results) : NULL;
+  JsonArray *a
+      = results != NULL && JSON_NODE_HOLDS_ARRAY (results) ? json_node_get_array (results) : NULL;
   for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
     {
       JsonNode *n = json_array_get_element (a, i);
@@ -319,7 +320,8 @@ load_edges (Stmt *st)
     fputs ("\n", stdout);
   if (ok)
     st->line = g_strdup_printf ("%u edges of '%s' are mutated (total: %" G_GINT64_FORMAT
-                                ", failed: %" G_GINT64_FORMAT ")", n, table, done, failed);
+                                ", failed: %" G_GINT64_FORMAT ")",
+                                n, table, done, failed);
   return ok;
 }
 
@@ -335,7 +337,8 @@ run_statement (Stmt *st, const gchar *text)
   const gchar *kind = positional->len > 0 ? positional->pdata[0] : "";
   const gchar *data = stmt_opt (st, "data");
   if (data == NULL)
-    return stmt_fail (st, "Usage: <create|load> <database|storage|table|alias|edges> ... --data '<json>'");
+    return stmt_fail (
+        st, "Usage: <create|load> <database|storage|table|alias|edges> ... --data '<json>'");
   g_autofree gchar *json = ab_lex_placeholders (data);
   g_autoptr (GError) error = NULL;
   st->data = json_from_string (json, &error);
@@ -344,8 +347,9 @@ run_statement (Stmt *st, const gchar *text)
   if (g_str_equal (kind, "edges"))
     return load_edges (st);
   const gchar *name = stmt_opt (st, "name");
-  if (name == NULL && (g_str_equal (kind, "database") || g_str_equal (kind, "storage")
-                       || g_str_equal (kind, "table") || g_str_equal (kind, "alias")))
+  if (name == NULL
+      && (g_str_equal (kind, "database") || g_str_equal (kind, "storage")
+          || g_str_equal (kind, "table") || g_str_equal (kind, "alias")))
     return stmt_fail (st, "Failed to read a command when try to create %s. no name found", kind);
   if (g_str_equal (kind, "database"))
     return load_database (st, name);
@@ -371,8 +375,9 @@ load_path (AbCall *call, const gchar *path)
       if (ok)
         ab_call_print (call, "%s", st.line);
       else
-        ab_call_fail (call, "%s\nFailed to execute command. Please check your command syntax or system log",
-                      st.error);
+        ab_call_fail (
+            call, "%s\nFailed to execute command. Please check your command syntax or system log",
+            st.error);
       g_hash_table_unref (st.opts);
       g_clear_pointer (&st.data, json_node_unref);
       g_free (st.line);

@@ -22,7 +22,7 @@ typedef struct {
   gboolean plain;
   gboolean version;
   gboolean proxy;
-  gint proxy_port;       /* -1: default */
+  gint proxy_port; /* -1: default */
 } Flags;
 
 static Flags flags = { .proxy_port = -1 };
@@ -50,51 +50,60 @@ on_proxy (const gchar *name, const gchar *value, gpointer data, GError **error)
   return TRUE;
 }
 
-static const gchar *description =
-  "Commands (type 'help' in the console for the full list):\n"
-  "  create database|storage|table|alias ...   desc table|alias [NAME]\n"
-  "  show databases|storages|tables|aliases|indices|groups\n"
-  "  use database|table|alias NAME             context, debug on|off, help, exit\n"
-  "  get [TABLE] --source S --target T\n"
-  "  scan [TABLE] --index I --start S --direction OUT|IN [--ranges R] [--limit 25]\n"
-  "  count [TABLE] --start S --direction OUT|IN|BOTH\n"
-  "  mutate [TABLE] --type INSERT|UPDATE|DELETE --source S --target T --version $NOW\n"
-  "         --properties '{\"k\": 1}'\n"
-  "  load file PATH.yaml|PATH.txt              load preset likes|social\n"
-  "\n"
-  "$NOW and __CURRENT_TIMESTAMP__ stand for the current Unix time in milliseconds.\n"
-  "A line ending in '\\' or with an open quote continues on the next line.\n"
-  "\n"
-  "Examples:\n"
-  "  actionbase --host http://localhost:8080\n"
-  "  actionbase -c \"load preset likes; use database likes; \\\n"
-  "               scan likes --index created_at_desc --start Alice --direction OUT\"\n"
-  "  actionbase --proxy            # POST / {\"command\": \"show databases\"} on port 9300\n"
-  "\n"
-  "Exit status: 0 on success; 1 when the server cannot be reached, a flag is\n"
-  "wrong, or (with -c or piped input) a command failed.\n";
+static const gchar *description
+    = "Commands (type 'help' in the console for the full list):\n"
+      "  create database|storage|table|alias ...   desc table|alias [NAME]\n"
+      "  show databases|storages|tables|aliases|indices|groups\n"
+      "  use database|table|alias NAME             context, debug on|off, help, exit\n"
+      "  get [TABLE] --source S --target T\n"
+      "  scan [TABLE] --index I --start S --direction OUT|IN [--ranges R] [--limit 25]\n"
+      "  count [TABLE] --start S --direction OUT|IN|BOTH\n"
+      "  mutate [TABLE] --type INSERT|UPDATE|DELETE --source S --target T --version $NOW\n"
+      "         --properties '{\"k\": 1}'\n"
+      "  load file PATH.yaml|PATH.txt              load preset likes|social\n"
+      "\n"
+      "$NOW and __CURRENT_TIMESTAMP__ stand for the current Unix time in milliseconds.\n"
+      "A line ending in '\\' or with an open quote continues on the next line.\n"
+      "\n"
+      "Examples:\n"
+      "  actionbase --host http://localhost:8080\n"
+      "  actionbase -c \"load preset likes; use database likes; \\\n"
+      "               scan likes --index created_at_desc --start Alice --direction OUT\"\n"
+      "  actionbase --proxy            # POST / {\"command\": \"show databases\"} on port 9300\n"
+      "\n"
+      "Exit status: 0 on success; 1 when the server cannot be reached, a flag is\n"
+      "wrong, or (with -c or piped input) a command failed.\n";
 
 static gboolean
 parse_flags (int *argc, char ***argv, GError **error)
 {
-  GOptionEntry entries[] = {
-    { "host", 0, 0, G_OPTION_ARG_STRING, &flags.host, "Server URL (default " DEFAULT_HOST ")", "URL" },
-    { "authKey", 0, 0, G_OPTION_ARG_STRING, &flags.auth_key, "Value of the Authorization header", "KEY" },
-    { "debug", 0, 0, G_OPTION_ARG_NONE, &flags.debug, "Log every HTTP request and answer on stderr", NULL },
-    { "plain", 0, 0, G_OPTION_ARG_NONE, &flags.plain, "No colours (also when stdout is not a terminal or NO_COLOR is set)", NULL },
-    { "version", 0, 0, G_OPTION_ARG_NONE, &flags.version, "Print the version and exit", NULL },
-    { "command", 'c', 0, G_OPTION_ARG_STRING, &flags.commands, "Run 'CMD; CMD; ...' and exit; stops with status 1 at the first failure", "CMDS" },
-    { "proxy", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, on_proxy, "Serve POST / {\"command\": ...} and forward other paths to --host (default port 9300)", "[PORT]" },
-    { "proxy-bind", 0, 0, G_OPTION_ARG_STRING, &flags.proxy_bind, "Address the proxy binds (default 127.0.0.1)", "ADDR" },
-    { NULL }
-  };
+  GOptionEntry entries[]
+      = { { "host", 0, 0, G_OPTION_ARG_STRING, &flags.host, "Server URL (default " DEFAULT_HOST ")",
+            "URL" },
+          { "authKey", 0, 0, G_OPTION_ARG_STRING, &flags.auth_key,
+            "Value of the Authorization header", "KEY" },
+          { "debug", 0, 0, G_OPTION_ARG_NONE, &flags.debug,
+            "Log every HTTP request and answer on stderr", NULL },
+          { "plain", 0, 0, G_OPTION_ARG_NONE, &flags.plain,
+            "No colours (also when stdout is not a terminal or NO_COLOR is set)", NULL },
+          { "version", 0, 0, G_OPTION_ARG_NONE, &flags.version, "Print the version and exit",
+            NULL },
+          { "command", 'c', 0, G_OPTION_ARG_STRING, &flags.commands,
+            "Run 'CMD; CMD; ...' and exit; stops with status 1 at the first failure", "CMDS" },
+          { "proxy", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, on_proxy,
+            "Serve POST / {\"command\": ...} and forward other paths to --host (default port 9300)",
+            "[PORT]" },
+          { "proxy-bind", 0, 0, G_OPTION_ARG_STRING, &flags.proxy_bind,
+            "Address the proxy binds (default 127.0.0.1)", "ADDR" },
+          { NULL } };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- the Actionbase console");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, description);
   if (!g_option_context_parse (ctx, argc, argv, error))
     return FALSE;
   /* `--proxy 9400` (upstream form) leaves the port as a word of its own. */
-  if (*argc == 2 && flags.proxy && flags.proxy_port < 0 && parse_port ((*argv)[1], &flags.proxy_port))
+  if (*argc == 2 && flags.proxy && flags.proxy_port < 0
+      && parse_port ((*argv)[1], &flags.proxy_port))
     *argc = 1;
   if (*argc > 1)
     {
@@ -166,7 +175,8 @@ run (AbConsole *c)
           fprintf (stderr, "actionbase: %s\n", error->message);
           return 1;
         }
-      fprintf (stderr, "proxy listening on %s:%u (POST / runs a console command; other paths go to %s)\n",
+      fprintf (stderr,
+               "proxy listening on %s:%u (POST / runs a console command; other paths go to %s)\n",
                flags.proxy_bind != NULL ? flags.proxy_bind : "127.0.0.1", c->proxy_port,
                c->client->base);
     }

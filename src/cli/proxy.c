@@ -13,7 +13,7 @@ struct _AbProxy {
   GMainContext *context;
   GMainLoop *loop;
   SoupServer *server;
-  SoupSession *forward;   /* used only on the proxy thread */
+  SoupSession *forward; /* used only on the proxy thread */
   gchar *bind;
   guint port;
   GMutex lock;
@@ -76,13 +76,13 @@ read_command (SoupServerMessage *msg)
   g_autoptr (JsonNode) n = json_from_string (text, &error);
   if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
     {
-      g_autofree gchar *why = g_strdup_printf ("Invalid request: %s",
-                                               error != NULL ? error->message : "expected a JSON object");
+      g_autofree gchar *why = g_strdup_printf (
+          "Invalid request: %s", error != NULL ? error->message : "expected a JSON object");
       command_failed (msg, 400, why);
       return NULL;
     }
-  const gchar *cmd = json_object_get_string_member_with_default (json_node_get_object (n),
-                                                                  "command", "");
+  const gchar *cmd
+      = json_object_get_string_member_with_default (json_node_get_object (n), "command", "");
   g_autofree gchar *trimmed = g_strstrip (g_strdup (cmd != NULL ? cmd : ""));
   if (trimmed[0] == '\0')
     {
@@ -135,9 +135,10 @@ typedef struct {
 static gboolean
 hop_by_hop (const gchar *name)
 {
-  static const gchar *const skip[] = { "Host", "Connection", "Keep-Alive", "Transfer-Encoding",
-                                       "Content-Length", "Upgrade", "Proxy-Connection", "TE",
-                                       "Trailer", "Accept-Encoding", NULL };
+  static const gchar *const skip[]
+      = { "Host",    "Connection",       "Keep-Alive", "Transfer-Encoding", "Content-Length",
+          "Upgrade", "Proxy-Connection", "TE",         "Trailer",           "Accept-Encoding",
+          NULL };
   for (guint i = 0; skip[i] != NULL; i++)
     if (g_ascii_strcasecmp (name, skip[i]) == 0)
       return TRUE;
@@ -196,9 +197,9 @@ forward (AbProxy *p, SoupServerMessage *msg)
 {
   GUri *uri = soup_server_message_get_uri (msg);
   const gchar *query = g_uri_get_query (uri);
-  g_autofree gchar *url = g_strdup_printf ("%s%s%s%s", p->console->client->base,
-                                           g_uri_get_path (uri), query != NULL ? "?" : "",
-                                           query != NULL ? query : "");
+  g_autofree gchar *url
+      = g_strdup_printf ("%s%s%s%s", p->console->client->base, g_uri_get_path (uri),
+                         query != NULL ? "?" : "", query != NULL ? query : "");
   SoupMessage *out = soup_message_new (soup_server_message_get_method (msg), url);
   if (out == NULL)
     return command_failed (msg, 400, "cannot forward this request");
@@ -207,8 +208,8 @@ forward (AbProxy *p, SoupServerMessage *msg)
   g_autoptr (GBytes) body = soup_message_body_flatten (soup_server_message_get_request_body (msg));
   if (g_bytes_get_size (body) > 0)
     soup_message_set_request_body_from_bytes (
-        out, soup_message_headers_get_content_type (soup_server_message_get_request_headers (msg),
-                                                    NULL),
+        out,
+        soup_message_headers_get_content_type (soup_server_message_get_request_headers (msg), NULL),
         body);
   Forward *f = g_new0 (Forward, 1);
   f->proxy = p;
@@ -227,7 +228,8 @@ handle (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable
   cors (msg);
   if (g_str_equal (method, "OPTIONS"))
     return soup_server_message_set_status (msg, 204, NULL);
-  if (g_str_equal (method, "POST") && (g_str_equal (path, "/") || g_str_equal (path, "/api/command")))
+  if (g_str_equal (method, "POST")
+      && (g_str_equal (path, "/") || g_str_equal (path, "/api/command")))
     return run_command (p, msg);
   forward (p, msg);
 }

@@ -9,7 +9,7 @@
 #include <editline/readline.h>
 #include "cli/repl.h"
 
-#define PREFIX "  \342\224\202 "   /* "  │ " before output lines in colour mode */
+#define PREFIX "  \342\224\202 " /* "  │ " before output lines in colour mode */
 
 static GMutex print_lock;
 
@@ -87,7 +87,7 @@ ab_repl_needs_more (GString *buffer, const gchar *line)
 /* ---- completion ---- */
 
 static AbConsole *completing;
-static GPtrArray *candidates;   /* words offered for the current completion */
+static GPtrArray *candidates; /* words offered for the current completion */
 
 static char *
 next_candidate (const char *text, int state)
@@ -120,15 +120,15 @@ static const gchar *const *
 options_of (const gchar *cmd)
 {
   static const gchar *const get[] = { "--source", "--target", "--table", "--alias", NULL };
-  static const gchar *const scan[] = { "--index", "--start", "--direction", "--ranges",
-                                       "--limit", "--offset", "--table", "--alias", NULL };
+  static const gchar *const scan[] = { "--index",  "--start", "--direction", "--ranges", "--limit",
+                                       "--offset", "--table", "--alias",     NULL };
   static const gchar *const count[] = { "--start", "--direction", "--table", "--alias", NULL };
-  static const gchar *const mutate[] = { "--type", "--source", "--target", "--version",
-                                         "--properties", "--table", "--alias", NULL };
-  static const gchar *const create[] = { "--name", "--comment", "--database", "--table",
-                                         "--storage", "--type", "--direction", "--schema",
-                                         "--indices", "--groups", "--storageType",
-                                         "--hbaseNamespace", "--hbaseTable", NULL };
+  static const gchar *const mutate[] = { "--type",       "--source", "--target", "--version",
+                                         "--properties", "--table",  "--alias",  NULL };
+  static const gchar *const create[]
+      = { "--name",        "--comment",        "--database",   "--table",   "--storage",
+          "--type",        "--direction",      "--schema",     "--indices", "--groups",
+          "--storageType", "--hbaseNamespace", "--hbaseTable", NULL };
   static const gchar *const none[] = { NULL };
   if (g_str_equal (cmd, "get"))
     return get;
@@ -163,19 +163,25 @@ offer_for (GPtrArray *words, const char *text)
   if (n == 1)
     {
       static const gchar *const create[] = { "database", "storage", "table", "alias", NULL };
-      static const gchar *const show[] = { "databases", "storages", "tables", "aliases",
-                                           "indices", "groups", NULL };
+      static const gchar *const show[]
+          = { "databases", "storages", "tables", "aliases", "indices", "groups", NULL };
       static const gchar *const use[] = { "database", "table", "alias", NULL };
       static const gchar *const load[] = { "file", "preset", NULL };
       static const gchar *const debug[] = { "on", "off", NULL };
-      if (g_str_equal (cmd, "create")) offer (create);
-      else if (g_str_equal (cmd, "show")) offer (show);
-      else if (g_str_equal (cmd, "use")) offer (use);
-      else if (g_str_equal (cmd, "desc")) offer (use + 1);
-      else if (g_str_equal (cmd, "load")) offer (load);
-      else if (g_str_equal (cmd, "debug")) offer (debug);
-      else if (g_str_equal (cmd, "get") || g_str_equal (cmd, "scan")
-               || g_str_equal (cmd, "count") || g_str_equal (cmd, "mutate"))
+      if (g_str_equal (cmd, "create"))
+        offer (create);
+      else if (g_str_equal (cmd, "show"))
+        offer (show);
+      else if (g_str_equal (cmd, "use"))
+        offer (use);
+      else if (g_str_equal (cmd, "desc"))
+        offer (use + 1);
+      else if (g_str_equal (cmd, "load"))
+        offer (load);
+      else if (g_str_equal (cmd, "debug"))
+        offer (debug);
+      else if (g_str_equal (cmd, "get") || g_str_equal (cmd, "scan") || g_str_equal (cmd, "count")
+               || g_str_equal (cmd, "mutate"))
         offer_array (ab_console_names (completing, "tables"));
       return TRUE;
     }
@@ -185,8 +191,8 @@ offer_for (GPtrArray *words, const char *text)
     offer_array (ab_load_preset_names ());
   else if (n == 2 && (g_str_equal (cmd, "use") || g_str_equal (cmd, "desc")))
     offer_array (ab_console_names (completing, g_str_equal (sub, "database") ? "databases"
-                                               : g_str_equal (sub, "alias") ? "aliases"
-                                                                            : "tables"));
+                                               : g_str_equal (sub, "alias")  ? "aliases"
+                                                                             : "tables"));
   return TRUE;
 }
 

@@ -7,8 +7,8 @@
 #include "cli/table.h"
 
 struct _AbTable {
-  GPtrArray *headers;   /* gchar*, already title-cased */
-  GPtrArray *rows;      /* GStrv, one entry per column */
+  GPtrArray *headers; /* gchar*, already title-cased */
+  GPtrArray *rows;    /* GStrv, one entry per column */
 };
 
 /* Headers read like the upstream ones: underscores and dots become spaces
@@ -307,8 +307,8 @@ ab_cell_properties (JsonNode *node)
 gchar *
 ab_format_grouped (gint64 v)
 {
-  g_autofree gchar *digits = g_strdup_printf ("%" G_GUINT64_FORMAT,
-                                              v < 0 ? (guint64) 0 - (guint64) v : (guint64) v);
+  g_autofree gchar *digits
+      = g_strdup_printf ("%" G_GUINT64_FORMAT, v < 0 ? (guint64) 0 - (guint64) v : (guint64) v);
   GString *out = g_string_new (v < 0 ? "-" : "");
   gsize n = strlen (digits);
   for (gsize i = 0; i < n; i++)

@@ -7,8 +7,7 @@
 
 /* Upstream's fixed XOR key: the token only obscures the key suffix. */
 static const guint8 token_key[16] = {
-  0x5a, 0x45, 0xe1, 0x87, 0xcb, 0xe8, 0xde, 0xfc,
-  0x37, 0x36, 0x01, 0xe1, 0xd5, 0xc0, 0x74, 0xf5,
+  0x5a, 0x45, 0xe1, 0x87, 0xcb, 0xe8, 0xde, 0xfc, 0x37, 0x36, 0x01, 0xe1, 0xd5, 0xc0, 0x74, 0xf5,
 };
 
 gboolean
@@ -68,8 +67,7 @@ ab_codec_offset_encode (const guint8 *suffix, gsize len)
 static gboolean
 token_error (GError **error, const gchar *why)
 {
-  g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TOKEN,
-               "invalid offset token: %s", why);
+  g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TOKEN, "invalid offset token: %s", why);
   return FALSE;
 }
 

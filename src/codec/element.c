@@ -4,7 +4,7 @@
 #include <string.h>
 #include "codec/element.h"
 
-G_DEFINE_QUARK (ab-codec-error-quark, ab_codec_error)
+G_DEFINE_QUARK (ab - codec - error - quark, ab_codec_error)
 
 /* DESC is produced by encoding ASC and inverting in place: one code path for
  * both orders, so the two can never drift apart. */
@@ -102,19 +102,16 @@ ab_codec_put_float64 (GByteArray *out, gdouble v, AbOrder order)
 /* Strings and json share the layout: header, bytes, 0x00. A NUL inside would
  * end the element early, and bad UTF-8 could never be read back. */
 static gboolean
-put_text (GByteArray *out, guint8 hdr, const gchar *data, gsize len,
-          AbOrder order, GError **error)
+put_text (GByteArray *out, guint8 hdr, const gchar *data, gsize len, AbOrder order, GError **error)
 {
   if (len > 0 && memchr (data, '\0', len) != NULL)
     {
-      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID,
-                   "text contains a NUL byte");
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID, "text contains a NUL byte");
       return FALSE;
     }
   if (!g_utf8_validate_len (data, len, NULL))
     {
-      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID,
-                   "text is not valid UTF-8");
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID, "text is not valid UTF-8");
       return FALSE;
     }
   guint start = out->len;
@@ -127,15 +124,13 @@ put_text (GByteArray *out, guint8 hdr, const gchar *data, gsize len,
 }
 
 gboolean
-ab_codec_put_string (GByteArray *out, const gchar *data, gsize len,
-                     AbOrder order, GError **error)
+ab_codec_put_string (GByteArray *out, const gchar *data, gsize len, AbOrder order, GError **error)
 {
   return put_text (out, AB_HDR_STRING, data, len, order, error);
 }
 
 gboolean
-ab_codec_put_json (GByteArray *out, const gchar *data, gsize len,
-                   AbOrder order, GError **error)
+ab_codec_put_json (GByteArray *out, const gchar *data, gsize len, AbOrder order, GError **error)
 {
   return put_text (out, AB_HDR_JSON, data, len, order, error);
 }
@@ -148,10 +143,19 @@ int_fits (const AbValue *v, GError **error)
   gint64 lo = G_MININT64, hi = G_MAXINT64;
   switch (v->kind)
     {
-    case AB_VALUE_INT8: lo = G_MININT8; hi = G_MAXINT8; break;
-    case AB_VALUE_INT16: lo = G_MININT16; hi = G_MAXINT16; break;
-    case AB_VALUE_INT32: lo = G_MININT32; hi = G_MAXINT32; break;
-    default: break;
+      case AB_VALUE_INT8:
+        lo = G_MININT8;
+        hi = G_MAXINT8;
+        break;
+      case AB_VALUE_INT16:
+        lo = G_MININT16;
+        hi = G_MAXINT16;
+        break;
+      case AB_VALUE_INT32:
+        lo = G_MININT32;
+        hi = G_MAXINT32;
+        break;
+      default: break;
     }
   if (v->u.i >= lo && v->u.i <= hi)
     return TRUE;
@@ -167,36 +171,32 @@ put_int_value (GByteArray *out, const AbValue *v, AbOrder order, GError **error)
     return FALSE;
   switch (v->kind)
     {
-    case AB_VALUE_INT8: ab_codec_put_int8 (out, (gint8) v->u.i, order); break;
-    case AB_VALUE_INT16: ab_codec_put_int16 (out, (gint16) v->u.i, order); break;
-    case AB_VALUE_INT32: ab_codec_put_int32 (out, (gint32) v->u.i, order); break;
-    default: ab_codec_put_int64 (out, v->u.i, order); break;
+      case AB_VALUE_INT8: ab_codec_put_int8 (out, (gint8) v->u.i, order); break;
+      case AB_VALUE_INT16: ab_codec_put_int16 (out, (gint16) v->u.i, order); break;
+      case AB_VALUE_INT32: ab_codec_put_int32 (out, (gint32) v->u.i, order); break;
+      default: ab_codec_put_int64 (out, v->u.i, order); break;
     }
   return TRUE;
 }
 
 gboolean
-ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order,
-                    GError **error)
+ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order, GError **error)
 {
   switch (v->kind)
     {
-    case AB_VALUE_NULL: ab_codec_put_null (out, order); return TRUE;
-    case AB_VALUE_BOOL: ab_codec_put_bool (out, v->u.b, order); return TRUE;
-    case AB_VALUE_FLOAT32: ab_codec_put_float32 (out, (gfloat) v->u.f, order); return TRUE;
-    case AB_VALUE_FLOAT64: ab_codec_put_float64 (out, v->u.f, order); return TRUE;
-    case AB_VALUE_STRING:
-      return ab_codec_put_string (out, v->u.s.data, v->u.s.len, order, error);
-    case AB_VALUE_JSON:
-      return ab_codec_put_json (out, v->u.s.data, v->u.s.len, order, error);
-    case AB_VALUE_INT8:
-    case AB_VALUE_INT16:
-    case AB_VALUE_INT32:
-    case AB_VALUE_INT64:
-      return put_int_value (out, v, order, error);
+      case AB_VALUE_NULL: ab_codec_put_null (out, order); return TRUE;
+      case AB_VALUE_BOOL: ab_codec_put_bool (out, v->u.b, order); return TRUE;
+      case AB_VALUE_FLOAT32: ab_codec_put_float32 (out, (gfloat) v->u.f, order); return TRUE;
+      case AB_VALUE_FLOAT64: ab_codec_put_float64 (out, v->u.f, order); return TRUE;
+      case AB_VALUE_STRING: return ab_codec_put_string (out, v->u.s.data, v->u.s.len, order, error);
+      case AB_VALUE_JSON: return ab_codec_put_json (out, v->u.s.data, v->u.s.len, order, error);
+      case AB_VALUE_INT8:
+      case AB_VALUE_INT16:
+      case AB_VALUE_INT32:
+      case AB_VALUE_INT64: return put_int_value (out, v, order, error);
     }
-  g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID,
-               "unknown value kind %d", (int) v->kind);
+  g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID, "unknown value kind %d",
+               (int) v->kind);
   return FALSE;
 }
 
@@ -208,26 +208,26 @@ payload_width (guint8 asc_hdr)
 {
   switch (asc_hdr)
     {
-    case AB_HDR_NULL:
-    case AB_HDR_FALSE:
-    case AB_HDR_TRUE: return 0;
-    case AB_HDR_INT8: return 1;
-    case AB_HDR_INT16: return 2;
-    case AB_HDR_INT32:
-    case AB_HDR_FLOAT32: return 4;
-    case AB_HDR_INT64:
-    case AB_HDR_FLOAT64: return 8;
-    case AB_HDR_JSON:
-    case AB_HDR_STRING: return -1;
-    default: return -2;
+      case AB_HDR_NULL:
+      case AB_HDR_FALSE:
+      case AB_HDR_TRUE: return 0;
+      case AB_HDR_INT8: return 1;
+      case AB_HDR_INT16: return 2;
+      case AB_HDR_INT32:
+      case AB_HDR_FLOAT32: return 4;
+      case AB_HDR_INT64:
+      case AB_HDR_FLOAT64: return 8;
+      case AB_HDR_JSON:
+      case AB_HDR_STRING: return -1;
+      default: return -2;
     }
 }
 
 /* Reads the header at buf[pos]: its ASC form and the element's order. The ASC
  * headers (0x05..0x36) and their inversions (0xC9..0xFA) do not overlap. */
 static gboolean
-read_header (const guint8 *buf, gsize len, gsize pos, guint8 *asc_hdr,
-             AbOrder *order, GError **error)
+read_header (const guint8 *buf, gsize len, gsize pos, guint8 *asc_hdr, AbOrder *order,
+             GError **error)
 {
   if (pos >= len)
     {
@@ -255,8 +255,8 @@ read_header (const guint8 *buf, gsize len, gsize pos, guint8 *asc_hdr,
 
 /* Length of the element starting at pos (header through terminator). */
 static gboolean
-element_extent (const guint8 *buf, gsize len, gsize pos, guint8 asc_hdr,
-                AbOrder order, gsize *extent, GError **error)
+element_extent (const guint8 *buf, gsize len, gsize pos, guint8 asc_hdr, AbOrder order,
+                gsize *extent, GError **error)
 {
   gint w = payload_width (asc_hdr);
   gsize avail = len - pos - 1;
@@ -265,8 +265,9 @@ element_extent (const guint8 *buf, gsize len, gsize pos, guint8 asc_hdr,
       if (avail < (gsize) w)
         {
           g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
-                       "element at offset %" G_GSIZE_FORMAT " needs %d payload bytes, has %"
-                       G_GSIZE_FORMAT, pos, w, avail);
+                       "element at offset %" G_GSIZE_FORMAT
+                       " needs %d payload bytes, has %" G_GSIZE_FORMAT,
+                       pos, w, avail);
           return FALSE;
         }
       *extent = 1 + (gsize) w;
@@ -290,8 +291,8 @@ ab_codec_skip (const guint8 *buf, gsize len, gsize *pos, GError **error)
   guint8 hdr;
   AbOrder order;
   gsize extent;
-  if (!read_header (buf, len, *pos, &hdr, &order, error) ||
-      !element_extent (buf, len, *pos, hdr, order, &extent, error))
+  if (!read_header (buf, len, *pos, &hdr, &order, error)
+      || !element_extent (buf, len, *pos, hdr, order, &extent, error))
     return FALSE;
   *pos += extent;
   return TRUE;
@@ -338,8 +339,8 @@ decode_float64 (guint64 e)
 }
 
 static gboolean
-decode_text (const guint8 *p, gsize n, AbOrder order, AbValueKind kind,
-             AbValue *out, GError **error)
+decode_text (const guint8 *p, gsize n, AbOrder order, AbValueKind kind, AbValue *out,
+             GError **error)
 {
   gchar *s = g_malloc (n + 1);
   for (gsize i = 0; i < n; i++)
@@ -361,53 +362,49 @@ int_kind (guint8 asc_hdr)
 {
   switch (asc_hdr)
     {
-    case AB_HDR_INT8: return AB_VALUE_INT8;
-    case AB_HDR_INT16: return AB_VALUE_INT16;
-    case AB_HDR_INT32: return AB_VALUE_INT32;
-    default: return AB_VALUE_INT64;
+      case AB_HDR_INT8: return AB_VALUE_INT8;
+      case AB_HDR_INT16: return AB_VALUE_INT16;
+      case AB_HDR_INT32: return AB_VALUE_INT32;
+      default: return AB_VALUE_INT64;
     }
 }
 
 /* Fills out from an element whose extent is already known to be in bounds. */
 static gboolean
-decode_element (const guint8 *p, gsize extent, guint8 hdr, AbOrder order,
-                AbValue *out, GError **error)
+decode_element (const guint8 *p, gsize extent, guint8 hdr, AbOrder order, AbValue *out,
+                GError **error)
 {
   guint n = (guint) extent - 1;
   switch (hdr)
     {
-    case AB_HDR_NULL: ab_value_set_null (out); return TRUE;
-    case AB_HDR_FALSE: ab_value_set_bool (out, FALSE); return TRUE;
-    case AB_HDR_TRUE: ab_value_set_bool (out, TRUE); return TRUE;
-    case AB_HDR_FLOAT32:
-      ab_value_set_float (out, AB_VALUE_FLOAT32,
-                          decode_float32 ((guint32) read_raw (p + 1, n, order)));
-      return TRUE;
-    case AB_HDR_FLOAT64:
-      ab_value_set_float (out, AB_VALUE_FLOAT64,
-                          decode_float64 (read_raw (p + 1, n, order)));
-      return TRUE;
-    case AB_HDR_STRING:
-      return decode_text (p + 1, n - 1, order, AB_VALUE_STRING, out, error);
-    case AB_HDR_JSON:
-      return decode_text (p + 1, n - 1, order, AB_VALUE_JSON, out, error);
-    default:
-      break;
+      case AB_HDR_NULL: ab_value_set_null (out); return TRUE;
+      case AB_HDR_FALSE: ab_value_set_bool (out, FALSE); return TRUE;
+      case AB_HDR_TRUE: ab_value_set_bool (out, TRUE); return TRUE;
+      case AB_HDR_FLOAT32:
+        ab_value_set_float (out, AB_VALUE_FLOAT32,
+                            decode_float32 ((guint32) read_raw (p + 1, n, order)));
+        return TRUE;
+      case AB_HDR_FLOAT64:
+        ab_value_set_float (out, AB_VALUE_FLOAT64, decode_float64 (read_raw (p + 1, n, order)));
+        return TRUE;
+      case AB_HDR_STRING: return decode_text (p + 1, n - 1, order, AB_VALUE_STRING, out, error);
+      case AB_HDR_JSON: return decode_text (p + 1, n - 1, order, AB_VALUE_JSON, out, error);
+      default: break;
     }
   ab_value_set_int (out, int_kind (hdr), read_int (p + 1, n, order));
   return TRUE;
 }
 
 gboolean
-ab_codec_get_value (const guint8 *buf, gsize len, gsize *pos, AbValue *out,
-                    AbOrder *order_out, GError **error)
+ab_codec_get_value (const guint8 *buf, gsize len, gsize *pos, AbValue *out, AbOrder *order_out,
+                    GError **error)
 {
   guint8 hdr;
   AbOrder order;
   gsize extent;
-  if (!read_header (buf, len, *pos, &hdr, &order, error) ||
-      !element_extent (buf, len, *pos, hdr, order, &extent, error) ||
-      !decode_element (buf + *pos, extent, hdr, order, out, error))
+  if (!read_header (buf, len, *pos, &hdr, &order, error)
+      || !element_extent (buf, len, *pos, hdr, order, &extent, error)
+      || !decode_element (buf + *pos, extent, hdr, order, out, error))
     return FALSE;
   *pos += extent;
   if (order_out != NULL)
@@ -417,19 +414,19 @@ ab_codec_get_value (const guint8 *buf, gsize len, gsize *pos, AbValue *out,
 
 /* Shared by the typed readers: exactly this ASC header and its payload. */
 static gboolean
-get_typed (const guint8 *buf, gsize len, gsize *pos, guint8 want, guint n,
-           gint64 *out, GError **error)
+get_typed (const guint8 *buf, gsize len, gsize *pos, guint8 want, guint n, gint64 *out,
+           GError **error)
 {
   if (*pos >= len || buf[*pos] != want)
     {
       if (*pos >= len)
         g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
-                     "expected element 0x%02x at offset %" G_GSIZE_FORMAT
-                     ", buffer ended", want, *pos);
+                     "expected element 0x%02x at offset %" G_GSIZE_FORMAT ", buffer ended", want,
+                     *pos);
       else
         g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
-                     "expected element 0x%02x at offset %" G_GSIZE_FORMAT
-                     ", found 0x%02x", want, *pos, buf[*pos]);
+                     "expected element 0x%02x at offset %" G_GSIZE_FORMAT ", found 0x%02x", want,
+                     *pos, buf[*pos]);
       return FALSE;
     }
   if (len - *pos - 1 < n)
@@ -444,8 +441,7 @@ get_typed (const guint8 *buf, gsize len, gsize *pos, guint8 want, guint n,
 }
 
 gboolean
-ab_codec_get_int8 (const guint8 *buf, gsize len, gsize *pos, gint8 *out,
-                   GError **error)
+ab_codec_get_int8 (const guint8 *buf, gsize len, gsize *pos, gint8 *out, GError **error)
 {
   gint64 v;
   if (!get_typed (buf, len, pos, AB_HDR_INT8, 1, &v, error))
@@ -455,8 +451,7 @@ ab_codec_get_int8 (const guint8 *buf, gsize len, gsize *pos, gint8 *out,
 }
 
 gboolean
-ab_codec_get_int32 (const guint8 *buf, gsize len, gsize *pos, gint32 *out,
-                    GError **error)
+ab_codec_get_int32 (const guint8 *buf, gsize len, gsize *pos, gint32 *out, GError **error)
 {
   gint64 v;
   if (!get_typed (buf, len, pos, AB_HDR_INT32, 4, &v, error))
@@ -466,8 +461,7 @@ ab_codec_get_int32 (const guint8 *buf, gsize len, gsize *pos, gint32 *out,
 }
 
 gboolean
-ab_codec_get_int64 (const guint8 *buf, gsize len, gsize *pos, gint64 *out,
-                    GError **error)
+ab_codec_get_int64 (const guint8 *buf, gsize len, gsize *pos, gint64 *out, GError **error)
 {
   return get_typed (buf, len, pos, AB_HDR_INT64, 8, out, error);
 }

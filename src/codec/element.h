@@ -9,10 +9,10 @@
 GQuark ab_codec_error_quark (void);
 
 typedef enum {
-  AB_CODEC_ERROR_TRUNCATED,  /* buffer ends inside an element */
-  AB_CODEC_ERROR_MALFORMED,  /* unknown header, bad terminator, bad UTF-8 */
-  AB_CODEC_ERROR_INVALID,    /* value cannot be encoded (e.g. NUL in a string) */
-  AB_CODEC_ERROR_TOKEN,      /* bad offset token */
+  AB_CODEC_ERROR_TRUNCATED, /* buffer ends inside an element */
+  AB_CODEC_ERROR_MALFORMED, /* unknown header, bad terminator, bad UTF-8 */
+  AB_CODEC_ERROR_INVALID,   /* value cannot be encoded (e.g. NUL in a string) */
+  AB_CODEC_ERROR_TOKEN,     /* bad offset token */
 } AbCodecError;
 
 typedef enum { AB_ORDER_ASC = 0, AB_ORDER_DESC = 1 } AbOrder;
@@ -41,18 +41,17 @@ void ab_codec_put_int64 (GByteArray *out, gint64 v, AbOrder order);
 void ab_codec_put_float32 (GByteArray *out, gfloat v, AbOrder order);
 void ab_codec_put_float64 (GByteArray *out, gdouble v, AbOrder order);
 /* Fails (AB_CODEC_ERROR_INVALID) if data contains a 0x00 byte. */
-gboolean ab_codec_put_string (GByteArray *out, const gchar *data, gsize len,
-                              AbOrder order, GError **error);
-gboolean ab_codec_put_json (GByteArray *out, const gchar *data, gsize len,
-                            AbOrder order, GError **error);
+gboolean ab_codec_put_string (GByteArray *out, const gchar *data, gsize len, AbOrder order,
+                              GError **error);
+gboolean ab_codec_put_json (GByteArray *out, const gchar *data, gsize len, AbOrder order,
+                            GError **error);
 /* Any AbValue, by its kind. */
-gboolean ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order,
-                             GError **error);
+gboolean ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order, GError **error);
 
 /* Decodes one element at buf[*pos]; advances *pos past it. out must be clear;
  * order_out (nullable) receives the element's order. */
-gboolean ab_codec_get_value (const guint8 *buf, gsize len, gsize *pos,
-                             AbValue *out, AbOrder *order_out, GError **error);
+gboolean ab_codec_get_value (const guint8 *buf, gsize len, gsize *pos, AbValue *out,
+                             AbOrder *order_out, GError **error);
 /* Advances *pos past one element without decoding it. */
 gboolean ab_codec_skip (const guint8 *buf, gsize len, gsize *pos, GError **error);
 /* Typed readers: fail unless the element has exactly that header (ASC). */

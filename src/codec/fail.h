@@ -6,6 +6,6 @@
 #include <glib.h>
 
 gboolean ab_fail (GError **error, GQuark domain, gint code, const gchar *fmt, ...)
-  G_GNUC_PRINTF (4, 5);
+    G_GNUC_PRINTF (4, 5);
 gboolean ab_fail_valist (GError **error, GQuark domain, gint code, const gchar *fmt, va_list ap)
-  G_GNUC_PRINTF (4, 0);
+    G_GNUC_PRINTF (4, 0);

@@ -28,8 +28,8 @@ ab_codec_table_code (const gchar *database, const gchar *table)
 /* The salt is the hash of the encoded body, so it is written last: reserve
  * four bytes, append the body, then fill the salt in. */
 gboolean
-ab_codec_put_prefix (GByteArray *out, const AbValue *source, gint32 table_code,
-                     AbRowType type, GError **error)
+ab_codec_put_prefix (GByteArray *out, const AbValue *source, gint32 table_code, AbRowType type,
+                     GError **error)
 {
   guint start = out->len;
   guint8 salt[4] = { 0 };
@@ -51,33 +51,30 @@ ab_codec_put_prefix (GByteArray *out, const AbValue *source, gint32 table_code,
 
 /* prefix || enc(target): the shape of State and Lock keys. */
 static GByteArray *
-pair_key (const AbValue *source, const AbValue *target, gint32 table_code,
-          AbRowType type, GError **error)
+pair_key (const AbValue *source, const AbValue *target, gint32 table_code, AbRowType type,
+          GError **error)
 {
   g_autoptr (GByteArray) key = g_byte_array_new ();
-  if (!ab_codec_put_prefix (key, source, table_code, type, error) ||
-      !ab_codec_put_value (key, target, AB_ORDER_ASC, error))
+  if (!ab_codec_put_prefix (key, source, table_code, type, error)
+      || !ab_codec_put_value (key, target, AB_ORDER_ASC, error))
     return NULL;
   return g_steal_pointer (&key);
 }
 
 GByteArray *
-ab_codec_state_key (const AbValue *source, const AbValue *target,
-                    gint32 table_code, GError **error)
+ab_codec_state_key (const AbValue *source, const AbValue *target, gint32 table_code, GError **error)
 {
   return pair_key (source, target, table_code, AB_ROW_STATE, error);
 }
 
 GByteArray *
-ab_codec_lock_key (const AbValue *source, const AbValue *target,
-                   gint32 table_code, GError **error)
+ab_codec_lock_key (const AbValue *source, const AbValue *target, gint32 table_code, GError **error)
 {
   return pair_key (source, target, table_code, AB_ROW_LOCK, error);
 }
 
 GByteArray *
-ab_codec_count_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
-                    GError **error)
+ab_codec_count_key (const AbValue *dsource, AbDirection dir, gint32 table_code, GError **error)
 {
   g_autoptr (GByteArray) key = g_byte_array_new ();
   if (!ab_codec_put_prefix (key, dsource, table_code, AB_ROW_COUNT, error))
@@ -87,8 +84,8 @@ ab_codec_count_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
 }
 
 GByteArray *
-ab_codec_wide_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
-                   AbRowType type, gint32 code, GError **error)
+ab_codec_wide_key (const AbValue *dsource, AbDirection dir, gint32 table_code, AbRowType type,
+                   gint32 code, GError **error)
 {
   g_autoptr (GByteArray) key = g_byte_array_new ();
   if (!ab_codec_put_prefix (key, dsource, table_code, type, error))
@@ -99,21 +96,18 @@ ab_codec_wide_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
 }
 
 GByteArray *
-ab_codec_index_prefix (const AbValue *dsource, AbDirection dir,
-                       gint32 table_code, gint32 index_code, GError **error)
+ab_codec_index_prefix (const AbValue *dsource, AbDirection dir, gint32 table_code,
+                       gint32 index_code, GError **error)
 {
-  return ab_codec_wide_key (dsource, dir, table_code, AB_ROW_INDEX, index_code,
-                            error);
+  return ab_codec_wide_key (dsource, dir, table_code, AB_ROW_INDEX, index_code, error);
 }
 
 GByteArray *
-ab_codec_index_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
-                    gint32 index_code, const AbValue *values,
-                    const AbOrder *orders, guint n_fields,
+ab_codec_index_key (const AbValue *dsource, AbDirection dir, gint32 table_code, gint32 index_code,
+                    const AbValue *values, const AbOrder *orders, guint n_fields,
                     const AbValue *dtarget, GError **error)
 {
-  g_autoptr (GByteArray) key =
-      ab_codec_index_prefix (dsource, dir, table_code, index_code, error);
+  g_autoptr (GByteArray) key = ab_codec_index_prefix (dsource, dir, table_code, index_code, error);
   if (key == NULL)
     return NULL;
   for (guint i = 0; i < n_fields; i++)
@@ -132,8 +126,7 @@ known_row_type (gint8 t)
 }
 
 gboolean
-ab_codec_wide_parts (const guint8 *key, gsize len, AbRowType *type, gint32 *code,
-                     gsize *row_len)
+ab_codec_wide_parts (const guint8 *key, gsize len, AbRowType *type, gint32 *code, gsize *row_len)
 {
   gsize pos = 4;
   gint32 table, c;
@@ -171,8 +164,7 @@ ab_codec_key_salt (const guint8 *key)
 /* The salt is reported, not checked: a caller that wants to detect a corrupt
  * key compares it with ab_codec_hash (key + 4, rest - 4). */
 gboolean
-ab_codec_parse_key (const guint8 *key, gsize len, AbKeyParts *out,
-                    GError **error)
+ab_codec_parse_key (const guint8 *key, gsize len, AbKeyParts *out, GError **error)
 {
   gsize pos = 4;
   gint8 type;
@@ -187,9 +179,9 @@ ab_codec_parse_key (const guint8 *key, gsize len, AbKeyParts *out,
       return FALSE;
     }
   out->salt = ab_codec_key_salt (key);
-  if (!ab_codec_get_value (key, len, &pos, &out->source, &order, error) ||
-      !ab_codec_get_int32 (key, len, &pos, &out->table_code, error) ||
-      !ab_codec_get_int8 (key, len, &pos, &type, error))
+  if (!ab_codec_get_value (key, len, &pos, &out->source, &order, error)
+      || !ab_codec_get_int32 (key, len, &pos, &out->table_code, error)
+      || !ab_codec_get_int8 (key, len, &pos, &type, error))
     {
       ab_codec_key_parts_clear (out);
       return FALSE;
@@ -198,8 +190,7 @@ ab_codec_parse_key (const guint8 *key, gsize len, AbKeyParts *out,
     {
       ab_codec_key_parts_clear (out);
       g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
-                   "bad key prefix (source order %d, record type %d)",
-                   (int) order, type);
+                   "bad key prefix (source order %d, record type %d)", (int) order, type);
       return FALSE;
     }
   out->type = (AbRowType) type;

@@ -26,30 +26,26 @@ gint32 ab_codec_table_code (const gchar *database, const gchar *table);
 #define AB_CODE_DELETE_TS 1013158786
 
 /* salt(4, BE) || enc(source) || enc_int32(table_code) || enc_int8(type). */
-gboolean ab_codec_put_prefix (GByteArray *out, const AbValue *source,
-                              gint32 table_code, AbRowType type, GError **error);
+gboolean ab_codec_put_prefix (GByteArray *out, const AbValue *source, gint32 table_code,
+                              AbRowType type, GError **error);
 
 /* Whole keys; each returns a new array or NULL with error. */
-GByteArray *ab_codec_state_key (const AbValue *source, const AbValue *target,
-                                gint32 table_code, GError **error);
-GByteArray *ab_codec_lock_key (const AbValue *source, const AbValue *target,
-                               gint32 table_code, GError **error);
-GByteArray *ab_codec_count_key (const AbValue *dsource, AbDirection dir,
-                                gint32 table_code, GError **error);
-/* Index scan prefix P = prefix(dsource, -4) || enc_int8(dir) || enc_int32(index_code). */
-GByteArray *ab_codec_index_prefix (const AbValue *dsource, AbDirection dir,
-                                   gint32 table_code, gint32 index_code,
-                                   GError **error);
-/* Full index key: prefix || per field enc/encD(values[i]) || enc(dtarget). */
-GByteArray *ab_codec_index_key (const AbValue *dsource, AbDirection dir,
-                                gint32 table_code, gint32 index_code,
-                                const AbValue *values, const AbOrder *orders,
-                                guint n_fields, const AbValue *dtarget,
+GByteArray *ab_codec_state_key (const AbValue *source, const AbValue *target, gint32 table_code,
                                 GError **error);
-/* Group / Cache wide-row keys: prefix || enc_int8(dir) || enc_int32(code). */
-GByteArray *ab_codec_wide_key (const AbValue *dsource, AbDirection dir,
-                               gint32 table_code, AbRowType type, gint32 code,
+GByteArray *ab_codec_lock_key (const AbValue *source, const AbValue *target, gint32 table_code,
                                GError **error);
+GByteArray *ab_codec_count_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
+                                GError **error);
+/* Index scan prefix P = prefix(dsource, -4) || enc_int8(dir) || enc_int32(index_code). */
+GByteArray *ab_codec_index_prefix (const AbValue *dsource, AbDirection dir, gint32 table_code,
+                                   gint32 index_code, GError **error);
+/* Full index key: prefix || per field enc/encD(values[i]) || enc(dtarget). */
+GByteArray *ab_codec_index_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
+                                gint32 index_code, const AbValue *values, const AbOrder *orders,
+                                guint n_fields, const AbValue *dtarget, GError **error);
+/* Group / Cache wide-row keys: prefix || enc_int8(dir) || enc_int32(code). */
+GByteArray *ab_codec_wide_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
+                               AbRowType type, gint32 code, GError **error);
 
 /* Wide rows (Group -5, Cache -6) are stored cell by cell under the
  * composite key row || qualifier, so that a narrow store sees one key per
@@ -66,14 +62,13 @@ gboolean ab_codec_wide_parts (const guint8 *key, gsize len, AbRowType *type, gin
 /* A parsed key: the common prefix, and where the type-specific rest begins. */
 typedef struct {
   guint32 salt;
-  AbValue source;      /* owned: clear with ab_codec_key_parts_clear */
+  AbValue source; /* owned: clear with ab_codec_key_parts_clear */
   gint32 table_code;
   AbRowType type;
-  gsize rest;          /* offset of the first byte after the type element */
+  gsize rest; /* offset of the first byte after the type element */
 } AbKeyParts;
 
-gboolean ab_codec_parse_key (const guint8 *key, gsize len, AbKeyParts *out,
-                             GError **error);
+gboolean ab_codec_parse_key (const guint8 *key, gsize len, AbKeyParts *out, GError **error);
 void ab_codec_key_parts_clear (AbKeyParts *parts);
 /* The salt of a row key: its first 4 bytes, big-endian (len >= 4). */
 guint32 ab_codec_key_salt (const guint8 *key);

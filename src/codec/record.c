@@ -42,8 +42,7 @@ append_prop (GArray *props, gint32 code, const AbValue *value, gint64 version)
 }
 
 void
-ab_codec_state_value_add (AbStateValue *sv, gint32 code, const AbValue *value,
-                          gint64 version)
+ab_codec_state_value_add (AbStateValue *sv, gint32 code, const AbValue *value, gint64 version)
 {
   append_prop (sv->props, code, value, version);
 }
@@ -58,8 +57,7 @@ put_ts_cell (GByteArray *out, gint32 code, gint64 ts)
 }
 
 gboolean
-ab_codec_encode_state_value (GByteArray *out, const AbStateValue *sv,
-                             GError **error)
+ab_codec_encode_state_value (GByteArray *out, const AbStateValue *sv, GError **error)
 {
   guint start = out->len;
 
@@ -95,12 +93,12 @@ lift_ts (const AbCodedProp *p, gboolean *has, gint64 *ts)
 
 /* Reads code || value [|| version] at *pos; values must be ASC. */
 static gboolean
-read_cell (const guint8 *buf, gsize len, gsize *pos, gboolean versioned,
-           AbCodedProp *p, GError **error)
+read_cell (const guint8 *buf, gsize len, gsize *pos, gboolean versioned, AbCodedProp *p,
+           GError **error)
 {
   AbOrder order = AB_ORDER_ASC;
-  if (!ab_codec_get_int32 (buf, len, pos, &p->code, error) ||
-      !ab_codec_get_value (buf, len, pos, &p->value, &order, error))
+  if (!ab_codec_get_int32 (buf, len, pos, &p->code, error)
+      || !ab_codec_get_value (buf, len, pos, &p->value, &order, error))
     return FALSE;
   if (order != AB_ORDER_ASC)
     {
@@ -112,8 +110,7 @@ read_cell (const guint8 *buf, gsize len, gsize *pos, gboolean versioned,
 }
 
 static gboolean
-read_active (const guint8 *buf, gsize len, gsize *pos, gboolean *active,
-             GError **error)
+read_active (const guint8 *buf, gsize len, gsize *pos, gboolean *active, GError **error)
 {
   gint8 flag;
   if (!ab_codec_get_int8 (buf, len, pos, &flag, error))
@@ -129,8 +126,7 @@ read_active (const guint8 *buf, gsize len, gsize *pos, gboolean *active,
 }
 
 static gboolean
-decode_state_cells (const guint8 *buf, gsize len, gsize pos, AbStateValue *out,
-                    GError **error)
+decode_state_cells (const guint8 *buf, gsize len, gsize pos, AbStateValue *out, GError **error)
 {
   while (pos < len)
     {
@@ -157,17 +153,16 @@ decode_state_cells (const guint8 *buf, gsize len, gsize pos, AbStateValue *out,
 /* out is initialised here (its previous contents, if any, are released); on
  * failure it is left empty but valid, so the caller's clear is always safe. */
 gboolean
-ab_codec_decode_state_value (const guint8 *buf, gsize len, AbStateValue *out,
-                             GError **error)
+ab_codec_decode_state_value (const guint8 *buf, gsize len, AbStateValue *out, GError **error)
 {
   gsize pos = 0;
 
   if (out->props != NULL)
     ab_codec_state_value_clear (out);
   ab_codec_state_value_init (out);
-  if (!read_active (buf, len, &pos, &out->active, error) ||
-      !ab_codec_get_int64 (buf, len, &pos, &out->version, error) ||
-      !decode_state_cells (buf, len, pos, out, error))
+  if (!read_active (buf, len, &pos, &out->active, error)
+      || !ab_codec_get_int64 (buf, len, &pos, &out->version, error)
+      || !decode_state_cells (buf, len, pos, out, error))
     {
       ab_codec_state_value_clear (out);
       ab_codec_state_value_init (out);
@@ -177,8 +172,8 @@ ab_codec_decode_state_value (const guint8 *buf, gsize len, AbStateValue *out,
 }
 
 gboolean
-ab_codec_encode_index_value (GByteArray *out, gint64 version,
-                             const AbCodedProp *props, guint n, GError **error)
+ab_codec_encode_index_value (GByteArray *out, gint64 version, const AbCodedProp *props, guint n,
+                             GError **error)
 {
   guint start = out->len;
 
@@ -197,8 +192,8 @@ ab_codec_encode_index_value (GByteArray *out, gint64 version,
 
 /* Appends to props; on failure props is restored to its original length. */
 gboolean
-ab_codec_decode_index_value (const guint8 *buf, gsize len, gint64 *version,
-                             GArray *props, GError **error)
+ab_codec_decode_index_value (const guint8 *buf, gsize len, gint64 *version, GArray *props,
+                             GError **error)
 {
   guint had = props->len;
   gsize pos = 0;
@@ -226,8 +221,7 @@ ab_codec_encode_lock_value (GByteArray *out, gint64 now_ms)
 }
 
 gboolean
-ab_codec_decode_lock_value (const guint8 *buf, gsize len, gint64 *ms,
-                            GError **error)
+ab_codec_decode_lock_value (const guint8 *buf, gsize len, gint64 *ms, GError **error)
 {
   gsize pos = 0;
   if (!ab_codec_get_int64 (buf, len, &pos, ms, error))

@@ -7,8 +7,8 @@
 
 typedef struct {
   gint32 code;
-  AbValue value;   /* owned */
-  gint64 version;  /* State values only; 0 in Index values */
+  AbValue value;  /* owned */
+  gint64 version; /* State values only; 0 in Index values */
 } AbCodedProp;
 
 typedef struct {
@@ -24,31 +24,26 @@ typedef struct {
 void ab_codec_state_value_init (AbStateValue *sv);
 void ab_codec_state_value_clear (AbStateValue *sv);
 /* Appends a property (takes a copy of value). */
-void ab_codec_state_value_add (AbStateValue *sv, gint32 code, const AbValue *value,
-                               gint64 version);
+void ab_codec_state_value_add (AbStateValue *sv, gint32 code, const AbValue *value, gint64 version);
 
-gboolean ab_codec_encode_state_value (GByteArray *out, const AbStateValue *sv,
-                                      GError **error);
+gboolean ab_codec_encode_state_value (GByteArray *out, const AbStateValue *sv, GError **error);
 /* Lifts the reserved __InsertTs__/__DeleteTs__ cells into the timestamps.
  * out must be initialised (ab_codec_state_value_init) or zero-filled; its
  * previous contents are released. On failure it is left empty but valid. */
-gboolean ab_codec_decode_state_value (const guint8 *buf, gsize len,
-                                      AbStateValue *out, GError **error);
+gboolean ab_codec_decode_state_value (const guint8 *buf, gsize len, AbStateValue *out,
+                                      GError **error);
 
 /* Index value and cache cell value: version || [code || value]*. */
-gboolean ab_codec_encode_index_value (GByteArray *out, gint64 version,
-                                      const AbCodedProp *props, guint n,
-                                      GError **error);
+gboolean ab_codec_encode_index_value (GByteArray *out, gint64 version, const AbCodedProp *props,
+                                      guint n, GError **error);
 /* props receives AbCodedProp (array with clear func), version into *version. */
-gboolean ab_codec_decode_index_value (const guint8 *buf, gsize len,
-                                      gint64 *version, GArray *props,
+gboolean ab_codec_decode_index_value (const guint8 *buf, gsize len, gint64 *version, GArray *props,
                                       GError **error);
 GArray *ab_codec_coded_prop_array_new (void);
 
 /* Lock value: enc_int64(ms). */
 void ab_codec_encode_lock_value (GByteArray *out, gint64 now_ms);
-gboolean ab_codec_decode_lock_value (const guint8 *buf, gsize len, gint64 *ms,
-                                     GError **error);
+gboolean ab_codec_decode_lock_value (const guint8 *buf, gsize len, gint64 *ms, GError **error);
 
 /* Raw 8-byte big-endian signed (Count rows, group cells). */
 void ab_codec_put_be64 (guint8 out[8], gint64 v);

@@ -82,16 +82,16 @@ kind_rank (const AbValue *v)
 {
   switch (v->kind)
     {
-    case AB_VALUE_NULL: return 0x05;
-    case AB_VALUE_INT8: return 0x29;
-    case AB_VALUE_INT16: return 0x2A;
-    case AB_VALUE_INT32: return 0x2B;
-    case AB_VALUE_INT64: return 0x2C;
-    case AB_VALUE_FLOAT32: return 0x30;
-    case AB_VALUE_FLOAT64: return 0x31;
-    case AB_VALUE_JSON: return 0x32;
-    case AB_VALUE_STRING: return 0x34;
-    case AB_VALUE_BOOL: return v->u.b ? 0x36 : 0x35;
+      case AB_VALUE_NULL: return 0x05;
+      case AB_VALUE_INT8: return 0x29;
+      case AB_VALUE_INT16: return 0x2A;
+      case AB_VALUE_INT32: return 0x2B;
+      case AB_VALUE_INT64: return 0x2C;
+      case AB_VALUE_FLOAT32: return 0x30;
+      case AB_VALUE_FLOAT64: return 0x31;
+      case AB_VALUE_JSON: return 0x32;
+      case AB_VALUE_STRING: return 0x34;
+      case AB_VALUE_BOOL: return v->u.b ? 0x36 : 0x35;
     }
   return 0;
 }
@@ -122,29 +122,27 @@ ab_value_compare (const AbValue *a, const AbValue *b)
     return ra < rb ? -1 : 1;
   switch (a->kind)
     {
-    case AB_VALUE_NULL:
-    case AB_VALUE_BOOL:
-      return 0;
-    case AB_VALUE_INT8:
-    case AB_VALUE_INT16:
-    case AB_VALUE_INT32:
-    case AB_VALUE_INT64:
-      return a->u.i < b->u.i ? -1 : a->u.i > b->u.i;
-    case AB_VALUE_FLOAT32:
-    case AB_VALUE_FLOAT64:
-      {
-        guint64 ka = float_key (a), kb = float_key (b);
-        return ka < kb ? -1 : ka > kb;
-      }
-    case AB_VALUE_STRING:
-    case AB_VALUE_JSON:
-      {
-        gsize n = MIN (a->u.s.len, b->u.s.len);
-        gint c = memcmp (a->u.s.data, b->u.s.data, n);
-        if (c != 0)
-          return c < 0 ? -1 : 1;
-        return a->u.s.len < b->u.s.len ? -1 : a->u.s.len > b->u.s.len;
-      }
+      case AB_VALUE_NULL:
+      case AB_VALUE_BOOL: return 0;
+      case AB_VALUE_INT8:
+      case AB_VALUE_INT16:
+      case AB_VALUE_INT32:
+      case AB_VALUE_INT64: return a->u.i < b->u.i ? -1 : a->u.i > b->u.i;
+      case AB_VALUE_FLOAT32:
+      case AB_VALUE_FLOAT64:
+        {
+          guint64 ka = float_key (a), kb = float_key (b);
+          return ka < kb ? -1 : ka > kb;
+        }
+      case AB_VALUE_STRING:
+      case AB_VALUE_JSON:
+        {
+          gsize n = MIN (a->u.s.len, b->u.s.len);
+          gint c = memcmp (a->u.s.data, b->u.s.data, n);
+          if (c != 0)
+            return c < 0 ? -1 : 1;
+          return a->u.s.len < b->u.s.len ? -1 : a->u.s.len > b->u.s.len;
+        }
     }
   return 0;
 }
@@ -160,22 +158,20 @@ ab_value_to_string (const AbValue *v)
 {
   switch (v->kind)
     {
-    case AB_VALUE_NULL: return g_strdup ("null");
-    case AB_VALUE_BOOL: return g_strdup (v->u.b ? "true" : "false");
-    case AB_VALUE_INT8:
-    case AB_VALUE_INT16:
-    case AB_VALUE_INT32:
-    case AB_VALUE_INT64:
-      return g_strdup_printf ("%" G_GINT64_FORMAT, v->u.i);
-    case AB_VALUE_FLOAT32:
-    case AB_VALUE_FLOAT64:
-      {
-        gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-        return g_strdup (g_ascii_dtostr (buf, sizeof buf, v->u.f));
-      }
-    case AB_VALUE_STRING:
-    case AB_VALUE_JSON:
-      return g_strndup (v->u.s.data, v->u.s.len);
+      case AB_VALUE_NULL: return g_strdup ("null");
+      case AB_VALUE_BOOL: return g_strdup (v->u.b ? "true" : "false");
+      case AB_VALUE_INT8:
+      case AB_VALUE_INT16:
+      case AB_VALUE_INT32:
+      case AB_VALUE_INT64: return g_strdup_printf ("%" G_GINT64_FORMAT, v->u.i);
+      case AB_VALUE_FLOAT32:
+      case AB_VALUE_FLOAT64:
+        {
+          gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+          return g_strdup (g_ascii_dtostr (buf, sizeof buf, v->u.f));
+        }
+      case AB_VALUE_STRING:
+      case AB_VALUE_JSON: return g_strndup (v->u.s.data, v->u.s.len);
     }
   return g_strdup ("");
 }

@@ -21,8 +21,8 @@ typedef struct {
   AbValueKind kind;
   union {
     gboolean b;
-    gint64 i;   /* INT8..INT64, already range-checked for the width */
-    gdouble f;  /* FLOAT32 holds a value exactly representable as float */
+    gint64 i;  /* INT8..INT64, already range-checked for the width */
+    gdouble f; /* FLOAT32 holds a value exactly representable as float */
     struct {
       gchar *data; /* owned, NUL-terminated for convenience */
       gsize len;   /* bytes, excluding the terminator */
@@ -30,7 +30,10 @@ typedef struct {
   } u;
 } AbValue;
 
-#define AB_VALUE_INIT { .kind = AB_VALUE_NULL }
+#define AB_VALUE_INIT     \
+  {                       \
+    .kind = AB_VALUE_NULL \
+  }
 
 void ab_value_clear (AbValue *v);
 void ab_value_copy (AbValue *dst, const AbValue *src); /* dst must be clear */

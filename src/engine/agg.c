@@ -62,11 +62,13 @@ check_ranges (const AbGroup *g, GPtrArray *ranges, GError **error)
       if (pos >= ranges->len)
         return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                                "valid `ranges` for group `%s` cover a prefix of its fields in "
-                               "order; `%s` is out of place", g->name, p->field);
+                               "order; `%s` is out of place",
+                               g->name, p->field);
       if (pos + 1 < ranges->len && p->op != AB_PRED_EQ)
         return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                                "`%s` of group `%s` needs eq: only the last range field may be "
-                               "a range", p->field, g->name);
+                               "a range",
+                               p->field, g->name);
     }
   return TRUE;
 }
@@ -92,8 +94,8 @@ typedef struct {
   const AbGroup *group;
   gsize row_len;
   gint64 now;
-  GArray *out;     /* AbKv: live cells */
-  AbKv pending;    /* TTL: a cell waiting for its sibling */
+  GArray *out;  /* AbKv: live cells */
+  AbKv pending; /* TTL: a cell waiting for its sibling */
 } CellReader;
 
 /* A cell worth returning: an 8-byte count or sum other than zero (a cell
@@ -138,18 +140,19 @@ take_row (CellReader *cr, AbKv *kv)
 
 /* Live cells of [start, stop) until `want` are found or the window ends. */
 static gboolean
-read_cells (CellReader *cr, GByteArray *start, const GByteArray *stop, guint want,
-            GError **error)
+read_cells (CellReader *cr, GByteArray *start, const GByteArray *stop, guint want, GError **error)
 {
   gboolean inclusive = TRUE;
   while (cr->out->len < want)
     {
       guint need = want - cr->out->len;
       guint page = cr->group->ttl > 0 ? 2 * need + 1 : need;
-      AbScanRange range = { .start = start->data, .start_len = start->len,
+      AbScanRange range = { .start = start->data,
+                            .start_len = start->len,
                             .start_inclusive = inclusive,
                             .stop = stop != NULL ? stop->data : NULL,
-                            .stop_len = stop != NULL ? stop->len : 0, .limit = page };
+                            .stop_len = stop != NULL ? stop->len : 0,
+                            .limit = page };
       g_autoptr (GArray) rows = ab_kv_array_new ();
       GError *local = NULL;
       if (!ab_store_scan (cr->engine->store, &range, rows, &local))
@@ -200,7 +203,8 @@ agg_count (AbEngine *engine, const gchar *db, const gchar *table, const AbAggPar
   if (p->ranges != NULL && p->ranges[0] != '\0')
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "`ranges` is not supported for group %s (it has no fields)",
-                           AB_GROUP_COUNT_NAME), NULL;
+                           AB_GROUP_COUNT_NAME),
+           NULL;
   g_autoptr (AbAggResult) r = result_new (0);
   gint64 n;
   if (!ab_engine_count (engine, db, table, p->start, p->direction, &r->start, &n, error))
@@ -216,12 +220,14 @@ find_group (const AbTableDesc *t, const AbAggParams *p, GError **error)
   if (g == NULL)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "group `%s` is not found in label `%s.%s`.",
-                           p->group != NULL ? p->group : "", t->database, t->table), NULL;
+                           p->group != NULL ? p->group : "", t->database, t->table),
+           NULL;
   gboolean out = p->direction == AB_QDIR_OUT;
   if ((g->direction == AB_DIRTYPE_OUT && !out) || (g->direction == AB_DIRTYPE_IN && out))
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "group `%s` is kept for direction %s only", g->name,
-                           ab_dirtype_name (g->direction)), NULL;
+                           ab_dirtype_name (g->direction)),
+           NULL;
   return g;
 }
 
@@ -230,8 +236,8 @@ run_agg (AbEngine *engine, const AbTableDesc *t, const AbGroup *g, const AbAggPa
          GPtrArray *ranges, AbAggResult *r, GError **error)
 {
   GError *local = NULL;
-  g_autoptr (GByteArray) row = ab_engine_group_row (t, g, &r->start, (AbDirection) p->direction,
-                                                    &local);
+  g_autoptr (GByteArray) row
+      = ab_engine_group_row (t, g, &r->start, (AbDirection) p->direction, &local);
   if (row == NULL)
     return ab_engine_propagate (error, local), FALSE;
   AbIndexField *fields = g_new0 (AbIndexField, MAX (g->n_fields, 1));
@@ -248,8 +254,11 @@ run_agg (AbEngine *engine, const AbTableDesc *t, const AbGroup *g, const AbAggPa
     stop = ab_codec_prefix_upper_bound (row->data, row->len);
   guint limit = p->limit < 0 ? AGG_DEFAULT_LIMIT : (guint) p->limit;
   g_autoptr (GArray) cells = ab_kv_array_new ();
-  CellReader cr = { .engine = engine, .group = g, .row_len = row->len,
-                    .now = ab_engine_now_ms (engine), .out = cells };
+  CellReader cr = { .engine = engine,
+                    .group = g,
+                    .row_len = row->len,
+                    .now = ab_engine_now_ms (engine),
+                    .out = cells };
   return read_cells (&cr, start, stop, limit + 1, error)
          && decode_cells (g, row->len, cells, limit, r, error);
 }
@@ -259,8 +268,9 @@ ab_engine_agg (AbEngine *engine, const gchar *db, const gchar *table, const AbAg
                GError **error)
 {
   if (p->limit == 0 || (p->limit > 0 && (guint) p->limit > engine->cfg.max_scan_limit))
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "limit must be between 1 and %u", engine->cfg.max_scan_limit), NULL;
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit must be between 1 and %u",
+                           engine->cfg.max_scan_limit),
+           NULL;
   if (g_strcmp0 (p->group, AB_GROUP_COUNT_NAME) == 0)
     return agg_count (engine, db, table, p, error);
   g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
@@ -275,8 +285,8 @@ ab_engine_agg (AbEngine *engine, const gchar *db, const gchar *table, const AbAg
   if (!ab_query_cast_start (t, p->start, p->direction, &r->start, error))
     return NULL;
   gconstpointer typing[2] = { t, g };
-  g_autoptr (GPtrArray) ranges = ab_predicates_parse_typed (p->ranges, FALSE, "ranges",
-                                                            group_field_type, typing, error);
+  g_autoptr (GPtrArray) ranges
+      = ab_predicates_parse_typed (p->ranges, FALSE, "ranges", group_field_type, typing, error);
   if (ranges == NULL || !check_ranges (g, ranges, error)
       || !run_agg (engine, t, g, p, ranges, r, error))
     return NULL;

@@ -8,8 +8,8 @@
 #include "engine/engine-private.h"
 
 /* Reserved key (byte 4 = 0x00 is never an element header). */
-static const guint8 POSITION_KEY[] = { 0, 0, 0, 0, 0, 'a', 'b', 'w', 'a', 'l', 0, 'a', 'p', 'p',
-                                       'l', 'i', 'e', 'r' };
+static const guint8 POSITION_KEY[]
+    = { 0, 0, 0, 0, 0, 'a', 'b', 'w', 'a', 'l', 0, 'a', 'p', 'p', 'l', 'i', 'e', 'r' };
 #define LAG_SAMPLES 1024
 
 typedef struct _AbApplier {
@@ -17,11 +17,11 @@ typedef struct _AbApplier {
   GThread *thread;
   atomic_int stop;
   AbSinkReader *reader;
-  GMutex mu;                  /* guards below */
+  GMutex mu; /* guards below */
   GCond cond;
-  guint64 idle_rounds;        /* empty reads so far (drain waits on it) */
+  guint64 idle_rounds; /* empty reads so far (drain waits on it) */
   atomic_uint_fast64_t applied, skipped, failed;
-  gint64 lags[LAG_SAMPLES];   /* ms, ring buffer */
+  gint64 lags[LAG_SAMPLES]; /* ms, ring buffer */
   guint n_lags, next_lag;
 } AbApplier;
 
@@ -71,7 +71,8 @@ mutation_of (JsonObject *rec, gboolean *multi)
       JsonNode *v = json_object_get_member (edge, ends[i][0]);
       /* Multi-edge WAL records write "0" for an endpoint the event lacked. */
       gboolean absent = *multi && strcmp (op, "INSERT") != 0 && v != NULL
-                        && JSON_NODE_HOLDS_VALUE (v) && json_node_get_value_type (v) == G_TYPE_STRING
+                        && JSON_NODE_HOLDS_VALUE (v)
+                        && json_node_get_value_type (v) == G_TYPE_STRING
                         && strcmp (json_node_get_string (v), "0") == 0;
       if (v != NULL && !absent)
         json_object_set_member (e, ends[i][1], json_node_copy (v));
@@ -80,7 +81,8 @@ mutation_of (JsonObject *rec, gboolean *multi)
   g_autoptr (GList) names = props != NULL ? json_object_get_members (props) : NULL;
   for (GList *l = names; l != NULL; l = l->next)
     if (strcmp (l->data, "_id") != 0)
-      json_object_set_member (copy, l->data, json_node_copy (json_object_get_member (props, l->data)));
+      json_object_set_member (copy, l->data,
+                              json_node_copy (json_object_get_member (props, l->data)));
   json_object_set_object_member (e, "properties", copy);
   JsonObject *m = json_object_new ();
   json_object_set_string_member (m, "type", op);
@@ -131,7 +133,8 @@ collect (AbApplier *a, GPtrArray *entries)
       JsonObject *rec = n != NULL && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
       gboolean multi = FALSE;
       JsonNode *m = rec != NULL && wants_apply (rec) ? mutation_of (rec, &multi) : NULL;
-      const gchar *label = rec != NULL ? json_object_get_string_member_with_default (rec, "label", NULL) : NULL;
+      const gchar *label
+          = rec != NULL ? json_object_get_string_member_with_default (rec, "label", NULL) : NULL;
       if (m == NULL || label == NULL)
         {
           if (m != NULL)
@@ -177,8 +180,8 @@ apply_batch (AbApplier *a, LabelBatch *b)
   if (results == NULL)
     {
       /* The table is gone or the record is malformed: retrying cannot help. */
-      g_warning ("applier skips %u record(s) of %s: %s", json_array_get_length (b->items),
-                 b->label, error->message);
+      g_warning ("applier skips %u record(s) of %s: %s", json_array_get_length (b->items), b->label,
+                 error->message);
       atomic_fetch_add (&a->skipped, json_array_get_length (b->items));
       return TRUE;
     }
@@ -246,7 +249,8 @@ run (gpointer data)
       g_usleep (G_USEC_PER_SEC / 10);
   while (!atomic_load (&a->stop))
     {
-      g_autoptr (GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_entry_free);
+      g_autoptr (GPtrArray) entries
+          = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_entry_free);
       g_autoptr (GError) error = NULL;
       if (!ab_sink_read (a->reader, 512, 100, entries, &error))
         {
@@ -329,7 +333,8 @@ ab_engine_applier_metrics (AbEngine *engine, GString *out)
   memcpy (sorted, a->lags, sizeof (gint64) * n);
   g_mutex_unlock (&a->mu);
   qsort (sorted, n, sizeof (gint64), cmp_i64);
-  g_string_append_printf (out,
+  g_string_append_printf (
+      out,
       "# HELP actionbase_applier_records_total WAL records handled by the async applier.\n"
       "# TYPE actionbase_applier_records_total counter\n"
       "actionbase_applier_records_total{outcome=\"applied\"} %" G_GSSIZE_FORMAT "\n"
@@ -339,8 +344,7 @@ ab_engine_applier_metrics (AbEngine *engine, GString *out)
       "# TYPE actionbase_applier_lag_ms summary\n"
       "actionbase_applier_lag_ms{quantile=\"0.5\"} %" G_GINT64_FORMAT "\n"
       "actionbase_applier_lag_ms{quantile=\"0.99\"} %" G_GINT64_FORMAT "\n",
-      (gssize) atomic_load (&a->applied),
-      (gssize) atomic_load (&a->skipped),
-      (gssize) atomic_load (&a->failed),
-      n ? sorted[n / 2] : 0, n ? sorted[MIN (n - 1, n * 99 / 100)] : 0);
+      (gssize) atomic_load (&a->applied), (gssize) atomic_load (&a->skipped),
+      (gssize) atomic_load (&a->failed), n ? sorted[n / 2] : 0,
+      n ? sorted[MIN (n - 1, n * 99 / 100)] : 0);
 }

@@ -21,12 +21,12 @@ typedef struct {
   AbKeyGroup *group;
   AbKeyResult *result;
   GBytes *lock_key;
-  GBytes *token;        /* our lock value while held */
+  GBytes *token; /* our lock value while held */
   guint lock_attempts;
   GBytes *state_key;
-  AbBatch *batch;       /* this key's rows */
+  AbBatch *batch; /* this key's rows */
   GError *error;
-  gboolean has_states;  /* before/after below are set (for CDC) */
+  gboolean has_states; /* before/after below are set (for CDC) */
   AbState before;
   AbState after;
 } KeyWork;
@@ -46,7 +46,8 @@ key_fits (KeyWork *w, GBytes *key, const gchar *what)
   if (w->error == NULL)
     ab_engine_fail (&w->error, AB_ENGINE_ERROR_BAD_REQUEST,
                     "source or target too long: the edge's %s key would be %" G_GSIZE_FORMAT
-                    " bytes, over this store's limit of %" G_GSIZE_FORMAT " bytes", what, len, max);
+                    " bytes, over this store's limit of %" G_GSIZE_FORMAT " bytes",
+                    what, len, max);
   return FALSE;
 }
 
@@ -94,8 +95,8 @@ plan_key (KeyWork *w, GBytes *stored)
   if (!ab_state_check_valid (t->schema, after, &w->error))
     return w->insert_merge ? AB_STATUS_INVALID : AB_STATUS_ERROR;
   w->batch = ab_batch_new ();
-  AbKeyStatus status = ab_engine_plan (t, &g->source, &g->target, before, after, w->batch,
-                                       &w->error);
+  AbKeyStatus status
+      = ab_engine_plan (t, &g->source, &g->target, before, after, w->batch, &w->error);
   if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
     keep_index_puts (w->batch);
   for (guint i = 0; status != AB_STATUS_ERROR && i < w->batch->items->len; i++)
@@ -189,9 +190,8 @@ read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBat
       if (w->error != NULL)
         w->result->status = AB_STATUS_ERROR;
       else
-        w->result->status = plan_key (w, row_of[i] >= 0
-                                             ? g_array_index (rows, AbKv, row_of[i]).value
-                                             : NULL);
+        w->result->status
+            = plan_key (w, row_of[i] >= 0 ? g_array_index (rows, AbKv, row_of[i]).value : NULL);
     }
   g_clear_error (&read_error);
   g_free (row_of);
@@ -338,7 +338,8 @@ emit_cdc (AbEngine *engine, const AbWalContext *ctx, KeyWork *works, guint n)
 {
   if (ab_sink_is_none (engine->cdc) || ctx->table->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
     return;
-  g_autoptr (GPtrArray) records = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_record_free);
+  g_autoptr (GPtrArray) records
+      = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_record_free);
   for (guint i = 0; i < n; i++)
     {
       KeyWork *w = &works[i];
@@ -380,12 +381,12 @@ struct _ApplyJob {
   const AbWalContext *ctx;
   KeyWork *works;
   guint n;
-  const AbBatch *written;       /* the rows committed (for cache upkeep and context) */
-  AbApplyDone done;             /* asynchronous callers */
+  const AbBatch *written; /* the rows committed (for cache upkeep and context) */
+  AbApplyDone done;       /* asynchronous callers */
   gpointer user;
-  atomic_int locks_pending;          /* waves: keys whose lock is not settled yet */
-  atomic_int unlocks_pending;        /* waves: held locks not released yet */
-  GError *write_error;          /* waves: the data batch's failure */
+  atomic_int locks_pending;   /* waves: keys whose lock is not settled yet */
+  atomic_int unlocks_pending; /* waves: held locks not released yet */
+  GError *write_error;        /* waves: the data batch's failure */
 };
 
 static ApplyJob *
@@ -401,7 +402,10 @@ job_new (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GArray *r
   for (guint i = 0; i < job->n; i++)
     {
       KeyWork *w = &job->works[i];
-      *w = (KeyWork){ .engine = engine, .job = job, .table = t, .opts = ctx->opts,
+      *w = (KeyWork){ .engine = engine,
+                      .job = job,
+                      .table = t,
+                      .opts = ctx->opts,
                       .insert_merge = merge,
                       .group = groups->pdata[i],
                       .result = &g_array_index (results, AbKeyResult, i) };
@@ -537,8 +541,16 @@ unlock_step (gpointer item)
     waves_done (w->job);
 }
 
-static gboolean needs_lock (const KeyWork *w) { return w->lock_key != NULL; }
-static gboolean holds_lock (const KeyWork *w) { return w->token != NULL; }
+static gboolean
+needs_lock (const KeyWork *w)
+{
+  return w->lock_key != NULL;
+}
+static gboolean
+holds_lock (const KeyWork *w)
+{
+  return w->token != NULL;
+}
 
 static void
 after_locks (ApplyJob *job)
@@ -550,8 +562,8 @@ after_locks (ApplyJob *job)
   read_and_plan (engine, engine->store, works, n, NULL);
   g_autoptr (AbBatch) all = ab_batch_new ();
   gboolean planned = combine (engine, engine->store, t, works, n, all, &job->write_error);
-  gboolean released = planned && ab_store_batch_is_atomic (engine->store)
-                      && release_in (all, works, n);
+  gboolean released
+      = planned && ab_store_batch_is_atomic (engine->store) && release_in (all, works, n);
   if (planned && ab_batch_len (all) > 0 && ab_store_batch (engine->store, all, &job->write_error))
     {
       ab_engine_cache_note (engine, t, all);

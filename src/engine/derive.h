@@ -14,16 +14,16 @@ AbStore *ab_engine_store (AbEngine *engine);
 
 /* Directed endpoints of a state for an index/count row (multi-edge aware):
  * fills borrowed pointers to values inside key/state. FALSE if absent. */
-gboolean ab_engine_directed (const AbTableDesc *t, const AbValue *source,
-                             const AbValue *target, const AbState *st, AbDirection dir,
-                             const AbValue **dsrc, const AbValue **dtgt);
+gboolean ab_engine_directed (const AbTableDesc *t, const AbValue *source, const AbValue *target,
+                             const AbState *st, AbDirection dir, const AbValue **dsrc,
+                             const AbValue **dtgt);
 /* Directions a table maintains: fills dirs[0..n). */
 guint ab_engine_directions (const AbTableDesc *t, AbDirection dirs[2]);
 
 /* Index row key and value for an active state (NULL key when not indexable). */
-GByteArray *ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx,
-                                 const AbValue *source, const AbValue *target,
-                                 const AbState *st, AbDirection dir, GError **error);
+GByteArray *ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const AbValue *source,
+                                 const AbValue *target, const AbState *st, AbDirection dir,
+                                 GError **error);
 gboolean ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out,
                                 GError **error);
 
@@ -39,14 +39,14 @@ void ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token);
 
 /* One derived cell: group cells carry a delta, cache cells a value. */
 typedef struct {
-  GBytes *key;     /* row || qualifier */
-  gint64 delta;    /* group cells */
-  GBytes *value;   /* cache cells: ab_engine_index_value of the state */
-  const AbGroup *group;  /* the definition it came from (one is set) */
+  GBytes *key;          /* row || qualifier */
+  gint64 delta;         /* group cells */
+  GBytes *value;        /* cache cells: ab_engine_index_value of the state */
+  const AbGroup *group; /* the definition it came from (one is set) */
   const AbCache *cache;
 } AbWideCell;
 
-GArray *ab_wide_cell_array_new (void);   /* AbWideCell with clear func */
+GArray *ab_wide_cell_array_new (void); /* AbWideCell with clear func */
 
 /* The group cells an active state contributes, each with sign x (1 for COUNT,
  * the valueField cast to long for SUM), zero contributions skipped; groups

@@ -13,36 +13,36 @@ typedef struct _AbDocItem AbDocItem;
 /* Where an item's start (or GET target) vertices come from. */
 typedef struct {
   AbVertexKind kind;
-  GArray *values;     /* VALUE: AbValue, as the JSON gave them */
-  gchar *ref;         /* REF: the name of an earlier item */
-  gchar *field;       /* REF, STEP: the column holding the vertices */
-  AbDocItem *step;    /* STEP: an item run in place */
+  GArray *values;  /* VALUE: AbValue, as the JSON gave them */
+  gchar *ref;      /* REF: the name of an earlier item */
+  gchar *field;    /* REF, STEP: the column holding the vertices */
+  AbDocItem *step; /* STEP: an item run in place */
 } AbDocVertex;
 
 typedef enum { AB_POST_JSON_OBJECT, AB_POST_SPLIT_EXPLODE } AbPostKind;
 
 typedef struct {
-  gchar *path;        /* "a.b": members of nested objects */
-  gchar *alias;       /* the new column */
+  gchar *path;  /* "a.b": members of nested objects */
+  gchar *alias; /* the new column */
 } AbJsonPath;
 
 typedef struct {
   AbPostKind kind;
-  gchar *field;       /* the column read */
-  gboolean drop;      /* remove it afterwards (default TRUE) */
-  GArray *paths;      /* JSON_OBJECT: AbJsonPath */
-  GRegex *regex;      /* SPLIT_EXPLODE */
-  gint limit;         /* SPLIT_EXPLODE: at most this many pieces, <= 0 all */
-  gchar *alias;       /* SPLIT_EXPLODE: the new column */
-  AbType type;        /* SPLIT_EXPLODE: each piece is cast to it */
+  gchar *field;  /* the column read */
+  gboolean drop; /* remove it afterwards (default TRUE) */
+  GArray *paths; /* JSON_OBJECT: AbJsonPath */
+  GRegex *regex; /* SPLIT_EXPLODE */
+  gint limit;    /* SPLIT_EXPLODE: at most this many pieces, <= 0 all */
+  gchar *alias;  /* SPLIT_EXPLODE: the new column */
+  AbType type;   /* SPLIT_EXPLODE: each piece is cast to it */
 } AbPostProc;
 
 typedef enum { AB_AGGR_FLATTEN, AB_AGGR_COUNT, AB_AGGR_SUM } AbAggrKind;
 
 typedef struct {
   AbAggrKind kind;
-  gchar **keys;       /* COUNT: the one grouped column; SUM: the key columns */
-  gchar *value;       /* SUM: the summed column */
+  gchar **keys; /* COUNT: the one grouped column; SUM: the key columns */
+  gchar *value; /* SUM: the summed column */
   gboolean desc;
   guint limit;
 } AbAggregator;
@@ -53,17 +53,17 @@ struct _AbDocItem {
   gchar *database;
   gchar *table;
   AbDocVertex source;
-  AbDocVertex target;       /* GET */
+  AbDocVertex target;         /* GET */
   AbQueryDirection direction; /* COUNT, SCAN, CACHE */
-  gchar *index;             /* SCAN */
-  gchar *cache;             /* CACHE */
-  gint limit;               /* SCAN, CACHE; < 0 = the default */
-  gchar *offset;            /* SCAN, CACHE */
-  gchar *ranges;            /* SCAN, CACHE */
+  gchar *index;               /* SCAN */
+  gchar *cache;               /* CACHE */
+  gint limit;                 /* SCAN, CACHE; < 0 = the default */
+  gchar *offset;              /* SCAN, CACHE */
+  gchar *ranges;              /* SCAN, CACHE */
   gboolean include;
   gboolean memoize;
-  GPtrArray *post;          /* AbPostProc* */
-  GPtrArray *aggs;          /* AbAggregator* */
+  GPtrArray *post; /* AbPostProc* */
+  GPtrArray *aggs; /* AbAggregator* */
 };
 
 void ab_doc_item_free (AbDocItem *item);

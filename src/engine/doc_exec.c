@@ -21,8 +21,8 @@ times (guint64 a, guint64 b)
   return b != 0 && a > (UNBOUNDED - 1) / b ? UNBOUNDED - 1 : a * b;
 }
 
-static gboolean
-item_fail (const AbDocItem *it, GError **error, const gchar *fmt, ...) G_GNUC_PRINTF (3, 4);
+static gboolean item_fail (const AbDocItem *it, GError **error, const gchar *fmt, ...)
+    G_GNUC_PRINTF (3, 4);
 
 static gboolean
 item_fail (const AbDocItem *it, GError **error, const gchar *fmt, ...)
@@ -47,10 +47,12 @@ item_table (AbEngine *engine, const AbDocItem *it, const AbCache **cache, guint 
   AbTableKind kind = t->schema->kind;
   if (kind == AB_TABLE_IMMUTABLE_EDGE && it->kind != AB_ITEM_SCAN)
     return item_fail (it, error, "%s.%s is an immutable table: only SCAN reads it", it->database,
-                      it->table), NULL;
+                      it->table),
+           NULL;
   if (it->kind == AB_ITEM_GET && kind != AB_TABLE_EDGE)
     return item_fail (it, error, "GET reads edge tables; %s.%s is a %s table (use SELF)",
-                      it->database, it->table, ab_table_kind_name (kind)), NULL;
+                      it->database, it->table, ab_table_kind_name (kind)),
+           NULL;
   if ((it->kind == AB_ITEM_SCAN || it->kind == AB_ITEM_CACHE || it->kind == AB_ITEM_COUNT)
       && kind == AB_TABLE_VERTEX)
     return item_fail (it, error, "%s.%s is a vertex table (use SELF)", it->database, it->table),
@@ -66,7 +68,8 @@ item_table (AbEngine *engine, const AbDocItem *it, const AbCache **cache, guint 
   else if (it->kind == AB_ITEM_SCAN && ab_schema_index (t->schema, it->index) == NULL)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "index `%s` is not found in label `%s.%s`.", it->index, it->database,
-                           it->table), NULL;
+                           it->table),
+           NULL;
   *limit = it->limit < 0 ? max : (guint) it->limit;
   if ((it->kind == AB_ITEM_SCAN || it->kind == AB_ITEM_CACHE) && (*limit < 1 || *limit > max))
     return item_fail (it, error, "limit must be between 1 and %u", max), NULL;
@@ -77,7 +80,7 @@ item_table (AbEngine *engine, const AbDocItem *it, const AbCache **cache, guint 
 
 typedef struct {
   AbEngine *engine;
-  GHashTable *bounds;   /* top-level item name -> guint64* rows at most */
+  GHashTable *bounds; /* top-level item name -> guint64* rows at most */
 } Plan;
 
 static gboolean plan_item (Plan *pl, const AbDocItem *it, guint64 *rows, GError **error);
@@ -90,8 +93,7 @@ plan_vertex (Plan *pl, const AbDocItem *it, const AbDocVertex *v, guint64 *n, GE
     {
       *n = v->values->len;
       if (*n > c->max_hop_starts)
-        return item_fail (it, error, "too many values: %u > %u", v->values->len,
-                          c->max_hop_starts);
+        return item_fail (it, error, "too many values: %u > %u", v->values->len, c->max_hop_starts);
       return TRUE;
     }
   if (v->kind == AB_VERTEX_STEP)
@@ -108,13 +110,15 @@ check_fanout (const Plan *pl, const AbDocItem *it, guint64 starts, guint limit, 
 {
   const AbEngineConfig *c = &pl->engine->cfg;
   if (starts != UNBOUNDED && starts > c->max_hop_nodes)
-    return item_fail (it, error, "fan-out too large: up to %" G_GUINT64_FORMAT
-                      " start vertices > %u", starts, c->max_hop_nodes);
+    return item_fail (it, error,
+                      "fan-out too large: up to %" G_GUINT64_FORMAT " start vertices > %u", starts,
+                      c->max_hop_nodes);
   guint64 edges = times (starts, limit);
   if (edges != UNBOUNDED && edges > c->max_hop_edges)
-    return item_fail (it, error, "fan-out too large: up to %" G_GUINT64_FORMAT " vertices x "
-                      "limit %u = %" G_GUINT64_FORMAT " rows > %u", starts, limit, edges,
-                      c->max_hop_edges);
+    return item_fail (it, error,
+                      "fan-out too large: up to %" G_GUINT64_FORMAT " vertices x "
+                      "limit %u = %" G_GUINT64_FORMAT " rows > %u",
+                      starts, limit, edges, c->max_hop_edges);
   return TRUE;
 }
 
@@ -172,15 +176,15 @@ plan (AbEngine *engine, GPtrArray *items, GError **error)
 
 typedef struct {
   AbEngine *engine;
-  GHashTable *done;     /* top-level item name -> AbRows* */
+  GHashTable *done; /* top-level item name -> AbRows* */
 } Run;
 
 static AbRows *run_item (Run *r, const AbDocItem *it, GError **error);
 
 /* The distinct non-null values of a column of rows, or a 400 naming it. */
 static GArray *
-column_values (Run *r, const AbDocItem *it, const AbRows *rows, const gchar *of,
-               const gchar *field, GError **error)
+column_values (Run *r, const AbDocItem *it, const AbRows *rows, const gchar *of, const gchar *field,
+               GError **error)
 {
   gint col = ab_rows_column (rows, field);
   if (col < 0)
@@ -190,7 +194,8 @@ column_values (Run *r, const AbDocItem *it, const AbRows *rows, const gchar *of,
         g_string_append_printf (cols, "%s%s", c > 0 ? ", " : "",
                                 (const gchar *) rows->columns->pdata[c]);
       return item_fail (it, error, "`%s` is not a column of `%s` (columns: %s)", field, of,
-                        cols->str), NULL;
+                        cols->str),
+             NULL;
     }
   GArray *vals = ab_rows_distinct (rows, (guint) col);
   if (vals->len > r->engine->cfg.max_hop_nodes)
@@ -299,8 +304,9 @@ read_states (Run *r, const AbTableDesc *t, GArray *srcs, GArray *tgts, GError **
       {
         g_ptr_array_add (ps, &g_array_index (srcs, AbValue, i));
         g_ptr_array_add (pt, tgts != NULL ? &g_array_index (tgts, AbValue, j)
-                             : t->schema->kind == AB_TABLE_VERTEX ? &dash
-                             : &g_array_index (srcs, AbValue, i));
+                             : t->schema->kind == AB_TABLE_VERTEX
+                                 ? &dash
+                                 : &g_array_index (srcs, AbValue, i));
       }
   g_autoptr (AbEdgeFrame) f = ab_edge_frame_new ();
   gboolean ok = ab_query_fetch_states (r->engine, t, ps, pt, f, error);
@@ -338,7 +344,8 @@ read_counts (Run *r, const AbDocItem *it, const AbTableDesc *t, GArray *srcs, GE
       ab_value_copy (&g_array_index (row, AbValue, 0), &g_array_index (srcs, AbValue, i));
       ab_value_set_int (&g_array_index (row, AbValue, 1), AB_VALUE_INT64,
                         v != NULL && g_bytes_get_size (v) == 8
-                            ? (gint64) ab_codec_get_be64 (g_bytes_get_data (v, NULL)) : 0);
+                            ? (gint64) ab_codec_get_be64 (g_bytes_get_data (v, NULL))
+                            : 0);
       ab_value_set_string (&g_array_index (row, AbValue, 2), AB_VALUE_STRING, d, strlen (d));
     }
   return rows;
@@ -349,8 +356,13 @@ static AbRows *
 read_windows (Run *r, const AbDocItem *it, AbTableDesc *t, const AbCache *cache, guint limit,
               GArray *srcs, GError **error)
 {
-  AbHopPlan hp = { .t = t, .cache = cache, .index = it->index, .dir = it->direction,
-                   .limit = limit, .ranges = it->ranges, .offset = it->offset };
+  AbHopPlan hp = { .t = t,
+                   .cache = cache,
+                   .index = it->index,
+                   .dir = it->direction,
+                   .limit = limit,
+                   .ranges = it->ranges,
+                   .offset = it->offset };
   GError *local = NULL;
   AbHopRead *reads = ab_hop_read_all (r->engine, &hp, srcs, TRUE, &local);
   AbRows *rows = local == NULL ? edge_rows (t) : NULL;
@@ -384,9 +396,9 @@ read_item (Run *r, const AbDocItem *it, GError **error)
   AbType type = (window || it->kind == AB_ITEM_COUNT) && it->direction == AB_QDIR_IN
                     ? s->target_type
                 : it->kind == AB_ITEM_SELF && s->kind == AB_TABLE_MULTI_EDGE ? s->id_type
-                : s->source_type;
-  g_autoptr (GArray) srcs = cast_all (it, starts, type, "source",
-                                      it->source.kind == AB_VERTEX_VALUE, error);
+                                                                             : s->source_type;
+  g_autoptr (GArray) srcs
+      = cast_all (it, starts, type, "source", it->source.kind == AB_VERTEX_VALUE, error);
   if (srcs == NULL)
     return NULL;
   if (window)
@@ -403,7 +415,8 @@ read_item (Run *r, const AbDocItem *it, GError **error)
     return NULL;
   if ((guint64) srcs->len * tgts->len > r->engine->cfg.max_hop_nodes)
     return item_fail (it, error, "fan-out too large: %u sources x %u targets > %u", srcs->len,
-                      tgts->len, r->engine->cfg.max_hop_nodes), NULL;
+                      tgts->len, r->engine->cfg.max_hop_nodes),
+           NULL;
   return read_states (r, t, srcs, tgts, error);
 }
 
@@ -421,7 +434,8 @@ run_item (Run *r, const AbDocItem *it, GError **error)
         return NULL;
       if (rows->rows->len > r->engine->cfg.max_hop_edges)
         return item_fail (it, error, "too many rows after %s: %u > %u", "SPLIT_EXPLODE",
-                          rows->rows->len, r->engine->cfg.max_hop_edges), NULL;
+                          rows->rows->len, r->engine->cfg.max_hop_edges),
+               NULL;
     }
   for (guint i = 0; i < it->aggs->len; i++)
     if (!ab_rows_aggregate (&rows, it->aggs->pdata[i], error))
@@ -436,8 +450,8 @@ ab_engine_query_doc (AbEngine *engine, JsonNode *body, GError **error)
   g_autoptr (GPtrArray) items = ab_doc_parse (body, error);
   if (items == NULL || !plan (engine, items, error))
     return NULL;
-  Run r = { engine, g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                           (GDestroyNotify) ab_rows_free) };
+  Run r = { engine,
+            g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) ab_rows_free) };
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_rows_free);
   for (guint i = 0; out != NULL && i < items->len; i++)
     {

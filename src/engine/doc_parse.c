@@ -6,8 +6,8 @@
 #include "engine/engine-private.h"
 #include "model/json_get.h"
 
-#define DOC_MAX_ITEMS 64  /* items in a document, nested STEP items included */
-#define DOC_MAX_DEPTH 8   /* STEP items inside STEP items */
+#define DOC_MAX_ITEMS 64 /* items in a document, nested STEP items included */
+#define DOC_MAX_DEPTH 8  /* STEP items inside STEP items */
 #define SCAN_DEFAULT_LIMIT 10
 
 typedef struct {
@@ -119,8 +119,8 @@ scalar_value (JsonNode *n, const gchar *path, AbValue *out, GError **error)
 }
 
 static gboolean
-parse_vertex (JsonObject *parent, const gchar *ppath, const gchar *member, guint depth,
-              Budget *b, AbDocVertex *v, GError **error)
+parse_vertex (JsonObject *parent, const gchar *ppath, const gchar *member, guint depth, Budget *b,
+              AbDocVertex *v, GError **error)
 {
   static const gchar *const kinds[] = { "VALUE", "REF", "STEP" };
   JsonObject *o;
@@ -230,8 +230,8 @@ typedef gboolean (*ParseOne) (JsonObject *o, const gchar *path, GPtrArray *out, 
 
 /* An optional array member of objects, each parsed by one() into out. */
 static gboolean
-parse_list (JsonObject *item, const gchar *ipath, const gchar *member, ParseOne one,
-            GPtrArray *out, GError **error)
+parse_list (JsonObject *item, const gchar *ipath, const gchar *member, ParseOne one, GPtrArray *out,
+            GError **error)
 {
   JsonArray *a;
   g_autofree gchar *path = ab_model_json_path (ipath, member);
@@ -367,7 +367,8 @@ parse_item (JsonObject *o, const gchar *path, guint depth, Budget *b, AbDocItem 
 {
   static const gchar *const kinds[] = { "SELF", "GET", "COUNT", "SCAN", "CACHE" };
   if (++b->items > DOC_MAX_ITEMS)
-    return ab_model_invalid (error, "a query has at most %u items, STEP items included.", DOC_MAX_ITEMS);
+    return ab_model_invalid (error, "a query has at most %u items, STEP items included.",
+                             DOC_MAX_ITEMS);
   g_autoptr (AbDocItem) it = g_new0 (AbDocItem, 1);
   it->post = g_ptr_array_new_with_free_func ((GDestroyNotify) post_free);
   it->aggs = g_ptr_array_new_with_free_func ((GDestroyNotify) aggregator_free);
@@ -376,7 +377,7 @@ parse_item (JsonObject *o, const gchar *path, guint depth, Budget *b, AbDocItem 
   if (!enum_member (o, path, "type", kinds, G_N_ELEMENTS (kinds), &kind, error))
     return FALSE;
   it->kind = (AbItemKind) kind;
-  if ( !ab_model_json_string (o, path, "name", FALSE, NULL, &it->name, error)
+  if (!ab_model_json_string (o, path, "name", FALSE, NULL, &it->name, error)
       || !ab_model_json_string (o, path, "database", TRUE, NULL, &it->database, error)
       || !ab_model_json_string (o, path, "table", TRUE, NULL, &it->table, error)
       || !parse_vertex (o, path, "source", depth, b, &it->source, error)
@@ -395,8 +396,8 @@ parse_item (JsonObject *o, const gchar *path, guint depth, Budget *b, AbDocItem 
 static gboolean
 parse_stats (JsonObject *body, GError **error)
 {
-  static const gchar *const keys[] = { "WITH_ALL", "SRC_DEGREE", "TGT_DEGREE", "EDGE_ID",
-                                       "OFFSET", "IGNORE_PHASE", "INVALIDATE_CACHE" };
+  static const gchar *const keys[] = { "WITH_ALL", "SRC_DEGREE",   "TGT_DEGREE",      "EDGE_ID",
+                                       "OFFSET",   "IGNORE_PHASE", "INVALIDATE_CACHE" };
   JsonArray *a;
   if (!ab_model_json_array (body, NULL, "stats", FALSE, &a, error))
     return FALSE;
@@ -408,8 +409,10 @@ parse_stats (JsonObject *body, GError **error)
         known = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
                 && g_str_equal (json_node_get_string (n), keys[k]);
       if (!known)
-        return ab_model_invalid (error, "'stats[%u]' must be one of WITH_ALL, SRC_DEGREE, TGT_DEGREE, "
-                        "EDGE_ID, OFFSET, IGNORE_PHASE, INVALIDATE_CACHE.", i);
+        return ab_model_invalid (error,
+                                 "'stats[%u]' must be one of WITH_ALL, SRC_DEGREE, TGT_DEGREE, "
+                                 "EDGE_ID, OFFSET, IGNORE_PHASE, INVALIDATE_CACHE.",
+                                 i);
     }
   return TRUE;
 }

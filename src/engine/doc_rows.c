@@ -220,8 +220,8 @@ post_split (AbRows **r, const AbPostProc *p, gint col, GError **error)
       const AbValue *v = &g_array_index (src, AbValue, col);
       if (v->kind != AB_VALUE_STRING || v->u.s.len == 0)
         continue; /* upstream: only non-empty text explodes */
-      g_auto (GStrv) pieces = g_regex_split_full (p->regex, v->u.s.data, (gssize) v->u.s.len, 0,
-                                                  0, p->limit, NULL);
+      g_auto (GStrv) pieces
+          = g_regex_split_full (p->regex, v->u.s.data, (gssize) v->u.s.len, 0, 0, p->limit, NULL);
       for (guint k = 0; pieces != NULL && pieces[k] != NULL; k++)
         {
           if (pieces[k][0] == '\0')
@@ -255,9 +255,9 @@ ab_rows_post (AbRows **r, const AbPostProc *p, GError **error)
 /* ---- aggregators ---- */
 
 typedef struct {
-  guint first_row;  /* the group's first row: its key values */
-  gdouble value;    /* count or sum */
-  guint seen;       /* first-seen order, the tie-break */
+  guint first_row; /* the group's first row: its key values */
+  gdouble value;   /* count or sum */
+  guint seen;      /* first-seen order, the tie-break */
 } Group;
 
 static gint
@@ -306,7 +306,8 @@ group_rows (const AbRows *in, const gint *keys, guint n_keys, gint value_col, GE
               g_array_unref (groups);
               return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                                      "SUM: `%s` of row %u is not a number.",
-                                     (const gchar *) in->columns->pdata[value_col], i), NULL;
+                                     (const gchar *) in->columns->pdata[value_col], i),
+                     NULL;
             }
         }
       gpointer at;

@@ -22,14 +22,14 @@ struct _AbEngine {
   atomic_long statuses[AB_STATUS_INVALID + 1]; /* mutation results, atomically added */
   AbSink *wal;
   AbSink *cdc;
-  struct _AbApplier *applier;  /* NULL unless the async applier runs */
+  struct _AbApplier *applier; /* NULL unless the async applier runs */
   gchar *owned_wal_uri, *owned_cdc_uri, *owned_phase, *owned_tenant, *owned_async_refused;
-  struct _AbMaint *maint;      /* cache rows to trim, the maintenance thread (prune.c) */
+  struct _AbMaint *maint; /* cache rows to trim, the maintenance thread (prune.c) */
 };
 
 /* Errors helpers: set AB_ENGINE_ERROR with a printf message. */
 gboolean ab_engine_fail (GError **error, AbEngineError code, const gchar *fmt, ...)
-  G_GNUC_PRINTF (3, 4);
+    G_GNUC_PRINTF (3, 4);
 /* Converts catalog/store/model errors into engine errors (keeps the text). */
 void ab_engine_propagate (GError **dst, GError *src);
 
@@ -56,9 +56,9 @@ guint ab_engine_lock_backoff_ms (AbEngine *engine);
 /* (ab_engine_lock, the same with the retries slept through: derive.h) */
 
 /* Records of one key: from before/after states into a batch; returns status. */
-AbKeyStatus ab_engine_plan (const AbTableDesc *t, const AbValue *source,
-                            const AbValue *target, const AbState *before,
-                            const AbState *after, AbBatch *batch, GError **error);
+AbKeyStatus ab_engine_plan (const AbTableDesc *t, const AbValue *source, const AbValue *target,
+                            const AbState *before, const AbState *after, AbBatch *batch,
+                            GError **error);
 
 /* The configured clock (cfg.now_ms), else real time: ms since the epoch. */
 gint64 ab_engine_now_ms (AbEngine *engine);
@@ -76,34 +76,33 @@ void ab_engine_key_pool_push_after (AbEngine *engine, guint delay_ms, void (*fn)
 /* Parsing of mutation bodies into events (events.c). One key group per
  * distinct (source, target) or id, events in request order. */
 typedef struct {
-  AbValue source;       /* multi-edge: id */
-  AbValue target;       /* multi-edge: null */
-  GPtrArray *events;    /* AbEvent*, owned */
-  gchar *sort_key;      /* "<source>:<target>" or the id's text */
+  AbValue source;    /* multi-edge: id */
+  AbValue target;    /* multi-edge: null */
+  GPtrArray *events; /* AbEvent*, owned */
+  gchar *sort_key;   /* "<source>:<target>" or the id's text */
 } AbKeyGroup;
 
 void ab_key_group_free (AbKeyGroup *g);
 /* Returns AbKeyGroup* array (owned), or NULL + 400 error. */
-GPtrArray *ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body,
-                                      gboolean multi_edge, gboolean insert_merge,
-                                      guint max_items, GError **error);
+GPtrArray *ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean multi_edge,
+                                      gboolean insert_merge, guint max_items, GError **error);
 
 /* WAL and CDC records (records.c). */
 typedef struct {
   const AbTableDesc *table;
-  const gchar *alias;          /* NULL unless an alias was used */
+  const gchar *alias; /* NULL unless an alias was used */
   const AbMutateOptions *opts;
   AbMutationMode table_mode;
-  gint system_mode;            /* -1 none */
+  gint system_mode; /* -1 none */
   gboolean queued;
 } AbWalContext;
 
 /* One WAL record per event of every group (AbSinkRecord*). */
 GPtrArray *ab_engine_wal_records (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups);
 /* The CDC record of one applied key. */
-AbSinkRecord *ab_engine_cdc_record (AbEngine *engine, const AbWalContext *ctx,
-                                    const AbKeyGroup *g, const AbKeyResult *r,
-                                    const AbState *before, const AbState *after);
+AbSinkRecord *ab_engine_cdc_record (AbEngine *engine, const AbWalContext *ctx, const AbKeyGroup *g,
+                                    const AbKeyResult *r, const AbState *before,
+                                    const AbState *after);
 void ab_engine_sink_metrics (AbEngine *engine, GString *out);
 
 /* Applies the key groups of a SYNC request (apply.c); fills results[i]

@@ -6,7 +6,7 @@
 #include "model/types.h"
 #include "codec/fail.h"
 
-G_DEFINE_QUARK (ab-engine-error-quark, ab_engine_error)
+G_DEFINE_QUARK (ab - engine - error - quark, ab_engine_error)
 
 void
 ab_engine_config_init (AbEngineConfig *cfg)
@@ -244,36 +244,41 @@ ab_engine_metrics_text (AbEngine *engine)
                                "# TYPE actionbase_mutations_total counter\n");
   for (AbKeyStatus s = AB_STATUS_CREATED; s <= AB_STATUS_INVALID; s++)
     g_string_append_printf (out, "actionbase_mutations_total{status=\"%s\"} %" G_GINT64_FORMAT "\n",
-                            ab_key_status_name (s),
-                            (gint64) atomic_load (&engine->statuses[s]));
+                            ab_key_status_name (s), (gint64) atomic_load (&engine->statuses[s]));
   AbStoreStats st;
   ab_store_stats (engine->store, &st);
   AbStoreRpcCount rpc[AB_STORE_RPC_MAX];
   guint n_rpc = ab_store_rpc_counts (engine->store, rpc, AB_STORE_RPC_MAX);
   if (n_rpc > 0)
-    g_string_append (out, "# HELP actionbase_store_rpc_total Remote calls by method (HBase Thrift).\n"
-                          "# TYPE actionbase_store_rpc_total counter\n");
+    g_string_append (out,
+                     "# HELP actionbase_store_rpc_total Remote calls by method (HBase Thrift).\n"
+                     "# TYPE actionbase_store_rpc_total counter\n");
   for (guint i = 0; i < n_rpc; i++)
-    g_string_append_printf (out, "actionbase_store_rpc_total{method=\"%s\"} %" G_GUINT64_FORMAT "\n",
+    g_string_append_printf (out,
+                            "actionbase_store_rpc_total{method=\"%s\"} %" G_GUINT64_FORMAT "\n",
                             rpc[i].name, rpc[i].calls);
   for (guint i = 0; i < n_rpc; i++)
-    g_string_append_printf (out, "actionbase_store_rpc_errors_total{method=\"%s\"} %" G_GUINT64_FORMAT "\n",
-                            rpc[i].name, rpc[i].errors);
+    g_string_append_printf (
+        out, "actionbase_store_rpc_errors_total{method=\"%s\"} %" G_GUINT64_FORMAT "\n",
+        rpc[i].name, rpc[i].errors);
   if (n_rpc > 0)
-    g_string_append (out, "# HELP actionbase_store_rpc_seconds_total Time spent in remote calls by method.\n"
-                          "# TYPE actionbase_store_rpc_seconds_total counter\n");
+    g_string_append (
+        out, "# HELP actionbase_store_rpc_seconds_total Time spent in remote calls by method.\n"
+             "# TYPE actionbase_store_rpc_seconds_total counter\n");
   for (guint i = 0; i < n_rpc; i++)
     g_string_append_printf (out, "actionbase_store_rpc_seconds_total{method=\"%s\"} %.6f\n",
                             rpc[i].name, rpc[i].micros / 1e6);
   g_string_append (out, "# HELP actionbase_store_operations_total Datastore calls by verb.\n"
                         "# TYPE actionbase_store_operations_total counter\n");
   for (guint v = 0; v < AB_STORE_VERB_COUNT; v++)
-    g_string_append_printf (out, "actionbase_store_operations_total{verb=\"%s\"} %" G_GUINT64_FORMAT "\n",
-                            ab_store_verb_name (v), st.ops[v]);
+    g_string_append_printf (
+        out, "actionbase_store_operations_total{verb=\"%s\"} %" G_GUINT64_FORMAT "\n",
+        ab_store_verb_name (v), st.ops[v]);
   g_string_append (out, "# HELP actionbase_store_errors_total Failed datastore calls by verb.\n"
                         "# TYPE actionbase_store_errors_total counter\n");
   for (guint v = 0; v < AB_STORE_VERB_COUNT; v++)
-    g_string_append_printf (out, "actionbase_store_errors_total{verb=\"%s\"} %" G_GUINT64_FORMAT "\n",
+    g_string_append_printf (out,
+                            "actionbase_store_errors_total{verb=\"%s\"} %" G_GUINT64_FORMAT "\n",
                             ab_store_verb_name (v), st.errors[v]);
   ab_engine_sink_metrics (engine, out);
   return g_string_free (out, FALSE);

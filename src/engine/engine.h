@@ -8,35 +8,37 @@
 GQuark ab_engine_error_quark (void);
 
 typedef enum {
-  AB_ENGINE_ERROR_BAD_REQUEST,  /* 400 */
-  AB_ENGINE_ERROR_NOT_FOUND,    /* 404 */
-  AB_ENGINE_ERROR_CONFLICT,     /* 409 */
-  AB_ENGINE_ERROR_UNAVAILABLE,  /* 503 */
-  AB_ENGINE_ERROR_INTERNAL,     /* 500 */
+  AB_ENGINE_ERROR_BAD_REQUEST, /* 400 */
+  AB_ENGINE_ERROR_NOT_FOUND,   /* 404 */
+  AB_ENGINE_ERROR_CONFLICT,    /* 409 */
+  AB_ENGINE_ERROR_UNAVAILABLE, /* 503 */
+  AB_ENGINE_ERROR_INTERNAL,    /* 500 */
 } AbEngineError;
 
 typedef struct {
-  guint lock_retries;         /* default 50 */
-  guint lock_backoff_ms;      /* default 100 */
-  gint64 lock_stale_ms;       /* default 300000 */
+  guint lock_retries;             /* default 50 */
+  guint lock_backoff_ms;          /* default 100 */
+  gint64 lock_stale_ms;           /* default 300000 */
   gchar **insert_merge_databases; /* INSERT_MERGE feature, NULL-terminated */
-  guint max_mutations;        /* items per request, default 1000 */
-  guint max_get_pairs;        /* default 25 */
-  guint max_scan_limit;       /* default 1000 */
-  guint mutation_threads;     /* keys applied concurrently, default 8 */
-  const gchar *wal_uri;       /* sink for the WAL: none (default), file:DIR, kafka://... */
-  const gchar *cdc_uri;       /* sink for CDC: none (default) */
-  gint system_mode;           /* server-wide mode override: -1 none, else AbMutationMode */
-  gboolean run_applier;       /* consume the WAL and apply ASYNC mutations (default TRUE) */
-  const gchar *async_refused; /* non-NULL: ASYNC mutations answer 503 with this reason
+  guint max_mutations;            /* items per request, default 1000 */
+  guint max_get_pairs;            /* default 25 */
+  guint max_scan_limit;           /* default 1000 */
+  guint mutation_threads;         /* keys applied concurrently, default 8 */
+  const gchar *wal_uri;           /* sink for the WAL: none (default), file:DIR, kafka://... */
+  const gchar *cdc_uri;           /* sink for CDC: none (default) */
+  gint system_mode;               /* server-wide mode override: -1 none, else AbMutationMode */
+  gboolean run_applier;           /* consume the WAL and apply ASYNC mutations (default TRUE) */
+  const gchar *async_refused;     /* non-NULL: ASYNC mutations answer 503 with this reason
                                * (the WAL would not outlive the node); copied */
-  const gchar *phase;         /* WAL/CDC "phase" (default "local") */
-  const gchar *tenant;        /* WAL/CDC "tenant" (default "default") */
-  guint cache_prune_ms;       /* trim cache rows to their limit every N ms (default 1000; 0 = never in the background) */
-  guint ttl_sweep_ms;         /* delete expired group cells every N ms (default 10000; 0 = never in the background) */
-  guint max_hop_starts;       /* multihop start nodes, default 100 */
-  guint max_hop_nodes;        /* multihop second-hop nodes (starts x first limit), default 1000 */
-  guint max_hop_edges;        /* multihop edges read (nodes x second limit), default 100000 */
+  const gchar *phase;             /* WAL/CDC "phase" (default "local") */
+  const gchar *tenant;            /* WAL/CDC "tenant" (default "default") */
+  guint
+      cache_prune_ms; /* trim cache rows to their limit every N ms (default 1000; 0 = never in the background) */
+  guint
+      ttl_sweep_ms; /* delete expired group cells every N ms (default 10000; 0 = never in the background) */
+  guint max_hop_starts; /* multihop start nodes, default 100 */
+  guint max_hop_nodes;  /* multihop second-hop nodes (starts x first limit), default 1000 */
+  guint max_hop_edges;  /* multihop edges read (nodes x second limit), default 100000 */
   /* The engine's wall clock in ms since the epoch (TTL expiry and sweeps,
    * lock staleness, WAL/CDC "ts"); NULL (default) = g_get_real_time () / 1000.
    * Tests advance a fake one instead of sleeping. Called from any thread. */
@@ -48,8 +50,7 @@ void ab_engine_config_init (AbEngineConfig *cfg);
 
 typedef struct _AbEngine AbEngine;
 
-AbEngine *ab_engine_open (const gchar *store_uri, const AbEngineConfig *cfg,
-                          GError **error);
+AbEngine *ab_engine_open (const gchar *store_uri, const AbEngineConfig *cfg, GError **error);
 /* The same on a store already open (tests wrap stores, e.g. fault injection).
  * Takes ownership of store, also on failure. */
 typedef struct _AbStore AbStore;
@@ -83,13 +84,13 @@ gboolean ab_engine_refresh (AbEngine *engine, GError **error);
 
 typedef struct {
   const gchar *database;
-  const gchar *table;         /* table or alias */
-  gboolean multi_edge;        /* /multi-edges endpoints */
-  gboolean lock;              /* ?lock=, default TRUE */
-  gboolean sync_request;      /* /edges/sync */
-  gboolean force;             /* ?force=true */
-  gboolean include_context;   /* AB-Include-Mutation-Context: true */
-  gboolean internal;          /* the async applier: apply now, no WAL, no mode checks */
+  const gchar *table;       /* table or alias */
+  gboolean multi_edge;      /* /multi-edges endpoints */
+  gboolean lock;            /* ?lock=, default TRUE */
+  gboolean sync_request;    /* /edges/sync */
+  gboolean force;           /* ?force=true */
+  gboolean include_context; /* AB-Include-Mutation-Context: true */
+  gboolean internal;        /* the async applier: apply now, no WAL, no mode checks */
   const gchar *request_id;
   const gchar *actor;
 } AbMutateOptions;
@@ -109,19 +110,19 @@ typedef enum {
 const gchar *ab_key_status_name (AbKeyStatus s);
 
 typedef struct {
-  AbValue source;       /* multi-edge: the id */
-  AbValue target;       /* multi-edge: null */
+  AbValue source; /* multi-edge: the id */
+  AbValue target; /* multi-edge: null */
   AbKeyStatus status;
-  guint count;          /* events folded (0 on ERROR) */
-  gchar *message;       /* why, for ERROR / INVALID */
-  JsonNode *context;    /* storage ops when include_context, else NULL */
+  guint count;       /* events folded (0 on ERROR) */
+  gchar *message;    /* why, for ERROR / INVALID */
+  JsonNode *context; /* storage ops when include_context, else NULL */
 } AbKeyResult;
 
 /* body = {"mutations":[...]}. Returns AbKeyResult array (clear func set),
  * sorted as the spec says; NULL + AB_ENGINE_ERROR_BAD_REQUEST on bad input
  * (nothing written). */
-GArray *ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts,
-                          JsonNode *body, GError **error);
+GArray *ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
+                          GError **error);
 /* The same without waiting for the commit: done receives (transfer full)
  * the results or the error, exactly once, possibly before this returns (a
  * bad request, a queued mode, a store without transactions), else on the
@@ -136,14 +137,14 @@ typedef struct {
   gint64 version;
   AbValue source;
   AbValue target;
-  GPtrArray *names;     /* const gchar* property names (borrowed from schema) */
-  GArray *values;       /* AbValue, parallel to names */
+  GPtrArray *names; /* const gchar* property names (borrowed from schema) */
+  GArray *values;   /* AbValue, parallel to names */
 } AbEdgeOut;
 
 typedef struct {
-  GPtrArray *edges;     /* AbEdgeOut* */
-  gint64 total;         /* -1 = not computed */
-  gchar *offset;        /* NULL unless has_next */
+  GPtrArray *edges; /* AbEdgeOut* */
+  gint64 total;     /* -1 = not computed */
+  gchar *offset;    /* NULL unless has_next */
   gboolean has_next;
 } AbEdgeFrame;
 
@@ -155,24 +156,23 @@ typedef enum { AB_QDIR_OUT = 2, AB_QDIR_IN = 3 } AbQueryDirection;
 gboolean ab_query_direction_parse (const gchar *text, AbQueryDirection *out);
 
 /* count: the Count row for (start, direction); 0 when missing. */
-gboolean ab_engine_count (AbEngine *engine, const gchar *db, const gchar *table,
-                          const gchar *start, AbQueryDirection dir,
-                          AbValue *start_out, gint64 *count, GError **error);
+gboolean ab_engine_count (AbEngine *engine, const gchar *db, const gchar *table, const gchar *start,
+                          AbQueryDirection dir, AbValue *start_out, gint64 *count, GError **error);
 
 /* get / mget: sources x targets (text, cast to the schema), filters. */
 AbEdgeFrame *ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table,
-                            GPtrArray *sources, GPtrArray *targets,
-                            const gchar *filters, GError **error);
+                            GPtrArray *sources, GPtrArray *targets, const gchar *filters,
+                            GError **error);
 
 typedef struct {
   const gchar *index;
   const gchar *start;
   AbQueryDirection direction;
-  gint limit;               /* < 0 = default 25 */
-  const gchar *offset;      /* token or NULL */
-  const gchar *ranges;      /* or NULL */
-  const gchar *filters;     /* or NULL */
-  const gchar *features;    /* comma list or NULL */
+  gint limit;            /* < 0 = default 25 */
+  const gchar *offset;   /* token or NULL */
+  const gchar *ranges;   /* or NULL */
+  const gchar *filters;  /* or NULL */
+  const gchar *features; /* comma list or NULL */
 } AbScanParams;
 
 AbEdgeFrame *ab_engine_scan (AbEngine *engine, const gchar *db, const gchar *table,
@@ -196,17 +196,17 @@ typedef struct {
   const gchar *group;
   const gchar *start;
   AbQueryDirection direction;
-  const gchar *ranges;      /* or NULL */
-  gint limit;               /* < 0 = default (1000) */
+  const gchar *ranges; /* or NULL */
+  gint limit;          /* < 0 = default (1000) */
 } AbAggParams;
 
 typedef struct {
   AbValue start;
   guint n_fields;
-  gchar **fields;           /* group field names (n_fields) */
-  GArray *keys;             /* AbValue, n_fields per cell */
-  GArray *values;           /* gint64, one per cell */
-  gboolean has_next;        /* more cells than the limit */
+  gchar **fields;    /* group field names (n_fields) */
+  GArray *keys;      /* AbValue, n_fields per cell */
+  GArray *values;    /* gint64, one per cell */
+  gboolean has_next; /* more cells than the limit */
 } AbAggResult;
 
 void ab_agg_result_free (AbAggResult *r);
@@ -225,9 +225,9 @@ typedef struct {
   const gchar *cache;
   const gchar *start;
   AbQueryDirection direction;
-  gint limit;               /* < 0 = the cache's limit */
-  const gchar *ranges;      /* or NULL */
-  const gchar *offset;      /* the previous page's `offset`, or NULL for the first page */
+  gint limit;          /* < 0 = the cache's limit */
+  const gchar *ranges; /* or NULL */
+  const gchar *offset; /* the previous page's `offset`, or NULL for the first page */
 } AbSeekParams;
 
 AbEdgeFrame *ab_engine_seek (AbEngine *engine, const gchar *db, const gchar *table,
@@ -243,31 +243,31 @@ gboolean ab_engine_maintain (AbEngine *engine, guint *trimmed, guint *expired, G
  * max_hop_starts, starts x first limit <= max_hop_nodes, that x second limit
  * <= max_hop_edges. */
 typedef struct {
-  const gchar *table;       /* table or alias in the request's database */
-  const gchar *cache;       /* exactly one of cache / index */
+  const gchar *table; /* table or alias in the request's database */
+  const gchar *cache; /* exactly one of cache / index */
   const gchar *index;
   AbQueryDirection direction;
-  gint limit;               /* < 0 = the cache's limit (cache) or 25 (index) */
-  const gchar *ranges;      /* or NULL */
+  gint limit;          /* < 0 = the cache's limit (cache) or 25 (index) */
+  const gchar *ranges; /* or NULL */
 } AbHop;
 
 typedef struct {
   const gchar *database;
-  GPtrArray *starts;        /* gchar* texts */
+  GPtrArray *starts; /* gchar* texts */
   AbHop hops[2];
-  const gchar *filters;     /* on second-hop edges, or NULL */
-  gboolean dedup;           /* one edge per final node (the first seen), with hits */
-  gboolean exclude_start;   /* drop edges ending at a start node */
+  const gchar *filters;       /* on second-hop edges, or NULL */
+  gboolean dedup;             /* one edge per final node (the first seen), with hits */
+  gboolean exclude_start;     /* drop edges ending at a start node */
   gboolean exclude_first_hop; /* drop edges ending at a first-hop node */
-  gboolean order_by_hits;   /* dedup only: most hits first (stable) */
-  gint limit;               /* final edges, < 0 = 100 */
+  gboolean order_by_hits;     /* dedup only: most hits first (stable) */
+  gint limit;                 /* final edges, < 0 = 100 */
 } AbMultihopParams;
 
 typedef struct {
-  GPtrArray *edges;         /* AbEdgeOut*, second-hop edges */
-  GArray *hits;             /* guint per edge: second-hop edges reaching its final node */
-  GPtrArray *via;           /* per edge a GArray of AbValue: first-hop nodes leading there */
-  gboolean has_next;        /* more than `limit` results */
+  GPtrArray *edges;  /* AbEdgeOut*, second-hop edges */
+  GArray *hits;      /* guint per edge: second-hop edges reaching its final node */
+  GPtrArray *via;    /* per edge a GArray of AbValue: first-hop nodes leading there */
+  gboolean has_next; /* more than `limit` results */
   guint first_hop_edges;
   guint second_hop_nodes;
   guint second_hop_edges;
@@ -275,8 +275,7 @@ typedef struct {
 
 void ab_multihop_result_free (AbMultihopResult *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbMultihopResult, ab_multihop_result_free)
-AbMultihopResult *ab_engine_multihop (AbEngine *engine, const AbMultihopParams *p,
-                                      GError **error);
+AbMultihopResult *ab_engine_multihop (AbEngine *engine, const AbMultihopParams *p, GError **error);
 
 /* ---- the query document: POST /graph/v3/query ---- */
 
@@ -284,9 +283,9 @@ AbMultihopResult *ab_engine_multihop (AbEngine *engine, const AbMultihopParams *
  * column), and the page cursor when the item read a single window. */
 typedef struct {
   gchar *name;
-  GPtrArray *columns;       /* gchar* */
-  GPtrArray *rows;          /* GArray* of AbValue, columns->len each */
-  gchar *offset;            /* NULL unless has_next */
+  GPtrArray *columns; /* gchar* */
+  GPtrArray *rows;    /* GArray* of AbValue, columns->len each */
+  gchar *offset;      /* NULL unless has_next */
   gboolean has_next;
 } AbRows;
 

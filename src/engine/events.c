@@ -22,8 +22,7 @@ ab_key_group_free (AbKeyGroup *g)
   g_free (g);
 }
 
-static gboolean
-bad (GError **error, guint item, const gchar *fmt, ...) G_GNUC_PRINTF (3, 4);
+static gboolean bad (GError **error, guint item, const gchar *fmt, ...) G_GNUC_PRINTF (3, 4);
 
 static gboolean
 bad (GError **error, guint item, const gchar *fmt, ...)
@@ -58,8 +57,8 @@ cast_required (JsonObject *edge, const gchar *member, AbType type, AbValue *out,
 /* Properties: unknown names dropped, values cast, null kept as explicit null
  * (multi-edge drops nulls). Then the per-operation rules. */
 static gboolean
-parse_props (const AbTableDesc *t, JsonObject *edge, AbEvent *ev, gboolean insert_merge,
-             guint item, GError **error)
+parse_props (const AbTableDesc *t, JsonObject *edge, AbEvent *ev, gboolean insert_merge, guint item,
+             GError **error)
 {
   JsonNode *pn = json_object_get_member (edge, "properties");
   if (pn != NULL && !JSON_NODE_HOLDS_NULL (pn) && !JSON_NODE_HOLDS_OBJECT (pn))
@@ -98,8 +97,7 @@ parse_props (const AbTableDesc *t, JsonObject *edge, AbEvent *ev, gboolean inser
 
 /* Multi-edge: the edge's source/target become the _source/_target slots. */
 static gboolean
-parse_endpoints (const AbTableDesc *t, JsonObject *edge, AbEvent *ev, guint item,
-                 GError **error)
+parse_endpoints (const AbTableDesc *t, JsonObject *edge, AbEvent *ev, guint item, GError **error)
 {
   static const gchar *const members[] = { "source", "target" };
   static const gchar *const slots[] = { "_source", "_target" };
@@ -126,8 +124,8 @@ parse_endpoints (const AbTableDesc *t, JsonObject *edge, AbEvent *ev, guint item
 }
 
 static AbEvent *
-parse_item (const AbTableDesc *t, JsonNode *node, guint item, gboolean multi,
-            gboolean insert_merge, AbValue *source, AbValue *target, GError **error)
+parse_item (const AbTableDesc *t, JsonNode *node, guint item, gboolean multi, gboolean insert_merge,
+            AbValue *source, AbValue *target, GError **error)
 {
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return bad (error, item, "each mutation must be an object"), NULL;
@@ -191,8 +189,8 @@ identity (const AbValue *source, const AbValue *target)
 }
 
 static gboolean
-group_event (GHashTable *by_key, GPtrArray *groups, AbValue *source, AbValue *target,
-             AbEvent *ev, gboolean multi)
+group_event (GHashTable *by_key, GPtrArray *groups, AbValue *source, AbValue *target, AbEvent *ev,
+             gboolean multi)
 {
   g_autoptr (GBytes) id = identity (source, target);
   AbKeyGroup *g = g_hash_table_lookup (by_key, id);
@@ -216,19 +214,23 @@ GPtrArray *
 ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean multi,
                            gboolean insert_merge, guint max_items, GError **error)
 {
-  JsonObject *root = body != NULL && JSON_NODE_HOLDS_OBJECT (body) ? json_node_get_object (body) : NULL;
+  JsonObject *root
+      = body != NULL && JSON_NODE_HOLDS_OBJECT (body) ? json_node_get_object (body) : NULL;
   JsonNode *mn = root != NULL ? json_object_get_member (root, "mutations") : NULL;
   if (mn == NULL || !JSON_NODE_HOLDS_ARRAY (mn))
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "request body must be {\"mutations\": [...]}"), NULL;
+                           "request body must be {\"mutations\": [...]}"),
+           NULL;
   JsonArray *items = json_node_get_array (mn);
   guint n = json_array_get_length (items);
   if (n > max_items)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "too many mutations in one request: %u (limit %u)", n, max_items), NULL;
-  g_autoptr (GHashTable) by_key = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                                         (GDestroyNotify) g_bytes_unref, NULL);
-  g_autoptr (GPtrArray) groups = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_key_group_free);
+                           "too many mutations in one request: %u (limit %u)", n, max_items),
+           NULL;
+  g_autoptr (GHashTable) by_key
+      = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+  g_autoptr (GPtrArray) groups
+      = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_key_group_free);
   for (guint i = 0; i < n; i++)
     {
       AbValue source = AB_VALUE_INIT, target = AB_VALUE_INIT;

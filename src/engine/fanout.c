@@ -19,8 +19,12 @@ read_one (gpointer item)
       return;
     }
   g_autofree gchar *text = ab_value_to_string (&r->node);
-  AbScanParams sp = { .index = hp->index, .start = text, .direction = hp->dir,
-                      .limit = (gint) hp->limit, .ranges = hp->ranges, .offset = hp->offset };
+  AbScanParams sp = { .index = hp->index,
+                      .start = text,
+                      .direction = hp->dir,
+                      .limit = (gint) hp->limit,
+                      .ranges = hp->ranges,
+                      .offset = hp->offset };
   r->frame = ab_engine_scan (r->engine, hp->t->database, hp->t->table, &sp, &r->error);
 }
 

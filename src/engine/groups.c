@@ -50,20 +50,17 @@ sum_value (const AbTableDesc *t, const AbGroup *g, const AbValue *s, const AbVal
   gint64 out = 0;
   switch (v.kind)
     {
-    case AB_VALUE_INT8: case AB_VALUE_INT16: case AB_VALUE_INT32: case AB_VALUE_INT64:
-      out = v.u.i;
-      break;
-    case AB_VALUE_FLOAT32: case AB_VALUE_FLOAT64:
-      out = v.u.f >= 9.2e18 ? G_MAXINT64 : v.u.f <= -9.2e18 ? G_MININT64 : (gint64) v.u.f;
-      break;
-    case AB_VALUE_BOOL:
-      out = v.u.b ? 1 : 0;
-      break;
-    case AB_VALUE_STRING:
-      out = g_ascii_strtoll (v.u.s.data, NULL, 10);
-      break;
-    default:
-      break;
+      case AB_VALUE_INT8:
+      case AB_VALUE_INT16:
+      case AB_VALUE_INT32:
+      case AB_VALUE_INT64: out = v.u.i; break;
+      case AB_VALUE_FLOAT32:
+      case AB_VALUE_FLOAT64:
+        out = v.u.f >= 9.2e18 ? G_MAXINT64 : v.u.f <= -9.2e18 ? G_MININT64 : (gint64) v.u.f;
+        break;
+      case AB_VALUE_BOOL: out = v.u.b ? 1 : 0; break;
+      case AB_VALUE_STRING: out = g_ascii_strtoll (v.u.s.data, NULL, 10); break;
+      default: break;
     }
   ab_value_clear (&v);
   return out;
@@ -92,8 +89,8 @@ group_cell_key (const AbTableDesc *t, const AbGroup *g, const AbValue *s, const 
 }
 
 gboolean
-ab_engine_group_cells (const AbTableDesc *t, const AbValue *s, const AbValue *tg,
-                       const AbState *st, gint64 sign, GArray *out, GError **error)
+ab_engine_group_cells (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const AbState *st,
+                       gint64 sign, GArray *out, GError **error)
 {
   for (guint i = 0; i < t->schema->group_defs->len; i++)
     {
@@ -126,8 +123,7 @@ cache_cell_key (const AbTableDesc *t, const AbCache *c, const AbValue *s, const 
   const AbValue *dsrc, *dtgt;
   if (!ab_engine_directed (t, s, tg, st, dir, &dsrc, &dtgt))
     return NULL;
-  g_autoptr (GByteArray) key = ab_codec_wide_key (dsrc, dir, t->code, AB_ROW_CACHE, c->code,
-                                                  error);
+  g_autoptr (GByteArray) key = ab_codec_wide_key (dsrc, dir, t->code, AB_ROW_CACHE, c->code, error);
   for (guint i = 0; key != NULL && i < c->n_fields; i++)
     {
       AbValue v = AB_VALUE_INIT;
@@ -143,8 +139,8 @@ cache_cell_key (const AbTableDesc *t, const AbCache *c, const AbValue *s, const 
 }
 
 gboolean
-ab_engine_cache_cells (const AbTableDesc *t, const AbValue *s, const AbValue *tg,
-                       const AbState *st, GArray *out, GError **error)
+ab_engine_cache_cells (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const AbState *st,
+                       GArray *out, GError **error)
 {
   if (t->schema->cache_defs->len == 0)
     return TRUE;
@@ -164,8 +160,8 @@ ab_engine_cache_cells (const AbTableDesc *t, const AbValue *s, const AbValue *tg
           return g_propagate_error (error, local), FALSE;
         if (k == NULL)
           continue; /* no directed source (multi-edge without an endpoint) */
-        AbWideCell cell = { .key = g_byte_array_free_to_bytes (k), .value = g_bytes_ref (vbytes),
-                            .cache = c };
+        AbWideCell cell
+            = { .key = g_byte_array_free_to_bytes (k), .value = g_bytes_ref (vbytes), .cache = c };
         g_array_append_val (out, cell);
       }
   return TRUE;

@@ -45,8 +45,8 @@ put_if_absent (AbEngine *engine, const guint8 *k, gsize klen, GBytes **token, GE
   g_autoptr (GByteArray) value = g_byte_array_new ();
   ab_codec_encode_lock_value (value, ab_engine_now_ms (engine));
   gboolean applied = FALSE;
-  if (!ab_store_check_and_put (engine->store, k, klen, NULL, 0, value->data, value->len,
-                               &applied, error))
+  if (!ab_store_check_and_put (engine->store, k, klen, NULL, 0, value->data, value->len, &applied,
+                               error))
     return FALSE;
   if (applied)
     *token = g_byte_array_free_to_bytes (g_steal_pointer (&value));
@@ -71,8 +71,8 @@ ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, GBytes **
     return AB_LOCK_TAKEN;
   if (attempt + 1 < engine->cfg.lock_retries)
     return AB_LOCK_BUSY;
-  ab_engine_fail (error, AB_ENGINE_ERROR_CONFLICT, "could not acquire the edge lock after %u retries",
-                  engine->cfg.lock_retries);
+  ab_engine_fail (error, AB_ENGINE_ERROR_CONFLICT,
+                  "could not acquire the edge lock after %u retries", engine->cfg.lock_retries);
   return AB_LOCK_FAILED;
 }
 

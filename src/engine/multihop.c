@@ -65,18 +65,19 @@ check_fanout (AbEngine *engine, guint starts, const AbHopPlan hp[2], GError **er
   if (starts == 0)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "`start` is required");
   if (starts > c->max_hop_starts)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "too many start nodes: %u > %u", starts, c->max_hop_starts);
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "too many start nodes: %u > %u",
+                           starts, c->max_hop_starts);
   if (nodes > c->max_hop_nodes)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "fan-out too large: %u start nodes x first-hop limit %u = %"
-                           G_GUINT64_FORMAT " second-hop nodes > %u", starts, hp[0].limit, nodes,
-                           c->max_hop_nodes);
+    return ab_engine_fail (
+        error, AB_ENGINE_ERROR_BAD_REQUEST,
+        "fan-out too large: %u start nodes x first-hop limit %u = %" G_GUINT64_FORMAT
+        " second-hop nodes > %u",
+        starts, hp[0].limit, nodes, c->max_hop_nodes);
   if (edges > c->max_hop_edges)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "fan-out too large: up to %" G_GUINT64_FORMAT " second-hop nodes x "
-                           "second-hop limit %u = %" G_GUINT64_FORMAT " edges > %u", nodes,
-                           hp[1].limit, edges, c->max_hop_edges);
+                           "second-hop limit %u = %" G_GUINT64_FORMAT " edges > %u",
+                           nodes, hp[1].limit, edges, c->max_hop_edges);
   return TRUE;
 }
 
@@ -115,7 +116,7 @@ append_copy (GArray *values, const AbValue *v)
 typedef struct {
   AbEdgeOut *edge;
   guint hits;
-  GArray *via;     /* AbValue: first-hop nodes */
+  GArray *via; /* AbValue: first-hop nodes */
 } Entry;
 
 #define VIA_MAX 10
@@ -130,10 +131,10 @@ by_hits (gconstpointer a, gconstpointer b, gpointer unused)
 
 typedef struct {
   const AbMultihopParams *p;
-  GHashTable *starts;   /* texts */
-  GHashTable *firsts;   /* texts of first-hop nodes */
-  GHashTable *seen;     /* final node text -> entry index + 1 (dedup) */
-  GArray *entries;      /* Entry */
+  GHashTable *starts; /* texts */
+  GHashTable *firsts; /* texts of first-hop nodes */
+  GHashTable *seen;   /* final node text -> entry index + 1 (dedup) */
+  GArray *entries;    /* Entry */
 } Merge;
 
 /* Adds one second-hop edge reached through first-hop node `via`. */
@@ -249,7 +250,9 @@ run (AbEngine *engine, const AbMultihopParams *p, AbHopPlan hp[2], GPtrArray *fi
   if (local != NULL)
     return ab_engine_propagate (error, local), NULL;
   AbHopRead *r2 = ab_hop_read_all (engine, &hp[1], nodes, FALSE, &local);
-  Merge m = { .p = p, .starts = text_set (starts), .firsts = text_set (nodes),
+  Merge m = { .p = p,
+              .starts = text_set (starts),
+              .firsts = text_set (nodes),
               .seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
               .entries = g_array_new (FALSE, TRUE, sizeof (Entry)) };
   for (guint i = 0; local == NULL && i < nodes->len; i++)
@@ -280,13 +283,14 @@ ab_engine_multihop (AbEngine *engine, const AbMultihopParams *p, GError **error)
   AbMultihopResult *res = NULL;
   if (p->limit == 0 || (p->limit > 0 && (guint) p->limit > engine->cfg.max_scan_limit))
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit must be between 1 and %u",
-                           engine->cfg.max_scan_limit), NULL;
+                           engine->cfg.max_scan_limit),
+           NULL;
   if (plan_hop (engine, p->database, &p->hops[0], 0, &hp[0], error)
       && plan_hop (engine, p->database, &p->hops[1], 1, &hp[1], error)
       && check_fanout (engine, p->starts != NULL ? p->starts->len : 0, hp, error))
     {
-      g_autoptr (GPtrArray) filters = ab_predicates_parse (hp[1].t, p->filters, TRUE, "filters",
-                                                           error);
+      g_autoptr (GPtrArray) filters
+          = ab_predicates_parse (hp[1].t, p->filters, TRUE, "filters", error);
       if (filters != NULL)
         res = run (engine, p, hp, filters, error);
     }

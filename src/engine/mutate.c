@@ -16,8 +16,8 @@ ab_mutate_options_init (AbMutateOptions *o)
 const gchar *
 ab_key_status_name (AbKeyStatus s)
 {
-  static const gchar *names[] = { "CREATED", "UPDATED", "DELETED", "IDLE",
-                                  "QUEUED", "ERROR", "INVALID" };
+  static const gchar *names[]
+      = { "CREATED", "UPDATED", "DELETED", "IDLE", "QUEUED", "ERROR", "INVALID" };
   return AB_ENUM_NAME (names, s);
 }
 
@@ -52,9 +52,10 @@ effective_mode (AbEngine *engine, const AbTableDesc *t, const AbMutateOptions *o
       return TRUE;
     }
   if (o->sync_request && t->mode == AB_MODE_DROP && system < 0)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "Table %s.%s drops mutations (mode DROP); a SYNC request needs force=true.",
-                           t->database, t->table);
+    return ab_engine_fail (
+        error, AB_ENGINE_ERROR_BAD_REQUEST,
+        "Table %s.%s drops mutations (mode DROP); a SYNC request needs force=true.", t->database,
+        t->table);
   *mode = system >= 0 ? (AbMutationMode) system : o->sync_request ? AB_MODE_SYNC : t->mode;
   if (*mode == AB_MODE_DENY || t->mode == AB_MODE_DENY)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
@@ -85,8 +86,9 @@ queue_results (const AbTableDesc *t, const AbMutateOptions *o, gint system, GPtr
       for (guint e = 1; e < g->events->len; e++)
         if (((AbEvent *) g->events->pdata[e])->version >= top->version)
           top = g->events->pdata[e];
-      r->status = top->type == AB_OP_INSERT ? AB_STATUS_CREATED
-                  : top->type == AB_OP_UPDATE ? AB_STATUS_UPDATED : AB_STATUS_DELETED;
+      r->status = top->type == AB_OP_INSERT   ? AB_STATUS_CREATED
+                  : top->type == AB_OP_UPDATE ? AB_STATUS_UPDATED
+                                              : AB_STATUS_DELETED;
     }
 }
 
@@ -145,22 +147,23 @@ mutate_begin (MutateJob *job, JsonNode *body, GError **error)
 {
   AbEngine *engine = job->engine;
   const AbMutateOptions *opts = &job->opts;
-  AbTableDesc *t = job->table = ab_engine_resolve (engine, opts->database, opts->table,
-                                                   &job->alias, error);
+  AbTableDesc *t = job->table
+      = ab_engine_resolve (engine, opts->database, opts->table, &job->alias, error);
   if (t == NULL)
     return FALSE;
   gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
   if (multi != opts->multi_edge)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, multi
-                           ? "Table %s.%s is a multi-edge table: use the /multi-edges endpoints."
-                           : "Table %s.%s is not a multi-edge table: use the /edges endpoints.",
-                           t->database, t->table);
+    return ab_engine_fail (
+        error, AB_ENGINE_ERROR_BAD_REQUEST,
+        multi ? "Table %s.%s is a multi-edge table: use the /multi-edges endpoints."
+              : "Table %s.%s is not a multi-edge table: use the /edges endpoints.",
+        t->database, t->table);
   AbMutationMode mode = AB_MODE_SYNC;
   if (!effective_mode (engine, t, opts, &mode, error))
     return FALSE;
-  job->groups = ab_engine_parse_mutations (
-      t, body, multi, ab_engine_insert_merge (engine, t->database), engine->cfg.max_mutations,
-      error);
+  job->groups
+      = ab_engine_parse_mutations (t, body, multi, ab_engine_insert_merge (engine, t->database),
+                                   engine->cfg.max_mutations, error);
   if (job->groups == NULL)
     return FALSE;
   /* Results are answered sorted by "<source>:<target>" (or the id). */
@@ -168,8 +171,11 @@ mutate_begin (MutateJob *job, JsonNode *body, GError **error)
   job->results = g_array_sized_new (FALSE, TRUE, sizeof (AbKeyResult), job->groups->len);
   g_array_set_clear_func (job->results, (GDestroyNotify) key_result_clear);
   g_array_set_size (job->results, job->groups->len);
-  job->ctx = (AbWalContext){ .table = t, .alias = job->alias, .opts = opts,
-                             .table_mode = t->mode, .system_mode = engine->cfg.system_mode,
+  job->ctx = (AbWalContext){ .table = t,
+                             .alias = job->alias,
+                             .opts = opts,
+                             .table_mode = t->mode,
+                             .system_mode = engine->cfg.system_mode,
                              .queued = mode == AB_MODE_ASYNC || mode == AB_MODE_DROP };
   if (!write_wal (engine, &job->ctx, job->groups, error))
     return FALSE;
@@ -224,8 +230,7 @@ mutate_wait_done (GArray *results, GError *error, gpointer data)
 }
 
 GArray *
-ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
-                  GError **error)
+ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body, GError **error)
 {
   MutateWait w = { 0 };
   ab_wait_init (&w.wait);

@@ -10,9 +10,9 @@ ab_engine_directions (const AbTableDesc *t, AbDirection dirs[2])
 {
   switch (t->schema->direction)
     {
-    case AB_DIRTYPE_OUT: dirs[0] = AB_DIR_OUT; return 1;
-    case AB_DIRTYPE_IN: dirs[0] = AB_DIR_IN; return 1;
-    case AB_DIRTYPE_BOTH: break;
+      case AB_DIRTYPE_OUT: dirs[0] = AB_DIR_OUT; return 1;
+      case AB_DIRTYPE_IN: dirs[0] = AB_DIR_IN; return 1;
+      case AB_DIRTYPE_BOTH: break;
     }
   dirs[0] = AB_DIR_OUT;
   dirs[1] = AB_DIR_IN;
@@ -30,8 +30,7 @@ slot_value (const AbTableDesc *t, const AbState *st, const gchar *name)
 
 gboolean
 ab_engine_directed (const AbTableDesc *t, const AbValue *source, const AbValue *target,
-                    const AbState *st, AbDirection dir, const AbValue **dsrc,
-                    const AbValue **dtgt)
+                    const AbState *st, AbDirection dir, const AbValue **dsrc, const AbValue **dtgt)
 {
   if (t->schema->kind == AB_TABLE_MULTI_EDGE)
     {
@@ -48,7 +47,7 @@ ab_engine_directed (const AbTableDesc *t, const AbValue *source, const AbValue *
  * spelling); null when absent. */
 gboolean
 ab_engine_field_value (const AbTableDesc *t, const gchar *name, const AbValue *source,
-                   const AbValue *target, const AbState *st, AbValue *out)
+                       const AbValue *target, const AbState *st, AbValue *out)
 {
   if (g_str_equal (name, "version") || g_str_equal (name, "ts"))
     {
@@ -70,8 +69,7 @@ ab_engine_field_value (const AbTableDesc *t, const gchar *name, const AbValue *s
 
 GByteArray *
 ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const AbValue *source,
-                     const AbValue *target, const AbState *st, AbDirection dir,
-                     GError **error)
+                     const AbValue *target, const AbState *st, AbDirection dir, GError **error)
 {
   const AbValue *dsrc, *dtgt;
   if (!ab_engine_directed (t, source, target, st, dir, &dsrc, &dtgt))
@@ -93,8 +91,7 @@ ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const AbValue *so
 }
 
 gboolean
-ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out,
-                       GError **error)
+ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out, GError **error)
 {
   GArray *props = g_array_new (FALSE, TRUE, sizeof (AbCodedProp));
   for (guint f = 0; f < st->n; f++)
@@ -115,8 +112,8 @@ ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out,
 
 /* All index keys of an active state, as GBytes (hash set semantics by key). */
 static GPtrArray *
-index_keys (const AbTableDesc *t, const AbValue *source, const AbValue *target,
-            const AbState *st, GError **error)
+index_keys (const AbTableDesc *t, const AbValue *source, const AbValue *target, const AbState *st,
+            GError **error)
 {
   GPtrArray *keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   AbDirection dirs[2];
@@ -125,8 +122,8 @@ index_keys (const AbTableDesc *t, const AbValue *source, const AbValue *target,
     for (guint d = 0; d < nd; d++)
       {
         GError *local = NULL;
-        GByteArray *k = ab_engine_index_key (t, t->schema->indexes->pdata[i], source, target,
-                                             st, dirs[d], &local);
+        GByteArray *k = ab_engine_index_key (t, t->schema->indexes->pdata[i], source, target, st,
+                                             dirs[d], &local);
         if (local != NULL)
           {
             g_propagate_error (error, local);
@@ -149,8 +146,8 @@ contains_key (GPtrArray *keys, GBytes *k)
 }
 
 static gboolean
-count_delta (const AbTableDesc *t, const AbValue *source, const AbValue *target,
-             const AbState *st, gint64 delta, AbBatch *batch, GError **error)
+count_delta (const AbTableDesc *t, const AbValue *source, const AbValue *target, const AbState *st,
+             gint64 delta, AbBatch *batch, GError **error)
 {
   AbDirection dirs[2];
   guint nd = ab_engine_directions (t, dirs);
@@ -215,12 +212,12 @@ static gboolean
 plan_rows (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const AbState *before,
            const AbState *after, AbKeyStatus status, AbBatch *batch, GError **error)
 {
-  g_autoptr (GPtrArray) old_keys = before->active ? index_keys (t, s, tg, before, error)
-                                                  : g_ptr_array_new ();
+  g_autoptr (GPtrArray) old_keys
+      = before->active ? index_keys (t, s, tg, before, error) : g_ptr_array_new ();
   if (old_keys == NULL)
     return FALSE;
-  g_autoptr (GPtrArray) new_keys = after->active ? index_keys (t, s, tg, after, error)
-                                                 : g_ptr_array_new ();
+  g_autoptr (GPtrArray) new_keys
+      = after->active ? index_keys (t, s, tg, after, error) : g_ptr_array_new ();
   if (new_keys == NULL || !put_indexes (t, new_keys, after, batch, error))
     return FALSE;
   if (status == AB_STATUS_CREATED && !count_delta (t, s, tg, after, 1, batch, error))

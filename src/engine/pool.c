@@ -47,8 +47,7 @@ void
 ab_engine_pools_start (AbEngine *engine)
 {
   engine->key_pool = g_thread_pool_new (key_job_run, engine,
-                                        (gint) MAX (1, engine->cfg.mutation_threads),
-                                        FALSE, NULL);
+                                        (gint) MAX (1, engine->cfg.mutation_threads), FALSE, NULL);
   engine->timer_ctx = g_main_context_new ();
   engine->timer_loop = g_main_loop_new (engine->timer_ctx, FALSE);
   engine->timer_thread = g_thread_new ("ab-engine-timer", timer_main, engine);

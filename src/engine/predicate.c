@@ -59,15 +59,18 @@ parse_term (const gchar *term, gboolean allow_in, const gchar *what, AbFieldType
   g_auto (GStrv) parts = g_strsplit (term, ":", 3);
   if (g_strv_length (parts) != 3 || parts[0][0] == '\0')
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "invalid %s term '%s': expected field:op:value", what, term), NULL;
+                           "invalid %s term '%s': expected field:op:value", what, term),
+           NULL;
   AbPredOp op;
   if (!parse_op (parts[1], &op))
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "invalid %s operator '%s' (eq, gt, gte, lt, lte, bt%s)", what,
-                           parts[1], allow_in ? ", in" : ""), NULL;
+                           "invalid %s operator '%s' (eq, gt, gte, lt, lte, bt%s)", what, parts[1],
+                           allow_in ? ", in" : ""),
+           NULL;
   if (op == AB_PRED_IN && !allow_in)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "`in` is not allowed in ranges (use it in filters)"), NULL;
+                           "`in` is not allowed in ranges (use it in filters)"),
+           NULL;
   AbType type;
   if (!type_of (data, parts[0], &type))
     {
@@ -76,15 +79,16 @@ parse_term (const gchar *term, gboolean allow_in, const gchar *what, AbFieldType
                                     ? g_strdup_printf (" of %s.%s", t->database, t->table)
                                     : g_strdup ("");
       return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "unknown field '%s' in %s%s",
-                             parts[0], what, where), NULL;
+                             parts[0], what, where),
+             NULL;
     }
-  g_auto (GStrv) vals = (op == AB_PRED_BT || op == AB_PRED_IN)
-                            ? g_strsplit (parts[2], ",", -1)
-                            : g_strsplit (parts[2], "\x01", 1);
+  g_auto (GStrv) vals = (op == AB_PRED_BT || op == AB_PRED_IN) ? g_strsplit (parts[2], ",", -1)
+                                                               : g_strsplit (parts[2], "\x01", 1);
   guint n = g_strv_length (vals);
   if ((op == AB_PRED_BT && n != 2) || n == 0)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "invalid %s term '%s': bt takes two values a,b", what, term), NULL;
+                           "invalid %s term '%s': bt takes two values a,b", what, term),
+           NULL;
   AbPredicate *p = g_new0 (AbPredicate, 1);
   p->field = g_strdup (parts[0]);
   p->op = op;
@@ -99,7 +103,8 @@ parse_term (const gchar *term, gboolean allow_in, const gchar *what, AbFieldType
         {
           ab_predicate_free (p);
           return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "invalid %s: %s", what,
-                                 local->message), NULL;
+                                 local->message),
+                 NULL;
         }
       g_array_append_val (p->values, v);
     }
@@ -107,8 +112,8 @@ parse_term (const gchar *term, gboolean allow_in, const gchar *what, AbFieldType
 }
 
 GPtrArray *
-ab_predicates_parse (const AbTableDesc *t, const gchar *text, gboolean allow_in,
-                     const gchar *what, GError **error)
+ab_predicates_parse (const AbTableDesc *t, const gchar *text, gboolean allow_in, const gchar *what,
+                     GError **error)
 {
   return ab_predicates_parse_typed (text, allow_in, what, table_field_type, t, error);
 }
@@ -144,20 +149,19 @@ as_double (const AbValue *v, gdouble *out)
 {
   switch (v->kind)
     {
-    case AB_VALUE_INT8: case AB_VALUE_INT16: case AB_VALUE_INT32: case AB_VALUE_INT64:
-      *out = (gdouble) v->u.i;
-      return TRUE;
-    case AB_VALUE_FLOAT32: case AB_VALUE_FLOAT64:
-      *out = v->u.f;
-      return TRUE;
-    case AB_VALUE_STRING:
-      {
-        gchar *end = NULL;
-        *out = g_ascii_strtod (v->u.s.data, &end);
-        return end != v->u.s.data && *end == '\0';
-      }
-    default:
-      return FALSE;
+      case AB_VALUE_INT8:
+      case AB_VALUE_INT16:
+      case AB_VALUE_INT32:
+      case AB_VALUE_INT64: *out = (gdouble) v->u.i; return TRUE;
+      case AB_VALUE_FLOAT32:
+      case AB_VALUE_FLOAT64: *out = v->u.f; return TRUE;
+      case AB_VALUE_STRING:
+        {
+          gchar *end = NULL;
+          *out = g_ascii_strtod (v->u.s.data, &end);
+          return end != v->u.s.data && *end == '\0';
+        }
+      default: return FALSE;
     }
 }
 
@@ -181,12 +185,12 @@ match_one (const AbPredicate *p, const AbValue *v)
     return FALSE;
   switch (p->op)
     {
-    case AB_PRED_GT: return x > a;
-    case AB_PRED_GTE: return x >= a;
-    case AB_PRED_LT: return x < a;
-    case AB_PRED_LTE: return x <= a;
-    case AB_PRED_BT: return x >= a && x <= b;
-    default: return FALSE;
+      case AB_PRED_GT: return x > a;
+      case AB_PRED_GTE: return x >= a;
+      case AB_PRED_LT: return x < a;
+      case AB_PRED_LTE: return x <= a;
+      case AB_PRED_BT: return x >= a && x <= b;
+      default: return FALSE;
     }
 }
 

@@ -4,13 +4,20 @@
 #pragma once
 #include "engine/engine-private.h"
 
-typedef enum { AB_PRED_EQ, AB_PRED_GT, AB_PRED_GTE, AB_PRED_LT, AB_PRED_LTE,
-               AB_PRED_BT, AB_PRED_IN } AbPredOp;
+typedef enum {
+  AB_PRED_EQ,
+  AB_PRED_GT,
+  AB_PRED_GTE,
+  AB_PRED_LT,
+  AB_PRED_LTE,
+  AB_PRED_BT,
+  AB_PRED_IN
+} AbPredOp;
 
 typedef struct {
   gchar *field;
   AbPredOp op;
-  GArray *values;   /* AbValue, cast to the field type: 1, 2 (bt) or n (in) */
+  GArray *values; /* AbValue, cast to the field type: 1, 2 (bt) or n (in) */
   AbType type;
 } AbPredicate;
 

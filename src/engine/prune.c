@@ -5,18 +5,18 @@
 #include "engine/wide.h"
 #include "codec/bytes.h"
 
-#define PRUNE_READ_CAP 4096   /* cells read past the limit per row and round */
+#define PRUNE_READ_CAP 4096 /* cells read past the limit per row and round */
 #define SWEEP_PAGE 1000
 #define SWEEP_ROUNDS 16
 
 struct _AbMaint {
-  GMutex round;        /* one trimming round at a time: a caller's round waits
+  GMutex round; /* one trimming round at a time: a caller's round waits
                         * for the background one, so rows noted before it are done */
   GMutex mu;
   GCond cond;
   gboolean stop;
   GThread *thread;
-  GHashTable *dirty;   /* GBytes row -> GUINT_TO_POINTER (limit) */
+  GHashTable *dirty; /* GBytes row -> GUINT_TO_POINTER (limit) */
 };
 
 static GHashTable *
@@ -80,7 +80,9 @@ prune_row (AbEngine *engine, GBytes *row, guint limit, gboolean *again, guint *t
   gsize rlen;
   const guint8 *r = g_bytes_get_data (row, &rlen);
   g_autoptr (GByteArray) stop = ab_codec_prefix_upper_bound (r, rlen);
-  AbScanRange range = { .start = r, .start_len = rlen, .start_inclusive = TRUE,
+  AbScanRange range = { .start = r,
+                        .start_len = rlen,
+                        .start_inclusive = TRUE,
                         .stop = stop != NULL ? stop->data : NULL,
                         .stop_len = stop != NULL ? stop->len : 0,
                         .limit = limit + 1 + PRUNE_READ_CAP };
@@ -172,8 +174,8 @@ any_ttl_group (AbEngine *engine)
   g_autoptr (GPtrArray) dbs = ab_catalog_list_databases (engine->catalog);
   for (guint d = 0; d < dbs->len; d++)
     {
-      g_autoptr (GPtrArray) ts = ab_catalog_list_tables (engine->catalog,
-                                                         ((AbDatabaseDesc *) dbs->pdata[d])->database);
+      g_autoptr (GPtrArray) ts
+          = ab_catalog_list_tables (engine->catalog, ((AbDatabaseDesc *) dbs->pdata[d])->database);
       for (guint t = 0; t < ts->len; t++)
         {
           GPtrArray *groups = ((AbTableDesc *) ts->pdata[t])->schema->group_defs;

@@ -67,6 +67,6 @@ typedef struct {
  * does not cast is a 400; else it reads nothing. The first read error is
  * propagated; the reads are returned either way (free with
  * ab_hop_reads_free (reads, nodes->len)). */
-AbHopRead *ab_hop_read_all (AbEngine *engine, const AbHopPlan *hp, GArray *nodes,
-                            gboolean strict, GError **error);
+AbHopRead *ab_hop_read_all (AbEngine *engine, const AbHopPlan *hp, GArray *nodes, gboolean strict,
+                            GError **error);
 void ab_hop_reads_free (AbHopRead *reads, guint n);

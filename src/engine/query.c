@@ -111,8 +111,8 @@ ab_edge_frame_filter (AbEdgeFrame *f, GPtrArray *filters)
 }
 
 gboolean
-ab_query_cast_start (const AbTableDesc *t, const gchar *text, AbQueryDirection dir,
-                     AbValue *out, GError **error)
+ab_query_cast_start (const AbTableDesc *t, const gchar *text, AbQueryDirection dir, AbValue *out,
+                     GError **error)
 {
   if (text == NULL)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "start is required");
@@ -195,7 +195,7 @@ edge_from_state (const AbTableDesc *t, const AbValue *s, const AbValue *tg, cons
 
 gboolean
 ab_query_fetch_states (AbEngine *engine, const AbTableDesc *t, GPtrArray *srcs, GPtrArray *tgts,
-              AbEdgeFrame *frame, GError **error)
+                       AbEdgeFrame *frame, GError **error)
 {
   g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   GError *local = NULL;
@@ -243,10 +243,10 @@ ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray 
   if (t == NULL)
     return NULL;
   if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE || t->schema->kind == AB_TABLE_MULTI_EDGE)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "edges/get is not supported on %s table %s.%s",
-                           t->schema->kind == AB_TABLE_IMMUTABLE_EDGE ? "immutable" : "multi-edge",
-                           db, table), NULL;
+    return ab_engine_fail (
+               error, AB_ENGINE_ERROR_BAD_REQUEST, "edges/get is not supported on %s table %s.%s",
+               t->schema->kind == AB_TABLE_IMMUTABLE_EDGE ? "immutable" : "multi-edge", db, table),
+           NULL;
   g_autoptr (GArray) srcs = value_array_new ();
   g_autoptr (GArray) tgts = value_array_new ();
   if (!cast_list (sources, t->schema->source_type, "source", srcs, error)
@@ -283,8 +283,8 @@ ab_engine_get_ids (AbEngine *engine, const gchar *db, const gchar *table, GPtrAr
     return NULL;
   if (t->schema->kind != AB_TABLE_MULTI_EDGE)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "multi-edges/ids needs a multi-edge table; %s.%s is not one", db,
-                           table), NULL;
+                           "multi-edges/ids needs a multi-edge table; %s.%s is not one", db, table),
+           NULL;
   g_autoptr (GArray) vals = value_array_new ();
   if (!cast_list (ids, t->schema->id_type, "ids", vals, error)
       || !check_pairs (engine, vals->len, "ids", error))

@@ -36,8 +36,8 @@ info_from_table (const AbTableDesc *t, AbQueueInfo *out)
   g_autoptr (JsonNode) n = json_from_string (t->comment + strlen (QUEUE_PREFIX), NULL);
   if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
     return FALSE;
-  out->partitions = json_object_get_int_member_with_default (json_node_get_object (n),
-                                                             "partitions", 0);
+  out->partitions
+      = json_object_get_int_member_with_default (json_node_get_object (n), "partitions", 0);
   if (out->partitions < 1)
     return FALSE;
   out->ns = g_strdup (t->database);
@@ -89,8 +89,8 @@ ab_queue_create (AbEngine *engine, const gchar *ns, const gchar *queue, const gc
   if (db == NULL)
     {
       /* The namespace is created with its first queue. */
-      g_autoptr (AbDatabaseDesc) made = ab_catalog_create_database (
-          engine->catalog, ns, "queue/v1 namespace", actor, &local);
+      g_autoptr (AbDatabaseDesc) made
+          = ab_catalog_create_database (engine->catalog, ns, "queue/v1 namespace", actor, &local);
       if (made == NULL)
         return ab_engine_propagate (error, local), FALSE;
     }
@@ -104,12 +104,13 @@ ab_queue_create (AbEngine *engine, const gchar *ns, const gchar *queue, const gc
       "\"indexes\":[{\"index\":\"seq\",\"fields\":[{\"field\":\"seq\",\"order\":\"ASC\"}]}]}}",
       queue, storage);
   g_autoptr (JsonNode) node = json_from_string (body, &local);
-  g_autoptr (AbTableDesc) proto = node != NULL
-      ? ab_table_desc_from_create_request (ns, NULL, node, &local) : NULL;
+  g_autoptr (AbTableDesc) proto
+      = node != NULL ? ab_table_desc_from_create_request (ns, NULL, node, &local) : NULL;
   if (proto == NULL)
     return ab_engine_propagate (error, local), FALSE;
   g_free (proto->comment);
-  proto->comment = g_strdup_printf (QUEUE_PREFIX "{\"partitions\":%" G_GINT64_FORMAT "}", partitions);
+  proto->comment
+      = g_strdup_printf (QUEUE_PREFIX "{\"partitions\":%" G_GINT64_FORMAT "}", partitions);
   g_autoptr (AbTableDesc) t = ab_catalog_create_table (engine->catalog, proto, actor, &local);
   if (t == NULL)
     return ab_engine_propagate (error, local), FALSE;
@@ -125,8 +126,8 @@ ab_queue_set_enabled (AbEngine *engine, const gchar *ns, const gchar *queue, gbo
   if (t == NULL)
     return FALSE;
   GError *local = NULL;
-  g_autoptr (AbTableDesc) u = ab_catalog_update_table (engine->catalog, ns, queue, &enabled,
-                                                       NULL, NULL, NULL, actor, &local);
+  g_autoptr (AbTableDesc) u = ab_catalog_update_table (engine->catalog, ns, queue, &enabled, NULL,
+                                                       NULL, NULL, actor, &local);
   if (u == NULL)
     return ab_engine_propagate (error, local), FALSE;
   info_from_table (u, out);
@@ -180,19 +181,22 @@ message_item (JsonNode *m, guint i, gint64 partitions, JsonBuilder *b, AbEnqueue
   JsonObject *o = m != NULL && JSON_NODE_HOLDS_OBJECT (m) ? json_node_get_object (m) : NULL;
   JsonNode *key = o != NULL ? json_object_get_member (o, "key") : NULL;
   JsonNode *seq = o != NULL ? json_object_get_member (o, "seq") : NULL;
-  if (key == NULL || !JSON_NODE_HOLDS_VALUE (key) || json_node_get_value_type (key) != G_TYPE_STRING)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "messages[%u].key must be a string", i);
+  if (key == NULL || !JSON_NODE_HOLDS_VALUE (key)
+      || json_node_get_value_type (key) != G_TYPE_STRING)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "messages[%u].key must be a string",
+                           i);
   AbValue sv = AB_VALUE_INIT;
   g_autoptr (GError) local = NULL;
   if (seq == NULL || !ab_model_cast_json (seq, AB_TYPE_LONG, "seq", &sv, &local)
       || sv.kind == AB_VALUE_NULL)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "messages[%u].seq must be a long%s%s",
-                           i, local ? ": " : "", local ? local->message : "");
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "messages[%u].seq must be a long%s%s", i, local ? ": " : "",
+                           local ? local->message : "");
   out->partition = ab_queue_partition_of (json_node_get_string (key), partitions);
   ab_ulid_new (out->id);
   JsonNode *value = json_object_get_member (o, "value");
-  g_autofree gchar *text = value != NULL && !JSON_NODE_HOLDS_NULL (value)
-                               ? json_to_string (value, FALSE) : NULL;
+  g_autofree gchar *text
+      = value != NULL && !JSON_NODE_HOLDS_NULL (value) ? json_to_string (value, FALSE) : NULL;
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "type");
   json_builder_add_string_value (b, "INSERT");
@@ -338,11 +342,13 @@ ab_queue_poll (AbEngine *engine, const gchar *ns, const gchar *queue, gint64 par
   if (limit < 0)
     limit = 100;
   if (limit < 1 || limit > 1000)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit must be between 1 and 1000"), NULL;
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit must be between 1 and 1000"),
+           NULL;
   g_autofree gchar *start = g_strdup_printf ("%" G_GINT64_FORMAT, partition);
   g_autofree gchar *ranges = poll_ranges (offset, until);
-  AbScanParams p = { .index = "seq", .start = start, .direction = AB_QDIR_OUT, .limit = limit,
-                     .ranges = ranges };
+  AbScanParams p = {
+    .index = "seq", .start = start, .direction = AB_QDIR_OUT, .limit = limit, .ranges = ranges
+  };
   g_autoptr (AbEdgeFrame) f = ab_engine_scan (engine, ns, queue, &p, error);
   if (f == NULL)
     return NULL;
@@ -373,8 +379,9 @@ ab_queue_commit (AbEngine *engine, const gchar *ns, const gchar *queue, gint64 p
     return FALSE;
   g_autofree gchar *start = g_strdup_printf ("%" G_GINT64_FORMAT, partition);
   g_autofree gchar *ranges = g_strdup_printf ("seq:lte:%" G_GINT64_FORMAT, offset);
-  AbScanParams p = { .index = "seq", .start = start, .direction = AB_QDIR_OUT, .limit = 1000,
-                     .ranges = ranges };
+  AbScanParams p = {
+    .index = "seq", .start = start, .direction = AB_QDIR_OUT, .limit = 1000, .ranges = ranges
+  };
   *committed = 0;
   guint deleted;
   do

@@ -43,18 +43,17 @@ typedef struct {
 } AbQueueMessage;
 
 typedef struct {
-  GPtrArray *messages;   /* AbQueueMessage* */
+  GPtrArray *messages; /* AbQueueMessage* */
   gboolean has_offset;
   gint64 offset;
   gboolean has_next;
 } AbQueuePage;
 
 void ab_queue_page_free (AbQueuePage *p);
-AbQueuePage *ab_queue_poll (AbEngine *engine, const gchar *ns, const gchar *queue,
-                            gint64 partition, const gint64 *offset, const gint64 *until,
-                            gint limit, GError **error);
+AbQueuePage *ab_queue_poll (AbEngine *engine, const gchar *ns, const gchar *queue, gint64 partition,
+                            const gint64 *offset, const gint64 *until, gint limit, GError **error);
 /* Deletes every message with seq <= offset in the partition. */
-gboolean ab_queue_commit (AbEngine *engine, const gchar *ns, const gchar *queue,
-                          gint64 partition, gint64 offset, guint64 *committed, GError **error);
+gboolean ab_queue_commit (AbEngine *engine, const gchar *ns, const gchar *queue, gint64 partition,
+                          gint64 offset, guint64 *committed, GError **error);
 /* floorMod(signed xxhash32(key), partitions). */
 gint64 ab_queue_partition_of (const gchar *key, gint64 partitions);

@@ -8,7 +8,6 @@
 #include "model/types.h"
 #include "model/jsonw.h"
 
-
 static const gchar *
 mode_or_null (gint mode)
 {
@@ -37,12 +36,14 @@ add_trailer (AbEngine *engine, AbJsonw *b, const AbWalContext *ctx, gboolean cdc
   ab_jsonw_begin_object (b);
   ab_jsonw_member_string (b, "actor", ctx->opts->actor != NULL ? ctx->opts->actor : "-");
   ab_jsonw_end_object (b);
-  ab_jsonw_member_string (b, "requestId", ctx->opts->request_id != NULL ? ctx->opts->request_id : "-");
+  ab_jsonw_member_string (b, "requestId",
+                          ctx->opts->request_id != NULL ? ctx->opts->request_id : "-");
   ab_jsonw_member_int (b, "ts", ab_engine_now_ms (engine));
   g_autofree gchar *label = g_strdup_printf ("%s.%s", ctx->table->database, ctx->table->table);
-  g_autofree gchar *alias = ctx->alias != NULL
-      ? g_strdup_printf ("%s.%s", ctx->table->database, ctx->alias) : NULL;
-  ab_jsonw_member_string (b, "alias", cdc && g_strcmp0 (ctx->alias, ctx->table->table) == 0 ? NULL : alias);
+  g_autofree gchar *alias
+      = ctx->alias != NULL ? g_strdup_printf ("%s.%s", ctx->table->database, ctx->alias) : NULL;
+  ab_jsonw_member_string (b, "alias",
+                          cdc && g_strcmp0 (ctx->alias, ctx->table->table) == 0 ? NULL : alias);
   ab_jsonw_member_string (b, "label", label);
   ab_jsonw_member_string (b, "version", "2");
   ab_jsonw_member_string (b, "phase", engine->cfg.phase);
@@ -139,14 +140,16 @@ add_state (AbJsonw *b, const gchar *name, const AbTableDesc *t, const AbKeyGroup
   ab_jsonw_begin_object (b);
   ab_jsonw_member_int (b, "ts", st->version);
   ab_jsonw_member_value (b, "src", &g->source);
-  ab_jsonw_member_value (b, "tgt", t->schema->kind == AB_TABLE_MULTI_EDGE ? &g->source : &g->target);
+  ab_jsonw_member_value (b, "tgt",
+                         t->schema->kind == AB_TABLE_MULTI_EDGE ? &g->source : &g->target);
   ab_jsonw_key (b, "props");
   ab_jsonw_begin_object (b);
   static const AbValue null_value = AB_VALUE_INIT;
   for (guint f = 0; f < st->n; f++)
     if (st->slots[f].kind != AB_SLOT_ABSENT)
       ab_jsonw_member_value (b, ((AbField *) t->schema->fields->pdata[f])->name,
-                 st->slots[f].kind == AB_SLOT_VALUE ? &st->slots[f].value : &null_value);
+                             st->slots[f].kind == AB_SLOT_VALUE ? &st->slots[f].value
+                                                                : &null_value);
   ab_jsonw_end_object (b);
   ab_jsonw_member_bool (b, "active", st->active);
   ab_jsonw_end_object (b);
@@ -165,8 +168,10 @@ ab_engine_cdc_record (AbEngine *engine, const AbWalContext *ctx, const AbKeyGrou
   ab_jsonw_member_string (&b, "status", ab_key_status_name (r->status));
   add_state (&b, "before", ctx->table, g, before);
   add_state (&b, "after", ctx->table, g, after);
-  ab_jsonw_member_int (&b, "acc", r->status == AB_STATUS_CREATED ? 1
-                                  : r->status == AB_STATUS_DELETED ? -1 : 0);
+  ab_jsonw_member_int (&b, "acc",
+                       r->status == AB_STATUS_CREATED   ? 1
+                       : r->status == AB_STATUS_DELETED ? -1
+                                                        : 0);
   ab_jsonw_member_string (&b, "message", r->message);
   add_trailer (engine, &b, ctx, TRUE);
   return finish_record (&b, g);
@@ -185,11 +190,12 @@ ab_engine_sink_metrics (AbEngine *engine, GString *out)
         continue;
       AbSinkStats st;
       ab_sink_stats (sinks[i], &st);
-      g_string_append_printf (out,
-                              "actionbase_sink_records_total{sink=\"%s\",outcome=\"appended\"} %" G_GUINT64_FORMAT "\n"
-                              "actionbase_sink_records_total{sink=\"%s\",outcome=\"dropped\"} %" G_GUINT64_FORMAT "\n"
-                              "actionbase_sink_records_total{sink=\"%s\",outcome=\"failed\"} %" G_GUINT64_FORMAT "\n",
-                              names[i], st.appended, names[i], st.dropped, names[i], st.errors);
+      g_string_append_printf (
+          out,
+          "actionbase_sink_records_total{sink=\"%s\",outcome=\"appended\"} %" G_GUINT64_FORMAT "\n"
+          "actionbase_sink_records_total{sink=\"%s\",outcome=\"dropped\"} %" G_GUINT64_FORMAT "\n"
+          "actionbase_sink_records_total{sink=\"%s\",outcome=\"failed\"} %" G_GUINT64_FORMAT "\n",
+          names[i], st.appended, names[i], st.dropped, names[i], st.errors);
     }
   ab_engine_applier_metrics (engine, out);
 }

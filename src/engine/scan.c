@@ -22,16 +22,19 @@ bounds_of (const AbPredicate *p, AbOrder order, Bound *start, Bound *stop)
   *stop = (Bound){ NULL, FALSE };
   switch (p->op)
     {
-    case AB_PRED_EQ: *start = (Bound){ v, TRUE }; *stop = (Bound){ v, TRUE }; break;
-    case AB_PRED_GT: *(asc ? start : stop) = (Bound){ v, FALSE }; break;
-    case AB_PRED_GTE: *(asc ? start : stop) = (Bound){ v, TRUE }; break;
-    case AB_PRED_LT: *(asc ? stop : start) = (Bound){ v, FALSE }; break;
-    case AB_PRED_LTE: *(asc ? stop : start) = (Bound){ v, TRUE }; break;
-    case AB_PRED_BT:
-      *start = (Bound){ asc ? v : w, TRUE };
-      *stop = (Bound){ asc ? w : v, TRUE };
-      break;
-    case AB_PRED_IN: break;
+      case AB_PRED_EQ:
+        *start = (Bound){ v, TRUE };
+        *stop = (Bound){ v, TRUE };
+        break;
+      case AB_PRED_GT: *(asc ? start : stop) = (Bound){ v, FALSE }; break;
+      case AB_PRED_GTE: *(asc ? start : stop) = (Bound){ v, TRUE }; break;
+      case AB_PRED_LT: *(asc ? stop : start) = (Bound){ v, FALSE }; break;
+      case AB_PRED_LTE: *(asc ? stop : start) = (Bound){ v, TRUE }; break;
+      case AB_PRED_BT:
+        *start = (Bound){ asc ? v : w, TRUE };
+        *stop = (Bound){ asc ? w : v, TRUE };
+        break;
+      case AB_PRED_IN: break;
     }
 }
 
@@ -57,8 +60,8 @@ check_prefix (const AbTableDesc *t, const AbIndex *idx, GPtrArray *ranges, GErro
   for (guint i = 0; i < idx->n_fields; i++)
     g_string_append_printf (order, "%s%s", i ? ", " : "", idx->fields[i].field);
   ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                  "valid `ranges` order for the index `%s` of %s.%s is a prefix of [%s]",
-                  idx->name, t->database, t->table, order->str);
+                  "valid `ranges` order for the index `%s` of %s.%s is a prefix of [%s]", idx->name,
+                  t->database, t->table, order->str);
   g_string_free (order, TRUE);
   return FALSE;
 }
@@ -148,8 +151,8 @@ plan_scan (AbEngine *engine, const AbTableDesc *t, const AbScanParams *p, ScanPl
                            p->index != NULL ? p->index : "", t->database, t->table);
   sp->limit = p->limit < 0 ? 25 : p->limit;
   if (sp->limit < 1 || (guint) sp->limit > engine->cfg.max_scan_limit)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "limit must be between 1 and %u", engine->cfg.max_scan_limit);
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit must be between 1 and %u",
+                           engine->cfg.max_scan_limit);
   if (!parse_features (p->features, &sp->total, error))
     return FALSE;
   if (!ab_query_cast_start (t, p->start, p->direction, &sp->start, error))
@@ -225,7 +228,8 @@ ab_engine_offset_suffix (const gchar *offset, guint n_fields, const gchar *name,
   g_autoptr (GBytes) suffix = ab_codec_offset_decode (offset, &local);
   if (suffix == NULL)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "invalid offset: %s",
-                           local->message), g_clear_error (&local), NULL;
+                           local->message),
+           g_clear_error (&local), NULL;
   gsize len, pos = 0;
   const guint8 *s = g_bytes_get_data (suffix, &len);
   for (guint i = 0; i <= n_fields && pos <= len; i++)
@@ -234,7 +238,9 @@ ab_engine_offset_suffix (const gchar *offset, guint n_fields, const gchar *name,
   if (pos != len)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "invalid offset: not a position in `%s` (pass the `offset` of the "
-                           "previous page unchanged)", name), NULL;
+                           "previous page unchanged)",
+                           name),
+           NULL;
   return g_steal_pointer (&suffix);
 }
 
@@ -252,15 +258,15 @@ fetch_rows (const ScanPlan *sp, const gchar *offset, guint fetch, GArray *rows, 
   g_autoptr (GByteArray) start = g_byte_array_new ();
   g_byte_array_append (start, prefix->data, prefix->len);
   g_autoptr (GByteArray) stop = NULL;
-  if (!ab_engine_range_keys (sp->idx->fields, sp->idx->n_fields, sp->ranges, prefix, start,
-                             &stop, error))
+  if (!ab_engine_range_keys (sp->idx->fields, sp->idx->n_fields, sp->ranges, prefix, start, &stop,
+                             error))
     return FALSE;
   if (stop == NULL)
     stop = ab_codec_prefix_upper_bound (prefix->data, prefix->len);
   if (offset != NULL)
     {
-      g_autoptr (GBytes) suffix = ab_engine_offset_suffix (offset, sp->idx->n_fields,
-                                                           sp->idx->name, error);
+      g_autoptr (GBytes) suffix
+          = ab_engine_offset_suffix (offset, sp->idx->n_fields, sp->idx->name, error);
       if (suffix == NULL)
         return FALSE;
       g_byte_array_set_size (start, prefix->len);
@@ -268,10 +274,13 @@ fetch_rows (const ScanPlan *sp, const gchar *offset, guint fetch, GArray *rows, 
       const guint8 *s = g_bytes_get_data (suffix, &slen);
       g_byte_array_append (start, s, slen);
     }
-  AbScanRange range = { .start = start->data, .start_len = start->len, .start_inclusive = FALSE,
+  AbScanRange range = { .start = start->data,
+                        .start_len = start->len,
+                        .start_inclusive = FALSE,
                         .stop = stop != NULL ? stop->data : NULL,
                         .stop_len = stop != NULL ? stop->len : 0,
-                        .stop_inclusive = FALSE, .limit = fetch };
+                        .stop_inclusive = FALSE,
+                        .limit = fetch };
   if (!ab_store_scan (sp->engine->store, &range, rows, &local))
     return ab_engine_propagate (error, local), FALSE;
   return TRUE;
@@ -290,11 +299,12 @@ run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **
   for (guint i = 0; i < n; i++)
     {
       AbKv *kv = &g_array_index (rows, AbKv, i);
-      AbEdgeOut *e = ab_engine_edge_from_row (sp->t, sp->dir, &sp->start, sp->idx->n_fields,
-                                              plen, kv, &local);
+      AbEdgeOut *e = ab_engine_edge_from_row (sp->t, sp->dir, &sp->start, sp->idx->n_fields, plen,
+                                              kv, &local);
       if (e == NULL)
         return ab_engine_fail (error, AB_ENGINE_ERROR_INTERNAL, "corrupt index row: %s",
-                               local->message), g_clear_error (&local), FALSE;
+                               local->message),
+               g_clear_error (&local), FALSE;
       g_ptr_array_add (frame->edges, e);
     }
   if (frame->has_next)
@@ -308,8 +318,8 @@ run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **
 
 /* Scan-delete (docs/data-model.md §10): one page of an immutable table's index. */
 gboolean
-ab_engine_scan_delete (AbEngine *engine, const gchar *db, const gchar *table,
-                       const AbScanParams *p, guint *deleted, GError **error)
+ab_engine_scan_delete (AbEngine *engine, const gchar *db, const gchar *table, const AbScanParams *p,
+                       guint *deleted, GError **error)
 {
   g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
   if (t == NULL)

@@ -19,11 +19,13 @@ check_ranges (const AbCache *c, GPtrArray *ranges, GError **error)
       if (pos >= ranges->len)
         return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                                "valid `ranges` for cache `%s` cover a prefix of its fields in "
-                               "order; `%s` is out of place", c->name, p->field);
+                               "order; `%s` is out of place",
+                               c->name, p->field);
       if (pos + 1 < ranges->len && p->op != AB_PRED_EQ)
         return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                                "`%s` of cache `%s` needs eq: only the trailing predicate may be "
-                               "a range", p->field, c->name);
+                               "a range",
+                               p->field, c->name);
     }
   return TRUE;
 }
@@ -49,8 +51,8 @@ typedef struct {
   GByteArray *row;
   GByteArray *start;
   GByteArray *stop;
-  GArray *cells;        /* AbKv, marker excluded */
-  GBytes *boundary;     /* qualifier below which the row is complete, or NULL */
+  GArray *cells;    /* AbKv, marker excluded */
+  GBytes *boundary; /* qualifier below which the row is complete, or NULL */
 } Window;
 
 static void
@@ -76,7 +78,8 @@ static gboolean
 read_window (AbEngine *engine, Window *w, guint limit, gboolean from_row_start, GError **error)
 {
   GError *local = NULL;
-  AbScanRange range = { .start = w->start->data, .start_len = w->start->len,
+  AbScanRange range = { .start = w->start->data,
+                        .start_len = w->start->len,
                         .stop = w->stop != NULL ? w->stop->data : NULL,
                         .stop_len = w->stop != NULL ? w->stop->len : 0,
                         .limit = limit + 1 + (from_row_start ? 1 : 0) };
@@ -125,8 +128,8 @@ window_exact (const Window *w, guint limit)
       const guint8 *k = g_bytes_get_data (g_array_index (w->cells, AbKv, limit - 1).key, &klen);
       return ab_store_key_compare (k, klen, bkey->data, bkey->len) < 0;
     }
-  return w->stop != NULL && ab_store_key_compare (w->stop->data, w->stop->len, bkey->data,
-                                                  bkey->len) <= 0;
+  return w->stop != NULL
+         && ab_store_key_compare (w->stop->data, w->stop->len, bkey->data, bkey->len) <= 0;
 }
 
 static gboolean
@@ -154,21 +157,25 @@ fallback_scan (AbEngine *engine, const AbTableDesc *t, const AbIndex *idx, const
                GError **error)
 {
   g_autofree gchar *text = ab_value_to_string (start);
-  AbScanParams sp = { .index = idx->name, .start = text, .direction = dir, .limit = (gint) limit,
-                      .ranges = ranges, .offset = offset };
+  AbScanParams sp = { .index = idx->name,
+                      .start = text,
+                      .direction = dir,
+                      .limit = (gint) limit,
+                      .ranges = ranges,
+                      .offset = offset };
   return ab_engine_scan (engine, t->database, t->table, &sp, error);
 }
 
 AbEdgeFrame *
-ab_engine_seek_row (AbEngine *engine, const AbTableDesc *t, const AbCache *c,
-                    const AbValue *start, AbQueryDirection dir, guint limit, const gchar *ranges,
-                    const gchar *offset, GError **error)
+ab_engine_seek_row (AbEngine *engine, const AbTableDesc *t, const AbCache *c, const AbValue *start,
+                    AbQueryDirection dir, guint limit, const gchar *ranges, const gchar *offset,
+                    GError **error)
 {
   g_autoptr (GPtrArray) preds = ab_predicates_parse (t, ranges, FALSE, "ranges", error);
   if (preds == NULL || !check_ranges (c, preds, error))
     return NULL;
-  g_autoptr (GBytes) after = offset != NULL
-      ? ab_engine_offset_suffix (offset, c->n_fields, c->name, error) : NULL;
+  g_autoptr (GBytes) after
+      = offset != NULL ? ab_engine_offset_suffix (offset, c->n_fields, c->name, error) : NULL;
   if (offset != NULL && after == NULL)
     return NULL;
   Window w = { 0 };
@@ -241,12 +248,13 @@ ab_engine_seek (AbEngine *engine, const gchar *db, const gchar *table, const AbS
   if (limit < 1 || limit > c->limit)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "limit must be between 1 and %u (the limit of cache `%s`)", c->limit,
-                           c->name), NULL;
+                           c->name),
+           NULL;
   AbValue start = AB_VALUE_INIT;
   if (!ab_query_cast_start (t, p->start, p->direction, &start, error))
     return NULL;
-  AbEdgeFrame *f = ab_engine_seek_row (engine, t, c, &start, p->direction, limit, p->ranges,
-                                       p->offset, error);
+  AbEdgeFrame *f
+      = ab_engine_seek_row (engine, t, c, &start, p->direction, limit, p->ranges, p->offset, error);
   ab_value_clear (&start);
   return f;
 }

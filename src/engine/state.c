@@ -54,8 +54,7 @@ ab_slot_present (const AbSlot *slot)
 }
 
 gboolean
-ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len, AbState *out,
-                 GError **error)
+ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len, AbState *out, GError **error)
 {
   AbStateValue sv;
   ab_codec_state_value_init (&sv);
@@ -201,8 +200,7 @@ transit_times (AbState *st, AbOpType op, gint64 ev, gboolean override)
       if (override && st->has_created_at && st->deleted_at == st->created_at)
         st->has_created_at = FALSE;
     }
-  st->active = st->has_created_at
-               && (!st->has_deleted_at || st->created_at > st->deleted_at);
+  st->active = st->has_created_at && (!st->has_deleted_at || st->created_at > st->deleted_at);
 }
 
 void
@@ -244,8 +242,8 @@ ab_state_check_valid (const AbSchema *schema, const AbState *st, GError **error)
       const AbField *field = schema->fields->pdata[f];
       if (!field->nullable && !ab_slot_present (&st->slots[f]))
         {
-          g_set_error (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST,
-                       "%s must be provided", field->name);
+          g_set_error (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST, "%s must be provided",
+                       field->name);
           return FALSE;
         }
     }

@@ -10,7 +10,7 @@ typedef enum { AB_SLOT_ABSENT = 0, AB_SLOT_VALUE, AB_SLOT_UNSET, AB_SLOT_DELETED
 
 typedef struct {
   AbSlotKind kind;
-  AbValue value;    /* AB_SLOT_VALUE only (may be null after a round trip) */
+  AbValue value; /* AB_SLOT_VALUE only (may be null after a round trip) */
   gint64 version;
 } AbSlot;
 
@@ -22,25 +22,25 @@ typedef struct {
   gboolean has_deleted_at;
   gint64 deleted_at;
   guint n;
-  AbSlot *slots;    /* n = schema fields */
+  AbSlot *slots; /* n = schema fields */
 } AbState;
 
 typedef enum { AB_OP_INSERT, AB_OP_UPDATE, AB_OP_DELETE } AbOpType;
 
 typedef struct {
-  gboolean present;  /* key present in the event's properties */
-  AbValue value;     /* may be null (explicit null) */
+  gboolean present; /* key present in the event's properties */
+  AbValue value;    /* may be null (explicit null) */
 } AbEventProp;
 
 typedef struct {
   AbOpType type;
   gint64 version;
-  guint seq;         /* position in the request: stable sort tie-break */
+  guint seq; /* position in the request: stable sort tie-break */
   guint n;
   AbEventProp *props; /* n = schema fields */
 } AbEvent;
 
-void ab_state_init (AbState *st, guint n_fields);   /* the initial state */
+void ab_state_init (AbState *st, guint n_fields); /* the initial state */
 void ab_state_clear (AbState *st);
 void ab_state_copy (AbState *dst, const AbState *src);
 gboolean ab_state_is_initial (const AbState *st);
@@ -48,8 +48,8 @@ gboolean ab_state_is_initial (const AbState *st);
 gboolean ab_slot_present (const AbSlot *slot);
 
 /* Stored bytes -> state (unknown codes dropped, sentinels already null). */
-gboolean ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len,
-                          AbState *out, GError **error);
+gboolean ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len, AbState *out,
+                          GError **error);
 /* State -> stored bytes (sentinels as null with their version). */
 gboolean ab_state_encode (const AbSchema *schema, const AbState *st, GByteArray *out,
                           GError **error);

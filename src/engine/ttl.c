@@ -99,8 +99,8 @@ ab_engine_ttl_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GPt
 /* One due entry: delete the cell if its sibling still says expired (both
  * compared with what was read, so a write racing the sweep wins). */
 static gboolean
-sweep_entry (AbEngine *engine, GBytes *cell, GBytes *sib, GBytes *cell_value,
-             GBytes *sib_value, gint64 now, guint *removed, GError **error)
+sweep_entry (AbEngine *engine, GBytes *cell, GBytes *sib, GBytes *cell_value, GBytes *sib_value,
+             gint64 now, guint *removed, GError **error)
 {
   if (sib_value == NULL || ab_engine_ttl_live (sib_value, now))
     return TRUE; /* swept already, or written again since (a later entry exists) */
@@ -127,8 +127,11 @@ ab_engine_ttl_sweep (AbEngine *engine, guint max, guint *removed, GError **error
   guint8 stop[sizeof TTL_PREFIX + 8];
   memcpy (stop, TTL_PREFIX, sizeof TTL_PREFIX);
   ab_codec_put_be64 (stop + sizeof TTL_PREFIX, now + 1);
-  AbScanRange range = { .start = TTL_PREFIX, .start_len = sizeof TTL_PREFIX,
-                        .start_inclusive = TRUE, .stop = stop, .stop_len = sizeof stop,
+  AbScanRange range = { .start = TTL_PREFIX,
+                        .start_len = sizeof TTL_PREFIX,
+                        .start_inclusive = TRUE,
+                        .stop = stop,
+                        .stop_len = sizeof stop,
                         .limit = max };
   g_autoptr (GArray) entries = ab_kv_array_new ();
   *removed = 0;

@@ -40,7 +40,7 @@ ab_ulid_new (gchar out[27])
   else
     {
       last_ms = ms;
-      last_hi = (guint16) g_random_int_range (0, 0x8000);  /* room to increment */
+      last_hi = (guint16) g_random_int_range (0, 0x8000); /* room to increment */
       last_lo = ((guint64) g_random_int () << 32) | g_random_int ();
     }
   guint16 hi = last_hi;

@@ -21,8 +21,8 @@ GByteArray *ab_engine_group_row (const AbTableDesc *t, const AbGroup *g, const A
  * siblings of TTL cells through reader (the store, or a transaction view), appends to `pre` a delete of every cell that has
  * expired (so the increment restarts from zero) and to `post` the new
  * sibling and expiry-index entry of every touched cell. */
-gboolean ab_engine_ttl_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GPtrArray *keys,
-                             AbBatch *pre, AbBatch *post, GError **error);
+gboolean ab_engine_ttl_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t,
+                             GPtrArray *keys, AbBatch *pre, AbBatch *post, GError **error);
 /* TRUE when a TTL cell is live: its sibling value says expiry > now. */
 gboolean ab_engine_ttl_live (GBytes *sibling, gint64 now_ms);
 /* Removes expired cells found through the expiry index (one round of at

@@ -53,8 +53,7 @@ read_audit (JsonObject *o, AbAudit *a, GError **error)
 
 /* Reads an optional string member into *slot (kept when absent). */
 static gboolean
-read_string (JsonObject *o, const gchar *member, gboolean required,
-             gchar **slot, GError **error)
+read_string (JsonObject *o, const gchar *member, gboolean required, gchar **slot, GError **error)
 {
   gchar *value = NULL;
   if (!ab_model_json_string (o, NULL, member, required, *slot, &value, error))
@@ -67,18 +66,17 @@ read_string (JsonObject *o, const gchar *member, gboolean required,
 /* The object's name: from the path when given (a differing body name is an
  * error), else the required body member. */
 static gboolean
-read_name (JsonObject *o, const gchar *member, const gchar *path_name,
-           gchar **out, GError **error)
+read_name (JsonObject *o, const gchar *member, const gchar *path_name, gchar **out, GError **error)
 {
   g_autofree gchar *body_name = NULL;
-  if (!ab_model_json_string (o, NULL, member, path_name == NULL, NULL,
-                             &body_name, error))
+  if (!ab_model_json_string (o, NULL, member, path_name == NULL, NULL, &body_name, error))
     return FALSE;
   if (path_name && body_name && strcmp (path_name, body_name) != 0)
     {
       g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID,
                    "The %s name in the body ('%s') differs from the one in "
-                   "the path ('%s')", member, body_name, path_name);
+                   "the path ('%s')",
+                   member, body_name, path_name);
       return FALSE;
     }
   *out = g_strdup (path_name ? path_name : body_name);
@@ -125,8 +123,7 @@ ab_database_desc_from_json (JsonNode *node, GError **error)
 }
 
 AbDatabaseDesc *
-ab_database_desc_from_create_request (const gchar *path_name, JsonNode *body,
-                                      GError **error)
+ab_database_desc_from_create_request (const gchar *path_name, JsonNode *body, GError **error)
 {
   JsonObject *o = ab_model_json_object (body, "The request body", error);
   if (o == NULL)
@@ -140,8 +137,7 @@ ab_database_desc_from_create_request (const gchar *path_name, JsonNode *body,
 }
 
 AbDatabaseDesc *
-ab_database_desc_apply_update (const AbDatabaseDesc *old, JsonNode *body,
-                               GError **error)
+ab_database_desc_apply_update (const AbDatabaseDesc *old, JsonNode *body, GError **error)
 {
   JsonObject *o = ab_model_json_object (body, "The request body", error);
   if (o == NULL)
@@ -176,8 +172,7 @@ ab_table_desc_to_json (const AbTableDesc *t)
 }
 
 static gboolean
-read_schema (JsonObject *o, gboolean required, AbSchema **slot,
-             GError **error)
+read_schema (JsonObject *o, gboolean required, AbSchema **slot, GError **error)
 {
   JsonNode *n = json_object_get_member (o, "schema");
   if (n == NULL || JSON_NODE_HOLDS_NULL (n))
@@ -214,13 +209,11 @@ ab_table_desc_from_json (JsonNode *node, GError **error)
 static gboolean
 read_storage (JsonObject *o, gchar **slot, GError **error)
 {
-  return read_string (o, "storage", TRUE, slot, error)
-         && ab_model_validate_storage (*slot, error);
+  return read_string (o, "storage", TRUE, slot, error) && ab_model_validate_storage (*slot, error);
 }
 
 AbTableDesc *
-ab_table_desc_from_create_request (const gchar *database,
-                                   const gchar *path_name, JsonNode *body,
+ab_table_desc_from_create_request (const gchar *database, const gchar *path_name, JsonNode *body,
                                    GError **error)
 {
   JsonObject *o = ab_model_json_object (body, "The request body", error);
@@ -231,8 +224,7 @@ ab_table_desc_from_create_request (const gchar *database,
   t->database = g_strdup (database);
   g_clear_pointer (&t->table, g_free);
   if (!read_name (o, "table", path_name, &t->table, error)
-      || !read_schema (o, TRUE, &t->schema, error)
-      || !read_storage (o, &t->storage, error)
+      || !read_schema (o, TRUE, &t->schema, error) || !read_storage (o, &t->storage, error)
       || !ab_model_json_mode (o, NULL, "mode", &t->mode, error)
       || !read_comment (o, TRUE, &t->comment, error))
     return NULL;
@@ -241,8 +233,7 @@ ab_table_desc_from_create_request (const gchar *database,
 }
 
 AbTableDesc *
-ab_table_desc_apply_update (const AbTableDesc *old, JsonNode *body,
-                            GError **error)
+ab_table_desc_apply_update (const AbTableDesc *old, JsonNode *body, GError **error)
 {
   JsonObject *o = ab_model_json_object (body, "The request body", error);
   if (o == NULL)
@@ -296,16 +287,14 @@ ab_alias_desc_from_json (JsonNode *node, GError **error)
 }
 
 static gboolean
-read_alias_target (JsonObject *o, gboolean required, gchar **slot,
-                   GError **error)
+read_alias_target (JsonObject *o, gboolean required, gchar **slot, GError **error)
 {
   return read_string (o, "table", required, slot, error)
          && ab_model_validate_name ("table", *slot, error);
 }
 
 AbAliasDesc *
-ab_alias_desc_from_create_request (const gchar *database,
-                                   const gchar *path_name, JsonNode *body,
+ab_alias_desc_from_create_request (const gchar *database, const gchar *path_name, JsonNode *body,
                                    GError **error)
 {
   JsonObject *o = ab_model_json_object (body, "The request body", error);
@@ -323,8 +312,7 @@ ab_alias_desc_from_create_request (const gchar *database,
 }
 
 AbAliasDesc *
-ab_alias_desc_apply_update (const AbAliasDesc *old, JsonNode *body,
-                            GError **error)
+ab_alias_desc_apply_update (const AbAliasDesc *old, JsonNode *body, GError **error)
 {
   JsonObject *o = ab_model_json_object (body, "The request body", error);
   if (o == NULL)

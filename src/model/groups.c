@@ -6,7 +6,6 @@
 #include "model/groups.h"
 #include "model/schema-private.h"
 
-
 static void
 bucket_free (AbBucket *b)
 {
@@ -49,8 +48,8 @@ ab_cache_free (AbCache *c)
 /* ---- date buckets ---- */
 
 static const gchar *const UNIT_NAMES[] = { "minute", "hour", "day", "week", "month", "year" };
-static const gchar *const UNIT_FORMATS[] = { "yyyyMMddHHmm", "yyyyMMddHH", "yyyyMMdd",
-                                             "YYYYww", "yyyyMM", "yyyy" };
+static const gchar *const UNIT_FORMATS[]
+    = { "yyyyMMddHHmm", "yyyyMMddHH", "yyyyMMdd", "YYYYww", "yyyyMM", "yyyy" };
 
 /* Java-style pattern letters -> strftime; quoted text is literal. */
 static gchar *
@@ -58,7 +57,7 @@ java_pattern (const gchar *fmt, const gchar *path, GError **error)
 {
   static const gchar *const map[][2] = {
     { "yyyy", "%Y" }, { "YYYY", "%G" }, { "yy", "%y" }, { "MM", "%m" }, { "dd", "%d" },
-    { "HH", "%H" }, { "mm", "%M" }, { "ss", "%S" }, { "ww", "%V" },
+    { "HH", "%H" },   { "mm", "%M" },   { "ss", "%S" }, { "ww", "%V" },
   };
   g_autoptr (GString) out = g_string_new (NULL);
   for (const gchar *p = fmt; *p != '\0';)
@@ -82,9 +81,12 @@ java_pattern (const gchar *fmt, const gchar *path, GError **error)
           p = end + 1;
         }
       else if (g_ascii_isalpha (*p))
-        return ab_model_invalid (error, "%s.format: unsupported pattern letters at '%s' (use yyyy, YYYY, "
-                        "yy, MM, dd, HH, mm, ss, ww, 'quoted text', or a strftime pattern with %%)",
-                        path, p), NULL;
+        return ab_model_invalid (
+                   error,
+                   "%s.format: unsupported pattern letters at '%s' (use yyyy, YYYY, "
+                   "yy, MM, dd, HH, mm, ss, ww, 'quoted text', or a strftime pattern with %%)",
+                   path, p),
+               NULL;
       else
         g_string_append_c (out, *p++);
     }
@@ -96,8 +98,10 @@ parse_timezone (const gchar *name, const gchar *path, GError **error)
 {
   GTimeZone *tz = g_time_zone_new_identifier (name);
   if (tz == NULL)
-    ab_model_invalid (error, "%s.timezone: unknown time zone '%s' (use UTC, an offset like +09:00, "
-             "or an IANA name like Asia/Seoul)", path, name);
+    ab_model_invalid (error,
+                      "%s.timezone: unknown time zone '%s' (use UTC, an offset like +09:00, "
+                      "or an IANA name like Asia/Seoul)",
+                      path, name);
   return tz;
 }
 
@@ -111,25 +115,33 @@ parse_bucket (JsonObject *o, const gchar *path, GError **error)
       || !ab_model_json_string (o, path, "format", FALSE, NULL, &format, error))
     return NULL;
   if (g_ascii_strcasecmp (type, "date") != 0)
-    return ab_model_invalid (error, "%s.type: unknown bucket type '%s' (supported: date)", path, type),
+    return ab_model_invalid (error, "%s.type: unknown bucket type '%s' (supported: date)", path,
+                             type),
            NULL;
   AbBucket *b = g_new0 (AbBucket, 1);
   guint u = 0;
   while (u < G_N_ELEMENTS (UNIT_NAMES) && g_ascii_strcasecmp (unit, UNIT_NAMES[u]) != 0)
     u++;
   if (u == G_N_ELEMENTS (UNIT_NAMES))
-    return bucket_free (b), ab_model_invalid (error, "%s.unit: unknown unit '%s' (minute, hour, day, "
-                                     "week, month, year)", path, unit), NULL;
+    return bucket_free (b),
+           ab_model_invalid (error,
+                             "%s.unit: unknown unit '%s' (minute, hour, day, "
+                             "week, month, year)",
+                             path, unit),
+           NULL;
   b->unit = (AbBucketUnit) u;
   b->tz = parse_timezone (tzname, path, error);
   const gchar *f = format != NULL ? format : UNIT_FORMATS[u];
-  b->pattern = b->tz == NULL ? NULL : strchr (f, '%') ? g_strdup (f) : java_pattern (f, path, error);
+  b->pattern = b->tz == NULL     ? NULL
+               : strchr (f, '%') ? g_strdup (f)
+                                 : java_pattern (f, path, error);
   if (b->pattern == NULL)
     return bucket_free (b), NULL;
   g_autoptr (GDateTime) probe = g_date_time_new_now (b->tz);
   g_autofree gchar *text = g_date_time_format (probe, b->pattern);
   if (text == NULL || *text == '\0')
-    return bucket_free (b), ab_model_invalid (error, "%s.format: '%s' formats nothing", path, f), NULL;
+    return bucket_free (b), ab_model_invalid (error, "%s.format: '%s' formats nothing", path, f),
+           NULL;
   return b;
 }
 
@@ -142,12 +154,12 @@ truncate_to_unit (const AbBucket *b, GDateTime *t)
   gint h = g_date_time_get_hour (t), mi = g_date_time_get_minute (t);
   switch (b->unit)
     {
-    case AB_BUCKET_MINUTE: return g_date_time_new (b->tz, y, mo, d, h, mi, 0);
-    case AB_BUCKET_HOUR: return g_date_time_new (b->tz, y, mo, d, h, 0, 0);
-    case AB_BUCKET_DAY: return g_date_time_new (b->tz, y, mo, d, 0, 0, 0);
-    case AB_BUCKET_MONTH: return g_date_time_new (b->tz, y, mo, 1, 0, 0, 0);
-    case AB_BUCKET_YEAR: return g_date_time_new (b->tz, y, 1, 1, 0, 0, 0);
-    case AB_BUCKET_WEEK: break;
+      case AB_BUCKET_MINUTE: return g_date_time_new (b->tz, y, mo, d, h, mi, 0);
+      case AB_BUCKET_HOUR: return g_date_time_new (b->tz, y, mo, d, h, 0, 0);
+      case AB_BUCKET_DAY: return g_date_time_new (b->tz, y, mo, d, 0, 0, 0);
+      case AB_BUCKET_MONTH: return g_date_time_new (b->tz, y, mo, 1, 0, 0, 0);
+      case AB_BUCKET_YEAR: return g_date_time_new (b->tz, y, 1, 1, 0, 0, 0);
+      case AB_BUCKET_WEEK: break;
     }
   g_autoptr (GDateTime) day = g_date_time_new (b->tz, y, mo, d, 0, 0, 0);
   return day == NULL ? NULL : g_date_time_add_days (day, 1 - g_date_time_get_day_of_week (day));
@@ -177,11 +189,11 @@ canonical_field (const AbSchema *s, const gchar *name, AbType *type)
 {
   switch (ab_schema_index_field_kind (s, name))
     {
-    case AB_INDEX_FIELD_VERSION: *type = AB_TYPE_LONG; return "version";
-    case AB_INDEX_FIELD_SOURCE: *type = s->source_type; return "source";
-    case AB_INDEX_FIELD_TARGET: *type = s->target_type; return "target";
-    case AB_INDEX_FIELD_PROPERTY: *type = ab_schema_field (s, name)->type; return name;
-    case AB_INDEX_FIELD_UNKNOWN: break;
+      case AB_INDEX_FIELD_VERSION: *type = AB_TYPE_LONG; return "version";
+      case AB_INDEX_FIELD_SOURCE: *type = s->source_type; return "source";
+      case AB_INDEX_FIELD_TARGET: *type = s->target_type; return "target";
+      case AB_INDEX_FIELD_PROPERTY: *type = ab_schema_field (s, name)->type; return name;
+      case AB_INDEX_FIELD_UNKNOWN: break;
     }
   return NULL;
 }
@@ -216,14 +228,15 @@ parse_group_field (const AbSchema *s, JsonNode *node, const gchar *path, AbGroup
   AbType type;
   const gchar *canon = canonical_field (s, name, &type);
   if (canon == NULL)
-    return ab_model_invalid (error, "%s.name: unknown field '%s' (a property, version, source or target)",
-                    path, name);
+    return ab_model_invalid (
+        error, "%s.name: unknown field '%s' (a property, version, source or target)", path, name);
   out->name = g_strdup (canon);
   if (bucket == NULL)
     return TRUE;
   if (!is_integer (type))
-    return ab_model_invalid (error, "%s.bucket: a date bucket needs an integer field (epoch ms); '%s' is %s",
-                    path, name, ab_type_name (type));
+    return ab_model_invalid (
+        error, "%s.bucket: a date bucket needs an integer field (epoch ms); '%s' is %s", path, name,
+        ab_type_name (type));
   g_autofree gchar *bpath = ab_model_json_path (path, "bucket");
   out->bucket = parse_bucket (bucket, bpath, error);
   return out->bucket != NULL;
@@ -235,8 +248,8 @@ parse_group_kind (JsonObject *o, const gchar *path, AbGroup *g, GError **error)
   g_autofree gchar *type = NULL, *value = NULL;
   if (!ab_model_json_string (o, path, "type", TRUE, NULL, &type, error)
       || !ab_model_json_string (o, path, "valueField", FALSE, "-", &value, error)
-      || !ab_model_json_dirtype (o, path, "directionType", FALSE, AB_DIRTYPE_BOTH,
-                                 &g->direction, error)
+      || !ab_model_json_dirtype (o, path, "directionType", FALSE, AB_DIRTYPE_BOTH, &g->direction,
+                                 error)
       || !ab_model_json_int (o, path, "ttl", -1, &g->ttl, error))
     return FALSE;
   if (g_ascii_strcasecmp (type, "COUNT") == 0)
@@ -246,8 +259,10 @@ parse_group_kind (JsonObject *o, const gchar *path, AbGroup *g, GError **error)
   else
     return ab_model_invalid (error, "%s.type: unknown group type '%s' (COUNT or SUM)", path, type);
   if (g->ttl != -1 && g->ttl <= 0)
-    return ab_model_invalid (error, "%s.ttl: %" G_GINT64_FORMAT " is not -1 (keep) or a positive number "
-                    "of milliseconds", path, g->ttl);
+    return ab_model_invalid (error,
+                             "%s.ttl: %" G_GINT64_FORMAT " is not -1 (keep) or a positive number "
+                             "of milliseconds",
+                             path, g->ttl);
   if (g->type == AB_GROUP_SUM)
     g->value_field = g_steal_pointer (&value);
   return TRUE;
@@ -261,11 +276,12 @@ check_value_field (const AbSchema *s, const gchar *path, AbGroup *g, GError **er
   AbType type;
   const gchar *canon = canonical_field (s, g->value_field, &type);
   if (canon == NULL || g_str_equal (g->value_field, "-"))
-    return ab_model_invalid (error, "%s.valueField: a SUM group needs a numeric field to sum, got '%s'",
-                    path, g->value_field);
+    return ab_model_invalid (error,
+                             "%s.valueField: a SUM group needs a numeric field to sum, got '%s'",
+                             path, g->value_field);
   if (!ab_type_is_numeric (type))
     return ab_model_invalid (error, "%s.valueField: '%s' is %s, not numeric", path, g->value_field,
-                    ab_type_name (type));
+                             ab_type_name (type));
   gchar *name = g_strdup (canon); /* canon may be value_field itself */
   g_free (g->value_field);
   g->value_field = name;
@@ -282,8 +298,11 @@ parse_group (const AbSchema *s, JsonNode *node, const gchar *path, GError **erro
       || !ab_model_json_array (o, path, "fields", FALSE, &fields, error))
     return NULL;
   if (*name == '\0' || g_str_equal (name, AB_GROUP_COUNT_NAME))
-    return ab_model_invalid (error, "%s.group: '%s' is not a valid group name (non-empty; %s is "
-                    "reserved)", path, name, AB_GROUP_COUNT_NAME), NULL;
+    return ab_model_invalid (error,
+                             "%s.group: '%s' is not a valid group name (non-empty; %s is "
+                             "reserved)",
+                             path, name, AB_GROUP_COUNT_NAME),
+           NULL;
   AbGroup *g = g_new0 (AbGroup, 1);
   g->name = g_steal_pointer (&name);
   g->code = ab_codec_code (g->name);
@@ -317,8 +336,9 @@ parse_cache (const AbSchema *s, JsonNode *node, const gchar *path, GError **erro
   if (*name == '\0')
     return ab_model_invalid (error, "%s.cache: cache names must not be empty", path), NULL;
   if (limit < 1 || limit > AB_CACHE_MAX_LIMIT)
-    return ab_model_invalid (error, "%s.limit: %" G_GINT64_FORMAT " is not between 1 and %d", path, limit,
-                    AB_CACHE_MAX_LIMIT), NULL;
+    return ab_model_invalid (error, "%s.limit: %" G_GINT64_FORMAT " is not between 1 and %d", path,
+                             limit, AB_CACHE_MAX_LIMIT),
+           NULL;
   AbCache *c = g_new0 (AbCache, 1);
   c->name = g_steal_pointer (&name);
   c->code = ab_codec_code (c->name);
@@ -336,8 +356,12 @@ parse_cache (const AbSchema *s, JsonNode *node, const gchar *path, GError **erro
         return ab_cache_free (c), NULL;
       const gchar *canon = canonical_field (s, field, &type);
       if (canon == NULL)
-        return ab_cache_free (c), ab_model_invalid (error, "%s.field: unknown field '%s' (a property, "
-                                           "version, source or target)", fpath, field), NULL;
+        return ab_cache_free (c),
+               ab_model_invalid (error,
+                                 "%s.field: unknown field '%s' (a property, "
+                                 "version, source or target)",
+                                 fpath, field),
+               NULL;
       c->fields[k].field = g_strdup (canon);
       c->n_fields++;
     }
@@ -354,7 +378,8 @@ parse_list (const AbSchema *s, JsonNode *array, const gchar *member, ParseFn par
 {
   GPtrArray *out = g_ptr_array_new_with_free_func (free_fn);
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
-  JsonArray *a = array != NULL && JSON_NODE_HOLDS_ARRAY (array) ? json_node_get_array (array) : NULL;
+  JsonArray *a
+      = array != NULL && JSON_NODE_HOLDS_ARRAY (array) ? json_node_get_array (array) : NULL;
   for (guint k = 0; a != NULL && k < json_array_get_length (a); k++)
     {
       g_autofree gchar *path = ab_model_json_item_path ("schema", member, k);
@@ -366,7 +391,8 @@ parse_list (const AbSchema *s, JsonNode *array, const gchar *member, ParseFn par
       const gchar *name = *(gchar **) item;
       if (!g_hash_table_add (seen, (gpointer) name))
         return g_ptr_array_unref (out),
-               ab_model_invalid (error, "%s: duplicate name '%s' in schema %s", path, name, member), NULL;
+               ab_model_invalid (error, "%s: duplicate name '%s' in schema %s", path, name, member),
+               NULL;
     }
   return out;
 }
@@ -375,7 +401,8 @@ static guint
 array_len (JsonNode *node)
 {
   return node != NULL && JSON_NODE_HOLDS_ARRAY (node)
-             ? json_array_get_length (json_node_get_array (node)) : 0;
+             ? json_array_get_length (json_node_get_array (node))
+             : 0;
 }
 
 gboolean
@@ -383,8 +410,9 @@ ab_schema_parse_groups (AbSchema *schema, GError **error)
 {
   if (schema->kind == AB_TABLE_IMMUTABLE_EDGE
       && (array_len (schema->groups) > 0 || array_len (schema->caches) > 0))
-    return ab_model_invalid (error, "%s", "An immutable edge table keeps Index rows only: it cannot have "
-                    "groups or caches");
+    return ab_model_invalid (error, "%s",
+                             "An immutable edge table keeps Index rows only: it cannot have "
+                             "groups or caches");
   GPtrArray *groups = parse_list (schema, schema->groups, "groups", parse_group,
                                   (GDestroyNotify) ab_group_free, error);
   if (groups == NULL)

@@ -11,7 +11,7 @@ typedef enum {
   AB_BUCKET_MINUTE,
   AB_BUCKET_HOUR,
   AB_BUCKET_DAY,
-  AB_BUCKET_WEEK,   /* ISO week, starting Monday */
+  AB_BUCKET_WEEK, /* ISO week, starting Monday */
   AB_BUCKET_MONTH,
   AB_BUCKET_YEAR,
 } AbBucketUnit;
@@ -22,7 +22,7 @@ typedef enum {
 typedef struct {
   AbBucketUnit unit;
   GTimeZone *tz;
-  gchar *pattern;   /* g_date_time_format pattern */
+  gchar *pattern; /* g_date_time_format pattern */
 } AbBucket;
 
 typedef struct {
@@ -32,21 +32,21 @@ typedef struct {
 
 typedef struct {
   gchar *name;
-  gint32 code;              /* ab_codec_code(name) */
+  gint32 code; /* ab_codec_code(name) */
   AbGroupType type;
   AbGroupField *fields;
   guint n_fields;
-  gchar *value_field;       /* SUM: the summed field; COUNT: NULL */
+  gchar *value_field; /* SUM: the summed field; COUNT: NULL */
   AbDirectionType direction;
-  gint64 ttl;               /* ms; -1 = cells never expire */
+  gint64 ttl; /* ms; -1 = cells never expire */
 } AbGroup;
 
 typedef struct {
   gchar *name;
-  gint32 code;              /* ab_codec_code(name) */
-  AbIndexField *fields;     /* field + order, like an index */
+  gint32 code;          /* ab_codec_code(name) */
+  AbIndexField *fields; /* field + order, like an index */
   guint n_fields;
-  guint limit;              /* cells kept per row, > 0 */
+  guint limit; /* cells kept per row, > 0 */
 } AbCache;
 
 #define AB_GROUP_COUNT_NAME "__count__"

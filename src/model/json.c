@@ -8,7 +8,6 @@
 #include "model/json_get.h"
 #include "model/types.h"
 
-
 /* Returns the offset just past the closing quote (or len when the string is
  * unterminated: the parser reports that). p[start] is the first byte inside
  * the string. G_MAXSIZE on error. */
@@ -24,11 +23,11 @@ scan_string (const gchar *p, gsize len, gsize start, GError **error)
         break;
       if (p[i] == '\\' && i + 1 < len)
         {
-          if (p[i + 1] == 'u' && i + 6 <= len
-              && strncmp (p + i + 2, "0000", 4) == 0)
+          if (p[i + 1] == 'u' && i + 6 <= len && strncmp (p + i + 2, "0000", 4) == 0)
             {
-              ab_model_invalid (error, "%s", "JSON strings must not contain the NUL "
-                          "character (\\u0000)");
+              ab_model_invalid (error, "%s",
+                                "JSON strings must not contain the NUL "
+                                "character (\\u0000)");
               return G_MAXSIZE;
             }
           i += 2;
@@ -54,17 +53,16 @@ check_number (const gchar *p, gsize len, GError **error)
     {
       g_autoptr (GError) perr = NULL;
       gint64 ignored;
-      if (!g_ascii_string_to_signed (token, 10, G_MININT64, G_MAXINT64,
-                                     &ignored, &perr)
-          && g_error_matches (perr, G_NUMBER_PARSER_ERROR,
-                              G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
-        return ab_model_invalid (error, "JSON number %s is outside the 64-bit "
-                           "integer range", token);
+      if (!g_ascii_string_to_signed (token, 10, G_MININT64, G_MAXINT64, &ignored, &perr)
+          && g_error_matches (perr, G_NUMBER_PARSER_ERROR, G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
+        return ab_model_invalid (error,
+                                 "JSON number %s is outside the 64-bit "
+                                 "integer range",
+                                 token);
       return TRUE;
     }
   if (isinf (g_ascii_strtod (token, NULL)))
-    return ab_model_invalid (error, "JSON number %s is outside the range of a double",
-                       token);
+    return ab_model_invalid (error, "JSON number %s is outside the range of a double", token);
   return TRUE;
 }
 
@@ -149,12 +147,11 @@ ab_model_json_missing (const gchar *prefix, const gchar *member, GError **error)
 }
 
 static gboolean
-wrong_type (const gchar *prefix, const gchar *member, const gchar *expected,
-            GError **error)
+wrong_type (const gchar *prefix, const gchar *member, const gchar *expected, GError **error)
 {
   g_autofree gchar *path = ab_model_json_path (prefix, member);
-  g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID,
-               "Field '%s' must be %s", path, expected);
+  g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, "Field '%s' must be %s", path,
+               expected);
   return FALSE;
 }
 
@@ -187,8 +184,12 @@ gboolean
 ab_model_json_scalar (JsonObject *o, const gchar *prefix, const gchar *member, GType type,
                       JsonNode **out, GError **error)
 {
-  static const struct { GType type; const gchar *expected; } names[] = {
-    { G_TYPE_STRING, "a string" }, { G_TYPE_BOOLEAN, "true or false" },
+  static const struct {
+    GType type;
+    const gchar *expected;
+  } names[] = {
+    { G_TYPE_STRING, "a string" },
+    { G_TYPE_BOOLEAN, "true or false" },
     { G_TYPE_INT64, "an integer" },
   };
   *out = member_node (o, member);
@@ -203,9 +204,8 @@ ab_model_json_scalar (JsonObject *o, const gchar *prefix, const gchar *member, G
 }
 
 gboolean
-ab_model_json_string (JsonObject *o, const gchar *prefix, const gchar *member,
-                      gboolean required, const gchar *def, gchar **out,
-                      GError **error)
+ab_model_json_string (JsonObject *o, const gchar *prefix, const gchar *member, gboolean required,
+                      const gchar *def, gchar **out, GError **error)
 {
   JsonNode *n;
   if (!ab_model_json_scalar (o, prefix, member, G_TYPE_STRING, &n, error))
@@ -217,8 +217,8 @@ ab_model_json_string (JsonObject *o, const gchar *prefix, const gchar *member,
 }
 
 gboolean
-ab_model_json_bool (JsonObject *o, const gchar *prefix, const gchar *member,
-                    gboolean def, gboolean *out, GError **error)
+ab_model_json_bool (JsonObject *o, const gchar *prefix, const gchar *member, gboolean def,
+                    gboolean *out, GError **error)
 {
   JsonNode *n;
   if (!ab_model_json_scalar (o, prefix, member, G_TYPE_BOOLEAN, &n, error))
@@ -228,8 +228,8 @@ ab_model_json_bool (JsonObject *o, const gchar *prefix, const gchar *member,
 }
 
 gboolean
-ab_model_json_int (JsonObject *o, const gchar *prefix, const gchar *member,
-                   gint64 def, gint64 *out, GError **error)
+ab_model_json_int (JsonObject *o, const gchar *prefix, const gchar *member, gint64 def, gint64 *out,
+                   GError **error)
 {
   JsonNode *n;
   if (!ab_model_json_scalar (o, prefix, member, G_TYPE_INT64, &n, error))
@@ -239,8 +239,8 @@ ab_model_json_int (JsonObject *o, const gchar *prefix, const gchar *member,
 }
 
 gboolean
-ab_model_json_array (JsonObject *o, const gchar *prefix, const gchar *member,
-                     gboolean required, JsonArray **out, GError **error)
+ab_model_json_array (JsonObject *o, const gchar *prefix, const gchar *member, gboolean required,
+                     JsonArray **out, GError **error)
 {
   JsonNode *n = member_node (o, member);
   *out = NULL;
@@ -253,8 +253,8 @@ ab_model_json_array (JsonObject *o, const gchar *prefix, const gchar *member,
 }
 
 gboolean
-ab_model_json_child (JsonObject *o, const gchar *prefix, const gchar *member,
-                     gboolean required, JsonObject **out, GError **error)
+ab_model_json_child (JsonObject *o, const gchar *prefix, const gchar *member, gboolean required,
+                     JsonObject **out, GError **error)
 {
   JsonNode *n = member_node (o, member);
   *out = NULL;

@@ -8,35 +8,28 @@
 
 /* "prefix.member" (or member alone when prefix is NULL or ""). */
 gchar *ab_model_json_path (const gchar *prefix, const gchar *member);
-gboolean ab_model_json_missing (const gchar *prefix, const gchar *member,
-                                GError **error);
+gboolean ab_model_json_missing (const gchar *prefix, const gchar *member, GError **error);
 
 /* node must hold an object; `what` names it in the error. */
-JsonObject *ab_model_json_object (JsonNode *node, const gchar *what,
-                                  GError **error);
+JsonObject *ab_model_json_object (JsonNode *node, const gchar *what, GError **error);
 
 /* A member that is absent or JSON null takes the default, or is an error
  * when required. A member of the wrong JSON type is always an error. */
 /* The member as a node when it holds a scalar of `type` (G_TYPE_STRING,
  * G_TYPE_BOOLEAN, G_TYPE_INT64); *out = NULL when absent or JSON null.
  * Borrowed from o. */
-gboolean ab_model_json_scalar (JsonObject *o, const gchar *prefix, const gchar *member,
-                               GType type, JsonNode **out, GError **error);
-gboolean ab_model_json_string (JsonObject *o, const gchar *prefix,
-                               const gchar *member, gboolean required,
-                               const gchar *def, gchar **out, GError **error);
-gboolean ab_model_json_bool (JsonObject *o, const gchar *prefix,
-                             const gchar *member, gboolean def, gboolean *out,
-                             GError **error);
-gboolean ab_model_json_int (JsonObject *o, const gchar *prefix,
-                            const gchar *member, gint64 def, gint64 *out,
-                            GError **error);
+gboolean ab_model_json_scalar (JsonObject *o, const gchar *prefix, const gchar *member, GType type,
+                               JsonNode **out, GError **error);
+gboolean ab_model_json_string (JsonObject *o, const gchar *prefix, const gchar *member,
+                               gboolean required, const gchar *def, gchar **out, GError **error);
+gboolean ab_model_json_bool (JsonObject *o, const gchar *prefix, const gchar *member, gboolean def,
+                             gboolean *out, GError **error);
+gboolean ab_model_json_int (JsonObject *o, const gchar *prefix, const gchar *member, gint64 def,
+                            gint64 *out, GError **error);
 /* *out is borrowed from o; NULL when absent and not required. */
-gboolean ab_model_json_array (JsonObject *o, const gchar *prefix,
-                              const gchar *member, gboolean required,
-                              JsonArray **out, GError **error);
-gboolean ab_model_json_child (JsonObject *o, const gchar *prefix,
-                              const gchar *member, gboolean required,
-                              JsonObject **out, GError **error);
+gboolean ab_model_json_array (JsonObject *o, const gchar *prefix, const gchar *member,
+                              gboolean required, JsonArray **out, GError **error);
+gboolean ab_model_json_child (JsonObject *o, const gchar *prefix, const gchar *member,
+                              gboolean required, JsonObject **out, GError **error);
 /* A new empty JSON array node. */
 JsonNode *ab_model_json_empty_array (void);

@@ -69,10 +69,26 @@ level_close (AbJsonw *w, gchar c)
   w->comma = TRUE;
 }
 
-void ab_jsonw_begin_object (AbJsonw *w) { level_open (w, '{'); }
-void ab_jsonw_end_object (AbJsonw *w) { level_close (w, '}'); }
-void ab_jsonw_begin_array (AbJsonw *w) { level_open (w, '['); }
-void ab_jsonw_end_array (AbJsonw *w) { level_close (w, ']'); }
+void
+ab_jsonw_begin_object (AbJsonw *w)
+{
+  level_open (w, '{');
+}
+void
+ab_jsonw_end_object (AbJsonw *w)
+{
+  level_close (w, '}');
+}
+void
+ab_jsonw_begin_array (AbJsonw *w)
+{
+  level_open (w, '[');
+}
+void
+ab_jsonw_end_array (AbJsonw *w)
+{
+  level_close (w, ']');
+}
 
 /* Bytes copied as they are: json-glib escapes 0x01..0x1e and 0x7f, we also
  * 0x1f (and 0x00, which json-glib never sees). */
@@ -101,18 +117,18 @@ escaped (GString *out, const gchar *s, gsize len)
       gsize n = 2;
       switch (*p)
         {
-        case '"': esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        default:
-          memcpy (esc + 1, "u00", 3);
-          esc[4] = hex[*p >> 4];
-          esc[5] = hex[*p & 0xf];
-          n = 6;
+          case '"': esc[1] = '"'; break;
+          case '\\': esc[1] = '\\'; break;
+          case '\b': esc[1] = 'b'; break;
+          case '\f': esc[1] = 'f'; break;
+          case '\n': esc[1] = 'n'; break;
+          case '\r': esc[1] = 'r'; break;
+          case '\t': esc[1] = 't'; break;
+          default:
+            memcpy (esc + 1, "u00", 3);
+            esc[4] = hex[*p >> 4];
+            esc[5] = hex[*p & 0xf];
+            n = 6;
         }
       put (out, esc, n);
       p++;
@@ -225,11 +241,11 @@ node_value (AbJsonw *w, JsonNode *node)
 {
   switch (json_node_get_value_type (node))
     {
-    case G_TYPE_INT64: return ab_jsonw_int (w, json_node_get_int (node));
-    case G_TYPE_DOUBLE: return ab_jsonw_double (w, json_node_get_double (node));
-    case G_TYPE_BOOLEAN: return ab_jsonw_bool (w, json_node_get_boolean (node));
-    case G_TYPE_STRING: return ab_jsonw_string (w, json_node_get_string (node));
-    default: return ab_jsonw_null (w);
+      case G_TYPE_INT64: return ab_jsonw_int (w, json_node_get_int (node));
+      case G_TYPE_DOUBLE: return ab_jsonw_double (w, json_node_get_double (node));
+      case G_TYPE_BOOLEAN: return ab_jsonw_bool (w, json_node_get_boolean (node));
+      case G_TYPE_STRING: return ab_jsonw_string (w, json_node_get_string (node));
+      default: return ab_jsonw_null (w);
     }
 }
 
@@ -240,32 +256,30 @@ ab_jsonw_node (AbJsonw *w, JsonNode *node)
     return ab_jsonw_null (w);
   switch (JSON_NODE_TYPE (node))
     {
-    case JSON_NODE_VALUE:
-      return node_value (w, node);
-    case JSON_NODE_ARRAY:
-      {
-        JsonArray *a = json_node_get_array (node);
-        ab_jsonw_begin_array (w);
-        for (guint i = 0, n = json_array_get_length (a); i < n; i++)
-          ab_jsonw_node (w, json_array_get_element (a, i));
-        return ab_jsonw_end_array (w);
-      }
-    case JSON_NODE_OBJECT:
-      {
-        JsonObjectIter it;
-        const gchar *name;
-        JsonNode *member;
-        ab_jsonw_begin_object (w);
-        json_object_iter_init_ordered (&it, json_node_get_object (node));
-        while (json_object_iter_next_ordered (&it, &name, &member))
-          {
-            ab_jsonw_key (w, name);
-            ab_jsonw_node (w, member);
-          }
-        return ab_jsonw_end_object (w);
-      }
-    case JSON_NODE_NULL:
-      break;
+      case JSON_NODE_VALUE: return node_value (w, node);
+      case JSON_NODE_ARRAY:
+        {
+          JsonArray *a = json_node_get_array (node);
+          ab_jsonw_begin_array (w);
+          for (guint i = 0, n = json_array_get_length (a); i < n; i++)
+            ab_jsonw_node (w, json_array_get_element (a, i));
+          return ab_jsonw_end_array (w);
+        }
+      case JSON_NODE_OBJECT:
+        {
+          JsonObjectIter it;
+          const gchar *name;
+          JsonNode *member;
+          ab_jsonw_begin_object (w);
+          json_object_iter_init_ordered (&it, json_node_get_object (node));
+          while (json_object_iter_next_ordered (&it, &name, &member))
+            {
+              ab_jsonw_key (w, name);
+              ab_jsonw_node (w, member);
+            }
+          return ab_jsonw_end_object (w);
+        }
+      case JSON_NODE_NULL: break;
     }
   ab_jsonw_null (w);
 }
@@ -305,28 +319,22 @@ ab_jsonw_value (AbJsonw *w, const AbValue *v)
 {
   switch (v->kind)
     {
-    case AB_VALUE_NULL:
-      return ab_jsonw_null (w);
-    case AB_VALUE_BOOL:
-      return ab_jsonw_bool (w, v->u.b);
-    case AB_VALUE_INT8:
-    case AB_VALUE_INT16:
-    case AB_VALUE_INT32:
-    case AB_VALUE_INT64:
-      return ab_jsonw_int (w, v->u.i);
-    case AB_VALUE_FLOAT32:
-      return ab_jsonw_double (w, ab_model_float_for_json (v->u.f));
-    case AB_VALUE_FLOAT64:
-      return ab_jsonw_double (w, v->u.f);
-    case AB_VALUE_STRING:
-      return ab_jsonw_string (w, v->u.s.data);
-    case AB_VALUE_JSON:
-      {
-        g_autoptr (JsonNode) parsed = json_from_string (v->u.s.data, NULL);
-        if (parsed != NULL)
-          return ab_jsonw_node (w, parsed);
-        return ab_jsonw_string (w, v->u.s.data);
-      }
+      case AB_VALUE_NULL: return ab_jsonw_null (w);
+      case AB_VALUE_BOOL: return ab_jsonw_bool (w, v->u.b);
+      case AB_VALUE_INT8:
+      case AB_VALUE_INT16:
+      case AB_VALUE_INT32:
+      case AB_VALUE_INT64: return ab_jsonw_int (w, v->u.i);
+      case AB_VALUE_FLOAT32: return ab_jsonw_double (w, ab_model_float_for_json (v->u.f));
+      case AB_VALUE_FLOAT64: return ab_jsonw_double (w, v->u.f);
+      case AB_VALUE_STRING: return ab_jsonw_string (w, v->u.s.data);
+      case AB_VALUE_JSON:
+        {
+          g_autoptr (JsonNode) parsed = json_from_string (v->u.s.data, NULL);
+          if (parsed != NULL)
+            return ab_jsonw_node (w, parsed);
+          return ab_jsonw_string (w, v->u.s.data);
+        }
     }
   ab_jsonw_null (w);
 }

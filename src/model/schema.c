@@ -117,8 +117,7 @@ ab_dirtype_parse (const gchar *name, AbDirectionType *out)
 /* ---- fields and indexes -------------------------------------------------- */
 
 AbField *
-ab_field_new (const gchar *name, AbType type, gboolean nullable,
-              const gchar *comment)
+ab_field_new (const gchar *name, AbType type, gboolean nullable, const gchar *comment)
 {
   AbField *f = g_new0 (AbField, 1);
   f->name = g_strdup (name);
@@ -254,10 +253,8 @@ ab_schema_copy (const AbSchema *schema)
     g_ptr_array_add (c->indexes, index_copy (schema->indexes->pdata[k]));
   json_node_unref (c->groups);
   json_node_unref (c->caches);
-  c->groups = schema->groups ? json_node_copy (schema->groups)
-                             : ab_model_json_empty_array ();
-  c->caches = schema->caches ? json_node_copy (schema->caches)
-                             : ab_model_json_empty_array ();
+  c->groups = schema->groups ? json_node_copy (schema->groups) : ab_model_json_empty_array ();
+  c->caches = schema->caches ? json_node_copy (schema->caches) : ab_model_json_empty_array ();
   /* The definitions are re-derived from the copied JSON (it parsed before). */
   if (!ab_schema_parse_groups (c, NULL))
     g_warn_if_reached ();
@@ -330,12 +327,12 @@ ab_schema_index_field_kind (const AbSchema *schema, const gchar *field)
 /* ---- update rule --------------------------------------------------------- */
 
 static gboolean
-update_fail (GError **error, const gchar *what, const gchar *from,
-             const gchar *to)
+update_fail (GError **error, const gchar *what, const gchar *from, const gchar *to)
 {
   g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID,
                "Schema update cannot change the %s (%s -> %s); only optional "
-               "fields can be added", what, from, to);
+               "fields can be added",
+               what, from, to);
   return FALSE;
 }
 
@@ -351,10 +348,8 @@ check_update_shape (const AbSchema *o, const AbSchema *n, GError **error)
   if (o->kind != AB_TABLE_VERTEX && o->target_type != n->target_type)
     return update_fail (error, "target type", ab_type_name (o->target_type),
                         ab_type_name (n->target_type));
-  if ((o->kind == AB_TABLE_MULTI_EDGE || o->kind == AB_TABLE_VERTEX)
-      && o->id_type != n->id_type)
-    return update_fail (error, "id type", ab_type_name (o->id_type),
-                        ab_type_name (n->id_type));
+  if ((o->kind == AB_TABLE_MULTI_EDGE || o->kind == AB_TABLE_VERTEX) && o->id_type != n->id_type)
+    return update_fail (error, "id type", ab_type_name (o->id_type), ab_type_name (n->id_type));
   /* index and count rows exist per direction: a change would orphan them */
   if (o->direction != n->direction)
     return update_fail (error, "direction", ab_dirtype_name (o->direction),
@@ -369,14 +364,14 @@ check_update_field (const AbField *of, const AbField *nf, GError **error)
     {
       g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID,
                    "Schema update cannot remove property '%s'; only optional "
-                   "fields can be added", of->name);
+                   "fields can be added",
+                   of->name);
       return FALSE;
     }
   if (of->type != nf->type)
     {
       g_autofree gchar *what = g_strdup_printf ("type of property '%s'", of->name);
-      return update_fail (error, what, ab_type_name (of->type),
-                          ab_type_name (nf->type));
+      return update_fail (error, what, ab_type_name (of->type), ab_type_name (nf->type));
     }
   /* relaxing non-null to nullable is harmless; the reverse would make
    * existing rows without the value invalid */
@@ -389,16 +384,14 @@ check_update_field (const AbField *of, const AbField *nf, GError **error)
 }
 
 gboolean
-ab_schema_check_update (const AbSchema *old_schema, const AbSchema *new_schema,
-                        GError **error)
+ab_schema_check_update (const AbSchema *old_schema, const AbSchema *new_schema, GError **error)
 {
   if (!check_update_shape (old_schema, new_schema, error))
     return FALSE;
   for (guint k = 0; k < old_schema->fields->len; k++)
     {
       const AbField *of = old_schema->fields->pdata[k];
-      if (!check_update_field (of, ab_schema_field (new_schema, of->name),
-                               error))
+      if (!check_update_field (of, ab_schema_field (new_schema, of->name), error))
         return FALSE;
     }
   for (guint k = 0; k < new_schema->fields->len; k++)
@@ -408,7 +401,8 @@ ab_schema_check_update (const AbSchema *old_schema, const AbSchema *new_schema,
         {
           g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID,
                        "Only optional fields can be added: new property '%s' "
-                       "must be nullable", nf->name);
+                       "must be nullable",
+                       nf->name);
           return FALSE;
         }
     }

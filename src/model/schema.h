@@ -28,13 +28,13 @@ typedef enum {
 typedef struct {
   gchar *name;
   AbType type;
-  gchar *comment;   /* never NULL ("" when absent) */
+  gchar *comment; /* never NULL ("" when absent) */
   gboolean nullable;
-  gint32 code;      /* ab_codec_code(name) */
+  gint32 code; /* ab_codec_code(name) */
 } AbField;
 
 typedef struct {
-  gchar *field;     /* property name or system field version/source/target */
+  gchar *field; /* property name or system field version/source/target */
   AbOrder order;
 } AbIndexField;
 
@@ -50,16 +50,16 @@ typedef struct {
   AbTableKind kind;
   AbType source_type;
   AbType target_type;
-  AbType id_type;          /* MULTI_EDGE, VERTEX */
+  AbType id_type; /* MULTI_EDGE, VERTEX */
   gchar *source_comment, *target_comment, *id_comment;
-  GPtrArray *fields;       /* AbField*, schema order. MULTI_EDGE: user fields
+  GPtrArray *fields; /* AbField*, schema order. MULTI_EDGE: user fields
                               followed by _source and _target (non-nullable). */
   AbDirectionType direction;
-  GPtrArray *indexes;      /* AbIndex* */
-  JsonNode *groups;        /* JSON array as given (responses echo it) */
-  JsonNode *caches;        /* JSON array as given */
-  GPtrArray *group_defs;   /* AbGroup*, parsed from groups (model/groups.h) */
-  GPtrArray *cache_defs;   /* AbCache*, parsed from caches */
+  GPtrArray *indexes;    /* AbIndex* */
+  JsonNode *groups;      /* JSON array as given (responses echo it) */
+  JsonNode *caches;      /* JSON array as given */
+  GPtrArray *group_defs; /* AbGroup*, parsed from groups (model/groups.h) */
+  GPtrArray *cache_defs; /* AbCache*, parsed from caches */
 } AbSchema;
 
 /* Table kind names: camel-case response form ("multiEdge", and
@@ -71,8 +71,7 @@ gboolean ab_table_kind_parse (const gchar *name, AbTableKind *out);
 
 /* Building blocks for schemas built by hand (the catalog's queue tables,
  * tests). comment NULL means "". Codes are filled by ab_schema_finish. */
-AbField *ab_field_new (const gchar *name, AbType type, gboolean nullable,
-                       const gchar *comment);
+AbField *ab_field_new (const gchar *name, AbType type, gboolean nullable, const gchar *comment);
 void ab_field_free (AbField *field);
 AbIndex *ab_index_new (const gchar *name, const gchar *comment);
 void ab_index_add_field (AbIndex *index, const gchar *field, AbOrder order);
@@ -115,14 +114,13 @@ typedef enum {
   AB_INDEX_FIELD_SOURCE,
   AB_INDEX_FIELD_TARGET,
 } AbIndexFieldKind;
-AbIndexFieldKind ab_schema_index_field_kind (const AbSchema *schema,
-                                             const gchar *field);
+AbIndexFieldKind ab_schema_index_field_kind (const AbSchema *schema, const gchar *field);
 /* Update rule: new may only add nullable properties to old. */
-gboolean ab_schema_check_update (const AbSchema *old_schema,
-                                 const AbSchema *new_schema, GError **error);
+gboolean ab_schema_check_update (const AbSchema *old_schema, const AbSchema *new_schema,
+                                 GError **error);
 
-const gchar *ab_mode_name (AbMutationMode mode);       /* "SYNC" ... "DROP" */
-const gchar *ab_mode_v2_name (AbMutationMode mode);    /* DROP -> "IGNORE" */
+const gchar *ab_mode_name (AbMutationMode mode);                 /* "SYNC" ... "DROP" */
+const gchar *ab_mode_v2_name (AbMutationMode mode);              /* DROP -> "IGNORE" */
 gboolean ab_mode_parse (const gchar *name, AbMutationMode *out); /* IGNORE = DROP */
 const gchar *ab_dirtype_name (AbDirectionType d);
 gboolean ab_dirtype_parse (const gchar *name, AbDirectionType *out);
@@ -156,7 +154,7 @@ typedef struct {
   gboolean active;
   gchar *comment;
   AbAudit audit;
-  gint32 code;      /* ab_codec_table_code(database, table) */
+  gint32 code; /* ab_codec_table_code(database, table) */
 } AbTableDesc;
 
 typedef struct {
@@ -164,7 +162,7 @@ typedef struct {
   gchar *tenant;
   gchar *database;
   gchar *alias;
-  gchar *table;     /* target table, same database */
+  gchar *table; /* target table, same database */
   gboolean active;
   gchar *comment;
   AbAudit audit;
@@ -199,46 +197,39 @@ AbAliasDesc *ab_alias_desc_from_json (JsonNode *node, GError **error);
 /* v3 TableCreateRequest {table, schema, storage, mode, comment} -> a new
  * descriptor for `database` (name from the body unless path_name is given;
  * a differing body name is an error). Validates every rule. */
-AbTableDesc *ab_table_desc_from_create_request (const gchar *database,
-                                                const gchar *path_name,
+AbTableDesc *ab_table_desc_from_create_request (const gchar *database, const gchar *path_name,
                                                 JsonNode *body, GError **error);
 
 /* v3 create requests for databases {database, comment} and aliases
  * {alias, table, comment} (all required; with path_name the body's name is
  * optional and must match). */
-AbDatabaseDesc *ab_database_desc_from_create_request (const gchar *path_name,
-                                                      JsonNode *body,
+AbDatabaseDesc *ab_database_desc_from_create_request (const gchar *path_name, JsonNode *body,
                                                       GError **error);
-AbAliasDesc *ab_alias_desc_from_create_request (const gchar *database,
-                                                const gchar *path_name,
+AbAliasDesc *ab_alias_desc_from_create_request (const gchar *database, const gchar *path_name,
                                                 JsonNode *body, GError **error);
 /* v3 update requests: a new descriptor = old + the body's changes (database
  * {active?, comment?}; table {active?, schema?, mode?, comment?} with the
  * schema update rule; alias {active?, table?, comment?}). Audit fields are
  * copied unchanged: the catalog sets them. */
-AbDatabaseDesc *ab_database_desc_apply_update (const AbDatabaseDesc *old,
-                                               JsonNode *body, GError **error);
-AbTableDesc *ab_table_desc_apply_update (const AbTableDesc *old,
-                                         JsonNode *body, GError **error);
-AbAliasDesc *ab_alias_desc_apply_update (const AbAliasDesc *old,
-                                         JsonNode *body, GError **error);
+AbDatabaseDesc *ab_database_desc_apply_update (const AbDatabaseDesc *old, JsonNode *body,
+                                               GError **error);
+AbTableDesc *ab_table_desc_apply_update (const AbTableDesc *old, JsonNode *body, GError **error);
+AbAliasDesc *ab_alias_desc_apply_update (const AbAliasDesc *old, JsonNode *body, GError **error);
 
 /* v2 label form (docs/rest-api.md §2): create body -> descriptor; descriptor -> entity
  * {active, name:"db.table", desc, type, schema{src,tgt,fields}, dirType,
  * storage, indices, groups, caches, event, readOnly, mode} with no null desc. */
-AbTableDesc *ab_table_desc_from_v2_label (const gchar *service, const gchar *label,
-                                          JsonNode *body, GError **error);
+AbTableDesc *ab_table_desc_from_v2_label (const gchar *service, const gchar *label, JsonNode *body,
+                                          GError **error);
 JsonNode *ab_table_desc_to_v2_label (const AbTableDesc *t);
 /* v2 service: create {desc} -> descriptor; entity {active, name, desc}.
  * v2 alias: create {desc, target:"service.label"} (target in the same
  * service) -> descriptor; entity {active, name:"db.alias", desc,
  * target:"db.table"}. */
-AbDatabaseDesc *ab_database_desc_from_v2_service (const gchar *service,
-                                                  JsonNode *body,
+AbDatabaseDesc *ab_database_desc_from_v2_service (const gchar *service, JsonNode *body,
                                                   GError **error);
 JsonNode *ab_database_desc_to_v2_service (const AbDatabaseDesc *d);
-AbAliasDesc *ab_alias_desc_from_v2_alias (const gchar *service,
-                                          const gchar *alias, JsonNode *body,
+AbAliasDesc *ab_alias_desc_from_v2_alias (const gchar *service, const gchar *alias, JsonNode *body,
                                           GError **error);
 JsonNode *ab_alias_desc_to_v2_alias (const AbAliasDesc *a);
 

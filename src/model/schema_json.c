@@ -5,19 +5,18 @@
 #include "model/schema-private.h"
 
 static gboolean
-bad_enum (GError **error, const gchar *prefix, const gchar *member,
-          const gchar *value, const gchar *what, const gchar *expected)
+bad_enum (GError **error, const gchar *prefix, const gchar *member, const gchar *value,
+          const gchar *what, const gchar *expected)
 {
   g_autofree gchar *path = ab_model_json_path (prefix, member);
   g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID,
-               "Unknown %s '%s' at '%s': expected %s", what, value, path,
-               expected);
+               "Unknown %s '%s' at '%s': expected %s", what, value, path, expected);
   return FALSE;
 }
 
 gboolean
-ab_model_json_type (JsonObject *o, const gchar *prefix, const gchar *member,
-                    AbType *out, GError **error)
+ab_model_json_type (JsonObject *o, const gchar *prefix, const gchar *member, AbType *out,
+                    GError **error)
 {
   g_autofree gchar *name = NULL;
   if (!ab_model_json_string (o, prefix, member, TRUE, NULL, &name, error))
@@ -30,8 +29,8 @@ ab_model_json_type (JsonObject *o, const gchar *prefix, const gchar *member,
 }
 
 gboolean
-ab_model_json_order (JsonObject *o, const gchar *prefix, const gchar *member,
-                     AbOrder *out, GError **error)
+ab_model_json_order (JsonObject *o, const gchar *prefix, const gchar *member, AbOrder *out,
+                     GError **error)
 {
   g_autofree gchar *name = NULL;
   if (!ab_model_json_string (o, prefix, member, FALSE, "ASC", &name, error))
@@ -46,44 +45,39 @@ ab_model_json_order (JsonObject *o, const gchar *prefix, const gchar *member,
 }
 
 gboolean
-ab_model_json_dirtype (JsonObject *o, const gchar *prefix, const gchar *member,
-                       gboolean required, AbDirectionType def,
-                       AbDirectionType *out, GError **error)
+ab_model_json_dirtype (JsonObject *o, const gchar *prefix, const gchar *member, gboolean required,
+                       AbDirectionType def, AbDirectionType *out, GError **error)
 {
   g_autofree gchar *name = NULL;
-  if (!ab_model_json_string (o, prefix, member, required,
-                             ab_dirtype_name (def), &name, error))
+  if (!ab_model_json_string (o, prefix, member, required, ab_dirtype_name (def), &name, error))
     return FALSE;
   if (!ab_dirtype_parse (name, out))
-    return bad_enum (error, prefix, member, name, "direction",
-                     "OUT, IN or BOTH");
+    return bad_enum (error, prefix, member, name, "direction", "OUT, IN or BOTH");
   return TRUE;
 }
 
 gboolean
-ab_model_json_mode (JsonObject *o, const gchar *prefix, const gchar *member,
-                    AbMutationMode *out, GError **error)
+ab_model_json_mode (JsonObject *o, const gchar *prefix, const gchar *member, AbMutationMode *out,
+                    GError **error)
 {
   g_autofree gchar *name = NULL;
   if (!ab_model_json_string (o, prefix, member, FALSE, "SYNC", &name, error))
     return FALSE;
   if (!ab_mode_parse (name, out))
-    return bad_enum (error, prefix, member, name, "mode",
-                     "SYNC, ASYNC, DROP (or IGNORE) or DENY");
+    return bad_enum (error, prefix, member, name, "mode", "SYNC, ASYNC, DROP (or IGNORE) or DENY");
   return TRUE;
 }
 
 gboolean
-ab_model_json_array_copy (JsonObject *o, const gchar *prefix,
-                          const gchar *member, JsonNode **out, GError **error)
+ab_model_json_array_copy (JsonObject *o, const gchar *prefix, const gchar *member, JsonNode **out,
+                          GError **error)
 {
   JsonArray *array;
   if (!ab_model_json_array (o, prefix, member, FALSE, &array, error))
     return FALSE;
   if (*out)
     json_node_unref (*out);
-  *out = array ? json_node_copy (json_object_get_member (o, member))
-               : ab_model_json_empty_array ();
+  *out = array ? json_node_copy (json_object_get_member (o, member)) : ab_model_json_empty_array ();
   return TRUE;
 }
 
@@ -98,8 +92,8 @@ ab_model_json_item_path (const gchar *prefix, const gchar *member, guint k)
 
 /* Field {type, comment}. */
 static gboolean
-parse_key_field (JsonObject *o, const gchar *prefix, const gchar *member,
-                 AbType *type, gchar **comment, GError **error)
+parse_key_field (JsonObject *o, const gchar *prefix, const gchar *member, AbType *type,
+                 gchar **comment, GError **error)
 {
   JsonObject *f;
   if (!ab_model_json_child (o, prefix, member, TRUE, &f, error))
@@ -122,8 +116,7 @@ parse_struct_field (JsonNode *node, const gchar *path, GError **error)
   g_autofree gchar *name = NULL, *comment = NULL;
   AbType type;
   gboolean nullable;
-  if (o == NULL
-      || !ab_model_json_string (o, path, "name", TRUE, NULL, &name, error)
+  if (o == NULL || !ab_model_json_string (o, path, "name", TRUE, NULL, &name, error)
       || !ab_model_json_type (o, path, "type", &type, error)
       || !ab_model_json_string (o, path, "comment", FALSE, "", &comment, error)
       || !ab_model_json_bool (o, path, "nullable", FALSE, &nullable, error))
@@ -133,14 +126,12 @@ parse_struct_field (JsonNode *node, const gchar *path, GError **error)
 
 /* IndexField {field, order}. */
 static gboolean
-parse_index_field (AbIndex *idx, JsonNode *node, const gchar *path,
-                   GError **error)
+parse_index_field (AbIndex *idx, JsonNode *node, const gchar *path, GError **error)
 {
   JsonObject *o = ab_model_json_object (node, path, error);
   g_autofree gchar *field = NULL;
   AbOrder order;
-  if (o == NULL
-      || !ab_model_json_string (o, path, "field", TRUE, NULL, &field, error)
+  if (o == NULL || !ab_model_json_string (o, path, "field", TRUE, NULL, &field, error)
       || !ab_model_json_order (o, path, "order", &order, error))
     return FALSE;
   ab_index_add_field (idx, field, order);
@@ -154,8 +145,7 @@ parse_index (JsonNode *node, const gchar *path, GError **error)
   JsonObject *o = ab_model_json_object (node, path, error);
   g_autofree gchar *name = NULL, *comment = NULL;
   JsonArray *fields;
-  if (o == NULL
-      || !ab_model_json_string (o, path, "index", TRUE, NULL, &name, error)
+  if (o == NULL || !ab_model_json_string (o, path, "index", TRUE, NULL, &name, error)
       || !ab_model_json_string (o, path, "comment", FALSE, "", &comment, error)
       || !ab_model_json_array (o, path, "fields", TRUE, &fields, error))
     return NULL;
@@ -163,8 +153,7 @@ parse_index (JsonNode *node, const gchar *path, GError **error)
   for (guint k = 0; k < json_array_get_length (fields); k++)
     {
       g_autofree gchar *ipath = ab_model_json_item_path (path, "fields", k);
-      if (!parse_index_field (idx, json_array_get_element (fields, k), ipath,
-                              error))
+      if (!parse_index_field (idx, json_array_get_element (fields, k), ipath, error))
         {
           ab_index_free (idx);
           return NULL;
@@ -174,8 +163,7 @@ parse_index (JsonNode *node, const gchar *path, GError **error)
 }
 
 static gboolean
-parse_properties (AbSchema *s, JsonObject *o, const gchar *prefix,
-                  GError **error)
+parse_properties (AbSchema *s, JsonObject *o, const gchar *prefix, GError **error)
 {
   JsonArray *props;
   if (!ab_model_json_array (o, prefix, "properties", FALSE, &props, error))
@@ -183,8 +171,7 @@ parse_properties (AbSchema *s, JsonObject *o, const gchar *prefix,
   for (guint k = 0; props && k < json_array_get_length (props); k++)
     {
       g_autofree gchar *path = ab_model_json_item_path (prefix, "properties", k);
-      AbField *f = parse_struct_field (json_array_get_element (props, k), path,
-                                       error);
+      AbField *f = parse_struct_field (json_array_get_element (props, k), path, error);
       if (f == NULL)
         return FALSE;
       g_ptr_array_add (s->fields, f);
@@ -210,8 +197,7 @@ parse_indexes (AbSchema *s, JsonObject *o, const gchar *prefix, GError **error)
 }
 
 static gboolean
-parse_kind (JsonObject *o, const gchar *prefix, AbTableKind *kind,
-            GError **error)
+parse_kind (JsonObject *o, const gchar *prefix, AbTableKind *kind, GError **error)
 {
   g_autofree gchar *name = NULL;
   if (!ab_model_json_string (o, prefix, "type", TRUE, NULL, &name, error))
@@ -223,22 +209,19 @@ parse_kind (JsonObject *o, const gchar *prefix, AbTableKind *kind,
 }
 
 static gboolean
-parse_schema_members (AbSchema *s, JsonObject *o, const gchar *prefix,
-                      GError **error)
+parse_schema_members (AbSchema *s, JsonObject *o, const gchar *prefix, GError **error)
 {
   gboolean vertex = s->kind == AB_TABLE_VERTEX;
   if (s->kind == AB_TABLE_MULTI_EDGE || vertex)
     if (!parse_key_field (o, prefix, "id", &s->id_type, &s->id_comment, error))
       return FALSE;
   if (!vertex
-      && (!parse_key_field (o, prefix, "source", &s->source_type,
-                            &s->source_comment, error)
-          || !parse_key_field (o, prefix, "target", &s->target_type,
-                               &s->target_comment, error)))
+      && (!parse_key_field (o, prefix, "source", &s->source_type, &s->source_comment, error)
+          || !parse_key_field (o, prefix, "target", &s->target_type, &s->target_comment, error)))
     return FALSE;
   return parse_properties (s, o, prefix, error)
-         && ab_model_json_dirtype (o, prefix, "direction", !vertex,
-                                   AB_DIRTYPE_OUT, &s->direction, error)
+         && ab_model_json_dirtype (o, prefix, "direction", !vertex, AB_DIRTYPE_OUT, &s->direction,
+                                   error)
          && parse_indexes (s, o, prefix, error)
          && ab_model_json_array_copy (o, prefix, "groups", &s->groups, error)
          && ab_model_json_array_copy (o, prefix, "caches", &s->caches, error);
@@ -252,8 +235,7 @@ ab_schema_from_json (JsonNode *node, GError **error)
   if (o == NULL)
     return NULL;
   g_autoptr (AbSchema) s = ab_schema_new ();
-  if (!parse_kind (o, prefix, &s->kind, error)
-      || !parse_schema_members (s, o, prefix, error)
+  if (!parse_kind (o, prefix, &s->kind, error) || !parse_schema_members (s, o, prefix, error)
       || !ab_schema_finish (s, error))
     return NULL;
   return g_steal_pointer (&s);
@@ -262,8 +244,7 @@ ab_schema_from_json (JsonNode *node, GError **error)
 /* ---- response form ------------------------------------------------------- */
 
 static void
-add_key_field (JsonBuilder *b, const gchar *member, AbType type,
-               const gchar *comment)
+add_key_field (JsonBuilder *b, const gchar *member, AbType type, const gchar *comment)
 {
   json_builder_set_member_name (b, member);
   json_builder_begin_object (b);
@@ -313,8 +294,7 @@ add_index (JsonBuilder *b, const AbIndex *idx)
       json_builder_set_member_name (b, "field");
       json_builder_add_string_value (b, idx->fields[k].field);
       json_builder_set_member_name (b, "order");
-      json_builder_add_string_value (b, idx->fields[k].order == AB_ORDER_DESC
-                                            ? "DESC" : "ASC");
+      json_builder_add_string_value (b, idx->fields[k].order == AB_ORDER_DESC ? "DESC" : "ASC");
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -327,8 +307,7 @@ static void
 add_array_copy (JsonBuilder *b, const gchar *member, JsonNode *node)
 {
   json_builder_set_member_name (b, member);
-  json_builder_add_value (b, node ? json_node_copy (node)
-                                  : ab_model_json_empty_array ());
+  json_builder_add_value (b, node ? json_node_copy (node) : ab_model_json_empty_array ());
 }
 
 static void

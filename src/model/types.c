@@ -8,7 +8,7 @@
 #include "model/json_get.h"
 #include "codec/fail.h"
 
-G_DEFINE_QUARK (ab-model-error-quark, ab_model_error)
+G_DEFINE_QUARK (ab - model - error - quark, ab_model_error)
 
 typedef struct {
   const gchar *v3;
@@ -108,20 +108,17 @@ show_text (const gchar *text, gboolean quote)
 static gchar *
 show_node (JsonNode *node)
 {
-  if (JSON_NODE_HOLDS_VALUE (node)
-      && json_node_get_value_type (node) == G_TYPE_STRING)
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
     return show_text (json_node_get_string (node), TRUE);
   g_autofree gchar *text = json_to_string (node, FALSE);
   return show_text (text, FALSE);
 }
 
 static gboolean
-cast_fail (GError **error, const gchar *field, AbType type, const gchar *shown,
-           const gchar *why)
+cast_fail (GError **error, const gchar *field, AbType type, const gchar *shown, const gchar *why)
 {
-  g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID,
-               "Property '%s' must be a %s: %s%s%s", field ? field : "?",
-               ab_type_name (type), shown, why ? " " : "", why ? why : "");
+  g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID, "Property '%s' must be a %s: %s%s%s",
+               field ? field : "?", ab_type_name (type), shown, why ? " " : "", why ? why : "");
   return FALSE;
 }
 
@@ -168,8 +165,8 @@ is_decimal_number (const gchar *s)
 }
 
 static gboolean
-set_checked_float (AbValue *out, AbType type, gdouble d, const gchar *field,
-                   const gchar *shown, GError **error)
+set_checked_float (AbValue *out, AbType type, gdouble d, const gchar *field, const gchar *shown,
+                   GError **error)
 {
   if (!isfinite (d) || (type == AB_TYPE_FLOAT && fabs (d) > FLT_MAX))
     return range_fail (error, field, type, shown);
@@ -178,8 +175,8 @@ set_checked_float (AbValue *out, AbType type, gdouble d, const gchar *field,
 }
 
 static gboolean
-set_checked_int (AbValue *out, AbType type, gint64 i, const gchar *field,
-                 const gchar *shown, GError **error)
+set_checked_int (AbValue *out, AbType type, gint64 i, const gchar *field, const gchar *shown,
+                 GError **error)
 {
   if (i < type_info[type].min || i > type_info[type].max)
     return range_fail (error, field, type, shown);
@@ -189,8 +186,8 @@ set_checked_int (AbValue *out, AbType type, gint64 i, const gchar *field,
 
 /* An integral double such as 5.0 is accepted for integer types. */
 static gboolean
-set_int_from_double (AbValue *out, AbType type, gdouble d, const gchar *field,
-                     const gchar *shown, GError **error)
+set_int_from_double (AbValue *out, AbType type, gdouble d, const gchar *field, const gchar *shown,
+                     GError **error)
 {
   if (!isfinite (d) || d != floor (d))
     return cast_fail (error, field, type, shown, "(not an integer)");
@@ -201,31 +198,26 @@ set_int_from_double (AbValue *out, AbType type, gdouble d, const gchar *field,
 }
 
 static gboolean
-cast_number_text (const gchar *text, AbType type, const gchar *field,
-                  AbValue *out, GError **error)
+cast_number_text (const gchar *text, AbType type, const gchar *field, AbValue *out, GError **error)
 {
   g_autofree gchar *shown = show_text (text, TRUE);
   if (type_is_integer (type))
     {
       gint64 i;
       g_autoptr (GError) perr = NULL;
-      if (g_ascii_string_to_signed (text, 10, type_info[type].min,
-                                    type_info[type].max, &i, &perr))
+      if (g_ascii_string_to_signed (text, 10, type_info[type].min, type_info[type].max, &i, &perr))
         return set_checked_int (out, type, i, field, shown, error);
-      if (g_error_matches (perr, G_NUMBER_PARSER_ERROR,
-                           G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
+      if (g_error_matches (perr, G_NUMBER_PARSER_ERROR, G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
         return range_fail (error, field, type, shown);
       return cast_fail (error, field, type, shown, NULL);
     }
   if (!is_decimal_number (text))
     return cast_fail (error, field, type, shown, NULL);
-  return set_checked_float (out, type, g_ascii_strtod (text, NULL), field,
-                            shown, error);
+  return set_checked_float (out, type, g_ascii_strtod (text, NULL), field, shown, error);
 }
 
 static gboolean
-cast_bool_text (const gchar *text, const gchar *field, AbValue *out,
-                GError **error)
+cast_bool_text (const gchar *text, const gchar *field, AbValue *out, GError **error)
 {
   if (g_ascii_strcasecmp (text, "true") == 0)
     ab_value_set_bool (out, TRUE);
@@ -242,8 +234,7 @@ cast_bool_text (const gchar *text, const gchar *field, AbValue *out,
 /* Strings must be UTF-8 without U+0000 (codec strings are 0x00-terminated).
  * `len` is the real byte length, so an embedded NUL shows as strlen < len. */
 static gboolean
-cast_string_bytes (const gchar *data, gsize len, const gchar *field,
-                   AbValue *out, GError **error)
+cast_string_bytes (const gchar *data, gsize len, const gchar *field, AbValue *out, GError **error)
 {
   if (memchr (data, '\0', len) != NULL)
     {
@@ -289,24 +280,20 @@ cast_object (JsonNode *node, AbValue *out)
 }
 
 static gboolean
-cast_scalar_string (JsonNode *node, AbType type, const gchar *field,
-                    AbValue *out, GError **error)
+cast_scalar_string (JsonNode *node, AbType type, const gchar *field, AbValue *out, GError **error)
 {
   const gchar *s = json_node_get_string (node);
   switch (type)
     {
-    case AB_TYPE_STRING:
-      return cast_string_bytes (s, strlen (s), field, out, error);
-    case AB_TYPE_BOOLEAN:
-      return cast_bool_text (s, field, out, error);
-    default:
-      return cast_number_text (s, type, field, out, error);
+      case AB_TYPE_STRING: return cast_string_bytes (s, strlen (s), field, out, error);
+      case AB_TYPE_BOOLEAN: return cast_bool_text (s, field, out, error);
+      default: return cast_number_text (s, type, field, out, error);
     }
 }
 
 static gboolean
-cast_scalar_int (gint64 i, AbType type, const gchar *field, AbValue *out,
-                 const gchar *shown, GError **error)
+cast_scalar_int (gint64 i, AbType type, const gchar *field, AbValue *out, const gchar *shown,
+                 GError **error)
 {
   if (type == AB_TYPE_STRING)
     {
@@ -322,8 +309,8 @@ cast_scalar_int (gint64 i, AbType type, const gchar *field, AbValue *out,
 }
 
 static gboolean
-cast_scalar_double (gdouble d, AbType type, const gchar *field, AbValue *out,
-                    const gchar *shown, GError **error)
+cast_scalar_double (gdouble d, AbType type, const gchar *field, AbValue *out, const gchar *shown,
+                    GError **error)
 {
   if (type == AB_TYPE_STRING)
     {
@@ -341,8 +328,8 @@ cast_scalar_double (gdouble d, AbType type, const gchar *field, AbValue *out,
 }
 
 static gboolean
-cast_scalar_bool (gboolean b, AbType type, const gchar *field, AbValue *out,
-                  const gchar *shown, GError **error)
+cast_scalar_bool (gboolean b, AbType type, const gchar *field, AbValue *out, const gchar *shown,
+                  GError **error)
 {
   if (type == AB_TYPE_BOOLEAN)
     {
@@ -351,16 +338,14 @@ cast_scalar_bool (gboolean b, AbType type, const gchar *field, AbValue *out,
     }
   if (type == AB_TYPE_STRING)
     {
-      ab_value_set_string (out, AB_VALUE_STRING, b ? "true" : "false",
-                           b ? 4 : 5);
+      ab_value_set_string (out, AB_VALUE_STRING, b ? "true" : "false", b ? 4 : 5);
       return TRUE;
     }
   return cast_fail (error, field, type, shown, NULL);
 }
 
 gboolean
-ab_model_cast_json (JsonNode *node, AbType type, const gchar *field,
-                    AbValue *out, GError **error)
+ab_model_cast_json (JsonNode *node, AbType type, const gchar *field, AbValue *out, GError **error)
 {
   ab_value_clear (out);
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
@@ -374,14 +359,11 @@ ab_model_cast_json (JsonNode *node, AbType type, const gchar *field,
   if (vt == G_TYPE_STRING)
     return cast_scalar_string (node, type, field, out, error);
   if (vt == G_TYPE_INT64)
-    return cast_scalar_int (json_node_get_int (node), type, field, out, shown,
-                            error);
+    return cast_scalar_int (json_node_get_int (node), type, field, out, shown, error);
   if (vt == G_TYPE_DOUBLE)
-    return cast_scalar_double (json_node_get_double (node), type, field, out,
-                               shown, error);
+    return cast_scalar_double (json_node_get_double (node), type, field, out, shown, error);
   if (vt == G_TYPE_BOOLEAN)
-    return cast_scalar_bool (json_node_get_boolean (node), type, field, out,
-                             shown, error);
+    return cast_scalar_bool (json_node_get_boolean (node), type, field, out, shown, error);
   return cast_fail (error, field, type, shown, NULL);
 }
 
@@ -400,24 +382,21 @@ cast_object_text (const gchar *text, AbValue *out)
 }
 
 gboolean
-ab_model_cast_text (const gchar *text, AbType type, const gchar *field,
-                    AbValue *out, GError **error)
+ab_model_cast_text (const gchar *text, AbType type, const gchar *field, AbValue *out,
+                    GError **error)
 {
   ab_value_clear (out);
   if (text == NULL)
     return TRUE;
   switch (type)
     {
-    case AB_TYPE_STRING:
-      return cast_string_bytes (text, strlen (text), field, out, error);
-    case AB_TYPE_BOOLEAN:
-      return cast_bool_text (text, field, out, error);
-    case AB_TYPE_OBJECT:
-      if (!g_utf8_validate (text, -1, NULL))
-        return cast_string_bytes (text, strlen (text), field, out, error);
-      return cast_object_text (text, out);
-    default:
-      return cast_number_text (text, type, field, out, error);
+      case AB_TYPE_STRING: return cast_string_bytes (text, strlen (text), field, out, error);
+      case AB_TYPE_BOOLEAN: return cast_bool_text (text, field, out, error);
+      case AB_TYPE_OBJECT:
+        if (!g_utf8_validate (text, -1, NULL))
+          return cast_string_bytes (text, strlen (text), field, out, error);
+        return cast_object_text (text, out);
+      default: return cast_number_text (text, type, field, out, error);
     }
 }
 
@@ -443,31 +422,25 @@ ab_model_value_to_json (const AbValue *v)
   JsonNode *node = json_node_new (JSON_NODE_VALUE);
   switch (v->kind)
     {
-    case AB_VALUE_NULL:
-      return json_node_init_null (node);
-    case AB_VALUE_BOOL:
-      return json_node_init_boolean (node, v->u.b);
-    case AB_VALUE_INT8:
-    case AB_VALUE_INT16:
-    case AB_VALUE_INT32:
-    case AB_VALUE_INT64:
-      return json_node_init_int (node, v->u.i);
-    case AB_VALUE_FLOAT32:
-      return json_node_init_double (node, ab_model_float_for_json (v->u.f));
-    case AB_VALUE_FLOAT64:
-      return json_node_init_double (node, v->u.f);
-    case AB_VALUE_STRING:
-      return json_node_init_string (node, v->u.s.data);
-    case AB_VALUE_JSON:
-      {
-        JsonNode *parsed = json_from_string (v->u.s.data, NULL);
-        if (parsed != NULL)
-          {
-            json_node_unref (node);
-            return parsed;
-          }
-        return json_node_init_string (node, v->u.s.data);
-      }
+      case AB_VALUE_NULL: return json_node_init_null (node);
+      case AB_VALUE_BOOL: return json_node_init_boolean (node, v->u.b);
+      case AB_VALUE_INT8:
+      case AB_VALUE_INT16:
+      case AB_VALUE_INT32:
+      case AB_VALUE_INT64: return json_node_init_int (node, v->u.i);
+      case AB_VALUE_FLOAT32: return json_node_init_double (node, ab_model_float_for_json (v->u.f));
+      case AB_VALUE_FLOAT64: return json_node_init_double (node, v->u.f);
+      case AB_VALUE_STRING: return json_node_init_string (node, v->u.s.data);
+      case AB_VALUE_JSON:
+        {
+          JsonNode *parsed = json_from_string (v->u.s.data, NULL);
+          if (parsed != NULL)
+            {
+              json_node_unref (node);
+              return parsed;
+            }
+          return json_node_init_string (node, v->u.s.data);
+        }
     }
   return json_node_init_null (node);
 }

@@ -27,10 +27,9 @@ typedef enum {
 
 /* names[i] of a static table of names indexed by an enum, or "UNKNOWN" when i
  * lies past the table or has no entry: a bad value never reads out of bounds. */
-#define AB_ENUM_NAME(names, i)                                                  \
-  ((guint) (i) < G_N_ELEMENTS (names) && (names)[(guint) (i)] != NULL          \
-     ? (names)[(guint) (i)]                                                     \
-     : "UNKNOWN")
+#define AB_ENUM_NAME(names, i)                                                               \
+  ((guint) (i) < G_N_ELEMENTS (names) && (names)[(guint) (i)] != NULL ? (names)[(guint) (i)] \
+                                                                      : "UNKNOWN")
 
 /* Sets AB_MODEL_ERROR_INVALID with a printf message; returns FALSE. */
 gboolean ab_model_invalid (GError **error, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);
@@ -48,11 +47,11 @@ gboolean ab_type_is_numeric (AbType type);
  * range checks per width, booleans from true/false or "true"/"false";
  * object type keeps compact JSON text. Errors: AB_MODEL_ERROR_INVALID naming
  * `field`. */
-gboolean ab_model_cast_json (JsonNode *node, AbType type, const gchar *field,
-                             AbValue *out, GError **error);
+gboolean ab_model_cast_json (JsonNode *node, AbType type, const gchar *field, AbValue *out,
+                             GError **error);
 /* Query-string text -> typed value (start=, source=, ranges values). */
-gboolean ab_model_cast_text (const gchar *text, AbType type, const gchar *field,
-                             AbValue *out, GError **error);
+gboolean ab_model_cast_text (const gchar *text, AbType type, const gchar *field, AbValue *out,
+                             GError **error);
 /* Parses a JSON request body (len -1: NUL-terminated). Stricter than
  * json-glib alone, which silently truncates a string at an escaped \u0000
  * and wraps integers beyond 64 bits: both are rejected here, as are raw NUL

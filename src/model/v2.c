@@ -21,7 +21,6 @@ static const AbLabelType label_types[] = {
 
 #define MULTI_EDGE_ID_FIELD "_id"
 
-
 static const gchar *
 label_type_name (AbTableKind kind)
 {
@@ -32,8 +31,7 @@ label_type_name (AbTableKind kind)
 }
 
 static gboolean
-parse_label_type (JsonObject *o, AbTableKind *kind, gboolean *hash,
-                  GError **error)
+parse_label_type (JsonObject *o, AbTableKind *kind, gboolean *hash, GError **error)
 {
   g_autofree gchar *name = NULL;
   if (!ab_model_json_string (o, NULL, "type", TRUE, NULL, &name, error))
@@ -45,15 +43,16 @@ parse_label_type (JsonObject *o, AbTableKind *kind, gboolean *hash,
         *hash = g_ascii_strcasecmp (name, "HASH") == 0;
         return TRUE;
       }
-  return ab_model_invalid (error, "Unknown label type '%s' at 'type': expected "
-                   "INDEXED, HASH, MULTI_EDGE, IMMUTABLE_INDEXED or VERTEX",
-                   name);
+  return ab_model_invalid (error,
+                           "Unknown label type '%s' at 'type': expected "
+                           "INDEXED, HASH, MULTI_EDGE, IMMUTABLE_INDEXED or VERTEX",
+                           name);
 }
 
 /* src / tgt {type, desc?}. */
 static gboolean
-parse_vertex_field (JsonObject *schema, const gchar *member, AbType *type,
-                    gchar **desc, GError **error)
+parse_vertex_field (JsonObject *schema, const gchar *member, AbType *type, gchar **desc,
+                    GError **error)
 {
   JsonObject *o;
   if (!ab_model_json_child (schema, "schema", member, TRUE, &o, error))
@@ -76,8 +75,7 @@ parse_v2_field (JsonNode *node, const gchar *path, GError **error)
   g_autofree gchar *name = NULL, *desc = NULL;
   AbType type;
   gboolean nullable;
-  if (o == NULL
-      || !ab_model_json_string (o, path, "name", TRUE, NULL, &name, error)
+  if (o == NULL || !ab_model_json_string (o, path, "name", TRUE, NULL, &name, error)
       || !ab_model_json_type (o, path, "type", &type, error)
       || !ab_model_json_bool (o, path, "nullable", FALSE, &nullable, error)
       || !ab_model_json_string (o, path, "desc", FALSE, "", &desc, error))
@@ -108,8 +106,7 @@ parse_v2_fields (AbSchema *s, JsonObject *schema, GError **error)
   for (guint k = 0; fields && k < json_array_get_length (fields); k++)
     {
       g_autofree gchar *path = ab_model_json_item_path ("schema", "fields", k);
-      AbField *f = parse_v2_field (json_array_get_element (fields, k), path,
-                                   error);
+      AbField *f = parse_v2_field (json_array_get_element (fields, k), path, error);
       if (f == NULL)
         return FALSE;
       if (take_id_field (s, f))
@@ -121,9 +118,10 @@ parse_v2_fields (AbSchema *s, JsonObject *schema, GError **error)
         g_ptr_array_add (s->fields, f);
     }
   if (s->kind == AB_TABLE_MULTI_EDGE && !have_id)
-    return ab_model_invalid (error, "A MULTI_EDGE label needs a field named '%s' in "
-                     "schema.fields: its type is the id type",
-                     MULTI_EDGE_ID_FIELD);
+    return ab_model_invalid (error,
+                             "A MULTI_EDGE label needs a field named '%s' in "
+                             "schema.fields: its type is the id type",
+                             MULTI_EDGE_ID_FIELD);
   return TRUE;
 }
 
@@ -134,8 +132,7 @@ parse_v2_index (JsonNode *node, const gchar *path, GError **error)
   JsonObject *o = ab_model_json_object (node, path, error);
   g_autofree gchar *name = NULL, *desc = NULL;
   JsonArray *fields;
-  if (o == NULL
-      || !ab_model_json_string (o, path, "name", TRUE, NULL, &name, error)
+  if (o == NULL || !ab_model_json_string (o, path, "name", TRUE, NULL, &name, error)
       || !ab_model_json_string (o, path, "desc", FALSE, "", &desc, error)
       || !ab_model_json_array (o, path, "fields", TRUE, &fields, error))
     return NULL;
@@ -143,12 +140,10 @@ parse_v2_index (JsonNode *node, const gchar *path, GError **error)
   for (guint k = 0; k < json_array_get_length (fields); k++)
     {
       g_autofree gchar *fpath = ab_model_json_item_path (path, "fields", k);
-      JsonObject *fo = ab_model_json_object (json_array_get_element (fields, k),
-                                             fpath, error);
+      JsonObject *fo = ab_model_json_object (json_array_get_element (fields, k), fpath, error);
       g_autofree gchar *fname = NULL;
       AbOrder order;
-      if (fo == NULL
-          || !ab_model_json_string (fo, fpath, "name", TRUE, NULL, &fname, error)
+      if (fo == NULL || !ab_model_json_string (fo, fpath, "name", TRUE, NULL, &fname, error)
           || !ab_model_json_order (fo, fpath, "order", &order, error))
         {
           ab_index_free (idx);
@@ -168,8 +163,7 @@ parse_v2_indices (AbSchema *s, JsonObject *o, GError **error)
   for (guint k = 0; indices && k < json_array_get_length (indices); k++)
     {
       g_autofree gchar *path = ab_model_json_item_path (NULL, "indices", k);
-      AbIndex *idx = parse_v2_index (json_array_get_element (indices, k), path,
-                                     error);
+      AbIndex *idx = parse_v2_index (json_array_get_element (indices, k), path, error);
       if (idx == NULL)
         return FALSE;
       g_ptr_array_add (s->indexes, idx);
@@ -204,12 +198,12 @@ parse_v2_schema (AbSchema *s, JsonObject *o, gboolean hash, GError **error)
       g_free (s->target_comment);
       s->target_comment = g_steal_pointer (&tgt_desc);
     }
-  if (!ab_model_json_dirtype (o, NULL, "dirType", !(vertex || hash),
-                              AB_DIRTYPE_OUT, &s->direction, error))
+  if (!ab_model_json_dirtype (o, NULL, "dirType", !(vertex || hash), AB_DIRTYPE_OUT, &s->direction,
+                              error))
     return FALSE;
   if (hash && s->direction != AB_DIRTYPE_OUT)
     return ab_model_invalid (error, "A HASH label must have dirType OUT, not %s",
-                     ab_dirtype_name (s->direction));
+                             ab_dirtype_name (s->direction));
   return parse_v2_indices (s, o, error)
          && ab_model_json_array_copy (o, NULL, "groups", &s->groups, error)
          && ab_model_json_array_copy (o, NULL, "caches", &s->caches, error)
@@ -250,8 +244,8 @@ read_desc (JsonObject *o, gchar **slot, GError **error)
 }
 
 AbTableDesc *
-ab_table_desc_from_v2_label (const gchar *service, const gchar *label,
-                             JsonNode *body, GError **error)
+ab_table_desc_from_v2_label (const gchar *service, const gchar *label, JsonNode *body,
+                             GError **error)
 {
   JsonObject *o = ab_model_json_object (body, "The request body", error);
   if (o == NULL || !ab_model_validate_name ("label", label, error))
@@ -262,10 +256,8 @@ ab_table_desc_from_v2_label (const gchar *service, const gchar *label,
   t->database = g_strdup (service);
   g_free (t->table);
   t->table = g_strdup (label);
-  if (!read_desc (o, &t->comment, error)
-      || !parse_label_type (o, &t->schema->kind, &hash, error)
-      || !parse_v2_schema (t->schema, o, hash, error)
-      || !read_v2_storage (o, &t->storage, error)
+  if (!read_desc (o, &t->comment, error) || !parse_label_type (o, &t->schema->kind, &hash, error)
+      || !parse_v2_schema (t->schema, o, hash, error) || !read_v2_storage (o, &t->storage, error)
       || !ab_model_json_bool (o, NULL, "event", FALSE, &flag, error)
       || !ab_model_json_bool (o, NULL, "readOnly", FALSE, &flag, error)
       || !ab_model_json_mode (o, NULL, "mode", &t->mode, error))
@@ -291,8 +283,7 @@ add_bool (JsonBuilder *b, const gchar *member, gboolean value)
 }
 
 static void
-add_v2_field (JsonBuilder *b, const gchar *name, AbType type,
-              gboolean nullable, const gchar *desc)
+add_v2_field (JsonBuilder *b, const gchar *name, AbType type, gboolean nullable, const gchar *desc)
 {
   json_builder_begin_object (b);
   add_string (b, "name", name);
@@ -303,8 +294,7 @@ add_v2_field (JsonBuilder *b, const gchar *name, AbType type,
 }
 
 static void
-add_vertex_field (JsonBuilder *b, const gchar *member, AbType type,
-                  const gchar *desc)
+add_vertex_field (JsonBuilder *b, const gchar *member, AbType type, const gchar *desc)
 {
   json_builder_set_member_name (b, member);
   json_builder_begin_object (b);
@@ -345,14 +335,10 @@ v2_index_field_name (const AbSchema *s, const gchar *field)
 {
   switch (ab_schema_index_field_kind (s, field))
     {
-    case AB_INDEX_FIELD_VERSION:
-      return "ts";
-    case AB_INDEX_FIELD_SOURCE:
-      return "src";
-    case AB_INDEX_FIELD_TARGET:
-      return "tgt";
-    default:
-      return field;
+      case AB_INDEX_FIELD_VERSION: return "ts";
+      case AB_INDEX_FIELD_SOURCE: return "src";
+      case AB_INDEX_FIELD_TARGET: return "tgt";
+      default: return field;
     }
 }
 
@@ -372,8 +358,7 @@ add_v2_indices (JsonBuilder *b, const AbSchema *s)
         {
           json_builder_begin_object (b);
           add_string (b, "name", v2_index_field_name (s, idx->fields[f].field));
-          add_string (b, "order",
-                      idx->fields[f].order == AB_ORDER_DESC ? "DESC" : "ASC");
+          add_string (b, "order", idx->fields[f].order == AB_ORDER_DESC ? "DESC" : "ASC");
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -387,8 +372,7 @@ static void
 add_array_copy (JsonBuilder *b, const gchar *member, JsonNode *node)
 {
   json_builder_set_member_name (b, member);
-  json_builder_add_value (b, node ? json_node_copy (node)
-                                  : ab_model_json_empty_array ());
+  json_builder_add_value (b, node ? json_node_copy (node) : ab_model_json_empty_array ());
 }
 
 JsonNode *
@@ -418,8 +402,7 @@ ab_table_desc_to_v2_label (const AbTableDesc *t)
 /* ---- service and alias --------------------------------------------------- */
 
 AbDatabaseDesc *
-ab_database_desc_from_v2_service (const gchar *service, JsonNode *body,
-                                  GError **error)
+ab_database_desc_from_v2_service (const gchar *service, JsonNode *body, GError **error)
 {
   JsonObject *o = ab_model_json_object (body, "The request body", error);
   if (o == NULL || !ab_model_validate_name ("service", service, error))
@@ -447,8 +430,7 @@ ab_database_desc_to_v2_service (const AbDatabaseDesc *d)
 /* target "service.label": the service part must be this alias's service,
  * since descriptors keep aliases within one database. */
 static gboolean
-read_v2_alias_target (JsonObject *o, const gchar *service, gchar **slot,
-                      GError **error)
+read_v2_alias_target (JsonObject *o, const gchar *service, gchar **slot, GError **error)
 {
   g_autofree gchar *target = NULL;
   if (!ab_model_json_string (o, NULL, "target", TRUE, NULL, &target, error))
@@ -456,8 +438,10 @@ read_v2_alias_target (JsonObject *o, const gchar *service, gchar **slot,
   const gchar *dot = strchr (target, '.');
   if (dot == NULL || (gsize) (dot - target) != strlen (service)
       || strncmp (target, service, dot - target) != 0)
-    return ab_model_invalid (error, "Alias target '%s' must be of the form '%s.<label>' "
-                     "(an alias points into its own service)", target, service);
+    return ab_model_invalid (error,
+                             "Alias target '%s' must be of the form '%s.<label>' "
+                             "(an alias points into its own service)",
+                             target, service);
   if (!ab_model_validate_name ("label", dot + 1, error))
     return FALSE;
   g_free (*slot);
@@ -466,8 +450,8 @@ read_v2_alias_target (JsonObject *o, const gchar *service, gchar **slot,
 }
 
 AbAliasDesc *
-ab_alias_desc_from_v2_alias (const gchar *service, const gchar *alias,
-                             JsonNode *body, GError **error)
+ab_alias_desc_from_v2_alias (const gchar *service, const gchar *alias, JsonNode *body,
+                             GError **error)
 {
   JsonObject *o = ab_model_json_object (body, "The request body", error);
   if (o == NULL || !ab_model_validate_name ("alias", alias, error))

@@ -12,7 +12,6 @@
 #define SHOW_MAX_CHARS 80
 #define STORAGE_SCHEME "datastore://"
 
-
 /* Untrusted text as shown in a message: valid UTF-8, cut short. */
 static gchar *
 show (const gchar *text)
@@ -46,10 +45,11 @@ ab_model_validate_name (const gchar *what, const gchar *name, GError **error)
   if (name_ok (name))
     return TRUE;
   g_autofree gchar *shown = show (name);
-  return ab_model_invalid (error, "Invalid %s name '%s': a name starts with a letter, "
-                  "has at most 64 characters, and contains only letters, "
-                  "digits, '_' and '-' (^[a-zA-Z][a-zA-Z0-9_-]{0,63}$)",
-                  what, shown);
+  return ab_model_invalid (error,
+                           "Invalid %s name '%s': a name starts with a letter, "
+                           "has at most 64 characters, and contains only letters, "
+                           "digits, '_' and '-' (^[a-zA-Z][a-zA-Z0-9_-]{0,63}$)",
+                           what, shown);
 }
 
 static gsize
@@ -96,9 +96,11 @@ ab_model_validate_storage (const gchar *uri, GError **error)
   if (storage_ok (uri))
     return TRUE;
   g_autofree gchar *shown = show (uri);
-  return ab_model_invalid (error, "Invalid storage URI '%s': it must look like "
-                  "datastore://<namespace>/<table> "
-                  "(^datastore://[a-z_]+/[a-zA-Z0-9_]+$)", shown);
+  return ab_model_invalid (error,
+                           "Invalid storage URI '%s': it must look like "
+                           "datastore://<namespace>/<table> "
+                           "(^datastore://[a-z_]+/[a-zA-Z0-9_]+$)",
+                           shown);
 }
 
 gboolean
@@ -110,8 +112,10 @@ ab_model_validate_comment (const gchar *comment, GError **error)
     return ab_model_invalid (error, "%s", "Comment is not valid UTF-8");
   glong n = g_utf8_strlen (comment, -1);
   if (n > COMMENT_MAX_CHARS)
-    return ab_model_invalid (error, "Comment is too long: %ld characters, at most %d "
-                    "are allowed", n, COMMENT_MAX_CHARS);
+    return ab_model_invalid (error,
+                             "Comment is too long: %ld characters, at most %d "
+                             "are allowed",
+                             n, COMMENT_MAX_CHARS);
   return TRUE;
 }
 
@@ -142,15 +146,21 @@ check_user_fields (const AbSchema *s, GError **error)
     {
       const AbField *f = s->fields->pdata[k];
       if (f->name == NULL || *f->name == '\0')
-        return ab_model_invalid (error, "Property names must not be empty "
-                        "(property #%u)", k + 1);
+        return ab_model_invalid (error,
+                                 "Property names must not be empty "
+                                 "(property #%u)",
+                                 k + 1);
       g_autofree gchar *shown = show (f->name);
       if (f->name[0] == '_')
-        return ab_model_invalid (error, "Property name '%s' is reserved: names "
-                        "starting with '_' are kept for system fields", shown);
+        return ab_model_invalid (error,
+                                 "Property name '%s' is reserved: names "
+                                 "starting with '_' are kept for system fields",
+                                 shown);
       if (!g_hash_table_add (seen, f->name))
-        return ab_model_invalid (error, "Duplicate property name '%s': property names "
-                        "must be unique", shown);
+        return ab_model_invalid (error,
+                                 "Duplicate property name '%s': property names "
+                                 "must be unique",
+                                 shown);
     }
   return TRUE;
 }
@@ -160,8 +170,7 @@ check_scalar (const gchar *what, AbType type, GError **error)
 {
   if (type != AB_TYPE_OBJECT)
     return TRUE;
-  return ab_model_invalid (error, "The %s type must be a scalar type, not object",
-                  what);
+  return ab_model_invalid (error, "The %s type must be a scalar type, not object", what);
 }
 
 static gboolean
@@ -182,9 +191,8 @@ static const gchar *
 system_field_name (const gchar *name)
 {
   static const gchar *const map[][2] = {
-    { "version", "version" }, { "ts", "version" },
-    { "source", "source" },   { "src", "source" },
-    { "target", "target" },   { "tgt", "target" },
+    { "version", "version" }, { "ts", "version" },    { "source", "source" },
+    { "src", "source" },      { "target", "target" }, { "tgt", "target" },
   };
   for (guint k = 0; k < G_N_ELEMENTS (map); k++)
     if (strcmp (name, map[k][0]) == 0)
@@ -206,9 +214,11 @@ finish_index (const AbSchema *s, AbIndex *idx, GError **error)
         {
           g_autofree gchar *ishown = show (idx->name);
           g_autofree gchar *fshown = show (f->field ? f->field : "");
-          return ab_model_invalid (error, "Index '%s' refers to unknown field '%s': "
-                          "index fields must be properties of the table or "
-                          "version, source, target", ishown, fshown);
+          return ab_model_invalid (error,
+                                   "Index '%s' refers to unknown field '%s': "
+                                   "index fields must be properties of the table or "
+                                   "version, source, target",
+                                   ishown, fshown);
         }
       if (strcmp (sys, f->field) != 0)
         {
@@ -227,13 +237,14 @@ finish_indexes (const AbSchema *s, GError **error)
     {
       AbIndex *idx = s->indexes->pdata[k];
       if (idx->name == NULL || *idx->name == '\0')
-        return ab_model_invalid (error, "Index names must not be empty (index #%u)",
-                        k + 1);
+        return ab_model_invalid (error, "Index names must not be empty (index #%u)", k + 1);
       if (!g_hash_table_add (seen, idx->name))
         {
           g_autofree gchar *shown = show (idx->name);
-          return ab_model_invalid (error, "Duplicate index name '%s': index names must "
-                          "be unique", shown);
+          return ab_model_invalid (error,
+                                   "Duplicate index name '%s': index names must "
+                                   "be unique",
+                                   shown);
         }
       if (!finish_index (s, idx, error))
         return FALSE;
@@ -253,17 +264,20 @@ check_kind_rules (const AbSchema *s, GError **error)
   if (s->kind == AB_TABLE_IMMUTABLE_EDGE)
     {
       if (s->indexes->len > 1)
-        return ab_model_invalid (error, "An immutable edge table may have at most one "
-                        "index, found %u", s->indexes->len);
+        return ab_model_invalid (error,
+                                 "An immutable edge table may have at most one "
+                                 "index, found %u",
+                                 s->indexes->len);
       if (s->direction == AB_DIRTYPE_BOTH)
-        return ab_model_invalid (error, "%s", "An immutable edge table must have "
-                        "direction OUT or IN, not BOTH");
+        return ab_model_invalid (error, "%s",
+                                 "An immutable edge table must have "
+                                 "direction OUT or IN, not BOTH");
     }
   if (s->kind != AB_TABLE_VERTEX)
     return TRUE;
   if (s->direction != AB_DIRTYPE_OUT)
     return ab_model_invalid (error, "A vertex table must have direction OUT, not %s",
-                    ab_dirtype_name (s->direction));
+                             ab_dirtype_name (s->direction));
   if (s->indexes->len > 0)
     return ab_model_invalid (error, "%s", "A vertex table cannot have indexes");
   if (json_array_len (s->groups) > 0)
@@ -297,10 +311,8 @@ check_json_arrays (AbSchema *s, GError **error)
 static void
 add_system_fields (AbSchema *s)
 {
-  g_ptr_array_add (s->fields, ab_field_new ("_source", s->source_type, FALSE,
-                                            s->source_comment));
-  g_ptr_array_add (s->fields, ab_field_new ("_target", s->target_type, FALSE,
-                                            s->target_comment));
+  g_ptr_array_add (s->fields, ab_field_new ("_source", s->source_type, FALSE, s->source_comment));
+  g_ptr_array_add (s->fields, ab_field_new ("_target", s->target_type, FALSE, s->target_comment));
 }
 
 gboolean

@@ -45,18 +45,18 @@ ab_api_status_of (const GError *error)
   if (error->domain == AB_CATALOG_ERROR)
     switch ((AbCatalogError) error->code)
       {
-      case AB_CATALOG_ERROR_NOT_FOUND: return 404;
-      case AB_CATALOG_ERROR_STORE: return 503;
-      default: return 400;
+        case AB_CATALOG_ERROR_NOT_FOUND: return 404;
+        case AB_CATALOG_ERROR_STORE: return 503;
+        default: return 400;
       }
   if (error->domain == AB_ENGINE_ERROR)
     switch ((AbEngineError) error->code)
       {
-      case AB_ENGINE_ERROR_BAD_REQUEST: return 400;
-      case AB_ENGINE_ERROR_NOT_FOUND: return 404;
-      case AB_ENGINE_ERROR_CONFLICT: return 409;
-      case AB_ENGINE_ERROR_UNAVAILABLE: return 503;
-      case AB_ENGINE_ERROR_INTERNAL: return 500;
+        case AB_ENGINE_ERROR_BAD_REQUEST: return 400;
+        case AB_ENGINE_ERROR_NOT_FOUND: return 404;
+        case AB_ENGINE_ERROR_CONFLICT: return 409;
+        case AB_ENGINE_ERROR_UNAVAILABLE: return 503;
+        case AB_ENGINE_ERROR_INTERNAL: return 500;
       }
   if (error->domain == AB_MODEL_ERROR)
     return 400;
@@ -71,8 +71,7 @@ ab_api_error (AbHttpResponse *resp, const GError *error)
 
 /* A member of a scalar type or absent; else 400 with the model's message. */
 JsonNode *
-ab_api_opt_member (JsonObject *o, const gchar *name, GType type, gboolean *ok,
-                   AbHttpResponse *resp)
+ab_api_opt_member (JsonObject *o, const gchar *name, GType type, gboolean *ok, AbHttpResponse *resp)
 {
   g_autoptr (GError) error = NULL;
   JsonNode *n;

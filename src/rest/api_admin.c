@@ -32,13 +32,16 @@ key_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
     {
       JsonNode *e = json_array_get_element (ga, i);
       JsonObject *g = JSON_NODE_HOLDS_OBJECT (e) ? json_node_get_object (e) : NULL;
-      grants[i].scope = g ? (gchar *) json_object_get_string_member_with_default (g, "scope", NULL) : NULL;
-      grants[i].permissions = g ? (gchar *) json_object_get_string_member_with_default (g, "permissions", NULL) : NULL;
+      grants[i].scope
+          = g ? (gchar *) json_object_get_string_member_with_default (g, "scope", NULL) : NULL;
+      grants[i].permissions
+          = g ? (gchar *) json_object_get_string_member_with_default (g, "permissions", NULL)
+              : NULL;
     }
   g_autofree gchar *token = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (AbApiKey) k = ab_catalog_create_key (CAT (ud), name, grants, n, ab_api_actor (req),
-                                                  &token, &error);
+  g_autoptr (AbApiKey) k
+      = ab_catalog_create_key (CAT (ud), name, grants, n, ab_api_actor (req), &token, &error);
   if (k == NULL)
     return ab_api_error (resp, error);
   ab_http_response_json (resp, 200, key_json (k, token));

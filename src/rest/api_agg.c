@@ -24,7 +24,6 @@ query_limit (const AbHttpRequest *req, gint *out, AbHttpResponse *resp)
   return TRUE;
 }
 
-
 static GBytes *
 agg_body (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
 {
@@ -43,7 +42,8 @@ agg_body (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
       ab_jsonw_key (&w, "key");
       ab_jsonw_begin_object (&w);
       for (guint f = 0; f < r->n_fields; f++)
-        ab_jsonw_member_value (&w, r->fields[f], &g_array_index (r->keys, AbValue, c * r->n_fields + f));
+        ab_jsonw_member_value (&w, r->fields[f],
+                               &g_array_index (r->keys, AbValue, c * r->n_fields + f));
       ab_jsonw_end_object (&w);
       ab_jsonw_member_int (&w, "value", g_array_index (r->values, gint64, c));
       ab_jsonw_end_object (&w);
@@ -61,8 +61,8 @@ agg_body (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
 /* start, direction, limit and ranges of a window read (agg, seek); FALSE
  * with 400 answered when one is missing or malformed. */
 static gboolean
-window_params (const AbHttpRequest *req, const gchar **start, AbQueryDirection *dir,
-               gint *limit, const gchar **ranges, AbHttpResponse *resp)
+window_params (const AbHttpRequest *req, const gchar **start, AbQueryDirection *dir, gint *limit,
+               const gchar **ranges, AbHttpResponse *resp)
 {
   *start = ab_http_query_get (req, "start");
   *ranges = ab_http_query_get (req, "ranges");
@@ -97,12 +97,12 @@ seek (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   for (guint i = 0; rejected[i] != NULL; i++)
     if (ab_http_query_get (req, rejected[i]) != NULL)
       {
-        g_autofree gchar *msg = g_strdup_printf ("`%s` is not supported in seek query.",
-                                                 rejected[i]);
+        g_autofree gchar *msg
+            = g_strdup_printf ("`%s` is not supported in seek query.", rejected[i]);
         return ab_http_response_error (resp, 400, msg);
       }
-  AbSeekParams p = { .cache = ab_http_param (req, "cache"),
-                     .offset = ab_http_query_get (req, "offset") };
+  AbSeekParams p
+      = { .cache = ab_http_param (req, "cache"), .offset = ab_http_query_get (req, "offset") };
   if (p.offset != NULL && p.offset[0] == '\0')
     p.offset = NULL;
   if (!window_params (req, &p.start, &p.direction, &p.limit, &p.ranges, resp))
@@ -181,7 +181,8 @@ parse_hop (JsonNode *node, guint k, AbHop *hop, AbHttpResponse *resp)
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       g_autofree gchar *msg = g_strdup_printf ("'%s' must be an object {table, cache|index, "
-                                               "direction, limit?, ranges?}.", where);
+                                               "direction, limit?, ranges?}.",
+                                               where);
       ab_http_response_error (resp, 400, msg);
       return FALSE;
     }
@@ -191,7 +192,8 @@ parse_hop (JsonNode *node, guint k, AbHop *hop, AbHttpResponse *resp)
       || !ab_api_opt_string (o, "cache", &hop->cache, resp)
       || !ab_api_opt_string (o, "index", &hop->index, resp)
       || !ab_api_opt_string (o, "ranges", &hop->ranges, resp)
-      || !ab_api_opt_string (o, "direction", &dir, resp) || !opt_int (o, "limit", &hop->limit, resp))
+      || !ab_api_opt_string (o, "direction", &dir, resp)
+      || !opt_int (o, "limit", &hop->limit, resp))
     return FALSE;
   const gchar *problem = hop->table == NULL ? "needs 'table'"
                          : dir == NULL || !ab_query_direction_parse (dir, &hop->direction)
@@ -216,7 +218,8 @@ parse_flags (JsonObject *o, AbMultihopParams *p, AbHttpResponse *resp)
         return FALSE;
     }
   const gchar *order = NULL;
-  if (!ab_api_opt_string (o, "order", &order, resp) || !ab_api_opt_string (o, "filters", &p->filters, resp)
+  if (!ab_api_opt_string (o, "order", &order, resp)
+      || !ab_api_opt_string (o, "filters", &p->filters, resp)
       || !opt_int (o, "limit", &p->limit, resp))
     return FALSE;
   if (order != NULL && !g_str_equal (order, "hop") && !g_str_equal (order, "hits"))
@@ -274,15 +277,19 @@ multihop (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   if (o == NULL)
     return;
   g_autoptr (GPtrArray) starts = g_ptr_array_new_with_free_func (g_free);
-  AbMultihopParams p = { .database = ab_http_param (req, "database"), .starts = starts,
-                         .dedup = TRUE, .exclude_start = TRUE };
+  AbMultihopParams p = { .database = ab_http_param (req, "database"),
+                         .starts = starts,
+                         .dedup = TRUE,
+                         .exclude_start = TRUE };
   JsonNode *hops = json_object_get_member (o, "hops");
   if (hops == NULL || !JSON_NODE_HOLDS_ARRAY (hops)
       || json_array_get_length (json_node_get_array (hops)) != 2)
     return ab_http_response_error (resp, 400, "'hops' must be an array of exactly two hops.");
   JsonArray *ha = json_node_get_array (hops);
-  if (!body_starts (o, starts, resp) || !parse_hop (json_array_get_element (ha, 0), 0, &p.hops[0], resp)
-      || !parse_hop (json_array_get_element (ha, 1), 1, &p.hops[1], resp) || !parse_flags (o, &p, resp))
+  if (!body_starts (o, starts, resp)
+      || !parse_hop (json_array_get_element (ha, 0), 0, &p.hops[0], resp)
+      || !parse_hop (json_array_get_element (ha, 1), 1, &p.hops[1], resp)
+      || !parse_flags (o, &p, resp))
     return;
   g_autoptr (GError) error = NULL;
   g_autoptr (AbMultihopResult) r = ab_engine_multihop (ENGINE (ud), &p, &error);

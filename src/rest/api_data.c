@@ -28,7 +28,6 @@ query_bool (const AbHttpRequest *req, const gchar *name, gboolean dflt, gboolean
   return TRUE;
 }
 
-
 /* {"results":[{source, target | id, status, count, message?, context?}]}:
  * message (ours, upstream has none) says why a key is ERROR or INVALID. */
 GBytes *
@@ -89,8 +88,7 @@ mutation_done (GArray *results, GError *error, gpointer data)
 }
 
 static void
-mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean multi,
-        gboolean sync)
+mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean multi, gboolean sync)
 {
   AbMutateOptions o;
   ab_mutate_options_init (&o);
@@ -123,10 +121,26 @@ mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean mu
   ab_http_response_bytes (resp, 200, NULL, ab_api_mutation_body (results, multi));
 }
 
-static void edges (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, FALSE, FALSE); }
-static void edges_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, FALSE, TRUE); }
-static void multi (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, TRUE, FALSE); }
-static void multi_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { mutate (q, r, u, TRUE, TRUE); }
+static void
+edges (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
+{
+  mutate (q, r, u, FALSE, FALSE);
+}
+static void
+edges_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
+{
+  mutate (q, r, u, FALSE, TRUE);
+}
+static void
+multi (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
+{
+  mutate (q, r, u, TRUE, FALSE);
+}
+static void
+multi_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
+{
+  mutate (q, r, u, TRUE, TRUE);
+}
 
 gboolean
 ab_api_require_direction (const AbHttpRequest *req, AbQueryDirection *dir, AbHttpResponse *resp)
@@ -153,8 +167,8 @@ ab_api_reject_params (const AbHttpRequest *req, const gchar *const *names, const
       const gchar *v = ab_http_query_get (req, names[i]);
       if (v != NULL && v[0] != '\0')
         {
-          g_autofree gchar *msg = g_strdup_printf ("`%s` is not yet supported in %s query.",
-                                                   names[i], what);
+          g_autofree gchar *msg
+              = g_strdup_printf ("`%s` is not yet supported in %s query.", names[i], what);
           ab_http_response_error (resp, 400, msg);
           return FALSE;
         }
@@ -179,7 +193,8 @@ count (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   static const gchar *const rejected[] = { "ranges", "filters", "features", NULL };
   AbQueryDirection dir;
   const gchar *start = ab_http_query_get (req, "start");
-  if (!ab_api_reject_params (req, rejected, "count", resp) || !ab_api_require_direction (req, &dir, resp))
+  if (!ab_api_reject_params (req, rejected, "count", resp)
+      || !ab_api_require_direction (req, &dir, resp))
     return;
   if (start == NULL)
     return ab_http_response_error (resp, 400, "'start' is required.");
@@ -304,9 +319,9 @@ get_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   g_autoptr (GPtrArray) sources = list_param (req, "source");
   g_autoptr (GPtrArray) targets = list_param (req, "target");
   GError *error = NULL;
-  AbEdgeFrame *f = ab_engine_get (ENGINE (ud), ab_http_param (req, "database"),
-                                  ab_http_param (req, "table"), sources, targets,
-                                  ab_http_query_get (req, "filters"), &error);
+  AbEdgeFrame *f
+      = ab_engine_get (ENGINE (ud), ab_http_param (req, "database"), ab_http_param (req, "table"),
+                       sources, targets, ab_http_query_get (req, "filters"), &error);
   answer_frame (resp, f, error);
 }
 
@@ -318,9 +333,10 @@ body_list (JsonObject *o, const gchar *name, GPtrArray *out, AbHttpResponse *res
   if (n != NULL && JSON_NODE_HOLDS_VALUE (n))
     {
       g_autoptr (JsonGenerator) g = json_generator_new ();
-      g_ptr_array_add (out, json_node_get_value_type (n) == G_TYPE_STRING
-                                ? g_strdup (json_node_get_string (n))
-                                : (json_generator_set_root (g, n), json_generator_to_data (g, NULL)));
+      g_ptr_array_add (out,
+                       json_node_get_value_type (n) == G_TYPE_STRING
+                           ? g_strdup (json_node_get_string (n))
+                           : (json_generator_set_root (g, n), json_generator_to_data (g, NULL)));
       return TRUE;
     }
   if (n == NULL || !JSON_NODE_HOLDS_ARRAY (n))
@@ -352,7 +368,8 @@ post_get_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   g_autoptr (GPtrArray) sources = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) targets = g_ptr_array_new_with_free_func (g_free);
   const gchar *filters = NULL;
-  if (o == NULL || !body_list (o, "source", sources, resp) || !body_list (o, "target", targets, resp)
+  if (o == NULL || !body_list (o, "source", sources, resp)
+      || !body_list (o, "target", targets, resp)
       || !ab_api_opt_string (o, "filters", &filters, resp))
     return;
   GError *error = NULL;
@@ -440,7 +457,8 @@ post_get_ids (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
   g_autoptr (GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
   const gchar *filters = NULL;
-  if (o == NULL || !body_list (o, "ids", ids, resp) || !ab_api_opt_string (o, "filters", &filters, resp))
+  if (o == NULL || !body_list (o, "ids", ids, resp)
+      || !ab_api_opt_string (o, "filters", &filters, resp))
     return;
   GError *error = NULL;
   AbEdgeFrame *f = ab_engine_get_ids (ENGINE (ud), ab_http_param (req, "database"),

@@ -118,7 +118,8 @@ names_ok (const AbHttpRequest *req, AbHttpResponse *resp)
         {
           g_autofree gchar *msg = g_strdup_printf (
               "Invalid %s: must start with a letter, contain only alphanumeric/underscore/"
-              "hyphen, max 64 chars", params[i]);
+              "hyphen, max 64 chars",
+              params[i]);
           ab_http_response_error (resp, 400, msg);
           return FALSE;
         }
@@ -133,8 +134,10 @@ static gboolean
 status_filter (const AbHttpRequest *req, gint *want, AbHttpResponse *resp)
 {
   const gchar *s = ab_http_query_get (req, "status");
-  *want = s == NULL || g_str_equal (s, "ACTIVE") ? 1 : g_str_equal (s, "INACTIVE") ? 0
-          : g_str_equal (s, "ALL") ? -1 : -2;
+  *want = s == NULL || g_str_equal (s, "ACTIVE") ? 1
+          : g_str_equal (s, "INACTIVE")          ? 0
+          : g_str_equal (s, "ALL")               ? -1
+                                                 : -2;
   if (*want == -2)
     ab_http_response_error (resp, 400, "status must be ACTIVE, INACTIVE or ALL");
   return *want != -2;
@@ -149,9 +152,21 @@ keep_status (GPtrArray *items, gint want, gboolean (*active) (gconstpointer desc
       g_ptr_array_remove_index (items, i);
 }
 
-static gboolean db_active (gconstpointer d) { return ((const AbDatabaseDesc *) d)->active; }
-static gboolean table_active (gconstpointer t) { return ((const AbTableDesc *) t)->active; }
-static gboolean alias_active (gconstpointer a) { return ((const AbAliasDesc *) a)->active; }
+static gboolean
+db_active (gconstpointer d)
+{
+  return ((const AbDatabaseDesc *) d)->active;
+}
+static gboolean
+table_active (gconstpointer t)
+{
+  return ((const AbTableDesc *) t)->active;
+}
+static gboolean
+alias_active (gconstpointer a)
+{
+  return ((const AbAliasDesc *) a)->active;
+}
 
 /* ---- databases ---- */
 
@@ -189,8 +204,8 @@ db_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
       || !require_comment (body, &comment, resp))
     return;
   GError *error = NULL;
-  AbDatabaseDesc *d = ab_catalog_create_database (ENGINE_CAT (ud), name, comment,
-                                                  ab_api_actor (req), &error);
+  AbDatabaseDesc *d
+      = ab_catalog_create_database (ENGINE_CAT (ud), name, comment, ab_api_actor (req), &error);
   answer_ddl (resp, d, error, (ToJson) ab_database_desc_to_json,
               (GDestroyNotify) ab_database_desc_unref);
 }
@@ -221,8 +236,8 @@ db_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   if (!names_ok (req, resp))
     return;
   GError *error = NULL;
-  gboolean ok = ab_catalog_delete_database (ENGINE_CAT (ud), ab_http_param (req, "database"),
-                                            &error);
+  gboolean ok
+      = ab_catalog_delete_database (ENGINE_CAT (ud), ab_http_param (req, "database"), &error);
   answer_delete (resp, ok, error);
 }
 
@@ -233,8 +248,8 @@ db_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static gboolean
 database_exists (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (AbDatabaseDesc) d = ab_catalog_get_database (ENGINE_CAT (ud),
-                                                          ab_http_param (req, "database"));
+  g_autoptr (AbDatabaseDesc) d
+      = ab_catalog_get_database (ENGINE_CAT (ud), ab_http_param (req, "database"));
   if (d == NULL)
     ab_http_response_empty (resp, 404);
   return d != NULL;
@@ -248,8 +263,8 @@ table_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   gint want;
   if (!status_filter (req, &want, resp) || !database_exists (req, resp, ud))
     return;
-  g_autoptr (GPtrArray) items = ab_catalog_list_tables (ENGINE_CAT (ud),
-                                                        ab_http_param (req, "database"));
+  g_autoptr (GPtrArray) items
+      = ab_catalog_list_tables (ENGINE_CAT (ud), ab_http_param (req, "database"));
   keep_status (items, want, table_active);
   answer_list (resp, items, (ToJson) ab_table_desc_to_json);
 }
@@ -259,8 +274,9 @@ table_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   if (!names_ok (req, resp))
     return;
-  answer_one (resp, ab_catalog_get_table (ENGINE_CAT (ud), ab_http_param (req, "database"),
-                                          ab_http_param (req, "table")),
+  answer_one (resp,
+              ab_catalog_get_table (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                    ab_http_param (req, "table")),
               (ToJson) ab_table_desc_to_json, (GDestroyNotify) ab_table_desc_unref);
 }
 
@@ -275,9 +291,9 @@ table_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   GError *error = NULL;
   g_autoptr (AbTableDesc) proto = ab_table_desc_from_create_request (
       ab_http_param (req, "database"), ab_http_param (req, "table"), node, &error);
-  AbTableDesc *t = proto != NULL ? ab_catalog_create_table (ENGINE_CAT (ud), proto,
-                                                            ab_api_actor (req), &error)
-                                 : NULL;
+  AbTableDesc *t
+      = proto != NULL ? ab_catalog_create_table (ENGINE_CAT (ud), proto, ab_api_actor (req), &error)
+                      : NULL;
   answer_ddl (resp, t, error, (ToJson) ab_table_desc_to_json, (GDestroyNotify) ab_table_desc_unref);
 }
 
@@ -303,16 +319,16 @@ table_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   GError *error = NULL;
   g_autoptr (AbSchema) schema = NULL;
   JsonNode *sn = json_object_get_member (body, "schema");
-  if (sn != NULL && !JSON_NODE_HOLDS_NULL (sn) && (schema = ab_schema_from_json (sn, &error)) == NULL)
+  if (sn != NULL && !JSON_NODE_HOLDS_NULL (sn)
+      && (schema = ab_schema_from_json (sn, &error)) == NULL)
     {
       answer_ddl (resp, NULL, error, NULL, NULL);
       return;
     }
-  AbTableDesc *t = ab_catalog_update_table (ENGINE_CAT (ud), ab_http_param (req, "database"),
-                                            ab_http_param (req, "table"),
-                                            has_active ? &active : NULL, schema,
-                                            mode_text != NULL ? &mode : NULL, comment,
-                                            ab_api_actor (req), &error);
+  AbTableDesc *t = ab_catalog_update_table (
+      ENGINE_CAT (ud), ab_http_param (req, "database"), ab_http_param (req, "table"),
+      has_active ? &active : NULL, schema, mode_text != NULL ? &mode : NULL, comment,
+      ab_api_actor (req), &error);
   answer_ddl (resp, t, error, (ToJson) ab_table_desc_to_json, (GDestroyNotify) ab_table_desc_unref);
 }
 
@@ -337,8 +353,8 @@ alias_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   gint want;
   if (!status_filter (req, &want, resp) || !database_exists (req, resp, ud))
     return;
-  g_autoptr (GPtrArray) items = ab_catalog_list_aliases (ENGINE_CAT (ud),
-                                                         ab_http_param (req, "database"));
+  g_autoptr (GPtrArray) items
+      = ab_catalog_list_aliases (ENGINE_CAT (ud), ab_http_param (req, "database"));
   keep_status (items, want, alias_active);
   answer_list (resp, items, (ToJson) ab_alias_desc_to_json);
 }
@@ -348,8 +364,9 @@ alias_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   if (!names_ok (req, resp))
     return;
-  answer_one (resp, ab_catalog_get_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
-                                          ab_http_param (req, "alias")),
+  answer_one (resp,
+              ab_catalog_get_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
+                                    ab_http_param (req, "alias")),
               (ToJson) ab_alias_desc_to_json, (GDestroyNotify) ab_alias_desc_unref);
 }
 
@@ -362,7 +379,8 @@ alias_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
   const gchar *name, *table, *comment;
   if (body == NULL || (name = pick_name (req, body, "alias", resp)) == NULL
-      || !ab_api_opt_string (body, "table", &table, resp) || !require_comment (body, &comment, resp))
+      || !ab_api_opt_string (body, "table", &table, resp)
+      || !require_comment (body, &comment, resp))
     return;
   if (table == NULL)
     {
@@ -370,8 +388,8 @@ alias_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
       return;
     }
   GError *error = NULL;
-  AbAliasDesc *a = ab_catalog_create_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
-                                            name, table, comment, ab_api_actor (req), &error);
+  AbAliasDesc *a = ab_catalog_create_alias (ENGINE_CAT (ud), ab_http_param (req, "database"), name,
+                                            table, comment, ab_api_actor (req), &error);
   answer_ddl (resp, a, error, (ToJson) ab_alias_desc_to_json, (GDestroyNotify) ab_alias_desc_unref);
 }
 
@@ -389,10 +407,9 @@ alias_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
       || !ab_api_opt_bool (body, "active", &has_active, &active, resp))
     return;
   GError *error = NULL;
-  AbAliasDesc *a = ab_catalog_update_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
-                                            ab_http_param (req, "alias"),
-                                            has_active ? &active : NULL, table, comment,
-                                            ab_api_actor (req), &error);
+  AbAliasDesc *a = ab_catalog_update_alias (
+      ENGINE_CAT (ud), ab_http_param (req, "database"), ab_http_param (req, "alias"),
+      has_active ? &active : NULL, table, comment, ab_api_actor (req), &error);
   answer_ddl (resp, a, error, (ToJson) ab_alias_desc_to_json, (GDestroyNotify) ab_alias_desc_unref);
 }
 

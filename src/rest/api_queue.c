@@ -72,14 +72,22 @@ queue_toggle (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gbool
 {
   AbQueueInfo q = { 0 };
   GError *error = NULL;
-  if (!ab_queue_set_enabled (ENGINE (ud), ab_http_param (req, "ns"),
-                             ab_http_param (req, "queue"), on, ab_api_actor (req), &q, &error))
+  if (!ab_queue_set_enabled (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
+                             on, ab_api_actor (req), &q, &error))
     return fail (resp, error);
   answer_info (resp, &q);
 }
 
-static void queue_enable (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { queue_toggle (q, r, u, TRUE); }
-static void queue_disable (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) { queue_toggle (q, r, u, FALSE); }
+static void
+queue_enable (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
+{
+  queue_toggle (q, r, u, TRUE);
+}
+static void
+queue_disable (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
+{
+  queue_toggle (q, r, u, FALSE);
+}
 
 static void
 queue_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
@@ -121,9 +129,9 @@ enqueue (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
     return ab_http_response_error (resp, 400, "'messages' must be an array.");
   guint accepted = 0;
   GError *error = NULL;
-  g_autoptr (GArray) res = ab_queue_enqueue (ENGINE (ud), ab_http_param (req, "ns"),
-                                             ab_http_param (req, "queue"),
-                                             json_node_get_array (mn), &accepted, &error);
+  g_autoptr (GArray) res
+      = ab_queue_enqueue (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
+                          json_node_get_array (mn), &accepted, &error);
   if (res == NULL)
     return fail (resp, error);
   AbJsonw w;
@@ -171,10 +179,9 @@ queue_poll (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   if (limit < 1 || limit > 1000)
     return ab_http_response_error (resp, 400, "'limit' must be between 1 and 1000.");
   GError *error = NULL;
-  AbQueuePage *page = ab_queue_poll (ENGINE (ud), ab_http_param (req, "ns"),
-                                     ab_http_param (req, "queue"), partition,
-                                     o != NULL ? &offset : NULL, u != NULL ? &until : NULL,
-                                     (gint) limit, &error);
+  AbQueuePage *page = ab_queue_poll (
+      ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"), partition,
+      o != NULL ? &offset : NULL, u != NULL ? &until : NULL, (gint) limit, &error);
   if (page == NULL)
     return fail (resp, error);
   AbJsonw w;

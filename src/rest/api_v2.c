@@ -127,9 +127,9 @@ service_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   if (read_body (req, resp, &keep, &desc, &has_active, &active) == NULL)
     return;
   GError *error = NULL;
-  g_autoptr (AbDatabaseDesc) d = ab_catalog_update_database (
-      CAT (ud), ab_http_param (req, "s"), has_active ? &active : NULL, desc, ab_api_actor (req),
-      &error);
+  g_autoptr (AbDatabaseDesc) d
+      = ab_catalog_update_database (CAT (ud), ab_http_param (req, "s"), has_active ? &active : NULL,
+                                    desc, ab_api_actor (req), &error);
   if (d == NULL)
     return fail (resp, error);
   answer_status (resp, "UPDATED", service_entity (d));
@@ -159,8 +159,8 @@ label_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 label_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (AbTableDesc) t = ab_catalog_get_table (CAT (ud), ab_http_param (req, "s"),
-                                                    ab_http_param (req, "l"));
+  g_autoptr (AbTableDesc) t
+      = ab_catalog_get_table (CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "l"));
   if (t == NULL)
     ab_http_response_error (resp, 404, "No such label.");
   else
@@ -174,21 +174,21 @@ label_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   if (node == NULL || ab_api_object (node, resp) == NULL)
     return;
   GError *error = NULL;
-  g_autoptr (AbTableDesc) proto = ab_table_desc_from_v2_label (ab_http_param (req, "s"),
-                                                               ab_http_param (req, "l"), node,
-                                                               &error);
+  g_autoptr (AbTableDesc) proto = ab_table_desc_from_v2_label (
+      ab_http_param (req, "s"), ab_http_param (req, "l"), node, &error);
   /* a storage given by name must have been created (POST /graph/v2/storage/{name}) */
   if (proto != NULL && !g_str_has_prefix (proto->storage, "datastore:")
       && !ab_catalog_has_storage (CAT (ud), proto->storage))
     {
       g_autofree gchar *msg = g_strdup_printf ("storage %s is not found: create it first "
                                                "(POST /graph/v2/storage/%s) or give a "
-                                               "datastore:// URI", proto->storage, proto->storage);
+                                               "datastore:// URI",
+                                               proto->storage, proto->storage);
       return ab_http_response_error (resp, 400, msg);
     }
-  g_autoptr (AbTableDesc) t = proto != NULL ? ab_catalog_create_table (CAT (ud), proto,
-                                                                       ab_api_actor (req), &error)
-                                            : NULL;
+  g_autoptr (AbTableDesc) t
+      = proto != NULL ? ab_catalog_create_table (CAT (ud), proto, ab_api_actor (req), &error)
+                      : NULL;
   if (t == NULL)
     return fail (resp, error);
   answer_status (resp, "CREATED", ab_table_desc_to_v2_label (t));
@@ -240,8 +240,8 @@ alias_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 alias_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (AbAliasDesc) a = ab_catalog_get_alias (CAT (ud), ab_http_param (req, "s"),
-                                                    ab_http_param (req, "a"));
+  g_autoptr (AbAliasDesc) a
+      = ab_catalog_get_alias (CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "a"));
   if (a == NULL)
     ab_http_response_error (resp, 404, "No such alias.");
   else
@@ -261,7 +261,8 @@ split_target (const gchar *service, const gchar *target, gchar **table, AbHttpRe
   if (dot == NULL || strncmp (target, service, (gsize) (dot - target)) != 0
       || service[dot - target] != '\0')
     {
-      ab_http_response_error (resp, 400, "'target' must be \"<service>.<label>\" in the same service.");
+      ab_http_response_error (resp, 400,
+                              "'target' must be \"<service>.<label>\" in the same service.");
       return FALSE;
     }
   *table = g_strdup (dot + 1);
@@ -281,12 +282,12 @@ alias_write (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboole
   if ((create || target != NULL) && !split_target (s, target, &table, resp))
     return;
   GError *error = NULL;
-  g_autoptr (AbAliasDesc) a = create
-      ? ab_catalog_create_alias (CAT (ud), s, ab_http_param (req, "a"), table,
-                                 desc != NULL ? desc : "", ab_api_actor (req), &error)
-      : ab_catalog_update_alias (CAT (ud), s, ab_http_param (req, "a"),
-                                 has_active ? &active : NULL, table, desc, ab_api_actor (req),
-                                 &error);
+  g_autoptr (AbAliasDesc) a
+      = create ? ab_catalog_create_alias (CAT (ud), s, ab_http_param (req, "a"), table,
+                                          desc != NULL ? desc : "", ab_api_actor (req), &error)
+               : ab_catalog_update_alias (CAT (ud), s, ab_http_param (req, "a"),
+                                          has_active ? &active : NULL, table, desc,
+                                          ab_api_actor (req), &error);
   if (a == NULL)
     return fail (resp, error);
   answer_status (resp, create ? "CREATED" : "UPDATED", alias_entity (a));

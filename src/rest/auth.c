@@ -229,8 +229,8 @@ guard (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
   const gchar *scope;
   if (ab_auth_grants_allow (key->grants, &need, &scope))
     return TRUE;
-  g_autofree gchar *msg = g_strdup_printf ("API key %s has no '%c' grant on %s.", key->id,
-                                           need.letters[0], scope);
+  g_autofree gchar *msg
+      = g_strdup_printf ("API key %s has no '%c' grant on %s.", key->id, need.letters[0], scope);
   ab_http_response_error (resp, 403, msg);
   return FALSE;
 }

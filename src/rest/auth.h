@@ -23,7 +23,7 @@ typedef struct {
   gboolean open;
   const gchar *letters;
   gchar *scope;
-  GPtrArray *more;          /* gchar*, or NULL */
+  GPtrArray *more; /* gchar*, or NULL */
 } AbAuthNeed;
 
 void ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *need);

@@ -16,8 +16,7 @@ gchar *ab_http_request_id (const gchar *candidate, gsize len);
 /* Metrics observation plus, when cfg->access_log, one access line (through
  * cfg->access_writer, else g_info). */
 void ab_http_log_request (const AbHttpConfig *cfg, const gchar *method, const gchar *route,
-                          guint status, gint64 t0_us, const gchar *request_id,
-                          gboolean delivered);
+                          guint status, gint64 t0_us, const gchar *request_id, gboolean delivered);
 /* Path and query as sent (len bytes): FALSE with *why (static text) when a
  * percent escape decodes to NUL or the decoded bytes are not UTF-8. The router
  * would keep %00 verbatim and replace bad UTF-8, silently altering a key;

@@ -34,7 +34,7 @@ typedef struct _AbReqWatch AbReqWatch;
 typedef struct {
   h2o_multithread_message_t super;
   AbHttpLoop *loop;
-  h2o_req_t *req;              /* NULL once h2o disposed the request */
+  h2o_req_t *req; /* NULL once h2o disposed the request */
   AbReqWatch *watch;
   AbHttpRequest request;
   AbHttpResponse response;
@@ -68,16 +68,15 @@ headers_table (h2o_req_t *req)
       const h2o_header_t *h = &req->headers.entries[i];
       g_autofree gchar *name = g_ascii_strdown (h->name->base, h->name->len);
       g_autofree gchar *value = g_utf8_validate (h->value.base, h->value.len, NULL)
-        ? g_strndup (h->value.base, h->value.len)
-        : g_utf8_make_valid (h->value.base, h->value.len);
+                                    ? g_strndup (h->value.base, h->value.len)
+                                    : g_utf8_make_valid (h->value.base, h->value.len);
       const gchar *prev = g_hash_table_lookup (t, name);
-      gchar *joined = prev != NULL ? g_strconcat (prev, ", ", value, NULL)
-                                   : g_steal_pointer (&value);
+      gchar *joined
+          = prev != NULL ? g_strconcat (prev, ", ", value, NULL) : g_steal_pointer (&value);
       g_hash_table_replace (t, g_steal_pointer (&name), joined);
     }
   if (req->authority.len > 0 && !g_hash_table_contains (t, "host"))
-    g_hash_table_insert (t, g_strdup ("host"),
-                         g_strndup (req->authority.base, req->authority.len));
+    g_hash_table_insert (t, g_strdup ("host"), g_strndup (req->authority.base, req->authority.len));
   return t;
 }
 
@@ -114,11 +113,10 @@ request_fill (AbHttpRequest *r, h2o_req_t *req, gchar *request_id)
 /* ---- responses ---- */
 
 static void
-log_request (AbHttpServer *s, const gchar *method, const gchar *route, guint status,
-             gint64 t0, const gchar *request_id, gboolean delivered)
+log_request (AbHttpServer *s, const gchar *method, const gchar *route, guint status, gint64 t0,
+             const gchar *request_id, gboolean delivered)
 {
-  ab_http_log_request (&s->cfg, method, route, status, t0,
-                       request_id, delivered);
+  ab_http_log_request (&s->cfg, method, route, status, t0, request_id, delivered);
 }
 
 static void
@@ -161,8 +159,8 @@ send_response (h2o_req_t *req, const AbHttpResponse *resp, const gchar *request_
  * optional extra header (header NULL: none). */
 static void
 send_error (AbHttpServer *s, h2o_req_t *req, guint status, const gchar *message,
-            const gchar *header, const gchar *value, const gchar *request_id,
-            const gchar *method, gint64 t0)
+            const gchar *header, const gchar *value, const gchar *request_id, const gchar *method,
+            gint64 t0)
 {
   AbHttpResponse resp;
   ab_http_response_init (&resp);
@@ -245,8 +243,7 @@ ab_http_jobs_done (h2o_multithread_receiver_t *receiver, h2o_linklist_t *message
       gboolean delivered = job->req != NULL;
       /* Counted before sending, so a client that got its answer sees it in /metrics. */
       log_request (l->server, job->request.method, job->request.route,
-                   effective_status (&job->response), job->t0, job->request.request_id,
-                   delivered);
+                   effective_status (&job->response), job->t0, job->request.request_id, delivered);
       if (delivered)
         {
           job->watch->job = NULL;
@@ -283,7 +280,8 @@ run_route (AbHttpLoop *l, h2o_req_t *req, AbHttpRequest *r, AbRouteHandler handl
   ab_http_response_init (&denied);
   if (!ab_router_check_guard (l->server->router, r, &denied))
     {
-      log_request (l->server, r->method, r->route, effective_status (&denied), t0, r->request_id, TRUE);
+      log_request (l->server, r->method, r->route, effective_status (&denied), t0, r->request_id,
+                   TRUE);
       send_response (req, &denied, r->request_id);
       ab_http_response_clear (&denied);
       ab_http_request_clear (r);
@@ -331,14 +329,15 @@ reject_unrouted (AbHttpServer *s, h2o_req_t *req, AbRouteMatch m, const gchar *m
   if (s->cfg.read_only && ab_http_is_write (method, raw_path))
     {
       g_autofree gchar *msg = g_strdup_printf ("Write operation not allowed in read-only mode: "
-                                               "%s %s", method, raw_path);
+                                               "%s %s",
+                                               method, raw_path);
       send_error (s, req, 403, msg, NULL, NULL, request_id, method, t0);
       return TRUE;
     }
   if (req->entity.len > s->cfg.max_body)
     {
-      g_autofree gchar *msg = g_strdup_printf ("request body exceeds %" G_GSIZE_FORMAT " bytes",
-                                               s->cfg.max_body);
+      g_autofree gchar *msg
+          = g_strdup_printf ("request body exceeds %" G_GSIZE_FORMAT " bytes", s->cfg.max_body);
       send_error (s, req, 413, msg, NULL, NULL, request_id, method, t0);
       return TRUE;
     }
@@ -349,8 +348,7 @@ reject_unrouted (AbHttpServer *s, h2o_req_t *req, AbRouteMatch m, const gchar *m
 /* A connection accepted over the cap answers 503 (and closes, on HTTP/1) as
  * long as the server is still over it; once under, it is served as usual. */
 static gboolean
-shed_load (AbHttpServer *s, h2o_req_t *req, const gchar *method, const gchar *request_id,
-           gint64 t0)
+shed_load (AbHttpServer *s, h2o_req_t *req, const gchar *method, const gchar *request_id, gint64 t0)
 {
   AbConn *c = ab_http_conn_of (req);
   if (c == NULL || !c->shed)
@@ -361,7 +359,8 @@ shed_load (AbHttpServer *s, h2o_req_t *req, const gchar *method, const gchar *re
       return FALSE;
     }
   g_autofree gchar *msg = g_strdup_printf ("the server is at its connection limit (%u); "
-                                           "retry later", s->cfg.max_connections);
+                                           "retry later",
+                                           s->cfg.max_connections);
   req->http1_is_persistent = 0;
   send_error (s, req, 503, msg, "retry-after", "1", request_id, method, t0);
   return TRUE;
@@ -400,8 +399,8 @@ on_req (h2o_handler_t *self, h2o_req_t *req)
       g_free (request_id);
       return 0;
     }
-  AbRouteMatch m = ab_router_match (s->router, method, raw_path, &handler, &flags,
-                                    &user_data, &route, &params);
+  AbRouteMatch m = ab_router_match (s->router, method, raw_path, &handler, &flags, &user_data,
+                                    &route, &params);
   if (reject_unrouted (s, req, m, method, raw_path, request_id, t0))
     {
       g_clear_pointer (&params, g_hash_table_unref);
@@ -450,9 +449,11 @@ on_setup_ostream (h2o_filter_t *self, h2o_req_t *req, h2o_ostream_t **slot)
       gint64 t0 = g_get_monotonic_time ();
       g_autofree gchar *rid = request_id_for (req);
       g_autofree gchar *method = g_strndup (req->method.base, req->method.len);
-      g_autofree gchar *msg = req->res.status == 413
-        ? g_strdup_printf ("request body exceeds %" G_GSIZE_FORMAT " bytes", s->cfg.max_body)
-        : g_strdup (req->res.reason != NULL ? req->res.reason : "invalid request");
+      g_autofree gchar *msg
+          = req->res.status == 413
+                ? g_strdup_printf ("request body exceeds %" G_GSIZE_FORMAT " bytes",
+                                   s->cfg.max_body)
+                : g_strdup (req->res.reason != NULL ? req->res.reason : "invalid request");
       g_autoptr (GBytes) json = ab_http_error_body ((guint) req->res.status, msg);
       gsize len = 0;
       const gchar *data = g_bytes_get_data (json, &len);
@@ -486,8 +487,8 @@ globalconf_setup (AbHttpServer *s)
   s->globalconf.http1.req_timeout = s->cfg.request_timeout_ms;
   s->globalconf.http2.idle_timeout = s->cfg.request_timeout_ms;
   s->globalconf.handshake_timeout = s->cfg.request_timeout_ms;
-  h2o_hostconf_t *host = h2o_config_register_host (&s->globalconf,
-                                                   h2o_iovec_init (H2O_STRLIT ("default")), 65535);
+  h2o_hostconf_t *host
+      = h2o_config_register_host (&s->globalconf, h2o_iovec_init (H2O_STRLIT ("default")), 65535);
   h2o_pathconf_t *path = h2o_config_register_path (host, "/", 0);
   AbCatchAll *handler = (AbCatchAll *) h2o_create_handler (path, sizeof *handler);
   handler->super.on_req = on_req;

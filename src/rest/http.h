@@ -10,32 +10,34 @@
 GQuark ab_http_error_quark (void);
 
 typedef enum {
-  AB_HTTP_ERROR_ADDRESS,  /* bad or unresolvable listen address */
-  AB_HTTP_ERROR_BIND,     /* socket/bind/listen failed */
-  AB_HTTP_ERROR_THREAD,   /* could not start threads */
-  AB_HTTP_ERROR_STATE,    /* start/stop called in the wrong state */
-  AB_HTTP_ERROR_TLS,      /* certificate or key unusable */
+  AB_HTTP_ERROR_ADDRESS, /* bad or unresolvable listen address */
+  AB_HTTP_ERROR_BIND,    /* socket/bind/listen failed */
+  AB_HTTP_ERROR_THREAD,  /* could not start threads */
+  AB_HTTP_ERROR_STATE,   /* start/stop called in the wrong state */
+  AB_HTTP_ERROR_TLS,     /* certificate or key unusable */
 } AbHttpError;
 
 typedef struct {
-  gchar *host;              /* listen address, default "127.0.0.1" (numeric or name) */
-  guint16 port;             /* 0 = pick a free port; see ab_http_server_get_port */
-  guint http_threads;       /* event loops, default = number of cores */
-  guint workers;            /* worker pool for blocking routes, default max(64, 2*cores) */
-  gsize max_body;           /* request body limit in bytes, default 10 MiB -> 413 */
-  guint drain_timeout_ms;   /* graceful stop: wait this long for in-flight, default 10000 */
-  gboolean access_log;      /* one g_info line per request, default TRUE */
+  gchar *host;            /* listen address, default "127.0.0.1" (numeric or name) */
+  guint16 port;           /* 0 = pick a free port; see ab_http_server_get_port */
+  guint http_threads;     /* event loops, default = number of cores */
+  guint workers;          /* worker pool for blocking routes, default max(64, 2*cores) */
+  gsize max_body;         /* request body limit in bytes, default 10 MiB -> 413 */
+  guint drain_timeout_ms; /* graceful stop: wait this long for in-flight, default 10000 */
+  gboolean access_log;    /* one g_info line per request, default TRUE */
   /* Where access lines go instead of g_info (the server's log writer): the
    * line without its stamp, level and domain; NULL = g_info. */
   void (*access_writer) (const gchar *domain, const gchar *line, gsize len);
-  AbMetrics *metrics;       /* borrowed, may be NULL */
-  gchar *tls_cert;          /* PEM chain: with tls_key, serve HTTPS (HTTP/1.1 and h2 by ALPN) */
-  gchar *tls_key;           /* PEM private key; both NULL = plain HTTP/1.1 */
-  guint max_connections;    /* open connections beyond this get 503 + close; 0 = no cap, default 10000 */
-  guint request_timeout_ms; /* a request's headers and body must arrive within this, default 10000 */
-  gboolean inline_reads;    /* AB_ROUTE_INLINE routes run on the loop (TRUE, default) or, when
+  AbMetrics *metrics; /* borrowed, may be NULL */
+  gchar *tls_cert;    /* PEM chain: with tls_key, serve HTTPS (HTTP/1.1 and h2 by ALPN) */
+  gchar *tls_key;     /* PEM private key; both NULL = plain HTTP/1.1 */
+  guint
+      max_connections; /* open connections beyond this get 503 + close; 0 = no cap, default 10000 */
+  guint
+      request_timeout_ms; /* a request's headers and body must arrive within this, default 10000 */
+  gboolean inline_reads;  /* AB_ROUTE_INLINE routes run on the loop (TRUE, default) or, when
                              * the store can block, on the worker pool (FALSE) */
-  gboolean read_only;       /* every write answers 403 (ab_http_is_write), default FALSE */
+  gboolean read_only;     /* every write answers 403 (ab_http_is_write), default FALSE */
 } AbHttpConfig;
 
 /* A request that changes something: any method but GET, HEAD and OPTIONS,

@@ -17,13 +17,13 @@ struct _AbHttpLoop {
   h2o_evloop_t *loop;
   h2o_context_t ctx;
   h2o_accept_ctx_t accept_ctx;
-  int listen_fd;               /* owned until the listener socket takes it */
+  int listen_fd; /* owned until the listener socket takes it */
   h2o_socket_t *listener;
   h2o_multithread_receiver_t job_receiver;
   h2o_multithread_receiver_t ctl_receiver;
-  guint outstanding;           /* jobs of this loop not yet back; loop thread only */
-  h2o_linklist_t conns;        /* AbConn of every open socket; loop thread only */
-  h2o_timeout_entry_t sweep;   /* once a second: stalled requests */
+  guint outstanding;         /* jobs of this loop not yet back; loop thread only */
+  h2o_linklist_t conns;      /* AbConn of every open socket; loop thread only */
+  h2o_timeout_entry_t sweep; /* once a second: stalled requests */
   gboolean quitting;
   gboolean forced;
   gint64 quit_at;
@@ -36,7 +36,7 @@ typedef struct {
   h2o_linklist_t link;
   AbHttpLoop *loop;
   h2o_socket_t *sock;
-  gboolean shed;               /* accepted over max_connections */
+  gboolean shed; /* accepted over max_connections */
 } AbConn;
 
 struct _AbHttpServer {
@@ -47,12 +47,12 @@ struct _AbHttpServer {
   AbHttpLoop *loops;
   guint n_loops;
   GThreadPool *pool;
-  atomic_int in_flight;            /* atomic: dispatched blocking jobs not yet answered */
-  GMutex drain_lock;           /* with drain_cond: in_flight reaching 0, loops_ready */
+  atomic_int in_flight; /* atomic: dispatched blocking jobs not yet answered */
+  GMutex drain_lock;    /* with drain_cond: in_flight reaching 0, loops_ready */
   GCond drain_cond;
   guint loops_ready;
-  SSL_CTX *ssl_ctx;            /* NULL: plain HTTP */
-  atomic_int n_conns;              /* atomic: open connections over all loops */
+  SSL_CTX *ssl_ctx;   /* NULL: plain HTTP */
+  atomic_int n_conns; /* atomic: open connections over all loops */
   gboolean started;
   gboolean stopped;
 };

@@ -74,7 +74,7 @@ on_accept (h2o_socket_t *listener, const char *err)
 typedef struct {
   gint64 now_us;
   gint64 limit_us;
-  GPtrArray *stalled;   /* h2o_socket_t* (a socket may repeat) */
+  GPtrArray *stalled; /* h2o_socket_t* (a socket may repeat) */
 } AbSweep;
 
 static int

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "rest/http-private.h"
 
-G_DEFINE_QUARK (ab-http-error-quark, ab_http_error)
+G_DEFINE_QUARK (ab - http - error - quark, ab_http_error)
 
 void
 ab_http_config_init (AbHttpConfig *cfg)
@@ -108,8 +108,8 @@ append_uint (GString *out, guint64 v)
 }
 
 void
-ab_http_log_request (const AbHttpConfig *cfg, const gchar *method, const gchar *route,
-                     guint status, gint64 t0_us, const gchar *request_id, gboolean delivered)
+ab_http_log_request (const AbHttpConfig *cfg, const gchar *method, const gchar *route, guint status,
+                     gint64 t0_us, const gchar *request_id, gboolean delivered)
 {
   gint64 us = MAX (0, g_get_monotonic_time () - t0_us);
   if (cfg->metrics != NULL)
@@ -167,8 +167,7 @@ bind_one (const struct addrinfo *ai, GError **error)
     }
   if (setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0
       || setsockopt (fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0
-      || bind (fd, ai->ai_addr, ai->ai_addrlen) != 0
-      || listen (fd, SOMAXCONN) != 0)
+      || bind (fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen (fd, SOMAXCONN) != 0)
     {
       int saved = errno;
       close (fd);
@@ -219,8 +218,8 @@ listen_on (const gchar *host, guint16 port, gboolean probe, GError **error)
   int rc = getaddrinfo (host, service, &hints, &res);
   if (rc != 0)
     {
-      g_set_error (error, AB_HTTP_ERROR, AB_HTTP_ERROR_ADDRESS, "cannot resolve %s: %s",
-                   host, gai_strerror (rc));
+      g_set_error (error, AB_HTTP_ERROR, AB_HTTP_ERROR_ADDRESS, "cannot resolve %s: %s", host,
+                   gai_strerror (rc));
       return -1;
     }
   int fd = probe && !port_is_free (res, error) ? -1 : bind_one (res, error);
@@ -231,8 +230,8 @@ listen_on (const gchar *host, guint16 port, gboolean probe, GError **error)
 }
 
 gboolean
-ab_http_bind_listeners (const gchar *host, guint16 port, int *fds, guint n,
-                        guint16 *bound_port, GError **error)
+ab_http_bind_listeners (const gchar *host, guint16 port, int *fds, guint n, guint16 *bound_port,
+                        GError **error)
 {
   for (guint i = 0; i < n; i++)
     {
@@ -252,8 +251,8 @@ ab_http_bind_listeners (const gchar *host, guint16 port, int *fds, guint n,
 gboolean
 ab_http_is_write (const gchar *method, const gchar *path)
 {
-  static const gchar *const read_posts[] = { "/edges/get", "/multi-edges/ids", "/query",
-                                             "/edges/multihop" };
+  static const gchar *const read_posts[]
+      = { "/edges/get", "/multi-edges/ids", "/query", "/edges/multihop" };
   if (g_str_equal (method, "GET") || g_str_equal (method, "HEAD")
       || g_str_equal (method, "OPTIONS"))
     return FALSE;

@@ -18,8 +18,8 @@ tls_fail (GError **error, const gchar *what, const gchar *path)
   if (e != 0)
     ERR_error_string_n (e, reason, sizeof reason);
   ERR_clear_error ();
-  g_set_error (error, AB_HTTP_ERROR, AB_HTTP_ERROR_TLS, "%s %s: %s", what,
-               path != NULL ? path : "", reason);
+  g_set_error (error, AB_HTTP_ERROR, AB_HTTP_ERROR_TLS, "%s %s: %s", what, path != NULL ? path : "",
+               reason);
   return FALSE;
 }
 
@@ -53,10 +53,10 @@ ab_http_tls_context_new (const gchar *cert, const gchar *key, GError **error)
     }
   SSL_CTX_set_min_proto_version (ctx, TLS1_2_VERSION);
   SSL_CTX_set_options (ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION
-                            | SSL_OP_CIPHER_SERVER_PREFERENCE);
+                                | SSL_OP_CIPHER_SERVER_PREFERENCE);
   gboolean ok = SSL_CTX_set_cipher_list (ctx, AB_TLS12_CIPHERS) == 1
-    ? load_pair (ctx, cert, key, error)
-    : tls_fail (error, "cannot set the TLS ciphers", NULL);
+                    ? load_pair (ctx, cert, key, error)
+                    : tls_fail (error, "cannot set the TLS ciphers", NULL);
   if (!ok)
     g_clear_pointer (&ctx, SSL_CTX_free);
   return ctx;

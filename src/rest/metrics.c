@@ -17,8 +17,8 @@ typedef struct {
 typedef struct {
   gchar *route;
   gchar *method;
-  GArray *statuses;            /* AbStatusCount, few entries */
-  guint64 buckets[N_BUCKETS];  /* non-cumulative; cumulated on render */
+  GArray *statuses;           /* AbStatusCount, few entries */
+  guint64 buckets[N_BUCKETS]; /* non-cumulative; cumulated on render */
   guint64 count;
   gdouble sum;
 } AbRouteStats;
@@ -92,15 +92,15 @@ route_stats_lookup (AbMetrics *m, const gchar *route, const gchar *method)
 }
 
 void
-ab_metrics_observe (AbMetrics *m, const gchar *route, const gchar *method,
-                    guint status, gdouble seconds)
+ab_metrics_observe (AbMetrics *m, const gchar *route, const gchar *method, guint status,
+                    gdouble seconds)
 {
   guint b = 0;
   while (b < N_BUCKETS && seconds > bucket_bounds[b])
     b++;
   g_mutex_lock (&m->lock);
-  AbRouteStats *s = route_stats_lookup (m, route != NULL ? route : "-",
-                                        method != NULL ? method : "-");
+  AbRouteStats *s
+      = route_stats_lookup (m, route != NULL ? route : "-", method != NULL ? method : "-");
   guint i;
   for (i = 0; i < s->statuses->len; i++)
     if (g_array_index (s->statuses, AbStatusCount, i).status == status)
@@ -119,8 +119,8 @@ ab_metrics_observe (AbMetrics *m, const gchar *route, const gchar *method,
 }
 
 void
-ab_metrics_add_provider (AbMetrics *m, AbMetricsProvider provider,
-                         gpointer user_data, GDestroyNotify destroy)
+ab_metrics_add_provider (AbMetrics *m, AbMetricsProvider provider, gpointer user_data,
+                         GDestroyNotify destroy)
 {
   AbProvider *p = g_new0 (AbProvider, 1);
   p->provider = provider;
@@ -159,9 +159,10 @@ append_route_labels (GString *out, const AbRouteStats *s)
 static void
 render_counters (GString *out, GPtrArray *sorted)
 {
-  g_string_append (out,
-                   "# HELP actionbase_http_requests_total HTTP requests by route pattern, method and status.\n"
-                   "# TYPE actionbase_http_requests_total counter\n");
+  g_string_append (
+      out,
+      "# HELP actionbase_http_requests_total HTTP requests by route pattern, method and status.\n"
+      "# TYPE actionbase_http_requests_total counter\n");
   for (guint i = 0; i < sorted->len; i++)
     {
       const AbRouteStats *s = g_ptr_array_index (sorted, i);
@@ -170,8 +171,8 @@ render_counters (GString *out, GPtrArray *sorted)
           const AbStatusCount *sc = &g_array_index (s->statuses, AbStatusCount, j);
           g_string_append (out, "actionbase_http_requests_total{");
           append_route_labels (out, s);
-          g_string_append_printf (out, ",status=\"%u\"} %" G_GUINT64_FORMAT "\n",
-                                  sc->status, sc->count);
+          g_string_append_printf (out, ",status=\"%u\"} %" G_GUINT64_FORMAT "\n", sc->status,
+                                  sc->count);
         }
     }
 }
@@ -194,9 +195,9 @@ format_shortest (gchar *buf, gsize size, gdouble v)
 static void
 render_histograms (GString *out, GPtrArray *sorted)
 {
-  g_string_append (out,
-                   "# HELP actionbase_http_request_duration_seconds HTTP request latency by route pattern and method.\n"
-                   "# TYPE actionbase_http_request_duration_seconds histogram\n");
+  g_string_append (out, "# HELP actionbase_http_request_duration_seconds HTTP request latency by "
+                        "route pattern and method.\n"
+                        "# TYPE actionbase_http_request_duration_seconds histogram\n");
   for (guint i = 0; i < sorted->len; i++)
     {
       const AbRouteStats *s = g_ptr_array_index (sorted, i);
@@ -230,8 +231,8 @@ render_histograms (GString *out, GPtrArray *sorted)
 static gint
 compare_stats (gconstpointer a, gconstpointer b)
 {
-  const AbRouteStats *x = *(AbRouteStats * const *) a;
-  const AbRouteStats *y = *(AbRouteStats * const *) b;
+  const AbRouteStats *x = *(AbRouteStats *const *) a;
+  const AbRouteStats *y = *(AbRouteStats *const *) b;
   gint c = strcmp (x->route, y->route);
   return c != 0 ? c : strcmp (x->method, y->method);
 }

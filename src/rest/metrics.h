@@ -12,10 +12,10 @@ typedef gchar *(*AbMetricsProvider) (gpointer user_data);
 AbMetrics *ab_metrics_new (void);
 void ab_metrics_free (AbMetrics *metrics);
 /* Records one finished request; route is the matched pattern ("-" if none). */
-void ab_metrics_observe (AbMetrics *metrics, const gchar *route, const gchar *method,
-                         guint status, gdouble seconds);
+void ab_metrics_observe (AbMetrics *metrics, const gchar *route, const gchar *method, guint status,
+                         gdouble seconds);
 /* Providers are called (without any metrics lock held) on every render. */
-void ab_metrics_add_provider (AbMetrics *metrics, AbMetricsProvider provider,
-                              gpointer user_data, GDestroyNotify destroy);
+void ab_metrics_add_provider (AbMetrics *metrics, AbMetricsProvider provider, gpointer user_data,
+                              GDestroyNotify destroy);
 /* The whole page, text/plain; version=0.0.4. */
 gchar *ab_metrics_render (AbMetrics *metrics);

@@ -8,7 +8,7 @@
 typedef struct {
   gchar *method;
   gchar *pattern;
-  gchar **segments;     /* literal text, or the param name for a param */
+  gchar **segments; /* literal text, or the param name for a param */
   gboolean *is_param;
   guint n_segments;
   AbRouteFlags flags;
@@ -45,9 +45,8 @@ ab_http_percent_decode (const gchar *s, gssize len, gboolean plus_as_space)
   for (gsize i = 0; i < n; i++)
     {
       gint hi, lo;
-      if (s[i] == '%' && i + 2 < n
-          && (hi = hex_value (s[i + 1])) >= 0 && (lo = hex_value (s[i + 2])) >= 0
-          && (hi | lo) != 0)
+      if (s[i] == '%' && i + 2 < n && (hi = hex_value (s[i + 1])) >= 0
+          && (lo = hex_value (s[i + 2])) >= 0 && (hi | lo) != 0)
         {
           /* %00 stays verbatim: a NUL would silently cut the C string. */
           g_string_append_c (out, (gchar) ((hi << 4) | lo));
@@ -84,8 +83,8 @@ query_add (GHashTable *table, gchar *name, gchar *value)
 GHashTable *
 ab_http_query_parse (const gchar *query)
 {
-  GHashTable *table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                             (GDestroyNotify) g_ptr_array_unref);
+  GHashTable *table
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
   const gchar *p = query;
 
   while (p != NULL && *p != '\0')
@@ -97,9 +96,8 @@ ab_http_query_parse (const gchar *query)
         {
           gsize name_len = eq != NULL ? (gsize) (eq - p) : len;
           gchar *name = ab_http_percent_decode (p, name_len, TRUE);
-          gchar *value = eq != NULL
-            ? ab_http_percent_decode (eq + 1, len - name_len - 1, TRUE)
-            : g_strdup ("");
+          gchar *value = eq != NULL ? ab_http_percent_decode (eq + 1, len - name_len - 1, TRUE)
+                                    : g_strdup ("");
           query_add (table, name, value);
         }
       p = end != NULL ? end + 1 : NULL;
@@ -159,8 +157,8 @@ ab_router_free (AbRouter *router)
 }
 
 void
-ab_router_add (AbRouter *router, const gchar *method, const gchar *pattern,
-               AbRouteFlags flags, AbRouteHandler handler, gpointer user_data)
+ab_router_add (AbRouter *router, const gchar *method, const gchar *pattern, AbRouteFlags flags,
+               AbRouteHandler handler, gpointer user_data)
 {
   AbRoute *route = g_new0 (AbRoute, 1);
 
@@ -234,9 +232,8 @@ route_params (const AbRoute *route, gchar **segs)
 }
 
 AbRouteMatch
-ab_router_match (AbRouter *router, const gchar *method, const gchar *path,
-                 AbRouteHandler *handler, AbRouteFlags *flags,
-                 gpointer *user_data, const gchar **pattern,
+ab_router_match (AbRouter *router, const gchar *method, const gchar *path, AbRouteHandler *handler,
+                 AbRouteFlags *flags, gpointer *user_data, const gchar **pattern,
                  GHashTable **params)
 {
   guint n = 0;
@@ -361,8 +358,7 @@ ab_http_response_clear (AbHttpResponse *resp)
 }
 
 void
-ab_http_response_bytes (AbHttpResponse *resp, guint status,
-                        const gchar *content_type, GBytes *body)
+ab_http_response_bytes (AbHttpResponse *resp, guint status, const gchar *content_type, GBytes *body)
 {
   resp->status = status;
   g_free (resp->content_type);
@@ -408,8 +404,7 @@ ab_http_error_body (guint status, const gchar *message)
 void
 ab_http_response_error (AbHttpResponse *resp, guint status, const gchar *message)
 {
-  ab_http_response_bytes (resp, status, "application/json",
-                          ab_http_error_body (status, message));
+  ab_http_response_bytes (resp, status, "application/json", ab_http_error_body (status, message));
 }
 
 void
@@ -426,36 +421,36 @@ ab_http_reason_phrase (guint status)
 {
   switch (status)
     {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 408: return "Request Timeout";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 411: return "Length Required";
-    case 412: return "Precondition Failed";
-    case 413: return "Payload Too Large";
-    case 414: return "URI Too Long";
-    case 415: return "Unsupported Media Type";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: break;
+      case 100: return "Continue";
+      case 200: return "OK";
+      case 201: return "Created";
+      case 202: return "Accepted";
+      case 204: return "No Content";
+      case 301: return "Moved Permanently";
+      case 302: return "Found";
+      case 304: return "Not Modified";
+      case 400: return "Bad Request";
+      case 401: return "Unauthorized";
+      case 403: return "Forbidden";
+      case 404: return "Not Found";
+      case 405: return "Method Not Allowed";
+      case 406: return "Not Acceptable";
+      case 408: return "Request Timeout";
+      case 409: return "Conflict";
+      case 410: return "Gone";
+      case 411: return "Length Required";
+      case 412: return "Precondition Failed";
+      case 413: return "Payload Too Large";
+      case 414: return "URI Too Long";
+      case 415: return "Unsupported Media Type";
+      case 422: return "Unprocessable Entity";
+      case 429: return "Too Many Requests";
+      case 500: return "Internal Server Error";
+      case 501: return "Not Implemented";
+      case 502: return "Bad Gateway";
+      case 503: return "Service Unavailable";
+      case 504: return "Gateway Timeout";
+      default: break;
     }
   if (status >= 500)
     return "Server Error";

@@ -6,35 +6,34 @@
 #include <json-glib/json-glib.h>
 
 typedef struct {
-  const gchar *method;      /* "GET", "POST", ... */
-  const gchar *path;        /* decoded path, no query string */
-  GHashTable *params;       /* path params {name} -> decoded value */
-  GHashTable *query;        /* name -> GPtrArray of decoded values (repeatable) */
-  GHashTable *headers;      /* lower-case name -> value */
-  GBytes *body;             /* never NULL (may be empty) */
-  const gchar *request_id;  /* X-Request-ID or generated */
-  const gchar *route;       /* the matched pattern, for logs and metrics */
+  const gchar *method;     /* "GET", "POST", ... */
+  const gchar *path;       /* decoded path, no query string */
+  GHashTable *params;      /* path params {name} -> decoded value */
+  GHashTable *query;       /* name -> GPtrArray of decoded values (repeatable) */
+  GHashTable *headers;     /* lower-case name -> value */
+  GBytes *body;            /* never NULL (may be empty) */
+  const gchar *request_id; /* X-Request-ID or generated */
+  const gchar *route;      /* the matched pattern, for logs and metrics */
 } AbHttpRequest;
 
 typedef struct {
-  guint status;             /* default 200 */
-  gchar *content_type;      /* default "application/json" */
-  GBytes *body;             /* NULL = empty */
-  GPtrArray *headers;       /* alternating name, value (owned strings) */
+  guint status;        /* default 200 */
+  gchar *content_type; /* default "application/json" */
+  GBytes *body;        /* NULL = empty */
+  GPtrArray *headers;  /* alternating name, value (owned strings) */
   /* Set by the transport when this response may be finished after the
    * handler returns (see ab_http_response_defer); NULL otherwise. */
   void (*resume) (gpointer token);
   gpointer resume_token;
-  gboolean *deferred;       /* the transport's flag, set by ab_http_response_defer */
+  gboolean *deferred; /* the transport's flag, set by ab_http_response_defer */
 } AbHttpResponse;
 
-typedef void (*AbRouteHandler) (const AbHttpRequest *req, AbHttpResponse *resp,
-                                gpointer user_data);
+typedef void (*AbRouteHandler) (const AbHttpRequest *req, AbHttpResponse *resp, gpointer user_data);
 
 typedef enum {
-  AB_ROUTE_INLINE = 0,   /* cheap unless the store can block: on the HTTP loop when
+  AB_ROUTE_INLINE = 0,        /* cheap unless the store can block: on the HTTP loop when
                           * AbHttpConfig.inline_reads, else on the worker pool */
-  AB_ROUTE_BLOCKING = 1, /* may block: run on the worker pool */
+  AB_ROUTE_BLOCKING = 1,      /* may block: run on the worker pool */
   AB_ROUTE_ALWAYS_INLINE = 2, /* never blocks, whatever the store (/health, /metrics):
                                * on the HTTP loop, so it answers while every worker is stuck */
 } AbRouteFlags;
@@ -44,16 +43,15 @@ typedef struct _AbRouter AbRouter;
 AbRouter *ab_router_new (void);
 void ab_router_free (AbRouter *router);
 /* Pattern segments in braces capture one path segment. */
-void ab_router_add (AbRouter *router, const gchar *method, const gchar *pattern,
-                    AbRouteFlags flags, AbRouteHandler handler, gpointer user_data);
+void ab_router_add (AbRouter *router, const gchar *method, const gchar *pattern, AbRouteFlags flags,
+                    AbRouteHandler handler, gpointer user_data);
 
 typedef enum { AB_ROUTE_FOUND, AB_ROUTE_NO_PATH, AB_ROUTE_NO_METHOD } AbRouteMatch;
 /* On FOUND fills handler/flags/user_data/pattern and params (caller owns
  * params, created with g_str_hash, owned keys and values). */
 AbRouteMatch ab_router_match (AbRouter *router, const gchar *method, const gchar *path,
-                              AbRouteHandler *handler, AbRouteFlags *flags,
-                              gpointer *user_data, const gchar **pattern,
-                              GHashTable **params);
+                              AbRouteHandler *handler, AbRouteFlags *flags, gpointer *user_data,
+                              const gchar **pattern, GHashTable **params);
 
 /* A guard runs before every routed handler (on the HTTP loop, so it must
  * not block); returning FALSE means it answered (401/403) and the handler
@@ -64,8 +62,9 @@ void ab_router_set_guard (AbRouter *router, AbRouteGuard guard, gpointer user_da
 gboolean ab_router_check_guard (AbRouter *router, const AbHttpRequest *req, AbHttpResponse *resp);
 
 /* Helpers for handlers. */
-const gchar *ab_http_query_get (const AbHttpRequest *req, const gchar *name); /* first value or NULL */
-GPtrArray *ab_http_query_all (const AbHttpRequest *req, const gchar *name);    /* borrowed or NULL */
+const gchar *ab_http_query_get (const AbHttpRequest *req,
+                                const gchar *name); /* first value or NULL */
+GPtrArray *ab_http_query_all (const AbHttpRequest *req, const gchar *name); /* borrowed or NULL */
 const gchar *ab_http_header_get (const AbHttpRequest *req, const gchar *name); /* lower-case name */
 const gchar *ab_http_param (const AbHttpRequest *req, const gchar *name);
 void ab_http_response_json (AbHttpResponse *resp, guint status, JsonNode *node); /* takes node */
@@ -91,8 +90,8 @@ void ab_http_response_resume (AbHttpResponse *resp);
 void ab_http_response_init (AbHttpResponse *resp);
 void ab_http_response_clear (AbHttpResponse *resp);
 /* Raw body with an explicit content type (NULL = application/json); takes body. */
-void ab_http_response_bytes (AbHttpResponse *resp, guint status,
-                             const gchar *content_type, GBytes *body);
+void ab_http_response_bytes (AbHttpResponse *resp, guint status, const gchar *content_type,
+                             GBytes *body);
 /* The JSON error document, serialised: {timestamp, status, error, message}. */
 GBytes *ab_http_error_body (guint status, const gchar *message);
 

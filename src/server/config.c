@@ -8,13 +8,13 @@
 #include "server/config.h"
 #include "model/schema.h"
 
-G_DEFINE_QUARK (ab-server-config-error-quark, ab_server_config_error)
+G_DEFINE_QUARK (ab - server - config - error - quark, ab_server_config_error)
 
 static gboolean
 invalid (GError **error, const gchar *what, const gchar *text)
 {
-  g_set_error (error, AB_SERVER_CONFIG_ERROR, AB_SERVER_CONFIG_ERROR_INVALID,
-               "invalid %s: '%s'", what, text != NULL ? text : "");
+  g_set_error (error, AB_SERVER_CONFIG_ERROR, AB_SERVER_CONFIG_ERROR_INVALID, "invalid %s: '%s'",
+               what, text != NULL ? text : "");
   return FALSE;
 }
 
@@ -61,11 +61,13 @@ ab_server_parse_listen (const gchar *text, gchar **host, guint16 *port, GError *
 gboolean
 ab_server_parse_size (const gchar *text, gsize *out, GError **error)
 {
-  static const struct { const gchar *suffix; guint64 mult; } units[] = {
-    { "", 1 }, { "b", 1 },
-    { "k", 1 << 10 }, { "kb", 1 << 10 }, { "kib", 1 << 10 },
-    { "m", 1 << 20 }, { "mb", 1 << 20 }, { "mib", 1 << 20 },
-    { "g", 1 << 30 }, { "gb", 1 << 30 }, { "gib", 1 << 30 },
+  static const struct {
+    const gchar *suffix;
+    guint64 mult;
+  } units[] = {
+    { "", 1 },          { "b", 1 },        { "k", 1 << 10 },   { "kb", 1 << 10 },
+    { "kib", 1 << 10 }, { "m", 1 << 20 },  { "mb", 1 << 20 },  { "mib", 1 << 20 },
+    { "g", 1 << 30 },   { "gb", 1 << 30 }, { "gib", 1 << 30 },
   };
   gchar *end = NULL;
   guint64 v;
@@ -89,8 +91,11 @@ ab_server_parse_size (const gchar *text, gsize *out, GError **error)
 gboolean
 ab_server_parse_log_level (const gchar *text, GLogLevelFlags *out, GError **error)
 {
-  static const struct { const gchar *name; GLogLevelFlags level; } levels[] = {
-    { "error", G_LOG_LEVEL_ERROR }, { "critical", G_LOG_LEVEL_CRITICAL },
+  static const struct {
+    const gchar *name;
+    GLogLevelFlags level;
+  } levels[] = {
+    { "error", G_LOG_LEVEL_ERROR },     { "critical", G_LOG_LEVEL_CRITICAL },
     { "warning", G_LOG_LEVEL_WARNING }, { "warn", G_LOG_LEVEL_WARNING },
     { "message", G_LOG_LEVEL_MESSAGE }, { "info", G_LOG_LEVEL_INFO },
     { "debug", G_LOG_LEVEL_DEBUG },
@@ -110,27 +115,46 @@ gboolean
 ab_server_flags_parse (AbServerFlags *f, int *argc, char ***argv, GError **error)
 {
   GOptionEntry entries[] = {
-    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &f->config_file, "Config file (GKeyFile, [server] and [engine] groups)", "FILE" },
-    { "listen", 'l', 0, G_OPTION_ARG_STRING, &f->listen, "Listen address (default 127.0.0.1:8080)", "HOST:PORT" },
-    { "store", 's', 0, G_OPTION_ARG_STRING, &f->store, "Store URI (default lmdb:./actionbase-data)", "URI" },
-    { "workers", 'w', 0, G_OPTION_ARG_INT, &f->workers, "Worker threads for blocking requests", "N" },
-    { "http-threads", 't', 0, G_OPTION_ARG_INT, &f->http_threads, "HTTP event loops (default: cores)", "N" },
-    { "max-body", 0, 0, G_OPTION_ARG_STRING, &f->max_body, "Request body limit (default 10M)", "BYTES" },
-    { "log-level", 0, 0, G_OPTION_ARG_STRING, &f->log_level, "error|warning|message|info|debug (default info)", "LEVEL" },
-    { "drain-timeout-ms", 0, 0, G_OPTION_ARG_INT, &f->drain_timeout_ms, "Graceful stop: wait for in-flight requests (default 10000)", "MS" },
-    { "wal", 0, 0, G_OPTION_ARG_STRING, &f->wal, "WAL sink: file:DIR (default: next to the store), kafka://HOST:PORT/TOPIC or none", "URI" },
-    { "cdc", 0, 0, G_OPTION_ARG_STRING, &f->cdc, "CDC sink: none (default), file:DIR or kafka://HOST:PORT/TOPIC", "URI" },
-    { "auth", 0, 0, G_OPTION_ARG_NONE, &f->auth, "Require API keys (first admin key: ACTIONBASE_ADMIN_KEY)", NULL },
-    { "read-only", 0, 0, G_OPTION_ARG_NONE, &f->read_only, "Reject every write with 403 (reads, /health and /metrics keep working)", NULL },
-    { "wal-ephemeral", 0, 0, G_OPTION_ARG_NONE, &f->wal_ephemeral, "The file WAL does not outlive this node (a container layer): refuse ASYNC mutations", NULL },
-    { "system-mode", 0, 0, G_OPTION_ARG_STRING, &f->system_mode, "Server-wide mutation mode override: SYNC, ASYNC, DROP or DENY", "MODE" },
-    { "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &f->tls_cert, "Serve HTTPS (HTTP/1.1 and HTTP/2) with this PEM certificate chain", "FILE" },
-    { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &f->tls_key, "PEM private key of --tls-cert", "FILE" },
-    { "max-connections", 0, 0, G_OPTION_ARG_STRING, &f->max_connections, "Connections beyond this get 503 (default 10000, 0 = no cap)", "N" },
-    { "request-timeout-ms", 0, 0, G_OPTION_ARG_STRING, &f->request_timeout_ms, "Time allowed to receive a request's headers and body (default 10000)", "MS" },
+    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &f->config_file,
+      "Config file (GKeyFile, [server] and [engine] groups)", "FILE" },
+    { "listen", 'l', 0, G_OPTION_ARG_STRING, &f->listen, "Listen address (default 127.0.0.1:8080)",
+      "HOST:PORT" },
+    { "store", 's', 0, G_OPTION_ARG_STRING, &f->store, "Store URI (default lmdb:./actionbase-data)",
+      "URI" },
+    { "workers", 'w', 0, G_OPTION_ARG_INT, &f->workers, "Worker threads for blocking requests",
+      "N" },
+    { "http-threads", 't', 0, G_OPTION_ARG_INT, &f->http_threads,
+      "HTTP event loops (default: cores)", "N" },
+    { "max-body", 0, 0, G_OPTION_ARG_STRING, &f->max_body, "Request body limit (default 10M)",
+      "BYTES" },
+    { "log-level", 0, 0, G_OPTION_ARG_STRING, &f->log_level,
+      "error|warning|message|info|debug (default info)", "LEVEL" },
+    { "drain-timeout-ms", 0, 0, G_OPTION_ARG_INT, &f->drain_timeout_ms,
+      "Graceful stop: wait for in-flight requests (default 10000)", "MS" },
+    { "wal", 0, 0, G_OPTION_ARG_STRING, &f->wal,
+      "WAL sink: file:DIR (default: next to the store), kafka://HOST:PORT/TOPIC or none", "URI" },
+    { "cdc", 0, 0, G_OPTION_ARG_STRING, &f->cdc,
+      "CDC sink: none (default), file:DIR or kafka://HOST:PORT/TOPIC", "URI" },
+    { "auth", 0, 0, G_OPTION_ARG_NONE, &f->auth,
+      "Require API keys (first admin key: ACTIONBASE_ADMIN_KEY)", NULL },
+    { "read-only", 0, 0, G_OPTION_ARG_NONE, &f->read_only,
+      "Reject every write with 403 (reads, /health and /metrics keep working)", NULL },
+    { "wal-ephemeral", 0, 0, G_OPTION_ARG_NONE, &f->wal_ephemeral,
+      "The file WAL does not outlive this node (a container layer): refuse ASYNC mutations", NULL },
+    { "system-mode", 0, 0, G_OPTION_ARG_STRING, &f->system_mode,
+      "Server-wide mutation mode override: SYNC, ASYNC, DROP or DENY", "MODE" },
+    { "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &f->tls_cert,
+      "Serve HTTPS (HTTP/1.1 and HTTP/2) with this PEM certificate chain", "FILE" },
+    { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &f->tls_key, "PEM private key of --tls-cert",
+      "FILE" },
+    { "max-connections", 0, 0, G_OPTION_ARG_STRING, &f->max_connections,
+      "Connections beyond this get 503 (default 10000, 0 = no cap)", "N" },
+    { "request-timeout-ms", 0, 0, G_OPTION_ARG_STRING, &f->request_timeout_ms,
+      "Time allowed to receive a request's headers and body (default 10000)", "MS" },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("- Actionbase-compatible interaction database server");
+  g_autoptr (GOptionContext) ctx
+      = g_option_context_new ("- Actionbase-compatible interaction database server");
 
   memset (f, 0, sizeof *f);
   f->workers = f->http_threads = f->drain_timeout_ms = -1;
@@ -304,8 +328,8 @@ ab_server_config_apply_flags (AbServerConfig *cfg, const AbServerFlags *f, GErro
 
 /* One [server] key; *known is FALSE for keys this version does not know. */
 static gboolean
-apply_server_key (AbServerConfig *cfg, const gchar *key, const gchar *value,
-                  gboolean *known, GError **error)
+apply_server_key (AbServerConfig *cfg, const gchar *key, const gchar *value, gboolean *known,
+                  GError **error)
 {
   gint64 n = 0;
   *known = TRUE;
@@ -373,12 +397,18 @@ apply_server_key (AbServerConfig *cfg, const gchar *key, const gchar *value,
 static guint *
 engine_uint_field (AbEngineConfig *e, const gchar *key)
 {
-  if (g_str_equal (key, "lock-retries")) return &e->lock_retries;
-  if (g_str_equal (key, "lock-backoff-ms")) return &e->lock_backoff_ms;
-  if (g_str_equal (key, "max-mutations")) return &e->max_mutations;
-  if (g_str_equal (key, "max-get-pairs")) return &e->max_get_pairs;
-  if (g_str_equal (key, "max-scan-limit")) return &e->max_scan_limit;
-  if (g_str_equal (key, "mutation-threads")) return &e->mutation_threads;
+  if (g_str_equal (key, "lock-retries"))
+    return &e->lock_retries;
+  if (g_str_equal (key, "lock-backoff-ms"))
+    return &e->lock_backoff_ms;
+  if (g_str_equal (key, "max-mutations"))
+    return &e->max_mutations;
+  if (g_str_equal (key, "max-get-pairs"))
+    return &e->max_get_pairs;
+  if (g_str_equal (key, "max-scan-limit"))
+    return &e->max_scan_limit;
+  if (g_str_equal (key, "mutation-threads"))
+    return &e->mutation_threads;
   return NULL;
 }
 
@@ -444,8 +474,8 @@ load_group (AbServerConfig *cfg, AbEngineConfig *engine, GKeyFile *kf, const gch
 }
 
 gboolean
-ab_server_config_load_file (AbServerConfig *cfg, AbEngineConfig *engine,
-                            const gchar *path, GError **error)
+ab_server_config_load_file (AbServerConfig *cfg, AbEngineConfig *engine, const gchar *path,
+                            GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, error))

@@ -10,7 +10,7 @@
 GQuark ab_server_config_error_quark (void);
 
 typedef enum {
-  AB_SERVER_CONFIG_ERROR_INVALID,  /* a value that does not parse */
+  AB_SERVER_CONFIG_ERROR_INVALID, /* a value that does not parse */
 } AbServerConfigError;
 
 /* Command-line values; NULL / -1 mean "not given". */
@@ -31,21 +31,21 @@ typedef struct {
   gboolean read_only;
   gchar *tls_cert;
   gchar *tls_key;
-  gchar *max_connections;      /* strings so that a zeroed struct means "not given" */
+  gchar *max_connections; /* strings so that a zeroed struct means "not given" */
   gchar *request_timeout_ms;
 } AbServerFlags;
 
 typedef struct {
-  gchar *store_uri;             /* default "lmdb:./actionbase-data" */
-  GLogLevelFlags log_threshold; /* messages above (less severe) are dropped */
-  AbHttpConfig http;            /* host, port, threads, workers, body limit */
+  gchar *store_uri;               /* default "lmdb:./actionbase-data" */
+  GLogLevelFlags log_threshold;   /* messages above (less severe) are dropped */
+  AbHttpConfig http;              /* host, port, threads, workers, body limit */
   gchar **insert_merge_databases; /* owned; engine.insert_merge_databases points here */
-  gchar *wal_uri;               /* NULL = file:<lmdb dir>/wal (or ./actionbase-wal) */
-  gchar *cdc_uri;               /* default "none" */
-  gint system_mode;             /* -1 none, else AbMutationMode */
-  gboolean auth;                /* access control on (API keys) */
-  gboolean wal_ephemeral;       /* the file WAL does not outlive this node: refuse ASYNC */
-  gchar *admin_key;             /* bootstrap admin key; ACTIONBASE_ADMIN_KEY wins */
+  gchar *wal_uri;                 /* NULL = file:<lmdb dir>/wal (or ./actionbase-wal) */
+  gchar *cdc_uri;                 /* default "none" */
+  gint system_mode;               /* -1 none, else AbMutationMode */
+  gboolean auth;                  /* access control on (API keys) */
+  gboolean wal_ephemeral;         /* the file WAL does not outlive this node: refuse ASYNC */
+  gchar *admin_key;               /* bootstrap admin key; ACTIONBASE_ADMIN_KEY wins */
 } AbServerConfig;
 
 /* The WAL URI to use: the configured one or the default next to the store. */
@@ -59,8 +59,8 @@ void ab_server_config_init (AbServerConfig *cfg);
 void ab_server_config_clear (AbServerConfig *cfg);
 /* Applies the [server] group to cfg and the [engine] group to engine (may be
  * NULL); unknown keys are ignored with a warning. */
-gboolean ab_server_config_load_file (AbServerConfig *cfg, AbEngineConfig *engine,
-                                     const gchar *path, GError **error);
+gboolean ab_server_config_load_file (AbServerConfig *cfg, AbEngineConfig *engine, const gchar *path,
+                                     GError **error);
 gboolean ab_server_config_apply_flags (AbServerConfig *cfg, const AbServerFlags *flags,
                                        GError **error);
 

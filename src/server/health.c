@@ -8,12 +8,12 @@ struct _AbHealth {
   gpointer data;
   guint interval_ms;
   guint timeout_ms;
-  GMutex lock;               /* guards everything below */
-  GCond cond;                /* a verdict arrived, or stop */
+  GMutex lock; /* guards everything below */
+  GCond cond;  /* a verdict arrived, or stop */
   gboolean up;
-  gchar *reason;             /* when !up */
+  gchar *reason; /* when !up */
   gboolean have_verdict;
-  gint64 running_since;      /* monotonic us of the running check, 0 when idle */
+  gint64 running_since; /* monotonic us of the running check, 0 when idle */
   gboolean stop;
   GThread *thread;
 };
@@ -70,8 +70,8 @@ ab_health_get (AbHealth *h, gchar **reason)
 {
   g_mutex_lock (&h->lock);
   gint64 now = g_get_monotonic_time ();
-  gboolean stalled = h->running_since != 0
-                     && now - h->running_since > (gint64) h->timeout_ms * 1000;
+  gboolean stalled
+      = h->running_since != 0 && now - h->running_since > (gint64) h->timeout_ms * 1000;
   gboolean up = h->have_verdict && h->up && !stalled;
   if (!up && reason != NULL)
     {

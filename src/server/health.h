@@ -12,8 +12,7 @@ typedef struct _AbHealth AbHealth;
 /* Starts the probe thread: check(data) every interval_ms; a check still
  * running after timeout_ms makes the verdict DOWN until it returns. Waits up
  * to timeout_ms for the first verdict (before it: DOWN, "starting"). */
-AbHealth *ab_health_new (AbHealthCheck check, gpointer data, guint interval_ms,
-                         guint timeout_ms);
+AbHealth *ab_health_new (AbHealthCheck check, gpointer data, guint interval_ms, guint timeout_ms);
 /* The current verdict; never blocks on the check. *reason (owned) is set
  * when DOWN and reason is not NULL. */
 gboolean ab_health_get (AbHealth *h, gchar **reason);

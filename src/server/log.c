@@ -9,17 +9,17 @@
 #include "server/log.h"
 
 typedef struct {
-  GMutex lock;               /* the owner appends, the flusher drains */
+  GMutex lock; /* the owner appends, the flusher drains */
   GString *text;
-  gint64 stamp_sec;          /* second of the cached stamp text, -1 = none */
-  gchar stamp[32];           /* "2024-05-01T12:00:00" of stamp_sec */
+  gint64 stamp_sec; /* second of the cached stamp text, -1 = none */
+  gchar stamp[32];  /* "2024-05-01T12:00:00" of stamp_sec */
 } LogBuf;
 
 static atomic_int threshold = G_LOG_LEVEL_INFO; /* a GLogLevelFlags */
 static int out_fd = 2;
-static GMutex out_lock;      /* whole chunks reach out_fd one at a time */
-static GMutex reg_lock;      /* guards bufs, flusher state */
-static GPtrArray *bufs;      /* LogBuf*, in registration order */
+static GMutex out_lock; /* whole chunks reach out_fd one at a time */
+static GMutex reg_lock; /* guards bufs, flusher state */
+static GPtrArray *bufs; /* LogBuf*, in registration order */
 static GCond flusher_cond;
 static GThread *flusher;
 static gboolean stopping;
@@ -123,12 +123,12 @@ level_name (GLogLevelFlags level)
 {
   switch (level & G_LOG_LEVEL_MASK)
     {
-    case G_LOG_LEVEL_ERROR: return "ERROR";
-    case G_LOG_LEVEL_CRITICAL: return "CRITICAL";
-    case G_LOG_LEVEL_WARNING: return "WARN";
-    case G_LOG_LEVEL_MESSAGE: return "NOTICE";
-    case G_LOG_LEVEL_INFO: return "INFO";
-    default: return "DEBUG";
+      case G_LOG_LEVEL_ERROR: return "ERROR";
+      case G_LOG_LEVEL_CRITICAL: return "CRITICAL";
+      case G_LOG_LEVEL_WARNING: return "WARN";
+      case G_LOG_LEVEL_MESSAGE: return "NOTICE";
+      case G_LOG_LEVEL_INFO: return "INFO";
+      default: return "DEBUG";
     }
 }
 
@@ -149,8 +149,9 @@ append_line (GString *out, LogBuf *b, GLogLevelFlags level, const gchar *domain,
       b->stamp_sec = sec;
     }
   gint ms = (gint) (now % G_USEC_PER_SEC / 1000);
-  gchar frac[6] = { '.', (gchar) ('0' + ms / 100), (gchar) ('0' + ms / 10 % 10),
-                    (gchar) ('0' + ms % 10), 'Z', ' ' };
+  gchar frac[6]
+      = { '.', (gchar) ('0' + ms / 100), (gchar) ('0' + ms / 10 % 10), (gchar) ('0' + ms % 10), 'Z',
+          ' ' };
   g_string_append (out, b->stamp);
   g_string_append_len (out, frac, sizeof frac);
   g_string_append (out, level_name (level));

@@ -58,8 +58,8 @@ metrics_handler (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
 static gchar *
 process_metrics (gpointer data)
 {
-  gdouble start = (gdouble) (g_get_real_time () - (g_get_monotonic_time () - started_at_us))
-                  / G_USEC_PER_SEC;
+  gdouble start
+      = (gdouble) (g_get_real_time () - (g_get_monotonic_time () - started_at_us)) / G_USEC_PER_SEC;
   return g_strdup_printf ("# HELP actionbase_up Whether the server is running.\n"
                           "# TYPE actionbase_up gauge\n"
                           "actionbase_up 1\n"
@@ -68,7 +68,8 @@ process_metrics (gpointer data)
                           "actionbase_start_time_seconds %.3f\n"
                           "# HELP actionbase_read_only Whether writes are refused (--read-only).\n"
                           "# TYPE actionbase_read_only gauge\n"
-                          "actionbase_read_only %d\n", start, serving_read_only ? 1 : 0);
+                          "actionbase_read_only %d\n",
+                          start, serving_read_only ? 1 : 0);
 }
 
 /* ---- life cycle ---- */
@@ -149,7 +150,8 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
     with_sinks.async_refused = refused = g_strdup_printf (
         "ASYNC mutations need a WAL that outlives this node, and its WAL (%s) is marked "
         "ephemeral (wal-ephemeral): send the request as SYNC (/edges/sync) or run the server "
-        "with --wal kafka://HOST:PORT/TOPIC", wal);
+        "with --wal kafka://HOST:PORT/TOPIC",
+        wal);
   AbEngine *engine = ab_engine_open (cfg->store_uri, &with_sinks, &error);
   if (engine == NULL)
     {
@@ -162,8 +164,8 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
     g_warning ("the WAL is a local file (%s) while the store is shared (%s): an ASYNC write is "
                "acknowledged once that file is synced and is LOST if this node's disk goes "
                "away before its applier ran. Stateless nodes need --wal kafka://HOST:PORT/TOPIC "
-               "(any node applies); --wal-ephemeral refuses ASYNC writes instead", wal,
-               cfg->store_uri);
+               "(any node applies); --wal-ephemeral refuses ASYNC writes instead",
+               wal, cfg->store_uri);
   AbRouter *router = ab_router_new ();
   AbMetrics *metrics = ab_metrics_new ();
   ab_metrics_add_provider (metrics, process_metrics, NULL, NULL);
@@ -215,14 +217,13 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
 }
 
 static gboolean
-load_settings (AbServerConfig *cfg, AbEngineConfig *ecfg, int *argc, char ***argv,
-               GError **error)
+load_settings (AbServerConfig *cfg, AbEngineConfig *ecfg, int *argc, char ***argv, GError **error)
 {
   AbServerFlags flags;
   gboolean ok = ab_server_flags_parse (&flags, argc, argv, error)
-    && (flags.config_file == NULL
-        || ab_server_config_load_file (cfg, ecfg, flags.config_file, error))
-    && ab_server_config_apply_flags (cfg, &flags, error);
+                && (flags.config_file == NULL
+                    || ab_server_config_load_file (cfg, ecfg, flags.config_file, error))
+                && ab_server_config_apply_flags (cfg, &flags, error);
   ab_server_flags_clear (&flags);
   return ok;
 }

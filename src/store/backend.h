@@ -14,24 +14,22 @@ typedef struct {
   gboolean (*scan) (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
   gboolean (*batch) (AbStore *s, const AbBatch *b, GError **error);
   /* Absent = 0; non-8-byte value = AB_STORE_ERROR_WIDTH. */
-  gboolean (*increment) (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
-                         gint64 *new_value, GError **error);
+  gboolean (*increment) (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
+                         GError **error);
   /* expected == NULL: put if absent. Else put if current == expected.
    * *applied says whether it happened. */
-  gboolean (*check_and_put) (AbStore *s, const guint8 *key, gsize klen,
-                             const guint8 *expected, gsize elen,
-                             const guint8 *value, gsize vlen,
-                             gboolean *applied, GError **error);
+  gboolean (*check_and_put) (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                             gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
+                             GError **error);
   /* Delete if current == expected. expected == NULL: applied iff absent (deletes nothing). */
-  gboolean (*check_and_delete) (AbStore *s, const guint8 *key, gsize klen,
-                                const guint8 *expected, gsize elen,
-                                gboolean *applied, GError **error);
+  gboolean (*check_and_delete) (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                                gsize elen, gboolean *applied, GError **error);
   void (*close) (AbStore *s);
   /* Snapshots (optional: NULL = AB_STORE_ERROR_UNAVAILABLE). snapshot_scan
    * honours the whole AbScanRange, limit included. */
   AbSnapshot *(*snapshot_open) (AbStore *s, GError **error);
-  gboolean (*snapshot_scan) (AbSnapshot *snap, const AbScanRange *range,
-                             AbScanVisitor visit, gpointer user, GError **error);
+  gboolean (*snapshot_scan) (AbSnapshot *snap, const AbScanRange *range, AbScanVisitor visit,
+                             gpointer user, GError **error);
   void (*snapshot_close) (AbSnapshot *snap);
   /* Optional (NULL for local backends): reachability and remote call counts. */
   gboolean (*ping) (AbStore *s, GError **error);
@@ -48,11 +46,11 @@ typedef struct _AbStoreCounters AbStoreCounters;
 
 struct _AbStore {
   const AbStoreVTable *vt;
-  gboolean batch_atomic;   /* TRUE: a batch is all-or-nothing */
-  gboolean never_blocks;   /* TRUE: every call finishes in bounded local time (no
+  gboolean batch_atomic; /* TRUE: a batch is all-or-nothing */
+  gboolean never_blocks; /* TRUE: every call finishes in bounded local time (no
                             * network, no remote server that can stall); FALSE
                             * (the zeroed default) when a call can wait on a peer */
-  gsize max_key;           /* the longest key accepted, in bytes (lmdb 511, hbase
+  gsize max_key;         /* the longest key accepted, in bytes (lmdb 511, hbase
                             * and memory 32767: HBase's row key limit) */
   gchar *uri;
   AbStoreCounters *counters; /* owned by store.c; NULL = not counted */

@@ -37,16 +37,16 @@ typedef enum {
 typedef struct {
   gchar *host;
   guint port;
-  gchar *ns;          /* "default" when the URI has none */
-  gchar *table;       /* "actionbase" */
-  gboolean framed;    /* transport=framed | buffered (default, as a stock gateway) */
-  gboolean compact;   /* protocol=compact | binary (default) */
-  guint pool;         /* connections (default 16) */
-  guint timeout_ms;   /* budget of one call: pool wait, connect, send, receive and its
+  gchar *ns;        /* "default" when the URI has none */
+  gchar *table;     /* "actionbase" */
+  gboolean framed;  /* transport=framed | buffered (default, as a stock gateway) */
+  gboolean compact; /* protocol=compact | binary (default) */
+  guint pool;       /* connections (default 16) */
+  guint timeout_ms; /* budget of one call: pool wait, connect, send, receive and its
                        * retries (default 5000, half the HTTP request timeout) */
-  guint regions;      /* pre-split regions of a new table (default 16) */
-  guint retries;      /* extra attempts of a retryable call (default 2) */
-  gint compression;   /* HbTCompressionAlgorithm of a new table (default NONE) */
+  guint regions;    /* pre-split regions of a new table (default 16) */
+  guint retries;    /* extra attempts of a retryable call (default 2) */
+  gint compression; /* HbTCompressionAlgorithm of a new table (default NONE) */
 } AbHbConfig;
 
 typedef struct _AbHbConn AbHbConn;
@@ -54,14 +54,14 @@ typedef struct _AbHbConn AbHbConn;
 typedef struct {
   AbStore base;
   AbHbConfig cfg;
-  GByteArray *table_name;   /* "ns:table" as the data calls take it */
-  gchar *addr;              /* "HOST:PORT" for messages */
-  GAsyncQueue *idle;        /* AbHbConn*, checked in */
-  atomic_int open_conns;    /* idle + checked out */
-  atomic_uint generation;   /* bumped on a transport failure: older idle ones are dropped */
-  atomic_bool ready;        /* namespace and table known to exist */
+  GByteArray *table_name; /* "ns:table" as the data calls take it */
+  gchar *addr;            /* "HOST:PORT" for messages */
+  GAsyncQueue *idle;      /* AbHbConn*, checked in */
+  atomic_int open_conns;  /* idle + checked out */
+  atomic_uint generation; /* bumped on a transport failure: older idle ones are dropped */
+  atomic_bool ready;      /* namespace and table known to exist */
   GMutex ready_lock;
-  GThreadPool *workers;     /* runs parallel jobs (ab_hb_run_parallel) */
+  GThreadPool *workers; /* runs parallel jobs (ab_hb_run_parallel) */
   atomic_uint_fast64_t calls[AB_HB_RPC_COUNT];
   atomic_uint_fast64_t errors[AB_HB_RPC_COUNT];
   atomic_uint_fast64_t micros[AB_HB_RPC_COUNT];
@@ -76,15 +76,15 @@ typedef gboolean (*AbHbCallFn) (HbTHBaseServiceIf *client, gpointer ctx, HbTIOEr
  * failure) and retries: connect failures always, other failures only when
  * idempotent and the transport failed or the server said canRetry. Errors
  * come out in AB_STORE_ERROR (WIDTH for "Field is not a long"). */
-gboolean ab_hb_call (AbHbStore *h, AbHbRpc rpc, gboolean idempotent, AbHbCallFn fn,
-                     gpointer ctx, GError **error);
+gboolean ab_hb_call (AbHbStore *h, AbHbRpc rpc, gboolean idempotent, AbHbCallFn fn, gpointer ctx,
+                     GError **error);
 
 typedef struct {
   AbHbRpc rpc;
   gboolean idempotent;
   AbHbCallFn fn;
   gpointer ctx;
-  GError *error;   /* set by ab_hb_run_parallel when the job failed */
+  GError *error; /* set by ab_hb_run_parallel when the job failed */
 } AbHbJob;
 
 /* Runs the jobs concurrently over the pool (the first in the caller's
@@ -93,8 +93,7 @@ gboolean ab_hb_run_parallel (AbHbStore *h, AbHbJob *jobs, guint n, GError **erro
 
 /* hbase://... into cfg (hbase_uri.c): rest is what follows "hbase:", uri
  * the whole text for messages; clear frees its strings. */
-gboolean ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, const gchar *rest,
-                             GError **error);
+gboolean ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, const gchar *rest, GError **error);
 void ab_hb_config_clear (AbHbConfig *cfg);
 
 /* Connection pool lifetime (hbase_conn.c). */

@@ -5,9 +5,8 @@
 
 #include <string.h>
 
-#define MULTI_GET_CHUNK 1000   /* keys per getMultiple */
-#define SCAN_PAGE 1000         /* rows per getScannerResults */
-
+#define MULTI_GET_CHUNK 1000 /* keys per getMultiple */
+#define SCAN_PAGE 1000       /* rows per getScannerResults */
 
 static GBytes *
 to_bytes (GByteArray *a)
@@ -62,8 +61,8 @@ hb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **erro
 
 typedef struct {
   AbHbStore *h;
-  GPtrArray *tgets;    /* HbTGet */
-  GPtrArray *results;  /* HbTResult, same order */
+  GPtrArray *tgets;   /* HbTGet */
+  GPtrArray *results; /* HbTResult, same order */
 } MultiCall;
 
 static gboolean
@@ -72,8 +71,8 @@ call_get_multiple (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **e
   MultiCall *x = p;
   g_clear_pointer (&x->results, g_ptr_array_unref);
   x->results = g_ptr_array_new_with_free_func (g_object_unref);
-  return hb_t_h_base_service_client_get_multiple (c, &x->results, x->h->table_name, x->tgets,
-                                                  io, error);
+  return hb_t_h_base_service_client_get_multiple (c, &x->results, x->h->table_name, x->tgets, io,
+                                                  error);
 }
 
 static void
@@ -88,25 +87,28 @@ static gboolean
 multi_collect (GPtrArray *keys, MultiCall *calls, GArray *out, GError **error)
 {
   guint chunk = 0, at = 0;
-  for (guint i = 0; i < keys->len; i++) {
-    GBytes *k = g_ptr_array_index (keys, i);
-    AbKv kv = { g_bytes_ref (k), NULL };
-    if (g_bytes_get_size (k) > 0) {
-      if (at == calls[chunk].tgets->len)
-        chunk++, at = 0;
-      if (calls[chunk].results == NULL || at >= calls[chunk].results->len) {
-        g_bytes_unref (kv.key);
-        g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                     "hbase getMultiple answered fewer rows than asked");
-        return FALSE;
-      }
-      gsize klen;
-      const guint8 *kd = g_bytes_get_data (k, &klen);
-      kv.value = to_bytes (result_value_of (g_ptr_array_index (calls[chunk].results, at++),
-                                            kd, klen));
+  for (guint i = 0; i < keys->len; i++)
+    {
+      GBytes *k = g_ptr_array_index (keys, i);
+      AbKv kv = { g_bytes_ref (k), NULL };
+      if (g_bytes_get_size (k) > 0)
+        {
+          if (at == calls[chunk].tgets->len)
+            chunk++, at = 0;
+          if (calls[chunk].results == NULL || at >= calls[chunk].results->len)
+            {
+              g_bytes_unref (kv.key);
+              g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                           "hbase getMultiple answered fewer rows than asked");
+              return FALSE;
+            }
+          gsize klen;
+          const guint8 *kd = g_bytes_get_data (k, &klen);
+          kv.value = to_bytes (
+              result_value_of (g_ptr_array_index (calls[chunk].results, at++), kd, klen));
+        }
+      g_array_append_val (out, kv);
     }
-    g_array_append_val (out, kv);
-  }
   return TRUE;
 }
 
@@ -115,14 +117,15 @@ static GBytes *
 single_key (GPtrArray *keys)
 {
   GBytes *one = NULL;
-  for (guint i = 0; i < keys->len; i++) {
-    GBytes *k = g_ptr_array_index (keys, i);
-    if (g_bytes_get_size (k) == 0)
-      continue;
-    if (one != NULL)
-      return NULL;
-    one = k;
-  }
+  for (guint i = 0; i < keys->len; i++)
+    {
+      GBytes *k = g_ptr_array_index (keys, i);
+      if (g_bytes_get_size (k) == 0)
+        continue;
+      if (one != NULL)
+        return NULL;
+      one = k;
+    }
   return one;
 }
 
@@ -131,42 +134,46 @@ hb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 {
   AbHbStore *h = (AbHbStore *) s;
   GBytes *one = single_key (keys);
-  if (one != NULL) {
-    /* getMultiple of one row goes through the gateway's batch machinery
+  if (one != NULL)
+    {
+      /* getMultiple of one row goes through the gateway's batch machinery
      * (hbase/README.md): a plain get answers several times sooner. */
-    gsize klen;
-    const guint8 *k = g_bytes_get_data (one, &klen);
-    GBytes *value = NULL;
-    if (!hb_get (s, k, klen, &value, error))
-      return FALSE;
-    for (guint i = 0; i < keys->len; i++) {
-      GBytes *key = g_ptr_array_index (keys, i);
-      AbKv kv = { g_bytes_ref (key), key == one ? g_steal_pointer (&value) : NULL };
-      g_array_append_val (out, kv);
+      gsize klen;
+      const guint8 *k = g_bytes_get_data (one, &klen);
+      GBytes *value = NULL;
+      if (!hb_get (s, k, klen, &value, error))
+        return FALSE;
+      for (guint i = 0; i < keys->len; i++)
+        {
+          GBytes *key = g_ptr_array_index (keys, i);
+          AbKv kv = { g_bytes_ref (key), key == one ? g_steal_pointer (&value) : NULL };
+          g_array_append_val (out, kv);
+        }
+      return TRUE;
     }
-    return TRUE;
-  }
   guint n_calls = 0, max_calls = keys->len / MULTI_GET_CHUNK + 1;
   g_autofree MultiCall *calls = g_new0 (MultiCall, max_calls);
   g_autofree AbHbJob *jobs = NULL;
   gboolean ok;
-  for (guint i = 0; i < keys->len; i++) {
-    gsize klen;
-    const guint8 *k = g_bytes_get_data (g_ptr_array_index (keys, i), &klen);
-    if (klen == 0)
-      continue;
-    if (n_calls == 0 || calls[n_calls - 1].tgets->len == MULTI_GET_CHUNK)
-      calls[n_calls++] = (MultiCall) { h, g_ptr_array_new_with_free_func (g_object_unref) };
-    g_ptr_array_add (calls[n_calls - 1].tgets, ab_hb_get_new (k, klen));
-  }
+  for (guint i = 0; i < keys->len; i++)
+    {
+      gsize klen;
+      const guint8 *k = g_bytes_get_data (g_ptr_array_index (keys, i), &klen);
+      if (klen == 0)
+        continue;
+      if (n_calls == 0 || calls[n_calls - 1].tgets->len == MULTI_GET_CHUNK)
+        calls[n_calls++] = (MultiCall){ h, g_ptr_array_new_with_free_func (g_object_unref) };
+      g_ptr_array_add (calls[n_calls - 1].tgets, ab_hb_get_new (k, klen));
+    }
   if (n_calls > 0 && !ab_hb_ensure_table (h, error))
     ok = FALSE;
-  else {
-    jobs = g_new0 (AbHbJob, MAX (n_calls, 1));
-    for (guint c = 0; c < n_calls; c++)
-      jobs[c] = (AbHbJob) { AB_HB_RPC_GET_MULTIPLE, TRUE, call_get_multiple, &calls[c], NULL };
-    ok = ab_hb_run_parallel (h, jobs, n_calls, error) && multi_collect (keys, calls, out, error);
-  }
+  else
+    {
+      jobs = g_new0 (AbHbJob, MAX (n_calls, 1));
+      for (guint c = 0; c < n_calls; c++)
+        jobs[c] = (AbHbJob){ AB_HB_RPC_GET_MULTIPLE, TRUE, call_get_multiple, &calls[c], NULL };
+      ok = ab_hb_run_parallel (h, jobs, n_calls, error) && multi_collect (keys, calls, out, error);
+    }
   for (guint c = 0; c < n_calls; c++)
     multi_call_clear (&calls[c]);
   return ok;
@@ -188,8 +195,8 @@ call_scan (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
   ScanCall *x = p;
   g_clear_pointer (&x->results, g_ptr_array_unref);
   x->results = g_ptr_array_new_with_free_func (g_object_unref);
-  return hb_t_h_base_service_client_get_scanner_results (c, &x->results, x->h->table_name,
-                                                         x->tscan, x->rows, io, error);
+  return hb_t_h_base_service_client_get_scanner_results (c, &x->results, x->h->table_name, x->tscan,
+                                                         x->rows, io, error);
 }
 
 /* HBase rows are [startRow, stopRow): an exclusive start and an inclusive
@@ -220,11 +227,12 @@ static void
 append_quoted (GByteArray *out, const guint8 *data, gsize len)
 {
   g_byte_array_append (out, (const guint8 *) "'", 1);
-  for (gsize i = 0; i < len; i++) {
-    g_byte_array_append (out, &data[i], 1);
-    if (data[i] == '\'')
+  for (gsize i = 0; i < len; i++)
+    {
       g_byte_array_append (out, &data[i], 1);
-  }
+      if (data[i] == '\'')
+        g_byte_array_append (out, &data[i], 1);
+    }
   g_byte_array_append (out, (const guint8 *) "'", 1);
 }
 
@@ -258,20 +266,23 @@ scan_new (const AbScanRange *r, gboolean *empty)
 {
   HbTScan *sc = g_object_new (HB_TYPE_T_SCAN, NULL);
   *empty = FALSE;
-  if (r->start != NULL && (r->start_len > 0 || !r->start_inclusive)) {
-    sc->startRow = row_bound (r->start, r->start_len, r->start_inclusive, FALSE);
-    sc->__isset_startRow = TRUE;
-  }
-  if (r->stop != NULL) {
-    sc->stopRow = row_bound (r->stop, r->stop_len, r->stop_inclusive, TRUE);
-    sc->__isset_stopRow = TRUE;
-    /* An empty stopRow would mean "to the end"; a start at or past the stop
+  if (r->start != NULL && (r->start_len > 0 || !r->start_inclusive))
+    {
+      sc->startRow = row_bound (r->start, r->start_len, r->start_inclusive, FALSE);
+      sc->__isset_startRow = TRUE;
+    }
+  if (r->stop != NULL)
+    {
+      sc->stopRow = row_bound (r->stop, r->stop_len, r->stop_inclusive, TRUE);
+      sc->__isset_stopRow = TRUE;
+      /* An empty stopRow would mean "to the end"; a start at or past the stop
      * is an empty window. */
-    *empty = sc->stopRow->len == 0
-             || (sc->startRow != NULL
-                 && ab_store_key_compare (sc->startRow->data, sc->startRow->len,
-                                          sc->stopRow->data, sc->stopRow->len) >= 0);
-  }
+      *empty = sc->stopRow->len == 0
+               || (sc->startRow != NULL
+                   && ab_store_key_compare (sc->startRow->data, sc->startRow->len,
+                                            sc->stopRow->data, sc->stopRow->len)
+                          >= 0);
+    }
   /* No columns: every cell of the row (family f is the only one). */
   sc->filterString = qualifier_filter (r);
   sc->__isset_filterString = sc->filterString != NULL;
@@ -290,18 +301,20 @@ scan_page (ScanCall *x, guint want, guint cap, GArray *out, gboolean *more, GErr
   x->tscan->__isset_caching = x->tscan->__isset_limit = TRUE;
   if (!ab_hb_call (x->h, AB_HB_RPC_GET_SCANNER_RESULTS, TRUE, call_scan, x, error))
     return FALSE;
-  for (guint i = 0; i < x->results->len && got < cap; i++) {
-    HbTResult *r = g_ptr_array_index (x->results, i);
-    got += ab_hb_result_cells (r, x->range, cap - got, out);
-    if (r->row != NULL)
-      last = r;
-  }
+  for (guint i = 0; i < x->results->len && got < cap; i++)
+    {
+      HbTResult *r = g_ptr_array_index (x->results, i);
+      got += ab_hb_result_cells (r, x->range, cap - got, out);
+      if (r->row != NULL)
+        last = r;
+    }
   *more = x->results->len == want && last != NULL && got < cap;
-  if (*more) {
-    g_clear_pointer (&x->tscan->startRow, g_byte_array_unref);
-    x->tscan->startRow = bound_row (last->row->data, last->row->len, TRUE);
-    x->tscan->__isset_startRow = TRUE;
-  }
+  if (*more)
+    {
+      g_clear_pointer (&x->tscan->startRow, g_byte_array_unref);
+      x->tscan->startRow = bound_row (last->row->data, last->row->len, TRUE);
+      x->tscan->__isset_startRow = TRUE;
+    }
   return TRUE;
 }
 
@@ -314,12 +327,13 @@ hb_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
   ScanCall x = { h, r, scan_new (r, &empty), 0, NULL };
   if (!empty)
     ok = ab_hb_ensure_table (h, error);
-  while (ok && !empty && more && (r->limit == 0 || got < r->limit)) {
-    guint before = out->len;
-    guint want = r->limit == 0 ? SCAN_PAGE : MIN (r->limit - got, SCAN_PAGE);
-    ok = scan_page (&x, want, r->limit == 0 ? G_MAXUINT : r->limit - got, out, &more, error);
-    got += out->len - before;
-  }
+  while (ok && !empty && more && (r->limit == 0 || got < r->limit))
+    {
+      guint before = out->len;
+      guint want = r->limit == 0 ? SCAN_PAGE : MIN (r->limit - got, SCAN_PAGE);
+      ok = scan_page (&x, want, r->limit == 0 ? G_MAXUINT : r->limit - got, out, &more, error);
+      got += out->len - before;
+    }
   g_clear_object (&x.tscan);
   g_clear_pointer (&x.results, g_ptr_array_unref);
   return ok;
@@ -402,8 +416,7 @@ call_increment (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **erro
   IncCall *x = p;
   g_clear_object (&x->result);
   x->result = g_object_new (HB_TYPE_T_RESULT, NULL);
-  return hb_t_h_base_service_client_increment (c, &x->result, x->h->table_name, x->inc, io,
-                                               error);
+  return hb_t_h_base_service_client_increment (c, &x->result, x->h->table_name, x->inc, io, error);
 }
 
 static gboolean
@@ -414,20 +427,26 @@ hb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *n
   IncCall x = { h, ab_hb_increment_new (key, klen, delta, TRUE), NULL };
   gboolean ok = ab_hb_ensure_table (h, error)
                 && ab_hb_call (h, AB_HB_RPC_INCREMENT, FALSE, call_increment, &x, error);
-  if (ok) {
-    GByteArray *v = result_value_of (x.result, key, klen);
-    guint64 be = 0;
-    if (v != NULL && v->len == 8) {
-      memcpy (&be, v->data, 8);
-      *new_value = (gint64) GUINT64_FROM_BE (be);
-    } else if (v == NULL && delta == 0) {
-      *new_value = 0; /* a zero increment of an absent cell writes nothing */
-    } else {
-      ok = FALSE;
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                   "hbase increment answered %s", v ? "a value that is not 8 bytes" : "no value");
+  if (ok)
+    {
+      GByteArray *v = result_value_of (x.result, key, klen);
+      guint64 be = 0;
+      if (v != NULL && v->len == 8)
+        {
+          memcpy (&be, v->data, 8);
+          *new_value = (gint64) GUINT64_FROM_BE (be);
+        }
+      else if (v == NULL && delta == 0)
+        {
+          *new_value = 0; /* a zero increment of an absent cell writes nothing */
+        }
+      else
+        {
+          ok = FALSE;
+          g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "hbase increment answered %s",
+                       v ? "a value that is not 8 bytes" : "no value");
+        }
     }
-  }
   g_clear_object (&x.inc);
   g_clear_object (&x.result);
   return ok;
@@ -438,8 +457,8 @@ hb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *n
 typedef struct {
   AbHbStore *h;
   GByteArray *row, *family, *qualifier, *expected;
-  HbTPut *put;       /* checkAndPut */
-  HbTDelete *del;    /* checkAndDelete */
+  HbTPut *put;    /* checkAndPut */
+  HbTDelete *del; /* checkAndDelete */
   gboolean applied;
 } CasCall;
 
@@ -449,11 +468,11 @@ call_cas (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
   CasCall *x = p;
   if (x->put != NULL)
     return hb_t_h_base_service_client_check_and_put (c, &x->applied, x->h->table_name, x->row,
-                                                     x->family, x->qualifier, x->expected,
-                                                     x->put, io, error);
+                                                     x->family, x->qualifier, x->expected, x->put,
+                                                     io, error);
   return hb_t_h_base_service_client_check_and_delete (c, &x->applied, x->h->table_name, x->row,
-                                                      x->family, x->qualifier, x->expected,
-                                                      x->del, io, error);
+                                                      x->family, x->qualifier, x->expected, x->del,
+                                                      io, error);
 }
 
 /* expected NULL goes out as an empty value: HBase then matches "absent or
@@ -464,12 +483,17 @@ run_cas (AbHbStore *h, const guint8 *key, gsize klen, const guint8 *expected, gs
 {
   AbHbAddr a;
   ab_hb_addr (key, klen, &a);
-  CasCall x = { h, ab_hb_bytes (a.row, a.row_len), ab_hb_text (AB_HB_FAMILY),
-                ab_hb_bytes (a.qual, a.qual_len), ab_hb_bytes (expected, expected ? elen : 0),
-                put, del, FALSE };
+  CasCall x = { h,
+                ab_hb_bytes (a.row, a.row_len),
+                ab_hb_text (AB_HB_FAMILY),
+                ab_hb_bytes (a.qual, a.qual_len),
+                ab_hb_bytes (expected, expected ? elen : 0),
+                put,
+                del,
+                FALSE };
   gboolean ok = ab_hb_ensure_table (h, error)
-                && ab_hb_call (h, put ? AB_HB_RPC_CHECK_AND_PUT : AB_HB_RPC_CHECK_AND_DELETE,
-                               FALSE, call_cas, &x, error);
+                && ab_hb_call (h, put ? AB_HB_RPC_CHECK_AND_PUT : AB_HB_RPC_CHECK_AND_DELETE, FALSE,
+                               call_cas, &x, error);
   *applied = ok && x.applied;
   g_byte_array_unref (x.row);
   g_byte_array_unref (x.family);
@@ -487,33 +511,39 @@ ab_hb_delete_ifs (AbHbStore *h, GPtrArray *items, GError **error)
 {
   g_autofree CasCall *calls = g_new0 (CasCall, MAX (items->len, 1));
   g_autofree AbHbJob *jobs = g_new0 (AbHbJob, MAX (items->len, 1));
-  for (guint i = 0; i < items->len; i++) {
-    const AbMutation *m = g_ptr_array_index (items, i);
-    gsize klen, elen;
-    const guint8 *k = g_bytes_get_data (m->key, &klen);
-    const guint8 *e = g_bytes_get_data (m->value, &elen);
-    AbHbAddr a;
-    ab_hb_addr (k, klen, &a);
-    calls[i] = (CasCall) { h, ab_hb_bytes (a.row, a.row_len), ab_hb_text (AB_HB_FAMILY),
-                           ab_hb_bytes (a.qual, a.qual_len), ab_hb_bytes (e, elen), NULL,
-                           ab_hb_delete_new (k, klen), FALSE };
-    jobs[i] = (AbHbJob) { AB_HB_RPC_CHECK_AND_DELETE, FALSE, call_cas, &calls[i], NULL };
-  }
+  for (guint i = 0; i < items->len; i++)
+    {
+      const AbMutation *m = g_ptr_array_index (items, i);
+      gsize klen, elen;
+      const guint8 *k = g_bytes_get_data (m->key, &klen);
+      const guint8 *e = g_bytes_get_data (m->value, &elen);
+      AbHbAddr a;
+      ab_hb_addr (k, klen, &a);
+      calls[i] = (CasCall){ h,
+                            ab_hb_bytes (a.row, a.row_len),
+                            ab_hb_text (AB_HB_FAMILY),
+                            ab_hb_bytes (a.qual, a.qual_len),
+                            ab_hb_bytes (e, elen),
+                            NULL,
+                            ab_hb_delete_new (k, klen),
+                            FALSE };
+      jobs[i] = (AbHbJob){ AB_HB_RPC_CHECK_AND_DELETE, FALSE, call_cas, &calls[i], NULL };
+    }
   gboolean ok = ab_hb_run_parallel (h, jobs, items->len, error);
-  for (guint i = 0; i < items->len; i++) {
-    g_byte_array_unref (calls[i].row);
-    g_byte_array_unref (calls[i].family);
-    g_byte_array_unref (calls[i].qualifier);
-    g_byte_array_unref (calls[i].expected);
-    g_clear_object (&calls[i].del);
-  }
+  for (guint i = 0; i < items->len; i++)
+    {
+      g_byte_array_unref (calls[i].row);
+      g_byte_array_unref (calls[i].family);
+      g_byte_array_unref (calls[i].qualifier);
+      g_byte_array_unref (calls[i].expected);
+      g_clear_object (&calls[i].del);
+    }
   return ok;
 }
 
 static gboolean
-hb_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                  gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
-                  GError **error)
+hb_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
+                  const guint8 *value, gsize vlen, gboolean *applied, GError **error)
 {
   return run_cas ((AbHbStore *) s, key, klen, expected, elen,
                   ab_hb_put_new (key, klen, value, vlen), NULL, applied, error);
@@ -521,18 +551,19 @@ hb_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expec
 
 /* expected NULL ("delete if absent") changes nothing: a read answers it. */
 static gboolean
-hb_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                     gsize elen, gboolean *applied, GError **error)
+hb_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
+                     gboolean *applied, GError **error)
 {
-  if (expected == NULL) {
-    g_autoptr (GBytes) cur = NULL;
-    if (!hb_get (s, key, klen, &cur, error))
-      return FALSE;
-    *applied = cur == NULL;
-    return TRUE;
-  }
-  return run_cas ((AbHbStore *) s, key, klen, expected, elen, NULL,
-                  ab_hb_delete_new (key, klen), applied, error);
+  if (expected == NULL)
+    {
+      g_autoptr (GBytes) cur = NULL;
+      if (!hb_get (s, key, klen, &cur, error))
+        return FALSE;
+      *applied = cur == NULL;
+      return TRUE;
+    }
+  return run_cas ((AbHbStore *) s, key, klen, expected, elen, NULL, ab_hb_delete_new (key, klen),
+                  applied, error);
 }
 
 /* ---- ping, counters, lifetime ---- */
@@ -547,8 +578,7 @@ static gboolean
 call_exists (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
 {
   ExistsCall *x = p;
-  return hb_t_h_base_service_client_exists (c, &x->exists, x->h->table_name, x->tget, io,
-                                            error);
+  return hb_t_h_base_service_client_exists (c, &x->exists, x->h->table_name, x->tget, io, error);
 }
 
 /* The table exists and its first region answers a read. */
@@ -569,10 +599,10 @@ hb_rpc_counts (AbStore *s, AbStoreRpcCount *out, guint max)
   AbHbStore *h = (AbHbStore *) s;
   guint n = MIN (max, (guint) AB_HB_RPC_COUNT);
   for (guint i = 0; i < n; i++)
-    out[i] = (AbStoreRpcCount) {
-      ab_hb_rpc_name (i), atomic_load_explicit (&h->calls[i], memory_order_relaxed),
-      atomic_load_explicit (&h->errors[i], memory_order_relaxed),
-      atomic_load_explicit (&h->micros[i], memory_order_relaxed) };
+    out[i] = (AbStoreRpcCount){ ab_hb_rpc_name (i),
+                                atomic_load_explicit (&h->calls[i], memory_order_relaxed),
+                                atomic_load_explicit (&h->errors[i], memory_order_relaxed),
+                                atomic_load_explicit (&h->micros[i], memory_order_relaxed) };
   return n;
 }
 
@@ -620,24 +650,26 @@ ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **error)
   h->base.batch_atomic = FALSE;
   h->base.max_key = AB_STORE_HBASE_MAX_KEY;
   g_mutex_init (&h->ready_lock);
-  if (!ab_hb_config_parse (&h->cfg, uri, rest, error)) {
-    hb_close (&h->base);
-    return NULL;
-  }
-  if (g_once_init_enter (&types_ready)) {
-    hb_types_ensure ();
-    ab_hb_thrift_fix_classes ();  /* libthrift's transports leak 32 bytes each */
-    g_once_init_leave (&types_ready, 1);
-  }
-  h->table_name = strcmp (h->cfg.ns, "default") == 0
-                    ? ab_hb_text (h->cfg.table)
-                    : ab_hb_bytes ((const guint8 *) "", 0);
-  if (h->table_name->len == 0) {
-    g_autofree gchar *full = g_strdup_printf ("%s:%s", h->cfg.ns, h->cfg.table);
-    g_byte_array_append (h->table_name, (const guint8 *) full, strlen (full));
-  }
+  if (!ab_hb_config_parse (&h->cfg, uri, rest, error))
+    {
+      hb_close (&h->base);
+      return NULL;
+    }
+  if (g_once_init_enter (&types_ready))
+    {
+      hb_types_ensure ();
+      ab_hb_thrift_fix_classes (); /* libthrift's transports leak 32 bytes each */
+      g_once_init_leave (&types_ready, 1);
+    }
+  h->table_name = strcmp (h->cfg.ns, "default") == 0 ? ab_hb_text (h->cfg.table)
+                                                     : ab_hb_bytes ((const guint8 *) "", 0);
+  if (h->table_name->len == 0)
+    {
+      g_autofree gchar *full = g_strdup_printf ("%s:%s", h->cfg.ns, h->cfg.table);
+      g_byte_array_append (h->table_name, (const guint8 *) full, strlen (full));
+    }
   h->addr = strchr (h->cfg.host, ':') ? g_strdup_printf ("[%s]:%u", h->cfg.host, h->cfg.port)
-                                       : g_strdup_printf ("%s:%u", h->cfg.host, h->cfg.port);
+                                      : g_strdup_printf ("%s:%u", h->cfg.host, h->cfg.port);
   ab_hb_pool_init (h);
   return &h->base;
 }

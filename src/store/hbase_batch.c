@@ -16,8 +16,8 @@ typedef enum { OP_PUT, OP_DELETE, OP_INCREMENT } OpKind;
 typedef struct {
   GBytes *key;
   OpKind kind;
-  GBytes *value;  /* OP_PUT */
-  gint64 delta;   /* OP_INCREMENT */
+  GBytes *value; /* OP_PUT */
+  gint64 delta;  /* OP_INCREMENT */
 } KeyOp;
 
 static void
@@ -41,47 +41,46 @@ static gboolean
 fold_increment (KeyOp *op, gint64 delta, GError **error)
 {
   guint64 cur = 0;
-  switch (op->kind) {
-  case OP_INCREMENT:
-    op->delta = (gint64) ((guint64) op->delta + (guint64) delta);
-    return TRUE;
-  case OP_DELETE:
-    op->kind = OP_PUT;
-    op->value = counter_bytes (delta);
-    return TRUE;
-  case OP_PUT:
-    if (g_bytes_get_size (op->value) != 8) {
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_WIDTH,
-                   "increment of a %zu-byte value (counters are 8-byte big-endian)",
-                   g_bytes_get_size (op->value));
-      return FALSE;
+  switch (op->kind)
+    {
+      case OP_INCREMENT: op->delta = (gint64) ((guint64) op->delta + (guint64) delta); return TRUE;
+      case OP_DELETE:
+        op->kind = OP_PUT;
+        op->value = counter_bytes (delta);
+        return TRUE;
+      case OP_PUT:
+        if (g_bytes_get_size (op->value) != 8)
+          {
+            g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_WIDTH,
+                         "increment of a %zu-byte value (counters are 8-byte big-endian)",
+                         g_bytes_get_size (op->value));
+            return FALSE;
+          }
+        memcpy (&cur, g_bytes_get_data (op->value, NULL), 8);
+        g_bytes_unref (op->value);
+        op->value = counter_bytes ((gint64) (GUINT64_FROM_BE (cur) + (guint64) delta));
+        return TRUE;
     }
-    memcpy (&cur, g_bytes_get_data (op->value, NULL), 8);
-    g_bytes_unref (op->value);
-    op->value = counter_bytes ((gint64) (GUINT64_FROM_BE (cur) + (guint64) delta));
-    return TRUE;
-  }
   return FALSE;
 }
 
 static gboolean
 fold (KeyOp *op, const AbMutation *m, GError **error)
 {
-  switch (m->kind) {
-  case AB_MUT_PUT:
-    g_clear_pointer (&op->value, g_bytes_unref);
-    op->kind = OP_PUT;
-    op->value = g_bytes_ref (m->value);
-    return TRUE;
-  case AB_MUT_DELETE:
-    g_clear_pointer (&op->value, g_bytes_unref);
-    op->kind = OP_DELETE;
-    return TRUE;
-  case AB_MUT_INCREMENT:
-    return fold_increment (op, m->delta, error);
-  case AB_MUT_DELETE_IF: /* sent apart (ab_hb_batch) */
-    return TRUE;
-  }
+  switch (m->kind)
+    {
+      case AB_MUT_PUT:
+        g_clear_pointer (&op->value, g_bytes_unref);
+        op->kind = OP_PUT;
+        op->value = g_bytes_ref (m->value);
+        return TRUE;
+      case AB_MUT_DELETE:
+        g_clear_pointer (&op->value, g_bytes_unref);
+        op->kind = OP_DELETE;
+        return TRUE;
+      case AB_MUT_INCREMENT: return fold_increment (op, m->delta, error);
+      case AB_MUT_DELETE_IF: /* sent apart (ab_hb_batch) */ return TRUE;
+    }
   return FALSE;
 }
 
@@ -93,22 +92,25 @@ collapse (const AbBatch *b, GError **error)
   GArray *ops = g_array_new (FALSE, TRUE, sizeof (KeyOp));
   g_autoptr (GHashTable) seen = g_hash_table_new (g_bytes_hash, g_bytes_equal);
   g_array_set_clear_func (ops, key_op_clear);
-  for (guint i = 0; i < b->items->len; i++) {
-    const AbMutation *m = &g_array_index (b->items, AbMutation, i);
-    if (m->kind == AB_MUT_DELETE_IF)
-      continue;
-    guint at = GPOINTER_TO_UINT (g_hash_table_lookup (seen, m->key));
-    if (at == 0) {
-      KeyOp op = { g_bytes_ref (m->key), OP_INCREMENT, NULL, 0 };
-      g_array_append_val (ops, op);
-      at = ops->len;
-      g_hash_table_insert (seen, m->key, GUINT_TO_POINTER (at));
+  for (guint i = 0; i < b->items->len; i++)
+    {
+      const AbMutation *m = &g_array_index (b->items, AbMutation, i);
+      if (m->kind == AB_MUT_DELETE_IF)
+        continue;
+      guint at = GPOINTER_TO_UINT (g_hash_table_lookup (seen, m->key));
+      if (at == 0)
+        {
+          KeyOp op = { g_bytes_ref (m->key), OP_INCREMENT, NULL, 0 };
+          g_array_append_val (ops, op);
+          at = ops->len;
+          g_hash_table_insert (seen, m->key, GUINT_TO_POINTER (at));
+        }
+      if (!fold (&g_array_index (ops, KeyOp, at - 1), m, error))
+        {
+          g_array_unref (ops);
+          return NULL;
+        }
     }
-    if (!fold (&g_array_index (ops, KeyOp, at - 1), m, error)) {
-      g_array_unref (ops);
-      return NULL;
-    }
-  }
   return ops;
 }
 
@@ -116,8 +118,8 @@ collapse (const AbBatch *b, GError **error)
 
 typedef struct {
   AbHbStore *h;
-  GPtrArray *items;    /* HbTPut or HbTDelete */
-  GPtrArray *result;   /* deleteMultiple's (always empty) answer */
+  GPtrArray *items;  /* HbTPut or HbTDelete */
+  GPtrArray *result; /* deleteMultiple's (always empty) answer */
   HbTIncrement *inc;
   HbTResult *inc_result;
 } BatchCall;
@@ -150,8 +152,8 @@ call_delete_multiple (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError 
   BatchCall *x = p;
   g_clear_pointer (&x->result, g_ptr_array_unref);
   x->result = g_ptr_array_new_with_free_func (g_object_unref);
-  return hb_t_h_base_service_client_delete_multiple (c, &x->result, x->h->table_name, x->items,
-                                                     io, error);
+  return hb_t_h_base_service_client_delete_multiple (c, &x->result, x->h->table_name, x->items, io,
+                                                     error);
 }
 
 static gboolean
@@ -160,8 +162,8 @@ call_increment (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **erro
   BatchCall *x = p;
   g_clear_object (&x->inc_result);
   x->inc_result = g_object_new (HB_TYPE_T_RESULT, NULL);
-  return hb_t_h_base_service_client_increment (c, &x->inc_result, x->h->table_name, x->inc,
-                                               io, error);
+  return hb_t_h_base_service_client_increment (c, &x->inc_result, x->h->table_name, x->inc, io,
+                                               error);
 }
 
 static void
@@ -176,18 +178,19 @@ batch_call_clear (BatchCall *x)
 /* Adds op to the open multi call of its kind, opening a new one when the
  * open one would pass the frame budget. */
 static void
-add_to_multi (AbHbStore *h, GArray *calls, GArray *jobs, gint *open, gsize *bytes,
-              AbHbRpc rpc, gpointer item, gsize size)
+add_to_multi (AbHbStore *h, GArray *calls, GArray *jobs, gint *open, gsize *bytes, AbHbRpc rpc,
+              gpointer item, gsize size)
 {
-  if (*open < 0 || (*bytes + size > MAX_CALL_BYTES && *bytes > 0)) {
-    BatchCall x = { h, g_ptr_array_new_with_free_func (g_object_unref) };
-    AbHbJob job = { rpc, TRUE, rpc == AB_HB_RPC_PUT_MULTIPLE ? call_put_multiple
-                                                              : call_delete_multiple };
-    g_array_append_val (calls, x);
-    g_array_append_val (jobs, job);
-    *open = (gint) calls->len - 1;
-    *bytes = 0;
-  }
+  if (*open < 0 || (*bytes + size > MAX_CALL_BYTES && *bytes > 0))
+    {
+      BatchCall x = { h, g_ptr_array_new_with_free_func (g_object_unref) };
+      AbHbJob job
+          = { rpc, TRUE, rpc == AB_HB_RPC_PUT_MULTIPLE ? call_put_multiple : call_delete_multiple };
+      g_array_append_val (calls, x);
+      g_array_append_val (jobs, job);
+      *open = (gint) calls->len - 1;
+      *bytes = 0;
+    }
   g_ptr_array_add (g_array_index (calls, BatchCall, *open).items, item);
   *bytes += size;
 }
@@ -195,18 +198,19 @@ add_to_multi (AbHbStore *h, GArray *calls, GArray *jobs, gint *open, gsize *byte
 /* An increment of a cell whose row already has one in this batch joins it:
  * a Group row's buckets go in one call. */
 static void
-add_increment (AbHbStore *h, GArray *calls, GArray *jobs, GHashTable *inc_rows,
-               const guint8 *k, gsize klen, gint64 delta)
+add_increment (AbHbStore *h, GArray *calls, GArray *jobs, GHashTable *inc_rows, const guint8 *k,
+               gsize klen, gint64 delta)
 {
   AbHbAddr a;
   ab_hb_addr (k, klen, &a);
   g_autoptr (GBytes) row = g_bytes_new (a.row, a.row_len);
   gpointer at = g_hash_table_lookup (inc_rows, row);
-  if (at != NULL) {
-    ab_hb_increment_add (g_array_index (calls, BatchCall, GPOINTER_TO_UINT (at) - 1).inc, &a,
-                         delta);
-    return;
-  }
+  if (at != NULL)
+    {
+      ab_hb_increment_add (g_array_index (calls, BatchCall, GPOINTER_TO_UINT (at) - 1).inc, &a,
+                           delta);
+      return;
+    }
   BatchCall x = { h, NULL, NULL, ab_hb_increment_new (k, klen, delta, FALSE), NULL };
   AbHbJob job = { AB_HB_RPC_INCREMENT, FALSE, call_increment };
   g_array_append_val (calls, x);
@@ -219,23 +223,29 @@ plan_calls (AbHbStore *h, GArray *ops, GArray *calls, GArray *jobs)
 {
   gint open_put = -1, open_del = -1;
   gsize put_bytes = 0, del_bytes = 0;
-  g_autoptr (GHashTable) inc_rows = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                                           (GDestroyNotify) g_bytes_unref, NULL);
-  for (guint i = 0; i < ops->len; i++) {
-    KeyOp *op = &g_array_index (ops, KeyOp, i);
-    gsize klen, vlen = 0;
-    const guint8 *k = g_bytes_get_data (op->key, &klen);
-    const guint8 *v = op->value ? g_bytes_get_data (op->value, &vlen) : NULL;
-    if (op->kind == OP_PUT) {
-      add_to_multi (h, calls, jobs, &open_put, &put_bytes, AB_HB_RPC_PUT_MULTIPLE,
-                    ab_hb_put_new (k, klen, v, vlen), ab_hb_wire_size (klen, vlen));
-    } else if (op->kind == OP_DELETE) {
-      add_to_multi (h, calls, jobs, &open_del, &del_bytes, AB_HB_RPC_DELETE_MULTIPLE,
-                    ab_hb_delete_new (k, klen), ab_hb_wire_size (klen, 0));
-    } else if (op->delta != 0) {
-      add_increment (h, calls, jobs, inc_rows, k, klen, op->delta);
+  g_autoptr (GHashTable) inc_rows
+      = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+  for (guint i = 0; i < ops->len; i++)
+    {
+      KeyOp *op = &g_array_index (ops, KeyOp, i);
+      gsize klen, vlen = 0;
+      const guint8 *k = g_bytes_get_data (op->key, &klen);
+      const guint8 *v = op->value ? g_bytes_get_data (op->value, &vlen) : NULL;
+      if (op->kind == OP_PUT)
+        {
+          add_to_multi (h, calls, jobs, &open_put, &put_bytes, AB_HB_RPC_PUT_MULTIPLE,
+                        ab_hb_put_new (k, klen, v, vlen), ab_hb_wire_size (klen, vlen));
+        }
+      else if (op->kind == OP_DELETE)
+        {
+          add_to_multi (h, calls, jobs, &open_del, &del_bytes, AB_HB_RPC_DELETE_MULTIPLE,
+                        ab_hb_delete_new (k, klen), ab_hb_wire_size (klen, 0));
+        }
+      else if (op->delta != 0)
+        {
+          add_increment (h, calls, jobs, inc_rows, k, klen, op->delta);
+        }
     }
-  }
 }
 
 gboolean
@@ -253,15 +263,16 @@ ab_hb_batch (AbStore *s, const AbBatch *b, GError **error)
   /* ctx pointers are taken only now: the arrays no longer move. A multi
    * call of one item goes as put / deleteSingle: the gateway runs the multi
    * calls through the HBase client's batch machinery, which costs more. */
-  for (guint i = 0; i < jobs->len; i++) {
-    AbHbJob *job = &g_array_index (jobs, AbHbJob, i);
-    BatchCall *x = &g_array_index (calls, BatchCall, i);
-    job->ctx = x;
-    if (x->items != NULL && x->items->len == 1 && job->rpc == AB_HB_RPC_PUT_MULTIPLE)
-      job->rpc = AB_HB_RPC_PUT, job->fn = call_put;
-    else if (x->items != NULL && x->items->len == 1 && job->rpc == AB_HB_RPC_DELETE_MULTIPLE)
-      job->rpc = AB_HB_RPC_DELETE_SINGLE, job->fn = call_delete_single;
-  }
+  for (guint i = 0; i < jobs->len; i++)
+    {
+      AbHbJob *job = &g_array_index (jobs, AbHbJob, i);
+      BatchCall *x = &g_array_index (calls, BatchCall, i);
+      job->ctx = x;
+      if (x->items != NULL && x->items->len == 1 && job->rpc == AB_HB_RPC_PUT_MULTIPLE)
+        job->rpc = AB_HB_RPC_PUT, job->fn = call_put;
+      else if (x->items != NULL && x->items->len == 1 && job->rpc == AB_HB_RPC_DELETE_MULTIPLE)
+        job->rpc = AB_HB_RPC_DELETE_SINGLE, job->fn = call_delete_single;
+    }
   ok = ab_hb_run_parallel (h, (AbHbJob *) jobs->data, jobs->len, error);
   for (guint i = 0; i < calls->len; i++)
     batch_call_clear (&g_array_index (calls, BatchCall, i));

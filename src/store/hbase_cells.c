@@ -9,7 +9,6 @@
 
 #include "codec/keys.h"
 
-
 GByteArray *
 ab_hb_bytes (const guint8 *data, gsize len)
 {
@@ -33,15 +32,18 @@ ab_hb_addr (const guint8 *key, gsize len, AbHbAddr *out)
   gsize row_len;
   out->wide = ab_codec_wide_parts (key, len, &type, &code, &row_len);
   out->row = key;
-  if (out->wide) {
-    out->row_len = row_len;
-    out->qual = key + row_len;
-    out->qual_len = len - row_len;
-  } else {
-    out->row_len = len;
-    out->qual = (const guint8 *) AB_HB_QUALIFIER;
-    out->qual_len = strlen (AB_HB_QUALIFIER);
-  }
+  if (out->wide)
+    {
+      out->row_len = row_len;
+      out->qual = key + row_len;
+      out->qual_len = len - row_len;
+    }
+  else
+    {
+      out->row_len = len;
+      out->qual = (const guint8 *) AB_HB_QUALIFIER;
+      out->qual_len = strlen (AB_HB_QUALIFIER);
+    }
 }
 
 void
@@ -49,9 +51,9 @@ ab_store_cell_coords (const guint8 *key, gsize klen, AbStoreCoord out[AB_STORE_C
 {
   AbHbAddr a;
   ab_hb_addr (key, klen, &a);
-  out[0] = (AbStoreCoord) { "family", (const guint8 *) AB_HB_FAMILY, strlen (AB_HB_FAMILY) };
-  out[1] = (AbStoreCoord) { "qualifier", a.qual, a.qual_len };
-  out[2] = (AbStoreCoord) { "row", a.row, a.row_len };
+  out[0] = (AbStoreCoord){ "family", (const guint8 *) AB_HB_FAMILY, strlen (AB_HB_FAMILY) };
+  out[1] = (AbStoreCoord){ "qualifier", a.qual, a.qual_len };
+  out[2] = (AbStoreCoord){ "row", a.row, a.row_len };
 }
 
 HbTColumn *
@@ -100,12 +102,13 @@ ab_hb_delete_new (const guint8 *key, gsize klen)
   ab_hb_addr (key, klen, &a);
   HbTDelete *d = g_object_new (HB_TYPE_T_DELETE, NULL);
   d->row = ab_hb_bytes (a.row, a.row_len);
-  if (a.wide) {
-    g_ptr_array_add (d->columns, ab_hb_column_new (&a));
-    d->__isset_columns = TRUE;
-    d->deleteType = HB_T_DELETE_TYPE_DELETE_COLUMNS;
-    d->__isset_deleteType = TRUE;
-  }
+  if (a.wide)
+    {
+      g_ptr_array_add (d->columns, ab_hb_column_new (&a));
+      d->__isset_columns = TRUE;
+      d->deleteType = HB_T_DELETE_TYPE_DELETE_COLUMNS;
+      d->__isset_deleteType = TRUE;
+    }
   return d;
 }
 
@@ -144,12 +147,13 @@ ab_hb_result_qualified (HbTResult *r, const guint8 *qual, gsize qual_len)
 {
   if (r == NULL || r->columnValues == NULL)
     return NULL;
-  for (guint i = 0; i < r->columnValues->len; i++) {
-    HbTColumnValue *cv = g_ptr_array_index (r->columnValues, i);
-    if (is_family (cv) && cv->qualifier != NULL && cv->qualifier->len == qual_len
-        && (qual_len == 0 || memcmp (cv->qualifier->data, qual, qual_len) == 0))
-      return cv->value;
-  }
+  for (guint i = 0; i < r->columnValues->len; i++)
+    {
+      HbTColumnValue *cv = g_ptr_array_index (r->columnValues, i);
+      if (is_family (cv) && cv->qualifier != NULL && cv->qualifier->len == qual_len
+          && (qual_len == 0 || memcmp (cv->qualifier->data, qual, qual_len) == 0))
+        return cv->value;
+    }
   return NULL;
 }
 
@@ -166,16 +170,18 @@ in_range (const AbScanRange *rg, const guint8 *k, gsize klen)
 {
   if (rg == NULL)
     return TRUE;
-  if (rg->start != NULL) {
-    gint c = ab_store_key_compare (k, klen, rg->start, rg->start_len);
-    if (c < 0 || (c == 0 && !rg->start_inclusive))
-      return FALSE;
-  }
-  if (rg->stop != NULL) {
-    gint c = ab_store_key_compare (k, klen, rg->stop, rg->stop_len);
-    if (c > 0 || (c == 0 && !rg->stop_inclusive))
-      return FALSE;
-  }
+  if (rg->start != NULL)
+    {
+      gint c = ab_store_key_compare (k, klen, rg->start, rg->start_len);
+      if (c < 0 || (c == 0 && !rg->start_inclusive))
+        return FALSE;
+    }
+  if (rg->stop != NULL)
+    {
+      gint c = ab_store_key_compare (k, klen, rg->stop, rg->stop_len);
+      if (c > 0 || (c == 0 && !rg->stop_inclusive))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -197,32 +203,35 @@ ab_hb_result_cells (HbTResult *r, const AbScanRange *range, guint cap, GArray *o
   if (r == NULL || r->row == NULL || r->columnValues == NULL)
     return 0;
   ab_hb_addr (r->row->data, r->row->len, &a);
-  if (!a.wide) {
-    GByteArray *v = ab_hb_result_value (r);
-    if (v == NULL || cap == 0 || !in_range (range, r->row->data, r->row->len))
-      return 0;
-    AbKv kv = { g_bytes_new (r->row->data, r->row->len), g_bytes_new (v->data, v->len) };
-    g_array_append_val (out, kv);
-    return 1;
-  }
+  if (!a.wide)
+    {
+      GByteArray *v = ab_hb_result_value (r);
+      if (v == NULL || cap == 0 || !in_range (range, r->row->data, r->row->len))
+        return 0;
+      AbKv kv = { g_bytes_new (r->row->data, r->row->len), g_bytes_new (v->data, v->len) };
+      g_array_append_val (out, kv);
+      return 1;
+    }
   /* A wide row: the row key itself parses as a Group/Cache key with an
    * empty qualifier part; every cell of family f is one datastore key,
    * in HBase's qualifier order (the composite keys' order). */
-  for (guint i = 0; i < r->columnValues->len && n < cap; i++) {
-    HbTColumnValue *cv = g_ptr_array_index (r->columnValues, i);
-    if (!is_family (cv) || cv->qualifier == NULL || cv->value == NULL)
-      continue;
-    GBytes *key = cell_key (r->row->data, r->row->len, cv->qualifier);
-    gsize klen;
-    const guint8 *k = g_bytes_get_data (key, &klen);
-    if (!in_range (range, k, klen)) {
-      g_bytes_unref (key);
-      continue;
+  for (guint i = 0; i < r->columnValues->len && n < cap; i++)
+    {
+      HbTColumnValue *cv = g_ptr_array_index (r->columnValues, i);
+      if (!is_family (cv) || cv->qualifier == NULL || cv->value == NULL)
+        continue;
+      GBytes *key = cell_key (r->row->data, r->row->len, cv->qualifier);
+      gsize klen;
+      const guint8 *k = g_bytes_get_data (key, &klen);
+      if (!in_range (range, k, klen))
+        {
+          g_bytes_unref (key);
+          continue;
+        }
+      AbKv kv = { key, g_bytes_new (cv->value->data, cv->value->len) };
+      g_array_append_val (out, kv);
+      n++;
     }
-    AbKv kv = { key, g_bytes_new (cv->value->data, cv->value->len) };
-    g_array_append_val (out, kv);
-    n++;
-  }
   return n;
 }
 

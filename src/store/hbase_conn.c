@@ -32,10 +32,10 @@ struct _AbHbConn {
 };
 
 static const gchar *const rpc_names[AB_HB_RPC_COUNT] = {
-  "get", "getMultiple", "putMultiple", "deleteMultiple", "put", "deleteSingle", "increment",
-  "checkAndPut",
-  "checkAndDelete", "getScannerResults", "exists", "tableExists", "createTable",
-  "getNamespaceDescriptor", "createNamespace", "connect",
+  "get",          "getMultiple", "putMultiple", "deleteMultiple",         "put",
+  "deleteSingle", "increment",   "checkAndPut", "checkAndDelete",         "getScannerResults",
+  "exists",       "tableExists", "createTable", "getNamespaceDescriptor", "createNamespace",
+  "connect",
 };
 
 const gchar *
@@ -67,16 +67,18 @@ wait_connected (int fd, guint timeout_ms, GError **error)
   do
     r = poll (&p, 1, (int) timeout_ms);
   while (r < 0 && errno == EINTR);
-  if (r == 0) {
-    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "connect timed out");
-    return FALSE;
-  }
+  if (r == 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "connect timed out");
+      return FALSE;
+    }
   if (r < 0 || getsockopt (fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
     err = errno;
-  if (err != 0) {
-    g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (err), g_strerror (err));
-    return FALSE;
-  }
+  if (err != 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, g_io_error_from_errno (err), g_strerror (err));
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -110,29 +112,32 @@ connect_fd (const AbHbConfig *cfg, guint timeout_ms, GError **error)
   GError *last = NULL;
   g_snprintf (port, sizeof port, "%u", cfg->port);
   rc = getaddrinfo (cfg->host, port, &hints, &res);
-  if (rc != 0) {
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_HOST_NOT_FOUND, "%s", gai_strerror (rc));
-    return -1;
-  }
-  for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
-    fd = socket (ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd < 0)
-      continue;
-    g_clear_error (&last);
-    if ((connect (fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS)
-        && wait_connected (fd, MAX (1, timeout_ms), &last))
-      break;
-    if (last == NULL)
-      g_set_error_literal (&last, G_IO_ERROR, g_io_error_from_errno (errno), g_strerror (errno));
-    close (fd);
-    fd = -1;
-  }
+  if (rc != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_HOST_NOT_FOUND, "%s", gai_strerror (rc));
+      return -1;
+    }
+  for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next)
+    {
+      fd = socket (ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+      if (fd < 0)
+        continue;
+      g_clear_error (&last);
+      if ((connect (fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS)
+          && wait_connected (fd, MAX (1, timeout_ms), &last))
+        break;
+      if (last == NULL)
+        g_set_error_literal (&last, G_IO_ERROR, g_io_error_from_errno (errno), g_strerror (errno));
+      close (fd);
+      fd = -1;
+    }
   freeaddrinfo (res);
-  if (fd < 0) {
-    g_propagate_error (error, last ? last : g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED,
-                                                                 "no address"));
-    return -1;
-  }
+  if (fd < 0)
+    {
+      g_propagate_error (
+          error, last ? last : g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, "no address"));
+      return -1;
+    }
   g_clear_error (&last);
   tune_socket (fd);
   return fd;
@@ -151,13 +156,12 @@ conn_open (AbHbStore *h, guint timeout_ms, GError **error)
   /* The socket is never opened through Thrift: it adopts our descriptor. */
   c->socket = g_object_new (THRIFT_TYPE_SOCKET, "hostname", cfg->host, "port", cfg->port, NULL);
   c->socket->sd = fd;
-  c->transport = g_object_new (cfg->framed ? THRIFT_TYPE_FRAMED_TRANSPORT
-                                           : THRIFT_TYPE_BUFFERED_TRANSPORT,
-                               "transport", c->socket, "r_buf_size", 65536,
-                               "w_buf_size", 65536, NULL);
-  c->protocol = g_object_new (cfg->compact ? THRIFT_TYPE_COMPACT_PROTOCOL
-                                           : THRIFT_TYPE_BINARY_PROTOCOL,
-                              "transport", c->transport, NULL);
+  c->transport
+      = g_object_new (cfg->framed ? THRIFT_TYPE_FRAMED_TRANSPORT : THRIFT_TYPE_BUFFERED_TRANSPORT,
+                      "transport", c->socket, "r_buf_size", 65536, "w_buf_size", 65536, NULL);
+  c->protocol
+      = g_object_new (cfg->compact ? THRIFT_TYPE_COMPACT_PROTOCOL : THRIFT_TYPE_BINARY_PROTOCOL,
+                      "transport", c->transport, NULL);
   c->client = g_object_new (HB_TYPE_T_H_BASE_SERVICE_CLIENT, "input_protocol", c->protocol,
                             "output_protocol", c->protocol, NULL);
   return c;
@@ -215,31 +219,34 @@ checkout (AbHbStore *h, guint wait_ms, gboolean *connect_failed, GError **error)
   AbHbConn *c;
   GError *local = NULL;
   *connect_failed = FALSE;
-  while ((c = g_async_queue_try_pop (h->idle)) != NULL) {
-    if (conn_usable (h, c))
-      return c;
-    drop (h, c);
-  }
-  if (atomic_fetch_add (&h->open_conns, 1) >= (int) h->cfg.pool) {
-    atomic_fetch_sub (&h->open_conns, 1);
-    c = g_async_queue_timeout_pop (h->idle, (guint64) wait_ms * 1000);
-    if (c != NULL)
-      return c;
-    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
-                 "hbase %s: all %u connections stayed busy for %u ms", h->addr, h->cfg.pool,
-                 wait_ms);
-    return NULL;
-  }
+  while ((c = g_async_queue_try_pop (h->idle)) != NULL)
+    {
+      if (conn_usable (h, c))
+        return c;
+      drop (h, c);
+    }
+  if (atomic_fetch_add (&h->open_conns, 1) >= (int) h->cfg.pool)
+    {
+      atomic_fetch_sub (&h->open_conns, 1);
+      c = g_async_queue_timeout_pop (h->idle, (guint64) wait_ms * 1000);
+      if (c != NULL)
+        return c;
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+                   "hbase %s: all %u connections stayed busy for %u ms", h->addr, h->cfg.pool,
+                   wait_ms);
+      return NULL;
+    }
   atomic_fetch_add_explicit (&h->calls[AB_HB_RPC_CONNECT], 1, memory_order_relaxed);
   c = conn_open (h, wait_ms, &local);
-  if (c == NULL) {
-    atomic_fetch_sub (&h->open_conns, 1);
-    atomic_fetch_add_explicit (&h->errors[AB_HB_RPC_CONNECT], 1, memory_order_relaxed);
-    *connect_failed = TRUE;
-    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
-                 "hbase gateway %s unreachable: %s", h->addr, local->message);
-    g_error_free (local);
-  }
+  if (c == NULL)
+    {
+      atomic_fetch_sub (&h->open_conns, 1);
+      atomic_fetch_add_explicit (&h->errors[AB_HB_RPC_CONNECT], 1, memory_order_relaxed);
+      *connect_failed = TRUE;
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+                   "hbase gateway %s unreachable: %s", h->addr, local->message);
+      g_error_free (local);
+    }
   return c;
 }
 
@@ -251,19 +258,21 @@ map_failure (AbHbStore *h, AbHbRpc rpc, HbTIOError *io, GError *err, gboolean id
              GError **error)
 {
   const gchar *name = ab_hb_rpc_name (rpc);
-  if (io != NULL) {
-    const gchar *msg = io->message ? io->message : "(no message)";
-    gboolean width = strstr (msg, "Field is not a long") != NULL;
-    /* the first line: the rest is the server's Java stack trace */
-    g_set_error (error, AB_STORE_ERROR, width ? AB_STORE_ERROR_WIDTH : AB_STORE_ERROR_IO,
-                 "hbase %s failed: %.*s", name, (int) strcspn (msg, "\n"), msg);
-    return idempotent && io->__isset_canRetry && io->canRetry;
-  }
-  if (err != NULL && err->domain == THRIFT_APPLICATION_EXCEPTION_ERROR) {
-    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "hbase %s failed on the gateway: %s",
-                 name, err->message);
-    return FALSE;
-  }
+  if (io != NULL)
+    {
+      const gchar *msg = io->message ? io->message : "(no message)";
+      gboolean width = strstr (msg, "Field is not a long") != NULL;
+      /* the first line: the rest is the server's Java stack trace */
+      g_set_error (error, AB_STORE_ERROR, width ? AB_STORE_ERROR_WIDTH : AB_STORE_ERROR_IO,
+                   "hbase %s failed: %.*s", name, (int) strcspn (msg, "\n"), msg);
+      return idempotent && io->__isset_canRetry && io->canRetry;
+    }
+  if (err != NULL && err->domain == THRIFT_APPLICATION_EXCEPTION_ERROR)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "hbase %s failed on the gateway: %s",
+                   name, err->message);
+      return FALSE;
+    }
   /* Transport or protocol: the connection is suspect, and so are its peers. */
   atomic_fetch_add (&h->generation, 1);
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE, "hbase %s via %s: %s", name,
@@ -286,40 +295,46 @@ ab_hb_call (AbHbStore *h, AbHbRpc rpc, gboolean idempotent, AbHbCallFn fn, gpoin
   /* timeout_ms bounds the whole call: pool wait, connect, send, receive and
    * the retries all come out of one budget. */
   gint64 deadline = g_get_monotonic_time () + (gint64) h->cfg.timeout_ms * 1000;
-  for (guint attempt = 0;; attempt++) {
-    GError *local = NULL, *err = NULL;
-    HbTIOError *io = NULL;
-    gboolean connect_failed, retry;
-    AbHbConn *c = checkout (h, left_ms (deadline), &connect_failed, &local);
-    if (c != NULL) {
-      gint64 t0 = g_get_monotonic_time ();
-      arm_socket (c->socket->sd, left_ms (deadline));
-      gboolean ok = fn (c->client, ctx, &io, &err);
-      atomic_fetch_add_explicit (&h->calls[rpc], 1, memory_order_relaxed);
-      atomic_fetch_add_explicit (&h->micros[rpc], (guint64) (g_get_monotonic_time () - t0),
-                                 memory_order_relaxed);
-      if (ok) {
-        g_async_queue_push (h->idle, c);
-        return TRUE;
-      }
-      atomic_fetch_add_explicit (&h->errors[rpc], 1, memory_order_relaxed);
-      drop (h, c); /* a failed call may leave bytes behind (§7.6) */
-      retry = map_failure (h, rpc, io, err, idempotent, &local);
-      g_clear_object (&io);
-      g_clear_error (&err);
-    } else {
-      retry = connect_failed;
+  for (guint attempt = 0;; attempt++)
+    {
+      GError *local = NULL, *err = NULL;
+      HbTIOError *io = NULL;
+      gboolean connect_failed, retry;
+      AbHbConn *c = checkout (h, left_ms (deadline), &connect_failed, &local);
+      if (c != NULL)
+        {
+          gint64 t0 = g_get_monotonic_time ();
+          arm_socket (c->socket->sd, left_ms (deadline));
+          gboolean ok = fn (c->client, ctx, &io, &err);
+          atomic_fetch_add_explicit (&h->calls[rpc], 1, memory_order_relaxed);
+          atomic_fetch_add_explicit (&h->micros[rpc], (guint64) (g_get_monotonic_time () - t0),
+                                     memory_order_relaxed);
+          if (ok)
+            {
+              g_async_queue_push (h->idle, c);
+              return TRUE;
+            }
+          atomic_fetch_add_explicit (&h->errors[rpc], 1, memory_order_relaxed);
+          drop (h, c); /* a failed call may leave bytes behind (§7.6) */
+          retry = map_failure (h, rpc, io, err, idempotent, &local);
+          g_clear_object (&io);
+          g_clear_error (&err);
+        }
+      else
+        {
+          retry = connect_failed;
+        }
+      guint backoff_ms = MIN (20u << attempt, 500u);
+      if (!retry || attempt >= h->cfg.retries || left_ms (deadline) <= backoff_ms)
+        {
+          if (retry && attempt < h->cfg.retries)
+            g_prefix_error (&local, "gave up after %u ms: ", h->cfg.timeout_ms);
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      g_clear_error (&local);
+      g_usleep (backoff_ms * 1000);
     }
-    guint backoff_ms = MIN (20u << attempt, 500u);
-    if (!retry || attempt >= h->cfg.retries || left_ms (deadline) <= backoff_ms) {
-      if (retry && attempt < h->cfg.retries)
-        g_prefix_error (&local, "gave up after %u ms: ", h->cfg.timeout_ms);
-      g_propagate_error (error, local);
-      return FALSE;
-    }
-    g_clear_error (&local);
-    g_usleep (backoff_ms * 1000);
-  }
 }
 
 /* ---- parallel jobs ---- */
@@ -360,8 +375,9 @@ first_error (AbHbJob *jobs, guint n, GError **error)
   AbHbJob *pick = NULL;
   for (guint i = 0; i < n; i++)
     if (jobs[i].error != NULL
-        && (pick == NULL || (jobs[i].error->code == AB_STORE_ERROR_WIDTH
-                             && pick->error->code != AB_STORE_ERROR_WIDTH)))
+        && (pick == NULL
+            || (jobs[i].error->code == AB_STORE_ERROR_WIDTH
+                && pick->error->code != AB_STORE_ERROR_WIDTH)))
       pick = &jobs[i];
   if (pick == NULL)
     return TRUE;
@@ -379,11 +395,12 @@ ab_hb_run_parallel (AbHbStore *h, AbHbJob *jobs, guint n, GError **error)
     return TRUE;
   g_mutex_init (&wg.lock);
   g_cond_init (&wg.done);
-  for (guint i = 1; i < n; i++) {
-    JobRun *r = g_new (JobRun, 1);
-    *r = (JobRun) { h, &jobs[i], &wg };
-    g_thread_pool_push (h->workers, r, NULL);
-  }
+  for (guint i = 1; i < n; i++)
+    {
+      JobRun *r = g_new (JobRun, 1);
+      *r = (JobRun){ h, &jobs[i], &wg };
+      g_thread_pool_push (h->workers, r, NULL);
+    }
   run_job (h, &jobs[0]);
   g_mutex_lock (&wg.lock);
   while (wg.pending > 0)

@@ -62,17 +62,19 @@ ensure_namespace (DdlCall *x, GError **error)
     return TRUE;
   if (ab_hb_call (x->h, AB_HB_RPC_GET_NAMESPACE, TRUE, call_get_namespace, x, &local))
     return TRUE;
-  if (local->code != AB_STORE_ERROR_IO) {
-    g_propagate_error (error, local);
-    return FALSE;
-  }
+  if (local->code != AB_STORE_ERROR_IO)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
   g_clear_error (&local);
   if (ab_hb_call (x->h, AB_HB_RPC_CREATE_NAMESPACE, FALSE, call_create_namespace, x, &local))
     return TRUE;
-  if (ab_hb_call (x->h, AB_HB_RPC_GET_NAMESPACE, TRUE, call_get_namespace, x, NULL)) {
-    g_clear_error (&local);
-    return TRUE;
-  }
+  if (ab_hb_call (x->h, AB_HB_RPC_GET_NAMESPACE, TRUE, call_get_namespace, x, NULL))
+    {
+      g_clear_error (&local);
+      return TRUE;
+    }
   g_propagate_prefixed_error (error, local, "creating namespace %s: ", x->ns);
   return FALSE;
 }
@@ -95,8 +97,7 @@ family_new (const AbHbConfig *cfg)
    * entry only: the generated map hashes key pointers (§7.6). */
   if (cfg->framed)
     return f; /* see ensure_table */
-  g_hash_table_insert (f->attributes,
-                       ab_hb_bytes ((const guint8 *) "NEW_VERSION_BEHAVIOR", 20),
+  g_hash_table_insert (f->attributes, ab_hb_bytes ((const guint8 *) "NEW_VERSION_BEHAVIOR", 20),
                        ab_hb_bytes ((const guint8 *) "true", 4));
   f->__isset_attributes = TRUE;
   return f;
@@ -107,10 +108,11 @@ static GPtrArray *
 split_keys (guint regions)
 {
   GPtrArray *keys = g_ptr_array_new_with_free_func (thrift_string_free);
-  for (guint i = 1; i < regions; i++) {
-    guint8 b = (guint8) (i * 256 / regions);
-    g_ptr_array_add (keys, ab_hb_bytes (&b, 1));
-  }
+  for (guint i = 1; i < regions; i++)
+    {
+      guint8 b = (guint8) (i * 256 / regions);
+      g_ptr_array_add (keys, ab_hb_bytes (&b, 1));
+    }
   return keys;
 }
 
@@ -133,17 +135,17 @@ ensure_table (DdlCall *x, GError **error)
   if (x->h->cfg.framed)
     g_warning ("hbase: creating %s:%s through a framed gateway without pre-split regions "
                "and without NEW_VERSION_BEHAVIOR (a framed gateway corrupts them); create it "
-               "through a buffered gateway or with hbase/create-table.sh", x->ns,
-               x->h->cfg.table);
+               "through a buffered gateway or with hbase/create-table.sh",
+               x->ns, x->h->cfg.table);
   x->splits = split_keys (x->h->cfg.framed ? 1 : x->h->cfg.regions);
   if (ab_hb_call (x->h, AB_HB_RPC_CREATE_TABLE, FALSE, call_create_table, x, &local))
     return TRUE;
-  if (ab_hb_call (x->h, AB_HB_RPC_TABLE_EXISTS, TRUE, call_table_exists, x, NULL) && x->exists) {
-    g_clear_error (&local);
-    return TRUE;
-  }
-  g_propagate_prefixed_error (error, local, "creating table %s:%s: ", x->ns,
-                              x->h->cfg.table);
+  if (ab_hb_call (x->h, AB_HB_RPC_TABLE_EXISTS, TRUE, call_table_exists, x, NULL) && x->exists)
+    {
+      g_clear_error (&local);
+      return TRUE;
+    }
+  g_propagate_prefixed_error (error, local, "creating table %s:%s: ", x->ns, x->h->cfg.table);
   return FALSE;
 }
 

@@ -50,14 +50,15 @@ parse_compression (const gchar *v, gint *out)
     gint code;
   } names[] = {
     { "none", HB_T_COMPRESSION_ALGORITHM_NONE }, { "gz", HB_T_COMPRESSION_ALGORITHM_GZ },
-    { "lz4", HB_T_COMPRESSION_ALGORITHM_LZ4 }, { "snappy", HB_T_COMPRESSION_ALGORITHM_SNAPPY },
+    { "lz4", HB_T_COMPRESSION_ALGORITHM_LZ4 },   { "snappy", HB_T_COMPRESSION_ALGORITHM_SNAPPY },
     { "zstd", HB_T_COMPRESSION_ALGORITHM_ZSTD },
   };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    if (g_ascii_strcasecmp (v, names[i].name) == 0) {
-      *out = names[i].code;
-      return TRUE;
-    }
+    if (g_ascii_strcasecmp (v, names[i].name) == 0)
+      {
+        *out = names[i].code;
+        return TRUE;
+      }
   return FALSE;
 }
 
@@ -69,11 +70,12 @@ parse_param (AbHbConfig *cfg, const gchar *param)
   const gchar *v = eq ? eq + 1 : NULL;
   if (key == NULL)
     return FALSE;
-  if (strcmp (key, "table") == 0 && valid_name (v, TRUE)) {
-    g_free (cfg->table);
-    cfg->table = g_strdup (v);
-    return TRUE;
-  }
+  if (strcmp (key, "table") == 0 && valid_name (v, TRUE))
+    {
+      g_free (cfg->table);
+      cfg->table = g_strdup (v);
+      return TRUE;
+    }
   if (strcmp (key, "transport") == 0 && (strcmp (v, "framed") == 0 || strcmp (v, "buffered") == 0))
     return (cfg->framed = v[0] == 'f'), TRUE;
   if (strcmp (key, "protocol") == 0 && (strcmp (v, "binary") == 0 || strcmp (v, "compact") == 0))
@@ -96,18 +98,21 @@ static gboolean
 parse_authority (AbHbConfig *cfg, const gchar *auth)
 {
   const gchar *colon;
-  if (auth[0] == '[') {
-    const gchar *close = strchr (auth, ']');
-    if (close == NULL)
-      return FALSE;
-    cfg->host = g_strndup (auth + 1, close - auth - 1);
-    colon = close[1] == ':' ? close + 1 : NULL;
-    if (close[1] != '\0' && colon == NULL)
-      return FALSE;
-  } else {
-    colon = strrchr (auth, ':');
-    cfg->host = colon ? g_strndup (auth, colon - auth) : g_strdup (auth);
-  }
+  if (auth[0] == '[')
+    {
+      const gchar *close = strchr (auth, ']');
+      if (close == NULL)
+        return FALSE;
+      cfg->host = g_strndup (auth + 1, close - auth - 1);
+      colon = close[1] == ':' ? close + 1 : NULL;
+      if (close[1] != '\0' && colon == NULL)
+        return FALSE;
+    }
+  else
+    {
+      colon = strrchr (auth, ':');
+      cfg->host = colon ? g_strndup (auth, colon - auth) : g_strdup (auth);
+    }
   if (cfg->host[0] == '\0')
     return FALSE;
   return colon == NULL || parse_uint (colon + 1, 1, 65535, &cfg->port);
@@ -124,9 +129,13 @@ ab_hb_config_clear (AbHbConfig *cfg)
 gboolean
 ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, const gchar *rest, GError **error)
 {
-  *cfg = (AbHbConfig) { .port = 9090, .framed = FALSE, .pool = 16, .timeout_ms = 5000,
-                        .regions = 16, .retries = 2,
-                        .compression = HB_T_COMPRESSION_ALGORITHM_NONE };
+  *cfg = (AbHbConfig){ .port = 9090,
+                       .framed = FALSE,
+                       .pool = 16,
+                       .timeout_ms = 5000,
+                       .regions = 16,
+                       .retries = 2,
+                       .compression = HB_T_COMPRESSION_ALGORITHM_NONE };
   cfg->table = g_strdup ("actionbase");
   if (!g_str_has_prefix (rest, "//"))
     return uri_fail (error, uri, "needs // after hbase:");
@@ -141,13 +150,15 @@ ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, const gchar *rest, GError
   cfg->ns = g_strdup (slash != NULL && *slash != '\0' ? slash : "default");
   if (!valid_name (cfg->ns, FALSE))
     return uri_fail (error, uri, "the namespace may hold only letters, digits and '_'");
-  if (q != NULL && q[1] != '\0') {
-    g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
-    for (guint i = 0; params[i] != NULL; i++)
-      if (!parse_param (cfg, params[i])) {
-        g_autofree gchar *why = g_strdup_printf ("bad parameter '%s'", params[i]);
-        return uri_fail (error, uri, why);
-      }
-  }
+  if (q != NULL && q[1] != '\0')
+    {
+      g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
+      for (guint i = 0; params[i] != NULL; i++)
+        if (!parse_param (cfg, params[i]))
+          {
+            g_autofree gchar *why = g_strdup_printf ("bad parameter '%s'", params[i]);
+            return uri_fail (error, uri, why);
+          }
+    }
   return TRUE;
 }

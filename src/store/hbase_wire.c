@@ -31,15 +31,15 @@ skip_scalar (ThriftProtocol *p, ThriftType type, GError **error)
   gdouble d;
   switch (type)
     {
-    case T_BOOL: return thrift_protocol_read_bool (p, &b, error);
-    case T_BYTE: return thrift_protocol_read_byte (p, &i8, error);
-    case T_I16: return thrift_protocol_read_i16 (p, &i16, error);
-    case T_I32: return thrift_protocol_read_i32 (p, &i32, error);
-    case T_I64: return thrift_protocol_read_i64 (p, &i64, error);
-    case T_DOUBLE: return thrift_protocol_read_double (p, &d, error);
-    default: break;
+      case T_BOOL: return thrift_protocol_read_bool (p, &b, error);
+      case T_BYTE: return thrift_protocol_read_byte (p, &i8, error);
+      case T_I16: return thrift_protocol_read_i16 (p, &i16, error);
+      case T_I32: return thrift_protocol_read_i32 (p, &i32, error);
+      case T_I64: return thrift_protocol_read_i64 (p, &i64, error);
+      case T_DOUBLE: return thrift_protocol_read_double (p, &d, error);
+      default: break;
     }
-  gpointer data = NULL;   /* stays NULL when the read fails */
+  gpointer data = NULL; /* stays NULL when the read fails */
   guint32 len = 0;
   gint32 ret = thrift_protocol_read_binary (p, &data, &len, error);
   g_free (data);
@@ -139,17 +139,21 @@ skip (ThriftProtocol *p, ThriftType type, guint depth, GError **error)
     }
   switch (type)
     {
-    case T_BOOL: case T_BYTE: case T_I16: case T_I32: case T_I64: case T_DOUBLE:
-    case T_STRING:
-      return skip_scalar (p, type, error);
-    case T_STRUCT:
-      return skip_struct (p, depth, error);
-    case T_MAP: case T_SET: case T_LIST:
-      return skip_container (p, type, depth, error);
-    default:
-      g_set_error (error, THRIFT_PROTOCOL_ERROR, THRIFT_PROTOCOL_ERROR_INVALID_DATA,
-                   "cannot skip a value of Thrift type %d", (int) type);
-      return -1;
+      case T_BOOL:
+      case T_BYTE:
+      case T_I16:
+      case T_I32:
+      case T_I64:
+      case T_DOUBLE:
+      case T_STRING: return skip_scalar (p, type, error);
+      case T_STRUCT: return skip_struct (p, depth, error);
+      case T_MAP:
+      case T_SET:
+      case T_LIST: return skip_container (p, type, depth, error);
+      default:
+        g_set_error (error, THRIFT_PROTOCOL_ERROR, THRIFT_PROTOCOL_ERROR_INVALID_DATA,
+                     "cannot skip a value of Thrift type %d", (int) type);
+        return -1;
     }
 }
 
@@ -199,8 +203,8 @@ read_bytes (ThriftProtocol *p, gboolean text, gpointer *buf, guint32 *len, GErro
     return -1;
   if (n < 0 || n > AB_HB_MAX_BYTES)
     {
-      g_set_error (error, THRIFT_PROTOCOL_ERROR, n < 0 ? THRIFT_PROTOCOL_ERROR_NEGATIVE_SIZE
-                                                       : THRIFT_PROTOCOL_ERROR_SIZE_LIMIT,
+      g_set_error (error, THRIFT_PROTOCOL_ERROR,
+                   n < 0 ? THRIFT_PROTOCOL_ERROR_NEGATIVE_SIZE : THRIFT_PROTOCOL_ERROR_SIZE_LIMIT,
                    "string of %d bytes in a reply", n);
       return -1;
     }
@@ -308,8 +312,7 @@ finalize_chained (GObject *object)
 /* ThriftApplicationException's own reader skips unknown fields with the
  * library's skip too: read it here, unknown fields through ours. */
 static gint32
-exception_read_field (ThriftProtocol *p, ThriftType type, gint16 id, gpointer ctx,
-                      GError **error)
+exception_read_field (ThriftProtocol *p, ThriftType type, gint16 id, gpointer ctx, GError **error)
 {
   ThriftApplicationException *x = ctx;
   if (id == 1 && type == T_STRING)
@@ -339,17 +342,18 @@ ab_hb_thrift_fix_classes (void)
   if (!g_once_init_enter (&done))
     return;
   GType types[G_N_ELEMENTS (fixes)] = {
-    THRIFT_TYPE_APPLICATION_EXCEPTION, THRIFT_TYPE_SOCKET, THRIFT_TYPE_BUFFERED_TRANSPORT,
-    THRIFT_TYPE_FRAMED_TRANSPORT, THRIFT_TYPE_MEMORY_BUFFER,
+    THRIFT_TYPE_APPLICATION_EXCEPTION, THRIFT_TYPE_SOCKET,        THRIFT_TYPE_BUFFERED_TRANSPORT,
+    THRIFT_TYPE_FRAMED_TRANSPORT,      THRIFT_TYPE_MEMORY_BUFFER,
   };
   for (guint i = 0; i < G_N_ELEMENTS (fixes); i++)
     {
-      GObjectClass *klass = g_type_class_ref (types[i]);  /* kept: classes live forever */
+      GObjectClass *klass = g_type_class_ref (types[i]); /* kept: classes live forever */
       fixes[i].type = types[i];
       fixes[i].finalize = klass->finalize;
       klass->finalize = finalize_chained;
     }
-  THRIFT_STRUCT_CLASS (g_type_class_peek (THRIFT_TYPE_APPLICATION_EXCEPTION))->read = exception_read;
+  THRIFT_STRUCT_CLASS (g_type_class_peek (THRIFT_TYPE_APPLICATION_EXCEPTION))->read
+      = exception_read;
   GType protocols[] = { THRIFT_TYPE_BINARY_PROTOCOL, THRIFT_TYPE_COMPACT_PROTOCOL };
   for (guint i = 0; i < G_N_ELEMENTS (protocols); i++)
     {

@@ -6,29 +6,29 @@
 #include "store/backend.h"
 
 typedef struct {
-  gint refs;            /* under registry_lock */
-  gchar *path;          /* canonical directory, the registry key */
+  gint refs;   /* under registry_lock */
+  gchar *path; /* canonical directory, the registry key */
   MDB_env *env;
   MDB_dbi dbi;
   gsize max_key;
   /* Every transaction holds map_lock shared; resizing the map takes it
    * exclusive, because mdb_env_set_mapsize needs no live transaction. */
   GRWLock map_lock;
-  gsize mapsize;        /* changed only under map_lock exclusive */
+  gsize mapsize; /* changed only under map_lock exclusive */
   GMutex pool_lock;
   GPtrArray *read_pool; /* reset read-only MDB_txn*, renewed on reuse */
   GMutex queue_lock;
   GCond queue_cond;
-  GQueue pending;       /* LmdbReq* waiting for a leader */
-  gboolean leader;      /* a thread is running a group */
-  GCond gather_cond;    /* wakes a gathering leader when a request arrives */
+  GQueue pending;    /* LmdbReq* waiting for a leader */
+  gboolean leader;   /* a thread is running a group */
+  GCond gather_cond; /* wakes a gathering leader when a request arrives */
   gboolean gathering;
-  guint writers;        /* estimate: group size + requests queued behind it */
-  gint64 commit_us;     /* how long the last group took */
-  GCond work_cond;      /* wakes the committer: work queued */
-  GThread *committer;   /* leads groups of asynchronous requests (lazily started) */
+  guint writers;            /* estimate: group size + requests queued behind it */
+  gint64 commit_us;         /* how long the last group took */
+  GCond work_cond;          /* wakes the committer: work queued */
+  GThread *committer;       /* leads groups of asynchronous requests (lazily started) */
   GThreadPool *completions; /* one thread running the done callbacks of settled groups */
-  gboolean stopping;    /* the committer drains the queue and ends */
+  gboolean stopping;        /* the committer drains the queue and ends */
 } LmdbEnv;
 
 typedef struct {
@@ -43,11 +43,9 @@ void ab_lmdb_set_error (GError **error, int rc, const gchar *what);
 LmdbEnv *ab_lmdb_env_of (AbStore *s);
 /* Begin a transaction with map_lock held shared; on failure the lock is
  * released. *seen receives the map size the transaction runs under. */
-int ab_lmdb_begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn,
-                          gsize *seen);
+int ab_lmdb_begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn, gsize *seen);
 /* Put the cursor on the first key inside the range start. */
-int ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k,
-                           MDB_val *v);
+int ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k, MDB_val *v);
 gboolean ab_lmdb_before_stop (const AbScanRange *r, const MDB_val *k);
 
 /* Snapshots (lmdb-snapshot.c). */

@@ -9,9 +9,9 @@
 
 typedef struct {
   AbSnapshot base;
-  MDB_txn *txn;     /* holds map_lock shared until closed */
-  gsize walked;     /* row bytes visited since the last page release */
-  guintptr lo, hi;  /* span of the map addresses visited since then */
+  MDB_txn *txn;    /* holds map_lock shared until closed */
+  gsize walked;    /* row bytes visited since the last page release */
+  guintptr lo, hi; /* span of the map addresses visited since then */
 } LmdbSnapshot;
 
 AbSnapshot *
@@ -62,8 +62,8 @@ release_pages (LmdbSnapshot *snap)
 }
 
 gboolean
-ab_lmdb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit,
-                       gpointer user, GError **error)
+ab_lmdb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, gpointer user,
+                       GError **error)
 {
   LmdbSnapshot *snap = (LmdbSnapshot *) base;
   LmdbEnv *e = ab_lmdb_env_of (base->store);

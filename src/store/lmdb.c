@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AB_LMDB_MAX_GROUP 1024              /* requests in one write transaction */
-#define AB_LMDB_READ_POOL 32                /* idle read transactions kept for reuse */
+#define AB_LMDB_MAX_GROUP 1024 /* requests in one write transaction */
+#define AB_LMDB_READ_POOL 32   /* idle read transactions kept for reuse */
 #define AB_LMDB_MAX_READERS 512
 #define AB_LMDB_MAX_MAPSIZE ((gsize) 1 << 44) /* 16 TiB: stop doubling here */
-#define AB_LMDB_GATHER_MAX_US 200           /* longest wait for a group to fill */
-#define REQ_FAILED (-1) /* a request failed on its own; its GError says why */
+#define AB_LMDB_GATHER_MAX_US 200             /* longest wait for a group to fill */
+#define REQ_FAILED (-1)                       /* a request failed on its own; its GError says why */
 
 #define REQ_PLAN_FAILED (-2) /* a plan refused before writing anything */
 
@@ -29,7 +29,7 @@ typedef enum {
 typedef struct {
   ReqKind kind;
   const AbBatch *batch;
-  AbTxnPlan plan;   /* REQ_TXN: fills txn_batch through a view of the transaction */
+  AbTxnPlan plan; /* REQ_TXN: fills txn_batch through a view of the transaction */
   AbTxnDone on_done;
   gpointer user;
   AbBatch *txn_batch;
@@ -39,7 +39,7 @@ typedef struct {
   gint64 new_value; /* outcome, written by the leader before done */
   gboolean applied;
   GError *error;
-  gboolean done;    /* under queue_lock */
+  gboolean done; /* under queue_lock */
 } LmdbReq;
 
 static GMutex registry_lock;
@@ -48,8 +48,7 @@ static GHashTable *registry; /* path -> LmdbEnv* */
 void
 ab_lmdb_set_error (GError **error, int rc, const gchar *what)
 {
-  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb %s: %s", what,
-               mdb_strerror (rc));
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb %s: %s", what, mdb_strerror (rc));
 }
 
 LmdbEnv *
@@ -61,12 +60,12 @@ ab_lmdb_env_of (AbStore *s)
 static gboolean
 check_key (LmdbEnv *e, gsize klen, GError **error)
 {
-  if (klen > e->max_key) {
-    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                 "key of %zu bytes is longer than the lmdb limit of %zu bytes", klen,
-                 e->max_key);
-    return FALSE;
-  }
+  if (klen > e->max_key)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                   "key of %zu bytes is longer than the lmdb limit of %zu bytes", klen, e->max_key);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -97,12 +96,13 @@ grow (LmdbEnv *e, gsize seen, GError **error)
   int rc = 0;
   gsize want = seen * 2;
   g_rw_lock_writer_lock (&e->map_lock);
-  if (e->mapsize == seen) {
-    if (seen >= AB_LMDB_MAX_MAPSIZE)
-      rc = ENOMEM;
-    else if ((rc = mdb_env_set_mapsize (e->env, want)) == 0)
-      read_mapsize (e);
-  }
+  if (e->mapsize == seen)
+    {
+      if (seen >= AB_LMDB_MAX_MAPSIZE)
+        rc = ENOMEM;
+      else if ((rc = mdb_env_set_mapsize (e->env, want)) == 0)
+        read_mapsize (e);
+    }
   g_rw_lock_writer_unlock (&e->map_lock);
   if (rc != 0)
     g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
@@ -116,21 +116,21 @@ grow (LmdbEnv *e, gsize seen, GError **error)
 /* Begin a transaction with map_lock held shared; on failure the lock is
  * released. *seen receives the map size the transaction runs under. */
 int
-ab_lmdb_begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn,
-                      gsize *seen)
+ab_lmdb_begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn, gsize *seen)
 {
   int rc = 0;
-  for (guint attempt = 0; attempt < 4; attempt++) {
-    g_rw_lock_reader_lock (&e->map_lock);
-    *seen = e->mapsize;
-    rc = mdb_txn_begin (e->env, parent, flags, txn);
-    if (rc == 0)
-      return 0;
-    g_rw_lock_reader_unlock (&e->map_lock);
-    if (rc != MDB_MAP_RESIZED)
-      break;
-    adopt_resize (e);
-  }
+  for (guint attempt = 0; attempt < 4; attempt++)
+    {
+      g_rw_lock_reader_lock (&e->map_lock);
+      *seen = e->mapsize;
+      rc = mdb_txn_begin (e->env, parent, flags, txn);
+      if (rc == 0)
+        return 0;
+      g_rw_lock_reader_unlock (&e->map_lock);
+      if (rc != MDB_MAP_RESIZED)
+        break;
+      adopt_resize (e);
+    }
   return rc;
 }
 
@@ -145,15 +145,17 @@ read_begin (LmdbEnv *e, MDB_txn **txn)
   if (e->read_pool->len > 0)
     t = g_ptr_array_steal_index_fast (e->read_pool, e->read_pool->len - 1);
   g_mutex_unlock (&e->pool_lock);
-  if (t != NULL) {
-    g_rw_lock_reader_lock (&e->map_lock);
-    if (mdb_txn_renew (t) == 0) {
-      *txn = t;
-      return 0;
+  if (t != NULL)
+    {
+      g_rw_lock_reader_lock (&e->map_lock);
+      if (mdb_txn_renew (t) == 0)
+        {
+          *txn = t;
+          return 0;
+        }
+      mdb_txn_abort (t);
+      g_rw_lock_reader_unlock (&e->map_lock);
     }
-    mdb_txn_abort (t);
-    g_rw_lock_reader_unlock (&e->map_lock);
-  }
   return ab_lmdb_begin_locked (e, NULL, MDB_RDONLY, txn, &seen);
 }
 
@@ -163,10 +165,11 @@ read_end (LmdbEnv *e, MDB_txn *txn)
   gboolean kept = FALSE;
   mdb_txn_reset (txn);
   g_mutex_lock (&e->pool_lock);
-  if (e->read_pool->len < AB_LMDB_READ_POOL) {
-    g_ptr_array_add (e->read_pool, txn);
-    kept = TRUE;
-  }
+  if (e->read_pool->len < AB_LMDB_READ_POOL)
+    {
+      g_ptr_array_add (e->read_pool, txn);
+      kept = TRUE;
+    }
   g_mutex_unlock (&e->pool_lock);
   if (!kept)
     mdb_txn_abort (txn);
@@ -208,13 +211,14 @@ static const AbStoreVTable lmdb_view_vtable;
 static int
 reader_txn (AbStore *s, LmdbEnv **e, MDB_txn **txn, gboolean *pooled)
 {
-  if (s->vt == &lmdb_view_vtable) {
-    LmdbView *v = (LmdbView *) s;
-    *e = v->env;
-    *txn = v->txn;
-    *pooled = FALSE;
-    return 0;
-  }
+  if (s->vt == &lmdb_view_vtable)
+    {
+      LmdbView *v = (LmdbView *) s;
+      *e = v->env;
+      *txn = v->txn;
+      *pooled = FALSE;
+      return 0;
+    }
   *e = ab_lmdb_env_of (s);
   *pooled = TRUE;
   return read_begin (*e, txn);
@@ -227,10 +231,11 @@ lmdb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **er
   MDB_txn *txn;
   gboolean pooled;
   int rc;
-  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0) {
-    ab_lmdb_set_error (error, rc, "read transaction");
-    return FALSE;
-  }
+  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0)
+    {
+      ab_lmdb_set_error (error, rc, "read transaction");
+      return FALSE;
+    }
   if ((rc = get_one (e, txn, key, klen, value)) != 0)
     ab_lmdb_set_error (error, rc, "get");
   if (pooled)
@@ -245,20 +250,22 @@ lmdb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
   MDB_txn *txn;
   gboolean pooled;
   int rc;
-  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0) {
-    ab_lmdb_set_error (error, rc, "read transaction");
-    return FALSE;
-  }
-  for (guint i = 0; rc == 0 && i < keys->len; i++) {
-    GBytes *k = g_ptr_array_index (keys, i);
-    gsize klen;
-    const guint8 *kd = g_bytes_get_data (k, &klen);
-    AbKv kv = { g_bytes_ref (k), NULL };
-    rc = get_one (e, txn, kd, klen, &kv.value);
-    g_array_append_val (out, kv);
-    if (rc != 0)
-      ab_lmdb_set_error (error, rc, "multi_get");
-  }
+  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0)
+    {
+      ab_lmdb_set_error (error, rc, "read transaction");
+      return FALSE;
+    }
+  for (guint i = 0; rc == 0 && i < keys->len; i++)
+    {
+      GBytes *k = g_ptr_array_index (keys, i);
+      gsize klen;
+      const guint8 *kd = g_bytes_get_data (k, &klen);
+      AbKv kv = { g_bytes_ref (k), NULL };
+      rc = get_one (e, txn, kd, klen, &kv.value);
+      g_array_append_val (out, kv);
+      if (rc != 0)
+        ab_lmdb_set_error (error, rc, "multi_get");
+    }
   if (pooled)
     read_end (e, txn);
   return rc == 0;
@@ -267,8 +274,7 @@ lmdb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 /* Put the cursor on the first key inside the range start. A start longer
  * than lmdb allows is looked up by its longest legal prefix, then walked. */
 int
-ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k,
-                       MDB_val *v)
+ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k, MDB_val *v)
 {
   int rc;
   if (r->start == NULL || r->start_len == 0)
@@ -276,12 +282,13 @@ ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val 
   k->mv_data = (void *) r->start;
   k->mv_size = MIN (r->start_len, e->max_key);
   rc = mdb_cursor_get (c, k, v, MDB_SET_RANGE);
-  while (rc == 0) {
-    gint cmp = ab_store_key_compare (k->mv_data, k->mv_size, r->start, r->start_len);
-    if (cmp > 0 || (cmp == 0 && r->start_inclusive))
-      break;
-    rc = mdb_cursor_get (c, k, v, MDB_NEXT);
-  }
+  while (rc == 0)
+    {
+      gint cmp = ab_store_key_compare (k->mv_data, k->mv_size, r->start, r->start_len);
+      if (cmp > 0 || (cmp == 0 && r->start_inclusive))
+        break;
+      rc = mdb_cursor_get (c, k, v, MDB_NEXT);
+    }
   return rc;
 }
 
@@ -305,15 +312,16 @@ scan_txn (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, GArray *out)
   if (rc != 0)
     return rc;
   for (rc = ab_lmdb_scan_position (e, c, r, &k, &v); rc == 0;
-       rc = mdb_cursor_get (c, &k, &v, MDB_NEXT)) {
-    AbKv kv;
-    if (!ab_lmdb_before_stop (r, &k) || (r->limit > 0 && n >= r->limit))
-      break;
-    kv.key = val_bytes (&k);
-    kv.value = val_bytes (&v);
-    g_array_append_val (out, kv);
-    n++;
-  }
+       rc = mdb_cursor_get (c, &k, &v, MDB_NEXT))
+    {
+      AbKv kv;
+      if (!ab_lmdb_before_stop (r, &k) || (r->limit > 0 && n >= r->limit))
+        break;
+      kv.key = val_bytes (&k);
+      kv.value = val_bytes (&v);
+      g_array_append_val (out, kv);
+      n++;
+    }
   mdb_cursor_close (c);
   return rc == MDB_NOTFOUND ? 0 : rc;
 }
@@ -325,10 +333,11 @@ lmdb_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
   MDB_txn *txn;
   gboolean pooled;
   int rc;
-  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0) {
-    ab_lmdb_set_error (error, rc, "read transaction");
-    return FALSE;
-  }
+  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0)
+    {
+      ab_lmdb_set_error (error, rc, "read transaction");
+      return FALSE;
+    }
   rc = scan_txn (e, txn, r, out);
   if (pooled)
     read_end (e, txn);
@@ -356,24 +365,27 @@ static const AbStoreVTable lmdb_view_vtable = {
 /* ---- applying one request inside a write transaction ---- */
 
 static int
-apply_increment (LmdbEnv *e, MDB_txn *txn, MDB_val *key, gint64 delta, gint64 *out,
-                 GError **error)
+apply_increment (LmdbEnv *e, MDB_txn *txn, MDB_val *key, gint64 delta, gint64 *out, GError **error)
 {
   MDB_val cur, nv;
   guint64 n = 0;
   int rc = mdb_get (txn, e->dbi, key, &cur);
-  if (rc == 0) {
-    if (cur.mv_size != 8) {
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_WIDTH,
-                   "increment of a %zu-byte value (counters are 8-byte big-endian)",
-                   cur.mv_size);
-      return REQ_FAILED;
+  if (rc == 0)
+    {
+      if (cur.mv_size != 8)
+        {
+          g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_WIDTH,
+                       "increment of a %zu-byte value (counters are 8-byte big-endian)",
+                       cur.mv_size);
+          return REQ_FAILED;
+        }
+      memcpy (&n, cur.mv_data, 8);
+      n = GUINT64_FROM_BE (n);
     }
-    memcpy (&n, cur.mv_data, 8);
-    n = GUINT64_FROM_BE (n);
-  } else if (rc != MDB_NOTFOUND) {
-    return rc;
-  }
+  else if (rc != MDB_NOTFOUND)
+    {
+      return rc;
+    }
   *out = (gint64) (n + (guint64) delta); /* wraps like a Java long */
   n = GUINT64_TO_BE ((guint64) *out);
   nv.mv_size = 8;
@@ -388,31 +400,29 @@ apply_mutation (LmdbEnv *e, MDB_txn *txn, const AbMutation *m, GError **error)
   gint64 ignored;
   int rc;
   k.mv_data = (void *) g_bytes_get_data (m->key, &k.mv_size);
-  switch (m->kind) {
-  case AB_MUT_PUT:
-    v.mv_data = (void *) g_bytes_get_data (m->value, &v.mv_size);
-    return mdb_put (txn, e->dbi, &k, &v, 0);
-  case AB_MUT_DELETE:
-    rc = mdb_del (txn, e->dbi, &k, NULL);
-    return rc == MDB_NOTFOUND ? 0 : rc;
-  case AB_MUT_INCREMENT:
-    return apply_increment (e, txn, &k, m->delta, &ignored, error);
-  case AB_MUT_DELETE_IF: {
-    MDB_val cur;
-    gsize elen;
-    const guint8 *expected = g_bytes_get_data (m->value, &elen);
-    rc = mdb_get (txn, e->dbi, &k, &cur);
-    if (rc == MDB_NOTFOUND)
-      return 0;
-    if (rc != 0)
-      return rc;
-    if (cur.mv_size != elen || (elen > 0 && memcmp (cur.mv_data, expected, elen) != 0))
-      return 0;
-    return mdb_del (txn, e->dbi, &k, NULL);
-  }
-  }
-  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "unknown mutation kind %d",
-               (int) m->kind);
+  switch (m->kind)
+    {
+      case AB_MUT_PUT:
+        v.mv_data = (void *) g_bytes_get_data (m->value, &v.mv_size);
+        return mdb_put (txn, e->dbi, &k, &v, 0);
+      case AB_MUT_DELETE: rc = mdb_del (txn, e->dbi, &k, NULL); return rc == MDB_NOTFOUND ? 0 : rc;
+      case AB_MUT_INCREMENT: return apply_increment (e, txn, &k, m->delta, &ignored, error);
+      case AB_MUT_DELETE_IF:
+        {
+          MDB_val cur;
+          gsize elen;
+          const guint8 *expected = g_bytes_get_data (m->value, &elen);
+          rc = mdb_get (txn, e->dbi, &k, &cur);
+          if (rc == MDB_NOTFOUND)
+            return 0;
+          if (rc != 0)
+            return rc;
+          if (cur.mv_size != elen || (elen > 0 && memcmp (cur.mv_data, expected, elen) != 0))
+            return 0;
+          return mdb_del (txn, e->dbi, &k, NULL);
+        }
+    }
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "unknown mutation kind %d", (int) m->kind);
   return REQ_FAILED;
 }
 
@@ -427,9 +437,9 @@ compare_current (LmdbEnv *e, MDB_txn *txn, LmdbReq *req, gboolean *matches)
   if (rc == MDB_NOTFOUND || !req->has_expected)
     *matches = rc == MDB_NOTFOUND && !req->has_expected;
   else
-    *matches = cur.mv_size == req->expected.mv_size
-               && (cur.mv_size == 0
-                   || memcmp (cur.mv_data, req->expected.mv_data, cur.mv_size) == 0);
+    *matches
+        = cur.mv_size == req->expected.mv_size
+          && (cur.mv_size == 0 || memcmp (cur.mv_data, req->expected.mv_data, cur.mv_size) == 0);
   return 0;
 }
 
@@ -447,15 +457,16 @@ apply_batch (LmdbEnv *e, MDB_txn *txn, const AbBatch *b, GError **error)
 static int
 apply_plan (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
 {
-  LmdbView view = { .base = { .vt = &lmdb_view_vtable, .batch_atomic = TRUE }, .env = e,
-                    .txn = txn };
+  LmdbView view
+      = { .base = { .vt = &lmdb_view_vtable, .batch_atomic = TRUE }, .env = e, .txn = txn };
   g_array_set_size (req->txn_batch->items, 0);
   if (!req->plan (&view.base, req->txn_batch, req->user, &req->error)
-      || !ab_backend_check_batch (req->txn_batch, e->max_key, &req->error)) {
-    if (req->error == NULL)
-      g_set_error_literal (&req->error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "the plan failed");
-    return REQ_PLAN_FAILED;
-  }
+      || !ab_backend_check_batch (req->txn_batch, e->max_key, &req->error))
+    {
+      if (req->error == NULL)
+        g_set_error_literal (&req->error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "the plan failed");
+      return REQ_PLAN_FAILED;
+    }
   return apply_batch (e, txn, req->txn_batch, &req->error);
 }
 
@@ -463,23 +474,22 @@ static int
 apply_body (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
 {
   int rc = 0;
-  switch (req->kind) {
-  case REQ_BATCH:
-    return apply_batch (e, txn, req->batch, &req->error);
-  case REQ_TXN:
-    return apply_plan (e, txn, req);
-  case REQ_INCREMENT:
-    return apply_increment (e, txn, &req->key, req->delta, &req->new_value, &req->error);
-  case REQ_CHECK_AND_PUT:
-    if ((rc = compare_current (e, txn, req, &req->applied)) != 0 || !req->applied)
-      return rc;
-    return mdb_put (txn, e->dbi, &req->key, &req->value, 0);
-  case REQ_CHECK_AND_DELETE:
-    if ((rc = compare_current (e, txn, req, &req->applied)) != 0 || !req->applied)
-      return rc;
-    rc = req->has_expected ? mdb_del (txn, e->dbi, &req->key, NULL) : 0;
-    return rc;
-  }
+  switch (req->kind)
+    {
+      case REQ_BATCH: return apply_batch (e, txn, req->batch, &req->error);
+      case REQ_TXN: return apply_plan (e, txn, req);
+      case REQ_INCREMENT:
+        return apply_increment (e, txn, &req->key, req->delta, &req->new_value, &req->error);
+      case REQ_CHECK_AND_PUT:
+        if ((rc = compare_current (e, txn, req, &req->applied)) != 0 || !req->applied)
+          return rc;
+        return mdb_put (txn, e->dbi, &req->key, &req->value, 0);
+      case REQ_CHECK_AND_DELETE:
+        if ((rc = compare_current (e, txn, req, &req->applied)) != 0 || !req->applied)
+          return rc;
+        rc = req->has_expected ? mdb_del (txn, e->dbi, &req->key, NULL) : 0;
+        return rc;
+    }
   return EINVAL;
 }
 
@@ -513,10 +523,11 @@ reset_outcome (LmdbReq *req)
 static void
 fail_all (LmdbReq **reqs, guint n, const GError *why)
 {
-  for (guint i = 0; i < n; i++) {
-    g_clear_error (&reqs[i]->error);
-    reqs[i]->error = g_error_copy (why);
-  }
+  for (guint i = 0; i < n; i++)
+    {
+      g_clear_error (&reqs[i]->error);
+      reqs[i]->error = g_error_copy (why);
+    }
 }
 
 #define GROUP_NEEDS_NESTING (-3) /* a request failed after writing: redo with nesting */
@@ -531,27 +542,28 @@ fail_all (LmdbReq **reqs, guint n, const GError *why)
  * try) and *settled, the number of requests applied (fewer than n when the
  * transaction filled up). */
 static int
-apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, gboolean nested,
-             guint *settled)
+apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, gboolean nested, guint *settled)
 {
   *settled = n;
-  for (guint i = 0; i < n; i++) {
-    int rc;
-    reset_outcome (reqs[i]);
-    rc = nested ? apply_request (e, txn, reqs[i]) : apply_body (e, txn, reqs[i]);
-    if (rc == 0 || rc == REQ_PLAN_FAILED || (nested && rc == REQ_FAILED))
-      continue;
-    if (rc == MDB_MAP_FULL)
-      return rc;
-    if (!nested)
-      return GROUP_NEEDS_NESTING;
-    if (rc == MDB_TXN_FULL && i > 0) {
-      g_clear_error (&reqs[i]->error);
-      *settled = i; /* the rest go back to the queue for the next group */
-      return 0;
+  for (guint i = 0; i < n; i++)
+    {
+      int rc;
+      reset_outcome (reqs[i]);
+      rc = nested ? apply_request (e, txn, reqs[i]) : apply_body (e, txn, reqs[i]);
+      if (rc == 0 || rc == REQ_PLAN_FAILED || (nested && rc == REQ_FAILED))
+        continue;
+      if (rc == MDB_MAP_FULL)
+        return rc;
+      if (!nested)
+        return GROUP_NEEDS_NESTING;
+      if (rc == MDB_TXN_FULL && i > 0)
+        {
+          g_clear_error (&reqs[i]->error);
+          *settled = i; /* the rest go back to the queue for the next group */
+          return 0;
+        }
+      ab_lmdb_set_error (&reqs[i]->error, rc, "write");
     }
-    ab_lmdb_set_error (&reqs[i]->error, rc, "write");
-  }
   return 0;
 }
 
@@ -561,33 +573,36 @@ static guint
 run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
 {
   gboolean nested = FALSE;
-  for (;;) {
-    g_autoptr (GError) why = NULL;
-    MDB_txn *txn;
-    gsize seen;
-    guint settled = n;
-    int rc = ab_lmdb_begin_locked (e, NULL, 0, &txn, &seen);
-    if (rc == 0) {
-      rc = apply_group (e, txn, reqs, n, nested, &settled);
+  for (;;)
+    {
+      g_autoptr (GError) why = NULL;
+      MDB_txn *txn;
+      gsize seen;
+      guint settled = n;
+      int rc = ab_lmdb_begin_locked (e, NULL, 0, &txn, &seen);
       if (rc == 0)
-        rc = mdb_txn_commit (txn); /* the one fsync of the group */
-      else
-        mdb_txn_abort (txn);
-      g_rw_lock_reader_unlock (&e->map_lock);
-      if (rc == 0)
-        return settled;
-      if (rc == GROUP_NEEDS_NESTING) {
-        nested = TRUE;
-        continue;
-      }
-      if (rc == MDB_MAP_FULL && grow (e, seen, &why))
-        continue;
+        {
+          rc = apply_group (e, txn, reqs, n, nested, &settled);
+          if (rc == 0)
+            rc = mdb_txn_commit (txn); /* the one fsync of the group */
+          else
+            mdb_txn_abort (txn);
+          g_rw_lock_reader_unlock (&e->map_lock);
+          if (rc == 0)
+            return settled;
+          if (rc == GROUP_NEEDS_NESTING)
+            {
+              nested = TRUE;
+              continue;
+            }
+          if (rc == MDB_MAP_FULL && grow (e, seen, &why))
+            continue;
+        }
+      if (why == NULL)
+        ab_lmdb_set_error (&why, rc, "write transaction");
+      fail_all (reqs, settled, why);
+      return settled;
     }
-    if (why == NULL)
-      ab_lmdb_set_error (&why, rc, "write transaction");
-    fail_all (reqs, settled, why);
-    return settled;
-  }
 }
 
 /* Writers that were just acknowledged come back with their next request a
@@ -674,14 +689,15 @@ committer_main (gpointer data)
 {
   LmdbEnv *e = data;
   g_mutex_lock (&e->queue_lock);
-  for (;;) {
-    if (!g_queue_is_empty (&e->pending) && !e->leader)
-      lead (e);
-    else if (e->stopping && g_queue_is_empty (&e->pending))
-      break;
-    else
-      g_cond_wait (&e->work_cond, &e->queue_lock);
-  }
+  for (;;)
+    {
+      if (!g_queue_is_empty (&e->pending) && !e->leader)
+        lead (e);
+      else if (e->stopping && g_queue_is_empty (&e->pending))
+        break;
+      else
+        g_cond_wait (&e->work_cond, &e->queue_lock);
+    }
   g_mutex_unlock (&e->queue_lock);
   return NULL;
 }
@@ -695,18 +711,20 @@ submit (LmdbEnv *e, LmdbReq *req, GError **error)
   g_queue_push_tail (&e->pending, req);
   if (e->gathering)
     g_cond_signal (&e->gather_cond);
-  while (!req->done) {
-    if (e->leader)
-      g_cond_wait (&e->queue_cond, &e->queue_lock);
-    else
-      lead (e);
-  }
+  while (!req->done)
+    {
+      if (e->leader)
+        g_cond_wait (&e->queue_cond, &e->queue_lock);
+      else
+        lead (e);
+    }
   g_mutex_unlock (&e->queue_lock);
-  if (req->error != NULL) {
-    g_propagate_error (error, req->error);
-    req->error = NULL;
-    return FALSE;
-  }
+  if (req->error != NULL)
+    {
+      g_propagate_error (error, req->error);
+      req->error = NULL;
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -718,8 +736,7 @@ lmdb_batch (AbStore *s, const AbBatch *b, GError **error)
   LmdbEnv *e = ab_lmdb_env_of (s);
   LmdbReq req = { .kind = REQ_BATCH, .batch = b };
   for (guint i = 0; i < b->items->len; i++)
-    if (!check_key (e, g_bytes_get_size (g_array_index (b->items, AbMutation, i).key),
-                    error))
+    if (!check_key (e, g_bytes_get_size (g_array_index (b->items, AbMutation, i).key), error))
       return FALSE;
   return submit (e, &req, error);
 }
@@ -749,8 +766,8 @@ lmdb_transact (AbStore *s, AbTxnPlan plan, AbTxnDone on_done, gpointer user)
 }
 
 static gboolean
-lmdb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
-                gint64 *new_value, GError **error)
+lmdb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
+                GError **error)
 {
   LmdbEnv *e = ab_lmdb_env_of (s);
   LmdbReq req = { .kind = REQ_INCREMENT, .key = { klen, (void *) key }, .delta = delta };
@@ -771,24 +788,26 @@ submit_check (AbStore *s, LmdbReq *req, gboolean *applied, GError **error)
 }
 
 static gboolean
-lmdb_check_and_put (AbStore *s, const guint8 *key, gsize klen,
-                    const guint8 *expected, gsize elen,
+lmdb_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
                     const guint8 *value, gsize vlen, gboolean *applied, GError **error)
 {
-  LmdbReq req = { .kind = REQ_CHECK_AND_PUT, .key = { klen, (void *) key },
-                  .expected = { elen, (void *) expected }, .has_expected = expected != NULL,
+  LmdbReq req = { .kind = REQ_CHECK_AND_PUT,
+                  .key = { klen, (void *) key },
+                  .expected = { elen, (void *) expected },
+                  .has_expected = expected != NULL,
                   .value = { vlen, (void *) value } };
   return submit_check (s, &req, applied, error);
 }
 
 /* expected == NULL: "delete if absent", which applies and changes nothing. */
 static gboolean
-lmdb_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
-                       const guint8 *expected, gsize elen, gboolean *applied,
-                       GError **error)
+lmdb_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                       gsize elen, gboolean *applied, GError **error)
 {
-  LmdbReq req = { .kind = REQ_CHECK_AND_DELETE, .key = { klen, (void *) key },
-                  .expected = { elen, (void *) expected }, .has_expected = expected != NULL };
+  LmdbReq req = { .kind = REQ_CHECK_AND_DELETE,
+                  .key = { klen, (void *) key },
+                  .expected = { elen, (void *) expected },
+                  .has_expected = expected != NULL };
   return submit_check (s, &req, applied, error);
 }
 
@@ -797,14 +816,15 @@ lmdb_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
 static void
 env_free (LmdbEnv *e)
 {
-  if (e->committer != NULL) {
-    g_mutex_lock (&e->queue_lock);
-    e->stopping = TRUE;
-    g_cond_signal (&e->work_cond);
-    g_mutex_unlock (&e->queue_lock);
-    g_thread_join (e->committer);
-    g_thread_pool_free (e->completions, FALSE, TRUE); /* runs what is queued */
-  }
+  if (e->committer != NULL)
+    {
+      g_mutex_lock (&e->queue_lock);
+      e->stopping = TRUE;
+      g_cond_signal (&e->work_cond);
+      g_mutex_unlock (&e->queue_lock);
+      g_thread_join (e->committer);
+      g_thread_pool_free (e->completions, FALSE, TRUE); /* runs what is queued */
+    }
   for (guint i = 0; i < e->read_pool->len; i++)
     mdb_txn_abort (g_ptr_array_index (e->read_pool, i));
   g_ptr_array_unref (e->read_pool);
@@ -834,10 +854,11 @@ env_setup (LmdbEnv *e, gsize mapsize, gboolean sync)
   mdb_reader_check (e->env, &dead); /* slots left by a killed process */
   if ((rc = mdb_txn_begin (e->env, NULL, 0, &txn)) != 0)
     return rc;
-  if ((rc = mdb_dbi_open (txn, NULL, 0, &e->dbi)) != 0) {
-    mdb_txn_abort (txn);
-    return rc;
-  }
+  if ((rc = mdb_dbi_open (txn, NULL, 0, &e->dbi)) != 0)
+    {
+      mdb_txn_abort (txn);
+      return rc;
+    }
   if ((rc = mdb_txn_commit (txn)) != 0)
     return rc;
   e->max_key = (gsize) mdb_env_get_maxkeysize (e->env);
@@ -860,12 +881,13 @@ env_new (const gchar *path, gsize mapsize, gboolean sync, GError **error)
   g_cond_init (&e->gather_cond);
   g_cond_init (&e->work_cond);
   g_queue_init (&e->pending);
-  if ((rc = env_setup (e, mapsize, sync)) != 0) {
-    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb open %s: %s", path,
-                 mdb_strerror (rc));
-    env_free (e);
-    return NULL;
-  }
+  if ((rc = env_setup (e, mapsize, sync)) != 0)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb open %s: %s", path,
+                   mdb_strerror (rc));
+      env_free (e);
+      return NULL;
+    }
   return e;
 }
 
@@ -877,12 +899,13 @@ env_acquire (const gchar *dir, gsize mapsize, gboolean sync, GError **error)
 {
   g_autofree gchar *path = NULL;
   LmdbEnv *e;
-  if (g_mkdir_with_parents (dir, 0755) != 0 || (path = realpath (dir, NULL)) == NULL) {
-    int err = errno;
-    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb directory %s: %s", dir,
-                 g_strerror (err));
-    return NULL;
-  }
+  if (g_mkdir_with_parents (dir, 0755) != 0 || (path = realpath (dir, NULL)) == NULL)
+    {
+      int err = errno;
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb directory %s: %s", dir,
+                   g_strerror (err));
+      return NULL;
+    }
   g_mutex_lock (&registry_lock);
   if (registry == NULL)
     registry = g_hash_table_new (g_str_hash, g_str_equal);

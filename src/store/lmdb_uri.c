@@ -18,13 +18,23 @@ parse_size (const gchar *text, gsize *out)
   if (!g_ascii_isdigit (text[0]))
     return FALSE;
   n = g_ascii_strtoull (text, &end, 10);
-  switch (g_ascii_tolower (*end)) {
-  case '\0': break;
-  case 'k': shift = 10; end++; break;
-  case 'm': shift = 20; end++; break;
-  case 'g': shift = 30; end++; break;
-  default: return FALSE;
-  }
+  switch (g_ascii_tolower (*end))
+    {
+      case '\0': break;
+      case 'k':
+        shift = 10;
+        end++;
+        break;
+      case 'm':
+        shift = 20;
+        end++;
+        break;
+      case 'g':
+        shift = 30;
+        end++;
+        break;
+      default: return FALSE;
+    }
   if (*end != '\0' || n == 0 || n > (G_MAXSIZE >> shift))
     return FALSE;
   *out = (gsize) n << shift;
@@ -34,16 +44,18 @@ parse_size (const gchar *text, gsize *out)
 static gboolean
 parse_param (const gchar *param, gsize *mapsize, gboolean *sync, GError **error)
 {
-  if (g_str_has_prefix (param, "mapsize=")) {
-    if (parse_size (param + 8, mapsize))
+  if (g_str_has_prefix (param, "mapsize="))
+    {
+      if (parse_size (param + 8, mapsize))
+        return TRUE;
+    }
+  else if (strcmp (param, "sync=0") == 0 || strcmp (param, "sync=1") == 0)
+    {
+      *sync = param[5] == '1';
       return TRUE;
-  } else if (strcmp (param, "sync=0") == 0 || strcmp (param, "sync=1") == 0) {
-    *sync = param[5] == '1';
-    return TRUE;
-  }
+    }
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-               "bad lmdb URI parameter '%s' (expected mapsize=BYTES[k|m|g] or sync=0|1)",
-               param);
+               "bad lmdb URI parameter '%s' (expected mapsize=BYTES[k|m|g] or sync=0|1)", param);
   return FALSE;
 }
 
@@ -54,16 +66,18 @@ ab_store_lmdb_open (const gchar *uri, const gchar *rest, GError **error)
   g_autofree gchar *dir = q ? g_strndup (rest, q - rest) : g_strdup (rest);
   gsize mapsize = AB_LMDB_DEFAULT_MAPSIZE;
   gboolean sync = TRUE;
-  if (dir[0] == '\0') {
-    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-                 "lmdb URI needs a directory: lmdb:DIR[?mapsize=BYTES&sync=0|1]");
-    return NULL;
-  }
-  if (q != NULL) {
-    g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
-    for (guint i = 0; params[i] != NULL; i++)
-      if (!parse_param (params[i], &mapsize, &sync, error))
-        return NULL;
-  }
+  if (dir[0] == '\0')
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
+                   "lmdb URI needs a directory: lmdb:DIR[?mapsize=BYTES&sync=0|1]");
+      return NULL;
+    }
+  if (q != NULL)
+    {
+      g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
+      for (guint i = 0; params[i] != NULL; i++)
+        if (!parse_param (params[i], &mapsize, &sync, error))
+          return NULL;
+    }
   return ab_store_lmdb_new (dir, mapsize, sync, error);
 }

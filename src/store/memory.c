@@ -45,12 +45,13 @@ get_locked (AbMemStore *m, const guint8 *key, gsize klen, GBytes **value)
 static void
 multi_get_locked (AbMemStore *m, GPtrArray *keys, GArray *out)
 {
-  for (guint i = 0; i < keys->len; i++) {
-    GBytes *k = g_ptr_array_index (keys, i);
-    GBytes *v = g_tree_lookup (m->map, k);
-    AbKv kv = { g_bytes_ref (k), v ? g_bytes_ref (v) : NULL };
-    g_array_append_val (out, kv);
-  }
+  for (guint i = 0; i < keys->len; i++)
+    {
+      GBytes *k = g_ptr_array_index (keys, i);
+      GBytes *v = g_tree_lookup (m->map, k);
+      AbKv kv = { g_bytes_ref (k), v ? g_bytes_ref (v) : NULL };
+      g_array_append_val (out, kv);
+    }
 }
 
 /* First node at or after the range start (lower bound, then skip an equal
@@ -86,16 +87,17 @@ static void
 scan_locked (AbMemStore *m, const AbScanRange *r, GArray *out)
 {
   guint n = 0;
-  for (GTreeNode *node = scan_first (m, r); node != NULL; node = g_tree_node_next (node)) {
-    GBytes *k = g_tree_node_key (node);
-    AbKv kv;
-    if (past_stop (r, k) || (r->limit > 0 && n >= r->limit))
-      break;
-    kv.key = g_bytes_ref (k);
-    kv.value = g_bytes_ref (g_tree_node_value (node));
-    g_array_append_val (out, kv);
-    n++;
-  }
+  for (GTreeNode *node = scan_first (m, r); node != NULL; node = g_tree_node_next (node))
+    {
+      GBytes *k = g_tree_node_key (node);
+      AbKv kv;
+      if (past_stop (r, k) || (r->limit > 0 && n >= r->limit))
+        break;
+      kv.key = g_bytes_ref (k);
+      kv.value = g_bytes_ref (g_tree_node_value (node));
+      g_array_append_val (out, kv);
+      n++;
+    }
 }
 
 /* ---- reads of the store (take the lock) and of a transaction view (it is held) ---- */
@@ -157,11 +159,12 @@ mem_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
 static void
 store_value (AbMemStore *m, GBytes *key, GBytes *value, GArray *undo)
 {
-  if (undo != NULL) {
-    GBytes *old = g_tree_lookup (m->map, key);
-    UndoEntry u = { g_bytes_ref (key), old ? g_bytes_ref (old) : NULL };
-    g_array_append_val (undo, u);
-  }
+  if (undo != NULL)
+    {
+      GBytes *old = g_tree_lookup (m->map, key);
+      UndoEntry u = { g_bytes_ref (key), old ? g_bytes_ref (old) : NULL };
+      g_array_append_val (undo, u);
+    }
   if (value != NULL)
     g_tree_replace (m->map, g_bytes_ref (key), g_bytes_ref (value));
   else
@@ -169,23 +172,25 @@ store_value (AbMemStore *m, GBytes *key, GBytes *value, GArray *undo)
 }
 
 static gboolean
-apply_increment (AbMemStore *m, GBytes *key, gint64 delta, gint64 *new_value,
-                 GArray *undo, GError **error)
+apply_increment (AbMemStore *m, GBytes *key, gint64 delta, gint64 *new_value, GArray *undo,
+                 GError **error)
 {
   GBytes *cur = g_tree_lookup (m->map, key);
   guint64 old = 0;
   guint8 buf[8];
   g_autoptr (GBytes) v = NULL;
-  if (cur != NULL) {
-    if (g_bytes_get_size (cur) != 8) {
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_WIDTH,
-                   "increment of a %zu-byte value (counters are 8-byte big-endian)",
-                   g_bytes_get_size (cur));
-      return FALSE;
+  if (cur != NULL)
+    {
+      if (g_bytes_get_size (cur) != 8)
+        {
+          g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_WIDTH,
+                       "increment of a %zu-byte value (counters are 8-byte big-endian)",
+                       g_bytes_get_size (cur));
+          return FALSE;
+        }
+      memcpy (&old, g_bytes_get_data (cur, NULL), 8);
+      old = GUINT64_FROM_BE (old);
     }
-    memcpy (&old, g_bytes_get_data (cur, NULL), 8);
-    old = GUINT64_FROM_BE (old);
-  }
   *new_value = (gint64) (old + (guint64) delta); /* wraps like a Java long */
   old = GUINT64_TO_BE ((guint64) *new_value);
   memcpy (buf, &old, 8);
@@ -197,10 +202,11 @@ apply_increment (AbMemStore *m, GBytes *key, gint64 delta, gint64 *new_value,
 static void
 rollback (AbMemStore *m, GArray *undo)
 {
-  for (guint i = undo->len; i-- > 0;) {
-    UndoEntry *u = &g_array_index (undo, UndoEntry, i);
-    store_value (m, u->key, u->old, NULL);
-  }
+  for (guint i = undo->len; i-- > 0;)
+    {
+      UndoEntry *u = &g_array_index (undo, UndoEntry, i);
+      store_value (m, u->key, u->old, NULL);
+    }
 }
 
 static void
@@ -217,24 +223,22 @@ static gboolean
 apply_mutation (AbMemStore *m, const AbMutation *mut, GArray *undo, GError **error)
 {
   gint64 ignored;
-  switch (mut->kind) {
-  case AB_MUT_PUT:
-    store_value (m, mut->key, mut->value, undo);
-    return TRUE;
-  case AB_MUT_DELETE:
-    store_value (m, mut->key, NULL, undo);
-    return TRUE;
-  case AB_MUT_INCREMENT:
-    return apply_increment (m, mut->key, mut->delta, &ignored, undo, error);
-  case AB_MUT_DELETE_IF: {
-    gsize elen;
-    const guint8 *expected = g_bytes_get_data (mut->value, &elen);
-    GBytes *cur = g_tree_lookup (m->map, mut->key);
-    if (current_matches (cur, expected != NULL ? expected : (const guint8 *) "", elen))
-      store_value (m, mut->key, NULL, undo);
-    return TRUE;
-  }
-  }
+  switch (mut->kind)
+    {
+      case AB_MUT_PUT: store_value (m, mut->key, mut->value, undo); return TRUE;
+      case AB_MUT_DELETE: store_value (m, mut->key, NULL, undo); return TRUE;
+      case AB_MUT_INCREMENT:
+        return apply_increment (m, mut->key, mut->delta, &ignored, undo, error);
+      case AB_MUT_DELETE_IF:
+        {
+          gsize elen;
+          const guint8 *expected = g_bytes_get_data (mut->value, &elen);
+          GBytes *cur = g_tree_lookup (m->map, mut->key);
+          if (current_matches (cur, expected != NULL ? expected : (const guint8 *) "", elen))
+            store_value (m, mut->key, NULL, undo);
+          return TRUE;
+        }
+    }
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "unknown mutation kind %d",
                (int) mut->kind);
   return FALSE;
@@ -295,8 +299,8 @@ mem_transact (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user)
 }
 
 static gboolean
-mem_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
-               gint64 *new_value, GError **error)
+mem_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
+               GError **error)
 {
   AbMemStore *m = (AbMemStore *) s;
   g_autoptr (GBytes) k = g_bytes_new (key, klen);
@@ -318,26 +322,26 @@ current_matches (GBytes *cur, const guint8 *expected, gsize elen)
 }
 
 static gboolean
-mem_check_and_put (AbStore *s, const guint8 *key, gsize klen,
-                   const guint8 *expected, gsize elen,
+mem_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
                    const guint8 *value, gsize vlen, gboolean *applied, GError **error)
 {
   AbMemStore *m = (AbMemStore *) s;
   g_autoptr (GBytes) k = g_bytes_new (key, klen);
   g_mutex_lock (&m->lock);
   *applied = current_matches (g_tree_lookup (m->map, k), expected, elen);
-  if (*applied) {
-    g_autoptr (GBytes) v = g_bytes_new (value, vlen);
-    store_value (m, k, v, NULL);
-  }
+  if (*applied)
+    {
+      g_autoptr (GBytes) v = g_bytes_new (value, vlen);
+      store_value (m, k, v, NULL);
+    }
   g_mutex_unlock (&m->lock);
   return TRUE;
 }
 
 /* expected == NULL: "delete if absent", which applies and changes nothing. */
 static gboolean
-mem_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
-                      const guint8 *expected, gsize elen, gboolean *applied, GError **error)
+mem_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
+                      gboolean *applied, GError **error)
 {
   AbMemStore *m = (AbMemStore *) s;
   g_autoptr (GBytes) k = g_bytes_new (key, klen);
@@ -402,8 +406,8 @@ snapshot_first (MemSnapshot *snap, const AbScanRange *r)
 }
 
 static gboolean
-mem_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit,
-                   gpointer user, GError **error)
+mem_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, gpointer user,
+                   GError **error)
 {
   MemSnapshot *snap = (MemSnapshot *) base;
   guint n = 0;
@@ -460,11 +464,12 @@ static const AbStoreVTable mem_vtable = {
 AbStore *
 ab_store_memory_open (const gchar *uri, const gchar *rest, GError **error)
 {
-  if (rest[0] != '\0') {
-    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-                 "unknown store URI '%s' (a memory store is named by memory: alone)", uri);
-    return NULL;
-  }
+  if (rest[0] != '\0')
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
+                   "unknown store URI '%s' (a memory store is named by memory: alone)", uri);
+      return NULL;
+    }
   AbMemStore *m = g_new0 (AbMemStore, 1);
   m->base.vt = &mem_vtable;
   m->base.batch_atomic = TRUE;

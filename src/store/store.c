@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-G_DEFINE_QUARK (ab-store-error-quark, ab_store_error)
+G_DEFINE_QUARK (ab - store - error - quark, ab_store_error)
 
 struct _AbStoreCounters {
   atomic_uint_fast64_t ops[AB_STORE_VERB_COUNT];
@@ -57,8 +57,8 @@ ab_batch_free (AbBatch *b)
 }
 
 static void
-batch_append (AbBatch *b, AbMutationKind kind, const guint8 *key, gsize klen,
-              const guint8 *val, gsize vlen, gint64 delta)
+batch_append (AbBatch *b, AbMutationKind kind, const guint8 *key, gsize klen, const guint8 *val,
+              gsize vlen, gint64 delta)
 {
   AbMutation m = { .kind = kind, .delta = delta };
   m.key = g_bytes_new (key, klen);
@@ -89,8 +89,7 @@ ab_batch_increment (AbBatch *b, const guint8 *key, gsize klen, gint64 delta)
 }
 
 void
-ab_batch_delete_if (AbBatch *b, const guint8 *key, gsize klen, const guint8 *expected,
-                    gsize elen)
+ab_batch_delete_if (AbBatch *b, const guint8 *key, gsize klen, const guint8 *expected, gsize elen)
 {
   g_return_if_fail (b != NULL);
   batch_append (b, AB_MUT_DELETE_IF, key, klen, expected, elen, 0);
@@ -145,10 +144,12 @@ open_backend (const gchar *uri, GError **error)
   g_autoptr (GString) shapes = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
     g_string_append_printf (shapes, "%s%s",
-                            i == 0 ? "" : i + 1 < G_N_ELEMENTS (backends) ? ", " : " or ",
+                            i == 0                            ? ""
+                            : i + 1 < G_N_ELEMENTS (backends) ? ", "
+                                                              : " or ",
                             backends[i].shape);
-  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-               "unknown store URI '%s' (expected %s)", uri, shapes->str);
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI, "unknown store URI '%s' (expected %s)",
+               uri, shapes->str);
   return NULL;
 }
 
@@ -201,11 +202,12 @@ ab_store_max_key (AbStore *s)
 static gboolean
 count (AbStore *s, AbStoreVerb verb, gboolean ok)
 {
-  if (s->counters != NULL) {
-    atomic_fetch_add_explicit (&s->counters->ops[verb], 1, memory_order_relaxed);
-    if (!ok)
-      atomic_fetch_add_explicit (&s->counters->errors[verb], 1, memory_order_relaxed);
-  }
+  if (s->counters != NULL)
+    {
+      atomic_fetch_add_explicit (&s->counters->ops[verb], 1, memory_order_relaxed);
+      if (!ok)
+        atomic_fetch_add_explicit (&s->counters->errors[verb], 1, memory_order_relaxed);
+    }
   return ok;
 }
 
@@ -216,10 +218,11 @@ ab_store_stats (AbStore *s, AbStoreStats *out)
   memset (out, 0, sizeof *out);
   if (s->counters == NULL)
     return;
-  for (guint v = 0; v < AB_STORE_VERB_COUNT; v++) {
-    out->ops[v] = atomic_load_explicit (&s->counters->ops[v], memory_order_relaxed);
-    out->errors[v] = atomic_load_explicit (&s->counters->errors[v], memory_order_relaxed);
-  }
+  for (guint v = 0; v < AB_STORE_VERB_COUNT; v++)
+    {
+      out->ops[v] = atomic_load_explicit (&s->counters->ops[v], memory_order_relaxed);
+      out->errors[v] = atomic_load_explicit (&s->counters->errors[v], memory_order_relaxed);
+    }
 }
 
 const gchar *
@@ -236,7 +239,9 @@ const gchar *
 ab_store_mutation_name (AbMutationKind kind)
 {
   static const gchar *const names[] = {
-    [AB_MUT_PUT] = "Put", [AB_MUT_DELETE] = "Delete", [AB_MUT_INCREMENT] = "Increment",
+    [AB_MUT_PUT] = "Put",
+    [AB_MUT_DELETE] = "Delete",
+    [AB_MUT_INCREMENT] = "Increment",
     [AB_MUT_DELETE_IF] = "CheckAndDelete",
   };
   return (guint) kind < G_N_ELEMENTS (names) ? names[kind] : "UNKNOWN";
@@ -345,8 +350,7 @@ ab_store_batch (AbStore *s, const AbBatch *b, GError **error)
   gboolean ok = TRUE;
   g_return_val_if_fail (s != NULL && b != NULL, FALSE);
   for (guint i = 0; ok && i < b->items->len; i++)
-    ok = check_write_key (g_bytes_get_size (g_array_index (b->items, AbMutation, i).key),
-                          error);
+    ok = check_write_key (g_bytes_get_size (g_array_index (b->items, AbMutation, i).key), error);
   if (ok && b->items->len > 0)
     ok = s->vt->batch (s, b, error);
   return count (s, AB_STORE_VERB_BATCH, ok);
@@ -364,17 +368,19 @@ ab_store_can_transact (AbStore *s)
 gboolean
 ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error)
 {
-  for (guint i = 0; i < b->items->len; i++) {
-    gsize klen = g_bytes_get_size (g_array_index (b->items, AbMutation, i).key);
-    if (!check_write_key (klen, error))
-      return FALSE;
-    if (max_key > 0 && klen > max_key) {
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                   "key of %zu bytes is longer than the store's limit of %zu bytes", klen,
-                   max_key);
-      return FALSE;
+  for (guint i = 0; i < b->items->len; i++)
+    {
+      gsize klen = g_bytes_get_size (g_array_index (b->items, AbMutation, i).key);
+      if (!check_write_key (klen, error))
+        return FALSE;
+      if (max_key > 0 && klen > max_key)
+        {
+          g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                       "key of %zu bytes is longer than the store's limit of %zu bytes", klen,
+                       max_key);
+          return FALSE;
+        }
     }
-  }
   return TRUE;
 }
 
@@ -406,12 +412,13 @@ void
 ab_store_transact_async (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user)
 {
   g_return_if_fail (s != NULL && plan != NULL && done != NULL);
-  if (s->vt->transact == NULL) {
-    g_autoptr (GError) error = g_error_new_literal (AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
-                                                    "this store has no transactions");
-    done (user, error);
-    return;
-  }
+  if (s->vt->transact == NULL)
+    {
+      g_autoptr (GError) error = g_error_new_literal (AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+                                                      "this store has no transactions");
+      done (user, error);
+      return;
+    }
   CountedTxn *c = g_new (CountedTxn, 1);
   *c = (CountedTxn){ s, plan, done, user };
   s->vt->transact (s, counted_plan, counted_done, c);
@@ -475,10 +482,11 @@ ab_store_transact (AbStore *s, AbTxnPlan plan, gpointer user, GError **error)
   ab_wait_init (&w.wait);
   ab_store_transact_async (s, wait_plan, wait_done, &w);
   ab_wait_until_signalled (&w.wait);
-  if (w.error != NULL) {
-    g_propagate_error (error, w.error);
-    return FALSE;
-  }
+  if (w.error != NULL)
+    {
+      g_propagate_error (error, w.error);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -503,8 +511,8 @@ ab_store_snapshot_open (AbStore *s, GError **error)
 /* Only the open is counted (as a scan): a snapshot does not know which
  * wrapper store, if any, the caller opened it through. */
 gboolean
-ab_snapshot_scan (AbSnapshot *snap, const AbScanRange *range, AbScanVisitor visit,
-                  gpointer user, GError **error)
+ab_snapshot_scan (AbSnapshot *snap, const AbScanRange *range, AbScanVisitor visit, gpointer user,
+                  GError **error)
 {
   g_return_val_if_fail (snap != NULL && range != NULL && visit != NULL, FALSE);
   return snap->store->vt->snapshot_scan (snap, range, visit, user, error);
@@ -518,8 +526,8 @@ ab_snapshot_close (AbSnapshot *snap)
 }
 
 gboolean
-ab_store_put (AbStore *s, const guint8 *key, gsize klen,
-              const guint8 *val, gsize vlen, GError **error)
+ab_store_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *val, gsize vlen,
+              GError **error)
 {
   g_autoptr (AbBatch) b = ab_batch_new ();
   ab_batch_put (b, key, klen, val, vlen);
@@ -535,8 +543,8 @@ ab_store_delete (AbStore *s, const guint8 *key, gsize klen, GError **error)
 }
 
 gboolean
-ab_store_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
-                    gint64 *new_value, GError **error)
+ab_store_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
+                    GError **error)
 {
   gint64 dummy;
   gboolean ok;
@@ -547,10 +555,9 @@ ab_store_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
 }
 
 gboolean
-ab_store_check_and_put (AbStore *s, const guint8 *key, gsize klen,
-                        const guint8 *expected, gsize elen,
-                        const guint8 *value, gsize vlen,
-                        gboolean *applied, GError **error)
+ab_store_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                        gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
+                        GError **error)
 {
   gboolean dummy = FALSE, ok;
   g_return_val_if_fail (s != NULL, FALSE);
@@ -563,9 +570,8 @@ ab_store_check_and_put (AbStore *s, const guint8 *key, gsize klen,
 }
 
 gboolean
-ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
-                           const guint8 *expected, gsize elen,
-                           gboolean *applied, GError **error)
+ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                           gsize elen, gboolean *applied, GError **error)
 {
   gboolean dummy = FALSE, ok;
   g_return_val_if_fail (s != NULL, FALSE);

@@ -19,14 +19,14 @@ typedef enum {
   AB_MUT_PUT,
   AB_MUT_DELETE,
   AB_MUT_INCREMENT,
-  AB_MUT_DELETE_IF,  /* delete when the current value equals `value`, else nothing */
+  AB_MUT_DELETE_IF, /* delete when the current value equals `value`, else nothing */
 } AbMutationKind;
 
 typedef struct {
   AbMutationKind kind;
   GBytes *key;
-  GBytes *value;   /* PUT: the value; DELETE_IF: the expected one */
-  gint64 delta;    /* INCREMENT only */
+  GBytes *value; /* PUT: the value; DELETE_IF: the expected one */
+  gint64 delta;  /* INCREMENT only */
 } AbMutation;
 
 /* A batch: an ordered list of mutations (applied in order). */
@@ -58,11 +58,13 @@ void ab_kv_clear (AbKv *kv);
 GArray *ab_kv_array_new (void); /* AbKv with clear func */
 
 typedef struct {
-  const guint8 *start; gsize start_len; /* NULL = from the beginning */
+  const guint8 *start;
+  gsize start_len; /* NULL = from the beginning */
   gboolean start_inclusive;
-  const guint8 *stop; gsize stop_len;   /* NULL = to the end */
+  const guint8 *stop;
+  gsize stop_len; /* NULL = to the end */
   gboolean stop_inclusive;
-  guint limit;                          /* 0 = no limit */
+  guint limit; /* 0 = no limit */
 } AbScanRange;
 
 /* Opaque: only backends see inside (store/backend.h). */
@@ -92,7 +94,7 @@ typedef struct {
   const gchar *name;
   guint64 calls;
   guint64 errors;
-  guint64 micros;   /* time spent in those calls, failed ones included */
+  guint64 micros; /* time spent in those calls, failed ones included */
 } AbStoreRpcCount;
 #define AB_STORE_RPC_MAX 32
 
@@ -104,8 +106,8 @@ typedef struct _AbSnapshot AbSnapshot;
 
 /* Called once per row in key order; key and value are borrowed for the call
  * only. Return FALSE to end the scan early (not an error). */
-typedef gboolean (*AbScanVisitor) (const guint8 *key, gsize klen,
-                                   const guint8 *value, gsize vlen, gpointer user);
+typedef gboolean (*AbScanVisitor) (const guint8 *key, gsize klen, const guint8 *value, gsize vlen,
+                                   gpointer user);
 
 /* "lmdb:DIR[?mapsize=BYTES&sync=0|1]", "memory:" or
  * "hbase://HOST:PORT/NAMESPACE?table=NAME&transport=framed|buffered&
@@ -124,13 +126,12 @@ gboolean ab_store_scan (AbStore *s, const AbScanRange *range, GArray *out, GErro
 gboolean ab_store_batch (AbStore *s, const AbBatch *b, GError **error);
 gboolean ab_store_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
                              gint64 *new_value, GError **error);
-gboolean ab_store_check_and_put (AbStore *s, const guint8 *key, gsize klen,
-                                 const guint8 *expected, gsize elen,
-                                 const guint8 *value, gsize vlen,
-                                 gboolean *applied, GError **error);
+gboolean ab_store_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                                 gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
+                                 GError **error);
 gboolean ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
-                                    const guint8 *expected, gsize elen,
-                                    gboolean *applied, GError **error);
+                                    const guint8 *expected, gsize elen, gboolean *applied,
+                                    GError **error);
 gboolean ab_store_batch_is_atomic (AbStore *s);
 /* A one-shot wait for an asynchronous completion (the synchronous forms of
  * the *_async calls): init, ab_wait_signal once from any thread, then
@@ -162,14 +163,14 @@ gsize ab_store_max_key (AbStore *s);
  * nothing: close it before its store. lmdb: while a snapshot is open this
  * process cannot grow the map, so do not write from the thread holding it. */
 AbSnapshot *ab_store_snapshot_open (AbStore *s, GError **error);
-gboolean ab_snapshot_scan (AbSnapshot *snap, const AbScanRange *range,
-                           AbScanVisitor visit, gpointer user, GError **error);
+gboolean ab_snapshot_scan (AbSnapshot *snap, const AbScanRange *range, AbScanVisitor visit,
+                           gpointer user, GError **error);
 void ab_snapshot_close (AbSnapshot *snap);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbSnapshot, ab_snapshot_close)
 
 /* Convenience writes: a one-mutation batch. */
-gboolean ab_store_put (AbStore *s, const guint8 *key, gsize klen,
-                       const guint8 *val, gsize vlen, GError **error);
+gboolean ab_store_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *val, gsize vlen,
+                       GError **error);
 gboolean ab_store_delete (AbStore *s, const guint8 *key, gsize klen, GError **error);
 
 /* The order of the seam: unsigned bytes, then the shorter first on a tie. */

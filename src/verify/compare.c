@@ -34,8 +34,7 @@ static gboolean
 trimmed (const AbVerifyRun *run, const guint8 *key, gsize klen)
 {
   const GByteArray *b = run->cache_bound;
-  return b != NULL && klen >= run->cache_row_len
-         && memcmp (key, b->data, run->cache_row_len) == 0
+  return b != NULL && klen >= run->cache_row_len && memcmp (key, b->data, run->cache_row_len) == 0
          && ab_store_key_compare (key, klen, b->data, b->len) >= 0;
 }
 
@@ -195,8 +194,8 @@ gboolean
 ab_verify_compare_pass (AbVerifyRun *run, GError **error)
 {
   guint8 start[4], stop[4];
-  AbScanRange slice = { .start = start, .start_len = 4, .start_inclusive = TRUE,
-                        .stop = stop, .stop_len = 4 };
+  AbScanRange slice
+      = { .start = start, .start_len = 4, .start_inclusive = TRUE, .stop = stop, .stop_len = 4 };
   for (guint i = 0; i < 4; i++)
     {
       start[i] = (guint8) (run->lo >> (24 - 8 * i));

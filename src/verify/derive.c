@@ -11,7 +11,7 @@
 typedef struct {
   gboolean index[2];
   gboolean count[2];
-  gboolean wide;   /* Group/Cache cells: every shard derives, the key filter decides */
+  gboolean wide; /* Group/Cache cells: every shard derives, the key filter decides */
 } Routes;
 
 /* Salt of prefix(X, type) from X's encoded element (a slice of the State
@@ -59,8 +59,8 @@ route (const AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize 
           gboolean out = t->dirs[d] == AB_DIR_OUT;
           const guint8 *elem = out ? key + 4 : key + p->rest;
           gsize len = out ? p->src_end - 4 : klen - p->rest;
-          r->index[d] = has_index
-                        && ab_verify_salt_in_slice (run, salt_of (elem, len, t, AB_ROW_INDEX));
+          r->index[d]
+              = has_index && ab_verify_salt_in_slice (run, salt_of (elem, len, t, AB_ROW_INDEX));
           r->count[d] = ab_verify_salt_in_slice (run, salt_of (elem, len, t, AB_ROW_COUNT));
         }
       any = any || r->index[d] || r->count[d];
@@ -72,21 +72,24 @@ static void
 report_corrupt (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize klen,
                 const guint8 *val, gsize vlen, const gchar *why)
 {
-  AbMismatch m = { .cls = AB_MISMATCH_STATE_CORRUPT, .key = key, .klen = klen,
-                   .found = val, .flen = vlen, .detail = why };
+  AbMismatch m = { .cls = AB_MISMATCH_STATE_CORRUPT,
+                   .key = key,
+                   .klen = klen,
+                   .found = val,
+                   .flen = vlen,
+                   .detail = why };
   ab_verify_emit (run, t, &m);
 }
 
 static gboolean
-add_index_rows (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src,
-                const AbValue *tgt, const AbState *st, AbDirection dir, GByteArray **value,
-                GError **error)
+add_index_rows (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src, const AbValue *tgt,
+                const AbState *st, AbDirection dir, GByteArray **value, GError **error)
 {
   const AbSchema *schema = t->desc->schema;
   for (guint i = 0; i < schema->indexes->len; i++)
     {
-      g_autoptr (GByteArray) k = ab_engine_index_key (t->desc, schema->indexes->pdata[i], src,
-                                                      tgt, st, dir, error);
+      g_autoptr (GByteArray) k
+          = ab_engine_index_key (t->desc, schema->indexes->pdata[i], src, tgt, st, dir, error);
       if (k == NULL && error != NULL && *error != NULL)
         return FALSE;
       if (k == NULL || !ab_verify_key_in_slice (run, k->data, k->len))
@@ -105,8 +108,8 @@ add_index_rows (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src,
 }
 
 static gboolean
-add_count_row (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src,
-               const AbValue *tgt, const AbState *st, AbDirection dir, GError **error)
+add_count_row (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src, const AbValue *tgt,
+               const AbState *st, AbDirection dir, GError **error)
 {
   const AbValue *dsrc, *dtgt;
   if (!ab_engine_directed (t->desc, src, tgt, st, dir, &dsrc, &dtgt))
@@ -160,8 +163,7 @@ derive_rows (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize 
                 && (t->multi || ab_codec_get_value (key, klen, &tpos, &tgt, NULL, &local));
   for (guint d = 0; ok && d < t->n_dirs; d++)
     {
-      ok = !r->index[d]
-           || add_index_rows (run, t, &src, &tgt, st, t->dirs[d], &value, &local);
+      ok = !r->index[d] || add_index_rows (run, t, &src, &tgt, st, t->dirs[d], &value, &local);
       ok = ok && (!r->count[d] || add_count_row (run, t, &src, &tgt, st, t->dirs[d], &local));
     }
   ok = ok && (!r->wide || add_wide_rows (run, t, &src, &tgt, st, &local));

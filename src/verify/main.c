@@ -15,7 +15,8 @@ parse_shard (const gchar *text, guint *k, guint *n, GError **error)
       || !g_ascii_string_to_unsigned (parts[0], 10, 0, G_MAXUINT16, &a, NULL)
       || !g_ascii_string_to_unsigned (parts[1], 10, 1, G_MAXUINT16, &b, NULL) || a >= b)
     return g_set_error (error, AB_VERIFY_ERROR, AB_VERIFY_ERROR_ARGS,
-                        "--shard %s: expected K/N with 0 <= K < N (e.g. 0/4)", text), FALSE;
+                        "--shard %s: expected K/N with 0 <= K < N (e.g. 0/4)", text),
+           FALSE;
   *k = (guint) a;
   *n = (guint) b;
   return TRUE;
@@ -47,17 +48,19 @@ parse_args (int argc, char **argv, Args *a, GError **error)
     { NULL },
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- check Index and Count rows "
-                                                          "against State (and repair them)");
+                                                         "against State (and repair them)");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, error))
     return FALSE;
   if (a->store == NULL || argc > 1)
     return g_set_error_literal (error, AB_VERIFY_ERROR, AB_VERIFY_ERROR_ARGS,
                                 a->store == NULL ? "--store URI is required"
-                                                 : "unexpected arguments"), FALSE;
+                                                 : "unexpected arguments"),
+           FALSE;
   if (a->run_mib < 0 || a->run_mib > 2047)
     return g_set_error_literal (error, AB_VERIFY_ERROR, AB_VERIFY_ERROR_ARGS,
-                                "--run-size: 1..2047 MiB"), FALSE;
+                                "--run-size: 1..2047 MiB"),
+           FALSE;
   return TRUE;
 }
 

@@ -31,10 +31,12 @@ ab_verify_spool_open (AbVerifyRun *run, GError **error)
 gboolean
 ab_verify_spool_add (AbVerifyRun *run, const AbVerifyTable *t, const AbMismatch *m)
 {
-  SpoolRec r = { .cls = (guint8) m->cls, .code = t->desc->code, .klen = (guint32) m->klen,
-                 .expected = m->expected_count, .found = m->found_count };
-  r.found_kind = m->found == NULL ? FOUND_ABSENT
-                                  : m->flen == 8 ? FOUND_LONG : FOUND_MALFORMED;
+  SpoolRec r = { .cls = (guint8) m->cls,
+                 .code = t->desc->code,
+                 .klen = (guint32) m->klen,
+                 .expected = m->expected_count,
+                 .found = m->found_count };
+  r.found_kind = m->found == NULL ? FOUND_ABSENT : m->flen == 8 ? FOUND_LONG : FOUND_MALFORMED;
   return fwrite (&r, sizeof r, 1, run->spool) == 1
          && fwrite (m->key, 1, m->klen, run->spool) == m->klen;
 }
@@ -88,9 +90,8 @@ edge_of_index_key (const AbVerifyTable *t, const guint8 *key, gsize klen, AbValu
 /* A Cache cell key (index-shaped: fields then the directed target) the
  * live state implies, with its value. */
 static gboolean
-live_cache_value (const AbVerifyTable *t, const AbValue *src, const AbValue *tgt,
-                  const AbState *st, const guint8 *key, gsize klen, GByteArray **value,
-                  GError **error)
+live_cache_value (const AbVerifyTable *t, const AbValue *src, const AbValue *tgt, const AbState *st,
+                  const guint8 *key, gsize klen, GByteArray **value, GError **error)
 {
   g_autoptr (GArray) cells = ab_wide_cell_array_new ();
   if (!ab_engine_cache_cells (t->desc, src, tgt, st, cells, error))
@@ -110,13 +111,11 @@ live_cache_value (const AbVerifyTable *t, const AbValue *src, const AbValue *tgt
 /* The value the live State implies for key (an Index row or a Cache cell),
  * or *value = NULL if none. */
 static gboolean
-live_index_value (AbStore *reader, const AbVerifyTable *t, const AbValue *src,
-                  const AbValue *tgt, const guint8 *key, gsize klen, GByteArray **value,
-                  GError **error)
+live_index_value (AbStore *reader, const AbVerifyTable *t, const AbValue *src, const AbValue *tgt,
+                  const guint8 *key, gsize klen, GByteArray **value, GError **error)
 {
   const AbSchema *schema = t->desc->schema;
-  g_autoptr (GByteArray) sk = ab_codec_state_key (src, t->multi ? src : tgt, t->desc->code,
-                                                  error);
+  g_autoptr (GByteArray) sk = ab_codec_state_key (src, t->multi ? src : tgt, t->desc->code, error);
   g_autoptr (GBytes) stored = NULL;
   AbState st;
   gboolean ok = TRUE;
@@ -179,8 +178,7 @@ rewrite_index (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src, con
   Rewrite rw = { t, src, tgt, key, klen };
   if (ab_store_can_transact (store))
     return ab_store_transact (store, plan_rewrite, &rw, error);
-  g_autoptr (GByteArray) lk = ab_codec_lock_key (src, t->multi ? src : tgt, t->desc->code,
-                                                 error);
+  g_autoptr (GByteArray) lk = ab_codec_lock_key (src, t->multi ? src : tgt, t->desc->code, error);
   g_autoptr (GBytes) lock_key = NULL;
   g_autoptr (GBytes) token = NULL;
   g_autoptr (AbBatch) batch = ab_batch_new ();
@@ -228,9 +226,10 @@ repair_count (AbVerifyRun *run, const SpoolRec *r, const guint8 *key, gboolean *
       g_autoptr (GBytes) live = NULL;
       if (!ab_store_get (store, key, r->klen, &live, error))
         return FALSE;
-      gboolean same = live == NULL ? r->found_kind == FOUND_ABSENT
-                      : r->found_kind == FOUND_LONG && g_bytes_get_size (live) == 8
-                        && ab_codec_get_be64 (g_bytes_get_data (live, NULL)) == r->found;
+      gboolean same = live == NULL
+                          ? r->found_kind == FOUND_ABSENT
+                          : r->found_kind == FOUND_LONG && g_bytes_get_size (live) == 8
+                                && ab_codec_get_be64 (g_bytes_get_data (live, NULL)) == r->found;
       *done = same;
       if (!same)
         return TRUE;
@@ -246,14 +245,12 @@ repair_one (AbVerifyRun *run, const SpoolRec *r, const guint8 *key)
   gboolean ok, done = TRUE;
   switch (r->cls)
     {
-    case AB_MISMATCH_INDEX_MISSING:
-    case AB_MISMATCH_INDEX_STALE:
-    case AB_MISMATCH_INDEX_ORPHAN:
-      ok = t != NULL && repair_index (run, t, key, r->klen, &local);
-      break;
-    default:
-      ok = repair_count (run, r, key, &done, &local);
-      break;
+      case AB_MISMATCH_INDEX_MISSING:
+      case AB_MISMATCH_INDEX_STALE:
+      case AB_MISMATCH_INDEX_ORPHAN:
+        ok = t != NULL && repair_index (run, t, key, r->klen, &local);
+        break;
+      default: ok = repair_count (run, r, key, &done, &local); break;
     }
   if (ok && done)
     run->stats->repaired++;

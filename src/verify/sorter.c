@@ -49,10 +49,10 @@ struct _AbSorter {
   gsize run_bytes;
   guint fan_in;
   GByteArray *arena;
-  GArray *entries;     /* Entry */
-  gint64 recent[2];    /* arena offsets of the last two Count records, or -1 */
+  GArray *entries;  /* Entry */
+  gint64 recent[2]; /* arena offsets of the last two Count records, or -1 */
   guint recent_next;
-  GPtrArray *runs;     /* Run* */
+  GPtrArray *runs; /* Run* */
   guint spilled;
   guint64 records;
   gboolean finished;
@@ -178,8 +178,8 @@ io_error (GError **error, const gchar *what)
 FILE *
 ab_verify_temp_file (const gchar *tmpdir, gchar **buffer, GError **error)
 {
-  g_autofree gchar *path = g_build_filename (tmpdir != NULL ? tmpdir : g_get_tmp_dir (),
-                                             "ab-verify-XXXXXX", NULL);
+  g_autofree gchar *path
+      = g_build_filename (tmpdir != NULL ? tmpdir : g_get_tmp_dir (), "ab-verify-XXXXXX", NULL);
   int fd = g_mkstemp_full (path, O_RDWR, 0600);
   FILE *f;
   if (fd < 0)
@@ -242,8 +242,8 @@ append_record (AbSorter *s, AbDerivedKind kind, const guint8 *key, gsize klen, g
 }
 
 gboolean
-ab_sorter_add_index (AbSorter *s, const guint8 *key, gsize klen, const guint8 *value,
-                     gsize vlen, GError **error)
+ab_sorter_add_index (AbSorter *s, const guint8 *key, gsize klen, const guint8 *value, gsize vlen,
+                     GError **error)
 {
   guint8 *v;
   g_return_val_if_fail (!s->finished, FALSE);

@@ -16,7 +16,7 @@ typedef struct {
   gsize klen;
   const guint8 *value; /* INDEX only */
   gsize vlen;
-  gint64 count;        /* COUNT only */
+  gint64 count; /* COUNT only */
 } AbDerived;
 
 typedef struct _AbSorter AbSorter;
@@ -30,10 +30,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbSorter, ab_sorter_free)
 
 /* Adding (before ab_sorter_finish). Two Index rows with the same key keep
  * the first added; Count contributions of one key are summed. */
-gboolean ab_sorter_add_index (AbSorter *s, const guint8 *key, gsize klen,
-                              const guint8 *value, gsize vlen, GError **error);
-gboolean ab_sorter_add_count (AbSorter *s, const guint8 *key, gsize klen, gint64 n,
-                              GError **error);
+gboolean ab_sorter_add_index (AbSorter *s, const guint8 *key, gsize klen, const guint8 *value,
+                              gsize vlen, GError **error);
+gboolean ab_sorter_add_count (AbSorter *s, const guint8 *key, gsize klen, gint64 n, GError **error);
 
 /* Runs merged at once (default AB_SORTER_FAN_IN; tests lower it). */
 void ab_sorter_set_fan_in (AbSorter *s, guint fan_in);

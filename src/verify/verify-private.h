@@ -22,20 +22,20 @@ typedef struct {
   AbEngine *engine;
   const AbVerifyOptions *opts;
   AbVerifyStats *stats;
-  GHashTable *tables;   /* GINT_TO_POINTER (code) -> AbVerifyTable* */
-  guint64 lo, hi;       /* salt slice [lo, hi) */
+  GHashTable *tables; /* GINT_TO_POINTER (code) -> AbVerifyTable* */
+  guint64 lo, hi;     /* salt slice [lo, hi) */
   gboolean sharded;
   AbSnapshot *snap;
   AbSorter *sorter;
   FILE *report;
-  FILE *spool;          /* findings to repair, read back after the snapshot */
+  FILE *spool; /* findings to repair, read back after the snapshot */
   gchar *spool_buf;
-  AbDerived head;       /* pass 2: the derived stream's current row */
+  AbDerived head; /* pass 2: the derived stream's current row */
   gboolean has_head;
   GByteArray *cache_bound; /* pass 2: row || boundary of the cache row being
                            * compared (cells at or past it may be trimmed) */
   gsize cache_row_len;
-  GError *error;        /* first failure inside a scan visitor */
+  GError *error; /* first failure inside a scan visitor */
   const gchar *phase;
   guint64 ticks;
   gint64 last_progress;
@@ -45,10 +45,10 @@ typedef struct {
  * located without decoding anything. */
 typedef struct {
   guint32 salt;
-  gsize src_end;       /* offset just after enc(source) */
+  gsize src_end; /* offset just after enc(source) */
   gint32 table_code;
   gint8 type;
-  gsize rest;          /* offset just after the type element */
+  gsize rest; /* offset just after the type element */
 } AbKeyPeek;
 
 gboolean ab_verify_peek (const guint8 *key, gsize klen, AbKeyPeek *out);

@@ -6,13 +6,13 @@
 #include "verify/verify-private.h"
 #include "codec/keys.h"
 
-G_DEFINE_QUARK (ab-verify-error-quark, ab_verify_error)
+G_DEFINE_QUARK (ab - verify - error - quark, ab_verify_error)
 
 #define AB_VERIFY_DEFAULT_RUN_BYTES ((gsize) 64 << 20)
 
 static const gchar *const class_names[AB_MISMATCH_N_CLASSES] = {
-  "index_missing", "index_stale", "index_orphan", "count_missing", "count_wrong",
-  "count_orphan", "state_corrupt",
+  "index_missing", "index_stale",  "index_orphan",  "count_missing",
+  "count_wrong",   "count_orphan", "state_corrupt",
 };
 
 const gchar *
@@ -190,8 +190,9 @@ select_tables (AbVerifyRun *run, GError **error)
     {
       g_autoptr (AbDatabaseDesc) d = ab_catalog_get_database (cat, o->database);
       if (d == NULL)
-        return g_set_error (error, AB_VERIFY_ERROR, AB_VERIFY_ERROR_NOT_FOUND,
-                            "no database '%s'", o->database), FALSE;
+        return g_set_error (error, AB_VERIFY_ERROR, AB_VERIFY_ERROR_NOT_FOUND, "no database '%s'",
+                            o->database),
+               FALSE;
       g_ptr_array_add (dbs, g_strdup (o->database));
     }
   else
@@ -213,8 +214,9 @@ select_tables (AbVerifyRun *run, GError **error)
         }
     }
   if (o->table != NULL && matched == 0)
-    return g_set_error (error, AB_VERIFY_ERROR, AB_VERIFY_ERROR_NOT_FOUND,
-                        "no table '%s.%s'", o->database, o->table), FALSE;
+    return g_set_error (error, AB_VERIFY_ERROR, AB_VERIFY_ERROR_NOT_FOUND, "no table '%s.%s'",
+                        o->database, o->table),
+           FALSE;
   return TRUE;
 }
 
@@ -258,7 +260,8 @@ open_outputs (AbVerifyRun *run, GError **error)
     {
       int err = errno;
       return g_set_error (error, AB_VERIFY_ERROR, AB_VERIFY_ERROR_IO, "report %s: %s",
-                          o->report_path, g_strerror (err)), FALSE;
+                          o->report_path, g_strerror (err)),
+             FALSE;
     }
   return !o->repair || ab_verify_spool_open (run, error);
 }
@@ -289,8 +292,7 @@ run_passes (AbVerifyRun *run, GError **error)
 }
 
 gboolean
-ab_verify_run (AbEngine *engine, const AbVerifyOptions *opts, AbVerifyStats *stats,
-               GError **error)
+ab_verify_run (AbEngine *engine, const AbVerifyOptions *opts, AbVerifyStats *stats, GError **error)
 {
   gint64 start = g_get_monotonic_time ();
   AbVerifyRun run = { .engine = engine, .opts = opts, .stats = stats };
@@ -304,16 +306,16 @@ ab_verify_run (AbEngine *engine, const AbVerifyOptions *opts, AbVerifyStats *sta
   ab_verify_shard_slice (opts->shard, opts->n_shards, &run.lo, &run.hi);
   run.sharded = opts->n_shards > 1;
   run.tables = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) table_free);
-  run.sorter = ab_sorter_new (opts->tmpdir, opts->run_bytes != 0 ? opts->run_bytes
-                                                                  : AB_VERIFY_DEFAULT_RUN_BYTES);
+  run.sorter = ab_sorter_new (opts->tmpdir,
+                              opts->run_bytes != 0 ? opts->run_bytes : AB_VERIFY_DEFAULT_RUN_BYTES);
   run.last_progress = g_get_monotonic_time ();
   ok = select_tables (&run, error) && open_outputs (&run, error) && run_passes (&run, error);
   if (ok && run.report != NULL && (fflush (run.report) != 0 || ferror (run.report)))
     {
       int err = errno;
       ok = FALSE;
-      g_set_error (error, AB_VERIFY_ERROR, AB_VERIFY_ERROR_IO, "report %s: %s",
-                   opts->report_path, g_strerror (err));
+      g_set_error (error, AB_VERIFY_ERROR, AB_VERIFY_ERROR_IO, "report %s: %s", opts->report_path,
+                   g_strerror (err));
     }
   run_clear (&run);
   stats->seconds = (g_get_monotonic_time () - start) / 1e6;
@@ -341,9 +343,11 @@ ab_verify_print_summary (const AbVerifyOptions *opts, const AbVerifyStats *s, FI
            opts->shard, n, lo, hi - 1);
   print_list (out, "tables checked", s->tables);
   print_list (out, "tables skipped", s->skipped);
-  fprintf (out, "rows checked: %" G_GUINT64_FORMAT " State (%" G_GUINT64_FORMAT " decoded), %"
-           G_GUINT64_FORMAT " Index, %" G_GUINT64_FORMAT " Count; derived %" G_GUINT64_FORMAT
-           " Index, %" G_GUINT64_FORMAT " Count; %u sort runs spilled\n",
+  fprintf (out,
+           "rows checked: %" G_GUINT64_FORMAT " State (%" G_GUINT64_FORMAT
+           " decoded), %" G_GUINT64_FORMAT " Index, %" G_GUINT64_FORMAT
+           " Count; derived %" G_GUINT64_FORMAT " Index, %" G_GUINT64_FORMAT
+           " Count; %u sort runs spilled\n",
            s->state_rows, s->states_decoded, s->index_rows, s->count_rows, s->derived_index,
            s->derived_count, s->spilled_runs);
   fprintf (out, "mismatches: %" G_GUINT64_FORMAT, ab_verify_stats_mismatches (s));
@@ -352,7 +356,8 @@ ab_verify_print_summary (const AbVerifyOptions *opts, const AbVerifyStats *s, FI
              s->mismatches[i]);
   fprintf (out, ")\n");
   if (opts->repair)
-    fprintf (out, "repair: %" G_GUINT64_FORMAT " fixed, %" G_GUINT64_FORMAT
+    fprintf (out,
+             "repair: %" G_GUINT64_FORMAT " fixed, %" G_GUINT64_FORMAT
              " deferred (changed since the snapshot), %" G_GUINT64_FORMAT " failed\n",
              s->repaired, s->repair_deferred, s->repair_failed);
   fprintf (out, "duration: %.2f s (%.0f State rows/s)\n", s->seconds,

@@ -116,49 +116,49 @@ const gchar *ab_mismatch_class_name (AbMismatchClass cls);
 /* One finding, borrowed for the duration of the callback. */
 typedef struct {
   AbMismatchClass cls;
-  const gchar *table;            /* "db.table" */
+  const gchar *table; /* "db.table" */
   const guint8 *key;
   gsize klen;
-  const guint8 *expected;        /* index classes: derived value, NULL if none */
+  const guint8 *expected; /* index classes: derived value, NULL if none */
   gsize elen;
-  const guint8 *found;           /* stored bytes, NULL if absent */
+  const guint8 *found; /* stored bytes, NULL if absent */
   gsize flen;
-  gint64 expected_count;         /* count classes */
-  gint64 found_count;            /* count classes; 0 when absent or malformed */
-  const gchar *detail;           /* state_corrupt: the decoder's message */
+  gint64 expected_count; /* count classes */
+  gint64 found_count;    /* count classes; 0 when absent or malformed */
+  const gchar *detail;   /* state_corrupt: the decoder's message */
 } AbMismatch;
 
 typedef void (*AbMismatchFunc) (const AbMismatch *m, gpointer user);
 
 typedef struct {
-  const gchar *database;   /* NULL = every database */
-  const gchar *table;      /* NULL = every table (needs database) */
-  guint shard;             /* 0-based */
-  guint n_shards;          /* 0 or 1 = unsharded */
+  const gchar *database; /* NULL = every database */
+  const gchar *table;    /* NULL = every table (needs database) */
+  guint shard;           /* 0-based */
+  guint n_shards;        /* 0 or 1 = unsharded */
   gboolean repair;
-  const gchar *report_path; /* JSON lines, one per mismatch; NULL = none */
-  const gchar *tmpdir;     /* NULL = g_get_tmp_dir () */
-  gsize run_bytes;         /* in-memory sort run; 0 = 64 MiB */
-  gboolean progress;       /* progress lines on stderr */
+  const gchar *report_path;   /* JSON lines, one per mismatch; NULL = none */
+  const gchar *tmpdir;        /* NULL = g_get_tmp_dir () */
+  gsize run_bytes;            /* in-memory sort run; 0 = 64 MiB */
+  gboolean progress;          /* progress lines on stderr */
   AbMismatchFunc on_mismatch; /* optional, called for every finding */
   gpointer user;
 } AbVerifyOptions;
 
 typedef struct {
   guint tables_checked;
-  GPtrArray *tables;        /* gchar* "db.table" checked */
-  GPtrArray *skipped;       /* gchar* "db.table (why)" */
-  guint64 state_rows;       /* State rows in this shard's slice */
-  guint64 states_decoded;   /* State rows decoded (own + routed here) */
-  guint64 index_rows;       /* stored Index rows compared (slice) */
-  guint64 count_rows;       /* stored Count rows compared (slice) */
-  guint64 derived_index;    /* derived Index rows in the slice */
-  guint64 derived_count;    /* distinct derived Count rows in the slice */
+  GPtrArray *tables;      /* gchar* "db.table" checked */
+  GPtrArray *skipped;     /* gchar* "db.table (why)" */
+  guint64 state_rows;     /* State rows in this shard's slice */
+  guint64 states_decoded; /* State rows decoded (own + routed here) */
+  guint64 index_rows;     /* stored Index rows compared (slice) */
+  guint64 count_rows;     /* stored Count rows compared (slice) */
+  guint64 derived_index;  /* derived Index rows in the slice */
+  guint64 derived_count;  /* distinct derived Count rows in the slice */
   guint64 mismatches[AB_MISMATCH_N_CLASSES];
-  guint64 repaired;         /* findings fixed */
-  guint64 repair_deferred;  /* counts that moved since the snapshot (non-atomic store) */
-  guint64 repair_failed;    /* lock not acquired or write failed */
-  guint spilled_runs;       /* sort runs written to temp files */
+  guint64 repaired;        /* findings fixed */
+  guint64 repair_deferred; /* counts that moved since the snapshot (non-atomic store) */
+  guint64 repair_failed;   /* lock not acquired or write failed */
+  guint spilled_runs;      /* sort runs written to temp files */
   gdouble seconds;
 } AbVerifyStats;
 
@@ -177,5 +177,4 @@ gboolean ab_verify_run (AbEngine *engine, const AbVerifyOptions *opts, AbVerifyS
                         GError **error);
 
 /* The human summary (what actionbase-verify prints on stdout). */
-void ab_verify_print_summary (const AbVerifyOptions *opts, const AbVerifyStats *stats,
-                              FILE *out);
+void ab_verify_print_summary (const AbVerifyOptions *opts, const AbVerifyStats *stats, FILE *out);

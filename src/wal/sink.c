@@ -3,7 +3,7 @@
 #include <string.h>
 #include "wal/backend.h"
 
-G_DEFINE_QUARK (ab-sink-error-quark, ab_sink_error)
+G_DEFINE_QUARK (ab - sink - error - quark, ab_sink_error)
 
 AbSinkRecord *
 ab_sink_record_new (const gchar *key, const gchar *value)

@@ -9,9 +9,9 @@
 GQuark ab_sink_error_quark (void);
 
 typedef enum {
-  AB_SINK_ERROR_URI,          /* bad sink URI */
-  AB_SINK_ERROR_IO,           /* could not write / make durable */
-  AB_SINK_ERROR_UNAVAILABLE,  /* broker down, queue full */
+  AB_SINK_ERROR_URI,         /* bad sink URI */
+  AB_SINK_ERROR_IO,          /* could not write / make durable */
+  AB_SINK_ERROR_UNAVAILABLE, /* broker down, queue full */
   AB_SINK_ERROR_CLOSED,
 } AbSinkError;
 
@@ -37,9 +37,9 @@ typedef struct _AbSink AbSink;
 typedef struct _AbSinkReader AbSinkReader;
 
 typedef struct {
-  guint64 appended;  /* records accepted */
-  guint64 dropped;   /* records lost because a bounded queue was full */
-  guint64 errors;    /* failed appends */
+  guint64 appended; /* records accepted */
+  guint64 dropped;  /* records lost because a bounded queue was full */
+  guint64 errors;   /* failed appends */
 } AbSinkStats;
 
 /* The live counters behind AbSinkStats (ab_sink_stats reads them). */
@@ -70,7 +70,7 @@ typedef struct {
 struct _AbSink {
   const AbSinkVTable *vt;
   gchar *uri;
-  AbSinkCounters stats;     /* updated atomically by the backends */
+  AbSinkCounters stats; /* updated atomically by the backends */
 };
 
 struct _AbSinkReader {
@@ -86,7 +86,6 @@ gboolean ab_sink_healthy (AbSink *s, gchar **reason);
 gboolean ab_sink_is_none (AbSink *s);
 void ab_sink_stats (AbSink *s, AbSinkStats *out);
 AbSinkReader *ab_sink_open_reader (AbSink *s, GBytes *from, GError **error);
-gboolean ab_sink_read (AbSinkReader *r, guint max, gint timeout_ms, GPtrArray *out,
-                       GError **error);
+gboolean ab_sink_read (AbSinkReader *r, guint max, gint timeout_ms, GPtrArray *out, GError **error);
 gboolean ab_sink_commit (AbSinkReader *r, GBytes *position, GError **error);
 void ab_sink_close_reader (AbSinkReader *r);

@@ -17,13 +17,13 @@ typedef struct {
   gchar *dir;
   guint64 segment_bytes;
   gint64 retention_ms;
-  GMutex lock;        /* everything below */
-  GCond cond;         /* appends and sync progress */
+  GMutex lock; /* everything below */
+  GCond cond;  /* appends and sync progress */
   int fd;
   guint64 seg;
   guint64 size;
-  guint64 written;    /* appends so far */
-  guint64 synced;     /* appends known durable */
+  guint64 written; /* appends so far */
+  guint64 synced;  /* appends known durable */
   gboolean syncing;
 } FileSink;
 
@@ -337,7 +337,8 @@ file_commit (AbSinkReader *base, GBytes *position, GError **error)
         break;
       g_autofree gchar *path = segment_path (f, n);
       GStatBuf st;
-      if (g_stat (path, &st) == 0 && now - (gint64) st.st_mtime * G_USEC_PER_SEC >= f->retention_ms * 1000)
+      if (g_stat (path, &st) == 0
+          && now - (gint64) st.st_mtime * G_USEC_PER_SEC >= f->retention_ms * 1000)
         g_remove (path);
     }
   return TRUE;
@@ -365,9 +366,14 @@ file_close (AbSink *s)
 }
 
 static const AbSinkVTable file_vt = {
-  .name = "file", .append = file_append, .healthy = file_healthy,
-  .open_reader = file_open_reader, .read = file_read, .commit = file_commit,
-  .close_reader = file_close_reader, .close = file_close,
+  .name = "file",
+  .append = file_append,
+  .healthy = file_healthy,
+  .open_reader = file_open_reader,
+  .read = file_read,
+  .commit = file_commit,
+  .close_reader = file_close_reader,
+  .close = file_close,
 };
 
 static gboolean
@@ -381,16 +387,17 @@ parse_options (FileSink *f, const gchar *query, GError **error)
       g_auto (GStrv) kv = g_strsplit (pairs[i], "=", 2);
       guint64 v;
       if (kv[1] == NULL || !g_ascii_string_to_unsigned (kv[1], 10, 0, G_MAXINT64, &v, NULL))
-        return g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_URI,
-                            "bad file sink option '%s'", pairs[i]), FALSE;
+        return g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_URI, "bad file sink option '%s'",
+                            pairs[i]),
+               FALSE;
       if (g_str_equal (kv[0], "segment_bytes"))
         f->segment_bytes = MAX (v, 4096);
       else if (g_str_equal (kv[0], "retention_ms"))
         f->retention_ms = (gint64) v;
       else
         return g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_URI,
-                            "unknown file sink option '%s' (segment_bytes, retention_ms)",
-                            kv[0]), FALSE;
+                            "unknown file sink option '%s' (segment_bytes, retention_ms)", kv[0]),
+               FALSE;
     }
   return TRUE;
 }

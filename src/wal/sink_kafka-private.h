@@ -21,18 +21,18 @@ struct _AbKafkaSink {
   AbSink base;
   gchar *hosts;
   gchar *topic;
-  gchar *group;               /* consumer group of readers */
-  gint durable_timeout_ms;    /* bound of a durable append */
-  gint queue_timeout_ms;      /* how long queued records wait for a broker */
-  gint queue_max;             /* bound of the non-durable queue (records) */
-  AbKafkaProducer queued;     /* append (durable = FALSE) */
-  AbKafkaProducer durable;    /* append (durable = TRUE) */
-  atomic_int stop;            /* threads exit */
-  atomic_int probe_now;       /* an error asks for an early probe */
-  atomic_int down;            /* mirror of down_reason != NULL */
-  GMutex state_lock;          /* everything below */
-  gchar *down_reason;         /* NULL while healthy */
-  gint64 drop_logged_at;      /* rate limit of the drop / error warnings */
+  gchar *group;            /* consumer group of readers */
+  gint durable_timeout_ms; /* bound of a durable append */
+  gint queue_timeout_ms;   /* how long queued records wait for a broker */
+  gint queue_max;          /* bound of the non-durable queue (records) */
+  AbKafkaProducer queued;  /* append (durable = FALSE) */
+  AbKafkaProducer durable; /* append (durable = TRUE) */
+  atomic_int stop;         /* threads exit */
+  atomic_int probe_now;    /* an error asks for an early probe */
+  atomic_int down;         /* mirror of down_reason != NULL */
+  GMutex state_lock;       /* everything below */
+  gchar *down_reason;      /* NULL while healthy */
+  gint64 drop_logged_at;   /* rate limit of the drop / error warnings */
   guint64 drops_unlogged;
   gint64 error_logged_at;
   guint64 errors_unlogged;

@@ -92,8 +92,8 @@ is_unreachable (rd_kafka_resp_err_t err)
 static void
 count_lost (AbKafkaSink *k, gboolean dropped, guint64 n, const gchar *why)
 {
-  atomic_fetch_add (dropped ? (gssize *) &k->base.stats.dropped
-                                : (gssize *) &k->base.stats.errors, (gssize) n);
+  atomic_fetch_add (dropped ? (gssize *) &k->base.stats.dropped : (gssize *) &k->base.stats.errors,
+                    (gssize) n);
   gint64 now = g_get_monotonic_time ();
   gint64 *at = dropped ? &k->drop_logged_at : &k->error_logged_at;
   guint64 *pending = dropped ? &k->drops_unlogged : &k->errors_unlogged;
@@ -102,8 +102,7 @@ count_lost (AbKafkaSink *k, gboolean dropped, guint64 n, const gchar *why)
   if (*at == 0 || now - *at >= LOG_EVERY_US)
     {
       g_warning ("kafka %s/%s: %" G_GUINT64_FORMAT " record(s) %s (%s)", k->hosts, k->topic,
-                 *pending, dropped ? "dropped: the bounded queue is full" : "not delivered",
-                 why);
+                 *pending, dropped ? "dropped: the bounded queue is full" : "not delivered", why);
       *at = now;
       *pending = 0;
     }
@@ -132,11 +131,11 @@ ensure_topic (AbKafkaSink *k, rd_kafka_t *rk, gint timeout_ms, gchar **why)
   rd_kafka_CreateTopics (rk, &nt, 1, opt, q);
   rd_kafka_event_t *ev = rd_kafka_queue_poll (q, timeout_ms + 1000);
   rd_kafka_resp_err_t rc = RD_KAFKA_RESP_ERR__TIMED_OUT;
-  const rd_kafka_CreateTopics_result_t *res =
-    ev != NULL ? rd_kafka_event_CreateTopics_result (ev) : NULL;
+  const rd_kafka_CreateTopics_result_t *res
+      = ev != NULL ? rd_kafka_event_CreateTopics_result (ev) : NULL;
   size_t n = 0;
-  const rd_kafka_topic_result_t **tr =
-    res != NULL ? rd_kafka_CreateTopics_result_topics (res, &n) : NULL;
+  const rd_kafka_topic_result_t **tr
+      = res != NULL ? rd_kafka_CreateTopics_result_topics (res, &n) : NULL;
   if (ev != NULL && rd_kafka_event_error (ev) != RD_KAFKA_RESP_ERR_NO_ERROR)
     {
       rc = rd_kafka_event_error (ev);
@@ -220,10 +219,11 @@ on_delivery (rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
     return;
   g_mutex_lock (&w->lock);
   if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR && w->failed++ == 0)
-    w->first_error = g_strdup_printf (
-      "%s%s", rd_kafka_err2str (m->err),
-      rd_kafka_message_status (m) == RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED
-        ? " (the record may still have been persisted)" : "");
+    w->first_error
+        = g_strdup_printf ("%s%s", rd_kafka_err2str (m->err),
+                           rd_kafka_message_status (m) == RD_KAFKA_MSG_STATUS_POSSIBLY_PERSISTED
+                               ? " (the record may still have been persisted)"
+                               : "");
   w->pending--;
   g_cond_signal (&w->cond);
   g_mutex_unlock (&w->lock);
@@ -246,17 +246,33 @@ producer_new (AbKafkaProducer *p, GError **error)
 {
   AbKafkaSink *k = p->sink;
   char err[512];
-  g_autofree gchar *timeout = g_strdup_printf ("%d", p->durable ? k->durable_timeout_ms
-                                                                 : k->queue_timeout_ms);
+  g_autofree gchar *timeout
+      = g_strdup_printf ("%d", p->durable ? k->durable_timeout_ms : k->queue_timeout_ms);
   g_autofree gchar *queue = g_strdup_printf ("%d", p->durable ? 100000 : k->queue_max);
   rd_kafka_conf_t *conf = rd_kafka_conf_new ();
   /* murmur2_random: the Java client's key -> partition mapping. */
   const gchar *kv[] = {
-    "bootstrap.servers", k->hosts, "client.id", p->durable ? "actionbase-durable" : "actionbase",
-    "enable.idempotence", "true", "acks", "all", "partitioner", "murmur2_random",
-    "message.timeout.ms", timeout, "queue.buffering.max.messages", queue,
-    "linger.ms", p->durable ? "1" : "5", "reconnect.backoff.max.ms", "1000",
-    "allow.auto.create.topics", "false", NULL,
+    "bootstrap.servers",
+    k->hosts,
+    "client.id",
+    p->durable ? "actionbase-durable" : "actionbase",
+    "enable.idempotence",
+    "true",
+    "acks",
+    "all",
+    "partitioner",
+    "murmur2_random",
+    "message.timeout.ms",
+    timeout,
+    "queue.buffering.max.messages",
+    queue,
+    "linger.ms",
+    p->durable ? "1" : "5",
+    "reconnect.backoff.max.ms",
+    "1000",
+    "allow.auto.create.topics",
+    "false",
+    NULL,
   };
   for (guint i = 0; kv[i] != NULL; i += 2)
     if (!ab_kafka_conf_set (conf, kv[i], kv[i + 1], error))
@@ -332,8 +348,8 @@ producer_thread (gpointer data)
       if (due)
         {
           probe (k, p->rk, PROBE_TIMEOUT_MS);
-          next_probe = g_get_monotonic_time ()
-                       + (atomic_load (&k->down) ? PROBE_DOWN_US : PROBE_UP_US);
+          next_probe
+              = g_get_monotonic_time () + (atomic_load (&k->down) ? PROBE_DOWN_US : PROBE_UP_US);
         }
       g_rw_lock_reader_unlock (&p->lock);
       if (fatal != RD_KAFKA_RESP_ERR_NO_ERROR)
@@ -373,8 +389,7 @@ produce (rd_kafka_t *rk, const gchar *topic, const AbSinkRecord *r, Waiter *w)
 {
   size_t klen = r->key != NULL ? strlen (r->key) : 0;
   size_t vlen = r->value != NULL ? strlen (r->value) : 0;
-  return rd_kafka_producev (rk, RD_KAFKA_V_TOPIC (topic),
-                            RD_KAFKA_V_MSGFLAGS (RD_KAFKA_MSG_F_COPY),
+  return rd_kafka_producev (rk, RD_KAFKA_V_TOPIC (topic), RD_KAFKA_V_MSGFLAGS (RD_KAFKA_MSG_F_COPY),
                             RD_KAFKA_V_KEY (r->key, klen), RD_KAFKA_V_VALUE (r->value, vlen),
                             RD_KAFKA_V_OPAQUE (w), RD_KAFKA_V_END);
 }
@@ -427,8 +442,8 @@ wait_acks (AbKafkaSink *k, Waiter *w, GError **error)
     {
       ok = FALSE;
       g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_UNAVAILABLE,
-                   "kafka %s/%s: %u record(s) not made durable: %s", k->hosts, k->topic,
-                   w->failed, w->first_error);
+                   "kafka %s/%s: %u record(s) not made durable: %s", k->hosts, k->topic, w->failed,
+                   w->first_error);
     }
   g_mutex_unlock (&w->lock);
   return ok;
@@ -476,8 +491,8 @@ append_durable (AbKafkaSink *k, GPtrArray *records, GError **error)
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
     {
       atomic_fetch_add (&k->base.stats.errors, (gssize) (records->len - sent));
-      g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_UNAVAILABLE, "kafka %s/%s: %s",
-                   k->hosts, k->topic, rd_kafka_err2str (err));
+      g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_UNAVAILABLE, "kafka %s/%s: %s", k->hosts,
+                   k->topic, rd_kafka_err2str (err));
     }
   g_atomic_rc_box_release_full (w, waiter_clear);
   return ok;
@@ -514,8 +529,8 @@ kafka_close (AbSink *s)
   producer_stop (&k->queued, 3000);
   if (k->drops_unlogged + k->errors_unlogged > 0)
     g_warning ("kafka %s/%s: %" G_GUINT64_FORMAT " more record(s) dropped and %" G_GUINT64_FORMAT
-               " not delivered since the last warning", k->hosts, k->topic, k->drops_unlogged,
-               k->errors_unlogged);
+               " not delivered since the last warning",
+               k->hosts, k->topic, k->drops_unlogged, k->errors_unlogged);
   g_mutex_clear (&k->state_lock);
   g_free (k->hosts);
   g_free (k->topic);
@@ -525,9 +540,14 @@ kafka_close (AbSink *s)
 }
 
 static const AbSinkVTable kafka_vt = {
-  .name = "kafka", .append = kafka_append, .healthy = kafka_healthy,
-  .open_reader = ab_kafka_open_reader, .read = ab_kafka_read, .commit = ab_kafka_commit,
-  .close_reader = ab_kafka_close_reader, .close = kafka_close,
+  .name = "kafka",
+  .append = kafka_append,
+  .healthy = kafka_healthy,
+  .open_reader = ab_kafka_open_reader,
+  .read = ab_kafka_read,
+  .commit = ab_kafka_commit,
+  .close_reader = ab_kafka_close_reader,
+  .close = kafka_close,
 };
 
 static gboolean
@@ -559,8 +579,10 @@ set_option (AbKafkaSink *k, const gchar *name, const gchar *value, GError **erro
       k->group = g_strdup (value);
       return TRUE;
     }
-  g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_URI, "unknown kafka sink option '%s=%s' "
-               "(durable_timeout_ms, queue_timeout_ms, queue_max, group)", name, value);
+  g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_URI,
+               "unknown kafka sink option '%s=%s' "
+               "(durable_timeout_ms, queue_timeout_ms, queue_max, group)",
+               name, value);
   return FALSE;
 }
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "wal/sink_kafka-private.h"
 
-#define POSITION_LEN 12   /* be32 partition, be64 offset of the next record */
+#define POSITION_LEN 12 /* be32 partition, be64 offset of the next record */
 #define CLOSE_TIMEOUT_US (5 * G_USEC_PER_SEC)
 
 typedef struct {
@@ -16,10 +16,10 @@ typedef struct {
 typedef struct {
   AbSinkReader base;
   rd_kafka_t *rk;
-  gboolean has_from;   /* first assignment of from_partition starts there */
+  gboolean has_from; /* first assignment of from_partition starts there */
   gint32 from_partition;
   gint64 from_next;
-  GArray *seen;        /* Seen of the entries read and not yet committed */
+  GArray *seen; /* Seen of the entries read and not yet committed */
 } KafkaReader;
 
 /* A position is where reading resumes: the record's offset + 1, which is
@@ -86,11 +86,29 @@ consumer_new (AbKafkaSink *k, KafkaReader *r, GError **error)
   /* A short session lets a restarted server (after kill -9) take over the
    * partition within ~10 s instead of the default 45 s. */
   const gchar *kv[] = {
-    "bootstrap.servers", k->hosts, "group.id", k->group, "client.id", "actionbase-applier",
-    "enable.auto.commit", "false", "enable.auto.offset.store", "false",
-    "auto.offset.reset", "earliest", "allow.auto.create.topics", "false",
-    "session.timeout.ms", "10000", "heartbeat.interval.ms", "3000",
-    "reconnect.backoff.max.ms", "1000", "topic.metadata.refresh.interval.ms", "10000", NULL,
+    "bootstrap.servers",
+    k->hosts,
+    "group.id",
+    k->group,
+    "client.id",
+    "actionbase-applier",
+    "enable.auto.commit",
+    "false",
+    "enable.auto.offset.store",
+    "false",
+    "auto.offset.reset",
+    "earliest",
+    "allow.auto.create.topics",
+    "false",
+    "session.timeout.ms",
+    "10000",
+    "heartbeat.interval.ms",
+    "3000",
+    "reconnect.backoff.max.ms",
+    "1000",
+    "topic.metadata.refresh.interval.ms",
+    "10000",
+    NULL,
   };
   for (guint i = 0; kv[i] != NULL; i += 2)
     if (!ab_kafka_conf_set (conf, kv[i], kv[i + 1], error))
@@ -198,8 +216,9 @@ ab_kafka_commit (AbSinkReader *base, GBytes *position, GError **error)
   if (!position_parse (position, &partition, &next, error))
     return FALSE;
   guint upto = 0;
-  while (upto < r->seen->len && !(g_array_index (r->seen, Seen, upto).partition == partition
-                                   && g_array_index (r->seen, Seen, upto).next == next))
+  while (upto < r->seen->len
+         && !(g_array_index (r->seen, Seen, upto).partition == partition
+              && g_array_index (r->seen, Seen, upto).next == next))
     upto++;
   gboolean found = upto < r->seen->len;
   rd_kafka_topic_partition_list_t *list = rd_kafka_topic_partition_list_new (4);
@@ -207,8 +226,8 @@ ab_kafka_commit (AbSinkReader *base, GBytes *position, GError **error)
   for (guint i = 0; found && i <= upto; i++)
     {
       Seen *s = &g_array_index (r->seen, Seen, i);
-      rd_kafka_topic_partition_t *tp =
-        rd_kafka_topic_partition_list_find (list, k->topic, s->partition);
+      rd_kafka_topic_partition_t *tp
+          = rd_kafka_topic_partition_list_find (list, k->topic, s->partition);
       if (tp == NULL)
         tp = rd_kafka_topic_partition_list_add (list, k->topic, s->partition);
       tp->offset = MAX (tp->offset, s->next);

@@ -20,7 +20,10 @@ none_close (AbSink *s)
 }
 
 static const AbSinkVTable none_vt = {
-  .name = "none", .append = none_append, .healthy = none_healthy, .close = none_close,
+  .name = "none",
+  .append = none_append,
+  .healthy = none_healthy,
+  .close = none_close,
 };
 
 AbSink *

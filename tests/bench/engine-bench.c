@@ -9,12 +9,14 @@
 #include "catalog/catalog.h"
 #include "model/schema.h"
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"bench\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"bench\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}]}}";
 
 typedef struct {
   AbEngine *engine;
@@ -95,7 +97,8 @@ run_reads (AbEngine *engine, ReadOp op, guint n, guint max_item)
         }
       else if (op == OP_SCAN)
         {
-          AbScanParams p = { .index = "recent", .start = src, .direction = AB_QDIR_OUT, .limit = 25 };
+          AbScanParams p
+              = { .index = "recent", .start = src, .direction = AB_QDIR_OUT, .limit = 25 };
           g_autoptr (AbEdgeFrame) f = ab_engine_scan (engine, "likes", "likes", &p, &error);
           ok = f != NULL && f->edges->len == 25;
         }
@@ -103,7 +106,8 @@ run_reads (AbEngine *engine, ReadOp op, guint n, guint max_item)
         {
           AbValue v = AB_VALUE_INIT;
           gint64 c;
-          ok = ab_engine_count (engine, "likes", "likes", src, AB_QDIR_OUT, &v, &c, &error) && c > 0;
+          ok = ab_engine_count (engine, "likes", "likes", src, AB_QDIR_OUT, &v, &c, &error)
+               && c > 0;
           ab_value_clear (&v);
         }
       if (!ok)
@@ -123,7 +127,8 @@ main (int argc, char **argv)
   if (engine == NULL)
     g_error ("open: %s", error->message);
   AbCatalog *cat = ab_engine_catalog (engine);
-  g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (cat, "likes", "bench", "bench", &error);
+  g_autoptr (AbDatabaseDesc) d
+      = ab_catalog_create_database (cat, "likes", "bench", "bench", &error);
   if (d == NULL)
     g_error ("create database: %s", error->message);
   g_autoptr (JsonNode) body = json_from_string (LIKES, NULL);
@@ -131,7 +136,8 @@ main (int argc, char **argv)
   g_autoptr (AbTableDesc) t = proto ? ab_catalog_create_table (cat, proto, "bench", &error) : NULL;
   if (t == NULL)
     g_error ("setup: %s", error->message);
-  printf ("engine-bench: lmdb with fsync, one edge per request, %u inserts per writer\n", per_writer);
+  printf ("engine-bench: lmdb with fsync, one edge per request, %u inserts per writer\n",
+          per_writer);
   guint base = 0;
   gdouble w1 = run_writers (engine, 1, per_writer, base);
   base += per_writer;

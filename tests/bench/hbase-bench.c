@@ -15,12 +15,14 @@
 #include "store/store.h"
 #include "../hbase/hbase_raw.h"
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"bench\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"bench\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}]}}";
 
 static void
 die (const gchar *what, GError *error)
@@ -52,7 +54,7 @@ typedef struct {
   const gchar *table;
   guint first, step, n; /* keys first, first + step, ... below n */
   gboolean put;
-  GArray *us;           /* per-call microseconds */
+  GArray *us; /* per-call microseconds */
   GError *error;
 } RawJob;
 
@@ -60,20 +62,21 @@ static gpointer
 raw_job (gpointer data)
 {
   RawJob *j = data;
-  for (guint i = j->first; i < j->n; i += j->step) {
-    gchar key[32];
-    gint64 s = g_get_monotonic_time (), d;
-    g_autoptr (GByteArray) v = NULL;
-    gboolean ok;
-    g_snprintf (key, sizeof key, "%02x-raw-%u", (i * 37) & 0xff, i);
-    ok = j->put ? ab_hb_raw_put (j->raw, j->table, (guint8 *) key, strlen (key),
-                                 (const guint8 *) "0123456789abcdef0123456789", 26, &j->error)
-                : ab_hb_raw_get (j->raw, j->table, (guint8 *) key, strlen (key), &v, &j->error);
-    if (!ok)
-      break;
-    d = g_get_monotonic_time () - s;
-    g_array_append_val (j->us, d);
-  }
+  for (guint i = j->first; i < j->n; i += j->step)
+    {
+      gchar key[32];
+      gint64 s = g_get_monotonic_time (), d;
+      g_autoptr (GByteArray) v = NULL;
+      gboolean ok;
+      g_snprintf (key, sizeof key, "%02x-raw-%u", (i * 37) & 0xff, i);
+      ok = j->put ? ab_hb_raw_put (j->raw, j->table, (guint8 *) key, strlen (key),
+                                   (const guint8 *) "0123456789abcdef0123456789", 26, &j->error)
+                  : ab_hb_raw_get (j->raw, j->table, (guint8 *) key, strlen (key), &v, &j->error);
+      if (!ok)
+        break;
+      d = g_get_monotonic_time () - s;
+      g_array_append_val (j->us, d);
+    }
   return NULL;
 }
 
@@ -93,28 +96,36 @@ run_raw (const gchar *addr, guint n, guint conns)
   for (guint c = 0; c < conns; c++)
     if ((jobs[c].raw = ab_hb_raw_connect (addr, FALSE, FALSE, &error)) == NULL)
       die ("connect", error);
-  for (guint pass = 0; pass < 2; pass++) {
-    g_autoptr (GArray) lat = g_array_new (FALSE, FALSE, sizeof (gint64));
-    const gchar *op = pass == 0 ? "put" : "get";
-    g_autofree gchar *name = conns > 1 ? g_strdup_printf ("raw Thrift %s x%u", op, conns)
-                                       : g_strdup_printf ("raw Thrift %s", op);
-    gint64 t0 = g_get_monotonic_time ();
-    for (guint c = 0; c < conns; c++) {
-      jobs[c] = (RawJob) { .raw = jobs[c].raw, .table = table, .first = c, .step = conns, .n = n,
-                           .put = pass == 0, .us = g_array_new (FALSE, FALSE, sizeof (gint64)) };
-      threads[c] = g_thread_new ("raw", raw_job, &jobs[c]);
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      g_autoptr (GArray) lat = g_array_new (FALSE, FALSE, sizeof (gint64));
+      const gchar *op = pass == 0 ? "put" : "get";
+      g_autofree gchar *name = conns > 1 ? g_strdup_printf ("raw Thrift %s x%u", op, conns)
+                                         : g_strdup_printf ("raw Thrift %s", op);
+      gint64 t0 = g_get_monotonic_time ();
+      for (guint c = 0; c < conns; c++)
+        {
+          jobs[c] = (RawJob){ .raw = jobs[c].raw,
+                              .table = table,
+                              .first = c,
+                              .step = conns,
+                              .n = n,
+                              .put = pass == 0,
+                              .us = g_array_new (FALSE, FALSE, sizeof (gint64)) };
+          threads[c] = g_thread_new ("raw", raw_job, &jobs[c]);
+        }
+      for (guint c = 0; c < conns; c++)
+        g_thread_join (threads[c]);
+      gint64 total = g_get_monotonic_time () - t0;
+      for (guint c = 0; c < conns; c++)
+        {
+          if (jobs[c].error != NULL)
+            die (pass == 0 ? "put" : "get", jobs[c].error);
+          g_array_append_vals (lat, jobs[c].us->data, jobs[c].us->len);
+          g_array_unref (jobs[c].us);
+        }
+      report (name, lat, total);
     }
-    for (guint c = 0; c < conns; c++)
-      g_thread_join (threads[c]);
-    gint64 total = g_get_monotonic_time () - t0;
-    for (guint c = 0; c < conns; c++) {
-      if (jobs[c].error != NULL)
-        die (pass == 0 ? "put" : "get", jobs[c].error);
-      g_array_append_vals (lat, jobs[c].us->data, jobs[c].us->len);
-      g_array_unref (jobs[c].us);
-    }
-    report (name, lat, total);
-  }
   for (guint c = 0; c < conns; c++)
     ab_hb_raw_close (jobs[c].raw);
   return 0;
@@ -139,13 +150,14 @@ rpc_breakdown (AbEngine *e, const AbStoreRpcCount *before, guint requests)
 {
   AbStoreRpcCount now[AB_STORE_RPC_MAX];
   guint n = ab_store_rpc_counts (ab_engine_store (e), now, AB_STORE_RPC_MAX);
-  for (guint i = 0; i < n; i++) {
-    guint64 calls = now[i].calls - before[i].calls;
-    if (calls == 0 || strcmp (now[i].name, "connect") == 0)
-      continue;
-    printf ("    %-20s %5.2f calls/request   %6.3f ms/call\n", now[i].name,
-            calls / (gdouble) requests, (now[i].micros - before[i].micros) / 1000.0 / calls);
-  }
+  for (guint i = 0; i < n; i++)
+    {
+      guint64 calls = now[i].calls - before[i].calls;
+      if (calls == 0 || strcmp (now[i].name, "connect") == 0)
+        continue;
+      printf ("    %-20s %5.2f calls/request   %6.3f ms/call\n", now[i].name,
+              calls / (gdouble) requests, (now[i].micros - before[i].micros) / 1000.0 / calls);
+    }
 }
 
 static void
@@ -181,13 +193,12 @@ setup (AbEngine *e)
   AbCatalog *cat = ab_engine_catalog (e);
   g_autoptr (GError) error = NULL;
   g_autoptr (JsonNode) body = json_from_string (LIKES, NULL);
-  g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (cat, "likes", "bench", "bench",
-                                                             &error);
+  g_autoptr (AbDatabaseDesc) d
+      = ab_catalog_create_database (cat, "likes", "bench", "bench", &error);
   if (d == NULL)
     die ("create database", error);
   g_autoptr (AbTableDesc) proto = ab_table_desc_from_create_request ("likes", NULL, body, &error);
-  g_autoptr (AbTableDesc) t = proto ? ab_catalog_create_table (cat, proto, "bench", &error)
-                                    : NULL;
+  g_autoptr (AbTableDesc) t = proto ? ab_catalog_create_table (cat, proto, "bench", &error) : NULL;
   if (t == NULL)
     die ("create table", error);
 }
@@ -196,13 +207,14 @@ static void
 bench_round_trips (AbEngine *e)
 {
   static const guint sizes[] = { 1, 10, 100 };
-  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
-    g_autofree gchar *body = edges_body (1000000 + s * 1000, sizes[s], "rt");
-    guint64 before = round_trips (e);
-    mutate (e, body);
-    printf ("round trips, request of %3u edges: %" G_GUINT64_FORMAT "\n", sizes[s],
-            round_trips (e) - before);
-  }
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      g_autofree gchar *body = edges_body (1000000 + s * 1000, sizes[s], "rt");
+      guint64 before = round_trips (e);
+      mutate (e, body);
+      printf ("round trips, request of %3u edges: %" G_GUINT64_FORMAT "\n", sizes[s],
+              round_trips (e) - before);
+    }
 }
 
 static int
@@ -222,28 +234,30 @@ run_engine (const gchar *uri, guint n)
   AbStoreRpcCount before[AB_STORE_RPC_MAX];
   ab_store_rpc_counts (ab_engine_store (e), before, AB_STORE_RPC_MAX);
   t0 = g_get_monotonic_time ();
-  for (guint i = 0; i < n; i++) {
-    g_autofree gchar *body = edges_body (i, 1, "u");
-    gint64 s = g_get_monotonic_time (), d;
-    mutate (e, body);
-    d = g_get_monotonic_time () - s;
-    g_array_append_val (ins, d);
-  }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree gchar *body = edges_body (i, 1, "u");
+      gint64 s = g_get_monotonic_time (), d;
+      mutate (e, body);
+      d = g_get_monotonic_time () - s;
+      g_array_append_val (ins, d);
+    }
   report ("engine INSERT (1 edge)", ins, g_get_monotonic_time () - t0);
   rpc_breakdown (e, before, n);
   t0 = g_get_monotonic_time ();
-  for (guint i = 0; i < n; i++) {
-    g_autoptr (GPtrArray) src = g_ptr_array_new_with_free_func (g_free);
-    g_autoptr (GPtrArray) tgt = g_ptr_array_new_with_free_func (g_free);
-    gint64 s = g_get_monotonic_time (), d;
-    g_ptr_array_add (src, g_strdup_printf ("u%u", i % 100));
-    g_ptr_array_add (tgt, g_strdup_printf ("i%u", i));
-    g_autoptr (AbEdgeFrame) f = ab_engine_get (e, "likes", "likes", src, tgt, NULL, &error);
-    if (f == NULL || f->edges->len != 1)
-      die ("get", error);
-    d = g_get_monotonic_time () - s;
-    g_array_append_val (get, d);
-  }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GPtrArray) src = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GPtrArray) tgt = g_ptr_array_new_with_free_func (g_free);
+      gint64 s = g_get_monotonic_time (), d;
+      g_ptr_array_add (src, g_strdup_printf ("u%u", i % 100));
+      g_ptr_array_add (tgt, g_strdup_printf ("i%u", i));
+      g_autoptr (AbEdgeFrame) f = ab_engine_get (e, "likes", "likes", src, tgt, NULL, &error);
+      if (f == NULL || f->edges->len != 1)
+        die ("get", error);
+      d = g_get_monotonic_time () - s;
+      g_array_append_val (get, d);
+    }
   report ("engine GET (1 edge)", get, g_get_monotonic_time () - t0);
   ab_engine_close (e);
   return 0;
@@ -254,10 +268,12 @@ main (int argc, char **argv)
 {
   guint n = argc > 3 ? (guint) atoi (argv[3]) : 2000;
   guint conns = argc > 4 ? (guint) atoi (argv[4]) : 1;
-  if (argc < 3 || n == 0 || conns == 0 || conns > 1024) {
-    fprintf (stderr, "usage: hbase-bench raw HOST:PORT [N [CONNECTIONS]] | hbase-bench engine URI [N]\n");
-    return 2;
-  }
+  if (argc < 3 || n == 0 || conns == 0 || conns > 1024)
+    {
+      fprintf (stderr,
+               "usage: hbase-bench raw HOST:PORT [N [CONNECTIONS]] | hbase-bench engine URI [N]\n");
+      return 2;
+    }
   /* A gateway that hangs up must cost a failed call, not the process. */
   signal (SIGPIPE, SIG_IGN);
   if (strcmp (argv[1], "raw") == 0)

@@ -197,9 +197,12 @@ main (int argc, char **argv)
       return 2;
     }
   for (guint i = 0; i < EDGES; i++)
-    edges[i] = (BenchEdge) { .version = 1700000000000 + i, .source = 1000,
-                             .target = 200000 + i * 7, .created_at = 1700000000123 + i,
-                             .weight = 0.5 + i, .visible = i % 2 == 0 };
+    edges[i] = (BenchEdge){ .version = 1700000000000 + i,
+                            .source = 1000,
+                            .target = 200000 + i * 7,
+                            .created_at = 1700000000123 + i,
+                            .weight = 0.5 + i,
+                            .visible = i % 2 == 0 };
   for (guint i = 0; i < EDGES; i++)
     g_snprintf (edges[i].kind, sizeof edges[i].kind, "like-%u", i);
   const BenchWriter writers[] = {

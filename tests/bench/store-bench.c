@@ -25,19 +25,20 @@ bench_writer (gpointer p)
   BenchWriter *w = p;
   guint8 val[64];
   memset (val, 0x5a, sizeof val);
-  while (g_get_monotonic_time () < w->deadline) {
-    g_autoptr (AbBatch) b = ab_batch_new ();
-    for (guint r = 0; r < w->rows; r++) {
-      gchar key[48];
-      g_snprintf (key, sizeof key, "bench/%02u/%010" G_GUINT64_FORMAT "/%u", w->id, w->ops,
-                  r);
-      ab_batch_put (b, (const guint8 *) key, strlen (key), val, sizeof val);
+  while (g_get_monotonic_time () < w->deadline)
+    {
+      g_autoptr (AbBatch) b = ab_batch_new ();
+      for (guint r = 0; r < w->rows; r++)
+        {
+          gchar key[48];
+          g_snprintf (key, sizeof key, "bench/%02u/%010" G_GUINT64_FORMAT "/%u", w->id, w->ops, r);
+          ab_batch_put (b, (const guint8 *) key, strlen (key), val, sizeof val);
+        }
+      if (ab_store_batch (w->s, b, NULL))
+        w->ops++;
+      else
+        w->failures++;
     }
-    if (ab_store_batch (w->s, b, NULL))
-      w->ops++;
-    else
-      w->failures++;
-  }
   return NULL;
 }
 
@@ -62,15 +63,17 @@ run_writers (AbStore *s, guint n, guint rows, gdouble seconds, guint64 *ops, gui
   g_autofree BenchWriter *w = g_new0 (BenchWriter, n);
   g_autofree GThread **t = g_new0 (GThread *, n);
   gint64 deadline = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
-  for (guint i = 0; i < n; i++) {
-    w[i] = (BenchWriter) { s, i, rows, deadline, 0, 0 };
-    t[i] = g_thread_new ("bench", bench_writer, &w[i]);
-  }
-  for (guint i = 0; i < n; i++) {
-    g_thread_join (t[i]);
-    *ops += w[i].ops;
-    *failures += w[i].failures;
-  }
+  for (guint i = 0; i < n; i++)
+    {
+      w[i] = (BenchWriter){ s, i, rows, deadline, 0, 0 };
+      t[i] = g_thread_new ("bench", bench_writer, &w[i]);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_thread_join (t[i]);
+      *ops += w[i].ops;
+      *failures += w[i].failures;
+    }
 }
 
 /* One run: n writers for `seconds` on a fresh store. */
@@ -85,18 +88,20 @@ bench_run (const gchar *root, guint round, guint n, guint rows, gdouble seconds)
   guint64 ops = 0, failures = 0, commits;
   gdouble elapsed;
   BenchResult r;
-  if (s == NULL) {
-    g_printerr ("store-bench: %s\n", error->message);
-    exit (1);
-  }
+  if (s == NULL)
+    {
+      g_printerr ("store-bench: %s\n", error->message);
+      exit (1);
+    }
   run_writers (s, n, rows, seconds, &ops, &failures);
   elapsed = (gdouble) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   ab_store_close (s);
   commits = commits_in (dir);
   r.ops_per_s = ops / elapsed;
   r.per_commit = commits > 1 ? (gdouble) ops / (gdouble) (commits - 1) : 0; /* -1: setup */
-  g_print ("round %u writers=%-2u rows/batch=%u batches=%" G_GUINT64_FORMAT " failures=%"
-           G_GUINT64_FORMAT " %.0f batches/s  %.1f batches/commit  mean latency %.2f ms\n",
+  g_print ("round %u writers=%-2u rows/batch=%u batches=%" G_GUINT64_FORMAT
+           " failures=%" G_GUINT64_FORMAT
+           " %.0f batches/s  %.1f batches/commit  mean latency %.2f ms\n",
            round, n, rows, ops, failures, r.ops_per_s, r.per_commit,
            ops ? elapsed * n * 1e3 / ops : 0.0);
   return r;
@@ -135,19 +140,21 @@ bench_all (const BenchOptions *o, const gchar *dir)
     rates[c] = g_array_new (FALSE, FALSE, sizeof (gdouble));
   /* rounds alternate the writer counts so that disk noise hits them alike */
   for (gint round = 0; round < o->rounds; round++)
-    for (guint c = 0; c < nc; c++) {
+    for (guint c = 0; c < nc; c++)
+      {
+        guint n = (guint) g_ascii_strtoull (counts[c], NULL, 10);
+        BenchResult r = bench_run (dir, (guint) round, MAX (n, 1), (guint) o->rows, o->seconds);
+        g_array_append_val (rates[c], r.ops_per_s);
+      }
+  for (guint c = 0; c < nc; c++)
+    {
       guint n = (guint) g_ascii_strtoull (counts[c], NULL, 10);
-      BenchResult r = bench_run (dir, (guint) round, MAX (n, 1), (guint) o->rows, o->seconds);
-      g_array_append_val (rates[c], r.ops_per_s);
+      gdouble m = median (rates[c]);
+      g_print ("median writers=%-2u %.0f batches/s\n", n, m);
+      single = n == 1 ? m : single;
+      sixteen = n == 16 ? m : sixteen;
+      g_array_unref (rates[c]);
     }
-  for (guint c = 0; c < nc; c++) {
-    guint n = (guint) g_ascii_strtoull (counts[c], NULL, 10);
-    gdouble m = median (rates[c]);
-    g_print ("median writers=%-2u %.0f batches/s\n", n, m);
-    single = n == 1 ? m : single;
-    sixteen = n == 16 ? m : sixteen;
-    g_array_unref (rates[c]);
-  }
   if (single > 0 && sixteen > 0)
     g_print ("ratio 16 writers / 1 writer (medians): %.1fx (goal >= 5x)\n", sixteen / single);
 }
@@ -169,22 +176,26 @@ main (int argc, char **argv)
   gchar *dir;
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || o.rows < 1 || o.rounds < 1
-      || o.seconds <= 0) {
-    g_printerr ("store-bench: %s\n", error ? error->message : "bad --rows, --rounds or --seconds");
-    return 2;
-  }
+      || o.seconds <= 0)
+    {
+      g_printerr ("store-bench: %s\n",
+                  error ? error->message : "bad --rows, --rounds or --seconds");
+      return 2;
+    }
   dir = o.dir ? o.dir : g_dir_make_tmp ("ab-store-bench-XXXXXX", &error);
-  if (dir == NULL) {
-    g_printerr ("store-bench: %s\n", error->message);
-    return 1;
-  }
+  if (dir == NULL)
+    {
+      g_printerr ("store-bench: %s\n", error->message);
+      return 1;
+    }
   bench_all (&o, dir);
-  if (o.dir == NULL) {
-    g_autofree gchar *cmd = g_strdup_printf ("rm -rf '%s'", dir);
-    if (system (cmd) != 0)
-      g_printerr ("store-bench: could not remove %s\n", dir);
-    g_free (dir);
-  }
+  if (o.dir == NULL)
+    {
+      g_autofree gchar *cmd = g_strdup_printf ("rm -rf '%s'", dir);
+      if (system (cmd) != 0)
+        g_printerr ("store-bench: could not remove %s\n", dir);
+      g_free (dir);
+    }
   g_free (o.dir);
   g_free (o.writer_list);
   return 0;

@@ -9,12 +9,14 @@
 #include "catalog/catalog.h"
 #include "model/schema.h"
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://bench/likes\",\"comment\":\"bench\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://bench/likes\",\"comment\":\"bench\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}]}}";
 
 #define PER_REQUEST 1000
 #define USERS 100000
@@ -25,14 +27,13 @@ create_table (AbEngine *engine)
 {
   AbCatalog *cat = ab_engine_catalog (engine);
   g_autoptr (GError) error = NULL;
-  g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (cat, "bench", "bench", "bench",
-                                                             &error);
+  g_autoptr (AbDatabaseDesc) d
+      = ab_catalog_create_database (cat, "bench", "bench", "bench", &error);
   if (d == NULL)
     g_error ("create database: %s", error->message);
   g_autoptr (JsonNode) body = json_from_string (LIKES, NULL);
   g_autoptr (AbTableDesc) proto = ab_table_desc_from_create_request ("bench", NULL, body, &error);
-  g_autoptr (AbTableDesc) t = proto ? ab_catalog_create_table (cat, proto, "bench", &error)
-                                    : NULL;
+  g_autoptr (AbTableDesc) t = proto ? ab_catalog_create_table (cat, proto, "bench", &error) : NULL;
   if (t == NULL)
     g_error ("create table: %s", error->message);
 }
@@ -44,7 +45,8 @@ insert_range (AbEngine *engine, guint first, guint n)
   AbMutateOptions o;
   g_autoptr (GError) error = NULL;
   for (guint i = first; i < first + n; i++)
-    g_string_append_printf (body, "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%u,"
+    g_string_append_printf (body,
+                            "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%u,"
                             "\"source\":\"user%u\",\"target\":\"item%u\","
                             "\"properties\":{\"created_at\":%u}}}",
                             i > first ? "," : "", i + 1, i % USERS,

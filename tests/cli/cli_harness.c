@@ -53,11 +53,11 @@ ab_cli_run (AbServer *srv, const gchar *const *extra, const gchar *commands, AbR
     }
   g_ptr_array_add (argv, NULL);
   g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) p = g_subprocess_newv ((const gchar *const *) argv->pdata,
-                                                 G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                     | G_SUBPROCESS_FLAGS_STDERR_PIPE
-                                                     | G_SUBPROCESS_FLAGS_STDIN_PIPE,
-                                                 &error);
+  g_autoptr (GSubprocess) p
+      = g_subprocess_newv ((const gchar *const *) argv->pdata,
+                           G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE
+                               | G_SUBPROCESS_FLAGS_STDIN_PIPE,
+                           &error);
   ck_assert_msg (p != NULL, "spawn %s: %s", ab_cli_bin (), error ? error->message : "");
   memset (out, 0, sizeof *out);
   ck_assert (g_subprocess_communicate_utf8 (p, "", NULL, &out->out, &out->err, &error));

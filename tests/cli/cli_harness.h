@@ -9,9 +9,9 @@
 const gchar *ab_cli_bin (void);
 
 typedef struct {
-  gint status;    /* exit status */
-  gchar *out;     /* stdout */
-  gchar *err;     /* stderr */
+  gint status; /* exit status */
+  gchar *out;  /* stdout */
+  gchar *err;  /* stderr */
 } AbRun;
 
 /* Runs `actionbase --host <srv> --plain [extra...] -c commands`; asserts no
@@ -20,15 +20,15 @@ void ab_cli_run (AbServer *srv, const gchar *const *extra, const gchar *commands
 void ab_run_clear (AbRun *r);
 
 /* Asserts that haystack contains needle, printing both otherwise. */
-#define ab_assert_contains(haystack, needle)                                                 \
+#define ab_assert_contains(haystack, needle)                                                  \
   ck_assert_msg (strstr ((haystack), (needle)) != NULL, "expected to find:\n%s\n--- in:\n%s", \
                  (needle), (haystack))
 
 typedef struct {
-  gint fd;        /* master side */
+  gint fd; /* master side */
   GSubprocess *proc;
-  GString *seen;  /* everything read so far */
-  gsize mark;     /* where the next expect starts looking */
+  GString *seen; /* everything read so far */
+  gsize mark;    /* where the next expect starts looking */
 } AbPty;
 
 /* Spawns argv on a new pseudo-terminal (200x24) as its controlling terminal,
@@ -49,9 +49,11 @@ gchar *ab_pty_since (AbPty *p, gsize from);
 #define AB_PTY_STATUS_UNKNOWN (-1)
 gint ab_pty_wait (AbPty *p);
 /* Asserts a clean exit (status 0, or exited with the status not collected). */
-#define ab_assert_pty_exit_ok(p)                                     \
-  G_STMT_START {                                                      \
-    gint st_ = ab_pty_wait (p);                                       \
+#define ab_assert_pty_exit_ok(p)                                                     \
+  G_STMT_START                                                                       \
+  {                                                                                  \
+    gint st_ = ab_pty_wait (p);                                                      \
     ck_assert_msg (st_ == 0 || st_ == AB_PTY_STATUS_UNKNOWN, "exit status %d", st_); \
-  } G_STMT_END
+  }                                                                                  \
+  G_STMT_END
 void ab_pty_clear (AbPty *p);

@@ -50,41 +50,42 @@ START_TEST (quick_start)
   run_ok ("load preset likes; use database likes; "
           "get likes --source Alice --target Phone; "
           "scan likes --index created_at_desc --start Alice --direction OUT; "
-          "count likes --start Alice --direction OUT", &r);
+          "count likes --start Alice --direction OUT",
+          &r);
   g_autofree gchar *v = preset_version ();
   /* Appendix A: load prints each step's description and result, then the
    * summary "<n> edges of '<table>' are mutated (total: .., failed: ..)";
    * get "The edge is found: [s -> t]" + VERSION|SOURCE|TARGET|PROPERTIES;
    * scan "The N edges found (offset: -, hasNext: false)" + the # column;
    * count "The count of N edges found" + start|direction|count. */
-  g_autofree gchar *expected = g_strdup_printf (
-      "/* Create likes database */\n"
-      "Database 'likes' is created\n"
-      "/* Create likes table with schema */\n"
-      "Table 'likes' is created\n"
-      "/* Insert 3 edges with metadata */\n"
-      "3 edges of 'likes' are mutated (total: 3, failed: 0)\n"
-      "The database is changed to 'likes'\n"
-      "The edge is found: [Alice -> Phone]\n"
-      "|---------------|--------|--------|---------------------------|\n"
-      "| VERSION       | SOURCE | TARGET | PROPERTIES                |\n"
-      "|---------------|--------|--------|---------------------------|\n"
-      "| %s | Alice  | Phone  | created_at: %s |\n"
-      "|---------------|--------|--------|---------------------------|\n"
-      "The 2 edges found (offset: -, hasNext: false)\n"
-      "|---|---------------|--------|--------|---------------------------|\n"
-      "| # | VERSION       | SOURCE | TARGET | PROPERTIES                |\n"
-      "|---|---------------|--------|--------|---------------------------|\n"
-      "| 1 | %s | Alice  | Laptop | created_at: %s |\n"
-      "| 2 | %s | Alice  | Phone  | created_at: %s |\n"
-      "|---|---------------|--------|--------|---------------------------|\n"
-      "The count of 2 edges found\n"
-      "|---|-------|-----------|-------|\n"
-      "| # | START | DIRECTION | COUNT |\n"
-      "|---|-------|-----------|-------|\n"
-      "| 1 | Alice | OUT       | 2     |\n"
-      "|---|-------|-----------|-------|\n",
-      v, v, v, v, v, v);
+  g_autofree gchar *expected
+      = g_strdup_printf ("/* Create likes database */\n"
+                         "Database 'likes' is created\n"
+                         "/* Create likes table with schema */\n"
+                         "Table 'likes' is created\n"
+                         "/* Insert 3 edges with metadata */\n"
+                         "3 edges of 'likes' are mutated (total: 3, failed: 0)\n"
+                         "The database is changed to 'likes'\n"
+                         "The edge is found: [Alice -> Phone]\n"
+                         "|---------------|--------|--------|---------------------------|\n"
+                         "| VERSION       | SOURCE | TARGET | PROPERTIES                |\n"
+                         "|---------------|--------|--------|---------------------------|\n"
+                         "| %s | Alice  | Phone  | created_at: %s |\n"
+                         "|---------------|--------|--------|---------------------------|\n"
+                         "The 2 edges found (offset: -, hasNext: false)\n"
+                         "|---|---------------|--------|--------|---------------------------|\n"
+                         "| # | VERSION       | SOURCE | TARGET | PROPERTIES                |\n"
+                         "|---|---------------|--------|--------|---------------------------|\n"
+                         "| 1 | %s | Alice  | Laptop | created_at: %s |\n"
+                         "| 2 | %s | Alice  | Phone  | created_at: %s |\n"
+                         "|---|---------------|--------|--------|---------------------------|\n"
+                         "The count of 2 edges found\n"
+                         "|---|-------|-----------|-------|\n"
+                         "| # | START | DIRECTION | COUNT |\n"
+                         "|---|-------|-----------|-------|\n"
+                         "| 1 | Alice | OUT       | 2     |\n"
+                         "|---|-------|-----------|-------|\n",
+                         v, v, v, v, v, v);
   ck_assert_str_eq (r.out, expected);
   ck_assert_str_eq (r.err, "");
   ab_run_clear (&r);
@@ -94,40 +95,42 @@ END_TEST
 START_TEST (create_show_desc_use)
 {
   AbRun r;
-  run_ok ("create database --name shop --comment 'Shop data'; use database shop; "
-          "create table --name views --comment 'Item views' --type INDEXED --direction OUT "
-          "--storage datastore://shop/views "
-          "--schema '{\"src\":{\"type\":\"STRING\",\"desc\":\"user\"},"
-          "\"tgt\":{\"type\":\"LONG\",\"desc\":\"item\"},"
-          "\"fields\":[{\"name\":\"weight\",\"type\":\"DOUBLE\",\"desc\":\"score\",\"nullable\":true}]}' "
-          "--indices '[{\"name\":\"by_weight\",\"fields\":[{\"name\":\"weight\",\"order\":\"DESC\"}],"
-          "\"desc\":\"heaviest first\"}]'; "
-          "create alias --table views --name recent --comment 'alias of views'; "
-          "show tables; show aliases; use alias recent; "
-          "mutate --type INSERT --source u1 --target 7 --version 10 --properties '{\"weight\": 3.7}'; "
-          "mutate --type INSERT --source u1 --target 8 --version 11 --properties '{\"weight\": -2.5}'; "
-          "scan --index by_weight --start u1 --direction OUT --limit 1; "
-          "desc table views; show indices", &r);
-  const gchar *expected =
-      "The database 'shop' is created\n"
-      "The database is changed to 'shop'\n"
-      "The table 'views' is created\n"
-      "The alias 'recent' is created\n"
-      "1 Tables in database\n"
-      "|---|--------|------------|------------|---------|\n"
-      "| # | ACTIVE | NAME       | DESC       | TYPE    |\n"
-      "|---|--------|------------|------------|---------|\n"
-      "| 1 | true   | shop.views | Item views | INDEXED |\n"
-      "|---|--------|------------|------------|---------|\n"
-      "1 Aliases in 'shop'\n"
-      "|---|-------------|----------------|------------|--------|\n"
-      "| # | NAME        | DESC           | TARGET     | ACTIVE |\n"
-      "|---|-------------|----------------|------------|--------|\n"
-      "| 1 | shop.recent | alias of views | shop.views | true   |\n"
-      "|---|-------------|----------------|------------|--------|\n"
-      "The Alias is changed to 'shop:recent' (table 'views')\n"
-      "INSERT is done (updated: 1, failed: 0)\n"
-      "INSERT is done (updated: 1, failed: 0)\n";
+  run_ok (
+      "create database --name shop --comment 'Shop data'; use database shop; "
+      "create table --name views --comment 'Item views' --type INDEXED --direction OUT "
+      "--storage datastore://shop/views "
+      "--schema '{\"src\":{\"type\":\"STRING\",\"desc\":\"user\"},"
+      "\"tgt\":{\"type\":\"LONG\",\"desc\":\"item\"},"
+      "\"fields\":[{\"name\":\"weight\",\"type\":\"DOUBLE\",\"desc\":\"score\",\"nullable\":true}]}"
+      "' "
+      "--indices '[{\"name\":\"by_weight\",\"fields\":[{\"name\":\"weight\",\"order\":\"DESC\"}],"
+      "\"desc\":\"heaviest first\"}]'; "
+      "create alias --table views --name recent --comment 'alias of views'; "
+      "show tables; show aliases; use alias recent; "
+      "mutate --type INSERT --source u1 --target 7 --version 10 --properties '{\"weight\": 3.7}'; "
+      "mutate --type INSERT --source u1 --target 8 --version 11 --properties '{\"weight\": -2.5}'; "
+      "scan --index by_weight --start u1 --direction OUT --limit 1; "
+      "desc table views; show indices",
+      &r);
+  const gchar *expected = "The database 'shop' is created\n"
+                          "The database is changed to 'shop'\n"
+                          "The table 'views' is created\n"
+                          "The alias 'recent' is created\n"
+                          "1 Tables in database\n"
+                          "|---|--------|------------|------------|---------|\n"
+                          "| # | ACTIVE | NAME       | DESC       | TYPE    |\n"
+                          "|---|--------|------------|------------|---------|\n"
+                          "| 1 | true   | shop.views | Item views | INDEXED |\n"
+                          "|---|--------|------------|------------|---------|\n"
+                          "1 Aliases in 'shop'\n"
+                          "|---|-------------|----------------|------------|--------|\n"
+                          "| # | NAME        | DESC           | TARGET     | ACTIVE |\n"
+                          "|---|-------------|----------------|------------|--------|\n"
+                          "| 1 | shop.recent | alias of views | shop.views | true   |\n"
+                          "|---|-------------|----------------|------------|--------|\n"
+                          "The Alias is changed to 'shop:recent' (table 'views')\n"
+                          "INSERT is done (updated: 1, failed: 0)\n"
+                          "INSERT is done (updated: 1, failed: 0)\n";
   ck_assert_msg (g_str_has_prefix (r.out, expected), "got:\n%s", r.out);
   /* Floats print truncated toward zero (3.7 -> 3); the first page of one
    * edge has a next page and an offset token. */
@@ -135,8 +138,8 @@ START_TEST (create_show_desc_use)
   ck_assert_msg (strstr (r.out, "The 1 edges found (offset: -, hasNext: true)") == NULL,
                  "a page with more rows carries an offset:\n%s", r.out);
   ab_assert_contains (r.out, "hasNext: true)\n");
-  ab_assert_contains (r.out,
-                      "| shop.views | Item views | INDEXED | OUT     | false | false    | SYNC |\n");
+  ab_assert_contains (
+      r.out, "| shop.views | Item views | INDEXED | OUT     | false | false    | SYNC |\n");
   ab_assert_contains (r.out, "[Source]\n|--------|------|\n| TYPE   | DESC |\n|--------|------|\n"
                              "| STRING | user |\n");
   ab_assert_contains (r.out, "[Target]\n|------|------|\n| TYPE | DESC |\n|------|------|\n"
@@ -144,12 +147,15 @@ START_TEST (create_show_desc_use)
   ab_assert_contains (r.out, "[Fields (1)]\n");
   ab_assert_contains (r.out, "| 1 | weight | DOUBLE | true     | score |\n");
   ab_assert_contains (r.out, "1 Indices in views\n");
-  ab_assert_contains (r.out, "| # | NAME      | DESC           | FIELDS[] NAME | FIELDS[] ORDER |\n");
-  ab_assert_contains (r.out, "| 1 | by_weight | heaviest first | weight        | DESC           |\n");
+  ab_assert_contains (r.out,
+                      "| # | NAME      | DESC           | FIELDS[] NAME | FIELDS[] ORDER |\n");
+  ab_assert_contains (r.out,
+                      "| 1 | by_weight | heaviest first | weight        | DESC           |\n");
   ab_run_clear (&r);
   run_ok ("use database shop; scan views --index by_weight --start u1 --direction OUT; "
           "show databases; create storage --name s1 --comment 'hbase tables' --storageType HBASE "
-          "--hbaseNamespace ns --hbaseTable t1; show storages", &r);
+          "--hbaseNamespace ns --hbaseTable t1; show storages",
+          &r);
   ab_assert_contains (r.out, "The 2 edges found (offset: -, hasNext: false)\n");
   ab_assert_contains (r.out, "| 2 | 11      | u1     | 8      | weight: -2 |\n");
   ab_assert_contains (r.out, "Available databases (1)\n");
@@ -163,8 +169,8 @@ END_TEST
 /* ---- error paths: the console shows the server's own message ---- */
 
 typedef struct {
-  const gchar *command;   /* run after `use database likes` */
-  const gchar *method;    /* the same request, made directly */
+  const gchar *command; /* run after `use database likes` */
+  const gchar *method;  /* the same request, made directly */
   const gchar *path;
   const gchar *body;
 } ErrorCase;
@@ -173,7 +179,8 @@ static const ErrorCase error_cases[] = {
   { "create database --name likes --comment again", "POST", "/graph/v2/service/likes",
     "{\"desc\":\"again\"}" },
   { "create table --database nodb --name t --comment c --type INDEXED --direction OUT "
-    "--storage datastore://x/y --schema '{\"src\":{\"type\":\"STRING\"},\"tgt\":{\"type\":\"STRING\"},\"fields\":[]}'",
+    "--storage datastore://x/y --schema "
+    "'{\"src\":{\"type\":\"STRING\"},\"tgt\":{\"type\":\"STRING\"},\"fields\":[]}'",
     "POST", "/graph/v2/service/nodb/label/t",
     "{\"desc\":\"c\",\"type\":\"INDEXED\",\"schema\":{\"src\":{\"type\":\"STRING\"},"
     "\"tgt\":{\"type\":\"STRING\"},\"fields\":[]},\"indices\":[],\"groups\":[],\"dirType\":\"OUT\","
@@ -190,15 +197,18 @@ static const ErrorCase error_cases[] = {
   { "get nope --source a --target b", "GET",
     "/graph/v3/databases/likes/tables/nope/edges/get?source=a&target=b", NULL },
   { "scan likes --index nope --start Alice --direction OUT", "GET",
-    "/graph/v3/databases/likes/tables/likes/edges/scan/nope?start=Alice&direction=OUT&limit=25", NULL },
+    "/graph/v3/databases/likes/tables/likes/edges/scan/nope?start=Alice&direction=OUT&limit=25",
+    NULL },
   { "scan likes --index created_at_desc --start Alice --direction SIDEWAYS", "GET",
-    "/graph/v3/databases/likes/tables/likes/edges/scan/created_at_desc?start=Alice&direction=SIDEWAYS&limit=25",
+    "/graph/v3/databases/likes/tables/likes/edges/scan/"
+    "created_at_desc?start=Alice&direction=SIDEWAYS&limit=25",
     NULL },
   { "count nope --start a --direction OUT", "GET",
     "/graph/v3/databases/likes/tables/nope/edges/counts?start=a&direction=OUT", NULL },
   { "mutate likes --type INSERT --source a --target b --version 1 --properties '{}'", "POST",
     "/graph/v3/databases/likes/tables/likes/edges",
-    "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\","
+    "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":"
+    "\"b\","
     "\"properties\":{}}}]}" },
   { "mutate likes --type JUMP --source a --target b --version 1 --properties '{\"created_at\":1}'",
     "POST", "/graph/v3/databases/likes/tables/likes/edges",
@@ -236,22 +246,32 @@ START_TEST (load_files)
   g_autofree gchar *yaml = g_build_filename (dir, "music.yaml", NULL);
   g_autofree gchar *text = g_build_filename (dir, "more.txt", NULL);
   g_autofree gchar *bad = g_build_filename (dir, "bad.txt", NULL);
-  ck_assert (g_file_set_contents (yaml,
+  ck_assert (g_file_set_contents (
+      yaml,
       "- name: db\n  description: Make the music database\n  command: |\n"
       "    create database --name music --data '{\"desc\": \"songs\"}'\n"
       "- name: table\n  command: |\n    create table --database music --name plays\n"
-      "    --data '{\"desc\": \"plays\", \"type\": \"INDEXED\", \"schema\": {\"src\": {\"type\": \"STRING\"},\n"
-      "      \"tgt\": {\"type\": \"STRING\"}, \"fields\": [{\"name\": \"at\", \"type\": \"LONG\", \"nullable\": false}]},\n"
-      "      \"dirType\": \"OUT\", \"indices\": [{\"name\": \"recent\", \"fields\": [{\"name\": \"at\", \"order\": \"DESC\"}]}],\n"
-      "      \"storage\": \"datastore://music/plays\"}'\n", -1, NULL));
-  ck_assert (g_file_set_contents (text,
+      "    --data '{\"desc\": \"plays\", \"type\": \"INDEXED\", \"schema\": {\"src\": {\"type\": "
+      "\"STRING\"},\n"
+      "      \"tgt\": {\"type\": \"STRING\"}, \"fields\": [{\"name\": \"at\", \"type\": \"LONG\", "
+      "\"nullable\": false}]},\n"
+      "      \"dirType\": \"OUT\", \"indices\": [{\"name\": \"recent\", \"fields\": [{\"name\": "
+      "\"at\", \"order\": \"DESC\"}]}],\n"
+      "      \"storage\": \"datastore://music/plays\"}'\n",
+      -1, NULL));
+  ck_assert (g_file_set_contents (
+      text,
       "load edges --database music --table plays --data '{\"mutations\": [\n"
-      "  {\"type\": \"INSERT\", \"edge\": {\"version\": __CURRENT_TIMESTAMP__, \"source\": \"ann\", \"target\": \"song; one\",\n"
+      "  {\"type\": \"INSERT\", \"edge\": {\"version\": __CURRENT_TIMESTAMP__, \"source\": "
+      "\"ann\", \"target\": \"song; one\",\n"
       "   \"properties\": {\"at\": __CURRENT_TIMESTAMP__}}},\n"
-      "  {\"type\": \"INSERT\", \"edge\": {\"version\": 5, \"source\": \"ann\", \"target\": \"s2\", \"properties\": {\"at\": 5}}}]}';\n"
-      "create edges --database music --table plays --data '{\"mutations\": []}';\n", -1, NULL));
-  ck_assert (g_file_set_contents (bad, "create database --name music --data '{\"desc\": \"x\"}';\n"
-                                       "create database --name never --data '{\"desc\": \"x\"}';\n",
+      "  {\"type\": \"INSERT\", \"edge\": {\"version\": 5, \"source\": \"ann\", \"target\": "
+      "\"s2\", \"properties\": {\"at\": 5}}}]}';\n"
+      "create edges --database music --table plays --data '{\"mutations\": []}';\n",
+      -1, NULL));
+  ck_assert (g_file_set_contents (bad,
+                                  "create database --name music --data '{\"desc\": \"x\"}';\n"
+                                  "create database --name never --data '{\"desc\": \"x\"}';\n",
                                   -1, NULL));
   gint64 before = g_get_real_time () / 1000;
   AbRun r;
@@ -275,7 +295,8 @@ START_TEST (load_files)
   ab_cli_run (&srv, NULL, bad_cmd, &r);
   ck_assert_int_eq (r.status, 1);
   ab_assert_contains (r.err, "Failed to create database 'music': ");
-  ab_assert_contains (r.err, "Failed to execute command. Please check your command syntax or system log");
+  ab_assert_contains (r.err,
+                      "Failed to execute command. Please check your command syntax or system log");
   ab_run_clear (&r);
   ab_cli_run (&srv, NULL, "load file /nonexistent/x.yaml; show databases", &r);
   ck_assert_int_eq (r.status, 1);
@@ -298,9 +319,11 @@ END_TEST
 START_TEST (social_preset)
 {
   AbRun r;
-  run_ok ("load preset social; use database social; "
-          "count user_likes --start 2 --direction IN; count user_posts --start em3s --direction OUT; "
-          "scan user_posts --index created_at_desc --start em3s --direction OUT --limit 2", &r);
+  run_ok (
+      "load preset social; use database social; "
+      "count user_likes --start 2 --direction IN; count user_posts --start em3s --direction OUT; "
+      "scan user_posts --index created_at_desc --start em3s --direction OUT --limit 2",
+      &r);
   ab_assert_contains (r.out, "4 edges of 'user_likes' are mutated (total: 4, failed: 0)\n");
   ab_assert_contains (r.out, "5 edges of 'user_posts' are mutated (total: 5, failed: 0)\n");
   ab_assert_contains (r.out, "The count of 3 edges found\n");
@@ -365,10 +388,11 @@ START_TEST (flags_and_bad_answers)
   GSList *uris = soup_server_get_uris (fake);
   g_autofree gchar *base = g_strdup_printf ("http://127.0.0.1:%d", g_uri_get_port (uris->data));
   g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
-  const gchar *argv[] = { ab_cli_bin (), "--host", base, "--plain", "--authKey", "secret-key",
-                          "-c", "show databases", NULL };
-  g_autoptr (GSubprocess) p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                           | G_SUBPROCESS_FLAGS_STDERR_PIPE, NULL);
+  const gchar *argv[]
+      = { ab_cli_bin (), "--host",         base, "--plain", "--authKey", "secret-key",
+          "-c",          "show databases", NULL };
+  g_autoptr (GSubprocess) p = g_subprocess_newv (
+      argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, NULL);
   /* The child watch lives on GLib's worker thread: poll while serving. */
   while (g_subprocess_get_identifier (p) != NULL)
     if (!g_main_context_iteration (ctx, FALSE))
@@ -388,7 +412,8 @@ START_TEST (flags_and_bad_answers)
   g_autofree gchar *qerr = NULL;
   ck_assert (g_subprocess_communicate_utf8 (q, NULL, NULL, NULL, &qerr, NULL));
   ck_assert_int_eq (g_subprocess_get_exit_status (q), 1);
-  ab_assert_contains (qerr, "Failed to connect to http://127.0.0.1:1. Check if the server is available");
+  ab_assert_contains (qerr,
+                      "Failed to connect to http://127.0.0.1:1. Check if the server is available");
 }
 END_TEST
 

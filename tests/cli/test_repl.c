@@ -140,12 +140,15 @@ END_TEST
 START_TEST (load_progress_bar)
 {
   g_autofree gchar *file = g_build_filename (tmp, "many.yaml", NULL);
-  GString *y = g_string_new ("- name: many\n  description: 1200 likes\n  command: |\n"
-                             "    create edges --database likes --table likes --data '{\"mutations\": [");
+  GString *y
+      = g_string_new ("- name: many\n  description: 1200 likes\n  command: |\n"
+                      "    create edges --database likes --table likes --data '{\"mutations\": [");
   for (guint i = 0; i < 1200; i++)
-    g_string_append_printf (y, "%s{\"type\": \"INSERT\", \"edge\": {\"version\": 1, \"source\": \"u%u\", "
-                               "\"target\": \"item\", \"properties\": {\"created_at\": %u}}}",
-                            i > 0 ? ", " : "", i, i);
+    g_string_append_printf (
+        y,
+        "%s{\"type\": \"INSERT\", \"edge\": {\"version\": 1, \"source\": \"u%u\", "
+        "\"target\": \"item\", \"properties\": {\"created_at\": %u}}}",
+        i > 0 ? ", " : "", i, i);
   g_string_append (y, "]}'\n");
   ck_assert (g_file_set_contents (file, y->str, -1, NULL));
   g_string_free (y, TRUE);
@@ -249,7 +252,8 @@ START_TEST (proxy_runs_commands_and_forwards)
   ck_assert_uint_eq (r.status, 200);
   ck_assert_str_eq (ab_json_str (r.json, "results.0.status"), "CREATED");
   ab_reply_clear (&r);
-  ab_http (&px, &r, "GET", NULL, "/graph/v3/databases/likes/tables/nope/edges/counts?start=a&direction=OUT");
+  ab_http (&px, &r, "GET", NULL,
+           "/graph/v3/databases/likes/tables/nope/edges/counts?start=a&direction=OUT");
   ab_assert_error_reply (&r, 400);
   ab_reply_clear (&r);
 

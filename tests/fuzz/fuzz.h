@@ -9,13 +9,13 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
-#define AB_FUZZ_CHECK(cond)                                                     \
-  do                                                                            \
-    {                                                                           \
-      if (!(cond))                                                              \
-        {                                                                       \
+#define AB_FUZZ_CHECK(cond)                                                         \
+  do                                                                                \
+    {                                                                               \
+      if (!(cond))                                                                  \
+        {                                                                           \
           fprintf (stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-          abort ();                                                             \
-        }                                                                       \
-    }                                                                           \
+          abort ();                                                                 \
+        }                                                                           \
+    }                                                                               \
   while (0)

@@ -75,25 +75,23 @@ recv_one (HbTHBaseServiceIf *c, guint call)
   g_autoptr (GError) error = NULL;
   switch (call % 5)
     {
-    case 0:
-      r = g_object_new (HB_TYPE_T_RESULT, NULL); /* preallocated, as hbase.c does */
-      hb_t_h_base_service_client_recv_get (c, &r, &io, &error);
-      break;
-    case 1:
-      rows = g_ptr_array_new_with_free_func (g_object_unref);
-      hb_t_h_base_service_client_recv_get_multiple (c, &rows, &io, &error);
-      break;
-    case 2:
-      rows = g_ptr_array_new_with_free_func (g_object_unref);
-      hb_t_h_base_service_client_recv_get_scanner_results (c, &rows, &io, &error);
-      break;
-    case 3:
-      r = g_object_new (HB_TYPE_T_RESULT, NULL);
-      hb_t_h_base_service_client_recv_increment (c, &r, &io, &error);
-      break;
-    default:
-      hb_t_h_base_service_client_recv_check_and_mutate (c, &flag, &io, &error);
-      break;
+      case 0:
+        r = g_object_new (HB_TYPE_T_RESULT, NULL); /* preallocated, as hbase.c does */
+        hb_t_h_base_service_client_recv_get (c, &r, &io, &error);
+        break;
+      case 1:
+        rows = g_ptr_array_new_with_free_func (g_object_unref);
+        hb_t_h_base_service_client_recv_get_multiple (c, &rows, &io, &error);
+        break;
+      case 2:
+        rows = g_ptr_array_new_with_free_func (g_object_unref);
+        hb_t_h_base_service_client_recv_get_scanner_results (c, &rows, &io, &error);
+        break;
+      case 3:
+        r = g_object_new (HB_TYPE_T_RESULT, NULL);
+        hb_t_h_base_service_client_recv_increment (c, &r, &io, &error);
+        break;
+      default: hb_t_h_base_service_client_recv_check_and_mutate (c, &flag, &io, &error); break;
     }
   ab_hb_result_value (r);
   results (rows);
@@ -118,9 +116,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     return 0;
   g_byte_array_set_size (buf->buf, 0);
   g_byte_array_append (buf->buf, data + 1, (guint) size - 1);
-  GObject *proto = g_object_new ((data[0] & 1) ? THRIFT_TYPE_COMPACT_PROTOCOL
-                                               : THRIFT_TYPE_BINARY_PROTOCOL,
-                                 "transport", buf, NULL);
+  GObject *proto
+      = g_object_new ((data[0] & 1) ? THRIFT_TYPE_COMPACT_PROTOCOL : THRIFT_TYPE_BINARY_PROTOCOL,
+                      "transport", buf, NULL);
   GObject *client = g_object_new (HB_TYPE_T_H_BASE_SERVICE_CLIENT, "input_protocol", proto,
                                   "output_protocol", proto, NULL);
   recv_one (HB_T_H_BASE_SERVICE_IF (client), data[0] >> 1);

@@ -8,8 +8,8 @@
 
 typedef struct {
   const uint8_t *p, *end;
-  guint members;         /* suffix that keeps member names unique */
-  gboolean non_finite;   /* a NaN/Inf double was written (null on our side) */
+  guint members;       /* suffix that keeps member names unique */
+  gboolean non_finite; /* a NaN/Inf double was written (null on our side) */
   AbJsonw w;
   JsonBuilder *b;
 } Doc;
@@ -88,51 +88,47 @@ gen_value (Doc *d, guint depth)
     op = 4;
   switch (op)
     {
-    case 0:
-    case 7:
-      {
-        g_autofree gchar *s = take_string (d);
-        ab_jsonw_string (&d->w, s);
-        json_builder_add_string_value (d->b, s);
-      }
-      break;
-    case 1:
-      {
-        gint64 v = (gint64) take_u64 (d);
-        ab_jsonw_int (&d->w, v);
-        json_builder_add_int_value (d->b, v);
-      }
-      break;
-    case 2:
-      {
-        guint64 bits = take_u64 (d);
-        gdouble v;
-        memcpy (&v, &bits, sizeof v);
-        /* also whole numbers, which take the writer's printf-free path */
-        if (take_byte (d) & 1)
-          v = isfinite (v) ? trunc (fmod (v, 1e17)) : v;
-        d->non_finite |= !isfinite (v);
-        ab_jsonw_double (&d->w, v);
-        json_builder_add_double_value (d->b, v);
-      }
-      break;
-    case 3:
-      {
-        gboolean v = take_byte (d) & 1;
-        ab_jsonw_bool (&d->w, v);
-        json_builder_add_boolean_value (d->b, v);
-      }
-      break;
-    case 4:
-      ab_jsonw_null (&d->w);
-      json_builder_add_null_value (d->b);
-      break;
-    case 5:
-      gen_container (d, depth, TRUE);
-      break;
-    default:
-      gen_container (d, depth, FALSE);
-      break;
+      case 0:
+      case 7:
+        {
+          g_autofree gchar *s = take_string (d);
+          ab_jsonw_string (&d->w, s);
+          json_builder_add_string_value (d->b, s);
+        }
+        break;
+      case 1:
+        {
+          gint64 v = (gint64) take_u64 (d);
+          ab_jsonw_int (&d->w, v);
+          json_builder_add_int_value (d->b, v);
+        }
+        break;
+      case 2:
+        {
+          guint64 bits = take_u64 (d);
+          gdouble v;
+          memcpy (&v, &bits, sizeof v);
+          /* also whole numbers, which take the writer's printf-free path */
+          if (take_byte (d) & 1)
+            v = isfinite (v) ? trunc (fmod (v, 1e17)) : v;
+          d->non_finite |= !isfinite (v);
+          ab_jsonw_double (&d->w, v);
+          json_builder_add_double_value (d->b, v);
+        }
+        break;
+      case 3:
+        {
+          gboolean v = take_byte (d) & 1;
+          ab_jsonw_bool (&d->w, v);
+          json_builder_add_boolean_value (d->b, v);
+        }
+        break;
+      case 4:
+        ab_jsonw_null (&d->w);
+        json_builder_add_null_value (d->b);
+        break;
+      case 5: gen_container (d, depth, TRUE); break;
+      default: gen_container (d, depth, FALSE); break;
     }
 }
 

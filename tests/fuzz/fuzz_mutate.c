@@ -9,12 +9,14 @@
 #include "fuzz_fixture.h"
 #include "model/types.h"
 
-#define MULTI_TABLE_JSON                                                                     \
-  "{\"table\":\"m\",\"storage\":\"datastore://fz/m\",\"comment\":\"\",\"schema\":{"           \
-  "\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\",\"comment\":\"\"},"                     \
-  "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"}," \
-  "\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"  \
-  "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"at\",\"fields\":[{\"field\":\"at\",\"order\":\"DESC\"}]}]}}"
+#define MULTI_TABLE_JSON                                                                           \
+  "{\"table\":\"m\",\"storage\":\"datastore://fz/m\",\"comment\":\"\",\"schema\":{"                \
+  "\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\",\"comment\":\"\"},"                         \
+  "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":" \
+  "\"\"},"                                                                                         \
+  "\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"      \
+  "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"at\",\"fields\":[{\"field\":\"at\",\"order\":" \
+  "\"DESC\"}]}]}}"
 
 static void
 create_table (AbCatalog *cat, const gchar *json)
@@ -50,8 +52,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   if (size < 2)
     return 0;
-  g_autoptr (JsonNode) body = ab_model_json_parse ((const gchar *) data + 1, (gssize) size - 1,
-                                                   NULL);
+  g_autoptr (JsonNode) body
+      = ab_model_json_parse ((const gchar *) data + 1, (gssize) size - 1, NULL);
   if (body == NULL)
     return 0;
   AbEngine *engine = engine_new ();

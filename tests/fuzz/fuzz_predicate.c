@@ -9,8 +9,8 @@
 static const AbValue *
 lookup (const gchar *field, gpointer data)
 {
-  static const gchar *names[] = { "z", "b", "h", "i", "l", "f", "d", "s", "o", "source", "src",
-                                  "target", "tgt", "version", "ts" };
+  static const gchar *names[] = { "z", "b",      "h",   "i",      "l",   "f",       "d", "s",
+                                  "o", "source", "src", "target", "tgt", "version", "ts" };
   static AbValue values[G_N_ELEMENTS (names)];
   static gboolean ready;
   if (!ready)
@@ -44,8 +44,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     return 0;
   gboolean filters = data[0] & 1;
   g_autofree gchar *text = g_strndup ((const gchar *) data + 1, size - 1);
-  GPtrArray *preds = ab_predicates_parse (ab_fuzz_table (), text, filters,
-                                          filters ? "filters" : "ranges", NULL);
+  GPtrArray *preds
+      = ab_predicates_parse (ab_fuzz_table (), text, filters, filters ? "filters" : "ranges", NULL);
   if (preds == NULL)
     return 0;
   for (guint i = 0; i < preds->len; i++)

@@ -34,22 +34,20 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   gsize n = size - 1;
   switch (data[0] % 3)
     {
-    case 0:
-      state (rest, n);
-      break;
-    case 1:
-      {
-        gint64 version = 0;
-        g_autoptr (GArray) props = ab_codec_coded_prop_array_new ();
-        ab_codec_decode_index_value (rest, n, &version, props, NULL);
-        break;
-      }
-    default:
-      {
-        gint64 ms = 0;
-        ab_codec_decode_lock_value (rest, n, &ms, NULL);
-        break;
-      }
+      case 0: state (rest, n); break;
+      case 1:
+        {
+          gint64 version = 0;
+          g_autoptr (GArray) props = ab_codec_coded_prop_array_new ();
+          ab_codec_decode_index_value (rest, n, &version, props, NULL);
+          break;
+        }
+      default:
+        {
+          gint64 ms = 0;
+          ab_codec_decode_lock_value (rest, n, &ms, NULL);
+          break;
+        }
     }
   return 0;
 }

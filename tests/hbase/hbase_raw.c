@@ -43,19 +43,18 @@ ab_hb_raw_connect (const gchar *addr, gboolean framed, gboolean compact, GError 
   int one = 1;
   r->socket = g_object_new (THRIFT_TYPE_SOCKET, "hostname", host, "port",
                             colon ? (guint) atoi (colon + 1) : 9090u, NULL);
-  r->transport = g_object_new (framed ? THRIFT_TYPE_FRAMED_TRANSPORT
-                                      : THRIFT_TYPE_BUFFERED_TRANSPORT,
-                               "transport", r->socket, "r_buf_size", 65536, "w_buf_size",
-                               65536, NULL);
-  r->protocol = g_object_new (compact ? THRIFT_TYPE_COMPACT_PROTOCOL
-                                      : THRIFT_TYPE_BINARY_PROTOCOL,
+  r->transport
+      = g_object_new (framed ? THRIFT_TYPE_FRAMED_TRANSPORT : THRIFT_TYPE_BUFFERED_TRANSPORT,
+                      "transport", r->socket, "r_buf_size", 65536, "w_buf_size", 65536, NULL);
+  r->protocol = g_object_new (compact ? THRIFT_TYPE_COMPACT_PROTOCOL : THRIFT_TYPE_BINARY_PROTOCOL,
                               "transport", r->transport, NULL);
   r->client = g_object_new (HB_TYPE_T_H_BASE_SERVICE_CLIENT, "input_protocol", r->protocol,
                             "output_protocol", r->protocol, NULL);
-  if (!thrift_transport_open (r->transport, error)) {
-    ab_hb_raw_close (r);
-    return NULL;
-  }
+  if (!thrift_transport_open (r->transport, error))
+    {
+      ab_hb_raw_close (r);
+      return NULL;
+    }
   setsockopt (r->socket->sd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return r;
 }
@@ -89,12 +88,13 @@ ab_hb_raw_get_cell (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rle
   ok = hb_t_h_base_service_client_get (r->client, &res, t, get, &io, error);
   if (ok && n_cells != NULL)
     *n_cells = res->columnValues->len;
-  for (guint i = 0; ok && i < res->columnValues->len; i++) {
-    HbTColumnValue *cv = g_ptr_array_index (res->columnValues, i);
-    if (cv->family->len == 1 && cv->family->data[0] == 'f' && cv->qualifier->len == qlen
-        && (qlen == 0 || memcmp (cv->qualifier->data, qual, qlen) == 0))
-      *value = g_byte_array_ref (cv->value);
-  }
+  for (guint i = 0; ok && i < res->columnValues->len; i++)
+    {
+      HbTColumnValue *cv = g_ptr_array_index (res->columnValues, i);
+      if (cv->family->len == 1 && cv->family->data[0] == 'f' && cv->qualifier->len == qlen
+          && (qlen == 0 || memcmp (cv->qualifier->data, qual, qlen) == 0))
+        *value = g_byte_array_ref (cv->value);
+    }
   if (io != NULL)
     g_prefix_error (error, "%s: ", io->message);
   g_clear_object (&io);
@@ -104,15 +104,15 @@ ab_hb_raw_get_cell (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rle
 }
 
 gboolean
-ab_hb_raw_get (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
-               GByteArray **value, GError **error)
+ab_hb_raw_get (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen, GByteArray **value,
+               GError **error)
 {
   return ab_hb_raw_get_cell (r, table, row, rlen, (const guint8 *) "e", 1, value, NULL, error);
 }
 
 gboolean
-ab_hb_raw_put (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
-               const guint8 *value, gsize vlen, GError **error)
+ab_hb_raw_put (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen, const guint8 *value,
+               gsize vlen, GError **error)
 {
   g_autoptr (GByteArray) t = bytes (table, strlen (table));
   HbTPut *put = g_object_new (HB_TYPE_T_PUT, NULL);

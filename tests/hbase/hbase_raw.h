@@ -7,8 +7,7 @@
 typedef struct _AbHbRaw AbHbRaw;
 
 /* addr "HOST:PORT"; framed/compact must match the gateway. */
-AbHbRaw *ab_hb_raw_connect (const gchar *addr, gboolean framed, gboolean compact,
-                            GError **error);
+AbHbRaw *ab_hb_raw_connect (const gchar *addr, gboolean framed, gboolean compact, GError **error);
 void ab_hb_raw_close (AbHbRaw *r);
 HbTHBaseServiceIf *ab_hb_raw_client (AbHbRaw *r);
 
@@ -18,7 +17,7 @@ gboolean ab_hb_raw_get (AbHbRaw *r, const gchar *table, const guint8 *row, gsize
 /* f:qual of row; *value NULL when absent; *n_cells (may be NULL) counts
  * every cell the row holds. */
 gboolean ab_hb_raw_get_cell (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
-                             const guint8 *qual, gsize qlen, GByteArray **value,
-                             guint *n_cells, GError **error);
+                             const guint8 *qual, gsize qlen, GByteArray **value, guint *n_cells,
+                             GError **error);
 gboolean ab_hb_raw_put (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
                         const guint8 *value, gsize vlen, GError **error);

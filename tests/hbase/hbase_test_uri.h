@@ -18,8 +18,8 @@ ab_hbase_test_uri (const gchar *tag, guint regions)
    * ignores SIGPIPE so that a gateway hanging up fails a call, not the run. */
   signal (SIGPIPE, SIG_IGN);
   /* pid: Check forks one process per test; time: runs share one HBase. */
-  return g_strdup_printf ("hbase://%s/abtest?table=%s_%d_%u_%" G_GINT64_FORMAT "&regions=%u",
-                          addr, tag, (int) getpid (), ++seq,
+  return g_strdup_printf ("hbase://%s/abtest?table=%s_%d_%u_%" G_GINT64_FORMAT "&regions=%u", addr,
+                          tag, (int) getpid (), ++seq,
                           g_get_real_time () % G_GINT64_CONSTANT (1000000000), regions);
 }
 

@@ -12,31 +12,36 @@
 #include "hbase_test_uri.h"
 #include "store/backend.h" /* a suite of the hbase backend: its handle's uri */
 
-static const gchar *LIKES_DESC =
-  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"created_at_desc\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *LIKES_DESC
+    = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"indexes\":[{\"index\":\"created_at_desc\",\"fields\":[{\"field\":\"created_at\",\"order\":"
+      "\"DESC\"}]}]}}";
 
-static const gchar *ALICE_PHONE =
-  "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1700000000000,\"source\":\"Alice\","
-  "\"target\":\"Phone\",\"properties\":{\"created_at\":1700000000000}}}]}";
+static const gchar *ALICE_PHONE
+    = "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1700000000000,\"source\":"
+      "\"Alice\","
+      "\"target\":\"Phone\",\"properties\":{\"created_at\":1700000000000}}}]}";
 
 static GByteArray *
 hex (const gchar *text)
 {
   GByteArray *a = g_byte_array_new ();
-  for (const gchar *p = text; *p != '\0';) {
-    guint8 b;
-    if (*p == ' ') {
-      p++;
-      continue;
+  for (const gchar *p = text; *p != '\0';)
+    {
+      guint8 b;
+      if (*p == ' ')
+        {
+          p++;
+          continue;
+        }
+      b = (guint8) (g_ascii_xdigit_value (p[0]) << 4 | g_ascii_xdigit_value (p[1]));
+      g_byte_array_append (a, &b, 1);
+      p += 2;
     }
-    b = (guint8) (g_ascii_xdigit_value (p[0]) << 4 | g_ascii_xdigit_value (p[1]));
-    g_byte_array_append (a, &b, 1);
-    p += 2;
-  }
   return a;
 }
 
@@ -67,10 +72,11 @@ assert_raw (AbHbRaw *r, const gchar *table, const gchar *key_hex, const gchar *v
   GError *error = NULL;
   ck_assert_msg (ab_hb_raw_get (r, table, k->data, k->len, &got, &error), "raw get: %s",
                  error ? error->message : "");
-  if (want == NULL) {
-    ck_assert_msg (got == NULL, "row %s should be absent", key_hex);
-    return;
-  }
+  if (want == NULL)
+    {
+      ck_assert_msg (got == NULL, "row %s should be absent", key_hex);
+      return;
+    }
   ck_assert_msg (got != NULL, "row %s is missing", key_hex);
   ck_assert_uint_eq (got->len, want->len);
   ck_assert_mem_eq (got->data, want->data, want->len);
@@ -108,17 +114,19 @@ START_TEST (test_rows_match_encoding_vectors)
 }
 END_TEST
 
-static const gchar *KINDS_DESC =
-  "{\"table\":\"kinds\",\"storage\":\"datastore://likes/kinds\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"kind\",\"type\":\"string\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[],"
-  "\"groups\":[{\"group\":\"by_kind\",\"type\":\"COUNT\",\"directionType\":\"OUT\","
-  "\"fields\":[{\"name\":\"kind\"}]}],"
-  "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}],"
-  "\"limit\":10}]}}";
+static const gchar *KINDS_DESC
+    = "{\"table\":\"kinds\",\"storage\":\"datastore://likes/kinds\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},"
+      "{\"name\":\"kind\",\"type\":\"string\",\"nullable\":false,\"comment\":\"\"}],"
+      "\"indexes\":[],"
+      "\"groups\":[{\"group\":\"by_kind\",\"type\":\"COUNT\",\"directionType\":\"OUT\","
+      "\"fields\":[{\"name\":\"kind\"}]}],"
+      "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]"
+      ","
+      "\"limit\":10}]}}";
 
 static GByteArray *
 alice_row (const gchar *table, AbRowType type, const gchar *name)
@@ -140,17 +148,21 @@ assert_cell (AbHbRaw *r, const gchar *table, const GByteArray *row, const GByteA
   g_autoptr (GByteArray) got = NULL;
   GError *error = NULL;
   guint n = 0;
-  ck_assert_msg (ab_hb_raw_get_cell (r, table, row->data, row->len, qual->data, qual->len, &got,
-                                     &n, &error), "raw get: %s", error ? error->message : "");
+  ck_assert_msg (
+      ab_hb_raw_get_cell (r, table, row->data, row->len, qual->data, qual->len, &got, &n, &error),
+      "raw get: %s", error ? error->message : "");
   ck_assert_msg (got != NULL, "no cell under the qualifier");
-  if (want >= 0) {
-    guint64 be = GUINT64_TO_BE ((guint64) want);
-    ck_assert_uint_eq (got->len, 8);
-    ck_assert_mem_eq (got->data, &be, 8);
-  } else {
-    ck_assert_uint_ge (got->len, prefix->len);
-    ck_assert_mem_eq (got->data, prefix->data, prefix->len);
-  }
+  if (want >= 0)
+    {
+      guint64 be = GUINT64_TO_BE ((guint64) want);
+      ck_assert_uint_eq (got->len, 8);
+      ck_assert_mem_eq (got->data, &be, 8);
+    }
+  else
+    {
+      ck_assert_uint_ge (got->len, prefix->len);
+      ck_assert_mem_eq (got->data, prefix->data, prefix->len);
+    }
   return n;
 }
 
@@ -165,14 +177,15 @@ START_TEST (test_wide_rows_are_qualified_cells)
   ab_test_env_open (&env, 2);
   ab_test_create_table (&env, "likes", KINDS_DESC);
   const gchar *targets[] = { "Phone", "Laptop", "Book" }, *kinds[] = { "x", "x", "y" };
-  for (guint i = 0; i < 3; i++) {
-    g_autofree gchar *body = g_strdup_printf (
-      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"Alice\","
-      "\"target\":\"%s\",\"properties\":{\"created_at\":%u,\"kind\":\"%s\"}}}]}",
-      100 + i, targets[i], 10 + i, kinds[i]);
-    g_autoptr (GArray) res = ab_test_mutate (&env, "likes", "kinds", body);
-    ck_assert_uint_eq (res->len, 1);
-  }
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree gchar *body = g_strdup_printf (
+          "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"Alice\","
+          "\"target\":\"%s\",\"properties\":{\"created_at\":%u,\"kind\":\"%s\"}}}]}",
+          100 + i, targets[i], 10 + i, kinds[i]);
+      g_autoptr (GArray) res = ab_test_mutate (&env, "likes", "kinds", body);
+      ck_assert_uint_eq (res->len, 1);
+    }
   g_autofree gchar *table = table_of (ab_engine_store (env.engine));
   AbHbRaw *r = raw_connect ();
 
@@ -186,13 +199,14 @@ START_TEST (test_wide_rows_are_qualified_cells)
 
   /* Cache: qualifier encD(created_at) || enc(target) -> version || props. */
   g_autoptr (GByteArray) cache = alice_row ("kinds", AB_ROW_CACHE, "recent");
-  for (guint i = 0; i < 3; i++) {
-    g_autoptr (GByteArray) q = g_byte_array_new (), v = g_byte_array_new ();
-    ab_codec_put_int64 (q, 10 + i, AB_ORDER_DESC);
-    ck_assert (ab_codec_put_string (q, targets[i], strlen (targets[i]), AB_ORDER_ASC, &error));
-    ab_codec_put_int64 (v, 100 + i, AB_ORDER_ASC);
-    ck_assert_uint_eq (assert_cell (r, table, cache, q, -1, v), 3);
-  }
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr (GByteArray) q = g_byte_array_new (), v = g_byte_array_new ();
+      ab_codec_put_int64 (q, 10 + i, AB_ORDER_DESC);
+      ck_assert (ab_codec_put_string (q, targets[i], strlen (targets[i]), AB_ORDER_ASC, &error));
+      ab_codec_put_int64 (v, 100 + i, AB_ORDER_ASC);
+      ck_assert_uint_eq (assert_cell (r, table, cache, q, -1, v), 3);
+    }
 
   /* The composite key is not a row. */
   g_autoptr (GByteArray) composite = g_byte_array_new ();
@@ -200,8 +214,8 @@ START_TEST (test_wide_rows_are_qualified_cells)
   g_byte_array_append (composite, qx->data, qx->len);
   g_autoptr (GByteArray) none = NULL;
   guint n = 1;
-  ck_assert (ab_hb_raw_get_cell (r, table, composite->data, composite->len, qx->data, 0, &none,
-                                 &n, &error));
+  ck_assert (ab_hb_raw_get_cell (r, table, composite->data, composite->len, qx->data, 0, &none, &n,
+                                 &error));
   ck_assert_uint_eq (n, 0);
   ab_hb_raw_close (r);
   ab_test_env_close (&env);
@@ -227,40 +241,51 @@ START_TEST (test_wide_row_ranges)
   g_autoptr (GByteArray) other = alice_row ("kinds", AB_ROW_CACHE, "other");
   static const gchar *quals[] = { "a", "b'", "b''c", "c", "d" };
   GError *error = NULL;
-  for (guint i = 0; i < G_N_ELEMENTS (quals); i++) {
-    g_autoptr (GBytes) k = cell_key (row, quals[i]), o = cell_key (other, quals[i]);
-    st_put (s, g_bytes_get_data (k, NULL), g_bytes_get_size (k), ST_S ("v"));
-    st_put (s, g_bytes_get_data (o, NULL), g_bytes_get_size (o), ST_S ("w"));
-  }
-  struct { const gchar *from; gboolean fi; const gchar *to; gboolean ti; guint limit;
-           const gchar *want; } cases[] = {
-    { "b'", TRUE, "c", TRUE, 0, "b' b''c c" },
-    { "b'", FALSE, "c", FALSE, 0, "b''c" },
-    { "", TRUE, "b''c", FALSE, 0, "a b'" },
-    { "a", TRUE, "d", TRUE, 2, "a b'" },
+  for (guint i = 0; i < G_N_ELEMENTS (quals); i++)
+    {
+      g_autoptr (GBytes) k = cell_key (row, quals[i]), o = cell_key (other, quals[i]);
+      st_put (s, g_bytes_get_data (k, NULL), g_bytes_get_size (k), ST_S ("v"));
+      st_put (s, g_bytes_get_data (o, NULL), g_bytes_get_size (o), ST_S ("w"));
+    }
+  struct {
+    const gchar *from;
+    gboolean fi;
+    const gchar *to;
+    gboolean ti;
+    guint limit;
+    const gchar *want;
+  } cases[] = {
+    { "b'", TRUE, "c", TRUE, 0, "b' b''c c" }, { "b'", FALSE, "c", FALSE, 0, "b''c" },
+    { "", TRUE, "b''c", FALSE, 0, "a b'" },    { "a", TRUE, "d", TRUE, 2, "a b'" },
     { "c", FALSE, "z", TRUE, 0, "d" },
   };
-  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
-    g_autoptr (GBytes) from = cell_key (row, cases[c].from), to = cell_key (row, cases[c].to);
-    AbScanRange r = { g_bytes_get_data (from, NULL), g_bytes_get_size (from), cases[c].fi,
-                      g_bytes_get_data (to, NULL), g_bytes_get_size (to), cases[c].ti,
-                      cases[c].limit };
-    g_autoptr (GArray) out = ab_kv_array_new ();
-    ck_assert_msg (ab_store_scan (s, &r, out, &error), "case %u: %s", c,
-                   error ? error->message : "");
-    GString *got = g_string_new (NULL);
-    for (guint i = 0; i < out->len; i++) {
-      gsize klen;
-      const guint8 *k = g_bytes_get_data (g_array_index (out, AbKv, i).key, &klen);
-      ck_assert_uint_gt (klen, row->len);
-      ck_assert_mem_eq (k, row->data, row->len);
-      g_string_append_printf (got, "%s%.*s", i > 0 ? " " : "", (int) (klen - row->len),
-                              k + row->len);
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr (GBytes) from = cell_key (row, cases[c].from), to = cell_key (row, cases[c].to);
+      AbScanRange r = { g_bytes_get_data (from, NULL),
+                        g_bytes_get_size (from),
+                        cases[c].fi,
+                        g_bytes_get_data (to, NULL),
+                        g_bytes_get_size (to),
+                        cases[c].ti,
+                        cases[c].limit };
+      g_autoptr (GArray) out = ab_kv_array_new ();
+      ck_assert_msg (ab_store_scan (s, &r, out, &error), "case %u: %s", c,
+                     error ? error->message : "");
+      GString *got = g_string_new (NULL);
+      for (guint i = 0; i < out->len; i++)
+        {
+          gsize klen;
+          const guint8 *k = g_bytes_get_data (g_array_index (out, AbKv, i).key, &klen);
+          ck_assert_uint_gt (klen, row->len);
+          ck_assert_mem_eq (k, row->data, row->len);
+          g_string_append_printf (got, "%s%.*s", i > 0 ? " " : "", (int) (klen - row->len),
+                                  k + row->len);
+        }
+      ck_assert_msg (strcmp (got->str, cases[c].want) == 0, "case %u: got '%s', want '%s'", c,
+                     got->str, cases[c].want);
+      g_string_free (got, TRUE);
     }
-    ck_assert_msg (strcmp (got->str, cases[c].want) == 0, "case %u: got '%s', want '%s'", c,
-                   got->str, cases[c].want);
-    g_string_free (got, TRUE);
-  }
 }
 END_TEST
 
@@ -307,19 +332,20 @@ START_TEST (test_delete_then_put_same_millisecond)
   g_autofree gchar *uri = ab_hbase_test_uri ("nvb", 1);
   g_autoptr (AbStore) s = st_open (uri);
   GError *error = NULL;
-  for (guint i = 0; i < 200; i++) {
-    gchar v[16];
-    gboolean applied = FALSE;
-    g_snprintf (v, sizeof v, "v%u", i);
-    st_put (s, ST_S ("k"), ST_S ("old"));
-    ck_assert (ab_store_delete (s, ST_S ("k"), &error));
-    st_put (s, ST_S ("k"), ST_S (v));
-    st_assert_value (s, ST_S ("k"), ST_S (v));
-    ck_assert (ab_store_check_and_put (s, ST_S ("lock"), NULL, 0, ST_S (v), &applied, &error));
-    ck_assert_msg (applied, "lock not taken in round %u", i);
-    ck_assert (ab_store_check_and_delete (s, ST_S ("lock"), ST_S (v), &applied, &error));
-    ck_assert (applied);
-  }
+  for (guint i = 0; i < 200; i++)
+    {
+      gchar v[16];
+      gboolean applied = FALSE;
+      g_snprintf (v, sizeof v, "v%u", i);
+      st_put (s, ST_S ("k"), ST_S ("old"));
+      ck_assert (ab_store_delete (s, ST_S ("k"), &error));
+      st_put (s, ST_S ("k"), ST_S (v));
+      st_assert_value (s, ST_S ("k"), ST_S (v));
+      ck_assert (ab_store_check_and_put (s, ST_S ("lock"), NULL, 0, ST_S (v), &applied, &error));
+      ck_assert_msg (applied, "lock not taken in round %u", i);
+      ck_assert (ab_store_check_and_delete (s, ST_S ("lock"), ST_S (v), &applied, &error));
+      ck_assert (applied);
+    }
   ck_assert_ptr_null (error);
 }
 END_TEST
@@ -332,7 +358,7 @@ rpc_of (AbStore *s, const gchar *name)
   for (guint i = 0; i < n; i++)
     if (strcmp (c[i].name, name) == 0)
       return c[i];
-  return (AbStoreRpcCount) { name, 0, 0, 0 };
+  return (AbStoreRpcCount){ name, 0, 0, 0 };
 }
 
 static guint64
@@ -352,14 +378,15 @@ START_TEST (test_call_counts)
   g_autoptr (GArray) rows = ab_kv_array_new ();
   AbScanRange all = { .limit = 5 };
   GError *error = NULL;
-  for (guint i = 0; i < 100; i++) {
-    gchar k[8];
-    g_snprintf (k, sizeof k, "k%03u", i);
-    ab_batch_put (b, ST_S (k), ST_S ("v"));
-    ab_batch_delete (b, ST_S (k)); /* folded: one delete per key */
-    ab_batch_put (b, ST_S (k), ST_S ("w"));
-    g_ptr_array_add (keys, g_bytes_new (k, strlen (k)));
-  }
+  for (guint i = 0; i < 100; i++)
+    {
+      gchar k[8];
+      g_snprintf (k, sizeof k, "k%03u", i);
+      ab_batch_put (b, ST_S (k), ST_S ("v"));
+      ab_batch_delete (b, ST_S (k)); /* folded: one delete per key */
+      ab_batch_put (b, ST_S (k), ST_S ("w"));
+      g_ptr_array_add (keys, g_bytes_new (k, strlen (k)));
+    }
   ab_batch_increment (b, ST_S ("c1"), 1);
   ab_batch_increment (b, ST_S ("c2"), 1);
   ab_batch_increment (b, ST_S ("c2"), -1); /* nets to zero: no call */
@@ -424,17 +451,25 @@ END_TEST
 START_TEST (test_bad_uris)
 {
   static const gchar *bad[] = {
-    "hbase://", "hbase://h:0", "hbase://h:70000", "hbase://h/bad-ns", "hbase://h/ns?table=",
-    "hbase://h/ns?transport=udp", "hbase://h/ns?pool=0", "hbase://h/ns?regions=300",
-    "hbase://h/ns?what=1", "hbase://h/ns?compression=brotli",
+    "hbase://",
+    "hbase://h:0",
+    "hbase://h:70000",
+    "hbase://h/bad-ns",
+    "hbase://h/ns?table=",
+    "hbase://h/ns?transport=udp",
+    "hbase://h/ns?pool=0",
+    "hbase://h/ns?regions=300",
+    "hbase://h/ns?what=1",
+    "hbase://h/ns?compression=brotli",
   };
-  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
-    GError *error = NULL;
-    AbStore *s = ab_store_open (bad[i], &error);
-    ck_assert_msg (s == NULL, "%s opened", bad[i]);
-    ck_assert_int_eq (error->code, AB_STORE_ERROR_URI);
-    g_clear_error (&error);
-  }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      GError *error = NULL;
+      AbStore *s = ab_store_open (bad[i], &error);
+      ck_assert_msg (s == NULL, "%s opened", bad[i]);
+      ck_assert_int_eq (error->code, AB_STORE_ERROR_URI);
+      g_clear_error (&error);
+    }
 }
 END_TEST
 
@@ -445,10 +480,11 @@ main (void)
   TCase *tc;
   SRunner *sr;
   int failed;
-  if (g_getenv ("AB_HBASE_ADDR") == NULL) {
-    g_printerr ("SKIP: AB_HBASE_ADDR is not set (no HBase gateway in this run)\n");
-    return 77;
-  }
+  if (g_getenv ("AB_HBASE_ADDR") == NULL)
+    {
+      g_printerr ("SKIP: AB_HBASE_ADDR is not set (no HBase gateway in this run)\n");
+      return 77;
+    }
   signal (SIGPIPE, SIG_IGN); /* raw clients too: a gateway hanging up fails a call */
   suite = suite_create ("hbase");
   tc = tcase_create ("hbase");

@@ -14,8 +14,8 @@ run_script (const gchar *name, const gchar *dir, gchar **out)
   g_autofree gchar *text = NULL;
   g_autofree gchar *err = NULL;
   gint status = 0;
-  gboolean ok = g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
-                              &text, &err, &status, NULL)
+  gboolean ok = g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &text,
+                              &err, &status, NULL)
                 && g_spawn_check_wait_status (status, NULL);
   if (!ok)
     g_printerr ("%s %s failed: %s%s\n", name, dir, text ? text : "", err ? err : "");
@@ -86,10 +86,11 @@ ab_test_kcat_keys (const gchar *addr, const gchar *topic)
   g_autofree gchar *out = NULL;
   gint status = 0;
   /* -m bounds the wait for metadata when the broker is unreachable. */
-  const gchar *argv[] = { "kcat", "-C", "-b", addr, "-t", topic, "-e", "-q", "-m", "5",
-                          "-f", "%k\n", NULL };
+  const gchar *argv[]
+      = { "kcat", "-C", "-b", addr, "-t", topic, "-e", "-q", "-m", "5", "-f", "%k\n", NULL };
   if (!g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-                     NULL, NULL, &out, NULL, &status, NULL) || status != 0)
+                     NULL, NULL, &out, NULL, &status, NULL)
+      || status != 0)
     return NULL;
   g_strchomp (out);
   return g_strsplit (out, "\n", -1);

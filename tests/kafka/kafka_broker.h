@@ -5,8 +5,8 @@
 #include <glib.h>
 
 typedef struct {
-  gchar *dir;    /* start.sh DIR: data, ports, logs, kafka.pid */
-  gchar *addr;   /* HOST:PORT, the same after every restart */
+  gchar *dir;  /* start.sh DIR: data, ports, logs, kafka.pid */
+  gchar *addr; /* HOST:PORT, the same after every restart */
 } AbTestBroker;
 
 /* Starts a new broker (asserts that it answers). Its directory is inside

@@ -11,7 +11,7 @@
 #define T "/graph/v3/databases/d/tables/t"
 #define REQUESTS 20
 #define PER_REQUEST 5
-#define APPLY_WITHIN_S 60   /* B's consumer may first wait out A's session */
+#define APPLY_WITHIN_S 60 /* B's consumer may first wait out A's session */
 
 static AbServer a, b;
 
@@ -33,18 +33,19 @@ count_on (AbServer *srv)
 START_TEST (async_writes_of_a_killed_node_are_applied_by_another)
 {
   g_setenv ("AB_REST_STORE", "hbase", TRUE);
-  g_autofree gchar *wal = g_strdup_printf ("kafka://%s/ab-nodes-wal-%d-%08x",
-                                           g_getenv ("AB_KAFKA_ADDR"), (int) getpid (),
-                                           g_random_int ());
+  g_autofree gchar *wal
+      = g_strdup_printf ("kafka://%s/ab-nodes-wal-%d-%08x", g_getenv ("AB_KAFKA_ADDR"),
+                         (int) getpid (), g_random_int ());
   /* A: no applier (a config file's [engine] applier = false) */
   g_autofree gchar *dir_a = g_dir_make_tmp ("ab-rest-XXXXXX", NULL);
   g_autofree gchar *conf = g_build_filename (dir_a, "a.conf", NULL);
   ck_assert (g_file_set_contents (conf, "[engine]\napplier = false\n", -1, NULL));
   const gchar *args_a[] = { "--config", conf, "--wal", wal, NULL };
   ab_server_start (&a, dir_a, args_a);
-  g_autoptr (JsonNode) d = ab_http_ok (&a, "POST", "/graph/v3/databases",
-                                       "{\"database\":\"d\",\"comment\":\"c\"}");
-  g_autoptr (JsonNode) t = ab_http_ok (&a, "POST", "/graph/v3/databases/d/tables",
+  g_autoptr (JsonNode) d
+      = ab_http_ok (&a, "POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) t = ab_http_ok (
+      &a, "POST", "/graph/v3/databases/d/tables",
       "{\"table\":\"t\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"mode\":\"ASYNC\","
       "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
       "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\",\"properties\":[],"
@@ -56,13 +57,14 @@ START_TEST (async_writes_of_a_killed_node_are_applied_by_another)
   g_mkdir_with_parents (dir_b, 0755);
   const gchar *args_b[] = { "--store", store, "--wal", wal, NULL };
   ab_server_start (&b, dir_b, args_b);
-  signal_node (&b, SIGSTOP);   /* nothing is applied while A answers */
+  signal_node (&b, SIGSTOP); /* nothing is applied while A answers */
   guint acknowledged = 0;
   for (guint q = 0; q < REQUESTS; q++)
     {
       g_autoptr (GString) body = g_string_new ("{\"mutations\":[");
       for (guint i = 0; i < PER_REQUEST; i++)
-        g_string_append_printf (body, "%s{\"type\":\"INSERT\",\"edge\":{\"version\":1,"
+        g_string_append_printf (body,
+                                "%s{\"type\":\"INSERT\",\"edge\":{\"version\":1,"
                                 "\"source\":\"u\",\"target\":\"t%u_%u\",\"properties\":{}}}",
                                 i ? "," : "", q, i);
       g_string_append (body, "]}");
@@ -74,14 +76,16 @@ START_TEST (async_writes_of_a_killed_node_are_applied_by_another)
         }
       acknowledged += PER_REQUEST;
     }
-  ab_server_kill (&a);          /* -9 right after the last answer */
+  ab_server_kill (&a); /* -9 right after the last answer */
   signal_node (&b, SIGCONT);
   gint64 deadline = g_get_monotonic_time () + APPLY_WITHIN_S * G_USEC_PER_SEC;
   gint64 seen = 0;
   while ((seen = count_on (&b)) < acknowledged && g_get_monotonic_time () < deadline)
-    g_usleep (100000);          /* polling the outcome, bounded */
-  ck_assert_msg (seen == acknowledged, "node B applied %" G_GINT64_FORMAT " of %u writes node A "
-                 "acknowledged", seen, acknowledged);
+    g_usleep (100000); /* polling the outcome, bounded */
+  ck_assert_msg (seen == acknowledged,
+                 "node B applied %" G_GINT64_FORMAT " of %u writes node A "
+                 "acknowledged",
+                 seen, acknowledged);
   g_autoptr (JsonNode) one = ab_http_ok (&b, "GET", T "/edges/get?source=u&target=t19_4", NULL);
   ck_assert_int_eq (ab_json_int (one, "count"), 1);
   ab_server_destroy (&b);
@@ -95,7 +99,8 @@ main (void)
 {
   if (g_getenv ("AB_KAFKA_ADDR") == NULL || g_getenv ("AB_HBASE_ADDR") == NULL)
     {
-      g_printerr ("SKIP: AB_KAFKA_ADDR or AB_HBASE_ADDR is not set (no Kafka broker or HBase gateway in this run)\n");
+      g_printerr ("SKIP: AB_KAFKA_ADDR or AB_HBASE_ADDR is not set (no Kafka broker or HBase "
+                  "gateway in this run)\n");
       return 77;
     }
   Suite *s = suite_create ("kafka-nodes");

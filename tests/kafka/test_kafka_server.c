@@ -17,7 +17,7 @@
 #define REQUEST_MAX_MS 2000
 
 typedef struct {
-  const gchar *name;   /* sink label on /metrics and --NAME option */
+  const gchar *name; /* sink label on /metrics and --NAME option */
   gchar *topic;
 } Sink;
 
@@ -72,9 +72,10 @@ server_start (void)
     }
   g_ptr_array_add (args, NULL);
   ab_server_start (&srv, NULL, (const gchar *const *) args->pdata);
-  g_autoptr (JsonNode) d = ab_http_ok (&srv, "POST", "/graph/v3/databases",
-                                       "{\"database\":\"d\",\"comment\":\"c\"}");
-  g_autoptr (JsonNode) t = ab_http_ok (&srv, "POST", "/graph/v3/databases/d/tables",
+  g_autoptr (JsonNode) d
+      = ab_http_ok (&srv, "POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) t = ab_http_ok (
+      &srv, "POST", "/graph/v3/databases/d/tables",
       "{\"table\":\"t\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"mode\":\"SYNC\","
       "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
       "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\",\"properties\":[],"
@@ -94,7 +95,8 @@ post_batch (guint n)
 {
   g_autoptr (GString) body = g_string_new ("{\"mutations\":[");
   for (guint i = posted; i < posted + n; i++)
-    g_string_append_printf (body, "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%u,"
+    g_string_append_printf (body,
+                            "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%u,"
                             "\"source\":\"u\",\"target\":\"t%u\",\"properties\":{}}}",
                             i > posted ? "," : "", i + 1, i);
   g_string_append (body, "]}");
@@ -129,9 +131,9 @@ sink_counts (const Sink *s)
   AbReply r = { 0 };
   ab_http (&srv, &r, "GET", NULL, "/metrics");
   ck_assert_uint_eq (r.status, 200);
-  SinkCounts c = { metric_value (r.body, s->name, "appended"),
-                   metric_value (r.body, s->name, "dropped"),
-                   metric_value (r.body, s->name, "failed") };
+  SinkCounts c
+      = { metric_value (r.body, s->name, "appended"), metric_value (r.body, s->name, "dropped"),
+          metric_value (r.body, s->name, "failed") };
   ab_reply_clear (&r);
   return c;
 }
@@ -142,8 +144,9 @@ static SinkCounts
 assert_accounted (const Sink *s)
 {
   SinkCounts c = sink_counts (s);
-  ck_assert_msg (c.appended + c.dropped == posted, "%s: %" G_GUINT64_FORMAT " appended + %"
-                 G_GUINT64_FORMAT " dropped != %u posted", s->name, c.appended, c.dropped, posted);
+  ck_assert_msg (c.appended + c.dropped == posted,
+                 "%s: %" G_GUINT64_FORMAT " appended + %" G_GUINT64_FORMAT " dropped != %u posted",
+                 s->name, c.appended, c.dropped, posted);
   ck_assert_uint_eq (c.failed, 0);
   return c;
 }
@@ -167,8 +170,8 @@ wait_health (guint want, gboolean writing, gint timeout_s)
           ck_assert_ptr_nonnull (body);
           return body;
         }
-      ck_assert_msg (g_get_monotonic_time () < deadline, "/health still %u %s after %d s",
-                     r.status, r.body, timeout_s);
+      ck_assert_msg (g_get_monotonic_time () < deadline, "/health still %u %s after %d s", r.status,
+                     r.body, timeout_s);
       ab_reply_clear (&r);
       g_usleep (200 * 1000);
     }
@@ -228,7 +231,7 @@ write_through_outage (void)
   guint before = posted;
   for (guint i = 0; i < 40; i++)
     {
-      gint64 ms = post_batch (BATCH);   /* not inside MAX (): it evaluates twice */
+      gint64 ms = post_batch (BATCH); /* not inside MAX (): it evaluates twice */
       figures.worst_ms = MAX (figures.worst_ms, ms);
     }
   ck_assert_int_lt (figures.worst_ms, REQUEST_MAX_MS);
@@ -287,7 +290,8 @@ recover_and_publish (void)
       SinkCounts c = assert_accounted (&sinks[i]);
       assert_topic_through (&sinks[i], posted - 1, &c, 30);
       g_print ("%s: %u records offered, %" G_GUINT64_FORMAT " published, %" G_GUINT64_FORMAT
-               " dropped\n", sinks[i].name, posted, c.appended, c.dropped);
+               " dropped\n",
+               sinks[i].name, posted, c.appended, c.dropped);
     }
   figures.published_after_s = seconds_since (t0);
 }
@@ -300,13 +304,13 @@ START_TEST (sync_writes_survive_a_broker_outage)
   recover_and_publish ();
   g_print ("outage: stop.sh %.1f s; worst SYNC request %" G_GINT64_FORMAT " ms; /health 503 "
            "%.1f s after the stop; start.sh %.1f s; /health 200 %.1f s after it; all "
-           "published %.1f s after it\n", figures.stop_s, figures.worst_ms,
-           figures.down_after_s, figures.start_s, figures.up_after_s,
-           figures.published_after_s);
+           "published %.1f s after it\n",
+           figures.stop_s, figures.worst_ms, figures.down_after_s, figures.start_s,
+           figures.up_after_s, figures.published_after_s);
   /* Nothing was lost in the store, and the server stops cleanly (exit 0: it
    * never crashed, and the sanitizers found nothing). */
-  g_autoptr (JsonNode) count = ab_http_ok (&srv, "GET", T "/edges/count?start=u&direction=OUT",
-                                           NULL);
+  g_autoptr (JsonNode) count
+      = ab_http_ok (&srv, "GET", T "/edges/count?start=u&direction=OUT", NULL);
   ck_assert_int_eq (ab_json_int (count, "count"), posted);
   ab_server_destroy (&srv);
   for (guint i = 0; i < G_N_ELEMENTS (sinks); i++)

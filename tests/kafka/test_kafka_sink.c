@@ -10,7 +10,7 @@
 #include "kafka_broker.h"
 #include "wal/sink.h"
 
-static const gchar *kafka_addr;   /* AB_KAFKA_ADDR: the shared broker */
+static const gchar *kafka_addr; /* AB_KAFKA_ADDR: the shared broker */
 /* The outage test stops and restarts a broker of its own (suites running in
  * parallel keep the shared one). */
 static AbTestBroker private_broker;
@@ -163,8 +163,8 @@ START_TEST (test_crashed_reader_resumes_after_commit)
       AbSink *cs = sink_open (topic, NULL);
       AbSinkReader *cr = ab_sink_open_reader (cs, NULL, NULL);
       g_autoptr (GPtrArray) got = read_n (cr, 6, 30);
-      gboolean ok = got->len == 6
-                    && ab_sink_commit (cr, ((AbSinkEntry *) got->pdata[2])->position, NULL);
+      gboolean ok
+          = got->len == 6 && ab_sink_commit (cr, ((AbSinkEntry *) got->pdata[2])->position, NULL);
       _exit (ok ? 0 : 1);
     }
   int status = 0;
@@ -313,7 +313,7 @@ START_TEST (test_unreachable_broker)
   t0 = g_get_monotonic_time ();
   ck_assert (!ab_sink_append (s, recs, TRUE, &error));
   ck_assert (g_error_matches (error, AB_SINK_ERROR, AB_SINK_ERROR_UNAVAILABLE));
-  ck_assert_int_lt (elapsed_ms (t0), 250);   /* known down: no 1 s timeout */
+  ck_assert_int_lt (elapsed_ms (t0), 250); /* known down: no 1 s timeout */
   t0 = g_get_monotonic_time ();
   ck_assert (ab_sink_append (s, recs, FALSE, NULL));
   ck_assert_int_lt (elapsed_ms (t0), 250);

@@ -116,8 +116,8 @@ ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra)
 }
 
 void
-ab_server_start_tls (AbServer *srv, const gchar *dir, const gchar *const *extra,
-                     const gchar *cert, const gchar *key, const gchar *ca_file)
+ab_server_start_tls (AbServer *srv, const gchar *dir, const gchar *const *extra, const gchar *cert,
+                     const gchar *key, const gchar *ca_file)
 {
   server_start (srv, dir, extra, cert, key, ca_file);
 }
@@ -266,8 +266,8 @@ ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, con
 }
 
 void
-ab_http (AbServer *srv, AbReply *out, const gchar *method, const gchar *body,
-         const gchar *path_fmt, ...)
+ab_http (AbServer *srv, AbReply *out, const gchar *method, const gchar *body, const gchar *path_fmt,
+         ...)
 {
   va_list ap;
   va_start (ap, path_fmt);

@@ -8,11 +8,11 @@
 
 typedef struct {
   GSubprocess *proc;
-  gchar *dir;        /* temp dir: store + log */
+  gchar *dir; /* temp dir: store + log */
   gchar *log_path;
   guint16 port;
-  gchar *base;       /* "http://127.0.0.1:PORT" ("https://" with TLS) */
-  gchar *ca_file;    /* HTTPS: the CA file the client trusts; NULL: plain HTTP */
+  gchar *base;    /* "http://127.0.0.1:PORT" ("https://" with TLS) */
+  gchar *ca_file; /* HTTPS: the CA file the client trusts; NULL: plain HTTP */
 } AbServer;
 
 /* The hbase:// store a server on dir uses with AB_REST_STORE=hbase (one
@@ -36,7 +36,7 @@ void ab_server_destroy (AbServer *srv);
 
 typedef struct {
   guint status;
-  JsonNode *json;    /* NULL when the body is empty or not JSON */
+  JsonNode *json; /* NULL when the body is empty or not JSON */
   gchar *body;
   gchar *content_type;
   gchar *request_id;
@@ -50,8 +50,8 @@ void ab_http (AbServer *srv, AbReply *out, const gchar *method, const gchar *bod
 /* The client session the helpers use for srv (one per CA file; borrowed). */
 struct _SoupSession *ab_server_session (AbServer *srv);
 /* Raw body bytes (for invalid UTF-8 and huge bodies). */
-void ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body,
-                  const gchar *path, const gchar *const *headers);
+void ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, const gchar *path,
+                  const gchar *const *headers);
 
 /* A request that must answer 200; returns the JSON body (owned). */
 JsonNode *ab_http_ok (AbServer *srv, const gchar *method, const gchar *path, const gchar *body);

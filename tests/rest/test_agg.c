@@ -10,8 +10,16 @@
 
 static AbServer srv;
 
-static void setup (void) { ab_server_start (&srv, NULL, NULL); }
-static void teardown (void) { ab_server_destroy (&srv); }
+static void
+setup (void)
+{
+  ab_server_start (&srv, NULL, NULL);
+}
+static void
+teardown (void)
+{
+  ab_server_destroy (&srv);
+}
 
 static JsonNode *
 ok (const gchar *method, const gchar *path, const gchar *body)
@@ -30,15 +38,16 @@ expect_400 (const gchar *method, const gchar *path, const gchar *body, const gch
   ab_reply_clear (&r);
 }
 
-static const gchar *GROUPS =
-  "[{\"group\":\"by_day\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"created_at\","
-  "\"bucket\":{\"type\":\"date\",\"unit\":\"day\",\"timezone\":\"Asia/Seoul\",\"format\":\"yyyyMMdd\"}}],"
-  "\"directionType\":\"BOTH\",\"ttl\":-1,\"comment\":\"likes per day\"},"
-  "{\"group\":\"points\",\"type\":\"SUM\",\"valueField\":\"points\",\"directionType\":\"OUT\","
-  "\"fields\":[]}]";
-static const gchar *CACHES =
-  "[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}],\"limit\":5,"
-  "\"comment\":\"\"}]";
+static const gchar *GROUPS
+    = "[{\"group\":\"by_day\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"created_at\","
+      "\"bucket\":{\"type\":\"date\",\"unit\":\"day\",\"timezone\":\"Asia/"
+      "Seoul\",\"format\":\"yyyyMMdd\"}}],"
+      "\"directionType\":\"BOTH\",\"ttl\":-1,\"comment\":\"likes per day\"},"
+      "{\"group\":\"points\",\"type\":\"SUM\",\"valueField\":\"points\",\"directionType\":\"OUT\","
+      "\"fields\":[]}]";
+static const gchar *CACHES = "[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\","
+                             "\"order\":\"DESC\"}],\"limit\":5,"
+                             "\"comment\":\"\"}]";
 
 static void
 create_tables (void)
@@ -48,21 +57,26 @@ create_tables (void)
       "{\"table\":\"likes\",\"storage\":\"datastore://sns/likes\",\"comment\":\"\","
       "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
       "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},"
       "{\"name\":\"points\",\"type\":\"int\",\"nullable\":true,\"comment\":\"\"}],"
-      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}],"
-      "\"groups\":%s,\"caches\":%s}}", GROUPS, CACHES);
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}],"
+      "\"groups\":%s,\"caches\":%s}}",
+      GROUPS, CACHES);
   g_autoptr (JsonNode) t = ok ("POST", T, likes);
   /* the schema keeps groups and caches as given */
   g_autoptr (JsonNode) got = ok ("GET", T "/likes", NULL);
   g_autoptr (JsonNode) want = json_from_string (GROUPS, NULL);
   ck_assert (json_node_equal (ab_json_at (got, "schema.groups"), want));
   ck_assert_int_eq (ab_json_int (got, "schema.caches.0.limit"), 5);
-  g_autoptr (JsonNode) f = ok ("POST", T,
+  g_autoptr (JsonNode) f = ok (
+      "POST", T,
       "{\"table\":\"follows\",\"storage\":\"datastore://sns/follows\",\"comment\":\"\","
       "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
       "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
-      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
       "\"indexes\":[],\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\","
       "\"order\":\"DESC\"}],\"limit\":10}]}}");
 }
@@ -72,15 +86,18 @@ mutate (const gchar *table, const gchar *type, const gchar *src, const gchar *tg
         gint points)
 {
   g_autofree gchar *body = g_strdup_printf (
-      "{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT ",\"source\":\"%s\","
+      "{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
+      ",\"source\":\"%s\","
       "\"target\":\"%s\",\"properties\":{\"created_at\":%" G_GINT64_FORMAT ",\"points\":%d}}}]}",
       type, at, src, tgt, at, points);
   if (g_str_equal (table, "follows"))
     {
       g_free (body);
-      body = g_strdup_printf ("{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
-                              ",\"source\":\"%s\",\"target\":\"%s\",\"properties\":{\"created_at\":%"
-                              G_GINT64_FORMAT "}}}]}", type, at, src, tgt, at);
+      body = g_strdup_printf (
+          "{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
+          ",\"source\":\"%s\",\"target\":\"%s\",\"properties\":{\"created_at\":%" G_GINT64_FORMAT
+          "}}}]}",
+          type, at, src, tgt, at);
     }
   g_autofree gchar *path = g_strdup_printf (T "/%s/edges", table);
   g_autoptr (JsonNode) n = ok ("POST", path, body);
@@ -110,16 +127,23 @@ START_TEST (agg_endpoint)
   ck_assert_int_eq (ab_json_int (a, "count"), 2);
   ck_assert_int_eq (ab_json_int (a, "sum"), 2);
   ck_assert (!ab_json_bool (a, "hasNext"));
-  g_autoptr (JsonNode) in = ok ("GET", T "/likes/edges/agg/by_day?start=p1&direction=IN"
-                                "&ranges=created_at:bt:20250101,20250103", NULL);
+  g_autoptr (JsonNode) in = ok ("GET",
+                                T "/likes/edges/agg/by_day?start=p1&direction=IN"
+                                  "&ranges=created_at:bt:20250101,20250103",
+                                NULL);
   ck_assert_int_eq (ab_json_int (in, "sum"), 2);
-  g_autoptr (JsonNode) eq = ok ("GET", T "/likes/edges/agg/by_day?start=p1&direction=IN"
-                                "&ranges=created_at:eq:20250103", NULL);
+  g_autoptr (JsonNode) eq = ok ("GET",
+                                T "/likes/edges/agg/by_day?start=p1&direction=IN"
+                                  "&ranges=created_at:eq:20250103",
+                                NULL);
   ck_assert_int_eq (ab_json_int (eq, "sum"), 1);
-  g_autoptr (JsonNode) pts = ok ("GET", T "/likes/edges/agg/points?start=alice&direction=OUT", NULL);
+  g_autoptr (JsonNode) pts
+      = ok ("GET", T "/likes/edges/agg/points?start=alice&direction=OUT", NULL);
   ck_assert_int_eq (ab_json_int (pts, "cells.0.value"), 8);
-  ck_assert_uint_eq (json_object_get_size (json_node_get_object (ab_json_at (pts, "cells.0.key"))), 0);
-  g_autoptr (JsonNode) c = ok ("GET", T "/likes/edges/agg/__count__?start=alice&direction=OUT", NULL);
+  ck_assert_uint_eq (json_object_get_size (json_node_get_object (ab_json_at (pts, "cells.0.key"))),
+                     0);
+  g_autoptr (JsonNode) c
+      = ok ("GET", T "/likes/edges/agg/__count__?start=alice&direction=OUT", NULL);
   g_autoptr (JsonNode) n = ok ("GET", T "/likes/edges/count?start=alice&direction=OUT", NULL);
   ck_assert_int_eq (ab_json_int (c, "cells.0.value"), ab_json_int (n, "count"));
   ck_assert_int_eq (ab_json_int (c, "cells.0.value"), 2);
@@ -133,7 +157,8 @@ START_TEST (agg_endpoint)
   expect_400 ("POST", T,
               "{\"table\":\"bad\",\"storage\":\"datastore://sns/bad\",\"comment\":\"\","
               "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":"
-              "\"string\"},\"direction\":\"OUT\",\"groups\":[{\"group\":\"__count__\",\"type\":\"COUNT\"}]}}",
+              "\"string\"},\"direction\":\"OUT\",\"groups\":[{\"group\":\"__count__\",\"type\":"
+              "\"COUNT\"}]}}",
               "reserved");
 }
 END_TEST
@@ -148,7 +173,8 @@ START_TEST (seek_endpoint)
     }
   mutate ("likes", "DELETE", "alice", "p7", JAN1 + 9000, 0);
   g_autoptr (JsonNode) s = ok ("GET", T "/likes/edges/seek/recent?start=alice&direction=OUT", NULL);
-  g_autoptr (JsonNode) i = ok ("GET", T "/likes/edges/scan/recent?start=alice&direction=OUT&limit=5", NULL);
+  g_autoptr (JsonNode) i
+      = ok ("GET", T "/likes/edges/scan/recent?start=alice&direction=OUT&limit=5", NULL);
   ck_assert_uint_eq (ab_json_len (s, "edges"), 5);
   for (guint k = 0; k < 5; k++)
     {
@@ -160,15 +186,18 @@ START_TEST (seek_endpoint)
   ck_assert_int_eq (ab_json_int (s, "total"), -1);
   /* an offset comes with hasNext, as for scan (the row may hold untrimmed cells) */
   ck_assert (ab_json_is_null (s, "offset") == !ab_json_bool (s, "hasNext"));
-  g_autoptr (JsonNode) r = ok ("GET", T "/likes/edges/seek/recent?start=alice&direction=OUT&limit=2"
-                               "&ranges=created_at:lt:1735657203000", NULL);
+  g_autoptr (JsonNode) r = ok ("GET",
+                               T "/likes/edges/seek/recent?start=alice&direction=OUT&limit=2"
+                                 "&ranges=created_at:lt:1735657203000",
+                               NULL);
   ck_assert_uint_eq (ab_json_len (r, "edges"), 2);
   ck_assert_str_eq (ab_json_str (r, "edges.0.target"), "p2");
   ck_assert (ab_json_bool (r, "hasNext"));
   /* page 2 from its offset: the rest of the window, then the end */
-  g_autofree gchar *page2 = g_strdup_printf (T "/likes/edges/seek/recent?start=alice&direction=OUT"
-                                             "&limit=2&ranges=created_at:lt:1735657203000&offset=%s",
-                                             ab_json_str (r, "offset"));
+  g_autofree gchar *page2
+      = g_strdup_printf (T "/likes/edges/seek/recent?start=alice&direction=OUT"
+                           "&limit=2&ranges=created_at:lt:1735657203000&offset=%s",
+                         ab_json_str (r, "offset"));
   g_autoptr (JsonNode) r2 = ok ("GET", page2, NULL);
   ck_assert_uint_eq (ab_json_len (r2, "edges"), 1);
   ck_assert_str_eq (ab_json_str (r2, "edges.0.target"), "p0");
@@ -197,10 +226,11 @@ START_TEST (multihop_endpoint)
   mutate ("likes", "INSERT", "f1", "film", 20, 0);
   mutate ("likes", "INSERT", "f2", "book", 30, 0);
   mutate ("likes", "INSERT", "f2", "game", 40, 0);
-  const gchar *body =
-    "{\"start\":\"me\",\"hops\":[{\"table\":\"follows\",\"cache\":\"recent\",\"direction\":\"OUT\","
-    "\"limit\":10},{\"table\":\"likes\",\"cache\":\"recent\",\"direction\":\"OUT\",\"limit\":5}],"
-    "\"order\":\"hits\"}";
+  const gchar *body = "{\"start\":\"me\",\"hops\":[{\"table\":\"follows\",\"cache\":\"recent\","
+                      "\"direction\":\"OUT\","
+                      "\"limit\":10},{\"table\":\"likes\",\"cache\":\"recent\",\"direction\":"
+                      "\"OUT\",\"limit\":5}],"
+                      "\"order\":\"hits\"}";
   g_autoptr (JsonNode) m = ok ("POST", DB "/sns/edges/multihop", body);
   ck_assert_uint_eq (ab_json_len (m, "edges"), 3);
   ck_assert_str_eq (ab_json_str (m, "edges.0.target"), "book");
@@ -213,23 +243,28 @@ START_TEST (multihop_endpoint)
   ck_assert_int_eq (ab_json_int (m, "context.secondHopNodes"), 2);
   ck_assert_int_eq (ab_json_int (m, "context.secondHopEdges"), 4);
   /* friends of friends, starts excluded by default */
-  g_autoptr (JsonNode) fof = ok ("POST", DB "/sns/edges/multihop",
-      "{\"start\":[\"me\"],\"hops\":[{\"table\":\"follows\",\"cache\":\"recent\",\"direction\":\"OUT\"},"
-      "{\"table\":\"follows\",\"cache\":\"recent\",\"direction\":\"OUT\"}],\"dedup\":false}");
+  g_autoptr (JsonNode) fof
+      = ok ("POST", DB "/sns/edges/multihop",
+            "{\"start\":[\"me\"],\"hops\":[{\"table\":\"follows\",\"cache\":\"recent\","
+            "\"direction\":\"OUT\"},"
+            "{\"table\":\"follows\",\"cache\":\"recent\",\"direction\":\"OUT\"}],\"dedup\":false}");
   ck_assert_uint_eq (ab_json_len (fof, "edges"), 0);
   expect_400 ("POST", DB "/sns/edges/multihop", "{\"start\":\"me\"}", "hops");
   expect_400 ("POST", DB "/sns/edges/multihop",
               "{\"start\":\"me\",\"hops\":[{\"table\":\"follows\",\"cache\":\"recent\"},"
-              "{\"table\":\"likes\",\"cache\":\"recent\",\"direction\":\"OUT\"}]}", "direction");
+              "{\"table\":\"likes\",\"cache\":\"recent\",\"direction\":\"OUT\"}]}",
+              "direction");
   expect_400 ("POST", DB "/sns/edges/multihop",
-              "{\"start\":\"me\",\"hops\":[{\"table\":\"follows\",\"cache\":\"recent\",\"direction\":\"OUT\","
+              "{\"start\":\"me\",\"hops\":[{\"table\":\"follows\",\"cache\":\"recent\","
+              "\"direction\":\"OUT\","
               "\"limit\":11},{\"table\":\"likes\",\"cache\":\"recent\",\"direction\":\"OUT\"}]}",
               "between 1 and 10");
   g_autoptr (GString) many = g_string_new ("{\"start\":[");
   for (guint i = 0; i < 200; i++)
     g_string_append_printf (many, "%s\"u%u\"", i ? "," : "", i);
-  g_string_append (many, "],\"hops\":[{\"table\":\"follows\",\"cache\":\"recent\",\"direction\":\"OUT\"},"
-                         "{\"table\":\"likes\",\"cache\":\"recent\",\"direction\":\"OUT\"}]}");
+  g_string_append (many,
+                   "],\"hops\":[{\"table\":\"follows\",\"cache\":\"recent\",\"direction\":\"OUT\"},"
+                   "{\"table\":\"likes\",\"cache\":\"recent\",\"direction\":\"OUT\"}]}");
   expect_400 ("POST", DB "/sns/edges/multihop", many->str, "too many start nodes");
   expect_400 ("POST", DB "/sns/edges/multihop", "{\"start\":\"me\",\"hops\":[1,2]}", "hops[0]");
   expect_400 ("POST", DB "/sns/edges/multihop", "not json", "Malformed");

@@ -8,8 +8,16 @@
 
 static AbServer srv;
 
-static void setup (void) { ab_server_start (&srv, NULL, NULL); }
-static void teardown (void) { ab_server_destroy (&srv); }
+static void
+setup (void)
+{
+  ab_server_start (&srv, NULL, NULL);
+}
+static void
+teardown (void)
+{
+  ab_server_destroy (&srv);
+}
 
 static guint
 call (const gchar *method, const gchar *path, const gchar *body)
@@ -22,18 +30,22 @@ call (const gchar *method, const gchar *path, const gchar *body)
   return status;
 }
 
-static const gchar *QUICK_LABEL =
-  "{\"desc\":\"Like\",\"type\":\"INDEXED\","
-  "\"schema\":{\"src\":{\"type\":\"STRING\"},\"tgt\":{\"type\":\"STRING\"},"
-  "\"fields\":[{\"name\":\"created_at\",\"type\":\"LONG\",\"nullable\":false}]},"
-  "\"dirType\":\"BOTH\",\"storage\":\"datastore://likes/likes\","
-  "\"indices\":[{\"name\":\"recent\",\"fields\":[{\"name\":\"created_at\",\"order\":\"DESC\"}]}]}";
+static const gchar *QUICK_LABEL
+    = "{\"desc\":\"Like\",\"type\":\"INDEXED\","
+      "\"schema\":{\"src\":{\"type\":\"STRING\"},\"tgt\":{\"type\":\"STRING\"},"
+      "\"fields\":[{\"name\":\"created_at\",\"type\":\"LONG\",\"nullable\":false}]},"
+      "\"dirType\":\"BOTH\",\"storage\":\"datastore://likes/likes\","
+      "\"indices\":[{\"name\":\"recent\",\"fields\":[{\"name\":\"created_at\",\"order\":\"DESC\"}]}"
+      "]}";
 
-static const gchar *QUICK_EDGES =
-  "{\"mutations\":["
-  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177245,\"source\":\"Alice\",\"target\":\"Phone\",\"properties\":{\"created_at\":1737377177245}}},"
-  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177297,\"source\":\"Bob\",\"target\":\"Phone\",\"properties\":{\"created_at\":1737377177297}}},"
-  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177350,\"source\":\"Bob\",\"target\":\"Laptop\",\"properties\":{\"created_at\":1737377177350}}}]}";
+static const gchar *QUICK_EDGES
+    = "{\"mutations\":["
+      "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177245,\"source\":\"Alice\",\"target\":"
+      "\"Phone\",\"properties\":{\"created_at\":1737377177245}}},"
+      "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177297,\"source\":\"Bob\",\"target\":"
+      "\"Phone\",\"properties\":{\"created_at\":1737377177297}}},"
+      "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177350,\"source\":\"Bob\",\"target\":"
+      "\"Laptop\",\"properties\":{\"created_at\":1737377177350}}}]}";
 
 #define T "/graph/v3/databases/likes/tables/likes"
 
@@ -106,7 +118,8 @@ START_TEST (quick_start)
   ck_assert_int_eq (ab_json_int (r.json, "counts.1.count"), 1);
   ab_reply_clear (&r);
   /* POST form of get, and the v2 entity the upstream console reads */
-  ab_http (&srv, &r, "POST", "{\"source\":[\"Bob\"],\"target\":[\"Phone\",\"Laptop\"]}", T "/edges/get");
+  ab_http (&srv, &r, "POST", "{\"source\":[\"Bob\"],\"target\":[\"Phone\",\"Laptop\"]}",
+           T "/edges/get");
   ck_assert_uint_eq (ab_json_len (r.json, "edges"), 2);
   ck_assert_str_eq (ab_json_str (r.json, "edges.0.target"), "Phone");
   ab_reply_clear (&r);
@@ -127,7 +140,8 @@ START_TEST (access_log_lines)
   ab_http_raw (&srv, &r, "GET", NULL, "/graph/v3", hdr);
   ck_assert_uint_eq (r.status, 200);
   ab_reply_clear (&r);
-  ab_http_raw (&srv, &r, "GET", NULL, "/graph/v3/databases/nope/tables/x/edges/count?start=a&direction=OUT", hdr2);
+  ab_http_raw (&srv, &r, "GET", NULL,
+               "/graph/v3/databases/nope/tables/x/edges/count?start=a&direction=OUT", hdr2);
   ck_assert_uint_ge (r.status, 400);
   ab_reply_clear (&r);
   ab_server_stop (&srv);
@@ -137,9 +151,11 @@ START_TEST (access_log_lines)
       "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO ab-http: method=GET "
       "route=/graph/v3 status=200 duration_ms=\\d+\\.\\d{3} request_id=acc-test-1$",
       G_REGEX_MULTILINE, 0, NULL);
-  g_autoptr (GRegex) nf = g_regex_new (
-      "INFO ab-http: method=GET route=/graph/v3/databases/\\{database\\}/tables/\\{table\\}/edges/count "
-      "status=4\\d\\d duration_ms=\\d+\\.\\d{3} request_id=acc-test-2$", G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr (GRegex) nf
+      = g_regex_new ("INFO ab-http: method=GET "
+                     "route=/graph/v3/databases/\\{database\\}/tables/\\{table\\}/edges/count "
+                     "status=4\\d\\d duration_ms=\\d+\\.\\d{3} request_id=acc-test-2$",
+                     G_REGEX_MULTILINE, 0, NULL);
   ck_assert_msg (g_regex_match (ok, log, 0, NULL), "log:\n%s", log);
   ck_assert_msg (g_regex_match (nf, log, 0, NULL), "log:\n%s", log);
 }
@@ -182,11 +198,13 @@ START_TEST (pagination_ranges_and_restart)
 }
 END_TEST
 
-static const gchar *TABLE_BODY =
-  "{\"table\":\"follows\",\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"user id\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"user id\"},\"properties\":[],\"direction\":\"OUT\","
-  "\"indexes\":[],\"groups\":[]},\"storage\":\"datastore://hbase/follows_table\",\"mode\":\"SYNC\","
-  "\"comment\":\"User follows relationship\"}";
+static const gchar *TABLE_BODY = "{\"table\":\"follows\",\"schema\":{\"type\":\"EDGE\",\"source\":{"
+                                 "\"type\":\"string\",\"comment\":\"user id\"},"
+                                 "\"target\":{\"type\":\"string\",\"comment\":\"user "
+                                 "id\"},\"properties\":[],\"direction\":\"OUT\","
+                                 "\"indexes\":[],\"groups\":[]},\"storage\":\"datastore://hbase/"
+                                 "follows_table\",\"mode\":\"SYNC\","
+                                 "\"comment\":\"User follows relationship\"}";
 
 START_TEST (metadata_v3)
 {
@@ -227,23 +245,31 @@ START_TEST (metadata_v3)
       ab_reply_clear (&r);
     }
   /* aliases */
-  ck_assert_uint_eq (call ("POST", DB "/mydb/aliases", "{\"alias\":\"f\",\"table\":\"follows\",\"comment\":\"c\"}"), 200);
-  ck_assert_uint_eq (call ("POST", DB "/mydb/aliases", "{\"alias\":\"g\",\"table\":\"nope\",\"comment\":\"c\"}"), 400);
+  ck_assert_uint_eq (call ("POST", DB "/mydb/aliases",
+                           "{\"alias\":\"f\",\"table\":\"follows\",\"comment\":\"c\"}"),
+                     200);
+  ck_assert_uint_eq (
+      call ("POST", DB "/mydb/aliases", "{\"alias\":\"g\",\"table\":\"nope\",\"comment\":\"c\"}"),
+      400);
   ab_http (&srv, &r, "GET", NULL, DB "/mydb/aliases/f");
   ck_assert_str_eq (ab_json_str (r.json, "table"), "follows");
   ab_reply_clear (&r);
   /* data through the alias */
   ck_assert_uint_eq (call ("POST", DB "/mydb/tables/f/edges",
-                           "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\"}}]}"), 200);
+                           "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,"
+                           "\"source\":\"a\",\"target\":\"b\"}}]}"),
+                     200);
   ab_http (&srv, &r, "GET", NULL, DB "/mydb/tables/follows/edges/count?start=a&direction=OUT");
   ck_assert_int_eq (ab_json_int (r.json, "count"), 1);
   ab_reply_clear (&r);
   /* delete rules: active objects are refused, inactive ones go */
   ck_assert_uint_eq (call ("DELETE", DB "/mydb/tables/follows", NULL), 400);
-  ck_assert_uint_eq (call ("PUT", DB "/mydb/tables/follows", "{\"active\":false}"), 400); /* alias active */
+  ck_assert_uint_eq (call ("PUT", DB "/mydb/tables/follows", "{\"active\":false}"),
+                     400); /* alias active */
   ck_assert_uint_eq (call ("PUT", DB "/mydb/aliases/f", "{\"active\":false}"), 200);
   ck_assert_uint_eq (call ("DELETE", DB "/mydb/aliases/f", NULL), 204);
-  ck_assert_uint_eq (call ("PUT", DB "/mydb/tables/follows", "{\"active\":false,\"comment\":\"off\"}"), 200);
+  ck_assert_uint_eq (
+      call ("PUT", DB "/mydb/tables/follows", "{\"active\":false,\"comment\":\"off\"}"), 200);
   ck_assert_uint_eq (call ("DELETE", DB "/mydb/tables/follows", NULL), 204);
   ck_assert_uint_eq (call ("DELETE", DB "/mydb/tables/follows", NULL), 404);
   ck_assert_uint_eq (call ("PUT", DB "/mydb", "{\"active\":false}"), 200);
@@ -256,23 +282,31 @@ START_TEST (schema_update_rules)
 {
   ck_assert_uint_eq (call ("POST", DB, "{\"database\":\"d\",\"comment\":\"c\"}"), 200);
   ck_assert_uint_eq (call ("POST", DB "/d/tables", TABLE_BODY), 200);
-  const gchar *add_nullable =
-    "{\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-    "\"properties\":[{\"name\":\"w\",\"type\":\"double\",\"nullable\":true,\"comment\":\"\"}],\"direction\":\"OUT\",\"indexes\":[]}}";
-  const gchar *add_required =
-    "{\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-    "\"properties\":[{\"name\":\"w\",\"type\":\"double\",\"nullable\":true,\"comment\":\"\"},{\"name\":\"x\",\"type\":\"int\",\"nullable\":false,\"comment\":\"\"}],\"direction\":\"OUT\",\"indexes\":[]}}";
+  const gchar *add_nullable = "{\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\","
+                              "\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
+                              "\"properties\":[{\"name\":\"w\",\"type\":\"double\",\"nullable\":"
+                              "true,\"comment\":\"\"}],\"direction\":\"OUT\",\"indexes\":[]}}";
+  const gchar *add_required
+      = "{\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+        "\"target\":{\"type\":\"string\",\"comment\":\"\"},"
+        "\"properties\":[{\"name\":\"w\",\"type\":\"double\",\"nullable\":true,\"comment\":\"\"},{"
+        "\"name\":\"x\",\"type\":\"int\",\"nullable\":false,\"comment\":\"\"}],\"direction\":"
+        "\"OUT\",\"indexes\":[]}}";
   ck_assert_uint_eq (call ("PUT", DB "/d/tables/follows", add_nullable), 200);
   ck_assert_uint_eq (call ("PUT", DB "/d/tables/follows", add_required), 400);
   ck_assert_uint_eq (call ("PUT", DB "/d/tables/follows", "{\"mode\":\"SIDEWAYS\"}"), 400);
   ck_assert_uint_eq (call ("PUT", DB "/d/tables/follows", "{\"mode\":\"DENY\"}"), 200);
   AbReply r = { 0 };
-  ab_http (&srv, &r, "POST", "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\"}}]}",
+  ab_http (&srv, &r, "POST",
+           "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\","
+           "\"target\":\"b\"}}]}",
            DB "/d/tables/follows/edges");
   ab_assert_error_reply (&r, 400);
   ab_reply_clear (&r);
   ck_assert_uint_eq (call ("PUT", DB "/d/tables/follows", "{\"mode\":\"ASYNC\"}"), 200);
-  ab_http (&srv, &r, "POST", "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\"}}]}",
+  ab_http (&srv, &r, "POST",
+           "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\","
+           "\"target\":\"b\"}}]}",
            DB "/d/tables/follows/edges");
   ck_assert_str_eq (ab_json_str (r.json, "results.0.status"), "QUEUED");
   ab_reply_clear (&r);
@@ -282,12 +316,21 @@ END_TEST
 START_TEST (bad_input)
 {
   quick_start_setup ();
-  static const struct { const gchar *method, *path, *body; guint status; } cases[] = {
+  static const struct {
+    const gchar *method, *path, *body;
+    guint status;
+  } cases[] = {
     { "POST", T "/edges", "{not json", 400 },
     { "POST", T "/edges", "", 400 },
     { "POST", T "/edges", "[]", 400 },
-    { "POST", T "/edges", "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":\"x\",\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":1}}}]}", 400 },
-    { "POST", T "/edges", "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":\"soon\"}}}]}", 400 },
+    { "POST", T "/edges",
+      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":\"x\",\"source\":\"a\","
+      "\"target\":\"b\",\"properties\":{\"created_at\":1}}}]}",
+      400 },
+    { "POST", T "/edges",
+      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":"
+      "\"b\",\"properties\":{\"created_at\":\"soon\"}}}]}",
+      400 },
     { "POST", T "/edges?lock=maybe", "{\"mutations\":[]}", 400 },
     { "GET", T "/edges/scan/recent?start=Bob&direction=SIDEWAYS", NULL, 400 },
     { "GET", T "/edges/scan/recent?start=Bob", NULL, 400 },
@@ -358,15 +401,16 @@ static gchar *
 long_insert (const gchar *target)
 {
   return g_strdup_printf ("{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"L\","
-                          "\"target\":\"%s\",\"properties\":{\"created_at\":1}}}", target);
+                          "\"target\":\"%s\",\"properties\":{\"created_at\":1}}}",
+                          target);
 }
 
 START_TEST (long_ids)
 {
   quick_start_setup ();
   gboolean hbase = g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0;
-  g_autofree gchar *url600 = g_strnfill (600, 'u');    /* a long URL as a target */
-  g_autofree gchar *huge = g_strnfill (33000, 'h');    /* over HBase's row key limit */
+  g_autofree gchar *url600 = g_strnfill (600, 'u'); /* a long URL as a target */
+  g_autofree gchar *huge = g_strnfill (33000, 'h'); /* over HBase's row key limit */
   g_autofree gchar *a = long_insert (url600);
   g_autofree gchar *b = long_insert ("short");
   g_autofree gchar *c = long_insert (huge);
@@ -389,7 +433,7 @@ START_TEST (long_ids)
         {
           const gchar *m = ab_json_str (r.json, pm);
           ck_assert_msg (m != NULL && strstr (m, "too long") != NULL
-                         && strstr (m, hbase ? "32767" : "511") != NULL,
+                             && strstr (m, hbase ? "32767" : "511") != NULL,
                          "reason: %s", m != NULL ? m : "(none)");
         }
       else
@@ -436,8 +480,10 @@ START_TEST (v2_storages)
   ck_assert_msg (strstr (ab_json_str (r.json, "message"), "storage main is not found") != NULL,
                  "%s", r.body);
   ab_reply_clear (&r);
-  ab_http (&srv, &r, "POST", "{\"comment\":\"c\",\"storageType\":\"hbase\","
-           "\"hbaseNamespace\":\"ns\",\"hbaseTable\":\"t\"}", "/graph/v2/storage/main");
+  ab_http (&srv, &r, "POST",
+           "{\"comment\":\"c\",\"storageType\":\"hbase\","
+           "\"hbaseNamespace\":\"ns\",\"hbaseTable\":\"t\"}",
+           "/graph/v2/storage/main");
   ck_assert_msg (r.status == 200, "%s", r.body);
   ck_assert_str_eq (ab_json_str (r.json, "status"), "CREATED");
   ck_assert_str_eq (ab_json_str (r.json, "result.name"), "main");
@@ -466,13 +512,23 @@ START_TEST (status_filters_and_names)
   ck_assert_uint_eq (call ("POST", DB, "{\"database\":\"off\",\"comment\":\"c\"}"), 200);
   ck_assert_uint_eq (call ("PUT", DB "/off", "{\"active\":false}"), 200);
   ck_assert_uint_eq (call ("POST", DB "/on/tables", TABLE_BODY), 200);
-  ck_assert_uint_eq (call ("POST", DB "/on/aliases", "{\"alias\":\"f\",\"table\":\"follows\",\"comment\":\"c\"}"), 200);
+  ck_assert_uint_eq (
+      call ("POST", DB "/on/aliases", "{\"alias\":\"f\",\"table\":\"follows\",\"comment\":\"c\"}"),
+      200);
   ck_assert_uint_eq (call ("PUT", DB "/on/aliases/f", "{\"active\":false}"), 200);
-  static const struct { const gchar *path; const gchar *first; guint n; } lists[] = {
-    { DB, "on", 1 }, { DB "?status=ACTIVE", "on", 1 }, { DB "?status=INACTIVE", "off", 1 },
+  static const struct {
+    const gchar *path;
+    const gchar *first;
+    guint n;
+  } lists[] = {
+    { DB, "on", 1 },
+    { DB "?status=ACTIVE", "on", 1 },
+    { DB "?status=INACTIVE", "off", 1 },
     { DB "?status=ALL", "off", 2 },
-    { DB "/on/tables", "follows", 1 }, { DB "/on/tables?status=INACTIVE", NULL, 0 },
-    { DB "/on/aliases", NULL, 0 }, { DB "/on/aliases?status=INACTIVE", "f", 1 },
+    { DB "/on/tables", "follows", 1 },
+    { DB "/on/tables?status=INACTIVE", NULL, 0 },
+    { DB "/on/aliases", NULL, 0 },
+    { DB "/on/aliases?status=INACTIVE", "f", 1 },
     { DB "/on/aliases?status=ALL", "f", 1 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (lists); i++)
@@ -481,9 +537,9 @@ START_TEST (status_filters_and_names)
       ck_assert_msg (ab_json_len (l, "") == lists[i].n, "%s", lists[i].path);
       if (lists[i].first != NULL)
         {
-          const gchar *name = ab_json_str (l, strstr (lists[i].path, "/tables") ? "0.table"
+          const gchar *name = ab_json_str (l, strstr (lists[i].path, "/tables")    ? "0.table"
                                               : strstr (lists[i].path, "/aliases") ? "0.alias"
-                                                                                    : "0.database");
+                                                                                   : "0.database");
           ck_assert_str_eq (name, lists[i].first);
         }
     }
@@ -499,10 +555,13 @@ START_TEST (status_filters_and_names)
   /* names breaking ^[a-zA-Z][a-zA-Z0-9_-]{0,63}$ answer 400 on every method */
   g_autofree gchar *long_name = g_strnfill (65, 'a');
   g_autofree gchar *p65 = g_strconcat (DB "/", long_name, NULL);
-  static const struct { const gchar *method, *path; const gchar *what; } names[] = {
-    { "GET", DB "/9lives", "database" }, { "PUT", DB "/a.b", "database" },
-    { "DELETE", DB "/a:b", "database" }, { "GET", DB "/on/tables/1t", "table" },
-    { "PUT", DB "/on/tables/t.x", "table" }, { "DELETE", DB "/on/aliases/_a", "alias" },
+  static const struct {
+    const gchar *method, *path;
+    const gchar *what;
+  } names[] = {
+    { "GET", DB "/9lives", "database" },        { "PUT", DB "/a.b", "database" },
+    { "DELETE", DB "/a:b", "database" },        { "GET", DB "/on/tables/1t", "table" },
+    { "PUT", DB "/on/tables/t.x", "table" },    { "DELETE", DB "/on/aliases/_a", "alias" },
     { "GET", DB "/on/aliases/a%20b", "alias" }, { "GET", DB "/9lives/tables", "database" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (names) + 1; i++)
@@ -512,10 +571,10 @@ START_TEST (status_filters_and_names)
       const gchar *path = i < G_N_ELEMENTS (names) ? names[i].path : p65;
       ab_http (&srv, &r, method, method[0] == 'P' ? "{}" : NULL, "%s", path);
       ab_assert_error_reply (&r, 400);
-      g_autofree gchar *want = g_strdup_printf ("Invalid %s:", i < G_N_ELEMENTS (names)
-                                                                  ? names[i].what : "database");
-      ck_assert_msg (g_str_has_prefix (ab_json_str (r.json, "message"), want), "%s %s: %s",
-                     method, path, r.body);
+      g_autofree gchar *want
+          = g_strdup_printf ("Invalid %s:", i < G_N_ELEMENTS (names) ? names[i].what : "database");
+      ck_assert_msg (g_str_has_prefix (ab_json_str (r.json, "message"), want), "%s %s: %s", method,
+                     path, r.body);
       ab_reply_clear (&r);
     }
   /* a valid name of 64 characters is merely not found */
@@ -530,14 +589,17 @@ START_TEST (read_only_mode)
   ab_server_stop (&srv);
   const gchar *ro[] = { "--read-only", NULL };
   ab_server_restart (&srv, ro);
-  static const struct { const gchar *method, *path, *body; } writes[] = {
+  static const struct {
+    const gchar *method, *path, *body;
+  } writes[] = {
     { "POST", T "/edges", "{\"mutations\":[]}" },
     { "POST", T "/edges/sync", "{\"mutations\":[]}" },
     { "POST", DB, "{\"database\":\"other\",\"comment\":\"c\"}" },
     { "PUT", DB "/likes/tables/likes", "{\"comment\":\"c\"}" },
     { "DELETE", DB "/likes/tables/likes", NULL },
     { "POST", "/graph/v2/service/other", "{\"desc\":\"d\"}" },
-    { "POST", "/queue/v1/namespaces/ns/queues", "{\"queue\":\"q\",\"storage\":\"datastore://ns/q\"}" },
+    { "POST", "/queue/v1/namespaces/ns/queues",
+      "{\"queue\":\"q\",\"storage\":\"datastore://ns/q\"}" },
     { "POST", "/admin/v1/keys", "{\"name\":\"k\",\"grants\":[]}" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (writes); i++)
@@ -545,13 +607,14 @@ START_TEST (read_only_mode)
       AbReply r = { 0 };
       ab_http (&srv, &r, writes[i].method, writes[i].body, "%s", writes[i].path);
       ab_assert_error_reply (&r, 403);
-      g_autofree gchar *want = g_strdup_printf ("Write operation not allowed in read-only mode: %s %s",
-                                                writes[i].method, writes[i].path);
+      g_autofree gchar *want = g_strdup_printf (
+          "Write operation not allowed in read-only mode: %s %s", writes[i].method, writes[i].path);
       ck_assert_str_eq (ab_json_str (r.json, "message"), want);
       ab_reply_clear (&r);
     }
   /* reads still work, the data is all there */
-  g_autoptr (JsonNode) c = ab_http_ok (&srv, "GET", T "/edges/count?start=Phone&direction=IN", NULL);
+  g_autoptr (JsonNode) c
+      = ab_http_ok (&srv, "GET", T "/edges/count?start=Phone&direction=IN", NULL);
   ck_assert_int_eq (ab_json_int (c, "count"), 2);
   g_autoptr (JsonNode) h = ab_http_ok (&srv, "GET", "/health", NULL);
   ck_assert (ab_json_bool (h, "readOnly"));

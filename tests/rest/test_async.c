@@ -69,11 +69,14 @@ expected_count (guint src, gint64 n)
 START_TEST (async_survives_kill)
 {
   start (_i);
-  g_autoptr (JsonNode) d = ok ("POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}");
-  g_autoptr (JsonNode) t = ok ("POST", "/graph/v3/databases/d/tables",
-      "{\"table\":\"t\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"mode\":\"ASYNC\","
-      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\",\"properties\":[],\"indexes\":[]}}");
+  g_autoptr (JsonNode) d
+      = ok ("POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) t
+      = ok ("POST", "/graph/v3/databases/d/tables",
+            "{\"table\":\"t\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"mode\":\"ASYNC\","
+            "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+            "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
+            "\"properties\":[],\"indexes\":[]}}");
   gint64 n = 3000;
   GRand *rand = g_rand_new_with_seed (5);
   gint64 *order = g_new (gint64, n);
@@ -90,17 +93,18 @@ START_TEST (async_survives_kill)
     {
       GString *b = g_string_new ("{\"mutations\":[");
       for (gint64 i = off; i < off + 100; i++)
-        g_string_append_printf (b, "%s{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
-                                ",\"source\":\"u%d\",\"target\":\"t%d\"}}", i > off ? "," : "",
-                                order[i] % 4 == 0 ? "DELETE" : "INSERT", order[i],
-                                (int) (order[i] % 7), (int) (order[i] % 50));
+        g_string_append_printf (b,
+                                "%s{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
+                                ",\"source\":\"u%d\",\"target\":\"t%d\"}}",
+                                i > off ? "," : "", order[i] % 4 == 0 ? "DELETE" : "INSERT",
+                                order[i], (int) (order[i] % 7), (int) (order[i] % 50));
       g_string_append (b, "]}");
       g_autoptr (JsonNode) r = ok ("POST", T "/edges", b->str);
       g_string_free (b, TRUE);
       ck_assert_str_eq (ab_json_str (r, "results.0.status"), "QUEUED");
     }
   g_free (order);
-  ab_server_kill (&srv);   /* every request above was acknowledged */
+  ab_server_kill (&srv); /* every request above was acknowledged */
   restart ();
   for (guint src = 0; src < 7; src++)
     {
@@ -128,11 +132,14 @@ START_TEST (ephemeral_wal_refuses_async)
   const gchar *ephemeral[] = { "--wal-ephemeral", NULL }, *none[] = { "--wal", "none", NULL };
   const gchar *why = _i == 0 ? "ephemeral" : "without one";
   ab_server_start (&srv, NULL, _i == 0 ? ephemeral : none);
-  g_autoptr (JsonNode) d = ok ("POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}");
-  g_autoptr (JsonNode) t = ok ("POST", "/graph/v3/databases/d/tables",
-      "{\"table\":\"t\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"mode\":\"ASYNC\","
-      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\",\"properties\":[],\"indexes\":[]}}");
+  g_autoptr (JsonNode) d
+      = ok ("POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) t
+      = ok ("POST", "/graph/v3/databases/d/tables",
+            "{\"table\":\"t\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"mode\":\"ASYNC\","
+            "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+            "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
+            "\"properties\":[],\"indexes\":[]}}");
   const gchar *edge = "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,"
                       "\"source\":\"u\",\"target\":\"t\"}}]}";
   AbReply r = { 0 };

@@ -16,7 +16,11 @@ setup (void)
   g_unsetenv ("ACTIONBASE_ADMIN_KEY");
 }
 
-static void teardown (void) { ab_server_destroy (&srv); }
+static void
+teardown (void)
+{
+  ab_server_destroy (&srv);
+}
 
 static guint
 as (const gchar *key, const gchar *method, const gchar *path, const gchar *body, JsonNode **out)
@@ -47,12 +51,13 @@ make_key (const gchar *grants)
   return key;
 }
 
-static const gchar *TABLE =
-  "{\"table\":\"%s\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
-  "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"direction\":\"OUT\",\"properties\":[],\"indexes\":[]}}";
-static const gchar *INSERT =
-  "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\"}}]}";
+static const gchar *TABLE = "{\"table\":\"%s\",\"storage\":\"datastore://d/"
+                            "t\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
+                            "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{"
+                            "\"type\":\"string\",\"comment\":\"\"},"
+                            "\"direction\":\"OUT\",\"properties\":[],\"indexes\":[]}}";
+static const gchar *INSERT = "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,"
+                             "\"source\":\"a\",\"target\":\"b\"}}]}";
 
 START_TEST (keys_and_grants)
 {
@@ -66,24 +71,32 @@ START_TEST (keys_and_grants)
   ab_http_raw (&srv, &r, "GET", NULL, "/graph/v3/databases", bare);
   ck_assert_uint_eq (r.status, 200);
   ab_reply_clear (&r);
-  ck_assert_uint_eq (as (ADMIN, "POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}", NULL), 200);
+  ck_assert_uint_eq (
+      as (ADMIN, "POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}", NULL),
+      200);
   g_autofree gchar *t1 = g_strdup_printf (TABLE, "t");
   g_autofree gchar *t2 = g_strdup_printf (TABLE, "u");
   ck_assert_uint_eq (as (ADMIN, "POST", "/graph/v3/databases/d/tables", t1, NULL), 200);
   ck_assert_uint_eq (as (ADMIN, "POST", "/graph/v3/databases/d/tables", t2, NULL), 200);
   g_autofree gchar *reader = make_key ("[{\"scope\":\"d\",\"permissions\":\"r\"}]");
   g_autofree gchar *writer = make_key ("[{\"scope\":\"d.t\",\"permissions\":\"rw\"}]");
-  ck_assert_uint_eq (as (reader, "GET", "/graph/v3/databases/d/tables/t/edges/count?start=a&direction=OUT", NULL, NULL), 200);
-  ck_assert_uint_eq (as (reader, "POST", "/graph/v3/databases/d/tables/t/edges", INSERT, NULL), 403);
-  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/t/edges", INSERT, NULL), 200);
-  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/u/edges", INSERT, NULL), 403);
+  ck_assert_uint_eq (as (reader, "GET",
+                         "/graph/v3/databases/d/tables/t/edges/count?start=a&direction=OUT", NULL,
+                         NULL),
+                     200);
+  ck_assert_uint_eq (as (reader, "POST", "/graph/v3/databases/d/tables/t/edges", INSERT, NULL),
+                     403);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/t/edges", INSERT, NULL),
+                     200);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/u/edges", INSERT, NULL),
+                     403);
   ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables", t1, NULL), 403);
   /* the query document needs r on every table it names, STEP items included */
-  static const gchar *QDOC =
-    "{\"query\":[{\"type\":\"COUNT\",\"database\":\"d\",\"table\":\"t\",\"direction\":\"OUT\","
-    "\"source\":{\"type\":\"STEP\",\"field\":\"target\",\"step\":{\"type\":\"GET\","
-    "\"database\":\"d\",\"table\":\"%s\",\"source\":{\"type\":\"VALUE\",\"value\":[\"a\"]},"
-    "\"target\":{\"type\":\"VALUE\",\"value\":[\"b\"]}}},\"include\":true}]}";
+  static const gchar *QDOC
+      = "{\"query\":[{\"type\":\"COUNT\",\"database\":\"d\",\"table\":\"t\",\"direction\":\"OUT\","
+        "\"source\":{\"type\":\"STEP\",\"field\":\"target\",\"step\":{\"type\":\"GET\","
+        "\"database\":\"d\",\"table\":\"%s\",\"source\":{\"type\":\"VALUE\",\"value\":[\"a\"]},"
+        "\"target\":{\"type\":\"VALUE\",\"value\":[\"b\"]}}},\"include\":true}]}";
   g_autofree gchar *q_t = g_strdup_printf (QDOC, "t");
   g_autofree gchar *q_u = g_strdup_printf (QDOC, "u");
   JsonNode *counted = NULL;
@@ -95,12 +108,15 @@ START_TEST (keys_and_grants)
   ck_assert_uint_eq (as (reader, "GET", "/metrics", NULL, NULL), 403);
   ck_assert_uint_eq (as (ADMIN, "GET", "/metrics", NULL, NULL), 200);
   ck_assert_uint_eq (as (reader, "GET", "/admin/v1/keys", NULL, NULL), 403);
-  ck_assert_uint_eq (as (ADMIN, "POST", "/admin/v1/keys", "{\"name\":\"x\",\"grants\":[{\"scope\":\"d\",\"permissions\":\"rz\"}]}", NULL), 400);
+  ck_assert_uint_eq (as (ADMIN, "POST", "/admin/v1/keys",
+                         "{\"name\":\"x\",\"grants\":[{\"scope\":\"d\",\"permissions\":\"rz\"}]}",
+                         NULL),
+                     400);
   JsonNode *list = NULL;
   ck_assert_uint_eq (as (ADMIN, "GET", "/admin/v1/keys", NULL, &list), 200);
   ck_assert_uint_eq (ab_json_len (list, ""), 2);
   g_autofree gchar *text = json_to_string (list, FALSE);
-  ck_assert_ptr_null (strstr (text, writer));       /* never the secret */
+  ck_assert_ptr_null (strstr (text, writer)); /* never the secret */
   ck_assert_ptr_null (strstr (text, "\"hash\""));
   g_autofree gchar *writer_id = NULL;
   for (guint i = 0; i < 2; i++)
@@ -114,7 +130,8 @@ START_TEST (keys_and_grants)
   ck_assert_ptr_nonnull (writer_id);
   g_autofree gchar *path = g_strdup_printf ("/admin/v1/keys/%s", writer_id);
   ck_assert_uint_eq (as (ADMIN, "DELETE", path, NULL, NULL), 204);
-  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/t/edges", INSERT, NULL), 401);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/databases/d/tables/t/edges", INSERT, NULL),
+                     401);
 }
 END_TEST
 

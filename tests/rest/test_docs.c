@@ -17,25 +17,25 @@
 #define MAX_REPORTED 20
 
 typedef struct {
-  guint line;       /* 1-based line of the opening fence */
-  gchar *info;      /* the info string, trimmed */
-  gchar *text;      /* the content, without the fences */
+  guint line;  /* 1-based line of the opening fence */
+  gchar *info; /* the info string, trimmed */
+  gchar *text; /* the content, without the fences */
 } Block;
 
 typedef struct {
   guint line;
   gboolean is_block;
-  Block block;      /* is_block */
-  gchar *args;      /* a directive: the words after "doc-test: restart" */
+  Block block; /* is_block */
+  gchar *args; /* a directive: the words after "doc-test: restart" */
 } Step;
 
 typedef struct {
   AbServer *srv;
-  GHashTable *vars;      /* name -> JsonNode (bound from answers) */
+  GHashTable *vars; /* name -> JsonNode (bound from answers) */
   GString *failures;
   guint n_failures;
   guint n_examples;
-  const gchar *doc;      /* file name for messages */
+  const gchar *doc; /* file name for messages */
 } Run;
 
 static void
@@ -47,8 +47,7 @@ step_clear (gpointer p)
   g_free (s->args);
 }
 
-static void
-doc_fail (Run *run, guint line, const gchar *fmt, ...) G_GNUC_PRINTF (3, 4);
+static void doc_fail (Run *run, guint line, const gchar *fmt, ...) G_GNUC_PRINTF (3, 4);
 
 static void
 doc_fail (Run *run, guint line, const gchar *fmt, ...)
@@ -137,20 +136,17 @@ typedef enum { IN_PATH, IN_HEADER, IN_JSON, IN_TEXT } Where;
 static gchar *
 var_text (JsonNode *value, Where where)
 {
-  gboolean is_string = JSON_NODE_HOLDS_VALUE (value)
-                       && json_node_get_value_type (value) == G_TYPE_STRING;
+  gboolean is_string
+      = JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING;
   g_autofree gchar *json = json_to_string (value, FALSE);
   if (!is_string)
     return g_steal_pointer (&json);
   const gchar *s = json_node_get_string (value);
   switch (where)
     {
-    case IN_PATH:
-      return g_uri_escape_string (s, NULL, FALSE);
-    case IN_JSON:
-      return g_strndup (json + 1, strlen (json) - 2);
-    default:
-      return g_strdup (s);
+      case IN_PATH: return g_uri_escape_string (s, NULL, FALSE);
+      case IN_JSON: return g_strndup (json + 1, strlen (json) - 2);
+      default: return g_strdup (s);
     }
 }
 
@@ -297,8 +293,8 @@ match (Run *run, guint line, JsonNode *want, JsonNode *got, const gchar *at, gch
       for (guint i = 0; i < wn; i++)
         {
           g_autofree gchar *sub = g_strdup_printf ("%s[%u]", at, i);
-          if (!match (run, line, json_array_get_element (w, i), json_array_get_element (g, i),
-                      sub, why))
+          if (!match (run, line, json_array_get_element (w, i), json_array_get_element (g, i), sub,
+                      why))
             return FALSE;
         }
       return TRUE;
@@ -323,8 +319,8 @@ match (Run *run, guint line, JsonNode *want, JsonNode *got, const gchar *at, gch
 typedef struct {
   gchar *method;
   gchar *path;
-  GPtrArray *headers;   /* name, value, ..., NULL-terminated */
-  gchar *body;          /* NULL: none */
+  GPtrArray *headers; /* name, value, ..., NULL-terminated */
+  gchar *body;        /* NULL: none */
   gboolean send_auth;
 } Request;
 
@@ -469,7 +465,8 @@ check_json (Run *run, const Block *e, const gchar *what, const AbReply *reply, g
   if (status >= 400 && JSON_NODE_HOLDS_OBJECT (reply->json))
     {
       JsonNode *ts = json_object_get_member (json_node_get_object (reply->json), "timestamp");
-      if (ts == NULL || !JSON_NODE_HOLDS_VALUE (ts) || json_node_get_value_type (ts) != G_TYPE_INT64)
+      if (ts == NULL || !JSON_NODE_HOLDS_VALUE (ts)
+          || json_node_get_value_type (ts) != G_TYPE_INT64)
         doc_fail (run, e->line, "%s: an error answer without an integer timestamp: %s", what,
                   reply->body);
     }
@@ -482,8 +479,9 @@ run_example (Run *run, const Block *req_block, const Block *expect)
   guint status = 0;
   if (expect == NULL || !parse_expect_info (expect->info, &kind, &status))
     {
-      doc_fail (run, req_block->line, "an http block must be followed by a ```json status=N or "
-            "```text status=N block");
+      doc_fail (run, req_block->line,
+                "an http block must be followed by a ```json status=N or "
+                "```text status=N block");
       return;
     }
   Request r = { 0 };
@@ -495,8 +493,7 @@ run_example (Run *run, const Block *req_block, const Block *expect)
   run->n_examples++;
   g_autoptr (GBytes) body = r.body != NULL ? g_bytes_new (r.body, strlen (r.body)) : NULL;
   AbReply reply = { 0 };
-  ab_http_raw (run->srv, &reply, r.method, body, r.path,
-               (const gchar *const *) r.headers->pdata);
+  ab_http_raw (run->srv, &reply, r.method, body, r.path, (const gchar *const *) r.headers->pdata);
   g_autofree gchar *what = g_strdup_printf ("%s %s", r.method, r.path);
   if (reply.status != status)
     doc_fail (run, expect->line, "%s: expected status %u, got %u: %s", what, status, reply.status,
@@ -524,7 +521,11 @@ setup (void)
   ab_server_start (&srv, NULL, base_args);
 }
 
-static void teardown (void) { ab_server_destroy (&srv); }
+static void
+teardown (void)
+{
+  ab_server_destroy (&srv);
+}
 
 static void
 restart (Run *run, const gchar *args)
@@ -551,8 +552,8 @@ START_TEST (rest_api_examples)
                  error != NULL ? error->message : "");
   g_autoptr (GArray) steps = read_steps (text);
   Run run = { .srv = &srv, .doc = "docs/rest-api.md" };
-  run.vars = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                    (GDestroyNotify) json_node_unref);
+  run.vars
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_node_unref);
   run.failures = g_string_new (NULL);
   for (guint i = 0; i < steps->len; i++)
     {

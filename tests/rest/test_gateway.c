@@ -23,9 +23,9 @@ static atomic_int stop_load;
 
 typedef struct {
   guint id;
-  GPtrArray *acked;   /* targets of acknowledged inserts */
+  GPtrArray *acked; /* targets of acknowledged inserts */
   guint errors;
-  guint acked_after;  /* acknowledged once the gateway was back */
+  guint acked_after; /* acknowledged once the gateway was back */
 } Client;
 
 static atomic_int gateway_back;
@@ -52,7 +52,8 @@ client (gpointer data)
     {
       g_autofree gchar *body = g_strdup_printf (
           "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"s%u\","
-          "\"target\":\"t%u\",\"properties\":{\"at\":%u}}}]}", k, c->id, k, k);
+          "\"target\":\"t%u\",\"properties\":{\"at\":%u}}}]}",
+          k, c->id, k, k);
       AbReply r = { 0 };
       ab_http (&srv, &r, "POST", body, T "/edges");
       if (is_error_reply (&r))
@@ -75,8 +76,8 @@ gateway_named (const gchar *name, const gchar *action, const gchar *port)
   g_autofree gchar *out = NULL, *err = NULL;
   gint status = 0;
   g_autoptr (GError) error = NULL;
-  ck_assert (g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out,
-                           &err, &status, &error));
+  ck_assert (g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                           &status, &error));
   ck_assert_msg (g_spawn_check_wait_status (status, NULL), "gateway.sh %s: %s", action, err);
   return g_strdup (g_strstrip (out));
 }
@@ -97,12 +98,16 @@ start_server_on (const gchar *addr, const gchar *prefix, const gchar *params)
   gchar *store = g_strdup_printf ("hbase://%s/ab_rest?table=%s%s", addr, table, params);
   const gchar *args[] = { "--store", store, NULL };
   ab_server_start (&srv, NULL, args);
-  g_autoptr (JsonNode) d = ab_http_ok (&srv, "POST", "/graph/v3/databases",
-                                       "{\"database\":\"d\",\"comment\":\"c\"}");
-  g_autoptr (JsonNode) t = ab_http_ok (&srv, "POST", "/graph/v3/databases/d/tables",
-      "{\"table\":\"t\",\"storage\":\"datastore://d/t\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
-      "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-      "\"direction\":\"BOTH\",\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,"
+  g_autoptr (JsonNode) d
+      = ab_http_ok (&srv, "POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) t = ab_http_ok (
+      &srv, "POST", "/graph/v3/databases/d/tables",
+      "{\"table\":\"t\",\"storage\":\"datastore://d/"
+      "t\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
+      "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\","
+      "\"comment\":\"\"},"
+      "\"direction\":\"BOTH\",\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":"
+      "false,"
       "\"comment\":\"\"}],\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"at\","
       "\"order\":\"DESC\"}]}]}}");
   return store;
@@ -111,13 +116,13 @@ start_server_on (const gchar *addr, const gchar *prefix, const gchar *params)
 static gint
 verify (const gchar *store, gboolean repair)
 {
-  const gchar *argv[] = { "src/actionbase-verify", "--store", store, repair ? "--repair" : NULL,
-                          NULL };
+  const gchar *argv[]
+      = { "src/actionbase-verify", "--store", store, repair ? "--repair" : NULL, NULL };
   g_autofree gchar *out = NULL, *err = NULL;
   gint status = 0;
   g_autoptr (GError) error = NULL;
-  ck_assert (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL, &out, &err, &status,
-                           &error));
+  ck_assert (
+      g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL, &out, &err, &status, &error));
   ck_assert_msg (g_spawn_check_wait_status (status, NULL) || WEXITSTATUS (status) == 1,
                  "actionbase-verify failed (%d): %s%s", status, out, err);
   return WEXITSTATUS (status);
@@ -132,7 +137,8 @@ wait_recovered (void)
       AbReply r = { 0 };
       ab_http (&srv, &r, "POST",
                "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"probe\","
-               "\"target\":\"p\",\"properties\":{\"at\":1}}}]}", T "/edges");
+               "\"target\":\"p\",\"properties\":{\"at\":1}}}]}",
+               T "/edges");
       gboolean ok = !is_error_reply (&r);
       ab_reply_clear (&r);
       if (ok)
@@ -150,10 +156,10 @@ scan_all (guint id)
   g_autofree gchar *offset = NULL;
   for (;;)
     {
-      g_autofree gchar *path = g_strdup_printf (T "/edges/scan/recent?start=s%u&direction=OUT"
-                                                  "&limit=1000%s%s", id,
-                                                offset != NULL ? "&offset=" : "",
-                                                offset != NULL ? offset : "");
+      g_autofree gchar *path
+          = g_strdup_printf (T "/edges/scan/recent?start=s%u&direction=OUT"
+                               "&limit=1000%s%s",
+                             id, offset != NULL ? "&offset=" : "", offset != NULL ? offset : "");
       g_autoptr (JsonNode) page = ab_http_ok (&srv, "GET", path, NULL);
       n += ab_json_len (page, "edges");
       if (!ab_json_bool (page, "hasNext"))
@@ -245,8 +251,8 @@ START_TEST (gateway_killed_under_load)
       check_acked (i, cs[i].acked);
       g_ptr_array_unref (cs[i].acked);
     }
-  g_printerr ("gateway fault: %u acknowledged, %u failed, %u after the restart\n", acked,
-              errors, after);
+  g_printerr ("gateway fault: %u acknowledged, %u failed, %u after the restart\n", acked, errors,
+              after);
   ab_server_destroy (&srv);
   g_free (gateway ("kill", NULL));
 }
@@ -260,7 +266,7 @@ END_TEST
 #define GET_AB T "/edges/get?source=a&target=b"
 
 typedef struct {
-  guint status;     /* 0: no answer (transport failure) */
+  guint status; /* 0: no answer (transport failure) */
   gchar *body;
   gint64 took_ms;
 } Timed;
@@ -350,9 +356,10 @@ START_TEST (gateway_stalled_under_reads)
 {
   g_autofree gchar *addr = gateway_named ("gwstall", "start", NULL);
   g_autofree gchar *store = start_server_on (addr, "stall", "");
-  g_autoptr (JsonNode) ins = ab_http_ok (&srv, "POST", T "/edges",
-      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\","
-      "\"target\":\"b\",\"properties\":{\"at\":1}}}]}");
+  g_autoptr (JsonNode) ins
+      = ab_http_ok (&srv, "POST", T "/edges",
+                    "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\","
+                    "\"target\":\"b\",\"properties\":{\"at\":1}}}]}");
   g_autoptr (JsonNode) before = ab_http_ok (&srv, "GET", GET_AB, NULL);
   ck_assert_uint_eq (ab_json_len (before, "edges"), 1);
 

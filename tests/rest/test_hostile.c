@@ -17,16 +17,18 @@
 #define T DB "/tables/t"
 
 /* byte..long properties and an object, to aim out-of-range numbers at */
-static const gchar *TABLE =
-  "{\"table\":\"t\",\"storage\":\"datastore://h/t\",\"comment\":\"\",\"schema\":{\"type\":\"EDGE\","
-  "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"direction\":\"BOTH\",\"indexes\":[],\"properties\":["
-  "{\"name\":\"b\",\"type\":\"byte\",\"nullable\":true,\"comment\":\"\"},"
-  "{\"name\":\"s\",\"type\":\"short\",\"nullable\":true,\"comment\":\"\"},"
-  "{\"name\":\"i\",\"type\":\"int\",\"nullable\":true,\"comment\":\"\"},"
-  "{\"name\":\"l\",\"type\":\"long\",\"nullable\":true,\"comment\":\"\"},"
-  "{\"name\":\"f\",\"type\":\"float\",\"nullable\":true,\"comment\":\"\"},"
-  "{\"name\":\"o\",\"type\":\"object\",\"nullable\":true,\"comment\":\"\"}]}}";
+static const gchar *TABLE
+    = "{\"table\":\"t\",\"storage\":\"datastore://h/"
+      "t\",\"comment\":\"\",\"schema\":{\"type\":\"EDGE\","
+      "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\","
+      "\"comment\":\"\"},"
+      "\"direction\":\"BOTH\",\"indexes\":[],\"properties\":["
+      "{\"name\":\"b\",\"type\":\"byte\",\"nullable\":true,\"comment\":\"\"},"
+      "{\"name\":\"s\",\"type\":\"short\",\"nullable\":true,\"comment\":\"\"},"
+      "{\"name\":\"i\",\"type\":\"int\",\"nullable\":true,\"comment\":\"\"},"
+      "{\"name\":\"l\",\"type\":\"long\",\"nullable\":true,\"comment\":\"\"},"
+      "{\"name\":\"f\",\"type\":\"float\",\"nullable\":true,\"comment\":\"\"},"
+      "{\"name\":\"o\",\"type\":\"object\",\"nullable\":true,\"comment\":\"\"}]}}";
 
 static void
 setup_table (AbServer *srv)
@@ -160,9 +162,10 @@ START_TEST (test_slow_body_and_headers_time_out)
       head_open = head_open && !peer_closed (head_fd);
     }
   gint64 took_ms = (g_get_monotonic_time () - t0) / 1000;
-  ck_assert_msg (!body_open && !head_open, "slow connections still open after %" G_GINT64_FORMAT
-                 " ms", took_ms);
-  ck_assert_msg (took_ms >= 1000 && took_ms < 6000, "closed after %" G_GINT64_FORMAT " ms", took_ms);
+  ck_assert_msg (!body_open && !head_open,
+                 "slow connections still open after %" G_GINT64_FORMAT " ms", took_ms);
+  ck_assert_msg (took_ms >= 1000 && took_ms < 6000, "closed after %" G_GINT64_FORMAT " ms",
+                 took_ms);
   close (body_fd);
   close (head_fd);
   assert_serving (&srv);
@@ -257,9 +260,18 @@ END_TEST
 START_TEST (test_numbers_out_of_range)
 {
   static const gchar *props[] = {
-    "\"b\":128", "\"b\":-129", "\"b\":1.5", "\"s\":32768", "\"s\":-32769",
-    "\"i\":2147483648", "\"i\":\"99999999999\"", "\"l\":9223372036854775808",
-    "\"l\":-9223372036854775809", "\"l\":1e19", "\"f\":1e300", "\"f\":1e400",
+    "\"b\":128",
+    "\"b\":-129",
+    "\"b\":1.5",
+    "\"s\":32768",
+    "\"s\":-32769",
+    "\"i\":2147483648",
+    "\"i\":\"99999999999\"",
+    "\"l\":9223372036854775808",
+    "\"l\":-9223372036854775809",
+    "\"l\":1e19",
+    "\"f\":1e300",
+    "\"f\":1e400",
     "\"l\":123456789012345678901234567890",
   };
   AbServer srv;
@@ -274,8 +286,8 @@ START_TEST (test_numbers_out_of_range)
                                   "\"version\":1e40,\"source\":\"n\",\"target\":\"x\"}}]}");
   expect_400 (&srv, "POST", T "/edges", v);
   /* the edges of the extremes themselves are accepted and read back exactly */
-  g_autofree gchar *edge = insert_body ("\"n\"", "\"max\"",
-      "\"b\":-128,\"s\":32767,\"i\":-2147483648,\"l\":9223372036854775807");
+  g_autofree gchar *edge = insert_body (
+      "\"n\"", "\"max\"", "\"b\":-128,\"s\":32767,\"i\":-2147483648,\"l\":9223372036854775807");
   json_node_unref (ab_http_ok (&srv, "POST", T "/edges", edge));
   g_autoptr (JsonNode) got = ab_http_ok (&srv, "GET", T "/edges/get?source=n&target=max", NULL);
   ck_assert_int_eq (ab_json_int (got, "edges.0.properties.l"), G_MAXINT64);
@@ -295,8 +307,12 @@ START_TEST (test_invalid_utf8_and_nul)
                                   "\"source\":\"a\xff\",\"target\":\"b\"}}]}";
   static const gchar raw_nul[] = "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,"
                                  "\"source\":\"a\0b\",\"target\":\"b\"}}]}";
-  const struct { const gchar *data; gsize len; } bodies[] = {
-    { bad_utf8, sizeof bad_utf8 - 1 }, { raw_nul, sizeof raw_nul - 1 },
+  const struct {
+    const gchar *data;
+    gsize len;
+  } bodies[] = {
+    { bad_utf8, sizeof bad_utf8 - 1 },
+    { raw_nul, sizeof raw_nul - 1 },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bodies); i++)
     {
@@ -318,10 +334,15 @@ START_TEST (test_invalid_utf8_and_nul)
   ck_assert_int_eq (out_count (&srv, "a"), 0);
   /* paths and queries: %00 and bytes that are not UTF-8 */
   static const gchar *paths[] = {
-    T "/edges/get?source=%00&target=b", T "/edges/get?source=a%00&target=b",
-    T "/edges/get?source=a&target=b%00c", T "/edges/count?start=%00&direction=OUT",
-    T "/edges/scan/x?start=a%00&direction=OUT", T "/edges/get?source=%ff&target=b",
-    T "/edges/count?start=a%c3&direction=OUT", DB "%ff/tables/t", DB "/tables/t%00",
+    T "/edges/get?source=%00&target=b",
+    T "/edges/get?source=a%00&target=b",
+    T "/edges/get?source=a&target=b%00c",
+    T "/edges/count?start=%00&direction=OUT",
+    T "/edges/scan/x?start=a%00&direction=OUT",
+    T "/edges/get?source=%ff&target=b",
+    T "/edges/count?start=a%c3&direction=OUT",
+    DB "%ff/tables/t",
+    DB "/tables/t%00",
     T "/edges/get?source=a&target=b&filters=x%00:eq:1",
   };
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
@@ -329,8 +350,8 @@ START_TEST (test_invalid_utf8_and_nul)
   /* valid UTF-8 keys round-trip */
   g_autofree gchar *utf = insert_body ("\"\xc3\xa9t\xc3\xa9\"", "\"\xe2\x9c\x93\"", "");
   json_node_unref (ab_http_ok (&srv, "POST", T "/edges", utf));
-  g_autoptr (JsonNode) got = ab_http_ok (&srv, "GET",
-      T "/edges/get?source=%C3%A9t%C3%A9&target=%E2%9C%93", NULL);
+  g_autoptr (JsonNode) got
+      = ab_http_ok (&srv, "GET", T "/edges/get?source=%C3%A9t%C3%A9&target=%E2%9C%93", NULL);
   ck_assert_int_eq (ab_json_int (got, "count"), 1);
   assert_serving (&srv);
   ab_server_destroy (&srv);
@@ -346,8 +367,10 @@ START_TEST (test_huge_mutation_bodies)
   /* 100k items in 6.6 MB: parsed, then refused by max-mutations */
   GString *b = g_string_new ("{\"mutations\":[");
   for (guint i = 0; i < 100000; i++)
-    g_string_append_printf (b, "%s{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"m\","
-                            "\"target\":\"%u\"}}", i ? "," : "", i);
+    g_string_append_printf (b,
+                            "%s{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"m\","
+                            "\"target\":\"%u\"}}",
+                            i ? "," : "", i);
   g_string_append (b, "]}");
   ck_assert_uint_lt (b->len, 8 * 1024 * 1024);
   expect_400 (&srv, "POST", T "/edges", b->str);
@@ -443,11 +466,15 @@ START_TEST (test_many_connections_shed_with_503)
   g_autoptr (GPtrArray) reqs = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < n; i++)
     {
-      g_autofree gchar *body = g_strdup_printf ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{"
-                                                "\"version\":1,\"source\":\"c\",\"target\":\"t%u\"}}]}", i);
-      g_ptr_array_add (reqs, g_strdup_printf ("POST " T "/edges HTTP/1.1\r\nHost: x\r\n"
-                                              "Connection: close\r\nContent-Type: application/json\r\n"
-                                              "Content-Length: %zu\r\n\r\n%s", strlen (body), body));
+      g_autofree gchar *body
+          = g_strdup_printf ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{"
+                             "\"version\":1,\"source\":\"c\",\"target\":\"t%u\"}}]}",
+                             i);
+      g_ptr_array_add (reqs,
+                       g_strdup_printf ("POST " T "/edges HTTP/1.1\r\nHost: x\r\n"
+                                        "Connection: close\r\nContent-Type: application/json\r\n"
+                                        "Content-Length: %zu\r\n\r\n%s",
+                                        strlen (body), body));
       cs[i].fd = tcp_connect (srv.port, TRUE);
       cs[i].in = g_string_new (NULL);
     }
@@ -468,8 +495,8 @@ START_TEST (test_many_connections_shed_with_503)
     close (idle[i]);
   g_free (idle);
   g_free (cs);
-  g_print ("%u connections over a cap of 500 with %u idle: %u answered 200, %u answered 503\n",
-           n, n_idle, ok, shed);
+  g_print ("%u connections over a cap of 500 with %u idle: %u answered 200, %u answered 503\n", n,
+           n_idle, ok, shed);
   ck_assert_msg (other == 0 && ok > 0 && shed > 0, "200: %u, 503: %u, other: %u", ok, shed, other);
   ck_assert_int_eq (out_count (&srv, "c"), ok);
   assert_serving (&srv);

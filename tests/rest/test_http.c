@@ -63,15 +63,17 @@ START_TEST (test_router_match)
   ab_router_add (r, "POST", "/db/{database}", AB_ROUTE_BLOCKING, noop, NULL);
   ab_router_add (r, "GET", "/", AB_ROUTE_INLINE, noop, NULL);
 
-  ck_assert_int_eq (ab_router_match (r, "GET", "/db/a%2Fb/tables/t%20x", NULL, NULL, NULL,
-                                     &pattern, &params), AB_ROUTE_FOUND);
+  ck_assert_int_eq (
+      ab_router_match (r, "GET", "/db/a%2Fb/tables/t%20x", NULL, NULL, NULL, &pattern, &params),
+      AB_ROUTE_FOUND);
   ck_assert_str_eq (pattern, "/db/{database}/tables/{table}");
   ck_assert_str_eq (g_hash_table_lookup (params, "database"), "a/b");
   ck_assert_str_eq (g_hash_table_lookup (params, "table"), "t x");
   g_clear_pointer (&params, g_hash_table_unref);
 
-  ck_assert_int_eq (ab_router_match (r, "GET", "/db/x/tables/special", NULL, NULL, NULL,
-                                     &pattern, &params), AB_ROUTE_FOUND);
+  ck_assert_int_eq (
+      ab_router_match (r, "GET", "/db/x/tables/special", NULL, NULL, NULL, &pattern, &params),
+      AB_ROUTE_FOUND);
   ck_assert_str_eq (pattern, "/db/{database}/tables/special");
   g_clear_pointer (&params, g_hash_table_unref);
 
@@ -123,13 +125,17 @@ START_TEST (test_metrics_render)
   ab_metrics_observe (m, "/a/{x}", "GET", 404, 0.0001);
   ab_metrics_add_provider (m, (AbMetricsProvider) g_strdup, (gpointer) "extra_metric 7", NULL);
   g_autofree gchar *page = ab_metrics_render (m);
-  ck_assert_ptr_nonnull (strstr (page, "actionbase_http_requests_total{route=\"/a/{x}\",method=\"GET\",status=\"200\"} 2\n"));
+  ck_assert_ptr_nonnull (strstr (
+      page, "actionbase_http_requests_total{route=\"/a/{x}\",method=\"GET\",status=\"200\"} 2\n"));
   ck_assert_ptr_nonnull (strstr (page, "status=\"404\"} 1\n"));
-  ck_assert_ptr_nonnull (strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.001\"} 1\n"));
+  ck_assert_ptr_nonnull (
+      strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.001\"} 1\n"));
   ck_assert_ptr_nonnull (strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.25\"} 3\n"));
   /* Bounds and sums in their shortest round-trip form, as client libraries print them. */
-  ck_assert_ptr_nonnull (strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.0005\"} 1\n"));
-  ck_assert_ptr_nonnull (strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.005\"} 2\n"));
+  ck_assert_ptr_nonnull (
+      strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.0005\"} 1\n"));
+  ck_assert_ptr_nonnull (
+      strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"0.005\"} 2\n"));
   ck_assert_ptr_nonnull (strstr (page, "_sum{route=\"/a/{x}\",method=\"GET\"} 0.2021\n"));
   ck_assert_ptr_null (strstr (page, "00000"));
   ck_assert_ptr_nonnull (strstr (page, "le=\"+Inf\"} 3\n"));
@@ -329,7 +335,8 @@ call (const gchar *method, const gchar *path, const gchar *body, gsize body_len,
       soup_message_set_request_body_from_bytes (msg, "application/json", bytes);
     }
   if (request_id != NULL)
-    soup_message_headers_append (soup_message_get_request_headers (msg), "X-Request-ID", request_id);
+    soup_message_headers_append (soup_message_get_request_headers (msg), "X-Request-ID",
+                                 request_id);
   soup_message_headers_append (soup_message_get_request_headers (msg), "X-Custom", "v1");
   gint64 t0 = g_get_monotonic_time ();
   g_autoptr (GBytes) resp = soup_session_send_and_read (session, msg, NULL, &error);
@@ -338,7 +345,8 @@ call (const gchar *method, const gchar *path, const gchar *body, gsize body_len,
   out->elapsed_us = g_get_monotonic_time () - t0;
   out->status = soup_message_get_status (msg);
   out->body = g_bytes_get_size (resp) > 0
-    ? g_strndup (g_bytes_get_data (resp, NULL), g_bytes_get_size (resp)) : g_strdup ("");
+                  ? g_strndup (g_bytes_get_data (resp, NULL), g_bytes_get_size (resp))
+                  : g_strdup ("");
   out->content_type = header_dup (msg, "Content-Type");
   out->request_id = header_dup (msg, "X-Request-ID");
   out->allow = header_dup (msg, "Allow");
@@ -458,8 +466,8 @@ START_TEST (test_literal_wins)
   call ("GET", "/echo/literal/zz", NULL, 0, NULL, &r);
   JsonObject *o = parse_object (r.body, &node);
   ck_assert_str_eq (json_object_get_string_member (o, "route"), "/echo/literal/{b}");
-  ck_assert_str_eq (json_object_get_string_member (json_object_get_object_member (o, "params"), "b"),
-                    "zz");
+  ck_assert_str_eq (
+      json_object_get_string_member (json_object_get_object_member (o, "params"), "b"), "zz");
   reply_clear (&r);
 }
 END_TEST
@@ -639,14 +647,14 @@ raw_exchange (const gchar *request)
 START_TEST (test_h2o_errors_are_json)
 {
   g_autofree gchar *bad_chunk = raw_exchange (
-    "POST /echo/a/b HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+      "POST /echo/a/b HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
   ck_assert_msg (g_str_has_prefix (bad_chunk, "HTTP/1.1 400 Bad Request\r\n"), "%s", bad_chunk);
   ck_assert_ptr_nonnull (strstr (bad_chunk, "content-type: application/json\r\n"));
   ck_assert_ptr_nonnull (strstr (bad_chunk, "\"status\":400"));
   ck_assert_ptr_nonnull (strstr (bad_chunk, "x-request-id: "));
 
   g_autofree gchar *big = raw_exchange (
-    "POST /echo/a/b HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\nX-Request-ID: raw-9\r\n\r\n");
+      "POST /echo/a/b HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\nX-Request-ID: raw-9\r\n\r\n");
   ck_assert_msg (g_str_has_prefix (big, "HTTP/1.1 413 Payload Too Large\r\n"), "%s", big);
   ck_assert_ptr_nonnull (strstr (big, "x-request-id: raw-9\r\n"));
   ck_assert_ptr_nonnull (strstr (big, "\"error\":\"Payload Too Large\""));

@@ -13,7 +13,7 @@ static AbServer nodes[2];
 
 typedef struct {
   AbServer *node;
-  guint id;   /* 0..15 */
+  guint id; /* 0..15 */
 } Client;
 
 /* Version v toggles edge v % EDGES; INSERT when (v / EDGES) is even. */
@@ -24,9 +24,10 @@ client (gpointer data)
   for (guint k = 0; k < PER_CLIENT; k++)
     {
       guint v = k * 16 + c->id + 1;
-      g_autofree gchar *body = g_strdup_printf (
-          "{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%u,\"source\":\"s\",\"target\":\"e%u\"}}]}",
-          (v / EDGES) % 2 == 0 ? "INSERT" : "DELETE", v, v % EDGES);
+      g_autofree gchar *body
+          = g_strdup_printf ("{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%u,\"source\":"
+                             "\"s\",\"target\":\"e%u\"}}]}",
+                             (v / EDGES) % 2 == 0 ? "INSERT" : "DELETE", v, v % EDGES);
       g_autoptr (JsonNode) r = ab_http_ok (c->node, "POST", T "/edges", body);
       ck_assert_str_ne (ab_json_str (r, "results.0.status"), "ERROR");
     }
@@ -37,10 +38,12 @@ client (gpointer data)
 static gchar *
 table_body (const gchar *name)
 {
-  return g_strdup_printf (
-      "{\"table\":\"%s\",\"storage\":\"datastore://d/%s\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
-      "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-      "\"direction\":\"BOTH\",\"properties\":[],\"indexes\":[]}}", name, name);
+  return g_strdup_printf ("{\"table\":\"%s\",\"storage\":\"datastore://d/"
+                          "%s\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
+                          "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":"
+                          "\"string\",\"comment\":\"\"},"
+                          "\"direction\":\"BOTH\",\"properties\":[],\"indexes\":[]}}",
+                          name, name);
 }
 
 /* Node 0 on the harness's HBase with database d, then node 1 on the same
@@ -52,7 +55,8 @@ start_two_nodes (void)
   g_setenv ("AB_REST_STORE", "hbase", TRUE);
   ab_server_start (&nodes[0], NULL, NULL);
   g_autofree gchar *twin = g_strconcat (nodes[0].dir, "/twin", NULL);
-  g_autoptr (JsonNode) d = ab_http_ok (&nodes[0], "POST", "/graph/v3/databases", "{\"database\":\"d\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) d = ab_http_ok (&nodes[0], "POST", "/graph/v3/databases",
+                                       "{\"database\":\"d\",\"comment\":\"c\"}");
   g_autofree gchar *store = ab_server_hbase_store (nodes[0].dir);
   const gchar *args[] = { "--store", store, NULL };
   g_mkdir_with_parents (twin, 0755);
@@ -100,7 +104,8 @@ START_TEST (two_nodes_one_table)
       if (on)
         ck_assert_int_eq (ab_json_int (g, "edges.0.version"), best);
     }
-  g_autoptr (JsonNode) c = ab_http_ok (&nodes[1], "GET", T "/edges/count?start=s&direction=OUT", NULL);
+  g_autoptr (JsonNode) c
+      = ab_http_ok (&nodes[1], "GET", T "/edges/count?start=s&direction=OUT", NULL);
   ck_assert_int_eq (ab_json_int (c, "count"), active);
   stop_two_nodes ();
 }
@@ -109,16 +114,16 @@ END_TEST
 /* ---- DDL on node 0, writes on node 1 ---- */
 
 #define CREATES 200
-#define ALTERS 50     /* c0..c49 get mode DENY */
-#define DROPS 50      /* c50..c99 are deactivated and deleted */
-#define T_US G_USEC_PER_SEC  /* the documented bound T = 1 s */
+#define ALTERS 50           /* c0..c49 get mode DENY */
+#define DROPS 50            /* c50..c99 are deactivated and deleted */
+#define T_US G_USEC_PER_SEC /* the documented bound T = 1 s */
 
 typedef enum { DDL_CREATED, DDL_DENIED, DDL_DROPPED, DDL_END } DdlKind;
 
 typedef struct {
   DdlKind kind;
   guint table;
-  gint64 acked_us;   /* monotonic time node 0 answered */
+  gint64 acked_us; /* monotonic time node 0 answered */
 } Ddl;
 
 static void
@@ -164,12 +169,14 @@ ddl_node (gpointer q)
 static gboolean
 write_on_node1 (guint table, guint n)
 {
-  g_autofree gchar *body = g_strdup_printf (
-      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"s\",\"target\":\"t%u\"}}]}",
-      n + 1, n);
+  g_autofree gchar *body
+      = g_strdup_printf ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":"
+                         "\"s\",\"target\":\"t%u\"}}]}",
+                         n + 1, n);
   AbReply r = { 0 };
   ab_http (&nodes[1], &r, "POST", body, "/graph/v3/databases/d/tables/c%u/edges", table);
-  gboolean applied = r.status == 200 && g_strcmp0 (ab_json_str (r.json, "results.0.status"), "CREATED") == 0;
+  gboolean applied
+      = r.status == 200 && g_strcmp0 (ab_json_str (r.json, "results.0.status"), "CREATED") == 0;
   if (r.status != 200)
     ab_assert_error_reply (&r, r.status); /* refused with the standard error body */
   ab_reply_clear (&r);
@@ -208,9 +215,11 @@ START_TEST (ddl_seen_across_nodes)
           if (applied == want)
             break;
           late_first[d->kind] += attempt == 0;
-          ck_assert_msg (seen <= T_US, "node 1 still %s table c%u %" G_GINT64_FORMAT " ms after node 0 "
-                         "acknowledged its %s", want ? "refuses" : "accepts writes to", d->table,
-                         seen / 1000, want ? "creation" : "change");
+          ck_assert_msg (seen <= T_US,
+                         "node 1 still %s table c%u %" G_GINT64_FORMAT " ms after node 0 "
+                         "acknowledged its %s",
+                         want ? "refuses" : "accepts writes to", d->table, seen / 1000,
+                         want ? "creation" : "change");
           g_usleep (2000); /* the lag is what is measured: poll at 2 ms */
         }
       g_array_append_val (lag[d->kind], seen);
@@ -220,18 +229,20 @@ START_TEST (ddl_seen_across_nodes)
   for (guint k = 0; k < DDL_END; k++)
     {
       g_array_sort (lag[k], cmp_i64);
-      ck_assert_uint_eq (lag[k]->len, k == DDL_CREATED ? CREATES : k == DDL_DENIED ? ALTERS : DROPS);
+      ck_assert_uint_eq (lag[k]->len, k == DDL_CREATED  ? CREATES
+                                      : k == DDL_DENIED ? ALTERS
+                                                        : DROPS);
       g_print ("%s on node 0 -> seen on node 1: p50 %.1f ms, max %.1f ms (T = %d ms); first write "
-               "on the old catalog: %u of %u\n", names[k],
-               g_array_index (lag[k], gint64, lag[k]->len / 2) / 1000.0,
-               g_array_index (lag[k], gint64, lag[k]->len - 1) / 1000.0,
-               (int) (T_US / 1000), late_first[k], lag[k]->len);
+               "on the old catalog: %u of %u\n",
+               names[k], g_array_index (lag[k], gint64, lag[k]->len / 2) / 1000.0,
+               g_array_index (lag[k], gint64, lag[k]->len - 1) / 1000.0, (int) (T_US / 1000),
+               late_first[k], lag[k]->len);
     }
   /* Created tables are usable at once: a miss reloads the catalog. */
   ck_assert_uint_eq (late_first[DDL_CREATED], 0);
   /* A v2 storage created on node 0 is listed by node 1 within T. */
-  g_autoptr (JsonNode) st = ab_http_ok (&nodes[0], "POST", "/graph/v2/storage/shared",
-                                        "{\"comment\":\"c\"}");
+  g_autoptr (JsonNode) st
+      = ab_http_ok (&nodes[0], "POST", "/graph/v2/storage/shared", "{\"comment\":\"c\"}");
   gint64 acked = g_get_monotonic_time ();
   for (;;)
     {

@@ -11,8 +11,16 @@
 
 static AbServer srv;
 
-static void setup (void) { ab_server_start (&srv, NULL, NULL); }
-static void teardown (void) { ab_server_destroy (&srv); }
+static void
+setup (void)
+{
+  ab_server_start (&srv, NULL, NULL);
+}
+static void
+teardown (void)
+{
+  ab_server_destroy (&srv);
+}
 
 static JsonNode *
 ok (const gchar *method, const gchar *path, const gchar *body)
@@ -39,24 +47,27 @@ expect_400 (const gchar *items, const gchar *needle)
   ab_reply_clear (&r);
 }
 
-static const gchar *EDGE_TABLE =
-  "{\"table\":\"%s\",\"storage\":\"datastore://ns/%s\",\"comment\":\"\",\"mode\":\"SYNC\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"long\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"createdAt\",\"type\":\"long\",\"nullable\":true,\"comment\":\"\"},"
-  "{\"name\":\"tags\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"},"
-  "{\"name\":\"meta\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"created_at_desc\",\"fields\":[{\"field\":\"createdAt\",\"order\":\"DESC\"}]}],"
-  "\"groups\":[],\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"createdAt\","
-  "\"order\":\"DESC\"}],\"limit\":100}]}}";
+static const gchar *EDGE_TABLE
+    = "{\"table\":\"%s\",\"storage\":\"datastore://ns/%s\",\"comment\":\"\",\"mode\":\"SYNC\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"long\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"createdAt\",\"type\":\"long\",\"nullable\":true,\"comment\":"
+      "\"\"},"
+      "{\"name\":\"tags\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"},"
+      "{\"name\":\"meta\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"created_at_desc\",\"fields\":[{\"field\":\"createdAt\",\"order\":"
+      "\"DESC\"}]}],"
+      "\"groups\":[],\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"createdAt\","
+      "\"order\":\"DESC\"}],\"limit\":100}]}}";
 
 static void
 insert (const gchar *db, const gchar *table, gint64 src, gint64 tgt, gint64 at, const gchar *props)
 {
   g_autofree gchar *body = g_strdup_printf (
-      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":%" G_GINT64_FORMAT ",\"source\":%"
-      G_GINT64_FORMAT ",\"target\":%" G_GINT64_FORMAT ",\"properties\":{\"createdAt\":%" G_GINT64_FORMAT
-      "%s}}}]}", at, src, tgt, at, props != NULL ? props : "");
+      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":%" G_GINT64_FORMAT
+      ",\"source\":%" G_GINT64_FORMAT ",\"target\":%" G_GINT64_FORMAT
+      ",\"properties\":{\"createdAt\":%" G_GINT64_FORMAT "%s}}}]}",
+      at, src, tgt, at, props != NULL ? props : "");
   g_autofree gchar *path = g_strdup_printf (DB "/%s/tables/%s/edges", db, table);
   g_autoptr (JsonNode) n = ok ("POST", path, body);
   ck_assert_str_eq (ab_json_str (n, "results.0.status"), "CREATED");
@@ -76,17 +87,18 @@ load (void)
       g_autofree gchar *path = g_strdup_printf (DB "/%s/tables", dbs[i]);
       g_autoptr (JsonNode) tn = ok ("POST", path, t);
     }
-  insert ("db1", "follows", 1000, 2000, 100, ",\"tags\":\"a,b,,c\",\"meta\":\"{\\\"k\\\":{\\\"x\\\":5},\\\"s\\\":\\\"hi\\\"}\"");
+  insert ("db1", "follows", 1000, 2000, 100,
+          ",\"tags\":\"a,b,,c\",\"meta\":\"{\\\"k\\\":{\\\"x\\\":5},\\\"s\\\":\\\"hi\\\"}\"");
   insert ("db1", "follows", 1000, 2001, 101, ",\"tags\":\"b\"");
   insert ("db2", "wishlist", 2000, 3000, 200, NULL);
   insert ("db2", "wishlist", 2000, 3001, 201, NULL);
   insert ("db2", "wishlist", 2001, 3002, 202, NULL);
 }
 
-static const gchar *HOP1 =
-  "{\"type\":\"SCAN\",\"name\":\"hop1\",\"database\":\"db1\",\"table\":\"follows\","
-  "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"direction\":\"OUT\","
-  "\"index\":\"created_at_desc\",\"limit\":100,\"include\":true}";
+static const gchar *HOP1
+    = "{\"type\":\"SCAN\",\"name\":\"hop1\",\"database\":\"db1\",\"table\":\"follows\","
+      "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"direction\":\"OUT\","
+      "\"index\":\"created_at_desc\",\"limit\":100,\"include\":true}";
 
 START_TEST (two_hops)
 {
@@ -95,7 +107,8 @@ START_TEST (two_hops)
   g_autofree gchar *items = g_strdup_printf (
       "%s,{\"type\":\"CACHE\",\"name\":\"hop2\",\"database\":\"db2\",\"table\":\"wishlist\","
       "\"source\":{\"type\":\"REF\",\"ref\":\"hop1\",\"field\":\"target\"},\"direction\":\"OUT\","
-      "\"cache\":\"recent\",\"limit\":10,\"include\":true}", HOP1);
+      "\"cache\":\"recent\",\"limit\":10,\"include\":true}",
+      HOP1);
   g_autoptr (JsonNode) n = query (items);
   ck_assert_uint_eq (ab_json_len (n, "items"), 2);
   ck_assert_str_eq (ab_json_str (n, "items.0.name"), "hop1");
@@ -118,20 +131,21 @@ START_TEST (two_hops)
   ck_assert_int_eq (sum, 3000 + 3001 + 3002);
 
   /* the same through a STEP, hop1 not included: only hop2 answers */
-  g_autoptr (JsonNode) s = query (
-      "{\"type\":\"CACHE\",\"name\":\"hop2\",\"database\":\"db2\",\"table\":\"wishlist\","
-      "\"source\":{\"type\":\"STEP\",\"field\":\"target\",\"step\":{\"type\":\"SCAN\","
-      "\"database\":\"db1\",\"table\":\"follows\",\"source\":{\"type\":\"VALUE\",\"value\":[\"1000\"]},"
-      "\"direction\":\"OUT\",\"index\":\"created_at_desc\"}},\"direction\":\"OUT\","
-      "\"cache\":\"recent\",\"include\":true}");
+  g_autoptr (JsonNode) s
+      = query ("{\"type\":\"CACHE\",\"name\":\"hop2\",\"database\":\"db2\",\"table\":\"wishlist\","
+               "\"source\":{\"type\":\"STEP\",\"field\":\"target\",\"step\":{\"type\":\"SCAN\","
+               "\"database\":\"db1\",\"table\":\"follows\",\"source\":{\"type\":\"VALUE\","
+               "\"value\":[\"1000\"]},"
+               "\"direction\":\"OUT\",\"index\":\"created_at_desc\"}},\"direction\":\"OUT\","
+               "\"cache\":\"recent\",\"include\":true}");
   ck_assert_uint_eq (ab_json_len (s, "items"), 1);
   ck_assert_int_eq (ab_json_int (s, "items.0.rows"), 3);
 
   /* IN: the neighbours are the sources (rows keep each edge's own ends) */
-  g_autoptr (JsonNode) in = query (
-      "{\"type\":\"SCAN\",\"name\":\"in\",\"database\":\"db2\",\"table\":\"wishlist\","
-      "\"source\":{\"type\":\"VALUE\",\"value\":[3001]},\"direction\":\"IN\","
-      "\"index\":\"created_at_desc\",\"include\":true}");
+  g_autoptr (JsonNode) in
+      = query ("{\"type\":\"SCAN\",\"name\":\"in\",\"database\":\"db2\",\"table\":\"wishlist\","
+               "\"source\":{\"type\":\"VALUE\",\"value\":[3001]},\"direction\":\"IN\","
+               "\"index\":\"created_at_desc\",\"include\":true}");
   ck_assert_int_eq (ab_json_int (in, "items.0.data.0.source"), 2000);
   ck_assert_int_eq (ab_json_int (in, "items.0.data.0.target"), 3001);
   ck_assert_str_eq (ab_json_str (in, "items.0.data.0.direction"), "IN");
@@ -142,16 +156,17 @@ START_TEST (get_count_self_and_pages)
 {
   load ();
   /* GET: sources x targets, 1000 and "1000" are one vertex, missing edges absent */
-  g_autoptr (JsonNode) g = query (
-      "{\"type\":\"GET\",\"name\":\"g\",\"database\":\"db1\",\"table\":\"follows\","
-      "\"source\":{\"type\":\"VALUE\",\"value\":[1000,\"1000\"]},"
-      "\"target\":{\"type\":\"VALUE\",\"value\":[2000,2002]},\"include\":true}");
+  g_autoptr (JsonNode) g
+      = query ("{\"type\":\"GET\",\"name\":\"g\",\"database\":\"db1\",\"table\":\"follows\","
+               "\"source\":{\"type\":\"VALUE\",\"value\":[1000,\"1000\"]},"
+               "\"target\":{\"type\":\"VALUE\",\"value\":[2000,2002]},\"include\":true}");
   ck_assert_int_eq (ab_json_int (g, "items.0.rows"), 1);
   ck_assert_str_eq (ab_json_str (g, "items.0.data.0.tags"), "a,b,,c");
   /* COUNT rows: source, COUNT(1), direction; a missing Count row is 0 */
-  g_autoptr (JsonNode) c = query (
-      "{\"type\":\"COUNT\",\"name\":\"c\",\"database\":\"db2\",\"table\":\"wishlist\","
-      "\"source\":{\"type\":\"VALUE\",\"value\":[2000,2001,2002]},\"direction\":\"OUT\",\"include\":true}");
+  g_autoptr (JsonNode) c
+      = query ("{\"type\":\"COUNT\",\"name\":\"c\",\"database\":\"db2\",\"table\":\"wishlist\","
+               "\"source\":{\"type\":\"VALUE\",\"value\":[2000,2001,2002]},\"direction\":\"OUT\","
+               "\"include\":true}");
   ck_assert_int_eq (ab_json_int (c, "items.0.rows"), 3);
   ck_assert_int_eq (ab_json_int (c, "items.0.data.0.source"), 2000);
   ck_assert_int_eq (ab_json_int (c, "items.0.data.0.COUNT(1)"), 2);
@@ -160,21 +175,22 @@ START_TEST (get_count_self_and_pages)
   ck_assert_int_eq (ab_json_int (c, "items.0.data.2.COUNT(1)"), 0);
   /* SELF on an edge table reads (s, s): a self-loop */
   insert ("db1", "follows", 7, 7, 5, NULL);
-  g_autoptr (JsonNode) self = query (
-      "{\"type\":\"SELF\",\"name\":\"me\",\"database\":\"db1\",\"table\":\"follows\","
-      "\"source\":{\"type\":\"VALUE\",\"value\":[7,8]},\"include\":true}");
+  g_autoptr (JsonNode) self
+      = query ("{\"type\":\"SELF\",\"name\":\"me\",\"database\":\"db1\",\"table\":\"follows\","
+               "\"source\":{\"type\":\"VALUE\",\"value\":[7,8]},\"include\":true}");
   ck_assert_int_eq (ab_json_int (self, "items.0.rows"), 1);
   ck_assert_int_eq (ab_json_int (self, "items.0.data.0.createdAt"), 5);
   /* a SCAN item of one start pages like the scan endpoint */
-  const gchar *page =
-    "{\"type\":\"SCAN\",\"name\":\"p\",\"database\":\"db2\",\"table\":\"wishlist\","
-    "\"source\":{\"type\":\"VALUE\",\"value\":[2000]},\"direction\":\"OUT\","
-    "\"index\":\"created_at_desc\",\"limit\":1,\"include\":true%s}";
+  const gchar *page
+      = "{\"type\":\"SCAN\",\"name\":\"p\",\"database\":\"db2\",\"table\":\"wishlist\","
+        "\"source\":{\"type\":\"VALUE\",\"value\":[2000]},\"direction\":\"OUT\","
+        "\"index\":\"created_at_desc\",\"limit\":1,\"include\":true%s}";
   g_autofree gchar *first = g_strdup_printf (page, "");
   g_autoptr (JsonNode) p1 = query (first);
   ck_assert (ab_json_bool (p1, "items.0.hasNext"));
   ck_assert_int_eq (ab_json_int (p1, "items.0.data.0.target"), 3001);
-  g_autofree gchar *more = g_strdup_printf (",\"offset\":\"%s\"", ab_json_str (p1, "items.0.offset"));
+  g_autofree gchar *more
+      = g_strdup_printf (",\"offset\":\"%s\"", ab_json_str (p1, "items.0.offset"));
   g_autofree gchar *second = g_strdup_printf (page, more);
   g_autoptr (JsonNode) p2 = query (second);
   ck_assert_int_eq (ab_json_int (p2, "items.0.data.0.target"), 3000);
@@ -197,18 +213,20 @@ START_TEST (post_and_aggregators)
       "\"index\":\"created_at_desc\",\"include\":true,"
       "\"post\":[{\"type\":\"SPLIT_EXPLODE\",\"field\":\"tags\",\"regex\":\",\",\"alias\":\"tag\","
       "\"dataType\":\"STRING\"}],"
-      "\"aggregators\":[{\"type\":\"FLATTEN\"},{\"type\":\"COUNT\",\"field\":\"tag\",\"order\":\"DESC\",\"limit\":2}]}");
+      "\"aggregators\":[{\"type\":\"FLATTEN\"},{\"type\":\"COUNT\",\"field\":\"tag\",\"order\":"
+      "\"DESC\",\"limit\":2}]}");
   ck_assert_int_eq (ab_json_int (n, "items.0.rows"), 2);
   ck_assert_str_eq (ab_json_str (n, "items.0.data.0.tag"), "b");
   ck_assert_int_eq (ab_json_int (n, "items.0.data.0.count"), 2);
   ck_assert_int_eq (ab_json_int (n, "items.0.data.1.count"), 1);
   /* JSON_OBJECT: nested paths become columns, the field is dropped by default */
-  g_autoptr (JsonNode) j = query (
-      "{\"type\":\"GET\",\"name\":\"j\",\"database\":\"db1\",\"table\":\"follows\","
-      "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"target\":{\"type\":\"VALUE\",\"value\":[2000]},"
-      "\"include\":true,\"post\":[{\"type\":\"JSON_OBJECT\",\"field\":\"meta\",\"paths\":["
-      "{\"path\":\"k.x\",\"alias\":\"kx\",\"dataType\":\"LONG\"},"
-      "{\"path\":\"nope.y\",\"alias\":\"ny\",\"dataType\":\"STRING\"}]}]}");
+  g_autoptr (JsonNode) j
+      = query ("{\"type\":\"GET\",\"name\":\"j\",\"database\":\"db1\",\"table\":\"follows\","
+               "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"target\":{\"type\":\"VALUE\","
+               "\"value\":[2000]},"
+               "\"include\":true,\"post\":[{\"type\":\"JSON_OBJECT\",\"field\":\"meta\",\"paths\":["
+               "{\"path\":\"k.x\",\"alias\":\"kx\",\"dataType\":\"LONG\"},"
+               "{\"path\":\"nope.y\",\"alias\":\"ny\",\"dataType\":\"STRING\"}]}]}");
   ck_assert_int_eq (ab_json_int (j, "items.0.data.0.kx"), 5);
   ck_assert (ab_json_is_null (j, "items.0.data.0.ny"));
   ck_assert (ab_json_at (j, "items.0.data.0.meta") == NULL);
@@ -217,7 +235,8 @@ START_TEST (post_and_aggregators)
       "%s,{\"type\":\"COUNT\",\"name\":\"s\",\"database\":\"db2\",\"table\":\"wishlist\","
       "\"source\":{\"type\":\"REF\",\"ref\":\"hop1\",\"field\":\"target\"},\"direction\":\"OUT\","
       "\"include\":true,\"aggregators\":[{\"type\":\"SUM\",\"valueField\":\"COUNT(1)\","
-      "\"keyFields\":[\"direction\"],\"order\":\"ASC\",\"limit\":5}]}", HOP1);
+      "\"keyFields\":[\"direction\"],\"order\":\"ASC\",\"limit\":5}]}",
+      HOP1);
   g_autoptr (JsonNode) s = query (items);
   ck_assert_uint_eq (ab_json_len (s, "items"), 2);
   ck_assert_str_eq (ab_json_str (s, "items.1.data.0.direction"), "OUT");
@@ -232,24 +251,29 @@ START_TEST (bad_documents)
   expect_400 ("{\"type\":\"SCAN\",\"database\":\"db1\",\"table\":\"follows\","
               "\"source\":{\"type\":\"VALUE\",\"value\":[1]},\"index\":\"created_at_desc\"}",
               "direction");
-  expect_400 ("{\"type\":\"COUNT\",\"name\":\"c\",\"database\":\"db1\",\"table\":\"follows\","
-              "\"source\":{\"type\":\"REF\",\"ref\":\"nope\",\"field\":\"target\"},\"direction\":\"OUT\"}",
-              "ref `nope` names no earlier item");
+  expect_400 (
+      "{\"type\":\"COUNT\",\"name\":\"c\",\"database\":\"db1\",\"table\":\"follows\","
+      "\"source\":{\"type\":\"REF\",\"ref\":\"nope\",\"field\":\"target\"},\"direction\":\"OUT\"}",
+      "ref `nope` names no earlier item");
   g_autofree gchar *typo = g_strdup_printf (
       "%s,{\"type\":\"COUNT\",\"name\":\"c\",\"database\":\"db1\",\"table\":\"follows\","
-      "\"source\":{\"type\":\"REF\",\"ref\":\"hop1\",\"field\":\"targte\"},\"direction\":\"OUT\"}", HOP1);
+      "\"source\":{\"type\":\"REF\",\"ref\":\"hop1\",\"field\":\"targte\"},\"direction\":\"OUT\"}",
+      HOP1);
   expect_400 (typo, "`targte` is not a column of `hop1`");
   g_autofree gchar *twice = g_strdup_printf ("%s,%s", HOP1, HOP1);
   expect_400 (twice, "two items are named `hop1`");
   expect_400 ("{\"type\":\"COUNT\",\"database\":\"db1\",\"table\":\"follows\","
               "\"source\":{\"type\":\"VALUE\",\"value\":[\"abc\"]},\"direction\":\"OUT\"}",
               "must be a long");
-  expect_400 ("{\"type\":\"SCAN\",\"database\":\"db1\",\"table\":\"follows\","
-              "\"source\":{\"type\":\"VALUE\",\"value\":[1]},\"direction\":\"OUT\",\"index\":\"nope\"}",
-              "index `nope` is not found");
-  expect_400 ("{\"type\":\"CACHE\",\"database\":\"db1\",\"table\":\"follows\","
-              "\"source\":{\"type\":\"VALUE\",\"value\":[1]},\"direction\":\"OUT\",\"cache\":\"recent\","
-              "\"limit\":101}", "limit must be between 1 and 100");
+  expect_400 (
+      "{\"type\":\"SCAN\",\"database\":\"db1\",\"table\":\"follows\","
+      "\"source\":{\"type\":\"VALUE\",\"value\":[1]},\"direction\":\"OUT\",\"index\":\"nope\"}",
+      "index `nope` is not found");
+  expect_400 (
+      "{\"type\":\"CACHE\",\"database\":\"db1\",\"table\":\"follows\","
+      "\"source\":{\"type\":\"VALUE\",\"value\":[1]},\"direction\":\"OUT\",\"cache\":\"recent\","
+      "\"limit\":101}",
+      "limit must be between 1 and 100");
   /* fan-out: up to 1000 vertices x 1000 rows is refused before any read */
   g_autofree gchar *wide = g_strdup_printf (
       "{\"type\":\"SCAN\",\"name\":\"a\",\"database\":\"db1\",\"table\":\"follows\","
@@ -259,18 +283,24 @@ START_TEST (bad_documents)
       "\"source\":{\"type\":\"REF\",\"ref\":\"a\",\"field\":\"target\"},\"direction\":\"OUT\","
       "\"index\":\"created_at_desc\",\"limit\":1000}");
   expect_400 (wide, "fan-out too large");
-  expect_400 ("{\"type\":\"SCAN\",\"database\":\"db1\",\"table\":\"follows\","
-              "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"direction\":\"OUT\","
-              "\"index\":\"created_at_desc\",\"post\":[{\"type\":\"SPLIT_EXPLODE\",\"field\":\"tags\","
-              "\"regex\":\"(\",\"alias\":\"t\",\"dataType\":\"STRING\"}]}", "not a regular expression");
-  expect_400 ("{\"type\":\"SCAN\",\"database\":\"db1\",\"table\":\"follows\","
-              "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"direction\":\"OUT\","
-              "\"index\":\"created_at_desc\",\"post\":[{\"type\":\"JSON_OBJECT\",\"field\":\"tags\","
-              "\"paths\":[{\"path\":\"a\",\"alias\":\"a\",\"dataType\":\"STRING\"}]}]}", "is not JSON");
-  expect_400 ("{\"type\":\"SCAN\",\"database\":\"db1\",\"table\":\"follows\","
-              "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"direction\":\"OUT\","
-              "\"index\":\"created_at_desc\",\"aggregators\":[{\"type\":\"SUM\",\"valueField\":\"tags\","
-              "\"keyFields\":[],\"order\":\"ASC\",\"limit\":1}]}", "is not a number");
+  expect_400 (
+      "{\"type\":\"SCAN\",\"database\":\"db1\",\"table\":\"follows\","
+      "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"direction\":\"OUT\","
+      "\"index\":\"created_at_desc\",\"post\":[{\"type\":\"SPLIT_EXPLODE\",\"field\":\"tags\","
+      "\"regex\":\"(\",\"alias\":\"t\",\"dataType\":\"STRING\"}]}",
+      "not a regular expression");
+  expect_400 (
+      "{\"type\":\"SCAN\",\"database\":\"db1\",\"table\":\"follows\","
+      "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"direction\":\"OUT\","
+      "\"index\":\"created_at_desc\",\"post\":[{\"type\":\"JSON_OBJECT\",\"field\":\"tags\","
+      "\"paths\":[{\"path\":\"a\",\"alias\":\"a\",\"dataType\":\"STRING\"}]}]}",
+      "is not JSON");
+  expect_400 (
+      "{\"type\":\"SCAN\",\"database\":\"db1\",\"table\":\"follows\","
+      "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"direction\":\"OUT\","
+      "\"index\":\"created_at_desc\",\"aggregators\":[{\"type\":\"SUM\",\"valueField\":\"tags\","
+      "\"keyFields\":[],\"order\":\"ASC\",\"limit\":1}]}",
+      "is not a number");
   AbReply r = { 0 };
   ab_http (&srv, &r, "POST", "{\"query\":[],\"stats\":[\"NOPE\"]}", "%s", Q);
   ab_assert_error_reply (&r, 400);

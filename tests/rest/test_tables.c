@@ -9,8 +9,16 @@
 
 static AbServer srv;
 
-static void setup (void) { ab_server_start (&srv, NULL, NULL); }
-static void teardown (void) { ab_server_destroy (&srv); }
+static void
+setup (void)
+{
+  ab_server_start (&srv, NULL, NULL);
+}
+static void
+teardown (void)
+{
+  ab_server_destroy (&srv);
+}
 
 static JsonNode *
 ok (const gchar *method, const gchar *path, const gchar *body)
@@ -33,18 +41,21 @@ status_of (const gchar *method, const gchar *path, const gchar *body)
 static gint64
 count_of (const gchar *table, const gchar *start, const gchar *dir)
 {
-  g_autofree gchar *path = g_strdup_printf (DB "/shop/tables/%s/edges/count?start=%s&direction=%s",
-                                            table, start, dir);
+  g_autofree gchar *path
+      = g_strdup_printf (DB "/shop/tables/%s/edges/count?start=%s&direction=%s", table, start, dir);
   g_autoptr (JsonNode) n = ok ("GET", path, NULL);
   return ab_json_int (n, "count");
 }
 
-static const gchar *ORDERS =
-  "{\"table\":\"order_v1\",\"storage\":\"datastore://shop/order_v1\",\"comment\":\"gifts\","
-  "\"schema\":{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\",\"comment\":\"order\"},"
-  "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"created_at_desc\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *ORDERS
+    = "{\"table\":\"order_v1\",\"storage\":\"datastore://shop/order_v1\",\"comment\":\"gifts\","
+      "\"schema\":{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\",\"comment\":\"order\"},"
+      "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\","
+      "\"comment\":\"\"},"
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"created_at_desc\",\"fields\":[{\"field\":"
+      "\"created_at\",\"order\":\"DESC\"}]}]}}";
 
 static void
 gift (const gchar *type, gint v, const gchar *id, const gchar *src, const gchar *tgt)
@@ -57,15 +68,18 @@ gift (const gchar *type, gint v, const gchar *id, const gchar *src, const gchar 
   if (tgt)
     {
       g_free (body);
-      body = g_strdup_printf ("{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%d,\"id\":\"%s\","
-                              "\"source\":\"%s\",\"target\":\"%s\",\"properties\":{\"created_at\":%d}}}]}",
-                              type, v, id, src, tgt, v);
+      body = g_strdup_printf (
+          "{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%d,\"id\":\"%s\","
+          "\"source\":\"%s\",\"target\":\"%s\",\"properties\":{\"created_at\":%d}}}]}",
+          type, v, id, src, tgt, v);
     }
   else
     {
       g_free (body);
-      body = g_strdup_printf ("{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%d,\"id\":\"%s\","
-                              "\"properties\":{}}}]}", type, v, id);
+      body = g_strdup_printf (
+          "{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%d,\"id\":\"%s\","
+          "\"properties\":{}}}]}",
+          type, v, id);
     }
   g_autoptr (JsonNode) n = ok ("POST", DB "/shop/tables/order_v1/multi-edges", body);
   ck_assert_str_eq (ab_json_str (n, "results.0.id"), id);
@@ -91,11 +105,13 @@ START_TEST (multi_edge_gift_example)
   ck_assert_int_eq (count_of ("order_v1", "C", "IN"), 1);
   ck_assert_int_eq (count_of ("order_v1", "B", "IN"), 1);
   /* scans on a multi-edge index return the id as target, newest first */
-  g_autoptr (JsonNode) s = ok ("GET", DB "/shop/tables/order_v1/edges/scan/created_at_desc?start=A&direction=OUT", NULL);
+  g_autoptr (JsonNode) s = ok (
+      "GET", DB "/shop/tables/order_v1/edges/scan/created_at_desc?start=A&direction=OUT", NULL);
   ck_assert_uint_eq (ab_json_len (s, "edges"), 2);
   ck_assert_str_eq (ab_json_str (s, "edges.0.target"), "ORD_2000");
   ck_assert_str_eq (ab_json_str (s, "edges.1.target"), "ORD_1000");
-  g_autoptr (JsonNode) ids = ok ("GET", DB "/shop/tables/order_v1/multi-edges/ids?ids=ORD_1000,ORD_2000,ORD_9", NULL);
+  g_autoptr (JsonNode) ids
+      = ok ("GET", DB "/shop/tables/order_v1/multi-edges/ids?ids=ORD_1000,ORD_2000,ORD_9", NULL);
   ck_assert_uint_eq (ab_json_len (ids, "edges"), 2);
   ck_assert_str_eq (ab_json_str (ids, "edges.0.source"), "ORD_1000");
   ck_assert_int_eq (ab_json_int (ids, "edges.1.properties.created_at"), 4);
@@ -106,24 +122,32 @@ START_TEST (multi_edge_gift_example)
   ck_assert_int_eq (count_of ("order_v1", "A", "OUT"), 2);
   /* wrong endpoint kinds are refused */
   ck_assert_uint_eq (status_of ("POST", DB "/shop/tables/order_v1/edges",
-                                "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\"}}]}"), 400);
-  ck_assert_uint_eq (status_of ("GET", DB "/shop/tables/order_v1/multi-edges/ids?ids=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26", NULL), 400);
+                                "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,"
+                                "\"source\":\"a\",\"target\":\"b\"}}]}"),
+                     400);
+  ck_assert_uint_eq (
+      status_of ("GET",
+                 DB "/shop/tables/order_v1/multi-edges/"
+                    "ids?ids=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26",
+                 NULL),
+      400);
 }
 END_TEST
 
-static const gchar *EVENTS =
-  "{\"table\":\"events\",\"storage\":\"datastore://shop/events\",\"comment\":\"log\","
-  "\"schema\":{\"type\":\"IMMUTABLE_EDGE\",\"source\":{\"type\":\"long\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
-  "\"properties\":[{\"name\":\"seq\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"seq_asc\",\"fields\":[{\"field\":\"seq\",\"order\":\"ASC\"}]}]}}";
+static const gchar *EVENTS
+    = "{\"table\":\"events\",\"storage\":\"datastore://shop/events\",\"comment\":\"log\","
+      "\"schema\":{\"type\":\"IMMUTABLE_EDGE\",\"source\":{\"type\":\"long\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
+      "\"properties\":[{\"name\":\"seq\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"seq_asc\",\"fields\":[{\"field\":\"seq\",\"order\":\"ASC\"}]}]}}";
 
 static void
 event (const gchar *type, gint partition, gint seq)
 {
   g_autofree gchar *body = g_strdup_printf (
       "{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%d,\"source\":%d,\"target\":\"m%d\","
-      "\"properties\":{\"seq\":%d}}}]}", type, seq, partition, seq, seq);
+      "\"properties\":{\"seq\":%d}}}]}",
+      type, seq, partition, seq, seq);
   g_autoptr (JsonNode) n = ok ("POST", DB "/shop/tables/events/edges", body);
   ck_assert_str_eq (ab_json_str (n, "results.0.status"), "CREATED");
 }
@@ -136,40 +160,65 @@ START_TEST (immutable_and_scan_delete)
     event ("INSERT", 1, s);
   for (gint s = 2000; s <= 2002; s++)
     event ("INSERT", 2, s);
-  g_autoptr (JsonNode) p1 = ok ("GET", DB "/shop/tables/events/edges/scan/seq_asc?start=1&direction=OUT", NULL);
+  g_autoptr (JsonNode) p1
+      = ok ("GET", DB "/shop/tables/events/edges/scan/seq_asc?start=1&direction=OUT", NULL);
   ck_assert_uint_eq (ab_json_len (p1, "edges"), 3);
   ck_assert_int_eq (ab_json_int (p1, "edges.0.properties.seq"), 1000);
   ck_assert_int_eq (ab_json_int (p1, "edges.2.properties.seq"), 1002);
-  g_autoptr (JsonNode) del = ok ("DELETE", DB "/shop/tables/events/edges/scan/seq_asc?start=2&direction=OUT&limit=100&ranges=seq:lte:2001", NULL);
+  g_autoptr (JsonNode) del = ok (
+      "DELETE",
+      DB
+      "/shop/tables/events/edges/scan/seq_asc?start=2&direction=OUT&limit=100&ranges=seq:lte:2001",
+      NULL);
   ck_assert_int_eq (ab_json_int (del, "deleted"), 2);
   ck_assert_str_eq (ab_json_str (del, "index"), "seq_asc");
   ck_assert_str_eq (ab_json_str (del, "table"), "events");
-  g_autoptr (JsonNode) p2 = ok ("GET", DB "/shop/tables/events/edges/scan/seq_asc?start=2&direction=OUT", NULL);
+  g_autoptr (JsonNode) p2
+      = ok ("GET", DB "/shop/tables/events/edges/scan/seq_asc?start=2&direction=OUT", NULL);
   ck_assert_uint_eq (ab_json_len (p2, "edges"), 1);
   ck_assert_int_eq (ab_json_int (p2, "edges.0.properties.seq"), 2002);
-  ck_assert_uint_eq (status_of ("DELETE", DB "/shop/tables/events/edges/scan/seq_asc?start=2&direction=OUT&limit=1001", NULL), 400);
-  ck_assert_uint_eq (status_of ("DELETE", DB "/shop/tables/events/edges/scan/seq_asc?start=2&direction=OUT", NULL), 400);
-  ck_assert_uint_eq (status_of ("GET", DB "/shop/tables/events/edges/get?source=1&target=m1000", NULL), 400);
-  ck_assert_uint_eq (status_of ("GET", DB "/shop/tables/events/edges/count?start=1&direction=OUT", NULL), 400);
+  ck_assert_uint_eq (
+      status_of ("DELETE",
+                 DB "/shop/tables/events/edges/scan/seq_asc?start=2&direction=OUT&limit=1001",
+                 NULL),
+      400);
+  ck_assert_uint_eq (
+      status_of ("DELETE", DB "/shop/tables/events/edges/scan/seq_asc?start=2&direction=OUT", NULL),
+      400);
+  ck_assert_uint_eq (
+      status_of ("GET", DB "/shop/tables/events/edges/get?source=1&target=m1000", NULL), 400);
+  ck_assert_uint_eq (
+      status_of ("GET", DB "/shop/tables/events/edges/count?start=1&direction=OUT", NULL), 400);
   ck_assert_uint_eq (status_of ("POST", DB "/shop/tables/events/edges",
-                                "{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":1,\"source\":1,\"target\":\"m1000\",\"properties\":{\"seq\":1}}}]}"), 400);
+                                "{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":1,"
+                                "\"source\":1,\"target\":\"m1000\",\"properties\":{\"seq\":1}}}]}"),
+                     400);
   ck_assert_uint_eq (status_of ("POST", DB "/shop/tables/events/edges",
-                                "{\"mutations\":[{\"type\":\"DELETE\",\"edge\":{\"version\":1,\"source\":1,\"target\":\"m1000\"}}]}"), 400);
+                                "{\"mutations\":[{\"type\":\"DELETE\",\"edge\":{\"version\":1,"
+                                "\"source\":1,\"target\":\"m1000\"}}]}"),
+                     400);
   /* create rules: two indexes or BOTH are refused */
   g_autofree gchar *two = g_strdup (EVENTS);
   gchar *both = strstr (two, "\"OUT\"");
   memcpy (both, "\"IN\" ", 5);
-  g_autofree gchar *dir_both = g_strdup_printf ("%.*s\"BOTH\"%s", (int) (strstr (EVENTS, "\"OUT\"") - EVENTS),
-                                                EVENTS, strstr (EVENTS, "\"OUT\"") + 5);
+  g_autofree gchar *dir_both
+      = g_strdup_printf ("%.*s\"BOTH\"%s", (int) (strstr (EVENTS, "\"OUT\"") - EVENTS), EVENTS,
+                         strstr (EVENTS, "\"OUT\"") + 5);
   gchar *name = strstr (dir_both, "events\",\"storage");
   memcpy (name, "evboth", 6);
   ck_assert_uint_eq (status_of ("POST", DB "/shop/tables", dir_both), 400);
   /* scan-delete on a mutable table */
   ck_assert_uint_eq (status_of ("POST", DB "/shop/tables",
-                                "{\"table\":\"m\",\"storage\":\"datastore://shop/m\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
-                                "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-                                "\"direction\":\"OUT\",\"properties\":[],\"indexes\":[{\"index\":\"v\",\"fields\":[{\"field\":\"version\",\"order\":\"ASC\"}]}]}}"), 200);
-  ck_assert_uint_eq (status_of ("DELETE", DB "/shop/tables/m/edges/scan/v?start=a&direction=OUT&limit=10", NULL), 400);
+                                "{\"table\":\"m\",\"storage\":\"datastore://shop/"
+                                "m\",\"comment\":\"c\",\"schema\":{\"type\":\"EDGE\","
+                                "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{"
+                                "\"type\":\"string\",\"comment\":\"\"},"
+                                "\"direction\":\"OUT\",\"properties\":[],\"indexes\":[{\"index\":"
+                                "\"v\",\"fields\":[{\"field\":\"version\",\"order\":\"ASC\"}]}]}}"),
+                     200);
+  ck_assert_uint_eq (
+      status_of ("DELETE", DB "/shop/tables/m/edges/scan/v?start=a&direction=OUT&limit=10", NULL),
+      400);
 }
 END_TEST
 
@@ -178,11 +227,12 @@ START_TEST (queue_scenario)
   g_autoptr (JsonNode) q = ok ("POST", QNS, "{\"queue\":\"q\",\"storage\":\"datastore://ns/q\"}");
   ck_assert_int_eq (ab_json_int (q, "partitions"), 30);
   ck_assert_str_eq (ab_json_str (q, "namespace"), "ns");
-  g_autoptr (JsonNode) e = ok ("POST", QNS "/q/messages",
-                               "{\"messages\":[{\"key\":\"user1\",\"seq\":1000,\"value\":{\"body\":\"hello\"}},"
-                               "{\"key\":\"user1\",\"seq\":1001,\"value\":{\"body\":\"world\"}}]}");
+  g_autoptr (JsonNode) e
+      = ok ("POST", QNS "/q/messages",
+            "{\"messages\":[{\"key\":\"user1\",\"seq\":1000,\"value\":{\"body\":\"hello\"}},"
+            "{\"key\":\"user1\",\"seq\":1001,\"value\":{\"body\":\"world\"}}]}");
   ck_assert_int_eq (ab_json_int (e, "accepted"), 2);
-  ck_assert_int_eq (ab_json_int (e, "results.0.partition"), 25);  /* floorMod(xxh32("user1"), 30) */
+  ck_assert_int_eq (ab_json_int (e, "results.0.partition"), 25); /* floorMod(xxh32("user1"), 30) */
   ck_assert_int_eq (ab_json_int (e, "results.1.partition"), 25);
   ck_assert_str_eq (ab_json_str (e, "results.0.status"), "CREATED");
   ck_assert_int_eq (strlen (ab_json_str (e, "results.0.id")), 26);
@@ -210,7 +260,10 @@ START_TEST (queue_scenario)
   ck_assert_uint_eq (status_of ("POST", QNS "/q/messages", "{\"messages\":[]}"), 409);
   ck_assert_uint_eq (status_of ("DELETE", QNS "/q", NULL), 204);
   ck_assert_uint_eq (status_of ("GET", QNS "/q", NULL), 404);
-  ck_assert_uint_eq (status_of ("POST", QNS, "{\"queue\":\"z\",\"storage\":\"datastore://ns/z\",\"partitions\":0}"), 400);
+  ck_assert_uint_eq (
+      status_of ("POST", QNS,
+                 "{\"queue\":\"z\",\"storage\":\"datastore://ns/z\",\"partitions\":0}"),
+      400);
 }
 END_TEST
 
@@ -218,7 +271,7 @@ END_TEST
  * by 7 and commits after each page; every message is read once in order. */
 typedef struct {
   gint64 partition;
-  GHashTable *seen;   /* seq -> count */
+  GHashTable *seen; /* seq -> count */
   gint64 last;
   gboolean ordered;
 } Consumer;
@@ -230,10 +283,12 @@ consume (gpointer data)
   gint64 offset = -1;
   for (;;)
     {
-      g_autofree gchar *path = offset < 0
-          ? g_strdup_printf (QNS "/life/partitions/%" G_GINT64_FORMAT "/poll?limit=7", c->partition)
-          : g_strdup_printf (QNS "/life/partitions/%" G_GINT64_FORMAT "/poll?limit=7&offset=%" G_GINT64_FORMAT,
-                             c->partition, offset);
+      g_autofree gchar *path
+          = offset < 0 ? g_strdup_printf (QNS "/life/partitions/%" G_GINT64_FORMAT "/poll?limit=7",
+                                          c->partition)
+                       : g_strdup_printf (QNS "/life/partitions/%" G_GINT64_FORMAT
+                                              "/poll?limit=7&offset=%" G_GINT64_FORMAT,
+                                          c->partition, offset);
       g_autoptr (JsonNode) p = ok ("GET", path, NULL);
       guint n = ab_json_len (p, "messages");
       for (guint i = 0; i < n; i++)
@@ -243,12 +298,15 @@ consume (gpointer data)
           c->ordered &= seq > c->last;
           c->last = seq;
           g_hash_table_insert (c->seen, GINT_TO_POINTER ((gint) seq),
-                               GINT_TO_POINTER (GPOINTER_TO_INT (g_hash_table_lookup (c->seen, GINT_TO_POINTER ((gint) seq))) + 1));
+                               GINT_TO_POINTER (GPOINTER_TO_INT (g_hash_table_lookup (
+                                                    c->seen, GINT_TO_POINTER ((gint) seq)))
+                                                + 1));
         }
       if (n == 0)
         break;
       offset = ab_json_int (p, "offset");
-      g_autofree gchar *cp = g_strdup_printf (QNS "/life/partitions/%" G_GINT64_FORMAT "/messages?offset=%" G_GINT64_FORMAT,
+      g_autofree gchar *cp = g_strdup_printf (QNS "/life/partitions/%" G_GINT64_FORMAT
+                                                  "/messages?offset=%" G_GINT64_FORMAT,
                                               c->partition, offset);
       g_autoptr (JsonNode) cm = ok ("DELETE", cp, NULL);
       ck_assert_int_eq (ab_json_int (cm, "committed"), n);
@@ -258,7 +316,8 @@ consume (gpointer data)
 
 START_TEST (queue_life_cycle)
 {
-  g_autoptr (JsonNode) q = ok ("POST", QNS, "{\"queue\":\"life\",\"storage\":\"datastore://ns/life\",\"partitions\":4}");
+  g_autoptr (JsonNode) q = ok (
+      "POST", QNS, "{\"queue\":\"life\",\"storage\":\"datastore://ns/life\",\"partitions\":4}");
   GRand *rand = g_rand_new_with_seed (7);
   gint seqs[1000];
   for (gint i = 0; i < 1000; i++)
@@ -306,7 +365,7 @@ START_TEST (queue_life_cycle)
       g_hash_table_iter_init (&it, cs[p].seen);
       while (g_hash_table_iter_next (&it, &k, &v))
         {
-          ck_assert_int_eq (GPOINTER_TO_INT (v), 1);  /* exactly once */
+          ck_assert_int_eq (GPOINTER_TO_INT (v), 1); /* exactly once */
           ck_assert_int_eq (GPOINTER_TO_INT (g_hash_table_lookup (expected, k)) - 1, p);
           total++;
         }
@@ -315,7 +374,8 @@ START_TEST (queue_life_cycle)
   ck_assert_uint_eq (total, 1000);
   g_hash_table_unref (expected);
   /* after the commits nothing is left; a late message is still delivered */
-  g_autoptr (JsonNode) e = ok ("POST", QNS "/life/messages", "{\"messages\":[{\"key\":\"late\",\"seq\":5}]}");
+  g_autoptr (JsonNode) e
+      = ok ("POST", QNS "/life/messages", "{\"messages\":[{\"key\":\"late\",\"seq\":5}]}");
   g_autofree gchar *pp = g_strdup_printf (QNS "/life/partitions/%" G_GINT64_FORMAT "/poll?offset=0",
                                           ab_json_int (e, "results.0.partition"));
   g_autoptr (JsonNode) p = ok ("GET", pp, NULL);

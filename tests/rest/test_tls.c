@@ -47,15 +47,20 @@ pki_make (AbPki *p)
                      "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n";
   g_autofree gchar *ext_path = g_build_filename (p->dir, "ext.cnf", NULL);
   ck_assert (g_file_set_contents (ext_path, ext, -1, NULL));
-  const gchar *ca[] = { "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                        "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-                        "-subj", "/CN=actionbase-c test CA", NULL };
-  const gchar *csr[] = { "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                         "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1",
-                         NULL };
-  const gchar *sign[] = { "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-                          "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile",
-                          "ext.cnf", NULL };
+  const gchar *ca[] = { "req",    "-x509",    "-newkey",
+                        "ec",     "-pkeyopt", "ec_paramgen_curve:P-256",
+                        "-nodes", "-keyout",  "ca.key",
+                        "-out",   "ca.pem",   "-days",
+                        "2",      "-subj",    "/CN=actionbase-c test CA",
+                        NULL };
+  const gchar *csr[]
+      = { "req",    "-newkey",       "ec",         "-pkeyopt", "ec_paramgen_curve:P-256",
+          "-nodes", "-keyout",       "server.key", "-out",     "server.csr",
+          "-subj",  "/CN=127.0.0.1", NULL };
+  const gchar *sign[] = { "x509",       "-req",   "-in",    "server.csr",      "-CA",
+                          "ca.pem",     "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                          "server.pem", "-days",  "2",      "-extfile",        "ext.cnf",
+                          NULL };
   run_openssl (p->dir, ca);
   run_openssl (p->dir, csr);
   run_openssl (p->dir, sign);
@@ -64,8 +69,8 @@ pki_make (AbPki *p)
 static void
 pki_free (AbPki *p)
 {
-  const gchar *names[] = { "ca.pem", "ca.key", "ca.srl", "server.pem", "server.key",
-                           "server.csr", "ext.cnf" };
+  const gchar *names[]
+      = { "ca.pem", "ca.key", "ca.srl", "server.pem", "server.key", "server.csr", "ext.cnf" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autofree gchar *f = g_build_filename (p->dir, names[i], NULL);
@@ -95,8 +100,8 @@ on_client_event (GSocketClient *client, GSocketClientEvent event, GSocketConnect
   const gchar *const *alpn = data;
   if (event != G_SOCKET_CLIENT_TLS_HANDSHAKING)
     return;
-  g_autoptr (GTlsDatabase) db = g_tls_file_database_new (g_object_get_data (G_OBJECT (client), "ca"),
-                                                         NULL);
+  g_autoptr (GTlsDatabase) db
+      = g_tls_file_database_new (g_object_get_data (G_OBJECT (client), "ca"), NULL);
   g_tls_connection_set_database (G_TLS_CONNECTION (conn), db);
   g_tls_connection_set_advertised_protocols (G_TLS_CONNECTION (conn), alpn);
 }
@@ -111,8 +116,8 @@ raw_tls_request (AbServer *srv, const gchar *const *alpn, const gchar *request, 
   g_object_set_data_full (G_OBJECT (client), "ca", g_strdup (srv->ca_file), g_free);
   g_signal_connect (client, "event", G_CALLBACK (on_client_event), (gpointer) alpn);
   g_autoptr (GError) error = NULL;
-  g_autoptr (GSocketConnection) conn =
-      g_socket_client_connect_to_host (client, "127.0.0.1", srv->port, NULL, &error);
+  g_autoptr (GSocketConnection) conn
+      = g_socket_client_connect_to_host (client, "127.0.0.1", srv->port, NULL, &error);
   ck_assert_msg (conn != NULL, "TLS connect: %s", error ? error->message : "");
   GIOStream *tls = g_tcp_wrapper_connection_get_base_io_stream (G_TCP_WRAPPER_CONNECTION (conn));
   const gchar *neg = g_tls_connection_get_negotiated_protocol (G_TLS_CONNECTION (tls));
@@ -157,22 +162,27 @@ START_TEST (test_https_http2_and_http1)
   /* the API end to end over HTTP/2: blocking routes resume on the right stream */
   json_node_unref (ab_http_ok (&srv, "POST", "/graph/v3/databases/tls",
                                "{\"database\":\"tls\",\"comment\":\"\"}"));
-  json_node_unref (ab_http_ok (&srv, "POST", "/graph/v3/databases/tls/tables/t",
-      "{\"table\":\"t\",\"storage\":\"datastore://tls/t\",\"comment\":\"\",\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":"
+  json_node_unref (ab_http_ok (
+      &srv, "POST", "/graph/v3/databases/tls/tables/t",
+      "{\"table\":\"t\",\"storage\":\"datastore://tls/"
+      "t\",\"comment\":\"\",\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":"
       "\"STRING\"},\"target\":{\"type\":\"STRING\"},\"properties\":[],\"direction\":\"BOTH\","
       "\"indexes\":[]}}"));
-  json_node_unref (ab_http_ok (&srv, "POST", "/graph/v3/databases/tls/tables/t/edges",
-      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\","
-      "\"target\":\"b\",\"properties\":{}}}]}"));
-  g_autoptr (JsonNode) got = ab_http_ok (&srv, "GET",
-      "/graph/v3/databases/tls/tables/t/edges/get?source=a&target=b", NULL);
+  json_node_unref (
+      ab_http_ok (&srv, "POST", "/graph/v3/databases/tls/tables/t/edges",
+                  "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\","
+                  "\"target\":\"b\",\"properties\":{}}}]}"));
+  g_autoptr (JsonNode) got = ab_http_ok (
+      &srv, "GET", "/graph/v3/databases/tls/tables/t/edges/get?source=a&target=b", NULL);
   ck_assert_int_eq (ab_json_int (got, "count"), 1);
 
   const gchar *h1[] = { "http/1.1", NULL };
   const gchar *h2[] = { "h2", NULL };
   g_autofree gchar *proto = NULL, *proto2 = NULL;
-  g_autofree gchar *answer = raw_tls_request (&srv, h1, "GET /health HTTP/1.1\r\nHost: x\r\n"
-                                              "Connection: close\r\n\r\n", &proto);
+  g_autofree gchar *answer = raw_tls_request (&srv, h1,
+                                              "GET /health HTTP/1.1\r\nHost: x\r\n"
+                                              "Connection: close\r\n\r\n",
+                                              &proto);
   ck_assert_msg (g_str_has_prefix (answer, "HTTP/1.1 200"), "%s", answer);
   ck_assert_msg (strstr (answer, "\"UP\"") != NULL, "%s", answer);
   ck_assert_str_ne (proto, "h2");
@@ -200,8 +210,9 @@ static GSubprocess *
 burst_start (const gchar *ca, const gchar *url)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  const gchar *head[] = { "curl", "-sS", "--http2", "--cacert", ca, "-Z", "--parallel-max", "40",
-                          "--max-time", "30", "-w", "%{http_code}\n" };
+  const gchar *head[]
+      = { "curl",           "-sS", "--http2",    "--cacert", ca,   "-Z",
+          "--parallel-max", "40",  "--max-time", "30",       "-w", "%{http_code}\n" };
   for (guint i = 0; i < G_N_ELEMENTS (head); i++)
     g_ptr_array_add (argv, g_strdup (head[i]));
   for (guint i = 0; i < BURST; i++)
@@ -212,9 +223,9 @@ burst_start (const gchar *ca, const gchar *url)
     }
   g_ptr_array_add (argv, NULL);
   g_autoptr (GError) error = NULL;
-  GSubprocess *p = g_subprocess_newv ((const gchar *const *) argv->pdata,
-                                      G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                      | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
+  GSubprocess *p = g_subprocess_newv (
+      (const gchar *const *) argv->pdata,
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
   ck_assert_msg (p != NULL, "curl: %s", error != NULL ? error->message : "");
   return p;
 }
@@ -237,13 +248,13 @@ START_TEST (test_graceful_stop_with_http2)
   ck_assert_uint_eq (r.http_version, SOUP_HTTP_2_0);
   ab_reply_clear (&r);
   int stuck = tcp_connect (srv.port);
-  int idle = tcp_connect (srv.port);   /* the first byte of a TLS record, no more */
+  int idle = tcp_connect (srv.port); /* the first byte of a TLS record, no more */
   ck_assert_int_eq (write (idle, "\x16", 1), 1);
 
   g_autofree gchar *url = g_strconcat (srv.base, "/health", NULL);
   g_autoptr (GSubprocess) curl = burst_start (pki.ca, url);
-  g_autoptr (GDataInputStream) lines =
-      g_data_input_stream_new (g_subprocess_get_stdout_pipe (curl));
+  g_autoptr (GDataInputStream) lines
+      = g_data_input_stream_new (g_subprocess_get_stdout_pipe (curl));
   guint answered = 0, refused = 0, seen = 0;
   gint64 took_ms = -1;
   for (;;)
@@ -273,7 +284,8 @@ START_TEST (test_graceful_stop_with_http2)
   ck_assert_msg (took_ms < 6000, "stop took %" G_GINT64_FORMAT " ms", took_ms);
   ck_assert_uint_eq (seen, BURST); /* every request ended, none hung */
   g_print ("graceful stop under an HTTP/2 burst: %" G_GINT64_FORMAT " ms; %u answered, %u "
-           "refused\n", took_ms, answered, refused);
+           "refused\n",
+           took_ms, answered, refused);
   close (stuck);
   close (idle);
   ab_server_destroy (&srv);
@@ -296,11 +308,12 @@ START_TEST (test_http2_slow_body_times_out)
   g_autofree gchar *cmd = g_strdup_printf (
       "i=0; while [ $i -lt 100 ]; do printf x; sleep 0.2; i=$((i+1)); done | "
       "curl -sS -v --http2 --cacert '%s' -X POST -T - -H 'Content-Type: application/json' "
-      "-o /dev/null -w 'status=%%{http_code}' '%s' 2>&1", pki.ca, url);
+      "-o /dev/null -w 'status=%%{http_code}' '%s' 2>&1",
+      pki.ca, url);
   g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) trickle = g_subprocess_new (
-      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error, "sh", "-c",
-      cmd, NULL);
+  g_autoptr (GSubprocess) trickle
+      = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                          &error, "sh", "-c", cmd, NULL);
   ck_assert_msg (trickle != NULL, "%s", error ? error->message : "");
   gint64 t0 = g_get_monotonic_time ();
   /* meanwhile the server answers others */
@@ -333,8 +346,16 @@ static gchar *
 run_server_expect_failure (const gchar *cert, const gchar *key)
 {
   const gchar *bin = g_getenv ("AB_SERVER_BIN");
-  const gchar *argv[] = { bin != NULL ? bin : "src/actionbased", "--listen", "127.0.0.1:0",
-                          "--store", "memory:", "--tls-cert", cert, "--tls-key", key, NULL };
+  const gchar *argv[] = { bin != NULL ? bin : "src/actionbased",
+                          "--listen",
+                          "127.0.0.1:0",
+                          "--store",
+                          "memory:",
+                          "--tls-cert",
+                          cert,
+                          "--tls-key",
+                          key,
+                          NULL };
   g_autofree gchar *err = NULL;
   gint status = 0;
   ck_assert (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL, NULL, &err, &status, NULL));

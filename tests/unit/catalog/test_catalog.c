@@ -26,15 +26,15 @@ teardown (void)
   ab_store_close (store);
 }
 
-#define assert_catalog_error(err, c, needle)                                          \
-  do                                                                                  \
-    {                                                                                 \
-      ck_assert_msg ((err) != NULL && (err)->domain == AB_CATALOG_ERROR               \
-                     && (err)->code == (c), "expected catalog error %d, got %s",      \
-                     (int) (c), (err) != NULL ? (err)->message : "none");             \
-      ck_assert_msg (strstr ((err)->message, (needle)) != NULL, "'%s' lacks '%s'",    \
-                     (err)->message, (needle));                                       \
-    }                                                                                 \
+#define assert_catalog_error(err, c, needle)                                                       \
+  do                                                                                               \
+    {                                                                                              \
+      ck_assert_msg ((err) != NULL && (err)->domain == AB_CATALOG_ERROR && (err)->code == (c),     \
+                     "expected catalog error %d, got %s", (int) (c),                               \
+                     (err) != NULL ? (err)->message : "none");                                     \
+      ck_assert_msg (strstr ((err)->message, (needle)) != NULL, "'%s' lacks '%s'", (err)->message, \
+                     (needle));                                                                    \
+    }                                                                                              \
   while (0)
 
 static void
@@ -92,7 +92,8 @@ START_TEST (databases)
   new_database ("zoo");
   new_database ("alpha");
   g_autoptr (GError) error = NULL;
-  g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (cat, "shop", "the shop", "ann", &error);
+  g_autoptr (AbDatabaseDesc) d
+      = ab_catalog_create_database (cat, "shop", "the shop", "ann", &error);
   ck_assert_ptr_nonnull (d);
   ck_assert_str_eq (d->database, "shop");
   ck_assert_str_eq (d->comment, "the shop");
@@ -119,18 +120,21 @@ START_TEST (databases)
   g_clear_error (&error);
 
   /* update: the audit moves, NULL leaves a field as it was */
-  g_autoptr (AbDatabaseDesc) u = ab_catalog_update_database (cat, "shop", NULL, "renamed", "bob", &error);
+  g_autoptr (AbDatabaseDesc) u
+      = ab_catalog_update_database (cat, "shop", NULL, "renamed", "bob", &error);
   ck_assert_ptr_nonnull (u);
   ck_assert_str_eq (u->comment, "renamed");
   ck_assert (u->active);
   ck_assert_int_eq (u->audit.revision, 2);
   ck_assert_str_eq (u->audit.created_by, "ann");
   ck_assert_str_eq (u->audit.updated_by, "bob");
-  g_autoptr (AbDatabaseDesc) off = ab_catalog_update_database (cat, "shop", &NO, NULL, NULL, &error);
+  g_autoptr (AbDatabaseDesc) off
+      = ab_catalog_update_database (cat, "shop", &NO, NULL, NULL, &error);
   ck_assert (!off->active);
   ck_assert_str_eq (off->comment, "renamed");
   ck_assert_str_eq (off->audit.updated_by, "-");
-  g_autoptr (AbDatabaseDesc) ghost = ab_catalog_update_database (cat, "ghost", NULL, "x", NULL, &error);
+  g_autoptr (AbDatabaseDesc) ghost
+      = ab_catalog_update_database (cat, "ghost", NULL, "x", NULL, &error);
   ck_assert_ptr_null (ghost);
   assert_catalog_error (error, AB_CATALOG_ERROR_NOT_FOUND, "Database ghost does not exist.");
   g_clear_error (&error);
@@ -181,16 +185,16 @@ START_TEST (tables)
   g_clear_error (&error);
 
   AbMutationMode mode = AB_MODE_ASYNC;
-  g_autoptr (AbTableDesc) u = ab_catalog_update_table (cat, "a", "likes", NULL, NULL, &mode,
-                                                       "async now", "bob", &error);
+  g_autoptr (AbTableDesc) u
+      = ab_catalog_update_table (cat, "a", "likes", NULL, NULL, &mode, "async now", "bob", &error);
   ck_assert_ptr_nonnull (u);
   ck_assert_int_eq (u->mode, AB_MODE_ASYNC);
   ck_assert_str_eq (u->comment, "async now");
   ck_assert_int_eq (u->audit.revision, 2);
   ck_assert_str_eq (u->audit.updated_by, "bob");
   ck_assert_int_eq (u->code, t->code);
-  g_autoptr (AbTableDesc) ghost = ab_catalog_update_table (cat, "a", "ghost", &NO, NULL, NULL,
-                                                           NULL, NULL, &error);
+  g_autoptr (AbTableDesc) ghost
+      = ab_catalog_update_table (cat, "a", "ghost", &NO, NULL, NULL, NULL, NULL, &error);
   ck_assert_ptr_null (ghost);
   assert_catalog_error (error, AB_CATALOG_ERROR_NOT_FOUND, "Table a.ghost does not exist.");
   g_clear_error (&error);
@@ -198,8 +202,8 @@ START_TEST (tables)
   ck_assert (!ab_catalog_delete_table (cat, "a", "likes", &error));
   assert_catalog_error (error, AB_CATALOG_ERROR_INVALID, "is active");
   g_clear_error (&error);
-  g_autoptr (AbTableDesc) off = ab_catalog_update_table (cat, "a", "likes", &NO, NULL, NULL,
-                                                         NULL, NULL, &error);
+  g_autoptr (AbTableDesc) off
+      = ab_catalog_update_table (cat, "a", "likes", &NO, NULL, NULL, NULL, NULL, &error);
   ck_assert (!off->active);
   ck_assert (ab_catalog_delete_table (cat, "a", "likes", &error));
   g_autoptr (GPtrArray) left = ab_catalog_list_tables (cat, "a");
@@ -215,11 +219,14 @@ START_TEST (aliases)
   new_table ("db", "likes");
   new_table ("db", "likes_v2");
   g_autoptr (GError) error = NULL;
-  g_autoptr (AbAliasDesc) dangling = ab_catalog_create_alias (cat, "db", "fav", "nope", "", NULL, &error);
+  g_autoptr (AbAliasDesc) dangling
+      = ab_catalog_create_alias (cat, "db", "fav", "nope", "", NULL, &error);
   ck_assert_ptr_null (dangling);
-  assert_catalog_error (error, AB_CATALOG_ERROR_INVALID, "Alias target table db.nope does not exist");
+  assert_catalog_error (error, AB_CATALOG_ERROR_INVALID,
+                        "Alias target table db.nope does not exist");
   g_clear_error (&error);
-  g_autoptr (AbAliasDesc) no_db = ab_catalog_create_alias (cat, "x", "fav", "likes", "", NULL, &error);
+  g_autoptr (AbAliasDesc) no_db
+      = ab_catalog_create_alias (cat, "x", "fav", "likes", "", NULL, &error);
   ck_assert_ptr_null (no_db);
   assert_catalog_error (error, AB_CATALOG_ERROR_INVALID, "Database x does not exist.");
   g_clear_error (&error);
@@ -240,7 +247,8 @@ START_TEST (aliases)
   g_clear_error (&error);
 
   /* tables and aliases share one name space */
-  g_autoptr (AbAliasDesc) clash = ab_catalog_create_alias (cat, "db", "likes", "likes_v2", "", NULL, &error);
+  g_autoptr (AbAliasDesc) clash
+      = ab_catalog_create_alias (cat, "db", "likes", "likes_v2", "", NULL, &error);
   ck_assert_ptr_null (clash);
   assert_catalog_error (error, AB_CATALOG_ERROR_EXISTS, "A table named db.likes already exists.");
   g_clear_error (&error);
@@ -248,46 +256,49 @@ START_TEST (aliases)
   ck_assert_ptr_null (clash2);
   assert_catalog_error (error, AB_CATALOG_ERROR_EXISTS, "An alias named db.fav already exists.");
   g_clear_error (&error);
-  g_autoptr (AbAliasDesc) dup = ab_catalog_create_alias (cat, "db", "fav", "likes", "", NULL, &error);
+  g_autoptr (AbAliasDesc) dup
+      = ab_catalog_create_alias (cat, "db", "fav", "likes", "", NULL, &error);
   ck_assert_ptr_null (dup);
   assert_catalog_error (error, AB_CATALOG_ERROR_EXISTS, "Alias db.fav already exists.");
   g_clear_error (&error);
 
   /* an active alias pins its table active */
-  g_autoptr (AbTableDesc) pinned = ab_catalog_update_table (cat, "db", "likes", &NO, NULL, NULL,
-                                                            NULL, NULL, &error);
+  g_autoptr (AbTableDesc) pinned
+      = ab_catalog_update_table (cat, "db", "likes", &NO, NULL, NULL, NULL, NULL, &error);
   ck_assert_ptr_null (pinned);
   assert_catalog_error (error, AB_CATALOG_ERROR_INVALID, "target of an active alias");
   g_clear_error (&error);
 
   /* retargeting: resolution follows */
-  g_autoptr (AbAliasDesc) moved = ab_catalog_update_alias (cat, "db", "fav", NULL, "likes_v2",
-                                                           NULL, "bob", &error);
+  g_autoptr (AbAliasDesc) moved
+      = ab_catalog_update_alias (cat, "db", "fav", NULL, "likes_v2", NULL, "bob", &error);
   ck_assert_ptr_nonnull (moved);
   ck_assert_int_eq (moved->audit.revision, 2);
   g_autoptr (AbTableDesc) now = ab_catalog_resolve (cat, "db", "fav", NULL, &error);
   ck_assert_str_eq (now->table, "likes_v2");
-  g_autoptr (AbAliasDesc) bad_target = ab_catalog_update_alias (cat, "db", "fav", NULL, "nope",
-                                                                NULL, NULL, &error);
+  g_autoptr (AbAliasDesc) bad_target
+      = ab_catalog_update_alias (cat, "db", "fav", NULL, "nope", NULL, NULL, &error);
   ck_assert_ptr_null (bad_target);
   assert_catalog_error (error, AB_CATALOG_ERROR_INVALID, "does not exist");
   g_clear_error (&error);
-  g_autoptr (AbAliasDesc) ghost = ab_catalog_update_alias (cat, "db", "ghost", &NO, NULL, NULL,
-                                                           NULL, &error);
+  g_autoptr (AbAliasDesc) ghost
+      = ab_catalog_update_alias (cat, "db", "ghost", &NO, NULL, NULL, NULL, &error);
   ck_assert_ptr_null (ghost);
   assert_catalog_error (error, AB_CATALOG_ERROR_NOT_FOUND, "Alias db.ghost does not exist.");
   g_clear_error (&error);
 
   /* an inactive alias whose table went away resolves to a precise 404 */
-  g_autoptr (AbAliasDesc) off = ab_catalog_update_alias (cat, "db", "fav", &NO, NULL, NULL, NULL, &error);
+  g_autoptr (AbAliasDesc) off
+      = ab_catalog_update_alias (cat, "db", "fav", &NO, NULL, NULL, NULL, &error);
   ck_assert (!off->active);
-  g_autoptr (AbTableDesc) t_off = ab_catalog_update_table (cat, "db", "likes_v2", &NO, NULL, NULL,
-                                                           NULL, NULL, &error);
+  g_autoptr (AbTableDesc) t_off
+      = ab_catalog_update_table (cat, "db", "likes_v2", &NO, NULL, NULL, NULL, NULL, &error);
   ck_assert_ptr_nonnull (t_off);
   ck_assert (ab_catalog_delete_table (cat, "db", "likes_v2", &error));
   g_autoptr (AbTableDesc) lost = ab_catalog_resolve (cat, "db", "fav", NULL, &error);
   ck_assert_ptr_null (lost);
-  assert_catalog_error (error, AB_CATALOG_ERROR_NOT_FOUND, "No such label db.likes_v2 of the alias db.fav.");
+  assert_catalog_error (error, AB_CATALOG_ERROR_NOT_FOUND,
+                        "No such label db.likes_v2 of the alias db.fav.");
   g_clear_error (&error);
 
   ck_assert (ab_catalog_delete_alias (cat, "db", "fav", &error));
@@ -375,7 +386,8 @@ START_TEST (revision_and_refresh)
 
   /* changes and deletes travel the same way */
   new_table ("db", "likes");
-  g_autoptr (AbDatabaseDesc) off = ab_catalog_update_database (other, "db", &NO, "by other", NULL, &error);
+  g_autoptr (AbDatabaseDesc) off
+      = ab_catalog_update_database (other, "db", &NO, "by other", NULL, &error);
   ck_assert_ptr_nonnull (off);
   ck_assert (ab_catalog_refresh (cat, &error));
   g_autoptr (AbDatabaseDesc) mine = ab_catalog_get_database (cat, "db");
@@ -422,8 +434,11 @@ store_holds (const gchar *text)
 {
   static const guint8 all_start[] = { 0 };
   static const guint8 all_stop[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-  AbScanRange range = { .start = all_start, .start_len = sizeof all_start, .start_inclusive = TRUE,
-                        .stop = all_stop, .stop_len = sizeof all_stop };
+  AbScanRange range = { .start = all_start,
+                        .start_len = sizeof all_start,
+                        .start_inclusive = TRUE,
+                        .stop = all_stop,
+                        .stop_len = sizeof all_stop };
   g_autoptr (GArray) rows = ab_kv_array_new ();
   ck_assert (ab_store_scan (store, &range, rows, NULL));
   ck_assert_uint_gt (rows->len, 0);
@@ -442,8 +457,8 @@ START_TEST (api_keys)
   AbGrant grants[] = { { "*", "r" }, { "db", "rw" }, { "db.likes", "rwca" } };
   g_autoptr (GError) error = NULL;
   g_autofree gchar *token = NULL;
-  g_autoptr (AbApiKey) k = ab_catalog_create_key (cat, "svc", grants, G_N_ELEMENTS (grants),
-                                                  "admin", &token, &error);
+  g_autoptr (AbApiKey) k
+      = ab_catalog_create_key (cat, "svc", grants, G_N_ELEMENTS (grants), "admin", &token, &error);
   ck_assert_msg (k != NULL, "%s", error ? error->message : "");
   ck_assert (g_str_has_prefix (token, "ab_"));
   ck_assert_uint_eq (strlen (token), 3 + 64);
@@ -472,7 +487,7 @@ START_TEST (api_keys)
 
   /* grants are validated before anything is stored */
   static const AbGrant bad[][1] = { { { "db.t.x", "r" } }, { { "db", "rx" } }, { { "", "r" } },
-                                    { { ".t", "r" } }, { { "db.", "r" } }, { { "db", "" } } };
+                                    { { ".t", "r" } },     { { "db.", "r" } }, { { "db", "" } } };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       gchar *t = NULL;

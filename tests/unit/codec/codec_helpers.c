@@ -72,18 +72,19 @@ random_int (GRand *r, gint64 lo, gint64 hi)
   guint64 bits = ((guint64) g_rand_int (r) << 32) | g_rand_int (r);
   switch (g_rand_int_range (r, 0, 6))
     {
-    case 0: return lo;
-    case 1: return hi;
-    case 2: return g_rand_int_range (r, -3, 4);
-    case 3: return g_rand_boolean (r) ? lo + g_rand_int_range (r, 0, 3)
-                                      : hi - g_rand_int_range (r, 0, 3);
-    default:
-      {
-        /* Uniform over the width: the two's complement bits, sign-extended. */
-        guint width = 64 - (guint) __builtin_clzll ((guint64) hi) + 1;
-        guint shift = 64 - width;
-        return (gint64) (bits << shift) >> shift;
-      }
+      case 0: return lo;
+      case 1: return hi;
+      case 2: return g_rand_int_range (r, -3, 4);
+      case 3:
+        return g_rand_boolean (r) ? lo + g_rand_int_range (r, 0, 3)
+                                  : hi - g_rand_int_range (r, 0, 3);
+      default:
+        {
+          /* Uniform over the width: the two's complement bits, sign-extended. */
+          guint width = 64 - (guint) __builtin_clzll ((guint64) hi) + 1;
+          guint shift = 64 - width;
+          return (gint64) (bits << shift) >> shift;
+        }
     }
 }
 
@@ -95,14 +96,12 @@ random_double (GRand *r)
   gdouble d;
   switch (g_rand_int_range (r, 0, 8))
     {
-    case 0: return specials[g_rand_int_range (r, 0, G_N_ELEMENTS (specials))];
-    case 1: return g_rand_boolean (r) ? INFINITY : -INFINITY;
-    case 2: return g_rand_boolean (r) ? NAN : -NAN;
-    case 3: /* subnormals */
-      bits &= G_GUINT64_CONSTANT (0x800FFFFFFFFFFFFF);
-      break;
-    case 4: return (gdouble) g_rand_int_range (r, -5, 6) / 4.0;
-    default: break;
+      case 0: return specials[g_rand_int_range (r, 0, G_N_ELEMENTS (specials))];
+      case 1: return g_rand_boolean (r) ? INFINITY : -INFINITY;
+      case 2: return g_rand_boolean (r) ? NAN : -NAN;
+      case 3: /* subnormals */ bits &= G_GUINT64_CONSTANT (0x800FFFFFFFFFFFFF); break;
+      case 4: return (gdouble) g_rand_int_range (r, -5, 6) / 4.0;
+      default: break;
     }
   memcpy (&d, &bits, sizeof d);
   return d;
@@ -115,9 +114,9 @@ random_float (GRand *r)
   gfloat f;
   switch (g_rand_int_range (r, 0, 4))
     {
-    case 0: return random_double (r);
-    case 1: bits &= 0x807FFFFFu; break; /* subnormals */
-    default: break;
+      case 0: return random_double (r);
+      case 1: bits &= 0x807FFFFFu; break; /* subnormals */
+      default: break;
     }
   memcpy (&f, &bits, sizeof f);
   return f;
@@ -129,8 +128,18 @@ static void
 random_text (GRand *r, AbValueKind kind, AbValue *out)
 {
   static const gchar *pieces[] = {
-    "a", "b", "z", "\x01", "\x7f", "\xc3\xa9", "\xc3\xbf", "\xe6\x97\xa5",
-    "\xef\xbf\xbd", "\xf0\x9f\x98\x80", "{", "\"",
+    "a",
+    "b",
+    "z",
+    "\x01",
+    "\x7f",
+    "\xc3\xa9",
+    "\xc3\xbf",
+    "\xe6\x97\xa5",
+    "\xef\xbf\xbd",
+    "\xf0\x9f\x98\x80",
+    "{",
+    "\"",
   };
   g_autoptr (GString) s = g_string_new (NULL);
   gint n = g_rand_int_range (r, 0, 6);
@@ -144,16 +153,22 @@ th_random_value (GRand *r, AbValueKind kind, AbValue *out)
 {
   switch (kind)
     {
-    case AB_VALUE_NULL: ab_value_set_null (out); break;
-    case AB_VALUE_BOOL: ab_value_set_bool (out, g_rand_boolean (r)); break;
-    case AB_VALUE_INT8: ab_value_set_int (out, kind, random_int (r, G_MININT8, G_MAXINT8)); break;
-    case AB_VALUE_INT16: ab_value_set_int (out, kind, random_int (r, G_MININT16, G_MAXINT16)); break;
-    case AB_VALUE_INT32: ab_value_set_int (out, kind, random_int (r, G_MININT32, G_MAXINT32)); break;
-    case AB_VALUE_INT64: ab_value_set_int (out, kind, random_int (r, G_MININT64, G_MAXINT64)); break;
-    case AB_VALUE_FLOAT32: ab_value_set_float (out, kind, random_float (r)); break;
-    case AB_VALUE_FLOAT64: ab_value_set_float (out, kind, random_double (r)); break;
-    case AB_VALUE_STRING:
-    case AB_VALUE_JSON: random_text (r, kind, out); break;
+      case AB_VALUE_NULL: ab_value_set_null (out); break;
+      case AB_VALUE_BOOL: ab_value_set_bool (out, g_rand_boolean (r)); break;
+      case AB_VALUE_INT8: ab_value_set_int (out, kind, random_int (r, G_MININT8, G_MAXINT8)); break;
+      case AB_VALUE_INT16:
+        ab_value_set_int (out, kind, random_int (r, G_MININT16, G_MAXINT16));
+        break;
+      case AB_VALUE_INT32:
+        ab_value_set_int (out, kind, random_int (r, G_MININT32, G_MAXINT32));
+        break;
+      case AB_VALUE_INT64:
+        ab_value_set_int (out, kind, random_int (r, G_MININT64, G_MAXINT64));
+        break;
+      case AB_VALUE_FLOAT32: ab_value_set_float (out, kind, random_float (r)); break;
+      case AB_VALUE_FLOAT64: ab_value_set_float (out, kind, random_double (r)); break;
+      case AB_VALUE_STRING:
+      case AB_VALUE_JSON: random_text (r, kind, out); break;
     }
 }
 

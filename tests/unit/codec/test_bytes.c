@@ -55,9 +55,8 @@ START_TEST (test_scan_vectors)
 {
   AbValue alice = AB_VALUE_INIT, v = AB_VALUE_INIT;
   ab_value_set_string (&alice, AB_VALUE_STRING, "Alice", 5);
-  g_autoptr (GByteArray) p = ab_codec_index_prefix (&alice, AB_DIR_OUT,
-                                                    ab_codec_code ("likes.likes"),
-                                                    ab_codec_code ("created_at_desc"), NULL);
+  g_autoptr (GByteArray) p = ab_codec_index_prefix (
+      &alice, AB_DIR_OUT, ab_codec_code ("likes.likes"), ab_codec_code ("created_at_desc"), NULL);
   th_assert_hex (p->data, p->len, "ae88fb19 34416c69636500 2b8c5a4378 297c 2982 2b69b733c7");
   g_autoptr (GByteArray) ub = ab_codec_prefix_upper_bound (p->data, p->len);
   th_assert_hex (ub->data, ub->len, "ae88fb19 34416c69636500 2b8c5a4378 297c 2982 2b69b733c8");
@@ -175,8 +174,8 @@ END_TEST
  * successful decode re-encodes to the same length class. */
 START_TEST (test_offset_fuzz)
 {
-  static const gchar alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/ \x80";
+  static const gchar alphabet[]
+      = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/ \x80";
   g_autoptr (GRand) r = th_rand_new ();
   for (gint i = 0; i < 20000; i++)
     {

@@ -21,13 +21,13 @@ typedef struct {
 } Field;
 
 typedef struct {
-  guint line;        /* of its first field in the document */
-  GArray *fields;    /* Field, in document order */
-  gchar *problem;    /* a syntax error found while parsing, or NULL */
+  guint line;     /* of its first field in the document */
+  GArray *fields; /* Field, in document order */
+  gchar *problem; /* a syntax error found while parsing, or NULL */
 } Record;
 
-static GPtrArray *records;   /* Record*, parsed once in main () */
-static gchar *load_problem;  /* why the document could not be read */
+static GPtrArray *records;  /* Record*, parsed once in main () */
+static gchar *load_problem; /* why the document could not be read */
 
 /* ---- the document ---- */
 
@@ -129,11 +129,10 @@ get (const Record *r, const gchar *key)
 
 typedef struct {
   const Record *r;
-  GString *why;      /* the first problem, empty while all is well */
+  GString *why; /* the first problem, empty while all is well */
 } Ctx;
 
-static gboolean
-vec_fail (Ctx *c, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);
+static gboolean vec_fail (Ctx *c, const gchar *fmt, ...) G_GNUC_PRINTF (2, 3);
 
 static gboolean
 vec_fail (Ctx *c, const gchar *fmt, ...)
@@ -163,7 +162,7 @@ parse_int (Ctx *c, const gchar *text, gint64 min, gint64 max, gint64 *out)
   if (text != NULL && g_ascii_string_to_signed (text, 10, min, max, out, &error))
     return TRUE;
   return vec_fail (c, "'%s' is not an integer in %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT,
-               text ? text : "", min, max);
+                   text ? text : "", min, max);
 }
 
 /* Hex with optional spaces; NULL (and a problem) when malformed. */
@@ -218,8 +217,8 @@ parse_typed (Ctx *c, const gchar *text, AbValue *out)
     return ab_value_set_null (out), TRUE;
   if (g_str_equal (type, "string") || g_str_equal (type, "json"))
     {
-      ab_value_set_string (out, g_str_equal (type, "json") ? AB_VALUE_JSON : AB_VALUE_STRING,
-                           rest, strlen (rest));
+      ab_value_set_string (out, g_str_equal (type, "json") ? AB_VALUE_JSON : AB_VALUE_STRING, rest,
+                           strlen (rest));
       return TRUE;
     }
   if (g_str_equal (type, "bool") && (g_str_equal (rest, "true") || g_str_equal (rest, "false")))
@@ -308,8 +307,8 @@ check_keys (Ctx *c, const gchar *const *allowed)
 static gboolean
 check_code (Ctx *c)
 {
-  static const gchar *const keys[] = { "text", "database", "table", "int32", "hex",
-                                       "partitions", "partition", NULL };
+  static const gchar *const keys[]
+      = { "text", "database", "table", "int32", "hex", "partitions", "partition", NULL };
   const gchar *text = get (c->r, "text"), *db = get (c->r, "database"), *tb = get (c->r, "table");
   gint64 want;
   if (!check_keys (c, keys) || !parse_int (c, need (c, "int32"), G_MININT32, G_MAXINT32, &want))
@@ -318,7 +317,8 @@ check_code (Ctx *c)
     return vec_fail (c, "give either 'text' or both 'database' and 'table'");
   gint32 code = text != NULL ? ab_codec_code (text) : ab_codec_table_code (db, tb);
   if (code != want)
-    return vec_fail (c, "int32: the codec gives %d, the document says %" G_GINT64_FORMAT, code, want);
+    return vec_fail (c, "int32: the codec gives %d, the document says %" G_GINT64_FORMAT, code,
+                     want);
   g_autoptr (GByteArray) elem = g_byte_array_new ();
   ab_codec_put_int32 (elem, code, AB_ORDER_ASC);
   if (!expect_hex (c, "hex", elem->data, elem->len))
@@ -327,11 +327,15 @@ check_code (Ctx *c)
   if (parts == NULL)
     return get (c->r, "partition") == NULL || vec_fail (c, "'partition' needs 'partitions'");
   gint64 n, p;
-  if (!parse_int (c, parts, 1, G_MAXINT32, &n) || !parse_int (c, need (c, "partition"), 0, n - 1, &p))
+  if (!parse_int (c, parts, 1, G_MAXINT32, &n)
+      || !parse_int (c, need (c, "partition"), 0, n - 1, &p))
     return FALSE;
   gint64 got = ((gint64) code % n + n) % n; /* floorMod */
-  return got == p || vec_fail (c, "partition: %" G_GINT64_FORMAT " by the codec's code, the document "
-                           "says %" G_GINT64_FORMAT, got, p);
+  return got == p
+         || vec_fail (c,
+                      "partition: %" G_GINT64_FORMAT " by the codec's code, the document "
+                      "says %" G_GINT64_FORMAT,
+                      got, p);
 }
 
 static gboolean
@@ -359,8 +363,9 @@ check_element (Ctx *c)
       AbValue back = AB_VALUE_INIT;
       AbOrder order;
       gsize pos = 0;
-      if (ok && (!ab_codec_get_value (e->data, e->len, &pos, &back, &order, NULL)
-                 || pos != e->len || order != (AbOrder) o || !ab_value_equal (&back, &v)))
+      if (ok
+          && (!ab_codec_get_value (e->data, e->len, &pos, &back, &order, NULL) || pos != e->len
+              || order != (AbOrder) o || !ab_value_equal (&back, &v)))
         ok = vec_fail (c, "%s: the bytes do not decode back to the value", members[o]);
       ab_value_clear (&back);
     }
@@ -493,8 +498,8 @@ append_all (Ctx *c, GByteArray *key)
         {
           AbValue v = AB_VALUE_INIT;
           AbOrder o;
-          gboolean ok = parse_ordered (c, f->value, &o, &v)
-                        && ab_codec_put_value (key, &v, o, NULL);
+          gboolean ok
+              = parse_ordered (c, f->value, &o, &v) && ab_codec_put_value (key, &v, o, NULL);
           ab_value_clear (&v);
           if (!ok)
             return vec_fail (c, "cannot append '%s'", f->value);
@@ -513,14 +518,14 @@ append_all (Ctx *c, GByteArray *key)
 static gboolean
 check_key (Ctx *c)
 {
-  static const gchar *const keys[] = { "row", "table", "source", "target", "direction", "index",
-                                       "group", "cache", "code", "field", "append", "append-hex",
-                                       "then", "hex", NULL };
+  static const gchar *const keys[]
+      = { "row",  "table", "source", "target",     "direction", "index", "group", "cache",
+          "code", "field", "append", "append-hex", "then",      "hex",   NULL };
   AbValue source = AB_VALUE_INIT;
   AbRowType type = AB_ROW_STATE;
   const gchar *row = need (c, "row");
-  g_autoptr (GByteArray) key = check_keys (c, keys) && row != NULL
-      ? build_key (c, row, &type, &source) : NULL;
+  g_autoptr (GByteArray) key
+      = check_keys (c, keys) && row != NULL ? build_key (c, row, &type, &source) : NULL;
   gboolean ok = key != NULL;
   /* The bare key parses back to its prefix; a wide row splits where it ends. */
   AbKeyParts parts;
@@ -549,7 +554,7 @@ check_key (Ctx *c)
       if (key == NULL)
         ok = g_strcmp0 (get (c->r, "hex"), "none") == 0
              || vec_fail (c, "hex: the upper bound is unbounded, the document says %s",
-                      get (c->r, "hex"));
+                          get (c->r, "hex"));
     }
   else if (ok && then != NULL)
     ok = vec_fail (c, "then '%s' is not plus-one or upper-bound", then);
@@ -613,8 +618,8 @@ same_state (const AbStateValue *a, const AbStateValue *b)
 static gboolean
 check_state_value (Ctx *c)
 {
-  static const gchar *const keys[] = { "active", "version", "prop", "created-at", "deleted-at",
-                                       "hex", NULL };
+  static const gchar *const keys[]
+      = { "active", "version", "prop", "created-at", "deleted-at", "hex", NULL };
   AbStateValue sv, back = { 0 };
   ab_codec_state_value_init (&sv);
   const gchar *active = need (c, "active");
@@ -631,8 +636,9 @@ check_state_value (Ctx *c)
   if (ok && !ab_codec_encode_state_value (out, &sv, &error))
     ok = vec_fail (c, "the codec refuses the state: %s", error->message);
   ok = ok && expect_hex (c, "hex", out->data, out->len);
-  if (ok && (!ab_codec_decode_state_value (out->data, out->len, &back, NULL)
-             || !same_state (&sv, &back)))
+  if (ok
+      && (!ab_codec_decode_state_value (out->data, out->len, &back, NULL)
+          || !same_state (&sv, &back)))
     ok = vec_fail (c, "the bytes do not decode back to the same state");
   ab_codec_state_value_clear (&sv);
   if (back.props != NULL)
@@ -665,14 +671,16 @@ check_index_value (Ctx *c)
     }
   g_autoptr (GByteArray) out = g_byte_array_new ();
   g_autoptr (GError) error = NULL;
-  if (ok && !ab_codec_encode_index_value (out, version, (AbCodedProp *) props->data, props->len,
-                                          &error))
+  if (ok
+      && !ab_codec_encode_index_value (out, version, (AbCodedProp *) props->data, props->len,
+                                       &error))
     ok = vec_fail (c, "the codec refuses the value: %s", error->message);
   ok = ok && expect_hex (c, "hex", out->data, out->len);
   g_autoptr (GArray) back = ab_codec_coded_prop_array_new ();
   gint64 v2 = 0;
-  if (ok && (!ab_codec_decode_index_value (out->data, out->len, &v2, back, NULL)
-             || v2 != version || back->len != props->len))
+  if (ok
+      && (!ab_codec_decode_index_value (out->data, out->len, &v2, back, NULL) || v2 != version
+          || back->len != props->len))
     ok = vec_fail (c, "the bytes do not decode back to the same value");
   for (guint i = 0; ok && i < back->len; i++)
     if (g_array_index (back, AbCodedProp, i).code != g_array_index (props, AbCodedProp, i).code
@@ -722,8 +730,8 @@ check_plus_one (Ctx *c)
   if (wraps != NULL && !want_wrap && !g_str_equal (wraps, "no"))
     return vec_fail (c, "wraps '%s' is not yes or no", wraps);
   if (ab_codec_plus_one (b) == want_wrap)
-    return vec_fail (c, "plusOne %s, the document says it %s", want_wrap ? "did not wrap" : "wrapped",
-                 want_wrap ? "wraps" : "does not");
+    return vec_fail (c, "plusOne %s, the document says it %s",
+                     want_wrap ? "did not wrap" : "wrapped", want_wrap ? "wraps" : "does not");
   return expect_hex (c, "hex", b->data, b->len);
 }
 
@@ -737,7 +745,8 @@ check_upper_bound (Ctx *c)
   g_autoptr (GByteArray) ub = ab_codec_prefix_upper_bound (b->data, b->len);
   if (ub == NULL)
     return g_strcmp0 (get (c->r, "hex"), "none") == 0
-           || vec_fail (c, "hex: the upper bound is unbounded, the document says %s", get (c->r, "hex"));
+           || vec_fail (c, "hex: the upper bound is unbounded, the document says %s",
+                        get (c->r, "hex"));
   return expect_hex (c, "hex", ub->data, ub->len);
 }
 
@@ -810,8 +819,8 @@ START_TEST (test_vector)
       }
   if (why->len == 0 && !known)
     vec_fail (&c, "unknown kind '%s'", kind);
-  ck_assert_msg (ok && why->len == 0, "%s line %u (%s): %s", DOC_PATH, r->line,
-                 kind ? kind : "?", why->len ? why->str : "check failed");
+  ck_assert_msg (ok && why->len == 0, "%s line %u (%s): %s", DOC_PATH, r->line, kind ? kind : "?",
+                 why->len ? why->str : "check failed");
 }
 END_TEST
 

@@ -93,9 +93,8 @@ check_pair_order (const AbValue *a, const AbValue *b)
         continue;
       g_autofree gchar *sa = ab_value_to_string (a);
       g_autofree gchar *sb = ab_value_to_string (b);
-      ck_assert_msg (FALSE,
-                     "order %d: '%s'(kind %d) vs '%s'(kind %d): value %d, bytes %d",
-                     o, sa, a->kind, sb, b->kind, want, got);
+      ck_assert_msg (FALSE, "order %d: '%s'(kind %d) vs '%s'(kind %d): value %d, bytes %d", o, sa,
+                     a->kind, sb, b->kind, want, got);
     }
 }
 
@@ -221,10 +220,29 @@ check_strictly_sorted (const AbValue *vals, guint n)
 }
 
 static const gdouble float_ladder[] = {
-  -NAN, -INFINITY, -DBL_MAX, -1e10, -1.0, -FLT_MIN, -FLT_TRUE_MIN, -DBL_MIN,
-  -4.9406564584124654e-324, -0.0, 0.0, 4.9406564584124654e-324,
-  2.2250738585072009e-308, DBL_MIN, FLT_TRUE_MIN, FLT_MIN, 0.5, 1.0,
-  1.0000000000000002, 1e300, DBL_MAX, INFINITY, NAN,
+  -NAN,
+  -INFINITY,
+  -DBL_MAX,
+  -1e10,
+  -1.0,
+  -FLT_MIN,
+  -FLT_TRUE_MIN,
+  -DBL_MIN,
+  -4.9406564584124654e-324,
+  -0.0,
+  0.0,
+  4.9406564584124654e-324,
+  2.2250738585072009e-308,
+  DBL_MIN,
+  FLT_TRUE_MIN,
+  FLT_MIN,
+  0.5,
+  1.0,
+  1.0000000000000002,
+  1e300,
+  DBL_MAX,
+  INFINITY,
+  NAN,
 };
 
 START_TEST (test_order_float_ladder)
@@ -237,9 +255,9 @@ START_TEST (test_order_float_ladder)
         {
           gdouble d = float_ladder[i];
           /* Values that collapse together in float32 are kept once. */
-          if (kind == AB_VALUE_FLOAT32 && n > 0 && !isnan (d) &&
-              (gfloat) d == (gfloat) vals[n - 1].u.f &&
-              !signbit ((gfloat) d) == !signbit (vals[n - 1].u.f))
+          if (kind == AB_VALUE_FLOAT32 && n > 0 && !isnan (d)
+              && (gfloat) d == (gfloat) vals[n - 1].u.f
+              && !signbit ((gfloat) d) == !signbit (vals[n - 1].u.f))
             continue;
           vals[n] = (AbValue) AB_VALUE_INIT;
           ab_value_set_float (&vals[n++], (AbValueKind) kind, d);
@@ -253,9 +271,24 @@ END_TEST
 START_TEST (test_order_strings)
 {
   static const gchar *ladder[] = {
-    "", "\x01", "A", "Alice", "Alice\x01", "Alicea", "a", "ab", "abc",
-    "ab\x7f", "ab\xc3\xa9", "\xc3\xa9", "\xc3\xa9t\xc3\xa9", "\xc3\xbf",
-    "\xe6\x97\xa5", "\xe6\x97\xa5\xe6\x9c\xac", "\xef\xbf\xbd", "\xf0\x9f\x98\x80",
+    "",
+    "\x01",
+    "A",
+    "Alice",
+    "Alice\x01",
+    "Alicea",
+    "a",
+    "ab",
+    "abc",
+    "ab\x7f",
+    "ab\xc3\xa9",
+    "\xc3\xa9",
+    "\xc3\xa9t\xc3\xa9",
+    "\xc3\xbf",
+    "\xe6\x97\xa5",
+    "\xe6\x97\xa5\xe6\x9c\xac",
+    "\xef\xbf\xbd",
+    "\xf0\x9f\x98\x80",
   };
   AbValue vals[G_N_ELEMENTS (ladder)];
   for (gint kind = AB_VALUE_STRING; kind >= AB_VALUE_JSON; kind--)
@@ -415,9 +448,9 @@ START_TEST (test_typed_readers_truncated)
         gint8 i8;
         gint32 i32;
         gint64 i64;
-        gboolean ok = e == 0 ? ab_codec_get_int8 (buf, cut, &pos, &i8, &error)
-                    : e == 1 ? ab_codec_get_int32 (buf, cut, &pos, &i32, &error)
-                             : ab_codec_get_int64 (buf, cut, &pos, &i64, &error);
+        gboolean ok = e == 0   ? ab_codec_get_int8 (buf, cut, &pos, &i8, &error)
+                      : e == 1 ? ab_codec_get_int32 (buf, cut, &pos, &i32, &error)
+                               : ab_codec_get_int64 (buf, cut, &pos, &i64, &error);
         ck_assert (!ok);
         ck_assert (g_error_matches (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED));
         ck_assert_uint_eq (pos, starts[e]);
@@ -434,10 +467,8 @@ expect_decode_error (const gchar *hex, gint code)
   g_autoptr (GError) error = NULL;
   AbValue v = AB_VALUE_INIT;
   gsize pos = 0;
-  ck_assert_msg (!ab_codec_get_value (buf, b->len, &pos, &v, NULL, &error),
-                 "'%s' decoded", hex);
-  ck_assert_msg (g_error_matches (error, AB_CODEC_ERROR, code),
-                 "'%s': %s", hex, error->message);
+  ck_assert_msg (!ab_codec_get_value (buf, b->len, &pos, &v, NULL, &error), "'%s' decoded", hex);
+  ck_assert_msg (g_error_matches (error, AB_CODEC_ERROR, code), "'%s': %s", hex, error->message);
   ck_assert_uint_eq (pos, 0);
   ck_assert_int_eq (v.kind, AB_VALUE_NULL);
 }
@@ -449,11 +480,11 @@ START_TEST (test_decode_rejects)
   expect_decode_error ("ff", AB_CODEC_ERROR_MALFORMED);
   expect_decode_error ("2d 00", AB_CODEC_ERROR_MALFORMED);
   expect_decode_error ("33 61 00", AB_CODEC_ERROR_MALFORMED);
-  expect_decode_error ("34 61 62", AB_CODEC_ERROR_TRUNCATED);   /* no terminator */
-  expect_decode_error ("cb 9e 00", AB_CODEC_ERROR_TRUNCATED);   /* DESC ends at ff */
-  expect_decode_error ("34 ff 00", AB_CODEC_ERROR_MALFORMED);   /* bad UTF-8 */
-  expect_decode_error ("34 c3 00", AB_CODEC_ERROR_MALFORMED);   /* cut sequence */
-  expect_decode_error ("cb 00 ff", AB_CODEC_ERROR_MALFORMED);   /* DESC of 0xff */
+  expect_decode_error ("34 61 62", AB_CODEC_ERROR_TRUNCATED);       /* no terminator */
+  expect_decode_error ("cb 9e 00", AB_CODEC_ERROR_TRUNCATED);       /* DESC ends at ff */
+  expect_decode_error ("34 ff 00", AB_CODEC_ERROR_MALFORMED);       /* bad UTF-8 */
+  expect_decode_error ("34 c3 00", AB_CODEC_ERROR_MALFORMED);       /* cut sequence */
+  expect_decode_error ("cb 00 ff", AB_CODEC_ERROR_MALFORMED);       /* DESC of 0xff */
   expect_decode_error ("32 ed a0 80 00", AB_CODEC_ERROR_MALFORMED); /* surrogate */
   expect_decode_error ("2c 80", AB_CODEC_ERROR_TRUNCATED);
   expect_decode_error ("d3 7f ff", AB_CODEC_ERROR_TRUNCATED);
@@ -517,8 +548,8 @@ START_TEST (test_fuzz_random_bytes)
 {
   g_autoptr (GRand) r = th_rand_new ();
   /* Bytes drawn from the header set half the time, so decoding goes deep. */
-  static const guint8 hdrs[] = { 0x05, 0x29, 0x2a, 0x2b, 0x2c, 0x30, 0x31, 0x32,
-                                 0x34, 0x35, 0x36, 0xfa, 0xd6, 0xcb, 0xcd, 0x00, 0xff };
+  static const guint8 hdrs[] = { 0x05, 0x29, 0x2a, 0x2b, 0x2c, 0x30, 0x31, 0x32, 0x34,
+                                 0x35, 0x36, 0xfa, 0xd6, 0xcb, 0xcd, 0x00, 0xff };
   for (gint i = 0; i < 20000; i++)
     {
       gsize len = (gsize) g_rand_int_range (r, 0, 40);

@@ -65,8 +65,7 @@ END_TEST
 /* Parses key and checks the prefix fields and that the salt is the hash of
  * the body (everything between the salt and rest). */
 static void
-check_parse (GByteArray *key, const AbValue *source, gint32 table, AbRowType type,
-             gsize rest)
+check_parse (GByteArray *key, const AbValue *source, gint32 table, AbRowType type, gsize rest)
 {
   g_autoptr (GError) error = NULL;
   AbKeyParts parts;
@@ -75,8 +74,8 @@ check_parse (GByteArray *key, const AbValue *source, gint32 table, AbRowType typ
   ck_assert_int_eq (parts.table_code, table);
   ck_assert_int_eq (parts.type, type);
   ck_assert_uint_eq (parts.rest, rest);
-  guint32 salt = ((guint32) key->data[0] << 24) | ((guint32) key->data[1] << 16) |
-                 ((guint32) key->data[2] << 8) | key->data[3];
+  guint32 salt = ((guint32) key->data[0] << 24) | ((guint32) key->data[1] << 16)
+                 | ((guint32) key->data[2] << 8) | key->data[3];
   ck_assert_uint_eq (parts.salt, salt);
   ck_assert_uint_eq (parts.salt, (guint32) ab_codec_hash (key->data + 4, rest - 4));
   ab_codec_key_parts_clear (&parts);
@@ -92,12 +91,10 @@ START_TEST (test_likes_rows)
   gint32 t = ab_codec_table_code ("likes", "likes");
 
   g_autoptr (GByteArray) state = ab_codec_state_key (&alice, &phone, t, &error);
-  th_assert_hex (state->data, state->len,
-                 "be167e23 34416c69636500 2b8c5a4378 297d 3450686f6e6500");
+  th_assert_hex (state->data, state->len, "be167e23 34416c69636500 2b8c5a4378 297d 3450686f6e6500");
   check_parse (state, &alice, t, AB_ROW_STATE, NAME_PREFIX_LEN);
   g_autoptr (GByteArray) lock = ab_codec_lock_key (&alice, &phone, t, &error);
-  th_assert_hex (lock->data, lock->len,
-                 "74ccbcc5 34416c69636500 2b8c5a4378 297f 3450686f6e6500");
+  th_assert_hex (lock->data, lock->len, "74ccbcc5 34416c69636500 2b8c5a4378 297f 3450686f6e6500");
   check_parse (lock, &alice, t, AB_ROW_LOCK, NAME_PREFIX_LEN);
   g_autoptr (GByteArray) cout = ab_codec_count_key (&alice, AB_DIR_OUT, t, &error);
   th_assert_hex (cout->data, cout->len, "b173f9e0 34416c69636500 2b8c5a4378 297e 2982");
@@ -120,21 +117,20 @@ START_TEST (test_likes_index_rows)
   gint32 t = ab_codec_code ("likes.likes"), ic = ab_codec_code ("created_at_desc");
 
   ab_value_set_int (&ca, AB_VALUE_INT64, CA);
-  g_autoptr (GByteArray) out = ab_codec_index_key (&alice, AB_DIR_OUT, t, ic, &ca,
-                                                   &desc, 1, &phone, &error);
+  g_autoptr (GByteArray) out
+      = ab_codec_index_key (&alice, AB_DIR_OUT, t, ic, &ca, &desc, 1, &phone, &error);
   th_assert_hex (out->data, out->len,
                  "ae88fb19 34416c69636500 2b8c5a4378 297c 2982 2b69b733c7 "
                  "d37ffffe74301a97ff 3450686f6e6500");
   check_parse (out, &alice, t, AB_ROW_INDEX, NAME_PREFIX_LEN);
-  g_autoptr (GByteArray) in = ab_codec_index_key (&phone, AB_DIR_IN, t, ic, &ca,
-                                                  &desc, 1, &alice, &error);
+  g_autoptr (GByteArray) in
+      = ab_codec_index_key (&phone, AB_DIR_IN, t, ic, &ca, &desc, 1, &alice, &error);
   th_assert_hex (in->data, in->len,
                  "d4368e6a 3450686f6e6500 2b8c5a4378 297c 2983 2b69b733c7 "
                  "d37ffffe74301a97ff 34416c69636500");
   check_parse (in, &phone, t, AB_ROW_INDEX, NAME_PREFIX_LEN);
   g_autoptr (GByteArray) p = ab_codec_index_prefix (&alice, AB_DIR_OUT, t, ic, &error);
-  th_assert_hex (p->data, p->len,
-                 "ae88fb19 34416c69636500 2b8c5a4378 297c 2982 2b69b733c7");
+  th_assert_hex (p->data, p->len, "ae88fb19 34416c69636500 2b8c5a4378 297c 2982 2b69b733c7");
   /* The index key extends its scan prefix. */
   ck_assert_mem_eq (out->data, p->data, p->len);
   ck_assert_ptr_null (error);
@@ -156,8 +152,8 @@ START_TEST (test_wide_keys)
   ck_assert_mem_eq (g->data + 4, gbody->data, gbody->len);
   th_assert_hex (g->data + 4 + gbody->len, 7, "2982 2b80000005");
   ck_assert_uint_eq ((guint32) ab_codec_hash (gbody->data, gbody->len),
-                     ((guint32) g->data[0] << 24) | ((guint32) g->data[1] << 16) |
-                     ((guint32) g->data[2] << 8) | g->data[3]);
+                     ((guint32) g->data[0] << 24) | ((guint32) g->data[1] << 16)
+                         | ((guint32) g->data[2] << 8) | g->data[3]);
   ck_assert_mem_eq (c->data + 4, cbody->data, cbody->len);
   th_assert_hex (c->data + 4 + cbody->len, 7, "2983 2b69b733c7");
   check_parse (g, &alice, t, AB_ROW_GROUP, NAME_PREFIX_LEN);
@@ -203,8 +199,8 @@ START_TEST (test_queue_index_key)
 
   ab_value_set_int (&part, AB_VALUE_INT64, ((c % 30) + 30) % 30);
   ab_value_set_int (&seq, AB_VALUE_INT64, 1001);
-  g_autoptr (GByteArray) k = ab_codec_index_key (&part, AB_DIR_OUT, t, ab_codec_code ("seq"),
-                                                 &seq, &asc, 1, &id, NULL);
+  g_autoptr (GByteArray) k
+      = ab_codec_index_key (&part, AB_DIR_OUT, t, ab_codec_code ("seq"), &seq, &asc, 1, &id, NULL);
   th_assert_hex (k->data, k->len,
                  "1b3877b9 2c8000000000000019 2bd9d1d6a0 297c 2982 2b2bb4d366 "
                  "2c80000000000003e9 "
@@ -310,7 +306,7 @@ START_TEST (test_encode_errors)
   ck_assert_ptr_null (ab_codec_lock_key (&ok, &bad, 1, &error));
   ck_assert (g_error_matches (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID));
   g_clear_error (&error);
-  ck_assert_ptr_null (ab_codec_index_key (&ok, AB_DIR_OUT, 1, 2, &bad, (AbOrder[]) { AB_ORDER_DESC },
+  ck_assert_ptr_null (ab_codec_index_key (&ok, AB_DIR_OUT, 1, 2, &bad, (AbOrder[]){ AB_ORDER_DESC },
                                           1, &ok, &error));
   ck_assert (g_error_matches (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID));
   g_clear_error (&error);

@@ -98,8 +98,7 @@ END_TEST
 START_TEST (test_queue_index_value)
 {
   g_autoptr (GByteArray) out = g_byte_array_new ();
-  AbCodedProp props[2] = { { .code = ab_codec_code ("seq") },
-                           { .code = ab_codec_code ("value") } };
+  AbCodedProp props[2] = { { .code = ab_codec_code ("seq") }, { .code = ab_codec_code ("value") } };
   ab_value_set_int (&props[0].value, AB_VALUE_INT64, 1001);
   ab_value_set_string (&props[1].value, AB_VALUE_STRING, "{\"body\":\"world\"}", 16);
   ck_assert (ab_codec_encode_index_value (out, 1001, props, 2, NULL));
@@ -331,8 +330,7 @@ START_TEST (test_index_value_truncations)
   ab_value_set_string (&props[0].value, AB_VALUE_STRING, "ab", 2);
   ab_value_set_int (&props[1].value, AB_VALUE_INT16, -3);
   ck_assert (ab_codec_encode_index_value (out, 9, props, 2, NULL));
-  th_assert_hex (out->data, out->len,
-                 "2c8000000000000009 2b80000001 34616200 2b80000002 2a7ffd");
+  th_assert_hex (out->data, out->len, "2c8000000000000009 2b80000001 34616200 2b80000002 2a7ffd");
   for (gsize cut = 0; cut <= out->len; cut++)
     {
       g_autoptr (GArray) got = ab_codec_coded_prop_array_new ();

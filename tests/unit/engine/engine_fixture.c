@@ -186,8 +186,8 @@ ab_test_count (AbTestEnv *env, const gchar *db, const gchar *table, const gchar 
   AbValue sv = AB_VALUE_INIT;
   gint64 n = -1;
   g_autoptr (GError) error = NULL;
-  ck_assert_msg (ab_engine_count (env->engine, db, table, start, dir, &sv, &n, &error),
-                 "count: %s", error ? error->message : "");
+  ck_assert_msg (ab_engine_count (env->engine, db, table, start, dir, &sv, &n, &error), "count: %s",
+                 error ? error->message : "");
   ab_value_clear (&sv);
   return n;
 }

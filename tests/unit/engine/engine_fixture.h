@@ -26,7 +26,7 @@ typedef struct {
   AbEngine *engine;
   gchar *tmpdir;
 } AbTestEnv;
-void ab_test_env_open (AbTestEnv *env, int store_index);  /* short lock retries */
+void ab_test_env_open (AbTestEnv *env, int store_index); /* short lock retries */
 void ab_test_env_open_with (AbTestEnv *env, int store_index, const AbEngineConfig *cfg);
 /* A fake engine clock (cfg.now_ms): time moves only when the test says so,
  * so TTLs and lock staleness are tested without sleeping. */
@@ -46,7 +46,7 @@ GArray *ab_test_mutate (AbTestEnv *env, const gchar *db, const gchar *table, con
 gint64 ab_test_count (AbTestEnv *env, const gchar *db, const gchar *table, const gchar *start,
                       AbQueryDirection dir);
 
-#define ab_assert_error(err, dom, c)                                              \
-  ck_assert_msg ((err) != NULL && (err)->domain == (dom) && (err)->code == (c),   \
+#define ab_assert_error(err, dom, c)                                                 \
+  ck_assert_msg ((err) != NULL && (err)->domain == (dom) && (err)->code == (c),      \
                  "expected error %s/%d, got %s", g_quark_to_string (dom), (int) (c), \
                  (err) != NULL ? (err)->message : "none")

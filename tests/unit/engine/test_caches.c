@@ -7,17 +7,21 @@
 #include "engine/wide.h"
 #include "codec/bytes.h"
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"weight\",\"type\":\"int\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]},"
-  "{\"index\":\"by_weight\",\"fields\":[{\"field\":\"weight\",\"order\":\"ASC\"}]}],"
-  "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}],"
-  "\"limit\":10},"
-  "{\"cache\":\"heavy\",\"fields\":[{\"field\":\"weight\",\"order\":\"DESC\"}],\"limit\":10}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},"
+      "{\"name\":\"weight\",\"type\":\"int\",\"nullable\":false,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]},"
+      "{\"index\":\"by_weight\",\"fields\":[{\"field\":\"weight\",\"order\":\"ASC\"}]}],"
+      "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]"
+      ","
+      "\"limit\":10},"
+      "{\"cache\":\"heavy\",\"fields\":[{\"field\":\"weight\",\"order\":\"DESC\"}],\"limit\":10}]}"
+      "}";
 
 #define N_SRC 3
 #define N_TGT 1000
@@ -25,11 +29,10 @@ static const gchar *LIKES =
 static AbTestEnv env;
 
 static AbEdgeFrame *
-seek (const gchar *cache, const gchar *start, AbQueryDirection dir, gint limit,
-      const gchar *ranges)
+seek (const gchar *cache, const gchar *start, AbQueryDirection dir, gint limit, const gchar *ranges)
 {
-  AbSeekParams p = { .cache = cache, .start = start, .direction = dir, .limit = limit,
-                     .ranges = ranges };
+  AbSeekParams p
+      = { .cache = cache, .start = start, .direction = dir, .limit = limit, .ranges = ranges };
   g_autoptr (GError) error = NULL;
   AbEdgeFrame *f = ab_engine_seek (env.engine, "likes", "likes", &p, &error);
   ck_assert_msg (f != NULL, "seek: %s", error ? error->message : "");
@@ -37,11 +40,10 @@ seek (const gchar *cache, const gchar *start, AbQueryDirection dir, gint limit,
 }
 
 static AbEdgeFrame *
-scan (const gchar *index, const gchar *start, AbQueryDirection dir, gint limit,
-      const gchar *ranges)
+scan (const gchar *index, const gchar *start, AbQueryDirection dir, gint limit, const gchar *ranges)
 {
-  AbScanParams p = { .index = index, .start = start, .direction = dir, .limit = limit,
-                     .ranges = ranges };
+  AbScanParams p
+      = { .index = index, .start = start, .direction = dir, .limit = limit, .ranges = ranges };
   g_autoptr (GError) error = NULL;
   AbEdgeFrame *f = ab_engine_scan (env.engine, "likes", "likes", &p, &error);
   ck_assert_msg (f != NULL, "scan: %s", error ? error->message : "");
@@ -81,9 +83,11 @@ random_request (GRand *r, guint *next_target)
       guint s = g_rand_int_range (r, 0, N_SRC);
       guint kind = g_rand_int_range (r, 0, 10);
       const gchar *type = kind < 6 ? "INSERT" : kind < 8 ? "UPDATE" : "DELETE";
-      guint t = kind < 6 && next_target[s] < N_TGT ? next_target[s]++
-                                                 : (guint) g_rand_int_range (r, 0, MAX (next_target[s], 1));
-      g_string_append_printf (b, "%s{\"type\":\"%s\",\"edge\":{\"version\":%u,\"source\":\"s%u\","
+      guint t = kind < 6 && next_target[s] < N_TGT
+                    ? next_target[s]++
+                    : (guint) g_rand_int_range (r, 0, MAX (next_target[s], 1));
+      g_string_append_printf (b,
+                              "%s{\"type\":\"%s\",\"edge\":{\"version\":%u,\"source\":\"s%u\","
                               "\"target\":%u,\"properties\":{\"created_at\":%d,\"weight\":%d}}}",
                               i ? "," : "", type, 1000 + g_rand_int_range (r, 0, 100000), s, t,
                               g_rand_int_range (r, 0, 1000000), g_rand_int_range (r, 0, 50));
@@ -116,13 +120,14 @@ row_cells (const gchar *cache, const gchar *start)
 {
   AbValue v = AB_VALUE_INIT;
   ab_value_set_string (&v, AB_VALUE_STRING, start, strlen (start));
-  g_autoptr (GByteArray) row = ab_codec_wide_key (&v, AB_DIR_OUT, ab_codec_table_code ("likes", "likes"),
-                                                  AB_ROW_CACHE, ab_codec_code (cache), NULL);
+  g_autoptr (GByteArray) row
+      = ab_codec_wide_key (&v, AB_DIR_OUT, ab_codec_table_code ("likes", "likes"), AB_ROW_CACHE,
+                           ab_codec_code (cache), NULL);
   ab_value_clear (&v);
   g_autoptr (GByteArray) stop = ab_codec_prefix_upper_bound (row->data, row->len);
   g_byte_array_append (row, (const guint8 *) "", 1); /* past the marker */
-  AbScanRange range = { .start = row->data, .start_len = row->len,
-                        .stop = stop->data, .stop_len = stop->len };
+  AbScanRange range
+      = { .start = row->data, .start_len = row->len, .stop = stop->data, .stop_len = stop->len };
   g_autoptr (GArray) rows = ab_kv_array_new ();
   ck_assert (ab_store_scan (env.engine->store, &range, rows, NULL));
   return rows->len;
@@ -205,24 +210,27 @@ START_TEST (random_against_index)
 }
 END_TEST
 
-static const gchar *SMALL =
-  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"OUT\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"weight\",\"type\":\"int\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}],"
-  "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}],"
-  "\"limit\":3},"
-  "{\"cache\":\"heavy\",\"fields\":[{\"field\":\"weight\",\"order\":\"DESC\"}],\"limit\":3}]}}";
+static const gchar *SMALL
+    = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"OUT\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},"
+      "{\"name\":\"weight\",\"type\":\"int\",\"nullable\":false,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}],"
+      "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]"
+      ","
+      "\"limit\":3},"
+      "{\"cache\":\"heavy\",\"fields\":[{\"field\":\"weight\",\"order\":\"DESC\"}],\"limit\":3}]}}";
 
 static void
 put_edge (const gchar *type, guint target, guint value)
 {
   g_autofree gchar *b = g_strdup_printf (
       "{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%u,\"source\":\"a\","
-      "\"target\":%u,\"properties\":{\"created_at\":%u,\"weight\":%u}}}]}", type, 100 + value,
-      target, value, value);
+      "\"target\":%u,\"properties\":{\"created_at\":%u,\"weight\":%u}}}]}",
+      type, 100 + value, target, value, value);
   g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", b);
 }
 
@@ -247,8 +255,9 @@ seek_pages (const gchar *cache, gint limit)
   g_autofree gchar *offset = NULL;
   for (guint page = 0; page < 10; page++)
     {
-      AbSeekParams p = { .cache = cache, .start = "a", .direction = AB_QDIR_OUT, .limit = limit,
-                         .offset = offset };
+      AbSeekParams p = {
+        .cache = cache, .start = "a", .direction = AB_QDIR_OUT, .limit = limit, .offset = offset
+      };
       g_autoptr (GError) error = NULL;
       g_autoptr (AbEdgeFrame) f = ab_engine_seek (env.engine, "likes", "likes", &p, &error);
       ck_assert_msg (f != NULL, "seek page %u: %s", page, error ? error->message : "");
@@ -299,8 +308,8 @@ START_TEST (trim_boundary)
   /* past the short row the equivalent index continues the pages, same offsets */
   assert_pages ("recent", 2, "4,3|2,1");
   /* an offset that is not a position in the cache is refused */
-  AbSeekParams forged = { .cache = "recent", .start = "a", .direction = AB_QDIR_OUT,
-                          .limit = 2, .offset = "AAAA" };
+  AbSeekParams forged
+      = { .cache = "recent", .start = "a", .direction = AB_QDIR_OUT, .limit = 2, .offset = "AAAA" };
   g_autoptr (GError) ferr = NULL;
   g_autoptr (AbEdgeFrame) ff = ab_engine_seek (env.engine, "likes", "likes", &forged, &ferr);
   ck_assert_ptr_null (ff);
@@ -313,9 +322,15 @@ START_TEST (trim_boundary)
     { .cache = "nope", .start = "a", .direction = AB_QDIR_OUT, .limit = -1 },
     { .cache = "heavy", .start = "a", .direction = AB_QDIR_OUT, .limit = 4 },
     { .cache = "heavy", .start = "a", .direction = AB_QDIR_OUT, .limit = 0 },
-    { .cache = "heavy", .start = "a", .direction = AB_QDIR_OUT, .limit = -1,
+    { .cache = "heavy",
+      .start = "a",
+      .direction = AB_QDIR_OUT,
+      .limit = -1,
       .ranges = "created_at:eq:1" },
-    { .cache = "heavy", .start = "a", .direction = AB_QDIR_OUT, .limit = -1,
+    { .cache = "heavy",
+      .start = "a",
+      .direction = AB_QDIR_OUT,
+      .limit = -1,
       .ranges = "weight:in:1,2" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)

@@ -5,18 +5,23 @@
 #include "engine_fixture.h"
 #include "codec/bytes.h"
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}]}}";
 
-static const gchar *QUICK =
-  "{\"mutations\":["
-  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177245,\"source\":\"Alice\",\"target\":\"Phone\",\"properties\":{\"created_at\":1737377177245}}},"
-  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177297,\"source\":\"Bob\",\"target\":\"Phone\",\"properties\":{\"created_at\":1737377177297}}},"
-  "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177350,\"source\":\"Bob\",\"target\":\"Laptop\",\"properties\":{\"created_at\":1737377177350}}}]}";
+static const gchar *QUICK
+    = "{\"mutations\":["
+      "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177245,\"source\":\"Alice\",\"target\":"
+      "\"Phone\",\"properties\":{\"created_at\":1737377177245}}},"
+      "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177297,\"source\":\"Bob\",\"target\":"
+      "\"Phone\",\"properties\":{\"created_at\":1737377177297}}},"
+      "{\"type\":\"INSERT\",\"edge\":{\"version\":1737377177350,\"source\":\"Bob\",\"target\":"
+      "\"Laptop\",\"properties\":{\"created_at\":1737377177350}}}]}";
 
 static AbTestEnv env;
 
@@ -46,8 +51,13 @@ static AbEdgeFrame *
 scan (const gchar *start, AbQueryDirection dir, gint limit, const gchar *offset,
       const gchar *ranges, const gchar *features, GError **error)
 {
-  AbScanParams p = { .index = "recent", .start = start, .direction = dir, .limit = limit,
-                     .offset = offset, .ranges = ranges, .features = features };
+  AbScanParams p = { .index = "recent",
+                     .start = start,
+                     .direction = dir,
+                     .limit = limit,
+                     .offset = offset,
+                     .ranges = ranges,
+                     .features = features };
   return ab_engine_scan (env.engine, "likes", "likes", &p, error);
 }
 
@@ -124,11 +134,11 @@ START_TEST (pagination_and_ranges)
   assert_edges (p2, second);
   ck_assert (!p2->has_next);
   ck_assert_ptr_null (p2->offset);
-  g_autoptr (AbEdgeFrame) lt = scan ("Bob", AB_QDIR_OUT, -1, NULL,
-                                     "created_at:lt:1737377177350", NULL, &error);
+  g_autoptr (AbEdgeFrame) lt
+      = scan ("Bob", AB_QDIR_OUT, -1, NULL, "created_at:lt:1737377177350", NULL, &error);
   assert_edges (lt, second);
-  g_autoptr (AbEdgeFrame) gte = scan ("Bob", AB_QDIR_OUT, -1, NULL,
-                                      "created_at:gte:1737377177350", NULL, &error);
+  g_autoptr (AbEdgeFrame) gte
+      = scan ("Bob", AB_QDIR_OUT, -1, NULL, "created_at:gte:1737377177350", NULL, &error);
   assert_edges (gte, first);
   g_autoptr (AbEdgeFrame) bt = scan ("Bob", AB_QDIR_OUT, -1, NULL,
                                      "created_at:bt:1737377177297,1737377177350", NULL, &error);
@@ -199,8 +209,10 @@ mutate_one (const gchar *type, gint64 version, const gchar *src, const gchar *tg
 START_TEST (out_of_order_idempotent_and_missing)
 {
   open_likes (_i);
-  ck_assert_int_eq (mutate_one ("INSERT", 100, "a", "b", "{\"created_at\":100}"), AB_STATUS_CREATED);
-  ck_assert_int_eq (mutate_one ("INSERT", 300, "a", "b", "{\"created_at\":300}"), AB_STATUS_UPDATED);
+  ck_assert_int_eq (mutate_one ("INSERT", 100, "a", "b", "{\"created_at\":100}"),
+                    AB_STATUS_CREATED);
+  ck_assert_int_eq (mutate_one ("INSERT", 300, "a", "b", "{\"created_at\":300}"),
+                    AB_STATUS_UPDATED);
   ck_assert_int_eq (mutate_one ("DELETE", 200, "a", "b", "{}"), AB_STATUS_UPDATED);
   ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 1);
   ck_assert_int_eq (mutate_one ("INSERT", 300, "a", "b", "{\"created_at\":300}"), AB_STATUS_IDLE);
@@ -242,19 +254,26 @@ expect_mutation_error (const gchar *body, const gchar *message_part)
 START_TEST (validation_rejects_whole_request)
 {
   open_likes (_i);
-  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{}}}]}",
+  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":"
+                         "\"a\",\"target\":\"b\",\"properties\":{}}}]}",
                          "Property 'created_at' is required and cannot be null");
-  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":null}}}]}",
+  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":"
+                         "\"a\",\"target\":\"b\",\"properties\":{\"created_at\":null}}}]}",
                          "Property 'created_at' is required and cannot be null");
-  expect_mutation_error ("{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":null}}}]}",
+  expect_mutation_error ("{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":1,\"source\":"
+                         "\"a\",\"target\":\"b\",\"properties\":{\"created_at\":null}}}]}",
                          "Property 'created_at' cannot be null");
-  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":\"abc\"}}}]}",
+  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":"
+                         "\"a\",\"target\":\"b\",\"properties\":{\"created_at\":\"abc\"}}}]}",
                          "created_at");
-  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":1}}},"
-                         "{\"type\":\"UPSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"c\"}}]}",
-                         "mutations[1]");
-  expect_mutation_error ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"source\":\"a\",\"target\":\"b\"}}]}",
-                         "version");
+  expect_mutation_error (
+      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":"
+      "\"b\",\"properties\":{\"created_at\":1}}},"
+      "{\"type\":\"UPSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"c\"}}]}",
+      "mutations[1]");
+  expect_mutation_error (
+      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"source\":\"a\",\"target\":\"b\"}}]}",
+      "version");
   expect_mutation_error ("{\"muts\":[]}", "mutations");
   expect_mutation_error ("[1,2]", "mutations");
   ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 0);
@@ -294,7 +313,8 @@ START_TEST (lock_contention_and_stale_sweep)
   AbValue s = AB_VALUE_INIT, t = AB_VALUE_INIT;
   ab_value_set_string (&s, AB_VALUE_STRING, "a", 1);
   ab_value_set_string (&t, AB_VALUE_STRING, "b", 1);
-  g_autoptr (GByteArray) k = ab_codec_lock_key (&s, &t, ab_codec_table_code ("likes", "likes"), NULL);
+  g_autoptr (GByteArray) k
+      = ab_codec_lock_key (&s, &t, ab_codec_table_code ("likes", "likes"), NULL);
   g_autoptr (GByteArray) fresh = g_byte_array_new ();
   ab_codec_encode_lock_value (fresh, ab_engine_now_ms (env.engine));
   gboolean applied;
@@ -322,8 +342,8 @@ START_TEST (lock_contention_and_stale_sweep)
    * the put-if-absent is refused by the stale row, one check-and-delete
    * sweeps it and the retried put-if-absent takes the lock; on an atomic
    * store the release rides in the data batch, elsewhere it is one more call. */
-  guint64 unlocks = after.ops[AB_STORE_VERB_CHECK_AND_DELETE]
-                    - before.ops[AB_STORE_VERB_CHECK_AND_DELETE];
+  guint64 unlocks
+      = after.ops[AB_STORE_VERB_CHECK_AND_DELETE] - before.ops[AB_STORE_VERB_CHECK_AND_DELETE];
   guint64 locks = after.ops[AB_STORE_VERB_CHECK_AND_PUT] - before.ops[AB_STORE_VERB_CHECK_AND_PUT];
   gboolean txn = ab_store_can_transact (env.engine->store);
   guint64 want = txn ? 0 : ab_store_batch_is_atomic (env.engine->store) ? 1 : 2;
@@ -354,7 +374,8 @@ START_TEST (pagination_thousand)
   open_likes (_i);
   GString *body = g_string_new ("{\"mutations\":[");
   for (guint i = 0; i < 1000; i++)
-    g_string_append_printf (body, "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"u\","
+    g_string_append_printf (body,
+                            "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"u\","
                             "\"target\":\"t%04u\",\"properties\":{\"created_at\":%u}}}",
                             i ? "," : "", 1000 + i, i, 1000 + i);
   g_string_append (body, "]}");
@@ -373,8 +394,8 @@ START_TEST (pagination_thousand)
         while (more)
           {
             g_autoptr (GError) error = NULL;
-            g_autoptr (AbEdgeFrame) f = scan ("u", AB_QDIR_OUT, limits[li], offset, ranges[ri],
-                                              NULL, &error);
+            g_autoptr (AbEdgeFrame) f
+                = scan ("u", AB_QDIR_OUT, limits[li], offset, ranges[ri], NULL, &error);
             ck_assert_msg (f != NULL, "%s", error ? error->message : "");
             for (guint i = 0; i < f->edges->len; i++, seen++, expect--)
               ck_assert_int_eq (((AbEdgeOut *) f->edges->pdata[i])->version, expect);
@@ -404,7 +425,8 @@ START_TEST (out_of_order_property)
           gint64 v = g_rand_int_range (rand, 1, 1000) * 10 + i; /* distinct versions */
           const gchar *type = g_rand_boolean (rand) ? "INSERT" : "DELETE";
           items[i] = g_strdup_printf ("{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
-                                      ",\"source\":\"S%u\",\"target\":\"T\",\"properties\":{\"created_at\":%" G_GINT64_FORMAT "}}}",
+                                      ",\"source\":\"S%u\",\"target\":\"T\",\"properties\":{"
+                                      "\"created_at\":%" G_GINT64_FORMAT "}}}",
                                       type, v, round, v);
         }
       gint64 final_count = -1;
@@ -420,8 +442,8 @@ START_TEST (out_of_order_property)
             }
           /* each permutation replays on a fresh table name */
           g_autofree gchar *tname = g_strdup_printf ("p%u_%u", round, perm);
-          g_autofree gchar *create2 = g_strdup_printf ("{\"table\":\"%s\",%s", tname,
-                                                       strstr (LIKES, "\"storage"));
+          g_autofree gchar *create2
+              = g_strdup_printf ("{\"table\":\"%s\",%s", tname, strstr (LIKES, "\"storage"));
           ab_test_create_table (&env, "likes", create2);
           for (guint i = 0; i < n; i++) /* one request per event */
             {
@@ -431,12 +453,14 @@ START_TEST (out_of_order_property)
             }
           g_autofree gchar *src = g_strdup_printf ("S%u", round);
           gint64 c = ab_test_count (&env, "likes", tname, src, AB_QDIR_OUT);
-          AbScanParams p = { .index = "recent", .start = src, .direction = AB_QDIR_OUT, .limit = -1 };
+          AbScanParams p
+              = { .index = "recent", .start = src, .direction = AB_QDIR_OUT, .limit = -1 };
           g_autoptr (AbEdgeFrame) f = ab_engine_scan (env.engine, "likes", tname, &p, NULL);
-          ck_assert_int_eq ((gint64) f->edges->len, c);   /* index matches count */
-          g_autofree gchar *desc = f->edges->len ? g_strdup_printf ("%" G_GINT64_FORMAT,
-                                                                    ((AbEdgeOut *) f->edges->pdata[0])->version)
-                                                 : g_strdup ("none");
+          ck_assert_int_eq ((gint64) f->edges->len, c); /* index matches count */
+          g_autofree gchar *desc
+              = f->edges->len ? g_strdup_printf ("%" G_GINT64_FORMAT,
+                                                 ((AbEdgeOut *) f->edges->pdata[0])->version)
+                              : g_strdup ("none");
           if (perm == 0)
             {
               final_count = c;
@@ -469,8 +493,8 @@ writer_thread (gpointer data)
       gint64 version = (gint64) k * 8 + w->id + 1; /* distinct across threads */
       g_autofree gchar *tgt = g_strdup_printf ("e%u", edge);
       g_autofree gchar *props = g_strdup_printf ("{\"created_at\":%" G_GINT64_FORMAT "}", version);
-      g_autofree gchar *body = one ((k + w->id) % 3 == 0 ? "DELETE" : "INSERT", version, "c", tgt,
-                                    props);
+      g_autofree gchar *body
+          = one ((k + w->id) % 3 == 0 ? "DELETE" : "INSERT", version, "c", tgt, props);
       g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", body);
       ck_assert_int_ne (result (r, 0)->status, AB_STATUS_ERROR);
     }

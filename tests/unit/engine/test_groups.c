@@ -10,19 +10,23 @@
 #define DAY_MS 86400000LL
 #define T0 1735657200000LL /* 2025-01-01 00:00 +09:00 */
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"weight\",\"type\":\"int\",\"nullable\":true,\"comment\":\"\"},"
-  "{\"name\":\"kind\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
-  "\"indexes\":[],"
-  "\"groups\":[{\"group\":\"by_day\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"created_at\","
-  "\"bucket\":{\"type\":\"date\",\"unit\":\"day\",\"timezone\":\"+09:00\",\"format\":\"yyyyMMdd\"}}]},"
-  "{\"group\":\"weight_by_kind\",\"type\":\"SUM\",\"valueField\":\"weight\",\"directionType\":\"OUT\","
-  "\"fields\":[{\"name\":\"kind\"}]},"
-  "{\"group\":\"recent\",\"type\":\"COUNT\",\"directionType\":\"OUT\",\"ttl\":1000,\"fields\":[{\"name\":\"kind\"}]}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},"
+      "{\"name\":\"weight\",\"type\":\"int\",\"nullable\":true,\"comment\":\"\"},"
+      "{\"name\":\"kind\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[],"
+      "\"groups\":[{\"group\":\"by_day\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"created_at\","
+      "\"bucket\":{\"type\":\"date\",\"unit\":\"day\",\"timezone\":\"+09:00\",\"format\":"
+      "\"yyyyMMdd\"}}]},"
+      "{\"group\":\"weight_by_kind\",\"type\":\"SUM\",\"valueField\":\"weight\",\"directionType\":"
+      "\"OUT\","
+      "\"fields\":[{\"name\":\"kind\"}]},"
+      "{\"group\":\"recent\",\"type\":\"COUNT\",\"directionType\":\"OUT\",\"ttl\":1000,\"fields\":["
+      "{\"name\":\"kind\"}]}]}}";
 
 static AbTestEnv env;
 
@@ -50,7 +54,8 @@ append_event (GString *b, GRand *r, gboolean first)
   g_autofree gchar *t = tgt_name (g_rand_int_range (r, 0, N_TGT));
   gint64 version = 1000 + g_rand_int_range (r, 0, 5000); /* out of order */
   gint64 created = T0 + g_rand_int_range (r, 0, 10) * DAY_MS + g_rand_int_range (r, 0, DAY_MS);
-  g_string_append_printf (b, "%s{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
+  g_string_append_printf (b,
+                          "%s{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
                           ",\"source\":\"%s\",\"target\":\"%s\",\"properties\":{"
                           "\"created_at\":%" G_GINT64_FORMAT,
                           first ? "" : ",", types[g_rand_int_range (r, 0, 4)], version, s, t,
@@ -127,7 +132,8 @@ reference (void)
       for (guint t = 0; t < N_TGT; t++)
         g_ptr_array_add (ts, tgt_name (t));
       g_autoptr (GError) error = NULL;
-      g_autoptr (AbEdgeFrame) f = ab_engine_get (env.engine, "likes", "likes", ss, ts, NULL, &error);
+      g_autoptr (AbEdgeFrame) f
+          = ab_engine_get (env.engine, "likes", "likes", ss, ts, NULL, &error);
       ck_assert_msg (f != NULL, "get: %s", error ? error->message : "");
       for (guint i = 0; i < f->edges->len; i++)
         {
@@ -147,8 +153,8 @@ static AbAggResult *
 agg (const gchar *group, const gchar *start, AbQueryDirection dir, const gchar *ranges,
      GError **error)
 {
-  AbAggParams p = { .group = group, .start = start, .direction = dir, .ranges = ranges,
-                    .limit = -1 };
+  AbAggParams p
+      = { .group = group, .start = start, .direction = dir, .ranges = ranges, .limit = -1 };
   return ab_engine_agg (env.engine, "likes", "likes", &p, error);
 }
 
@@ -226,8 +232,8 @@ START_TEST (ranges_and_count_group)
   for (guint s = 0; s < N_SRC; s++)
     {
       g_autofree gchar *src = src_name (s);
-      g_autoptr (AbAggResult) r = agg ("by_day", src, AB_QDIR_OUT,
-                                       "created_at:bt:20250103,20250106", &error);
+      g_autoptr (AbAggResult) r
+          = agg ("by_day", src, AB_QDIR_OUT, "created_at:bt:20250103,20250106", &error);
       ck_assert_msg (r != NULL, "%s", error ? error->message : "");
       gint64 expect = 0, got = 0;
       for (guint d = 3; d <= 6; d++)
@@ -243,8 +249,8 @@ START_TEST (ranges_and_count_group)
           got += g_array_index (r->values, gint64, c);
         }
       ck_assert_int_eq (got, expect);
-      g_autoptr (AbAggResult) eq = agg ("by_day", src, AB_QDIR_OUT, "created_at:eq:20250104",
-                                        &error);
+      g_autoptr (AbAggResult) eq
+          = agg ("by_day", src, AB_QDIR_OUT, "created_at:eq:20250104", &error);
       ck_assert_uint_le (eq->values->len, 1);
       /* __count__ = count */
       g_autoptr (AbAggResult) c = agg (AB_GROUP_COUNT_NAME, src, AB_QDIR_OUT, NULL, &error);
@@ -253,8 +259,11 @@ START_TEST (ranges_and_count_group)
                         ab_test_count (&env, "likes", "likes", src, AB_QDIR_OUT));
     }
   static const gchar *bad[][2] = {
-    { "nope", NULL }, { "by_day", "kind:eq:a" }, { "by_day", "created_at:in:1,2" },
-    { "weight_by_kind", NULL /* IN only via OUT group */ }, { AB_GROUP_COUNT_NAME, "x:eq:1" },
+    { "nope", NULL },
+    { "by_day", "kind:eq:a" },
+    { "by_day", "created_at:in:1,2" },
+    { "weight_by_kind", NULL /* IN only via OUT group */ },
+    { AB_GROUP_COUNT_NAME, "x:eq:1" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -287,7 +296,8 @@ insert_kind (const gchar *src, const gchar *tgt, const gchar *kind)
 {
   g_autofree gchar *b = g_strdup_printf (
       "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"%s\","
-      "\"target\":\"%s\",\"properties\":{\"created_at\":1,\"kind\":\"%s\"}}}]}", src, tgt, kind);
+      "\"target\":\"%s\",\"properties\":{\"created_at\":1,\"kind\":\"%s\"}}}]}",
+      src, tgt, kind);
   g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", b);
 }
 
@@ -297,12 +307,16 @@ raw_row_keys (const gchar *start, const gchar *group)
 {
   AbValue v = AB_VALUE_INIT;
   ab_value_set_string (&v, AB_VALUE_STRING, start, strlen (start));
-  g_autoptr (GByteArray) row = ab_codec_wide_key (&v, AB_DIR_OUT, ab_codec_table_code ("likes", "likes"),
-                                                  AB_ROW_GROUP, ab_codec_code (group), NULL);
+  g_autoptr (GByteArray) row
+      = ab_codec_wide_key (&v, AB_DIR_OUT, ab_codec_table_code ("likes", "likes"), AB_ROW_GROUP,
+                           ab_codec_code (group), NULL);
   ab_value_clear (&v);
   g_autoptr (GByteArray) stop = ab_codec_prefix_upper_bound (row->data, row->len);
-  AbScanRange range = { .start = row->data, .start_len = row->len, .start_inclusive = TRUE,
-                        .stop = stop->data, .stop_len = stop->len };
+  AbScanRange range = { .start = row->data,
+                        .start_len = row->len,
+                        .start_inclusive = TRUE,
+                        .stop = stop->data,
+                        .stop_len = stop->len };
   g_autoptr (GArray) rows = ab_kv_array_new ();
   ck_assert (ab_store_scan (env.engine->store, &range, rows, NULL));
   return rows->len;
@@ -325,7 +339,7 @@ START_TEST (ttl_expiry)
   ck_assert_int_eq (recent ("u1", "b"), 1);
   guint trimmed, expired;
   ck_assert (ab_engine_maintain (env.engine, &trimmed, &expired, NULL));
-  ck_assert_uint_eq (expired, 0); /* nothing due yet */
+  ck_assert_uint_eq (expired, 0);                       /* nothing due yet */
   ck_assert_uint_eq (raw_row_keys ("u1", "recent"), 4); /* two cells, two siblings */
   ab_test_clock_advance (&clock, 999);
   ck_assert_int_eq (recent ("u1", "a"), 3); /* 1 ms before expiry */
@@ -355,16 +369,19 @@ END_TEST
 static void
 expect_schema_error (const gchar *groups, const gchar *caches, const gchar *needle)
 {
-  g_autofree gchar *json = g_strdup_printf (
-      "{\"type\":\"EDGE\",\"direction\":\"BOTH\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
-      "\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false},"
-      "{\"name\":\"name\",\"type\":\"string\",\"nullable\":true}],"
-      "\"groups\":%s,\"caches\":%s}", groups, caches);
+  g_autofree gchar *json
+      = g_strdup_printf ("{\"type\":\"EDGE\",\"direction\":\"BOTH\",\"source\":{\"type\":"
+                         "\"string\"},\"target\":{\"type\":\"string\"},"
+                         "\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false},"
+                         "{\"name\":\"name\",\"type\":\"string\",\"nullable\":true}],"
+                         "\"groups\":%s,\"caches\":%s}",
+                         groups, caches);
   g_autoptr (JsonNode) n = ab_test_json (json);
   g_autoptr (GError) error = NULL;
   g_autoptr (AbSchema) s = ab_schema_from_json (n, &error);
   ck_assert_msg (s == NULL, "accepted %s %s", groups, caches);
-  ck_assert_msg (strstr (error->message, needle) != NULL, "'%s' lacks '%s'", error->message, needle);
+  ck_assert_msg (strstr (error->message, needle) != NULL, "'%s' lacks '%s'", error->message,
+                 needle);
 }
 
 START_TEST (schema_rules)
@@ -377,18 +394,21 @@ START_TEST (schema_rules)
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"zz\"}]}]",
                        "[]", "unknown field");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"name\","
-                       "\"bucket\":{\"unit\":\"day\"}}]}]", "[]", "integer field");
+                       "\"bucket\":{\"unit\":\"day\"}}]}]",
+                       "[]", "integer field");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
-                       "\"bucket\":{\"unit\":\"fortnight\"}}]}]", "[]", "unknown unit");
+                       "\"bucket\":{\"unit\":\"fortnight\"}}]}]",
+                       "[]", "unknown unit");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
-                       "\"bucket\":{\"unit\":\"day\",\"timezone\":\"Mars/Base\"}}]}]", "[]",
-                       "time zone");
+                       "\"bucket\":{\"unit\":\"day\",\"timezone\":\"Mars/Base\"}}]}]",
+                       "[]", "time zone");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
-                       "\"bucket\":{\"unit\":\"day\",\"format\":\"yyyyQQ\"}}]}]", "[]",
-                       "pattern letters");
+                       "\"bucket\":{\"unit\":\"day\",\"format\":\"yyyyQQ\"}}]}]",
+                       "[]", "pattern letters");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"ttl\":0}]", "[]", "ttl");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\"},{\"group\":\"g\",\"type\":\"SUM\","
-                       "\"valueField\":\"at\"}]", "[]", "duplicate");
+                       "\"valueField\":\"at\"}]",
+                       "[]", "duplicate");
   expect_schema_error ("[]", "[{\"cache\":\"c\",\"limit\":0}]", "between 1 and");
   expect_schema_error ("[]", "[{\"cache\":\"c\",\"fields\":[{\"field\":\"nope\"}]}]",
                        "unknown field");
@@ -400,7 +420,11 @@ END_TEST
 /* Buckets: units, zones, formats (Java letters and strftime). */
 START_TEST (buckets)
 {
-  static const struct { const gchar *bucket; gint64 ms; const gchar *want; } cases[] = {
+  static const struct {
+    const gchar *bucket;
+    gint64 ms;
+    const gchar *want;
+  } cases[] = {
     { "{\"unit\":\"day\"}", 1735689599999LL, "20241231" },
     { "{\"unit\":\"day\",\"timezone\":\"+09:00\"}", 1735689599999LL, "20250101" },
     { "{\"unit\":\"day\",\"timezone\":\"Asia/Seoul\",\"format\":\"yyyy-MM-dd\"}", 1735657200000LL,
@@ -416,10 +440,12 @@ START_TEST (buckets)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree gchar *json = g_strdup_printf (
-          "{\"type\":\"EDGE\",\"direction\":\"BOTH\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+          "{\"type\":\"EDGE\",\"direction\":\"BOTH\",\"source\":{\"type\":\"string\"},\"target\":{"
+          "\"type\":\"string\"},"
           "\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false}],"
           "\"groups\":[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
-          "\"bucket\":%s}]}]}", cases[i].bucket);
+          "\"bucket\":%s}]}]}",
+          cases[i].bucket);
       g_autoptr (AbSchema) s = ab_test_schema (json);
       const AbGroup *g = ab_schema_group (s, "g");
       AbValue in = AB_VALUE_INIT, out = AB_VALUE_INIT;

@@ -8,22 +8,24 @@
 #include <string.h>
 #include "engine_fixture.h"
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}]}}";
 
-#define HAMMERS 16   /* twice the key pool: enough to fill it if waiting held threads */
+#define HAMMERS 16 /* twice the key pool: enough to fill it if waiting held threads */
 #define MAX_HAMMERS 32
-#define SAMPLES 200          /* half 10-key writes, half multihop reads */
-#define P99_LIMIT_US 50000   /* the bound */
+#define SAMPLES 200        /* half 10-key writes, half multihop reads */
+#define P99_LIMIT_US 50000 /* the bound */
 
 static AbTestEnv env;
 static atomic_int stop;
 static atomic_int version;
-static int store_index;   /* the loop index, for messages */
+static int store_index; /* the loop index, for messages */
 
 static GArray *
 mutate (const gchar *body, GError **error)
@@ -100,8 +102,12 @@ one_sample (guint s, guint round)
     }
   g_autoptr (GPtrArray) starts = g_ptr_array_new ();
   g_ptr_array_add (starts, "m");
-  AbMultihopParams p = { .database = "likes", .starts = starts, .hops = { hop (10), hop (5) },
-                         .dedup = TRUE, .exclude_start = TRUE, .limit = 100 };
+  AbMultihopParams p = { .database = "likes",
+                         .starts = starts,
+                         .hops = { hop (10), hop (5) },
+                         .dedup = TRUE,
+                         .exclude_start = TRUE,
+                         .limit = 100 };
   g_autoptr (GError) error = NULL;
   g_autoptr (AbMultihopResult) r = ab_engine_multihop (env.engine, &p, &error);
   ck_assert_msg (r != NULL, "multihop: %s", error ? error->message : "");
@@ -133,9 +139,10 @@ measure (guint hammers, guint round)
   g_array_sort (took, cmp_i64);
   gint64 p99 = g_array_index (took, gint64, SAMPLES * 99 / 100 - 1);
   g_print ("store %d, %u clients on the hot edge (%d writes of it): 10-key writes and multihop "
-           "reads p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", store_index, hammers,
-           atomic_load (&version) - before, g_array_index (took, gint64, SAMPLES / 2) / 1000.0,
-           p99 / 1000.0, g_array_index (took, gint64, SAMPLES - 1) / 1000.0);
+           "reads p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+           store_index, hammers, atomic_load (&version) - before,
+           g_array_index (took, gint64, SAMPLES / 2) / 1000.0, p99 / 1000.0,
+           g_array_index (took, gint64, SAMPLES - 1) / 1000.0);
   return p99;
 }
 

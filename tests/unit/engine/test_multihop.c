@@ -9,23 +9,29 @@
 #define N_USERS 60
 #define N_ITEMS 200
 
-static const gchar *FOLLOWS =
-  "{\"table\":\"follows\",\"storage\":\"datastore://sns/follows\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent_idx\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}],"
-  "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}],"
-  "\"limit\":20}]}}";
+static const gchar *FOLLOWS
+    = "{\"table\":\"follows\",\"storage\":\"datastore://sns/follows\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"indexes\":[{\"index\":\"recent_idx\",\"fields\":[{\"field\":\"created_at\",\"order\":"
+      "\"DESC\"}]}],"
+      "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]"
+      ","
+      "\"limit\":20}]}}";
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://sns/likes\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"OUT\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent_idx\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}],"
-  "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}],"
-  "\"limit\":10}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://sns/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"OUT\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"indexes\":[{\"index\":\"recent_idx\",\"fields\":[{\"field\":\"created_at\",\"order\":"
+      "\"DESC\"}]}],"
+      "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]"
+      ","
+      "\"limit\":10}]}}";
 
 static AbTestEnv env;
 
@@ -49,12 +55,13 @@ send (const gchar *table, GString *body, guint *n)
 }
 
 static void
-add (GString *body, guint *n, const gchar *type, const gchar *src, const gchar *tgt_json,
-     gint64 at)
+add (GString *body, guint *n, const gchar *type, const gchar *src, const gchar *tgt_json, gint64 at)
 {
-  g_string_append_printf (body, "%s{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
-                          ",\"source\":\"%s\",\"target\":%s,\"properties\":{\"created_at\":%"
-                          G_GINT64_FORMAT "}}}", *n ? "," : "", type, at, src, tgt_json, at);
+  g_string_append_printf (
+      body,
+      "%s{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
+      ",\"source\":\"%s\",\"target\":%s,\"properties\":{\"created_at\":%" G_GINT64_FORMAT "}}}",
+      *n ? "," : "", type, at, src, tgt_json, at);
   (*n)++;
 }
 
@@ -79,7 +86,8 @@ generate (guint seed)
           if (v == u)
             continue;
           add (fb, &nf, "INSERT", src, tgt, clock);
-          g_hash_table_replace (graph.follows[u], g_strdup_printf ("u%u", v), GSIZE_TO_POINTER (clock));
+          g_hash_table_replace (graph.follows[u], g_strdup_printf ("u%u", v),
+                                GSIZE_TO_POINTER (clock));
           if (g_rand_int_range (r, 0, 6) == 0) /* unfollow */
             {
               add (fb, &nf, "DELETE", src, tgt, clock + 1);
@@ -108,7 +116,7 @@ generate (guint seed)
 /* ---- the model's answers ---- */
 
 typedef struct {
-  gchar *node;     /* far end, as text */
+  gchar *node; /* far end, as text */
   gint64 at;
 } Item;
 
@@ -155,9 +163,9 @@ followers (const gchar *who, guint n)
 }
 
 typedef struct {
-  GPtrArray *order;       /* final node texts, first-seen order */
-  GHashTable *hits;       /* text -> count */
-  GHashTable *via;        /* text -> GString of via nodes "a,b" */
+  GPtrArray *order; /* final node texts, first-seen order */
+  GHashTable *hits; /* text -> count */
+  GHashTable *via;  /* text -> GString of via nodes "a,b" */
 } Expect;
 
 static void
@@ -203,9 +211,14 @@ run (const gchar *const *starts, AbHop h1, AbHop h2, gboolean excl_first, gboole
   g_autoptr (GPtrArray) st = g_ptr_array_new ();
   for (guint i = 0; starts[i] != NULL; i++)
     g_ptr_array_add (st, (gpointer) starts[i]);
-  AbMultihopParams p = { .database = "sns", .starts = st, .hops = { h1, h2 }, .dedup = TRUE,
-                         .exclude_start = TRUE, .exclude_first_hop = excl_first,
-                         .order_by_hits = by_hits, .limit = 1000 };
+  AbMultihopParams p = { .database = "sns",
+                         .starts = st,
+                         .hops = { h1, h2 },
+                         .dedup = TRUE,
+                         .exclude_start = TRUE,
+                         .exclude_first_hop = excl_first,
+                         .order_by_hits = by_hits,
+                         .limit = 1000 };
   return ab_engine_multihop (env.engine, &p, error);
 }
 
@@ -219,8 +232,8 @@ assert_result (const AbMultihopResult *r, Expect *e, AbQueryDirection dir2)
   for (guint i = 0; i < r->edges->len; i++)
     {
       const AbEdgeOut *edge = r->edges->pdata[i];
-      g_autofree gchar *end = ab_value_to_string (dir2 == AB_QDIR_OUT ? &edge->target
-                                                                       : &edge->source);
+      g_autofree gchar *end
+          = ab_value_to_string (dir2 == AB_QDIR_OUT ? &edge->target : &edge->source);
       ck_assert_str_eq (end, e->order->pdata[i]);
       ck_assert_uint_eq (g_array_index (r->hits, guint, i),
                          GPOINTER_TO_UINT (g_hash_table_lookup (e->hits, end)));
@@ -260,7 +273,8 @@ check_friends_likes (guint u, gboolean use_index)
     }
   g_ptr_array_sort_with_data (e.order, by_hits_desc, e.hits);
   g_autoptr (GError) error = NULL;
-  g_autoptr (AbMultihopResult) r = run (starts,
+  g_autoptr (AbMultihopResult) r = run (
+      starts,
       hop ("follows", use_index ? NULL : "recent", use_index ? "recent_idx" : NULL, AB_QDIR_OUT, 5),
       hop ("likes", "recent", NULL, AB_QDIR_OUT, 4), FALSE, TRUE, &error);
   ck_assert_msg (r != NULL, "multihop: %s", error ? error->message : "");
@@ -285,14 +299,15 @@ check_second_degree (guint a, guint b, AbQueryDirection dir2)
     {
       g_autoptr (GArray) t = top (graph.follows[us[s]], 6);
       for (guint i = 0; i < t->len; i++)
-        if (!g_ptr_array_find_with_equal_func (nodes, g_array_index (t, Item, i).node, g_str_equal, NULL))
+        if (!g_ptr_array_find_with_equal_func (nodes, g_array_index (t, Item, i).node, g_str_equal,
+                                               NULL))
           g_ptr_array_add (nodes, g_strdup (g_array_index (t, Item, i).node));
     }
   for (guint i = 0; i < nodes->len; i++)
     {
       const gchar *n = nodes->pdata[i];
-      g_autoptr (GArray) t = dir2 == AB_QDIR_OUT ? top (graph.follows[atoi (n + 1)], 5)
-                                                 : followers (n, 5);
+      g_autoptr (GArray) t
+          = dir2 == AB_QDIR_OUT ? top (graph.follows[atoi (n + 1)], 5) : followers (n, 5);
       for (guint j = 0; j < t->len; j++)
         {
           const gchar *end = g_array_index (t, Item, j).node;
@@ -305,9 +320,9 @@ check_second_degree (guint a, guint b, AbQueryDirection dir2)
           g_free (g_array_index (t, Item, j).node);
     }
   g_autoptr (GError) error = NULL;
-  g_autoptr (AbMultihopResult) r = run (starts, hop ("follows", "recent", NULL, AB_QDIR_OUT, 6),
-                                        hop ("follows", "recent", NULL, dir2, 5), TRUE, FALSE,
-                                        &error);
+  g_autoptr (AbMultihopResult) r
+      = run (starts, hop ("follows", "recent", NULL, AB_QDIR_OUT, 6),
+             hop ("follows", "recent", NULL, dir2, 5), TRUE, FALSE, &error);
   ck_assert_msg (r != NULL, "multihop: %s", error ? error->message : "");
   assert_result (r, &e, dir2);
   expect_clear (&e);
@@ -320,7 +335,8 @@ expect_400 (const gchar *const *starts, AbHop h1, AbHop h2, const gchar *needle)
   g_autoptr (AbMultihopResult) r = run (starts, h1, h2, FALSE, FALSE, &error);
   ck_assert_msg (r == NULL, "accepted (%s)", needle);
   ab_assert_error (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST);
-  ck_assert_msg (strstr (error->message, needle) != NULL, "'%s' lacks '%s'", error->message, needle);
+  ck_assert_msg (strstr (error->message, needle) != NULL, "'%s' lacks '%s'", error->message,
+                 needle);
 }
 
 START_TEST (social_graph)

@@ -4,19 +4,27 @@
 #include "engine_fixture.h"
 #include "codec/keys.h"
 
-static const gchar *F =
-  "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\",\"indexes\":[],"
-  "\"properties\":[{\"name\":\"name\",\"type\":\"string\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"age\",\"type\":\"int\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"email\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"},"
-  "{\"name\":\"comment\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}]}";
+static const gchar *F
+    = "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\",\"indexes\":[],"
+      "\"properties\":[{\"name\":\"name\",\"type\":\"string\",\"nullable\":false,\"comment\":\"\"},"
+      "{\"name\":\"age\",\"type\":\"int\",\"nullable\":false,\"comment\":\"\"},"
+      "{\"name\":\"email\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"},"
+      "{\"name\":\"comment\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}]}";
 
 enum { NAME, AGE, EMAIL, COMMENT };
 static AbSchema *schema;
 
-static void setup (void) { schema = ab_test_schema (F); }
-static void teardown (void) { ab_schema_free (schema); }
+static void
+setup (void)
+{
+  schema = ab_test_schema (F);
+}
+static void
+teardown (void)
+{
+  ab_schema_free (schema);
+}
 
 /* Applies "I@1" style steps: I insert, A age, E email, C comment, N comment
  * null, D delete, each followed by @version. */
@@ -31,13 +39,15 @@ apply (AbState *st, const gchar *steps, gboolean merge)
       AbEvent *ev = NULL;
       switch (p[0])
         {
-        case 'I': ev = ab_test_event (schema, AB_OP_INSERT, v, "{\"name\":\"n\",\"age\":7}"); break;
-        case 'A': ev = ab_test_event (schema, AB_OP_UPDATE, v, "{\"age\":8}"); break;
-        case 'E': ev = ab_test_event (schema, AB_OP_UPDATE, v, "{\"email\":\"e\"}"); break;
-        case 'C': ev = ab_test_event (schema, AB_OP_UPDATE, v, "{\"comment\":\"c\"}"); break;
-        case 'N': ev = ab_test_event (schema, AB_OP_UPDATE, v, "{\"comment\":null}"); break;
-        case 'D': ev = ab_test_event (schema, AB_OP_DELETE, v, NULL); break;
-        default: ck_abort_msg ("bad step %s", p);
+          case 'I':
+            ev = ab_test_event (schema, AB_OP_INSERT, v, "{\"name\":\"n\",\"age\":7}");
+            break;
+          case 'A': ev = ab_test_event (schema, AB_OP_UPDATE, v, "{\"age\":8}"); break;
+          case 'E': ev = ab_test_event (schema, AB_OP_UPDATE, v, "{\"email\":\"e\"}"); break;
+          case 'C': ev = ab_test_event (schema, AB_OP_UPDATE, v, "{\"comment\":\"c\"}"); break;
+          case 'N': ev = ab_test_event (schema, AB_OP_UPDATE, v, "{\"comment\":null}"); break;
+          case 'D': ev = ab_test_event (schema, AB_OP_DELETE, v, NULL); break;
+          default: ck_abort_msg ("bad step %s", p);
         }
       ab_state_transit (st, ev, merge);
       ab_test_event_free (ev);
@@ -150,9 +160,8 @@ END_TEST
 
 START_TEST (s06_newer_insert_resets_older_updates)
 {
-  static const gchar *orders[] = { "I@2; A@1; E@1; C@1", "A@1; I@2; E@1; C@1",
-                                   "A@1; E@1; C@1; I@2", "C@1; E@1; I@2; A@1",
-                                   "E@1; I@2; C@1; A@1" };
+  static const gchar *orders[] = { "I@2; A@1; E@1; C@1", "A@1; I@2; E@1; C@1", "A@1; E@1; C@1; I@2",
+                                   "C@1; E@1; I@2; A@1", "E@1; I@2; C@1; A@1" };
   for (guint i = 0; i < G_N_ELEMENTS (orders); i++)
     {
       AbState st;
@@ -291,8 +300,9 @@ START_TEST (s15_insert_merge_keeps_fields)
   AbState st;
   ab_state_init (&st, schema->fields->len);
   AbEvent *a = ab_test_event (schema, AB_OP_INSERT, 3, "{\"name\":\"n\",\"age\":7}");
-  AbEvent *b = ab_test_event (schema, AB_OP_UPDATE, 5,
-                              "{\"name\":\"Alice\",\"age\":30,\"email\":\"alice@x\",\"comment\":\"Nice\"}");
+  AbEvent *b = ab_test_event (
+      schema, AB_OP_UPDATE, 5,
+      "{\"name\":\"Alice\",\"age\":30,\"email\":\"alice@x\",\"comment\":\"Nice\"}");
   AbEvent *c = ab_test_event (schema, AB_OP_INSERT, 10, "{\"name\":\"Bob\"}");
   ab_state_transit (&st, a, FALSE);
   ab_state_transit (&st, b, FALSE);
@@ -333,7 +343,7 @@ START_TEST (round_trip_keeps_presence)
   ck_assert (ab_state_decode (schema, bytes->data, bytes->len, &back, NULL));
   assert_times (&back, TRUE, 2, 1, -1);
   assert_slot_str (&back, EMAIL, "e", 2);
-  ck_assert (!ab_slot_present (&back.slots[COMMENT]));   /* UNSET -> null */
+  ck_assert (!ab_slot_present (&back.slots[COMMENT])); /* UNSET -> null */
   ck_assert_int_eq (back.slots[COMMENT].version, 1);
   ck_assert (same_bytes (&st, &back));
   ab_state_clear (&st);

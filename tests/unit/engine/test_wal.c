@@ -5,13 +5,16 @@
 #include <string.h>
 #include "engine_fixture.h"
 
-static const gchar *LIKES_T =
-  "{\"table\":\"%s\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\",\"mode\":\"%s\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"note\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *LIKES_T
+    = "{\"table\":\"%s\",\"storage\":\"datastore://likes/"
+      "likes\",\"comment\":\"likes\",\"mode\":\"%s\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},"
+      "{\"name\":\"note\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}]}}";
 
 static AbEngine *engine;
 static gchar *dir;
@@ -46,7 +49,8 @@ create_table (const gchar *name, const gchar *mode)
   g_autoptr (GError) error = NULL;
   g_autoptr (AbTableDesc) proto = ab_table_desc_from_create_request ("likes", NULL, body, &error);
   ck_assert_msg (proto != NULL, "%s", error ? error->message : "");
-  g_autoptr (AbTableDesc) t = ab_catalog_create_table (ab_engine_catalog (engine), proto, "t", &error);
+  g_autoptr (AbTableDesc) t
+      = ab_catalog_create_table (ab_engine_catalog (engine), proto, "t", &error);
   ck_assert_msg (t != NULL, "%s", error ? error->message : "");
 }
 
@@ -134,14 +138,20 @@ START_TEST (wal_and_cdc_shapes)
   g_autoptr (GError) error = NULL;
   g_autoptr (AbAliasDesc) a = ab_catalog_create_alias (ab_engine_catalog (engine), "likes", "fav",
                                                        "likes", "c", "t", &error);
-  g_autoptr (GArray) r1 = mutate ("likes", "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":10,"
-                                  "\"source\":\"Alice\",\"target\":\"Phone\",\"properties\":{\"created_at\":10}}}]}",
+  g_autoptr (GArray) r1
+      = mutate ("likes",
+                "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":10,"
+                "\"source\":\"Alice\",\"target\":\"Phone\",\"properties\":{\"created_at\":10}}}]}",
+                FALSE, &error);
+  g_autoptr (GArray) r2
+      = mutate ("fav",
+                "{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":11,"
+                "\"source\":\"Alice\",\"target\":\"Phone\",\"properties\":{\"note\":\"hi\"}}}]}",
+                TRUE, &error);
+  g_autoptr (GArray) r3 = mutate ("likes",
+                                  "{\"mutations\":[{\"type\":\"DELETE\",\"edge\":{\"version\":12,"
+                                  "\"source\":\"Alice\",\"target\":\"Phone\"}}]}",
                                   FALSE, &error);
-  g_autoptr (GArray) r2 = mutate ("fav", "{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":11,"
-                                  "\"source\":\"Alice\",\"target\":\"Phone\",\"properties\":{\"note\":\"hi\"}}}]}",
-                                  TRUE, &error);
-  g_autoptr (GArray) r3 = mutate ("likes", "{\"mutations\":[{\"type\":\"DELETE\",\"edge\":{\"version\":12,"
-                                  "\"source\":\"Alice\",\"target\":\"Phone\"}}]}", FALSE, &error);
   g_autoptr (GPtrArray) wal = read_lines ("wal");
   ck_assert_uint_eq (wal->len, 3);
   JsonNode *w0 = wal->pdata[0];
@@ -149,15 +159,19 @@ START_TEST (wal_and_cdc_shapes)
   ck_assert_str_eq (str_at (w0, "edge", "src"), "Alice");
   ck_assert_str_eq (str_at (w0, "edge", "tgt"), "Phone");
   ck_assert_int_eq (strlen (str_at (w0, "edge", "traceId")), 26);
-  ck_assert_int_eq (json_object_get_int_member (json_object_get_object_member (
-                        json_object_get_object_member (json_node_get_object (w0), "edge"), "props"),
-                        "created_at"), 10);
+  ck_assert_int_eq (
+      json_object_get_int_member (
+          json_object_get_object_member (
+              json_object_get_object_member (json_node_get_object (w0), "edge"), "props"),
+          "created_at"),
+      10);
   ck_assert_str_eq (str_at (w0, "op", NULL), "INSERT");
   ck_assert_str_eq (str_at (w0, "mode", "l"), "SYNC");
   ck_assert_ptr_null (str_at (w0, "mode", "g"));
   ck_assert_ptr_null (str_at (w0, "mode", "r"));
   ck_assert_ptr_null (str_at (w0, "mode", "i"));
-  ck_assert (!json_object_get_boolean_member (json_object_get_object_member (json_node_get_object (w0), "mode"), "queue"));
+  ck_assert (!json_object_get_boolean_member (
+      json_object_get_object_member (json_node_get_object (w0), "mode"), "queue"));
   ck_assert_str_eq (str_at (w0, "audit", "actor"), "alice");
   ck_assert_str_eq (str_at (w0, "requestId", NULL), "req-1");
   ck_assert (int_at (w0, "ts", NULL) > 1600000000000);
@@ -176,13 +190,15 @@ START_TEST (wal_and_cdc_shapes)
   ck_assert_int_eq (int_at (cdc->pdata[0], "acc", NULL), 1);
   ck_assert (json_object_get_null_member (json_node_get_object (cdc->pdata[0]), "before"));
   ck_assert_int_eq (int_at (cdc->pdata[0], "after", "ts"), 10);
-  ck_assert (json_object_get_boolean_member (json_object_get_object_member (json_node_get_object (cdc->pdata[0]), "after"), "active"));
+  ck_assert (json_object_get_boolean_member (
+      json_object_get_object_member (json_node_get_object (cdc->pdata[0]), "after"), "active"));
   ck_assert_str_eq (str_at (cdc->pdata[1], "status", NULL), "UPDATED");
   ck_assert_str_eq (str_at (cdc->pdata[1], "alias", NULL), "likes.fav");
   ck_assert_int_eq (int_at (cdc->pdata[1], "before", "ts"), 10);
   ck_assert_str_eq (str_at (cdc->pdata[2], "status", NULL), "DELETED");
   ck_assert_int_eq (int_at (cdc->pdata[2], "acc", NULL), -1);
-  ck_assert (!json_object_get_boolean_member (json_object_get_object_member (json_node_get_object (cdc->pdata[2]), "after"), "active"));
+  ck_assert (!json_object_get_boolean_member (
+      json_object_get_object_member (json_node_get_object (cdc->pdata[2]), "after"), "active"));
   close_engine ();
 }
 END_TEST
@@ -219,11 +235,13 @@ START_TEST (async_equals_sync)
     {
       GString *b = g_string_new ("{\"mutations\":[");
       for (guint i = off; i < off + per; i++)
-        g_string_append_printf (b, "%s{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT ","
-                                "\"source\":\"u%u\",\"target\":\"t%u\",\"properties\":{\"created_at\":%" G_GINT64_FORMAT "}}}",
-                                i > off ? "," : "", versions[i] % 3 == 0 ? "DELETE" : "INSERT",
-                                versions[i], (guint) (versions[i] % 10), (guint) (versions[i] % 100),
-                                versions[i]);
+        g_string_append_printf (
+            b,
+            "%s{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT ","
+            "\"source\":\"u%u\",\"target\":\"t%u\",\"properties\":{\"created_at\":%" G_GINT64_FORMAT
+            "}}}",
+            i > off ? "," : "", versions[i] % 3 == 0 ? "DELETE" : "INSERT", versions[i],
+            (guint) (versions[i] % 10), (guint) (versions[i] % 100), versions[i]);
       g_string_append (b, "]}");
       g_autoptr (GError) error = NULL;
       g_autoptr (GArray) ra = mutate ("a", b->str, FALSE, &error);
@@ -256,11 +274,12 @@ START_TEST (drop_deny_and_system_mode)
   open_engine (-1);
   create_table ("dropped", "DROP");
   create_table ("denied", "DENY");
-  const gchar *ins = "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"a\",\"target\":\"b\",\"properties\":{\"created_at\":1}}}]}";
+  const gchar *ins = "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":"
+                     "\"a\",\"target\":\"b\",\"properties\":{\"created_at\":1}}}]}";
   g_autoptr (GError) error = NULL;
   g_autoptr (GArray) r = mutate ("dropped", ins, FALSE, &error);
   ck_assert_int_eq (g_array_index (r, AbKeyResult, 0).status, AB_STATUS_QUEUED);
-  g_autoptr (GArray) r2 = mutate ("dropped", ins, TRUE, &error);   /* SYNC on DROP: 400 */
+  g_autoptr (GArray) r2 = mutate ("dropped", ins, TRUE, &error); /* SYNC on DROP: 400 */
   ck_assert_ptr_null (r2);
   g_clear_error (&error);
   g_autoptr (GArray) r3 = mutate ("denied", ins, FALSE, &error);
@@ -270,7 +289,7 @@ START_TEST (drop_deny_and_system_mode)
   ck_assert (ab_engine_applier_drain (engine, 30000));
   ck_assert_int_eq (count ("dropped", "a"), 0);
   g_autoptr (GPtrArray) wal = read_lines ("wal");
-  ck_assert_uint_eq (wal->len, 1);                               /* DENY wrote nothing */
+  ck_assert_uint_eq (wal->len, 1); /* DENY wrote nothing */
   close_engine ();
   open_engine (AB_MODE_ASYNC);
   create_table ("likes", "SYNC");

@@ -8,8 +8,7 @@ mt_json (const gchar *text)
 {
   g_autoptr (GError) error = NULL;
   JsonNode *node = ab_model_json_parse (text, -1, &error);
-  ck_assert_msg (node != NULL, "test JSON does not parse: %s",
-                 error ? error->message : "?");
+  ck_assert_msg (node != NULL, "test JSON does not parse: %s", error ? error->message : "?");
   return node;
 }
 
@@ -49,8 +48,7 @@ mt_get_string (JsonNode *root, const gchar *path)
 {
   JsonNode *n = mt_get (root, path);
   ck_assert_msg (n != NULL, "missing member %s", path);
-  ck_assert_msg (JSON_NODE_HOLDS_VALUE (n)
-                     && json_node_get_value_type (n) == G_TYPE_STRING,
+  ck_assert_msg (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING,
                  "member %s is not a string", path);
   return json_node_get_string (n);
 }

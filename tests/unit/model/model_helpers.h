@@ -15,15 +15,13 @@ JsonNode *mt_get (JsonNode *root, const gchar *path);
 const gchar *mt_get_string (JsonNode *root, const gchar *path);
 gint mt_run (Suite *s);
 
-#define MT_ASSERT_ERROR(err, phrase)                                          \
-  do                                                                          \
-    {                                                                         \
-      ck_assert_msg ((err) != NULL, "expected an error containing '%s'",      \
-                     (phrase));                                               \
-      ck_assert_msg (g_error_matches ((err), AB_MODEL_ERROR,                  \
-                                      AB_MODEL_ERROR_INVALID),                \
-                     "wrong error domain/code: %s", (err)->message);          \
-      ck_assert_msg (strstr ((err)->message, (phrase)) != NULL,               \
-                     "message '%s' lacks '%s'", (err)->message, (phrase));    \
-    }                                                                         \
+#define MT_ASSERT_ERROR(err, phrase)                                                       \
+  do                                                                                       \
+    {                                                                                      \
+      ck_assert_msg ((err) != NULL, "expected an error containing '%s'", (phrase));        \
+      ck_assert_msg (g_error_matches ((err), AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID),      \
+                     "wrong error domain/code: %s", (err)->message);                       \
+      ck_assert_msg (strstr ((err)->message, (phrase)) != NULL, "message '%s' lacks '%s'", \
+                     (err)->message, (phrase));                                            \
+    }                                                                                      \
   while (0)

@@ -44,8 +44,7 @@ static const GoodCase good_cases[] = {
   { "\"false\"", AB_TYPE_BOOLEAN, AB_VALUE_BOOL, 0, 0, "false" },
   /* strings, and numbers/booleans stringified (the CLI's source/target) */
   { "\"Alice\"", AB_TYPE_STRING, AB_VALUE_STRING, 0, 0, "Alice" },
-  { "\"h\\u00e9llo \\u4e16\"", AB_TYPE_STRING, AB_VALUE_STRING, 0, 0,
-    "h\xc3\xa9llo \xe4\xb8\x96" },
+  { "\"h\\u00e9llo \\u4e16\"", AB_TYPE_STRING, AB_VALUE_STRING, 0, 0, "h\xc3\xa9llo \xe4\xb8\x96" },
   { "\"\"", AB_TYPE_STRING, AB_VALUE_STRING, 0, 0, "" },
   { "123", AB_TYPE_STRING, AB_VALUE_STRING, 0, 0, "123" },
   { "-7", AB_TYPE_STRING, AB_VALUE_STRING, 0, 0, "-7" },
@@ -68,22 +67,14 @@ check_good (const GoodCase *c, const AbValue *v)
   ck_assert_int_eq (v->kind, c->kind);
   switch (c->kind)
     {
-    case AB_VALUE_INT8:
-    case AB_VALUE_INT16:
-    case AB_VALUE_INT32:
-    case AB_VALUE_INT64:
-      ck_assert_int_eq (v->u.i, c->i);
-      break;
-    case AB_VALUE_FLOAT32:
-    case AB_VALUE_FLOAT64:
-      ck_assert_double_eq (v->u.f, c->f);
-      break;
-    case AB_VALUE_BOOL:
-      ck_assert_int_eq (v->u.b, strcmp (c->s, "true") == 0);
-      break;
-    default:
-      ck_assert_str_eq (v->u.s.data, c->s);
-      ck_assert_uint_eq (v->u.s.len, strlen (c->s));
+      case AB_VALUE_INT8:
+      case AB_VALUE_INT16:
+      case AB_VALUE_INT32:
+      case AB_VALUE_INT64: ck_assert_int_eq (v->u.i, c->i); break;
+      case AB_VALUE_FLOAT32:
+      case AB_VALUE_FLOAT64: ck_assert_double_eq (v->u.f, c->f); break;
+      case AB_VALUE_BOOL: ck_assert_int_eq (v->u.b, strcmp (c->s, "true") == 0); break;
+      default: ck_assert_str_eq (v->u.s.data, c->s); ck_assert_uint_eq (v->u.s.len, strlen (c->s));
     }
 }
 
@@ -93,9 +84,8 @@ START_TEST (test_cast_good)
   g_autoptr (JsonNode) node = mt_json (c->json);
   g_autoptr (GError) error = NULL;
   AbValue v = AB_VALUE_INIT;
-  ck_assert_msg (ab_model_cast_json (node, c->type, "p", &v, &error),
-                 "%s as %s: %s", c->json, ab_type_name (c->type),
-                 error ? error->message : "");
+  ck_assert_msg (ab_model_cast_json (node, c->type, "p", &v, &error), "%s as %s: %s", c->json,
+                 ab_type_name (c->type), error ? error->message : "");
   check_good (c, &v);
   ab_value_clear (&v);
 }
@@ -146,8 +136,8 @@ START_TEST (test_cast_bad)
   g_autoptr (JsonNode) node = mt_json (c->json);
   g_autoptr (GError) error = NULL;
   AbValue v = AB_VALUE_INIT;
-  ck_assert_msg (!ab_model_cast_json (node, c->type, "p", &v, &error),
-                 "%s as %s was accepted", c->json, ab_type_name (c->type));
+  ck_assert_msg (!ab_model_cast_json (node, c->type, "p", &v, &error), "%s as %s was accepted",
+                 c->json, ab_type_name (c->type));
   MT_ASSERT_ERROR (error, c->phrase);
   ck_assert_int_eq (v.kind, AB_VALUE_NULL);
 }
@@ -244,9 +234,8 @@ END_TEST
 
 START_TEST (test_parse_accepts_limits)
 {
-  g_autoptr (JsonNode) node
-      = mt_json ("{\"max\":9223372036854775807,\"min\":-9223372036854775808,"
-                 "\"s\":\"\\\\u0000\",\"d\":-1.5e-300}");
+  g_autoptr (JsonNode) node = mt_json ("{\"max\":9223372036854775807,\"min\":-9223372036854775808,"
+                                       "\"s\":\"\\\\u0000\",\"d\":-1.5e-300}");
   JsonObject *o = json_node_get_object (node);
   ck_assert_int_eq (json_object_get_int_member (o, "max"), G_MAXINT64);
   ck_assert_int_eq (json_object_get_int_member (o, "min"), G_MININT64);

@@ -51,8 +51,8 @@ double_text (gdouble d)
 /* Each byte 0x01..0x1f and 0x7f alone in a string. */
 START_TEST (test_control_chars)
 {
-  static const gchar *const shorts[] = { ['\b'] = "\\b", ['\f'] = "\\f", ['\n'] = "\\n",
-                                         ['\r'] = "\\r", ['\t'] = "\\t" };
+  static const gchar *const shorts[]
+      = { ['\b'] = "\\b", ['\f'] = "\\f", ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t" };
   guint c = _i == 0x20 ? 0x7f : (guint) _i;
   gchar in[4] = { 'a', (gchar) c, 'z', 0 };
   g_autofree gchar *expect = NULL;
@@ -83,7 +83,8 @@ START_TEST (test_quotes_backslash_unicode)
     { "a\\b", "\"a\\\\b\"" },
     { "\\\"", "\"\\\\\\\"\"" },
     { "a/b</script>", "\"a/b</script>\"" },
-    { "caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80\"" },
+    { "caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80",
+      "\"caf\xc3\xa9 \xe6\xbc\xa2 \xf0\x9f\x98\x80\"" },
     { "\xe2\x80\xa8\xef\xbb\xbf", "\"\xe2\x80\xa8\xef\xbb\xbf\"" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -127,8 +128,18 @@ END_TEST
 
 START_TEST (test_integers)
 {
-  static const gint64 cases[] = { 0, 1, -1, 9, 10, -10, 1737377177245LL, G_MAXINT32,
-                                  G_MININT32, G_MAXINT64, G_MININT64, G_MININT64 + 1 };
+  static const gint64 cases[] = { 0,
+                                  1,
+                                  -1,
+                                  9,
+                                  10,
+                                  -10,
+                                  1737377177245LL,
+                                  G_MAXINT32,
+                                  G_MININT32,
+                                  G_MAXINT64,
+                                  G_MININT64,
+                                  G_MININT64 + 1 };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       AbJsonw w;
@@ -153,11 +164,21 @@ END_TEST
 /* Doubles json-glib writes as JSON: the same bytes. */
 START_TEST (test_doubles_as_json_glib)
 {
-  static const struct { gdouble d; const gchar *text; } cases[] = {
-    { 1.0, "1.0" }, { 0.0, "0.0" }, { -0.0, "-0.0" }, { 0.1, "0.10000000000000001" },
-    { 0.5, "0.5" }, { -2.25, "-2.25" }, { 1e300, "1.0000000000000001e+300" },
-    { 5e-324, "4.9406564584124654e-324" }, { 1e-7, "9.9999999999999995e-08" },
-    { 123456789012345678.0, "1.2345678901234568e+17" }, { 1e16, "10000000000000000.0" },
+  static const struct {
+    gdouble d;
+    const gchar *text;
+  } cases[] = {
+    { 1.0, "1.0" },
+    { 0.0, "0.0" },
+    { -0.0, "-0.0" },
+    { 0.1, "0.10000000000000001" },
+    { 0.5, "0.5" },
+    { -2.25, "-2.25" },
+    { 1e300, "1.0000000000000001e+300" },
+    { 5e-324, "4.9406564584124654e-324" },
+    { 1e-7, "9.9999999999999995e-08" },
+    { 123456789012345678.0, "1.2345678901234568e+17" },
+    { 1e16, "10000000000000000.0" },
     { 1.7976931348623157e308, "1.7976931348623157e+308" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -174,9 +195,14 @@ END_TEST
 /* Where json-glib's text is not JSON ("1e+22.0", "nan.0"), ours is. */
 START_TEST (test_doubles_json_glib_breaks)
 {
-  static const struct { gdouble d; const gchar *ours, *glib; } cases[] = {
-    { 1e22, "1e+22", "1e+22.0" }, { -1e21, "-1e+21", "-1e+21.0" },
-    { 1e300 * 1e300, "null", "inf.0" }, { -1e300 * 1e300, "null", "-inf.0" },
+  static const struct {
+    gdouble d;
+    const gchar *ours, *glib;
+  } cases[] = {
+    { 1e22, "1e+22", "1e+22.0" },
+    { -1e21, "-1e+21", "-1e+21.0" },
+    { 1e300 * 1e300, "null", "inf.0" },
+    { -1e300 * 1e300, "null", "-inf.0" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -278,7 +304,10 @@ START_TEST (test_node_walk)
   static const gchar *const docs[] = {
     "{\"b\":1,\"a\":[true,null,2.5,\"x\\u0001\"],\"c\":{\"d\":{}},\"e\":[]}",
     "[1,-0.0,1e5,\"\\u00e9\",{\"k\":\"v\",\"k2\":[[]]}]",
-    "\"just a string\"", "null", "-9223372036854775808", "{\"dup\":1,\"z\":0,\"dup\":2}",
+    "\"just a string\"",
+    "null",
+    "-9223372036854775808",
+    "{\"dup\":1,\"z\":0,\"dup\":2}",
   };
   for (guint i = 0; i < G_N_ELEMENTS (docs); i++)
     {

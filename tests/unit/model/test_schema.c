@@ -5,18 +5,18 @@
 #include "model_helpers.h"
 
 /* The table example of the upstream REST reference (its §1.3), verbatim. */
-static const gchar *docs_table_body =
-  "{\"table\":\"follows\",\n"
-  " \"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"user id\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"user id\"},\n"
-  "           \"properties\":[],\"direction\":\"OUT\",\"indexes\":[],\"groups\":[]},\n"
-  " \"storage\":\"datastore://hbase/follows_table\",\"mode\":\"SYNC\","
-  "\"comment\":\"User follows relationship\"}";
+static const gchar *docs_table_body
+    = "{\"table\":\"follows\",\n"
+      " \"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"user id\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"user id\"},\n"
+      "           \"properties\":[],\"direction\":\"OUT\",\"indexes\":[],\"groups\":[]},\n"
+      " \"storage\":\"datastore://hbase/follows_table\",\"mode\":\"SYNC\","
+      "\"comment\":\"User follows relationship\"}";
 
 /* The index example of the upstream REST reference (its §1.3), verbatim. */
-static const gchar *docs_index =
-  "{\"index\":\"created_at_desc\",\"fields\":[{\"field\":\"created_at\","
-  "\"order\":\"DESC\"}],\"comment\":\"order by created_at\"}";
+static const gchar *docs_index
+    = "{\"index\":\"created_at_desc\",\"fields\":[{\"field\":\"created_at\","
+      "\"order\":\"DESC\"}],\"comment\":\"order by created_at\"}";
 
 static AbTableDesc *
 create_table (const gchar *body_text)
@@ -105,34 +105,43 @@ END_TEST
 static const gchar *roundtrip_bodies[] = {
   /* edge with indexes, groups and caches kept as given */
   "{\"table\":\"likes\",\"schema\":{\"type\":\"EDGE\","
-  "\"source\":{\"type\":\"long\",\"comment\":\"user\"},\"target\":{\"type\":\"string\",\"comment\":\"item\"},"
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"comment\":\"ms\",\"nullable\":false},"
+  "\"source\":{\"type\":\"long\",\"comment\":\"user\"},\"target\":{\"type\":\"string\",\"comment\":"
+  "\"item\"},"
+  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"comment\":\"ms\",\"nullable\":"
+  "false},"
   "{\"name\":\"weight\",\"type\":\"double\",\"comment\":\"\",\"nullable\":true},"
   "{\"name\":\"meta\",\"type\":\"object\",\"comment\":\"\",\"nullable\":true}],"
-  "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"},"
+  "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\","
+  "\"order\":\"DESC\"},"
   "{\"field\":\"target\",\"order\":\"ASC\"}],\"comment\":\"c\"}],"
   "\"groups\":[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"weight\"}]}],"
-  "\"caches\":[{\"cache\":\"c1\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}],\"limit\":10}]},"
+  "\"caches\":[{\"cache\":\"c1\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}],"
+  "\"limit\":10}]},"
   "\"storage\":\"datastore://ns/likes\",\"mode\":\"ASYNC\",\"comment\":\"likes\"}",
   /* multi-edge */
-  "{\"table\":\"order_v1\",\"schema\":{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\",\"comment\":\"order\"},"
+  "{\"table\":\"order_v1\",\"schema\":{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\","
+  "\"comment\":\"order\"},"
   "\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"long\"},"
   "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false}],"
-  "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"created_at_desc\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]},"
+  "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"created_at_desc\",\"fields\":[{\"field\":"
+  "\"created_at\",\"order\":\"DESC\"}]}]},"
   "\"storage\":\"datastore://ns/orders\",\"comment\":\"orders\"}",
   /* immutable edge */
-  "{\"table\":\"q\",\"schema\":{\"type\":\"IMMUTABLE_EDGE\",\"source\":{\"type\":\"long\"},\"target\":{\"type\":\"string\"},"
-  "\"properties\":[{\"name\":\"seq\",\"type\":\"long\",\"nullable\":false},{\"name\":\"value\",\"type\":\"string\",\"nullable\":true}],"
-  "\"direction\":\"OUT\",\"indexes\":[{\"index\":\"seq_asc\",\"fields\":[{\"field\":\"seq\",\"order\":\"ASC\"}]}]},"
+  "{\"table\":\"q\",\"schema\":{\"type\":\"IMMUTABLE_EDGE\",\"source\":{\"type\":\"long\"},"
+  "\"target\":{\"type\":\"string\"},"
+  "\"properties\":[{\"name\":\"seq\",\"type\":\"long\",\"nullable\":false},{\"name\":\"value\","
+  "\"type\":\"string\",\"nullable\":true}],"
+  "\"direction\":\"OUT\",\"indexes\":[{\"index\":\"seq_asc\",\"fields\":[{\"field\":\"seq\","
+  "\"order\":\"ASC\"}]}]},"
   "\"storage\":\"datastore://ns/q\",\"mode\":\"DROP\",\"comment\":\"queue\"}",
   /* vertex */
-  "{\"table\":\"users\",\"schema\":{\"type\":\"VERTEX\",\"id\":{\"type\":\"long\",\"comment\":\"uid\"},"
+  "{\"table\":\"users\",\"schema\":{\"type\":\"VERTEX\",\"id\":{\"type\":\"long\",\"comment\":"
+  "\"uid\"},"
   "\"properties\":[{\"name\":\"name\",\"type\":\"string\",\"nullable\":true}]},"
   "\"storage\":\"datastore://ns/users\",\"mode\":\"DENY\",\"comment\":\"\"}",
 };
 
-static const gchar *roundtrip_types[] = { "edge", "multiEdge", "immutableEdge",
-                                          "vertex" };
+static const gchar *roundtrip_types[] = { "edge", "multiEdge", "immutableEdge", "vertex" };
 
 START_TEST (test_roundtrip)
 {
@@ -294,10 +303,11 @@ START_TEST (test_docs_database_example)
   ck_assert_str_eq (d->tenant, "default");
   ck_assert (d->active);
 
-  static const gchar *response =
-    "{\"tenant\":\"default\",\"database\":\"mydb\",\"active\":true,\"comment\":\"My database\","
-    "\"revision\":1,\"createdAt\":1700000000000,\"createdBy\":\"admin\",\"updatedAt\":1700000000000,"
-    "\"updatedBy\":\"admin\"}";
+  static const gchar *response
+      = "{\"tenant\":\"default\",\"database\":\"mydb\",\"active\":true,\"comment\":\"My database\","
+        "\"revision\":1,\"createdAt\":1700000000000,\"createdBy\":\"admin\",\"updatedAt\":"
+        "1700000000000,"
+        "\"updatedBy\":\"admin\"}";
   g_autoptr (JsonNode) rnode = mt_json (response);
   g_autoptr (AbDatabaseDesc) r = ab_database_desc_from_json (rnode, NULL);
   ck_assert_ptr_nonnull (r);
@@ -350,7 +360,8 @@ schema_with_props (const gchar *props, const gchar *source, const gchar *directi
 {
   g_autofree gchar *text = g_strdup_printf (
       "{\"type\":\"EDGE\",\"source\":{\"type\":\"%s\"},\"target\":{\"type\":\"string\"},"
-      "\"properties\":[%s],\"direction\":\"%s\"}", source, props, direction);
+      "\"properties\":[%s],\"direction\":\"%s\"}",
+      source, props, direction);
   g_autoptr (JsonNode) node = mt_json (text);
   g_autoptr (GError) error = NULL;
   AbSchema *s = ab_schema_from_json (node, &error);
@@ -372,11 +383,12 @@ typedef struct {
 } UpdateCase;
 
 static const UpdateCase update_cases[] = {
-  { P_A "," P_B, "string", "OUT", NULL },             /* unchanged */
+  { P_A "," P_B, "string", "OUT", NULL },              /* unchanged */
   { P_A "," P_B "," P_C_NULL, "string", "OUT", NULL }, /* add nullable */
   { P_A_NULL "," P_B, "string", "OUT", NULL },         /* relax to nullable */
   { P_B "," P_A, "string", "OUT", NULL },              /* order is free */
-  { P_A "," P_B "," P_C_STRICT, "string", "OUT", "Only optional fields can be added: new property 'c'" },
+  { P_A "," P_B "," P_C_STRICT, "string", "OUT",
+    "Only optional fields can be added: new property 'c'" },
   { P_A, "string", "OUT", "cannot remove property 'b'" },
   { P_A_INT "," P_B, "string", "OUT", "type of property 'a' (long -> int)" },
   { P_A "," P_B_STRICT, "string", "OUT", "property 'b' (nullable -> non-nullable)" },
@@ -428,9 +440,10 @@ START_TEST (test_table_update_request)
   g_autoptr (AbTableDesc) u2 = ab_table_desc_apply_update (t, b2, NULL);
   ck_assert_int_eq (u2->mode, AB_MODE_DROP);
 
-  g_autoptr (JsonNode) b3 = mt_json (
-      "{\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"long\"},\"target\":{\"type\":\"string\"},"
-      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false}],\"direction\":\"BOTH\"}}");
+  g_autoptr (JsonNode) b3 = mt_json ("{\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"long\"}"
+                                     ",\"target\":{\"type\":\"string\"},"
+                                     "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\","
+                                     "\"nullable\":false}],\"direction\":\"BOTH\"}}");
   g_autoptr (GError) error = NULL;
   ck_assert_ptr_null (ab_table_desc_apply_update (t, b3, &error));
   MT_ASSERT_ERROR (error, "cannot remove property 'weight'");
@@ -446,7 +459,8 @@ START_TEST (test_database_alias_update_request)
   ck_assert (!d2->active);
   ck_assert_str_eq (d2->comment, "c");
 
-  g_autoptr (JsonNode) abody = mt_json ("{\"alias\":\"fav\",\"table\":\"likes\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) abody
+      = mt_json ("{\"alias\":\"fav\",\"table\":\"likes\",\"comment\":\"c\"}");
   g_autoptr (AbAliasDesc) a = ab_alias_desc_from_create_request ("mydb", NULL, abody, NULL);
   g_autoptr (JsonNode) aupd = mt_json ("{\"table\":\"likes2\"}");
   g_autoptr (AbAliasDesc) a2 = ab_alias_desc_apply_update (a, aupd, NULL);

@@ -5,22 +5,25 @@
 #include "model_helpers.h"
 
 /* docs/rest-api.md §2 quick start, verbatim. */
-static const gchar *quick_start_label =
-  "{\"desc\":\"Like\",\"type\":\"INDEXED\",\n"
-  " \"schema\":{\"src\":{\"type\":\"STRING\"},\"tgt\":{\"type\":\"STRING\"},\n"
-  "           \"fields\":[{\"name\":\"created_at\",\"type\":\"LONG\",\"nullable\":false}]},\n"
-  " \"dirType\":\"BOTH\",\"storage\":\"datastore://likes/likes\",\n"
-  " \"indices\":[{\"name\":\"recent\",\"fields\":[{\"name\":\"created_at\",\"order\":\"DESC\"}]}]}";
+static const gchar *quick_start_label
+    = "{\"desc\":\"Like\",\"type\":\"INDEXED\",\n"
+      " \"schema\":{\"src\":{\"type\":\"STRING\"},\"tgt\":{\"type\":\"STRING\"},\n"
+      "           \"fields\":[{\"name\":\"created_at\",\"type\":\"LONG\",\"nullable\":false}]},\n"
+      " \"dirType\":\"BOTH\",\"storage\":\"datastore://likes/likes\",\n"
+      " \"indices\":[{\"name\":\"recent\",\"fields\":[{\"name\":\"created_at\",\"order\":\"DESC\"}]"
+      "}]}";
 
 /* Appendix A likes preset, in the body the CLI's create table sends (§8). */
-static const gchar *likes_preset_label =
-  "{\"desc\":\"likes table\",\"type\":\"INDEXED\","
-  "\"schema\":{\"src\":{\"type\":\"STRING\",\"desc\":\"userId\"},"
-  "\"tgt\":{\"type\":\"STRING\",\"desc\":\"targetId\"},"
-  "\"fields\":[{\"name\":\"created_at\",\"type\":\"LONG\",\"nullable\":false,\"desc\":\"created at\"}]},"
-  "\"dirType\":\"BOTH\",\"storage\":\"datastore://likes/likes\",\"groups\":[],"
-  "\"indices\":[{\"name\":\"created_at_desc\",\"fields\":[{\"name\":\"created_at\",\"order\":\"DESC\"}],"
-  "\"desc\":\"order by created_at\"}],\"event\":false,\"readOnly\":false,\"mode\":\"SYNC\"}";
+static const gchar *likes_preset_label
+    = "{\"desc\":\"likes table\",\"type\":\"INDEXED\","
+      "\"schema\":{\"src\":{\"type\":\"STRING\",\"desc\":\"userId\"},"
+      "\"tgt\":{\"type\":\"STRING\",\"desc\":\"targetId\"},"
+      "\"fields\":[{\"name\":\"created_at\",\"type\":\"LONG\",\"nullable\":false,\"desc\":"
+      "\"created at\"}]},"
+      "\"dirType\":\"BOTH\",\"storage\":\"datastore://likes/likes\",\"groups\":[],"
+      "\"indices\":[{\"name\":\"created_at_desc\",\"fields\":[{\"name\":\"created_at\",\"order\":"
+      "\"DESC\"}],"
+      "\"desc\":\"order by created_at\"}],\"event\":false,\"readOnly\":false,\"mode\":\"SYNC\"}";
 
 static AbTableDesc *
 label (const gchar *service, const gchar *name, const gchar *body_text)
@@ -109,16 +112,30 @@ assert_no_null (JsonNode *node, const gchar *where)
   for (GList *l = members; l; l = l->next)
     {
       JsonNode *m = json_object_get_member (o, l->data);
-      ck_assert_msg (!JSON_NODE_HOLDS_NULL (m), "null member '%s' in %s",
-                     (const gchar *) l->data, where);
+      ck_assert_msg (!JSON_NODE_HOLDS_NULL (m), "null member '%s' in %s", (const gchar *) l->data,
+                     where);
       assert_no_null (m, where);
     }
 }
 
 static const gchar *cli_members[] = {
-  "active", "name", "desc", "type", "schema.src.type", "schema.src.desc",
-  "schema.tgt.type", "schema.tgt.desc", "schema.fields", "dirType", "storage",
-  "indices", "groups", "caches", "event", "readOnly", "mode",
+  "active",
+  "name",
+  "desc",
+  "type",
+  "schema.src.type",
+  "schema.src.desc",
+  "schema.tgt.type",
+  "schema.tgt.desc",
+  "schema.fields",
+  "dirType",
+  "storage",
+  "indices",
+  "groups",
+  "caches",
+  "event",
+  "readOnly",
+  "mode",
 };
 
 START_TEST (test_entity_has_no_null_desc)
@@ -159,9 +176,11 @@ END_TEST
 
 START_TEST (test_multi_edge_label)
 {
-  g_autoptr (AbTableDesc) t = label ("shop", "orders",
+  g_autoptr (AbTableDesc) t = label (
+      "shop", "orders",
       "{\"desc\":\"orders\",\"type\":\"MULTI_EDGE\",\"schema\":{\"src\":{\"type\":\"STRING\"},"
-      "\"tgt\":{\"type\":\"STRING\"},\"fields\":[{\"name\":\"_id\",\"type\":\"LONG\",\"nullable\":false,"
+      "\"tgt\":{\"type\":\"STRING\"},\"fields\":[{\"name\":\"_id\",\"type\":\"LONG\",\"nullable\":"
+      "false,"
       "\"desc\":\"order id\"},{\"name\":\"amount\",\"type\":\"DOUBLE\",\"nullable\":true}]},"
       "\"dirType\":\"BOTH\",\"storage\":\"datastore://shop/orders\",\"readOnly\":true}");
   AbSchema *s = t->schema;
@@ -186,12 +205,14 @@ END_TEST
 START_TEST (test_other_label_types)
 {
   g_autoptr (AbTableDesc) hash = label ("s", "h",
-      "{\"desc\":\"\",\"type\":\"HASH\",\"schema\":{\"src\":{\"type\":\"LONG\"},\"tgt\":{\"type\":\"LONG\"}},"
-      "\"storage\":\"datastore://s/h\"}");
+                                        "{\"desc\":\"\",\"type\":\"HASH\",\"schema\":{\"src\":{"
+                                        "\"type\":\"LONG\"},\"tgt\":{\"type\":\"LONG\"}},"
+                                        "\"storage\":\"datastore://s/h\"}");
   ck_assert_int_eq (hash->schema->kind, AB_TABLE_EDGE);
   ck_assert_int_eq (hash->schema->direction, AB_DIRTYPE_OUT);
 
-  g_autoptr (AbTableDesc) imm = label ("s", "q",
+  g_autoptr (AbTableDesc) imm = label (
+      "s", "q",
       "{\"desc\":\"\",\"type\":\"IMMUTABLE_INDEXED\",\"schema\":{\"src\":{\"type\":\"LONG\"},"
       "\"tgt\":{\"type\":\"STRING\"},\"fields\":[{\"name\":\"seq\",\"type\":\"LONG\"}]},"
       "\"dirType\":\"OUT\",\"storage\":\"datastore://s/q\",\"mode\":\"IGNORE\","
@@ -201,7 +222,8 @@ START_TEST (test_other_label_types)
   g_autoptr (JsonNode) e = ab_table_desc_to_v2_label (imm);
   ck_assert_str_eq (mt_get_string (e, "type"), "IMMUTABLE_INDEXED");
 
-  g_autoptr (AbTableDesc) v = label ("s", "users",
+  g_autoptr (AbTableDesc) v = label (
+      "s", "users",
       "{\"desc\":\"\",\"type\":\"VERTEX\",\"schema\":{\"src\":{\"type\":\"LONG\",\"desc\":\"uid\"},"
       "\"tgt\":{\"type\":\"STRING\"}},\"storage\":\"users_storage\"}");
   ck_assert_int_eq (v->schema->kind, AB_TABLE_VERTEX);
@@ -226,7 +248,8 @@ static const RejectCase reject_cases[] = {
     "Missing required field 'desc'" },
   { "{\"desc\":\"\"," V2_SCHEMA ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
     "Missing required field 'type'" },
-  { "{\"desc\":\"\",\"type\":\"NIL\"," V2_SCHEMA ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
+  { "{\"desc\":\"\",\"type\":\"NIL\"," V2_SCHEMA
+    ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
     "Unknown label type 'NIL'" },
   { "{\"desc\":\"\",\"type\":\"INDEXED\",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
     "Missing required field 'schema'" },
@@ -237,29 +260,41 @@ static const RejectCase reject_cases[] = {
     "Missing required field 'dirType'" },
   { "{\"desc\":\"\",\"type\":\"INDEXED\"," V2_SCHEMA ",\"dirType\":\"BOTH\"}",
     "Missing required field 'storage'" },
-  { "{\"desc\":\"\",\"type\":\"INDEXED\"," V2_SCHEMA ",\"dirType\":\"BOTH\",\"storage\":\"datastore://A/b\"}",
+  { "{\"desc\":\"\",\"type\":\"INDEXED\"," V2_SCHEMA
+    ",\"dirType\":\"BOTH\",\"storage\":\"datastore://A/b\"}",
     "Invalid storage URI" },
   { "{\"desc\":\"\",\"type\":\"INDEXED\"," V2_SCHEMA ",\"dirType\":\"BOTH\",\"storage\":\"9bad\"}",
     "Invalid storage name '9bad'" },
-  { "{\"desc\":\"\",\"type\":\"HASH\"," V2_SCHEMA ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
+  { "{\"desc\":\"\",\"type\":\"HASH\"," V2_SCHEMA
+    ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
     "A HASH label must have dirType OUT, not BOTH" },
-  { "{\"desc\":\"\",\"type\":\"MULTI_EDGE\"," V2_SCHEMA ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
+  { "{\"desc\":\"\",\"type\":\"MULTI_EDGE\"," V2_SCHEMA
+    ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
     "A MULTI_EDGE label needs a field named '_id'" },
-  { "{\"desc\":\"\",\"type\":\"IMMUTABLE_INDEXED\"," V2_SCHEMA ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
+  { "{\"desc\":\"\",\"type\":\"IMMUTABLE_INDEXED\"," V2_SCHEMA
+    ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
     "An immutable edge table must have direction OUT or IN" },
-  { "{\"desc\":\"\",\"type\":\"INDEXED\"," V2_SCHEMA ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\","
+  { "{\"desc\":\"\",\"type\":\"INDEXED\"," V2_SCHEMA
+    ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\","
     "\"indices\":[{\"name\":\"i\",\"fields\":[{\"name\":\"nope\",\"order\":\"ASC\"}]}]}",
     "Index 'i' refers to unknown field 'nope'" },
-  { "{\"desc\":\"\",\"type\":\"INDEXED\",\"schema\":{\"src\":{\"type\":\"JSON\"},\"tgt\":{\"type\":\"STRING\"}},"
+  { "{\"desc\":\"\",\"type\":\"INDEXED\",\"schema\":{\"src\":{\"type\":\"JSON\"},\"tgt\":{\"type\":"
+    "\"STRING\"}},"
     "\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
     "The source type must be a scalar type, not object" },
-  { "{\"desc\":\"\",\"type\":\"INDEXED\",\"schema\":{\"src\":{\"type\":\"STRING\"},\"tgt\":{\"type\":\"STRING\"},"
-    "\"fields\":[{\"name\":\"_x\",\"type\":\"LONG\"}]},\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\"}",
+  { "{\"desc\":\"\",\"type\":\"INDEXED\",\"schema\":{\"src\":{\"type\":\"STRING\"},\"tgt\":{"
+    "\"type\":\"STRING\"},"
+    "\"fields\":[{\"name\":\"_x\",\"type\":\"LONG\"}]},\"dirType\":\"BOTH\",\"storage\":"
+    "\"datastore://a/b\"}",
     "Property name '_x' is reserved" },
-  { "{\"desc\":\"\",\"type\":\"INDEXED\"," V2_SCHEMA ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\","
-    "\"mode\":\"LATER\"}", "Unknown mode 'LATER'" },
-  { "{\"desc\":\"\",\"type\":\"INDEXED\"," V2_SCHEMA ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\","
-    "\"event\":\"no\"}", "Field 'event' must be true or false" },
+  { "{\"desc\":\"\",\"type\":\"INDEXED\"," V2_SCHEMA
+    ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\","
+    "\"mode\":\"LATER\"}",
+    "Unknown mode 'LATER'" },
+  { "{\"desc\":\"\",\"type\":\"INDEXED\"," V2_SCHEMA
+    ",\"dirType\":\"BOTH\",\"storage\":\"datastore://a/b\","
+    "\"event\":\"no\"}",
+    "Field 'event' must be true or false" },
 };
 
 START_TEST (test_label_rejects)

@@ -15,7 +15,7 @@ static const PatternCase name_cases[] = {
   { "likes", TRUE },
   { "user_likes-v2", TRUE },
   { "Follows9", TRUE },
-  { "A123456789012345678901234567890123456789012345678901234567890123", TRUE }, /* 64 */
+  { "A123456789012345678901234567890123456789012345678901234567890123", TRUE },   /* 64 */
   { "A1234567890123456789012345678901234567890123456789012345678901234", FALSE }, /* 65 */
   { "1likes", FALSE },
   { "_likes", FALSE },
@@ -57,19 +57,13 @@ START_TEST (test_name_message_names_pattern)
 END_TEST
 
 static const PatternCase storage_cases[] = {
-  { "datastore://likes/likes", TRUE },
-  { "datastore://hbase/follows_table", TRUE },
-  { "datastore://my_ns/Table_9", TRUE },
-  { "datastore://_/X", TRUE },
+  { "datastore://likes/likes", TRUE },   { "datastore://hbase/follows_table", TRUE },
+  { "datastore://my_ns/Table_9", TRUE }, { "datastore://_/X", TRUE },
   { "datastore://Likes/likes", FALSE }, /* namespace is lower-case */
-  { "datastore://ns9/likes", FALSE },
-  { "datastore://ns/li-kes", FALSE },
-  { "datastore://ns/", FALSE },
-  { "datastore:///likes", FALSE },
-  { "datastore://ns/a/b", FALSE },
-  { "datastore://ns", FALSE },
-  { "hbase://ns/likes", FALSE },
-  { "likes", FALSE },
+  { "datastore://ns9/likes", FALSE },    { "datastore://ns/li-kes", FALSE },
+  { "datastore://ns/", FALSE },          { "datastore:///likes", FALSE },
+  { "datastore://ns/a/b", FALSE },       { "datastore://ns", FALSE },
+  { "hbase://ns/likes", FALSE },         { "likes", FALSE },
   { "datastore://ns/likes ", FALSE },
 };
 
@@ -105,9 +99,9 @@ END_TEST
 
 /* ---- create request ------------------------------------------------------ */
 
-#define SCHEMA_OK                                                             \
+#define SCHEMA_OK                                                                         \
   "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"}," \
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false}]," \
+  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false}],"      \
   "\"direction\":\"BOTH\"}"
 
 typedef struct {
@@ -131,7 +125,8 @@ static const RejectCase request_cases[] = {
   { "{\"table\":\"t\",\"schema\":" SCHEMA_OK ",\"storage\":\"s3://a/b\",\"comment\":\"\"}",
     "Invalid storage URI 's3://a/b'" },
   { "{\"table\":\"t\",\"schema\":" SCHEMA_OK ",\"storage\":\"datastore://a/b\",\"comment\":\"\","
-    "\"mode\":\"LATER\"}", "Unknown mode 'LATER' at 'mode'" },
+    "\"mode\":\"LATER\"}",
+    "Unknown mode 'LATER' at 'mode'" },
   { "{\"table\":7,\"schema\":" SCHEMA_OK ",\"storage\":\"datastore://a/b\",\"comment\":\"\"}",
     "Field 'table' must be a string" },
   { "[1]", "The request body must be a JSON object" },
@@ -150,17 +145,18 @@ END_TEST
 
 START_TEST (test_create_request_path_name)
 {
-  g_autoptr (JsonNode) body = mt_json (
-      "{\"schema\":" SCHEMA_OK ",\"storage\":\"datastore://a/b\",\"comment\":\"\"}");
+  g_autoptr (JsonNode) body
+      = mt_json ("{\"schema\":" SCHEMA_OK ",\"storage\":\"datastore://a/b\",\"comment\":\"\"}");
   g_autoptr (AbTableDesc) t = ab_table_desc_from_create_request ("db", "t", body, NULL);
   ck_assert_ptr_nonnull (t);
   ck_assert_str_eq (t->table, "t");
 
-  g_autoptr (JsonNode) body2 = mt_json (
-      "{\"table\":\"other\",\"schema\":" SCHEMA_OK ",\"storage\":\"datastore://a/b\",\"comment\":\"\"}");
+  g_autoptr (JsonNode) body2 = mt_json ("{\"table\":\"other\",\"schema\":" SCHEMA_OK
+                                        ",\"storage\":\"datastore://a/b\",\"comment\":\"\"}");
   g_autoptr (GError) error = NULL;
   ck_assert_ptr_null (ab_table_desc_from_create_request ("db", "t", body2, &error));
-  MT_ASSERT_ERROR (error, "The table name in the body ('other') differs from the one in the path ('t')");
+  MT_ASSERT_ERROR (error,
+                   "The table name in the body ('other') differs from the one in the path ('t')");
 }
 END_TEST
 
@@ -190,11 +186,13 @@ END_TEST
 static const RejectCase schema_cases[] = {
   /* index fields must exist */
   { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
-    "\"direction\":\"OUT\",\"indexes\":[{\"index\":\"i\",\"fields\":[{\"field\":\"nope\",\"order\":\"ASC\"}]}]}",
+    "\"direction\":\"OUT\",\"indexes\":[{\"index\":\"i\",\"fields\":[{\"field\":\"nope\",\"order\":"
+    "\"ASC\"}]}]}",
     "Index 'i' refers to unknown field 'nope'" },
   /* immutable: at most one index */
   { "{\"type\":\"IMMUTABLE_EDGE\",\"source\":{\"type\":\"long\"},\"target\":{\"type\":\"string\"},"
-    "\"properties\":[{\"name\":\"seq\",\"type\":\"long\",\"nullable\":false}],\"direction\":\"OUT\","
+    "\"properties\":[{\"name\":\"seq\",\"type\":\"long\",\"nullable\":false}],\"direction\":"
+    "\"OUT\","
     "\"indexes\":[{\"index\":\"a\",\"fields\":[{\"field\":\"seq\",\"order\":\"ASC\"}]},"
     "{\"index\":\"b\",\"fields\":[{\"field\":\"seq\",\"order\":\"DESC\"}]}]}",
     "An immutable edge table may have at most one index, found 2" },
@@ -206,60 +204,75 @@ static const RejectCase schema_cases[] = {
   { "{\"type\":\"VERTEX\",\"id\":{\"type\":\"long\"},\"direction\":\"BOTH\"}",
     "A vertex table must have direction OUT, not BOTH" },
   /* vertex: no indexes */
-  { "{\"type\":\"VERTEX\",\"id\":{\"type\":\"long\"},\"indexes\":[{\"index\":\"i\",\"fields\":[]}]}",
+  { "{\"type\":\"VERTEX\",\"id\":{\"type\":\"long\"},\"indexes\":[{\"index\":\"i\",\"fields\":[]}]"
+    "}",
     "A vertex table cannot have indexes" },
   { "{\"type\":\"VERTEX\",\"id\":{\"type\":\"long\"},\"groups\":[{\"group\":\"g\"}]}",
     "A vertex table cannot have groups" },
   { "{\"type\":\"VERTEX\",\"id\":{\"type\":\"long\"},\"caches\":[{\"cache\":\"c\"}]}",
     "A vertex table cannot have caches" },
   /* unique property names */
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\","
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\","
     "\"properties\":[{\"name\":\"a\",\"type\":\"long\"},{\"name\":\"a\",\"type\":\"string\"}]}",
     "Duplicate property name 'a'" },
   /* reserved prefix */
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\","
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\","
     "\"properties\":[{\"name\":\"_source\",\"type\":\"long\"}]}",
     "Property name '_source' is reserved" },
   { "{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"},"
-    "\"target\":{\"type\":\"string\"},\"direction\":\"OUT\",\"properties\":[{\"name\":\"_x\",\"type\":\"long\"}]}",
+    "\"target\":{\"type\":\"string\"},\"direction\":\"OUT\",\"properties\":[{\"name\":\"_x\","
+    "\"type\":\"long\"}]}",
     "Property name '_x' is reserved" },
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\","
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\","
     "\"properties\":[{\"name\":\"\",\"type\":\"long\"}]}",
     "Property names must not be empty" },
   /* scalar source / target / id */
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"object\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\"}",
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"object\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\"}",
     "The source type must be a scalar type, not object" },
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"object\"},\"direction\":\"OUT\"}",
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"object\"},"
+    "\"direction\":\"OUT\"}",
     "The target type must be a scalar type, not object" },
   { "{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"object\"},\"source\":{\"type\":\"string\"},"
     "\"target\":{\"type\":\"string\"},\"direction\":\"OUT\"}",
     "The id type must be a scalar type, not object" },
   /* unique index names */
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\","
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\","
     "\"indexes\":[{\"index\":\"i\",\"fields\":[]},{\"index\":\"i\",\"fields\":[]}]}",
     "Duplicate index name 'i'" },
   /* required members and enum values */
   { "{\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\"}",
     "Missing required field 'schema.type'" },
-  { "{\"type\":\"HASH\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\"}",
+  { "{\"type\":\"HASH\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\"}",
     "Unknown schema type 'HASH' at 'schema.type'" },
   { "{\"type\":\"EDGE\",\"target\":{\"type\":\"string\"},\"direction\":\"OUT\"}",
     "Missing required field 'schema.source'" },
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"text\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\"}",
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"text\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\"}",
     "Unknown type 'text' at 'schema.source.type'" },
   { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"}}",
     "Missing required field 'schema.direction'" },
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"UP\"}",
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"UP\"}",
     "Unknown direction 'UP' at 'schema.direction'" },
-  { "{\"type\":\"MULTI_EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\"}",
+  { "{\"type\":\"MULTI_EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\"}",
     "Missing required field 'schema.id'" },
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\","
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\","
     "\"properties\":[{\"name\":\"a\"}]}",
     "Missing required field 'schema.properties[0].type'" },
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\","
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\","
     "\"indexes\":[{\"index\":\"i\",\"fields\":[{\"field\":\"version\",\"order\":\"UP\"}]}]}",
     "Unknown order 'UP' at 'schema.indexes[0].fields[0].order'" },
-  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},\"direction\":\"OUT\","
+  { "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+    "\"direction\":\"OUT\","
     "\"groups\":{}}",
     "Field 'schema.groups' must be an array" },
 };
@@ -279,7 +292,8 @@ END_TEST
 START_TEST (test_index_system_fields)
 {
   g_autoptr (JsonNode) node = mt_json (
-      "{\"type\":\"IMMUTABLE_EDGE\",\"source\":{\"type\":\"long\"},\"target\":{\"type\":\"string\"},"
+      "{\"type\":\"IMMUTABLE_EDGE\",\"source\":{\"type\":\"long\"},\"target\":{\"type\":\"string\"}"
+      ","
       "\"direction\":\"IN\",\"indexes\":[{\"index\":\"i\",\"fields\":["
       "{\"field\":\"version\",\"order\":\"DESC\"},{\"field\":\"ts\",\"order\":\"ASC\"},"
       "{\"field\":\"src\"},{\"field\":\"tgt\"},{\"field\":\"source\"},{\"field\":\"target\"}]}]}");
@@ -287,8 +301,7 @@ START_TEST (test_index_system_fields)
   g_autoptr (AbSchema) s = ab_schema_from_json (node, &error);
   ck_assert_msg (s != NULL, "%s", error ? error->message : "");
   const AbIndex *idx = ab_schema_index (s, "i");
-  static const gchar *expect[] = { "version", "version", "source", "target",
-                                   "source", "target" };
+  static const gchar *expect[] = { "version", "version", "source", "target", "source", "target" };
   ck_assert_uint_eq (idx->n_fields, 6);
   for (guint k = 0; k < 6; k++)
     ck_assert_str_eq (idx->fields[k].field, expect[k]);
@@ -303,7 +316,8 @@ START_TEST (test_index_system_name_wins)
   g_autoptr (JsonNode) node = mt_json (
       "{\"type\":\"EDGE\",\"source\":{\"type\":\"long\"},\"target\":{\"type\":\"string\"},"
       "\"properties\":[{\"name\":\"ts\",\"type\":\"long\",\"nullable\":true}],"
-      "\"direction\":\"OUT\",\"indexes\":[{\"index\":\"i\",\"fields\":[{\"field\":\"ts\",\"order\":\"ASC\"}]}]}");
+      "\"direction\":\"OUT\",\"indexes\":[{\"index\":\"i\",\"fields\":[{\"field\":\"ts\",\"order\":"
+      "\"ASC\"}]}]}");
   g_autoptr (AbSchema) s = ab_schema_from_json (node, NULL);
   ck_assert_ptr_nonnull (s);
   ck_assert_str_eq (ab_schema_index (s, "i")->fields[0].field, "version");

@@ -15,7 +15,7 @@ noop (const AbHttpRequest *req, AbHttpResponse *resp, gpointer user_data)
 
 typedef struct {
   AbRouteMatch result;
-  const gchar *route;     /* the user_data of the winning route */
+  const gchar *route; /* the user_data of the winning route */
   const gchar *pattern;
   AbRouteFlags flags;
   GHashTable *params;
@@ -48,8 +48,8 @@ assert_route (AbRouter *r, const gchar *method, const gchar *path, const gchar *
 {
   Match m = match (r, method, path);
   ck_assert_msg (m.result == AB_ROUTE_FOUND, "%s %s: not routed (%d)", method, path, m.result);
-  ck_assert_msg (g_strcmp0 (m.route, route) == 0, "%s %s went to %s, not %s", method, path,
-                 m.route, route);
+  ck_assert_msg (g_strcmp0 (m.route, route) == 0, "%s %s went to %s, not %s", method, path, m.route,
+                 route);
   match_clear (&m);
 }
 
@@ -70,7 +70,8 @@ data_router (void)
   ab_router_add (r, "POST", "/graph/v3/databases/{database}/tables/{table}/edges",
                  AB_ROUTE_BLOCKING, noop, "edges-post");
   ab_router_add (r, "GET", "/graph/v3/databases/{database}", AB_ROUTE_INLINE, noop, "db-get");
-  ab_router_add (r, "delete", "/graph/v3/databases/{database}", AB_ROUTE_BLOCKING, noop, "db-delete");
+  ab_router_add (r, "delete", "/graph/v3/databases/{database}", AB_ROUTE_BLOCKING, noop,
+                 "db-delete");
   ab_router_add (r, "GET", "/graph/v3/databases", AB_ROUTE_INLINE, noop, "db-list");
   ab_router_add (r, "GET", "/health", AB_ROUTE_ALWAYS_INLINE, noop, "health");
   return r;

@@ -68,10 +68,10 @@ write_config (const gchar *text)
 START_TEST (test_file_then_flags)
 {
   g_autofree gchar *path = write_config (
-    "[server]\nlisten=0.0.0.0:9000\nstore=memory:\nworkers=3\nhttp-threads=2\n"
-    "max-body=1M\nlog-level=warning\ndrain-timeout-ms=500\nwal-ephemeral=true\nread-only=true\n"
-    "[engine]\nlock-retries=7\nlock-stale-ms=1000\nmax-scan-limit=50\n"
-    "insert-merge-databases=a;b\napplier=false\n");
+      "[server]\nlisten=0.0.0.0:9000\nstore=memory:\nworkers=3\nhttp-threads=2\n"
+      "max-body=1M\nlog-level=warning\ndrain-timeout-ms=500\nwal-ephemeral=true\nread-only=true\n"
+      "[engine]\nlock-retries=7\nlock-stale-ms=1000\nmax-scan-limit=50\n"
+      "insert-merge-databases=a;b\napplier=false\n");
   AbServerConfig cfg;
   AbEngineConfig engine;
   g_autoptr (GError) error = NULL;
@@ -130,8 +130,9 @@ END_TEST
 
 START_TEST (test_flags_parse)
 {
-  gchar *args[] = { "actionbased", "--listen", "[::1]:7000", "--workers", "5",
-                    "--max-body", "64k", "--log-level", "debug", "--wal-ephemeral", NULL };
+  gchar *args[]
+      = { "actionbased", "--listen",    "[::1]:7000", "--workers",       "5", "--max-body",
+          "64k",         "--log-level", "debug",      "--wal-ephemeral", NULL };
   int argc = G_N_ELEMENTS (args) - 1;
   g_autofree gchar **argv = g_memdup2 (args, sizeof args);
   AbServerFlags flags;

@@ -9,8 +9,8 @@ typedef struct {
   GMutex lock;
   GCond cond;
   gboolean up;
-  gboolean hang;     /* checks wait while set */
-  guint waiting;     /* checks currently hanging */
+  gboolean hang; /* checks wait while set */
+  guint waiting; /* checks currently hanging */
   guint calls;
 } Fake;
 
@@ -35,7 +35,7 @@ fake_check (gpointer data, gchar **reason)
 static void
 fake_init (Fake *f, gboolean hang)
 {
-  *f = (Fake) { .up = TRUE, .hang = hang };
+  *f = (Fake){ .up = TRUE, .hang = hang };
   g_mutex_init (&f->lock);
   g_cond_init (&f->cond);
 }

@@ -62,15 +62,17 @@ END_TEST
 START_TEST (test_info_line_same_as_g_info)
 {
   static const gchar msg[] = "method=GET route=/y status=404 duration_ms=0.125 request_id=abc";
-  ab_log_info_line (G_LOG_DOMAIN_TEST, "method=GET route=/y status=404 duration_ms=0.125 "
-                                       "request_id=abcDEF-not-this", sizeof msg - 1);
+  ab_log_info_line (G_LOG_DOMAIN_TEST,
+                    "method=GET route=/y status=404 duration_ms=0.125 "
+                    "request_id=abcDEF-not-this",
+                    sizeof msg - 1);
   info (msg);
   ab_log_set_threshold (G_LOG_LEVEL_WARNING);
   ab_log_info_line (G_LOG_DOMAIN_TEST, "hidden", 6);
   ab_log_flush ();
   g_autofree gchar *text = contents ();
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  ck_assert_uint_eq (g_strv_length (lines), 3); /* two lines and the empty tail */
+  ck_assert_uint_eq (g_strv_length (lines), 3);    /* two lines and the empty tail */
   ck_assert_str_eq (lines[0] + 24, lines[1] + 24); /* past the time stamp */
   ck_assert_str_eq (lines[0] + 25, "INFO ab-test: method=GET route=/y status=404 duration_ms=0.125 "
                                    "request_id=abc");

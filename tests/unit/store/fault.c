@@ -9,10 +9,10 @@ typedef struct {
   AbStore base;
   AbStore *inner;
   GMutex lock;
-  guint batches;       /* batch calls seen */
+  guint batches; /* batch calls seen */
   gboolean armed;
   AbFaultKind kind;
-  guint fire_at;       /* value of `batches` that fires */
+  guint fire_at; /* value of `batches` that fires */
   guint item;
   gboolean fired;
 } FaultStore;
@@ -42,27 +42,25 @@ fault_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
 }
 
 static gboolean
-fault_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
-                 gint64 *new_value, GError **error)
+fault_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
+                 GError **error)
 {
   return ab_store_increment (inner_of (s), key, klen, delta, new_value, error);
 }
 
 static gboolean
-fault_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                     gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
-                     GError **error)
+fault_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
+                     const guint8 *value, gsize vlen, gboolean *applied, GError **error)
 {
-  return ab_store_check_and_put (inner_of (s), key, klen, expected, elen, value, vlen,
-                                 applied, error);
+  return ab_store_check_and_put (inner_of (s), key, klen, expected, elen, value, vlen, applied,
+                                 error);
 }
 
 static gboolean
 fault_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
                         gsize elen, gboolean *applied, GError **error)
 {
-  return ab_store_check_and_delete (inner_of (s), key, klen, expected, elen, applied,
-                                    error);
+  return ab_store_check_and_delete (inner_of (s), key, klen, expected, elen, applied, error);
 }
 
 /* One mutation as its own inner batch. */
@@ -74,24 +72,20 @@ apply_one (AbStore *inner, const AbMutation *m, GError **error)
   const guint8 *k = g_bytes_get_data (m->key, &klen);
   switch (m->kind)
     {
-    case AB_MUT_PUT:
-      {
-        const guint8 *v = g_bytes_get_data (m->value, &vlen);
-        ab_batch_put (one, k, klen, v, vlen);
-        break;
-      }
-    case AB_MUT_DELETE:
-      ab_batch_delete (one, k, klen);
-      break;
-    case AB_MUT_INCREMENT:
-      ab_batch_increment (one, k, klen, m->delta);
-      break;
-    case AB_MUT_DELETE_IF:
-      {
-        const guint8 *v = g_bytes_get_data (m->value, &vlen);
-        ab_batch_delete_if (one, k, klen, v, vlen);
-        break;
-      }
+      case AB_MUT_PUT:
+        {
+          const guint8 *v = g_bytes_get_data (m->value, &vlen);
+          ab_batch_put (one, k, klen, v, vlen);
+          break;
+        }
+      case AB_MUT_DELETE: ab_batch_delete (one, k, klen); break;
+      case AB_MUT_INCREMENT: ab_batch_increment (one, k, klen, m->delta); break;
+      case AB_MUT_DELETE_IF:
+        {
+          const guint8 *v = g_bytes_get_data (m->value, &vlen);
+          ab_batch_delete_if (one, k, klen, v, vlen);
+          break;
+        }
     }
   return ab_store_batch (inner, one, error);
 }

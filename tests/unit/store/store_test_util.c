@@ -40,13 +40,14 @@ st_rmtree (const gchar *dir)
   const gchar *name;
   if (dir == NULL || (d = g_dir_open (dir, 0, NULL)) == NULL)
     return;
-  while ((name = g_dir_read_name (d)) != NULL) {
-    g_autofree gchar *p = g_build_filename (dir, name, NULL);
-    if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
-      st_rmtree (p);
-    else
-      g_unlink (p);
-  }
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree gchar *p = g_build_filename (dir, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p, G_FILE_TEST_IS_SYMLINK))
+        st_rmtree (p);
+      else
+        g_unlink (p);
+    }
   g_dir_close (d);
   g_rmdir (dir);
 }
@@ -79,10 +80,11 @@ st_open_backend (guint k)
   g_autofree gchar *uri = NULL;
   if (k == 0)
     return st_open ("memory:");
-  if (st_backend_hbase (k)) {
-    uri = ab_hbase_test_uri ("store", 4);
-    return st_open (uri);
-  }
+  if (st_backend_hbase (k))
+    {
+      uri = ab_hbase_test_uri ("store", 4);
+      return st_open (uri);
+    }
   dir = st_fresh_dir ("conf");
   uri = g_strdup_printf ("lmdb:%s?sync=0", dir);
   return st_open (uri);

@@ -14,11 +14,14 @@ typedef struct {
   gsize len;
 } Key;
 
-#define K(lit) { lit, sizeof (lit) - 1 }
+#define K(lit)            \
+  {                       \
+    lit, sizeof (lit) - 1 \
+  }
 static const Key sorted[] = {
   K ("\x00"), K ("\x00\x00"), K ("\x00\x01"), K ("\x01"), K ("\x01\x00"), K ("\x01\xff"),
-  K ("a"), K ("a\x00"), K ("ab"), K ("abc"), K ("b"), K ("\x7f"), K ("\x80"),
-  K ("\x80\x00"), K ("\xfe\xff"), K ("\xff"), K ("\xff\x00"), K ("\xff\xff"),
+  K ("a"),    K ("a\x00"),    K ("ab"),       K ("abc"),  K ("b"),        K ("\x7f"),
+  K ("\x80"), K ("\x80\x00"), K ("\xfe\xff"), K ("\xff"), K ("\xff\x00"), K ("\xff\xff"),
 };
 #define N_SORTED G_N_ELEMENTS (sorted)
 
@@ -27,32 +30,36 @@ static const struct {
   Key key;
   guint above;
 } gaps[] = {
-  { K (""), 0 }, { K ("\x00\x00\x00"), 2 }, { K ("aa"), 8 },
-  { K ("\x80\x00\x00"), 14 }, { K ("\xff\xff\xff"), N_SORTED },
+  { K (""), 0 },
+  { K ("\x00\x00\x00"), 2 },
+  { K ("aa"), 8 },
+  { K ("\x80\x00\x00"), 14 },
+  { K ("\xff\xff\xff"), N_SORTED },
 };
 
 static void
 load_sorted (AbStore *s)
 {
   /* Insert in a scrambled order so the store has to sort. */
-  for (guint n = 0; n < N_SORTED; n++) {
-    guint i = (n * 7 + 3) % N_SORTED;
-    g_autofree gchar *v = g_strdup_printf ("v%u", i);
-    st_put (s, (const guint8 *) sorted[i].bytes, sorted[i].len, ST_S (v));
-  }
+  for (guint n = 0; n < N_SORTED; n++)
+    {
+      guint i = (n * 7 + 3) % N_SORTED;
+      g_autofree gchar *v = g_strdup_printf ("v%u", i);
+      st_put (s, (const guint8 *) sorted[i].bytes, sorted[i].len, ST_S (v));
+    }
 }
 
 static void
 assert_rows (GArray *rows, guint first, guint count)
 {
   ck_assert_uint_eq (rows->len, count);
-  for (guint r = 0; r < count; r++) {
-    AbKv *kv = &g_array_index (rows, AbKv, r);
-    g_autofree gchar *v = g_strdup_printf ("v%u", first + r);
-    st_assert_bytes_eq (kv->key, (const guint8 *) sorted[first + r].bytes,
-                        sorted[first + r].len);
-    st_assert_bytes_eq (kv->value, ST_S (v));
-  }
+  for (guint r = 0; r < count; r++)
+    {
+      AbKv *kv = &g_array_index (rows, AbKv, r);
+      g_autofree gchar *v = g_strdup_printf ("v%u", first + r);
+      st_assert_bytes_eq (kv->key, (const guint8 *) sorted[first + r].bytes, sorted[first + r].len);
+      st_assert_bytes_eq (kv->value, ST_S (v));
+    }
 }
 
 START_TEST (test_get_put_delete)
@@ -99,16 +106,20 @@ START_TEST (test_multi_get_order)
     g_ptr_array_add (keys, g_bytes_new (names[i], strlen (names[i])));
   ck_assert (ab_store_multi_get (s, keys, out, &error));
   ck_assert_uint_eq (out->len, G_N_ELEMENTS (names));
-  for (guint i = 0; i < out->len; i++) {
-    AbKv *kv = &g_array_index (out, AbKv, i);
-    st_assert_bytes_eq (kv->key, ST_S (names[i]));
-    if (strlen (names[i]) == 1) {
-      gchar up = g_ascii_toupper (names[i][0]);
-      st_assert_bytes_eq (kv->value, (const guint8 *) &up, 1);
-    } else {
-      ck_assert_ptr_null (kv->value);
+  for (guint i = 0; i < out->len; i++)
+    {
+      AbKv *kv = &g_array_index (out, AbKv, i);
+      st_assert_bytes_eq (kv->key, ST_S (names[i]));
+      if (strlen (names[i]) == 1)
+        {
+          gchar up = g_ascii_toupper (names[i][0]);
+          st_assert_bytes_eq (kv->value, (const guint8 *) &up, 1);
+        }
+      else
+        {
+          ck_assert_ptr_null (kv->value);
+        }
     }
-  }
 }
 END_TEST
 
@@ -142,9 +153,9 @@ bound_at (guint b)
 {
   Bound r = { NULL, FALSE, 0 };
   if (b < N_SORTED)
-    r = (Bound) { &sorted[b], TRUE, b };
+    r = (Bound){ &sorted[b], TRUE, b };
   else if (b < N_SORTED + G_N_ELEMENTS (gaps))
-    r = (Bound) { &gaps[b - N_SORTED].key, FALSE, gaps[b - N_SORTED].above };
+    r = (Bound){ &gaps[b - N_SORTED].key, FALSE, gaps[b - N_SORTED].above };
   return r;
 }
 
@@ -170,14 +181,16 @@ check_range (AbStore *s, guint b1, gboolean inc1, guint b2, gboolean inc2, guint
   GError *error = NULL;
   gint first, end;
   guint count;
-  if (lo.key) {
-    r.start = (const guint8 *) lo.key->bytes;
-    r.start_len = lo.key->len;
-  }
-  if (hi.key) {
-    r.stop = (const guint8 *) hi.key->bytes;
-    r.stop_len = hi.key->len;
-  }
+  if (lo.key)
+    {
+      r.start = (const guint8 *) lo.key->bytes;
+      r.start_len = lo.key->len;
+    }
+  if (hi.key)
+    {
+      r.stop = (const guint8 *) hi.key->bytes;
+      r.stop_len = hi.key->len;
+    }
   expected_window (lo, inc1, hi, inc2, &first, &end);
   count = (guint) (end - first);
   if (limit > 0 && count > limit)
@@ -267,11 +280,9 @@ START_TEST (test_check_and_put)
   ck_assert (ab_store_check_and_put (s, ST_S ("k"), NULL, 0, ST_S ("v2"), &applied, &error));
   ck_assert (!applied);
   st_assert_value (s, ST_S ("k"), ST_S ("v1"));
-  ck_assert (ab_store_check_and_put (s, ST_S ("k"), ST_S ("nope"), ST_S ("v3"), &applied,
-                                     &error));
+  ck_assert (ab_store_check_and_put (s, ST_S ("k"), ST_S ("nope"), ST_S ("v3"), &applied, &error));
   ck_assert (!applied);
-  ck_assert (ab_store_check_and_put (s, ST_S ("k"), ST_S ("v1"), ST_S ("v4"), &applied,
-                                     &error));
+  ck_assert (ab_store_check_and_put (s, ST_S ("k"), ST_S ("v1"), ST_S ("v4"), &applied, &error));
   ck_assert (applied);
   st_assert_value (s, ST_S ("k"), ST_S ("v4"));
   /* expected bytes on an absent key: no match */
@@ -319,14 +330,14 @@ START_TEST (test_batch_in_order)
   ab_batch_put (b, ST_S ("a"), ST_S ("1"));
   ab_batch_increment (b, ST_S ("n"), 3);
   ab_batch_delete (b, ST_S ("gone"));
-  ab_batch_put (b, ST_S ("a"), ST_S ("2"));     /* later put wins */
-  ab_batch_increment (b, ST_S ("n"), 4);        /* sees the first increment */
+  ab_batch_put (b, ST_S ("a"), ST_S ("2")); /* later put wins */
+  ab_batch_increment (b, ST_S ("n"), 4);    /* sees the first increment */
   ab_batch_put (b, ST_S ("p"), ST_S ("tmp"));
-  ab_batch_delete (b, ST_S ("p"));              /* put then delete: absent */
+  ab_batch_delete (b, ST_S ("p")); /* put then delete: absent */
   ab_batch_delete (b, ST_S ("q"));
-  ab_batch_put (b, ST_S ("q"), ST_S ("back"));  /* delete then put: present */
+  ab_batch_put (b, ST_S ("q"), ST_S ("back")); /* delete then put: present */
   ab_batch_put (b, ST_S ("c"), (const guint8 *) "\0\0\0\0\0\0\0\x0a", 8);
-  ab_batch_increment (b, ST_S ("c"), -1);       /* sees the put */
+  ab_batch_increment (b, ST_S ("c"), -1); /* sees the put */
   ck_assert_uint_eq (ab_batch_len (b), 11);
   ck_assert_msg (ab_store_batch (s, b, &error), "%s", error ? error->message : "");
   st_assert_value (s, ST_S ("a"), ST_S ("2"));
@@ -350,8 +361,8 @@ START_TEST (test_batch_delete_if)
   st_put (s, ST_S ("lock2"), ST_S ("theirs"));
   ab_batch_put (b, ST_S ("data"), ST_S ("d"));
   ab_batch_delete_if (b, ST_S ("lock1"), ST_S ("mine"));
-  ab_batch_delete_if (b, ST_S ("lock2"), ST_S ("mine"));   /* someone else's */
-  ab_batch_delete_if (b, ST_S ("lock3"), ST_S ("mine"));   /* absent */
+  ab_batch_delete_if (b, ST_S ("lock2"), ST_S ("mine")); /* someone else's */
+  ab_batch_delete_if (b, ST_S ("lock3"), ST_S ("mine")); /* absent */
   ck_assert_msg (ab_store_batch (s, b, &error), "%s", error ? error->message : "");
   st_assert_value (s, ST_S ("data"), ST_S ("d"));
   st_assert_value (s, ST_S ("lock1"), NULL, 0);
@@ -547,8 +558,8 @@ START_TEST (test_cell_coords)
   assert_coord (&c[2], "row", ST_S ("narrow"));
   AbValue src = AB_VALUE_INIT;
   ab_value_set_string (&src, AB_VALUE_STRING, "Alice", 5);
-  g_autoptr (GByteArray) key = ab_codec_wide_key (&src, AB_DIR_OUT, 207242104, AB_ROW_GROUP,
-                                                  -1757833817, NULL);
+  g_autoptr (GByteArray) key
+      = ab_codec_wide_key (&src, AB_DIR_OUT, 207242104, AB_ROW_GROUP, -1757833817, NULL);
   ab_value_clear (&src);
   gsize row_len = key->len;
   ab_codec_put_int64 (key, 42, AB_ORDER_DESC);
@@ -589,12 +600,13 @@ increment_worker (gpointer p)
 {
   Worker *w = p;
   for (guint r = 0; r < INC_ROUNDS; r++)
-    for (guint k = 0; k < INC_KEYS; k++) {
-      gchar key[8];
-      g_snprintf (key, sizeof key, "ctr%u", k);
-      if (!ab_store_increment (w->s, ST_S (key), 1, &w->seen[k][r], NULL))
-        w->failures++;
-    }
+    for (guint k = 0; k < INC_KEYS; k++)
+      {
+        gchar key[8];
+        g_snprintf (key, sizeof key, "ctr%u", k);
+        if (!ab_store_increment (w->s, ST_S (key), 1, &w->seen[k][r], NULL))
+          w->failures++;
+      }
   return NULL;
 }
 
@@ -605,25 +617,28 @@ START_TEST (test_concurrent_increments)
   GThread *t[INC_THREADS];
   const guint total = INC_THREADS * INC_ROUNDS;
   g_autofree guint8 *hit = g_new0 (guint8, total + 1);
-  for (guint i = 0; i < INC_THREADS; i++) {
-    w[i] = (Worker) { .s = s, .id = i };
-    t[i] = g_thread_new ("inc", increment_worker, &w[i]);
-  }
+  for (guint i = 0; i < INC_THREADS; i++)
+    {
+      w[i] = (Worker){ .s = s, .id = i };
+      t[i] = g_thread_new ("inc", increment_worker, &w[i]);
+    }
   for (guint i = 0; i < INC_THREADS; i++)
     g_thread_join (t[i]);
-  for (guint k = 0; k < INC_KEYS; k++) {
-    gchar key[8];
-    g_snprintf (key, sizeof key, "ctr%u", k);
-    st_assert_counter (s, ST_S (key), total);
-    /* every returned value 1..total handed out exactly once */
-    memset (hit, 0, total + 1);
-    for (guint i = 0; i < INC_THREADS; i++)
-      for (guint r = 0; r < INC_ROUNDS; r++) {
-        gint64 v = w[i].seen[k][r];
-        ck_assert (v >= 1 && v <= (gint64) total);
-        ck_assert_uint_eq (hit[v]++, 0);
-      }
-  }
+  for (guint k = 0; k < INC_KEYS; k++)
+    {
+      gchar key[8];
+      g_snprintf (key, sizeof key, "ctr%u", k);
+      st_assert_counter (s, ST_S (key), total);
+      /* every returned value 1..total handed out exactly once */
+      memset (hit, 0, total + 1);
+      for (guint i = 0; i < INC_THREADS; i++)
+        for (guint r = 0; r < INC_ROUNDS; r++)
+          {
+            gint64 v = w[i].seen[k][r];
+            ck_assert (v >= 1 && v <= (gint64) total);
+            ck_assert_uint_eq (hit[v]++, 0);
+          }
+    }
   for (guint i = 0; i < INC_THREADS; i++)
     ck_assert_uint_eq (w[i].failures, 0);
   g_free (w);
@@ -648,18 +663,21 @@ START_TEST (test_concurrent_check_and_put)
   GThread *t[8];
   guint winners = 0, winner = 0;
   gchar val[16];
-  for (guint i = 0; i < 8; i++) {
-    w[i] = (Worker) { .s = s, .id = i };
-    t[i] = g_thread_new ("cas", cas_worker, &w[i]);
-  }
-  for (guint i = 0; i < 8; i++) {
-    g_thread_join (t[i]);
-    ck_assert_uint_eq (w[i].failures, 0);
-    if (w[i].won) {
-      winners++;
-      winner = i;
+  for (guint i = 0; i < 8; i++)
+    {
+      w[i] = (Worker){ .s = s, .id = i };
+      t[i] = g_thread_new ("cas", cas_worker, &w[i]);
     }
-  }
+  for (guint i = 0; i < 8; i++)
+    {
+      g_thread_join (t[i]);
+      ck_assert_uint_eq (w[i].failures, 0);
+      if (w[i].won)
+        {
+          winners++;
+          winner = i;
+        }
+    }
   ck_assert_uint_eq (winners, 1);
   g_snprintf (val, sizeof val, "owner-%u", winner);
   st_assert_value (s, ST_S ("lock"), ST_S (val));

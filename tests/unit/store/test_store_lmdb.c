@@ -150,21 +150,24 @@ load_worker (gpointer p)
 {
   Loader *l = p;
   guint8 val[ROW_BYTES];
-  for (guint b = 0; b < l->batches; b++) {
-    g_autoptr (AbBatch) batch = ab_batch_new ();
-    GError *error = NULL;
-    for (guint r = 0; r < l->rows; r++) {
-      gchar key[32];
-      row_key (key, sizeof key, l->id, b, r);
-      memset (val, (int) (b + r), sizeof val);
-      ab_batch_put (batch, ST_S (key), val, sizeof val);
+  for (guint b = 0; b < l->batches; b++)
+    {
+      g_autoptr (AbBatch) batch = ab_batch_new ();
+      GError *error = NULL;
+      for (guint r = 0; r < l->rows; r++)
+        {
+          gchar key[32];
+          row_key (key, sizeof key, l->id, b, r);
+          memset (val, (int) (b + r), sizeof val);
+          ab_batch_put (batch, ST_S (key), val, sizeof val);
+        }
+      if (!ab_store_batch (l->s, batch, &error))
+        {
+          g_printerr ("loader %u batch %u: %s\n", l->id, b, error->message);
+          g_clear_error (&error);
+          l->failures++;
+        }
     }
-    if (!ab_store_batch (l->s, batch, &error)) {
-      g_printerr ("loader %u batch %u: %s\n", l->id, b, error->message);
-      g_clear_error (&error);
-      l->failures++;
-    }
-  }
   return NULL;
 }
 
@@ -173,12 +176,13 @@ static gpointer
 read_worker (gpointer p)
 {
   Loader *l = p;
-  while (!atomic_load (l->stop)) {
-    g_autoptr (GArray) out = ab_kv_array_new ();
-    AbScanRange r = { .limit = 50 };
-    if (!ab_store_scan (l->s, &r, out, NULL))
-      l->failures++;
-  }
+  while (!atomic_load (l->stop))
+    {
+      g_autoptr (GArray) out = ab_kv_array_new ();
+      AbScanRange r = { .limit = 50 };
+      if (!ab_store_scan (l->s, &r, out, NULL))
+        l->failures++;
+    }
   return NULL;
 }
 
@@ -196,12 +200,13 @@ assert_loaded (AbStore *s, guint id, guint batches, guint rows)
 {
   guint8 val[ROW_BYTES];
   for (guint b = 0; b < batches; b++)
-    for (guint r = 0; r < rows; r++) {
-      gchar key[32];
-      row_key (key, sizeof key, id, b, r);
-      memset (val, (int) (b + r), sizeof val);
-      st_assert_value (s, ST_S (key), val, sizeof val);
-    }
+    for (guint r = 0; r < rows; r++)
+      {
+        gchar key[32];
+        row_key (key, sizeof key, id, b, r);
+        memset (val, (int) (b + r), sizeof val);
+        st_assert_value (s, ST_S (key), val, sizeof val);
+      }
 }
 
 START_TEST (test_map_grows_concurrently)
@@ -212,10 +217,11 @@ START_TEST (test_map_grows_concurrently)
   atomic_int stop = 0;
   Loader l[6];
   GThread *t[6];
-  for (guint i = 0; i < 6; i++) {
-    l[i] = (Loader) { .s = s, .id = i, .batches = 300, .rows = 5, .stop = &stop };
-    t[i] = g_thread_new ("load", i < 4 ? load_worker : read_worker, &l[i]);
-  }
+  for (guint i = 0; i < 6; i++)
+    {
+      l[i] = (Loader){ .s = s, .id = i, .batches = 300, .rows = 5, .stop = &stop };
+      t[i] = g_thread_new ("load", i < 4 ? load_worker : read_worker, &l[i]);
+    }
   for (guint i = 0; i < 4; i++)
     g_thread_join (t[i]);
   atomic_store (&stop, 1);
@@ -257,21 +263,22 @@ static gpointer
 iso_worker (gpointer p)
 {
   IsoWorker *w = p;
-  for (guint r = 0; r < ISO_ROUNDS; r++) {
-    g_autoptr (AbBatch) b = ab_batch_new ();
-    GError *error = NULL;
-    gchar key[32];
-    g_snprintf (key, sizeof key, "iso/%02u/%03u", w->id, r);
-    ab_batch_put (b, ST_S (key), ST_S ("x"));
-    ab_batch_increment (b, ST_S ("good"), 1);
-    if (w->id % 2)
-      ab_batch_increment (b, ST_S ("bad"), 1); /* 3-byte value: WIDTH */
-    if (ab_store_batch (w->s, b, &error) == (w->id % 2 != 0))
-      w->unexpected++;
-    if (error && error->code != AB_STORE_ERROR_WIDTH)
-      w->unexpected++;
-    g_clear_error (&error);
-  }
+  for (guint r = 0; r < ISO_ROUNDS; r++)
+    {
+      g_autoptr (AbBatch) b = ab_batch_new ();
+      GError *error = NULL;
+      gchar key[32];
+      g_snprintf (key, sizeof key, "iso/%02u/%03u", w->id, r);
+      ab_batch_put (b, ST_S (key), ST_S ("x"));
+      ab_batch_increment (b, ST_S ("good"), 1);
+      if (w->id % 2)
+        ab_batch_increment (b, ST_S ("bad"), 1); /* 3-byte value: WIDTH */
+      if (ab_store_batch (w->s, b, &error) == (w->id % 2 != 0))
+        w->unexpected++;
+      if (error && error->code != AB_STORE_ERROR_WIDTH)
+        w->unexpected++;
+      g_clear_error (&error);
+    }
   return NULL;
 }
 
@@ -283,20 +290,23 @@ START_TEST (test_group_isolates_failures)
   IsoWorker w[ISO_THREADS];
   GThread *t[ISO_THREADS];
   st_put (s, ST_S ("bad"), ST_S ("3by"));
-  for (guint i = 0; i < ISO_THREADS; i++) {
-    w[i] = (IsoWorker) { .s = s, .id = i };
-    t[i] = g_thread_new ("iso", iso_worker, &w[i]);
-  }
-  for (guint i = 0; i < ISO_THREADS; i++) {
-    g_thread_join (t[i]);
-    ck_assert_uint_eq (w[i].unexpected, 0);
-  }
+  for (guint i = 0; i < ISO_THREADS; i++)
+    {
+      w[i] = (IsoWorker){ .s = s, .id = i };
+      t[i] = g_thread_new ("iso", iso_worker, &w[i]);
+    }
+  for (guint i = 0; i < ISO_THREADS; i++)
+    {
+      g_thread_join (t[i]);
+      ck_assert_uint_eq (w[i].unexpected, 0);
+    }
   st_assert_counter (s, ST_S ("good"), ISO_THREADS / 2 * ISO_ROUNDS);
-  for (guint i = 0; i < ISO_THREADS; i++) {
-    gchar key[32];
-    g_snprintf (key, sizeof key, "iso/%02u/%03u", i, ISO_ROUNDS - 1);
-    st_assert_value (s, ST_S (key), i % 2 ? NULL : (const guint8 *) "x", i % 2 ? 0 : 1);
-  }
+  for (guint i = 0; i < ISO_THREADS; i++)
+    {
+      gchar key[32];
+      g_snprintf (key, sizeof key, "iso/%02u/%03u", i, ISO_ROUNDS - 1);
+      st_assert_value (s, ST_S (key), i % 2 ? NULL : (const guint8 *) "x", i % 2 ? 0 : 1);
+    }
 }
 END_TEST
 
@@ -322,18 +332,20 @@ static gpointer
 dur_worker (gpointer p)
 {
   DurWriter *w = p;
-  for (guint32 seq = 1;; seq++) {
-    g_autoptr (AbBatch) b = ab_batch_new ();
-    guint32 ack[2] = { w->id, seq };
-    for (guint r = 0; r < DUR_ROWS; r++) {
-      gchar key[48];
-      dur_key (key, sizeof key, w->id, seq, r);
-      ab_batch_put (b, ST_S (key), (const guint8 *) &seq, sizeof seq);
+  for (guint32 seq = 1;; seq++)
+    {
+      g_autoptr (AbBatch) b = ab_batch_new ();
+      guint32 ack[2] = { w->id, seq };
+      for (guint r = 0; r < DUR_ROWS; r++)
+        {
+          gchar key[48];
+          dur_key (key, sizeof key, w->id, seq, r);
+          ab_batch_put (b, ST_S (key), (const guint8 *) &seq, sizeof seq);
+        }
+      ab_batch_increment (b, ST_S ("dur/count"), 1);
+      if (!ab_store_batch (w->s, b, NULL) || write (w->fd, ack, sizeof ack) != sizeof ack)
+        _exit (3);
     }
-    ab_batch_increment (b, ST_S ("dur/count"), 1);
-    if (!ab_store_batch (w->s, b, NULL) || write (w->fd, ack, sizeof ack) != sizeof ack)
-      _exit (3);
-  }
   return NULL;
 }
 
@@ -344,10 +356,11 @@ dur_child (const gchar *uri, int fd)
   DurWriter w[DUR_WRITERS];
   if (s == NULL)
     _exit (2);
-  for (guint i = 0; i < DUR_WRITERS; i++) {
-    w[i] = (DurWriter) { s, i, fd };
-    g_thread_new ("dur", dur_worker, &w[i]);
-  }
+  for (guint i = 0; i < DUR_WRITERS; i++)
+    {
+      w[i] = (DurWriter){ s, i, fd };
+      g_thread_new ("dur", dur_worker, &w[i]);
+    }
   for (;;)
     pause ();
 }
@@ -358,12 +371,13 @@ read_acks (int fd, guint32 *last, guint n)
 {
   guint32 ack[2];
   guint got = 0;
-  while (got < n && read (fd, ack, sizeof ack) == sizeof ack) {
-    ck_assert_uint_lt (ack[0], DUR_WRITERS);
-    ck_assert_uint_eq (ack[1], last[ack[0]] + 1); /* each writer acks in order */
-    last[ack[0]] = ack[1];
-    got++;
-  }
+  while (got < n && read (fd, ack, sizeof ack) == sizeof ack)
+    {
+      ck_assert_uint_lt (ack[0], DUR_WRITERS);
+      ck_assert_uint_eq (ack[1], last[ack[0]] + 1); /* each writer acks in order */
+      last[ack[0]] = ack[1];
+      got++;
+    }
   return got;
 }
 
@@ -371,25 +385,27 @@ read_acks (int fd, guint32 *last, guint n)
 static guint
 check_writer (AbStore *s, guint id, guint32 last)
 {
-  for (guint32 seq = 1;; seq++) {
-    guint present = 0;
-    for (guint r = 0; r < DUR_ROWS; r++) {
-      g_autoptr (GBytes) v = NULL;
-      gchar key[48];
-      dur_key (key, sizeof key, id, seq, r);
-      ck_assert (ab_store_get (s, ST_S (key), &v, NULL));
-      if (v != NULL) {
-        st_assert_bytes_eq (v, (const guint8 *) &seq, sizeof seq);
-        present++;
-      }
+  for (guint32 seq = 1;; seq++)
+    {
+      guint present = 0;
+      for (guint r = 0; r < DUR_ROWS; r++)
+        {
+          g_autoptr (GBytes) v = NULL;
+          gchar key[48];
+          dur_key (key, sizeof key, id, seq, r);
+          ck_assert (ab_store_get (s, ST_S (key), &v, NULL));
+          if (v != NULL)
+            {
+              st_assert_bytes_eq (v, (const guint8 *) &seq, sizeof seq);
+              present++;
+            }
+        }
+      ck_assert_msg (present == 0 || present == DUR_ROWS, "writer %u batch %u: %u of %u rows", id,
+                     seq, present, DUR_ROWS);
+      ck_assert_msg (present == DUR_ROWS || seq > last, "writer %u lost acked batch %u", id, seq);
+      if (present == 0)
+        return seq - 1;
     }
-    ck_assert_msg (present == 0 || present == DUR_ROWS, "writer %u batch %u: %u of %u rows",
-                   id, seq, present, DUR_ROWS);
-    ck_assert_msg (present == DUR_ROWS || seq > last, "writer %u lost acked batch %u", id,
-                   seq);
-    if (present == 0)
-      return seq - 1;
-  }
 }
 
 START_TEST (test_durable_after_sigkill)
@@ -404,10 +420,11 @@ START_TEST (test_durable_after_sigkill)
   ck_assert_int_eq (pipe (fds), 0);
   pid = fork ();
   ck_assert_int_ge (pid, 0);
-  if (pid == 0) {
-    close (fds[0]);
-    dur_child (uri, fds[1]);
-  }
+  if (pid == 0)
+    {
+      close (fds[0]);
+      dur_child (uri, fds[1]);
+    }
   close (fds[1]);
   ck_assert_uint_eq (read_acks (fds[0], last, DUR_MIN_ACKS), DUR_MIN_ACKS);
   kill (pid, SIGKILL);

@@ -12,44 +12,49 @@
 #define N_ORDERS 30000
 #define PER_REQUEST 500
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"weight\",\"type\":\"double\",\"nullable\":true,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]},"
-  "{\"index\":\"heavy\",\"fields\":[{\"field\":\"weight\",\"order\":\"DESC\"},"
-  "{\"field\":\"version\",\"order\":\"ASC\"}]}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},"
+      "{\"name\":\"weight\",\"type\":\"double\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]},"
+      "{\"index\":\"heavy\",\"fields\":[{\"field\":\"weight\",\"order\":\"DESC\"},"
+      "{\"field\":\"version\",\"order\":\"ASC\"}]}]}}";
 
-static const gchar *FOLLOWS =
-  "{\"table\":\"follows\",\"storage\":\"datastore://db/follows\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"long\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"OUT\","
-  "\"properties\":[{\"name\":\"since\",\"type\":\"long\",\"nullable\":true,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"since\",\"fields\":[{\"field\":\"since\",\"order\":\"DESC\"}]}]}}";
+static const gchar *FOLLOWS
+    = "{\"table\":\"follows\",\"storage\":\"datastore://db/follows\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"long\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"OUT\","
+      "\"properties\":[{\"name\":\"since\",\"type\":\"long\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"since\",\"fields\":[{\"field\":\"since\",\"order\":\"DESC\"}]}]}}";
 
-static const gchar *ORDERS =
-  "{\"table\":\"orders\",\"storage\":\"datastore://db/orders\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"recent\",\"fields\":"
-  "[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *ORDERS
+    = "{\"table\":\"orders\",\"storage\":\"datastore://db/orders\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\","
+      "\"comment\":\"\"},"
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"recent\",\"fields\":"
+      "[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
 
-static const gchar *EVENTS =
-  "{\"table\":\"events\",\"storage\":\"datastore://db/events\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"IMMUTABLE_EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
-  "\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"at\",\"fields\":[{\"field\":\"at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *EVENTS
+    = "{\"table\":\"events\",\"storage\":\"datastore://db/events\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"IMMUTABLE_EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
+      "\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"at\",\"fields\":[{\"field\":\"at\",\"order\":\"DESC\"}]}]}}";
 
 typedef void (*ItemFunc) (GString *out, guint i);
 
 static void
 like_item (GString *out, guint i)
 {
-  g_string_append_printf (out, "{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"u%u\","
+  g_string_append_printf (out,
+                          "{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":\"u%u\","
                           "\"target\":\"p%u\",\"properties\":{\"created_at\":%u%s}}}",
                           i + 1, i % 997, (i * 31) % 4001, i + 1, i % 3 ? ",\"weight\":0.5" : "");
 }
@@ -58,7 +63,8 @@ static void
 like_change (GString *out, guint i)
 {
   const gchar *type = i % 2 ? "DELETE" : "UPDATE";
-  g_string_append_printf (out, "{\"type\":\"%s\",\"edge\":{\"version\":%u,\"source\":\"u%u\","
+  g_string_append_printf (out,
+                          "{\"type\":\"%s\",\"edge\":{\"version\":%u,\"source\":\"u%u\","
                           "\"target\":\"p%u\",\"properties\":{\"weight\":%u.25}}}",
                           type, 100000 + i, i % 997, (i * 31) % 4001, i % 7);
 }
@@ -66,7 +72,8 @@ like_change (GString *out, guint i)
 static void
 follow_item (GString *out, guint i)
 {
-  g_string_append_printf (out, "{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":%u,"
+  g_string_append_printf (out,
+                          "{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":%u,"
                           "\"target\":%u,\"properties\":{\"since\":%u}}}",
                           i + 1, i % 1500, (i * 13) % 30011, i * 10);
 }
@@ -74,17 +81,21 @@ follow_item (GString *out, guint i)
 static void
 order_item (GString *out, guint i)
 {
-  g_string_append_printf (out, "{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"id\":\"o%u\","
-                          "\"source\":\"b%u\",\"target\":\"s%u\",\"properties\":{\"created_at\":%u}}}",
-                          i + 1, i, i % 2000, i % 50, i + 1);
+  g_string_append_printf (
+      out,
+      "{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"id\":\"o%u\","
+      "\"source\":\"b%u\",\"target\":\"s%u\",\"properties\":{\"created_at\":%u}}}",
+      i + 1, i, i % 2000, i % 50, i + 1);
 }
 
 static void
 order_move (GString *out, guint i)
 {
-  g_string_append_printf (out, "{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"id\":\"o%u\","
-                          "\"source\":\"b%u\",\"target\":\"s%u\",\"properties\":{\"created_at\":%u}}}",
-                          200000 + i, i, (i + 1) % 2000, (i + 3) % 50, 200000 + i);
+  g_string_append_printf (
+      out,
+      "{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"id\":\"o%u\","
+      "\"source\":\"b%u\",\"target\":\"s%u\",\"properties\":{\"created_at\":%u}}}",
+      200000 + i, i, (i + 1) % 2000, (i + 3) % 50, 200000 + i);
 }
 
 static void

@@ -13,25 +13,28 @@
 
 static gchar *verify_bin;
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"note\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]},"
-  "{\"index\":\"by_note\",\"fields\":[{\"field\":\"note\",\"order\":\"ASC\"},"
-  "{\"field\":\"version\",\"order\":\"DESC\"}]}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},"
+      "{\"name\":\"note\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]},"
+      "{\"index\":\"by_note\",\"fields\":[{\"field\":\"note\",\"order\":\"ASC\"},"
+      "{\"field\":\"version\",\"order\":\"DESC\"}]}]}}";
 
 /* INSERT sets both properties; UPDATE only the note, so the "recent" Index
  * key stays and its value changes; DELETE none. */
 static void
 mutate_one (VfEnv *env, GRand *rnd, const gchar *type, guint i, guint version, gboolean faulty)
 {
-  g_autofree gchar *props = g_str_equal (type, "INSERT")
-      ? g_strdup_printf ("\"created_at\":%u,\"note\":\"n%u\"", version, version % 5)
-      : g_str_equal (type, "UPDATE") ? g_strdup_printf ("\"note\":\"m%u\"", version % 3)
-                                     : g_strdup ("");
+  g_autofree gchar *props
+      = g_str_equal (type, "INSERT")
+            ? g_strdup_printf ("\"created_at\":%u,\"note\":\"n%u\"", version, version % 5)
+        : g_str_equal (type, "UPDATE") ? g_strdup_printf ("\"note\":\"m%u\"", version % 3)
+                                       : g_strdup ("");
   g_autofree gchar *body = g_strdup_printf (
       "{\"mutations\":[{\"type\":\"%s\",\"edge\":{\"version\":%u,\"source\":\"u%u\","
       "\"target\":\"i%u\",\"properties\":{%s}}}]}",
@@ -55,8 +58,7 @@ store_of (VfEnv *env)
 static void
 hand_damage (VfEnv *env, gboolean corrupt_state)
 {
-  g_autoptr (AbTableDesc) t = ab_catalog_get_table (ab_engine_catalog (env->engine), "db",
-                                                    "likes");
+  g_autoptr (AbTableDesc) t = ab_catalog_get_table (ab_engine_catalog (env->engine), "db", "likes");
   AbValue a = AB_VALUE_INIT, b = AB_VALUE_INIT, v = AB_VALUE_INIT, u1 = AB_VALUE_INIT;
   AbValue u2 = AB_VALUE_INIT;
   AbOrder desc = AB_ORDER_DESC;
@@ -67,8 +69,8 @@ hand_damage (VfEnv *env, gboolean corrupt_state)
   ab_value_set_string (&u2, AB_VALUE_STRING, "u2", 2);
   ab_value_set_int (&v, AB_VALUE_INT64, 77);
   g_autoptr (GByteArray) sk = ab_codec_state_key (&a, &b, t->code, NULL);
-  g_autoptr (GByteArray) ik = ab_codec_index_key (&b, AB_DIR_OUT, t->code,
-                                                  ab_codec_code ("recent"), &v, &desc, 1, &a, NULL);
+  g_autoptr (GByteArray) ik = ab_codec_index_key (&b, AB_DIR_OUT, t->code, ab_codec_code ("recent"),
+                                                  &v, &desc, 1, &a, NULL);
   g_autoptr (GByteArray) ck = ab_codec_count_key (&a, AB_DIR_IN, t->code, NULL);
   g_autoptr (GByteArray) bad = ab_codec_count_key (&u1, AB_DIR_OUT, t->code, NULL);
   g_autoptr (GByteArray) gone = ab_codec_count_key (&u2, AB_DIR_OUT, t->code, NULL);
@@ -139,8 +141,7 @@ START_TEST (shards_union)
   ck_assert_uint_eq (g_hash_table_size (all.findings), ab_verify_stats_mismatches (&all.stats));
   ck_assert_uint_eq (all.stats.mismatches[AB_MISMATCH_STATE_CORRUPT], 1);
   for (guint c = 0; c < AB_MISMATCH_N_CLASSES; c++)
-    ck_assert_msg (all.stats.mismatches[c] > 0, "no %s in the damage",
-                   ab_mismatch_class_name (c));
+    ck_assert_msg (all.stats.mismatches[c] > 0, "no %s in the damage", ab_mismatch_class_name (c));
   check_union (&env, &all, 1);
   check_union (&env, &all, 3);
   check_union (&env, &all, 7);

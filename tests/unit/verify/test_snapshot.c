@@ -26,8 +26,8 @@ open_store (int i, gchar **dir)
 static void
 put (AbStore *s, const gchar *k, const gchar *v)
 {
-  ck_assert (ab_store_put (s, (const guint8 *) k, strlen (k), (const guint8 *) v, strlen (v),
-                           NULL));
+  ck_assert (
+      ab_store_put (s, (const guint8 *) k, strlen (k), (const guint8 *) v, strlen (v), NULL));
 }
 
 static gboolean
@@ -49,9 +49,12 @@ static gchar *
 scan_text (AbSnapshot *snap, const gchar *start, gboolean incl, const gchar *stop, guint limit)
 {
   GString *out = g_string_new ("");
-  AbScanRange r = { .start = (const guint8 *) start, .start_len = start ? strlen (start) : 0,
-                    .start_inclusive = incl, .stop = (const guint8 *) stop,
-                    .stop_len = stop ? strlen (stop) : 0, .limit = limit };
+  AbScanRange r = { .start = (const guint8 *) start,
+                    .start_len = start ? strlen (start) : 0,
+                    .start_inclusive = incl,
+                    .stop = (const guint8 *) stop,
+                    .stop_len = stop ? strlen (stop) : 0,
+                    .limit = limit };
   ck_assert (ab_snapshot_scan (snap, &r, collect, out, NULL));
   return g_string_free (out, FALSE);
 }

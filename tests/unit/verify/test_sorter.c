@@ -106,17 +106,17 @@ static const struct {
   guint fan_in;
   guint records;
 } RUNS[] = {
-  { 64 << 20, 64, 20000 },  /* fits in memory */
-  { 64 << 10, 64, 20000 },  /* a few runs, one merge */
-  { 64 << 10, 3, 60000 },   /* many runs, merged in levels */
-  { 64 << 10, 2, 0 },       /* empty */
+  { 64 << 20, 64, 20000 }, /* fits in memory */
+  { 64 << 10, 64, 20000 }, /* a few runs, one merge */
+  { 64 << 10, 3, 60000 },  /* many runs, merged in levels */
+  { 64 << 10, 2, 0 },      /* empty */
 };
 
 START_TEST (sorted_and_combined)
 {
   g_autoptr (GRand) rnd = g_rand_new_with_seed (42 + _i);
-  g_autoptr (GTree) ref = g_tree_new_full (key_cmp, NULL, (GDestroyNotify) g_bytes_unref,
-                                           (GDestroyNotify) ref_free);
+  g_autoptr (GTree) ref
+      = g_tree_new_full (key_cmp, NULL, (GDestroyNotify) g_bytes_unref, (GDestroyNotify) ref_free);
   g_autoptr (AbSorter) s = ab_sorter_new (NULL, RUNS[_i].run_bytes);
   Walk w = { s, 0 };
   AbDerived d;

@@ -6,21 +6,22 @@
 #include <string.h>
 #include "verify_fixture.h"
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"note\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
-  "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},"
+      "{\"name\":\"note\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}]}}";
 
 #define INS(v, s, t, ca)                                                                   \
   "{\"type\":\"INSERT\",\"edge\":{\"version\":" #v ",\"source\":\"" s "\",\"target\":\"" t \
   "\",\"properties\":{\"created_at\":" #ca "}}}"
 
-static const gchar *SETUP =
-  "{\"mutations\":[" INS (10, "A", "P", 10) "," INS (20, "B", "P", 20) "," INS (30, "A", "L", 30)
-  "]}";
+static const gchar *SETUP = "{\"mutations\":[" INS (10, "A", "P", 10) "," INS (
+    20, "B", "P", 20) "," INS (30, "A", "L", 30) "]}";
 
 /* Batches, in the engine's order: State put, Index puts (per index, OUT then
  * IN), Index deletes, then Count increments (OUT then IN). */
@@ -33,10 +34,12 @@ static const struct {
   { "re-insert A->P (index key moves)", "{\"mutations\":[" INS (50, "A", "P", 50) "]}", 5 },
   { "update A->P note (index value changes)",
     "{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":50,\"source\":\"A\","
-    "\"target\":\"P\",\"properties\":{\"note\":\"x\"}}}]}", 3 },
+    "\"target\":\"P\",\"properties\":{\"note\":\"x\"}}}]}",
+    3 },
   { "delete A->L",
     "{\"mutations\":[{\"type\":\"DELETE\",\"edge\":{\"version\":60,\"source\":\"A\","
-    "\"target\":\"L\",\"properties\":{}}}]}", 5 },
+    "\"target\":\"L\",\"properties\":{}}}]}",
+    5 },
 };
 
 /* Expected findings: index_missing, index_stale, index_orphan, count_missing,
@@ -112,8 +115,8 @@ check_node (VfEnv *env, AbEdgeFrame *active, const gchar *node, AbQueryDirection
   g_autoptr (GError) error = NULL;
   AbValue sv = AB_VALUE_INIT;
   gint64 count = -1;
-  guint expected = dir == AB_QDIR_OUT ? count_edges (active, node, NULL)
-                                      : count_edges (active, NULL, node);
+  guint expected
+      = dir == AB_QDIR_OUT ? count_edges (active, node, NULL) : count_edges (active, NULL, node);
   AbScanParams p = { .index = "recent", .start = node, .direction = dir, .limit = 100 };
   ck_assert (ab_engine_count (env->engine, "db", "likes", node, dir, &sv, &count, &error));
   ab_value_clear (&sv);
@@ -141,8 +144,7 @@ check_queries (VfEnv *env)
     g_ptr_array_add (s, (gpointer) sources[i]);
   for (guint i = 0; i < 2; i++)
     g_ptr_array_add (t, (gpointer) targets[i]);
-  g_autoptr (AbEdgeFrame) active = ab_engine_get (env->engine, "db", "likes", s, t, NULL,
-                                                  &error);
+  g_autoptr (AbEdgeFrame) active = ab_engine_get (env->engine, "db", "likes", s, t, NULL, &error);
   ck_assert_msg (active != NULL, "get: %s", error ? error->message : "");
   for (guint i = 0; i < 3; i++)
     check_node (env, active, sources[i], AB_QDIR_OUT);
@@ -195,16 +197,18 @@ START_TEST (fault_beyond_batch)
 }
 END_TEST
 
-static const gchar *ORDERS =
-  "{\"table\":\"orders\",\"storage\":\"datastore://db/orders\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
-  "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"recent\",\"fields\":"
-  "[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
+static const gchar *ORDERS
+    = "{\"table\":\"orders\",\"storage\":\"datastore://db/orders\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"source\":{\"type\":\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\","
+      "\"comment\":\"\"},"
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"direction\":\"BOTH\",\"indexes\":[{\"index\":\"recent\",\"fields\":"
+      "[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}";
 
-#define ORDER(type, v, id, s, t)                                                            \
-  "{\"mutations\":[{\"type\":\"" type "\",\"edge\":{\"version\":" #v ",\"id\":\"" id     \
+#define ORDER(type, v, id, s, t)                                                     \
+  "{\"mutations\":[{\"type\":\"" type "\",\"edge\":{\"version\":" #v ",\"id\":\"" id \
   "\",\"source\":\"" s "\",\"target\":\"" t "\",\"properties\":{\"created_at\":" #v "}}}]}"
 
 static gint64
@@ -247,7 +251,8 @@ START_TEST (multi_edge_move)
   ck_assert_int_eq (p + l, 2);
   ck_assert_msg ((a == 1 && b == 1 && p == 0 && l == 2) || (a == 2 && b == 0 && p == 1 && l == 1),
                  "counts A%" G_GINT64_FORMAT " B%" G_GINT64_FORMAT " P%" G_GINT64_FORMAT
-                 " L%" G_GINT64_FORMAT, a, b, p, l);
+                 " L%" G_GINT64_FORMAT,
+                 a, b, p, l);
   vf_result_clear (&found);
   vf_result_clear (&fixed);
   vf_close (&env);

@@ -6,17 +6,18 @@
 #include "verify_fixture.h"
 #include "codec/bytes.h"
 
-static const gchar *LIKES =
-  "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
-  "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-  "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-  "\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
-  "{\"name\":\"n\",\"type\":\"int\",\"nullable\":true,\"comment\":\"\"}],\"indexes\":[],"
-  "\"groups\":[{\"group\":\"by_day\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
-  "\"bucket\":{\"unit\":\"day\"}}]},"
-  "{\"group\":\"total\",\"type\":\"SUM\",\"valueField\":\"n\",\"directionType\":\"OUT\"},"
-  "{\"group\":\"recent\",\"type\":\"COUNT\",\"ttl\":600000,\"fields\":[]}],"
-  "\"caches\":[{\"cache\":\"top\",\"fields\":[{\"field\":\"at\",\"order\":\"DESC\"}],\"limit\":3}]}}";
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
+      "{\"name\":\"n\",\"type\":\"int\",\"nullable\":true,\"comment\":\"\"}],\"indexes\":[],"
+      "\"groups\":[{\"group\":\"by_day\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
+      "\"bucket\":{\"unit\":\"day\"}}]},"
+      "{\"group\":\"total\",\"type\":\"SUM\",\"valueField\":\"n\",\"directionType\":\"OUT\"},"
+      "{\"group\":\"recent\",\"type\":\"COUNT\",\"ttl\":600000,\"fields\":[]}],"
+      "\"caches\":[{\"cache\":\"top\",\"fields\":[{\"field\":\"at\",\"order\":\"DESC\"}],\"limit\":"
+      "3}]}}";
 
 static VfEnv env;
 
@@ -29,7 +30,8 @@ random_writes (guint seed)
     {
       g_autoptr (GString) b = g_string_new ("{\"mutations\":[");
       for (guint i = 0; i < 10; i++)
-        g_string_append_printf (b, "%s{\"type\":\"%s\",\"edge\":{\"version\":%d,\"source\":\"u%d\","
+        g_string_append_printf (b,
+                                "%s{\"type\":\"%s\",\"edge\":{\"version\":%d,\"source\":\"u%d\","
                                 "\"target\":\"p%d\",\"properties\":{\"at\":%d,\"n\":%d}}}",
                                 i ? "," : "", types[g_rand_int_range (r, 0, 4)],
                                 g_rand_int_range (r, 1, 100000), g_rand_int_range (r, 0, 8),

@@ -85,8 +85,7 @@ vf_create_table (VfEnv *env, const gchar *db, const gchar *create_json)
   g_autoptr (AbDatabaseDesc) existing = ab_catalog_get_database (cat, db);
   if (existing == NULL)
     {
-      g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (cat, db, "test", "tester",
-                                                                 &error);
+      g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (cat, db, "test", "tester", &error);
       ck_assert_msg (d != NULL, "create db: %s", error ? error->message : "");
     }
   g_autoptr (JsonNode) body = vf_json (create_json);
@@ -112,8 +111,7 @@ vf_mutate (VfEnv *env, const gchar *db, const gchar *table, gboolean multi, cons
 }
 
 void
-vf_mutate_free (VfEnv *env, const gchar *db, const gchar *table, gboolean multi,
-                const gchar *body)
+vf_mutate_free (VfEnv *env, const gchar *db, const gchar *table, gboolean multi, const gchar *body)
 {
   g_autoptr (GArray) r = vf_mutate (env, db, table, multi, body);
 }

@@ -9,9 +9,9 @@
 
 typedef struct {
   AbEngine *engine;
-  AbStore *fault;   /* the wrapper the engine writes through (owned by it) */
-  gchar *tmpdir;    /* lmdb directory, else NULL */
-  gchar *uri;       /* URI of the inner store */
+  AbStore *fault; /* the wrapper the engine writes through (owned by it) */
+  gchar *tmpdir;  /* lmdb directory, else NULL */
+  gchar *uri;     /* URI of the inner store */
 } VfEnv;
 
 /* Stores a suite can loop over: memory, lmdb and, when tests/run.sh started

@@ -53,7 +53,8 @@ open_ok (const gchar *uri)
 static AbSink *
 open_file (const gchar *query)
 {
-  g_autofree gchar *uri = g_strdup_printf ("file:%s%s%s", dir, query ? "?" : "", query ? query : "");
+  g_autofree gchar *uri
+      = g_strdup_printf ("file:%s%s%s", dir, query ? "?" : "", query ? query : "");
   return open_ok (uri);
 }
 
@@ -62,8 +63,9 @@ static gchar *
 record_json (guint i, guint pad)
 {
   g_autofree gchar *fill = g_strnfill (pad, 'x');
-  return g_strdup_printf ("{\"seq\":%u,\"key\":\"s%u:t\",\"note\":\"quote \\\" and \\\\n\",\"pad\":\"%s\"}",
-                          i, i, fill);
+  return g_strdup_printf (
+      "{\"seq\":%u,\"key\":\"s%u:t\",\"note\":\"quote \\\" and \\\\n\",\"pad\":\"%s\"}", i, i,
+      fill);
 }
 
 /* Appends records first..first+n-1, one append call per `per_call`. */
@@ -72,7 +74,8 @@ append_range (AbSink *s, guint first, guint n, guint per_call, guint pad, gboole
 {
   for (guint i = first; i < first + n;)
     {
-      g_autoptr (GPtrArray) batch = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_record_free);
+      g_autoptr (GPtrArray) batch
+          = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_record_free);
       for (guint j = 0; j < per_call && i < first + n; j++, i++)
         {
           g_autofree gchar *key = g_strdup_printf ("s%u:t", i);
@@ -156,8 +159,8 @@ START_TEST (uris)
   ck_assert (!ab_sink_is_none (f));
   ab_sink_close (f);
 
-  static const gchar *bad[] = { "mqtt://x/y", "kafka://", "kafka://host:9092", "kafka:///topic",
-                                "kafka://host:9092/" };
+  static const gchar *bad[]
+      = { "mqtt://x/y", "kafka://", "kafka://host:9092", "kafka:///topic", "kafka://host:9092/" };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr (GError) error = NULL;
@@ -166,8 +169,8 @@ START_TEST (uris)
       ck_assert_msg (g_error_matches (error, AB_SINK_ERROR, AB_SINK_ERROR_URI), "%s: %s", bad[i],
                      error ? error->message : "no error");
     }
-  static const gchar *bad_opts[] = { "segment_bytes=abc", "retention_ms", "colour=red",
-                                     "segment_bytes=-1" };
+  static const gchar *bad_opts[]
+      = { "segment_bytes=abc", "retention_ms", "colour=red", "segment_bytes=-1" };
   for (guint i = 0; i < G_N_ELEMENTS (bad_opts); i++)
     {
       g_autofree gchar *uri = g_strdup_printf ("file:%s?%s", dir, bad_opts[i]);
@@ -176,7 +179,8 @@ START_TEST (uris)
       ck_assert_msg (s == NULL, "%s accepted", uri);
       ck_assert (g_error_matches (error, AB_SINK_ERROR, AB_SINK_ERROR_URI));
       ck_assert_msg (strstr (error->message, bad_opts[i]) != NULL
-                     || strstr (error->message, "colour") != NULL, "%s", error->message);
+                         || strstr (error->message, "colour") != NULL,
+                     "%s", error->message);
     }
 }
 END_TEST
