@@ -31,11 +31,11 @@ plan_hop (AbEngine *engine, const gchar *db, const AbHop *hop, guint k, AbHopPla
     return FALSE;
   if (hp->t->schema->kind != AB_TABLE_EDGE)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "hop %u: multihop reads edge tables; %s.%s is a %s table", k + 1, db,
+                           "hops[%u]: multihop reads edge tables; %s.%s is a %s table", k, db,
                            hop->table, ab_table_kind_name (hp->t->schema->kind));
   if ((hop->cache == NULL) == (hop->index == NULL))
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "hop %u: name exactly one of `cache` or `index`", k + 1);
+                           "hops[%u]: name exactly one of `cache` or `index`", k);
   guint max = engine->cfg.max_scan_limit;
   if (hop->cache != NULL)
     {
@@ -46,12 +46,12 @@ plan_hop (AbEngine *engine, const gchar *db, const AbHop *hop, guint k, AbHopPla
     }
   else if (ab_schema_index (hp->t->schema, hop->index) == NULL)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "hop %u: index `%s` is not found in label `%s.%s`.", k + 1, hop->index,
-                           db, hop->table);
+                           "hops[%u]: index `%s` is not found in label `%s.%s`.", k, hop->index, db,
+                           hop->table);
   hp->limit = hop->limit < 0 ? (hop->cache != NULL ? max : 25) : (guint) hop->limit;
   if (hp->limit < 1 || hp->limit > max)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "hop %u: limit must be between 1 and %u", k + 1, max);
+                           "hops[%u]: limit must be between 1 and %u", k, max);
   return TRUE;
 }
 

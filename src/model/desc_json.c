@@ -2,24 +2,11 @@
  * and from their response form (also the persisted form), and the v3 create
  * and update requests with every validation rule of docs/rest-api.md §1.5. */
 #include <string.h>
+#include "model/json_get.h"
 #include "codec/keys.h"
 #include "model/schema-private.h"
 
 /* ---- shared pieces ------------------------------------------------------- */
-
-static void
-add_string (JsonBuilder *b, const gchar *member, const gchar *value)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_string_value (b, value ? value : "");
-}
-
-static void
-add_bool (JsonBuilder *b, const gchar *member, gboolean value)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_boolean_value (b, value);
-}
 
 static void
 add_audit (JsonBuilder *b, const AbAudit *a)
@@ -28,10 +15,10 @@ add_audit (JsonBuilder *b, const AbAudit *a)
   json_builder_add_int_value (b, a->revision);
   json_builder_set_member_name (b, "createdAt");
   json_builder_add_int_value (b, a->created_at);
-  add_string (b, "createdBy", a->created_by);
+  ab_model_json_add_string (b, "createdBy", a->created_by);
   json_builder_set_member_name (b, "updatedAt");
   json_builder_add_int_value (b, a->updated_at);
-  add_string (b, "updatedBy", a->updated_by);
+  ab_model_json_add_string (b, "updatedBy", a->updated_by);
 }
 
 static gboolean
@@ -97,10 +84,10 @@ ab_database_desc_to_json (const AbDatabaseDesc *d)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  add_string (b, "tenant", d->tenant);
-  add_string (b, "database", d->database);
-  add_bool (b, "active", d->active);
-  add_string (b, "comment", d->comment);
+  ab_model_json_add_string (b, "tenant", d->tenant);
+  ab_model_json_add_string (b, "database", d->database);
+  ab_model_json_add_bool (b, "active", d->active);
+  ab_model_json_add_string (b, "comment", d->comment);
   add_audit (b, &d->audit);
   json_builder_end_object (b);
   return json_builder_get_root (b);
@@ -156,16 +143,16 @@ ab_table_desc_to_json (const AbTableDesc *t)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  add_string (b, "type", ab_table_kind_name (t->schema->kind));
-  add_string (b, "tenant", t->tenant);
-  add_string (b, "database", t->database);
-  add_string (b, "table", t->table);
+  ab_model_json_add_string (b, "type", ab_table_kind_name (t->schema->kind));
+  ab_model_json_add_string (b, "tenant", t->tenant);
+  ab_model_json_add_string (b, "database", t->database);
+  ab_model_json_add_string (b, "table", t->table);
   json_builder_set_member_name (b, "schema");
   json_builder_add_value (b, ab_schema_to_json (t->schema));
-  add_string (b, "storage", t->storage);
-  add_string (b, "mode", ab_mode_name (t->mode));
-  add_bool (b, "active", t->active);
-  add_string (b, "comment", t->comment);
+  ab_model_json_add_string (b, "storage", t->storage);
+  ab_model_json_add_string (b, "mode", ab_mode_name (t->mode));
+  ab_model_json_add_bool (b, "active", t->active);
+  ab_model_json_add_string (b, "comment", t->comment);
   add_audit (b, &t->audit);
   json_builder_end_object (b);
   return json_builder_get_root (b);
@@ -257,12 +244,12 @@ ab_alias_desc_to_json (const AbAliasDesc *a)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  add_string (b, "tenant", a->tenant);
-  add_string (b, "database", a->database);
-  add_string (b, "alias", a->alias);
-  add_string (b, "table", a->table);
-  add_bool (b, "active", a->active);
-  add_string (b, "comment", a->comment);
+  ab_model_json_add_string (b, "tenant", a->tenant);
+  ab_model_json_add_string (b, "database", a->database);
+  ab_model_json_add_string (b, "alias", a->alias);
+  ab_model_json_add_string (b, "table", a->table);
+  ab_model_json_add_bool (b, "active", a->active);
+  ab_model_json_add_string (b, "comment", a->comment);
   add_audit (b, &a->audit);
   json_builder_end_object (b);
   return json_builder_get_root (b);

@@ -273,3 +273,17 @@ ab_model_json_empty_array (void)
   json_node_take_array (node, json_array_new ());
   return node;
 }
+
+void
+ab_model_json_add_string (JsonBuilder *b, const gchar *member, const gchar *value)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_add_string_value (b, value ? value : "");
+}
+
+void
+ab_model_json_add_bool (JsonBuilder *b, const gchar *member, gboolean value)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_add_boolean_value (b, value);
+}

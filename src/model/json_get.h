@@ -33,3 +33,7 @@ gboolean ab_model_json_child (JsonObject *o, const gchar *prefix, const gchar *m
                               gboolean required, JsonObject **out, GError **error);
 /* A new empty JSON array node. */
 JsonNode *ab_model_json_empty_array (void);
+
+/* Builder members for responses: a string (NULL written as "") and a boolean. */
+void ab_model_json_add_string (JsonBuilder *b, const gchar *member, const gchar *value);
+void ab_model_json_add_bool (JsonBuilder *b, const gchar *member, gboolean value);

@@ -2,6 +2,7 @@
  * service and alias. A label is a table: INDEXED/HASH -> edge, MULTI_EDGE
  * (id in a field named _id), IMMUTABLE_INDEXED, VERTEX; no desc is ever null. */
 #include <stdarg.h>
+#include "model/json_get.h"
 #include <string.h>
 #include "codec/keys.h"
 #include "model/schema-private.h"
@@ -269,27 +270,13 @@ ab_table_desc_from_v2_label (const gchar *service, const gchar *label, JsonNode 
 /* ---- entity -------------------------------------------------------------- */
 
 static void
-add_string (JsonBuilder *b, const gchar *member, const gchar *value)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_string_value (b, value ? value : "");
-}
-
-static void
-add_bool (JsonBuilder *b, const gchar *member, gboolean value)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_boolean_value (b, value);
-}
-
-static void
 add_v2_field (JsonBuilder *b, const gchar *name, AbType type, gboolean nullable, const gchar *desc)
 {
   json_builder_begin_object (b);
-  add_string (b, "name", name);
-  add_string (b, "type", ab_type_v2_name (type));
-  add_bool (b, "nullable", nullable);
-  add_string (b, "desc", desc);
+  ab_model_json_add_string (b, "name", name);
+  ab_model_json_add_string (b, "type", ab_type_v2_name (type));
+  ab_model_json_add_bool (b, "nullable", nullable);
+  ab_model_json_add_string (b, "desc", desc);
   json_builder_end_object (b);
 }
 
@@ -298,8 +285,8 @@ add_vertex_field (JsonBuilder *b, const gchar *member, AbType type, const gchar 
 {
   json_builder_set_member_name (b, member);
   json_builder_begin_object (b);
-  add_string (b, "type", ab_type_v2_name (type));
-  add_string (b, "desc", desc);
+  ab_model_json_add_string (b, "type", ab_type_v2_name (type));
+  ab_model_json_add_string (b, "desc", desc);
   json_builder_end_object (b);
 }
 
@@ -351,18 +338,19 @@ add_v2_indices (JsonBuilder *b, const AbSchema *s)
     {
       const AbIndex *idx = s->indexes->pdata[k];
       json_builder_begin_object (b);
-      add_string (b, "name", idx->name);
+      ab_model_json_add_string (b, "name", idx->name);
       json_builder_set_member_name (b, "fields");
       json_builder_begin_array (b);
       for (guint f = 0; f < idx->n_fields; f++)
         {
           json_builder_begin_object (b);
-          add_string (b, "name", v2_index_field_name (s, idx->fields[f].field));
-          add_string (b, "order", idx->fields[f].order == AB_ORDER_DESC ? "DESC" : "ASC");
+          ab_model_json_add_string (b, "name", v2_index_field_name (s, idx->fields[f].field));
+          ab_model_json_add_string (b, "order",
+                                    idx->fields[f].order == AB_ORDER_DESC ? "DESC" : "ASC");
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
-      add_string (b, "desc", idx->comment);
+      ab_model_json_add_string (b, "desc", idx->comment);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -381,20 +369,20 @@ ab_table_desc_to_v2_label (const AbTableDesc *t)
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autofree gchar *name = g_strconcat (t->database, ".", t->table, NULL);
   json_builder_begin_object (b);
-  add_bool (b, "active", t->active);
-  add_string (b, "name", name);
-  add_string (b, "desc", t->comment);
-  add_string (b, "type", label_type_name (t->schema->kind));
+  ab_model_json_add_bool (b, "active", t->active);
+  ab_model_json_add_string (b, "name", name);
+  ab_model_json_add_string (b, "desc", t->comment);
+  ab_model_json_add_string (b, "type", label_type_name (t->schema->kind));
   add_v2_schema (b, t->schema);
-  add_string (b, "dirType", ab_dirtype_name (t->schema->direction));
-  add_string (b, "storage", t->storage);
+  ab_model_json_add_string (b, "dirType", ab_dirtype_name (t->schema->direction));
+  ab_model_json_add_string (b, "storage", t->storage);
   add_v2_indices (b, t->schema);
   add_array_copy (b, "groups", t->schema->groups);
   add_array_copy (b, "caches", t->schema->caches);
-  add_bool (b, "event", FALSE);
+  ab_model_json_add_bool (b, "event", FALSE);
   /* v2 MULTI_EDGE labels are read-only in the v2 engine (docs/data-model.md §9) */
-  add_bool (b, "readOnly", t->schema->kind == AB_TABLE_MULTI_EDGE);
-  add_string (b, "mode", ab_mode_v2_name (t->mode));
+  ab_model_json_add_bool (b, "readOnly", t->schema->kind == AB_TABLE_MULTI_EDGE);
+  ab_model_json_add_string (b, "mode", ab_mode_v2_name (t->mode));
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -420,9 +408,9 @@ ab_database_desc_to_v2_service (const AbDatabaseDesc *d)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  add_bool (b, "active", d->active);
-  add_string (b, "name", d->database);
-  add_string (b, "desc", d->comment);
+  ab_model_json_add_bool (b, "active", d->active);
+  ab_model_json_add_string (b, "name", d->database);
+  ab_model_json_add_string (b, "desc", d->comment);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -475,10 +463,10 @@ ab_alias_desc_to_v2_alias (const AbAliasDesc *a)
   g_autofree gchar *name = g_strconcat (a->database, ".", a->alias, NULL);
   g_autofree gchar *target = g_strconcat (a->database, ".", a->table, NULL);
   json_builder_begin_object (b);
-  add_bool (b, "active", a->active);
-  add_string (b, "name", name);
-  add_string (b, "desc", a->comment);
-  add_string (b, "target", target);
+  ab_model_json_add_bool (b, "active", a->active);
+  ab_model_json_add_string (b, "name", name);
+  ab_model_json_add_string (b, "desc", a->comment);
+  ab_model_json_add_string (b, "target", target);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

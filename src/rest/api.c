@@ -1,6 +1,7 @@
 /* Route registration and the helpers every API handler shares: body
  * parsing, the one place where engine/catalog/model errors become HTTP
  * statuses, and small JSON accessors. */
+#include <string.h>
 #include "rest/api-private.h"
 #include "model/types.h"
 #include "model/json_get.h"
@@ -24,7 +25,10 @@ ab_api_body (const AbHttpRequest *req, AbHttpResponse *resp)
   JsonNode *root = ab_model_json_parse (data, (gssize) len, &error);
   if (root == NULL)
     {
-      g_autofree gchar *msg = g_strdup_printf ("Malformed JSON request body: %s", error->message);
+      const gchar *why = error->message; /* the model says "Malformed JSON: ..." */
+      if (g_str_has_prefix (why, "Malformed JSON: "))
+        why += strlen ("Malformed JSON: ");
+      g_autofree gchar *msg = g_strdup_printf ("Malformed JSON request body: %s", why);
       ab_http_response_error (resp, 400, msg);
     }
   return root;

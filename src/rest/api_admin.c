@@ -22,6 +22,9 @@ key_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   const gchar *name;
   if (o == NULL || !ab_api_opt_string (o, "name", &name, resp))
     return;
+  if (name == NULL || name[0] == '\0')
+    return ab_http_response_error (resp, 400,
+                                   "'name' is required: a label saying who or what uses the key.");
   JsonNode *gn = json_object_get_member (o, "grants");
   if (gn == NULL || !JSON_NODE_HOLDS_ARRAY (gn))
     return ab_http_response_error (resp, 400, "'grants' must be an array of {scope, permissions}.");

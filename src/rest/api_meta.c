@@ -255,18 +255,27 @@ database_exists (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   return d != NULL;
 }
 
+/* A list of a database's tables or aliases, status-filtered. */
 static void
-table_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+list_in_database (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud,
+                  GPtrArray *(*list) (AbCatalog *cat, const gchar *db),
+                  gboolean (*active) (gconstpointer desc), ToJson to_json)
 {
   if (!names_ok (req, resp))
     return;
   gint want;
   if (!status_filter (req, &want, resp) || !database_exists (req, resp, ud))
     return;
-  g_autoptr (GPtrArray) items
-      = ab_catalog_list_tables (ENGINE_CAT (ud), ab_http_param (req, "database"));
-  keep_status (items, want, table_active);
-  answer_list (resp, items, (ToJson) ab_table_desc_to_json);
+  g_autoptr (GPtrArray) items = list (ENGINE_CAT (ud), ab_http_param (req, "database"));
+  keep_status (items, want, active);
+  answer_list (resp, items, to_json);
+}
+
+static void
+table_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  list_in_database (req, resp, ud, ab_catalog_list_tables, table_active,
+                    (ToJson) ab_table_desc_to_json);
 }
 
 static void
@@ -348,15 +357,8 @@ table_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 alias_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  if (!names_ok (req, resp))
-    return;
-  gint want;
-  if (!status_filter (req, &want, resp) || !database_exists (req, resp, ud))
-    return;
-  g_autoptr (GPtrArray) items
-      = ab_catalog_list_aliases (ENGINE_CAT (ud), ab_http_param (req, "database"));
-  keep_status (items, want, alias_active);
-  answer_list (resp, items, (ToJson) ab_alias_desc_to_json);
+  list_in_database (req, resp, ud, ab_catalog_list_aliases, alias_active,
+                    (ToJson) ab_alias_desc_to_json);
 }
 
 static void

@@ -1,6 +1,7 @@
 /* Prometheus text exposition for the HTTP layer: per route+method counters by
  * status and a latency histogram, guarded by one mutex held only for a few
  * arithmetic operations, plus caller-registered text providers. */
+#include <math.h>
 #include <string.h>
 #include "rest/metrics.h"
 
@@ -182,6 +183,11 @@ render_counters (GString *out, GPtrArray *sorted)
 static void
 format_shortest (gchar *buf, gsize size, gdouble v)
 {
+  if (v == floor (v) && fabs (v) < 1e15) /* "10", not %g's "1e+01" */
+    {
+      g_snprintf (buf, size, "%.0f", v);
+      return;
+    }
   for (gint digits = 1; digits <= 17; digits++)
     {
       gchar fmt[8];

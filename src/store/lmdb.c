@@ -206,69 +206,67 @@ typedef struct {
 
 static const AbStoreVTable lmdb_view_vtable;
 
-/* The transaction to read in: the view's write transaction, or a pooled
- * read-only one (*pooled set; give it back with read_end). */
-static int
-reader_txn (AbStore *s, LmdbEnv **e, MDB_txn **txn, gboolean *pooled)
+/* A read: the view's write transaction, or a pooled read-only one. */
+typedef struct {
+  LmdbEnv *e;
+  MDB_txn *txn;
+  gboolean pooled; /* give it back with read_end */
+} Reader;
+
+static gboolean
+reader_open (AbStore *s, Reader *r, GError **error)
 {
   if (s->vt == &lmdb_view_vtable)
     {
       LmdbView *v = (LmdbView *) s;
-      *e = v->env;
-      *txn = v->txn;
-      *pooled = FALSE;
-      return 0;
+      *r = (Reader){ v->env, v->txn, FALSE };
+      return TRUE;
     }
-  *e = ab_lmdb_env_of (s);
-  *pooled = TRUE;
-  return read_begin (*e, txn);
+  r->e = ab_lmdb_env_of (s);
+  r->pooled = TRUE;
+  int rc = read_begin (r->e, &r->txn);
+  if (rc != 0)
+    ab_lmdb_set_error (error, rc, "read transaction");
+  return rc == 0;
+}
+
+/* Ends the read; rc != 0 sets error naming `what`. Returns rc == 0. */
+static gboolean
+reader_close (Reader *r, int rc, const gchar *what, GError **error)
+{
+  if (r->pooled)
+    read_end (r->e, r->txn);
+  if (rc != 0)
+    ab_lmdb_set_error (error, rc, what);
+  return rc == 0;
 }
 
 static gboolean
 lmdb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
 {
-  LmdbEnv *e;
-  MDB_txn *txn;
-  gboolean pooled;
-  int rc;
-  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0)
-    {
-      ab_lmdb_set_error (error, rc, "read transaction");
-      return FALSE;
-    }
-  if ((rc = get_one (e, txn, key, klen, value)) != 0)
-    ab_lmdb_set_error (error, rc, "get");
-  if (pooled)
-    read_end (e, txn);
-  return rc == 0;
+  Reader r;
+  if (!reader_open (s, &r, error))
+    return FALSE;
+  return reader_close (&r, get_one (r.e, r.txn, key, klen, value), "get", error);
 }
 
 static gboolean
 lmdb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 {
-  LmdbEnv *e;
-  MDB_txn *txn;
-  gboolean pooled;
-  int rc;
-  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0)
-    {
-      ab_lmdb_set_error (error, rc, "read transaction");
-      return FALSE;
-    }
+  Reader r;
+  int rc = 0;
+  if (!reader_open (s, &r, error))
+    return FALSE;
   for (guint i = 0; rc == 0 && i < keys->len; i++)
     {
       GBytes *k = g_ptr_array_index (keys, i);
       gsize klen;
       const guint8 *kd = g_bytes_get_data (k, &klen);
       AbKv kv = { g_bytes_ref (k), NULL };
-      rc = get_one (e, txn, kd, klen, &kv.value);
+      rc = get_one (r.e, r.txn, kd, klen, &kv.value);
       g_array_append_val (out, kv);
-      if (rc != 0)
-        ab_lmdb_set_error (error, rc, "multi_get");
     }
-  if (pooled)
-    read_end (e, txn);
-  return rc == 0;
+  return reader_close (&r, rc, "multi_get", error);
 }
 
 /* Put the cursor on the first key inside the range start. A start longer
@@ -327,23 +325,12 @@ scan_txn (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, GArray *out)
 }
 
 static gboolean
-lmdb_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
+lmdb_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
 {
-  LmdbEnv *e;
-  MDB_txn *txn;
-  gboolean pooled;
-  int rc;
-  if ((rc = reader_txn (s, &e, &txn, &pooled)) != 0)
-    {
-      ab_lmdb_set_error (error, rc, "read transaction");
-      return FALSE;
-    }
-  rc = scan_txn (e, txn, r, out);
-  if (pooled)
-    read_end (e, txn);
-  if (rc != 0)
-    ab_lmdb_set_error (error, rc, "scan");
-  return rc == 0;
+  Reader r;
+  if (!reader_open (s, &r, error))
+    return FALSE;
+  return reader_close (&r, scan_txn (r.e, r.txn, range, out), "scan", error);
 }
 
 static gboolean

@@ -139,6 +139,9 @@ START_TEST (test_metrics_render)
   ck_assert_ptr_nonnull (strstr (page, "_sum{route=\"/a/{x}\",method=\"GET\"} 0.2021\n"));
   ck_assert_ptr_null (strstr (page, "00000"));
   ck_assert_ptr_nonnull (strstr (page, "le=\"+Inf\"} 3\n"));
+  /* integral bounds print as integers, as Prometheus clients do (not %g's "1e+01") */
+  ck_assert_ptr_nonnull (strstr (page, "_bucket{route=\"/a/{x}\",method=\"GET\",le=\"10\"} 3\n"));
+  ck_assert_ptr_null (strstr (page, "e+"));
   ck_assert_ptr_nonnull (strstr (page, "_count{route=\"/a/{x}\",method=\"GET\"} 3\n"));
   ck_assert (g_str_has_suffix (page, "extra_metric 7\n"));
   ab_metrics_free (m);
