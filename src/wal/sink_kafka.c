@@ -92,8 +92,7 @@ is_unreachable (rd_kafka_resp_err_t err)
 static void
 count_lost (AbKafkaSink *k, gboolean dropped, guint64 n, const gchar *why)
 {
-  atomic_fetch_add (dropped ? (gssize *) &k->base.stats.dropped : (gssize *) &k->base.stats.errors,
-                    (gssize) n);
+  atomic_fetch_add (dropped ? &k->base.stats.dropped : &k->base.stats.errors, n);
   gint64 now = g_get_monotonic_time ();
   gint64 *at = dropped ? &k->drop_logged_at : &k->error_logged_at;
   guint64 *pending = dropped ? &k->drops_unlogged : &k->errors_unlogged;
