@@ -6,6 +6,7 @@
 #include <libsoup/soup.h>
 #include <string.h>
 #include "cli_harness.h"
+#include "ab_check.h"
 
 static AbServer srv;
 
@@ -431,9 +432,5 @@ main (void)
   tcase_add_test (tc, social_preset);
   tcase_add_test (tc, flags_and_bad_answers);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

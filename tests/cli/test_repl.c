@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include "cli_harness.h"
+#include "ab_check.h"
 
 static AbServer srv;
 static gchar *tmp;
@@ -284,9 +285,5 @@ main (void)
   tcase_add_test (tc, load_progress_bar);
   tcase_add_test (tc, proxy_runs_commands_and_forwards);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

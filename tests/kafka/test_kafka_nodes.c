@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #define T "/graph/v3/databases/d/tables/t"
 #define REQUESTS 20
@@ -108,9 +109,5 @@ main (void)
   tcase_set_timeout (tc, 180);
   tcase_add_test (tc, async_writes_of_a_killed_node_are_applied_by_another);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

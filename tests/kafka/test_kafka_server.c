@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "kafka_broker.h"
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #define T "/graph/v3/databases/d/tables/t"
 /* Bound of each sink's queue (records): small, so that an outage drops soon.
@@ -333,9 +334,5 @@ main (void)
   tcase_add_unchecked_fixture (tc, broker_start, broker_destroy);
   tcase_add_test (tc, sync_writes_survive_a_broker_outage);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -4,6 +4,7 @@
  * …/edges/multihop, and the 400 answers of each. */
 #include <string.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #define DB "/graph/v3/databases"
 #define T DB "/sns/tables"
@@ -282,9 +283,5 @@ main (void)
   tcase_add_test (tc, seek_endpoint);
   tcase_add_test (tc, multihop_endpoint);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

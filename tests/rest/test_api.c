@@ -3,6 +3,7 @@
  * and pagination, restart durability, and hostile input. */
 #include <string.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #define DB "/graph/v3/databases"
 
@@ -663,9 +664,5 @@ main (void)
   tcase_add_test (tc, status_filters_and_names);
   tcase_add_test (tc, health_and_metrics);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #define T "/graph/v3/databases/d/tables/t"
 
@@ -170,9 +171,5 @@ main (void)
   tcase_add_loop_test (tc, async_survives_kill, 0, kafka ? 2 : 1);
   tcase_add_loop_test (tc, ephemeral_wal_refuses_async, 0, 2);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

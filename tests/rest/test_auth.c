@@ -3,6 +3,7 @@
  * database or a table, /health open and /metrics guarded. */
 #include <string.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #define ADMIN "admin-secret-for-tests"
 static AbServer srv;
@@ -144,9 +145,5 @@ main (void)
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_add_test (tc, keys_and_grants);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

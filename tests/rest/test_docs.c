@@ -3,6 +3,7 @@
  * document order against one real server; answers are subset-matched. */
 #include <string.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #ifndef AB_DOCS_DIR
 #define AB_DOCS_DIR "docs"
@@ -599,9 +600,5 @@ main (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, rest_api_examples);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

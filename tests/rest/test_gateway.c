@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <libsoup/soup.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #define T "/graph/v3/databases/d/tables/t"
 #define CLIENTS 4
@@ -428,9 +429,5 @@ main (void)
   tcase_add_test (tc, gateway_killed_under_load);
   tcase_add_test (tc, gateway_stalled_under_reads);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #define DB "/graph/v3/databases/h"
 #define T DB "/tables/t"
@@ -518,9 +519,5 @@ main (void)
   tcase_add_test (tc, test_huge_mutation_bodies);
   tcase_add_test (tc, test_many_connections_shed_with_503);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

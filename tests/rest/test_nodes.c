@@ -4,6 +4,7 @@
  * Skipped without a gateway. */
 #include <string.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #define T "/graph/v3/databases/d/tables/t"
 #define EDGES 20
@@ -276,9 +277,5 @@ main (void)
   tcase_add_test (tc, two_nodes_one_table);
   tcase_add_test (tc, ddl_seen_across_nodes);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -3,6 +3,7 @@
  * the paged consumer life cycle, concurrent consumers). */
 #include <string.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 #define DB "/graph/v3/databases"
 #define QNS "/queue/v1/namespaces/ns/queues"
@@ -396,9 +397,5 @@ main (void)
   tcase_add_test (tc, queue_scenario);
   tcase_add_test (tc, queue_life_cycle);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "rest_harness.h"
+#include "ab_check.h"
 
 typedef struct {
   gchar *dir;
@@ -388,9 +389,5 @@ main (void)
   tcase_add_test (tc, test_http2_slow_body_times_out);
   tcase_add_test (tc, test_unusable_certificates);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

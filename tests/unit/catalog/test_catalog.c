@@ -5,6 +5,7 @@
 #include <string.h>
 #include "catalog/catalog-private.h"
 #include "codec/keys.h"
+#include "ab_check.h"
 
 static AbStore *store;
 static AbCatalog *cat;
@@ -551,9 +552,5 @@ main (void)
   tcase_add_test (tc, api_keys);
   tcase_add_test (tc, storages);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

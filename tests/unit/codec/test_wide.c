@@ -4,6 +4,7 @@
 #include <string.h>
 #include "codec_helpers.h"
 #include "codec/keys.h"
+#include "ab_check.h"
 
 static GByteArray *
 wide_row (const gchar *source, AbRowType type, AbDirection dir, gint32 code)
@@ -94,9 +95,5 @@ main (void)
   tcase_add_test (tc, test_narrow_and_reserved_keys);
   tcase_add_test (tc, test_truncations_and_noise);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -6,6 +6,7 @@
 #include "engine_fixture.h"
 #include "engine/wide.h"
 #include "codec/bytes.h"
+#include "ab_check.h"
 
 static const gchar *LIKES
     = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"\","
@@ -353,9 +354,5 @@ main (void)
   tcase_add_loop_test (tc, random_against_index, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, trim_boundary, 0, AB_TEST_N_STORES);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

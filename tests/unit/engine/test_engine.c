@@ -4,6 +4,7 @@
 #include <string.h>
 #include "engine_fixture.h"
 #include "codec/bytes.h"
+#include "ab_check.h"
 
 static const gchar *LIKES
     = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
@@ -562,9 +563,5 @@ main (void)
   tcase_add_loop_test (tc, out_of_order_property, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, concurrent_writers, 0, AB_TEST_N_STORES);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -6,6 +6,7 @@
 #include "engine_fixture.h"
 #include "engine/wide.h"
 #include "codec/bytes.h"
+#include "ab_check.h"
 
 #define DAY_MS 86400000LL
 #define T0 1735657200000LL /* 2025-01-01 00:00 +09:00 */
@@ -477,9 +478,5 @@ main (void)
   tcase_add_test (tc, schema_rules);
   tcase_add_test (tc, buckets);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine_fixture.h"
+#include "ab_check.h"
 
 static const gchar *LIKES
     = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
@@ -198,9 +199,5 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, hot_key_does_not_starve_others, 0, AB_TEST_N_STORES);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine_fixture.h"
+#include "ab_check.h"
 
 #define N_USERS 60
 #define N_ITEMS 200
@@ -401,9 +402,5 @@ main (void)
   tcase_set_timeout (tc, 300);
   tcase_add_loop_test (tc, social_graph, 0, AB_TEST_N_STORES);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

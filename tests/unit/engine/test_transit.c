@@ -3,6 +3,7 @@
  * IDLE/CREATED/UPDATED/DELETED status rule of the plan. */
 #include "engine_fixture.h"
 #include "codec/keys.h"
+#include "ab_check.h"
 
 static const gchar *F
     = "{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
@@ -389,9 +390,5 @@ main (void)
   tcase_add_test (tc, round_trip_keeps_presence);
   tcase_add_test (tc, op_and_status_names);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

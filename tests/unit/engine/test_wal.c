@@ -4,6 +4,7 @@
  * intent statuses). */
 #include <string.h>
 #include "engine_fixture.h"
+#include "ab_check.h"
 
 static const gchar *LIKES_T
     = "{\"table\":\"%s\",\"storage\":\"datastore://likes/"
@@ -311,9 +312,5 @@ main (void)
   tcase_add_test (tc, async_equals_sync);
   tcase_add_test (tc, drop_deny_and_system_mode);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <string.h>
 #include "rest/router.h"
+#include "ab_check.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbRouter, ab_router_free)
 
@@ -262,9 +263,5 @@ main (void)
   tcase_add_test (tc, braces_inside_a_segment_are_literal);
   tcase_add_test (tc, guard);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "server/config.h"
+#include "ab_check.h"
 
 START_TEST (test_parse_listen)
 {
@@ -164,9 +165,5 @@ main (void)
   tcase_add_test (tc, test_bad_file_values);
   tcase_add_test (tc, test_flags_parse);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

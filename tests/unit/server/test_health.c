@@ -4,6 +4,7 @@
 #include <check.h>
 #include <string.h>
 #include "server/health.h"
+#include "ab_check.h"
 
 typedef struct {
   GMutex lock;
@@ -134,9 +135,5 @@ main (void)
   tcase_add_test (tc, test_hanging_check_reads_down);
   tcase_add_test (tc, test_starting_then_free_while_hanging);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

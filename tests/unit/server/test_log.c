@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "server/log.h"
+#include "ab_check.h"
 
 #define G_LOG_DOMAIN_TEST "ab-test"
 
@@ -177,9 +178,5 @@ main (void)
   tcase_add_test (tc, test_warning_comes_after_earlier_info);
   tcase_add_test (tc, test_nothing_lost_in_order);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

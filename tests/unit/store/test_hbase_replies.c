@@ -8,6 +8,7 @@
 #include <thrift/c_glib/transport/thrift_memory_buffer.h>
 #include "../../fuzz/fuzz.h"
 #include "store/hbase-private.h"
+#include "ab_check.h"
 
 void hb_types_ensure (void);
 
@@ -274,9 +275,5 @@ main (void)
   tcase_add_test (tc, test_unknown_fields_skipped);
   tcase_add_test (tc, test_seed_corpus);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "verify_fixture.h"
 #include "verify/sorter.h"
+#include "ab_check.h"
 
 #define N_LIKES 40000
 #define N_FOLLOWS 30000
@@ -182,9 +183,5 @@ main (void)
   tcase_set_timeout (tc, 900);
   tcase_add_test (tc, hundred_thousand_clean);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

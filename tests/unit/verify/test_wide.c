@@ -5,6 +5,7 @@
 #include <string.h>
 #include "verify_fixture.h"
 #include "codec/bytes.h"
+#include "ab_check.h"
 
 static const gchar *LIKES
     = "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
@@ -154,9 +155,5 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, clean_then_damaged, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }

@@ -6,6 +6,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include "wal/sink.h"
+#include "ab_check.h"
 
 static gchar *dir;
 
@@ -411,9 +412,5 @@ main (void)
   tcase_add_test (tc, file_read_wakes_on_append);
   tcase_add_test (tc, file_health);
   suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (s);
 }
