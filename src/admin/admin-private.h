@@ -14,6 +14,10 @@ int ab_admin_backup (int argc, char **argv);
 int ab_admin_restore (int argc, char **argv);
 int ab_admin_copy (int argc, char **argv);
 int ab_admin_import (int argc, char **argv);
+/* copy with its stores already open (from, to not NULL) or opened from
+ * --from / --to; the test suite calls it to copy into memory:. */
+typedef struct _AbStore AbStore;
+int ab_admin_copy_stores (AbStore *from, AbStore *to, int argc, char **argv);
 
 /* Progress of a long command: a bar with rows/s and ETA on a terminal
  * (stderr), else a plain line every few seconds; thread-safe add. */

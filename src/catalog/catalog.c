@@ -36,6 +36,30 @@ ab_catalog_meta_key (gchar kind, const gchar *db, const gchar *name)
   return k;
 }
 
+gboolean
+ab_catalog_key_database (const guint8 *key, gsize klen, gchar **database)
+{
+  gsize at = sizeof META_PREFIX + 1; /* after the kind byte */
+  *database = NULL;
+  if (klen < at || memcmp (key, META_PREFIX, sizeof META_PREFIX) != 0)
+    return FALSE;
+  gchar kind = (gchar) key[sizeof META_PREFIX];
+  if ((kind != KIND_DATABASE && kind != KIND_TABLE && kind != KIND_ALIAS) || klen <= at
+      || key[at] != 0)
+    return TRUE; /* catalog-wide: revision, API keys, storages */
+  const guint8 *db = key + at + 1;
+  const guint8 *end = memchr (db, 0, klen - at - 1);
+  *database = g_strndup ((const gchar *) db, end != NULL ? (gsize) (end - db) : klen - at - 1);
+  return TRUE;
+}
+
+gboolean
+ab_catalog_bump_revision (AbStore *store, GError **error)
+{
+  g_autoptr (GByteArray) rev = ab_catalog_meta_key (KIND_REVISION, NULL, NULL);
+  return ab_store_increment (store, rev->data, rev->len, 1, NULL, error);
+}
+
 gint64
 ab_catalog_now_ms (void)
 {

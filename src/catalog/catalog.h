@@ -25,6 +25,15 @@ void ab_catalog_free (AbCatalog *cat);
 gboolean ab_catalog_refresh (AbCatalog *cat, GError **error);
 gint64 ab_catalog_revision (AbCatalog *cat);
 
+/* For tools that move catalog rows as raw bytes (actionbase-admin copy).
+ * key_database: TRUE when key is a catalog row; *database is then the
+ * database the row belongs to (its database, table or alias row; newly
+ * allocated) or NULL for a catalog-wide row (revision, API key, storage).
+ * bump_revision: +1 on the stored revision, so that the servers of that store
+ * reload the catalog (catalog rows written under them). */
+gboolean ab_catalog_key_database (const guint8 *key, gsize klen, gchar **database);
+gboolean ab_catalog_bump_revision (AbStore *store, GError **error);
+
 /* Reads return new references (or NULL when absent); lists are sorted by name
  * and own their elements (free with g_ptr_array_unref). */
 GPtrArray *ab_catalog_list_databases (AbCatalog *cat);

@@ -37,6 +37,9 @@ typedef struct {
   /* Optional: queue plan for the next group commit and return at once;
    * done is called later (see AbTxnPlan). */
   void (*transact) (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
+  /* Optional (lmdb): a consistent, compacted copy of the whole store in the
+   * store's own file format into dir (created if absent, must be empty). */
+  gboolean (*native_backup) (AbStore *s, const gchar *dir, GError **error);
 } AbStoreVTable;
 
 typedef struct _AbStoreCounters AbStoreCounters;

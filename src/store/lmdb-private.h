@@ -53,3 +53,5 @@ AbSnapshot *ab_lmdb_snapshot_open (AbStore *s, GError **error);
 gboolean ab_lmdb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit,
                                 gpointer user, GError **error);
 void ab_lmdb_snapshot_close (AbSnapshot *base);
+/* A compacting copy of the environment into dir (lmdb-snapshot.c). */
+gboolean ab_lmdb_native_backup (AbStore *s, const gchar *dir, GError **error);

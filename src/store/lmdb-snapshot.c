@@ -1,6 +1,8 @@
 /* lmdb snapshots: one read transaction held from open to close, scanned with
  * a cursor that hands each row to a visitor without copying, and that gives
- * the map pages it walked back to the page cache as it goes. */
+ * the map pages it walked back to the page cache as it goes; native backups. */
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "store/lmdb-private.h"
@@ -105,4 +107,54 @@ ab_lmdb_snapshot_close (AbSnapshot *base)
   mdb_txn_abort (snap->txn);
   g_rw_lock_reader_unlock (&e->map_lock);
   g_free (snap);
+}
+
+/* The native backup: mdb_env_copy2 with MDB_CP_COMPACT runs its own read
+ * transaction, so the copy is one consistent state while writers go on. Like
+ * every transaction of this process it runs with map_lock shared; a map grown
+ * by another process meanwhile (MDB_MAP_RESIZED) is adopted by the probe
+ * transaction of ab_lmdb_begin_locked and the copy retried. */
+gboolean
+ab_lmdb_native_backup (AbStore *s, const gchar *dir, GError **error)
+{
+  LmdbEnv *e = ab_lmdb_env_of (s);
+  int rc = 0;
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int err = errno;
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb native backup into %s: %s", dir,
+                   g_strerror (err));
+      return FALSE;
+    }
+  g_autoptr (GDir) d = g_dir_open (dir, 0, error);
+  if (d == NULL)
+    return FALSE;
+  if (g_dir_read_name (d) != NULL)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb native backup: %s is not empty",
+                   dir);
+      return FALSE;
+    }
+  for (guint attempt = 0; attempt < 4; attempt++)
+    {
+      MDB_txn *probe;
+      gsize seen;
+      rc = ab_lmdb_begin_locked (e, NULL, MDB_RDONLY, &probe, &seen);
+      if (rc != 0)
+        break;
+      mdb_txn_abort (probe); /* map_lock stays held shared */
+      rc = mdb_env_copy2 (e->env, dir, MDB_CP_COMPACT);
+      g_rw_lock_reader_unlock (&e->map_lock);
+      if (rc != MDB_MAP_RESIZED)
+        break;
+      g_autofree gchar *partial = g_build_filename (dir, "data.mdb", NULL);
+      g_remove (partial); /* the copy creates it exclusively */
+    }
+  if (rc != 0)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb native backup into %s: %s", dir,
+                   mdb_strerror (rc));
+      return FALSE;
+    }
+  return TRUE;
 }

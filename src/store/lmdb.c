@@ -939,6 +939,7 @@ static const AbStoreVTable lmdb_vtable = {
   .snapshot_open = ab_lmdb_snapshot_open,
   .snapshot_scan = ab_lmdb_snapshot_scan,
   .snapshot_close = ab_lmdb_snapshot_close,
+  .native_backup = ab_lmdb_native_backup,
 };
 
 AbStore *

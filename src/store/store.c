@@ -526,6 +526,19 @@ ab_snapshot_close (AbSnapshot *snap)
 }
 
 gboolean
+ab_store_native_backup (AbStore *s, const gchar *dir, GError **error)
+{
+  g_return_val_if_fail (s != NULL && dir != NULL, FALSE);
+  if (s->vt->native_backup == NULL)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+                   "the %s store has no native backup (only lmdb has one)", s->vt->name);
+      return FALSE;
+    }
+  return s->vt->native_backup (s, dir, error);
+}
+
+gboolean
 ab_store_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *val, gsize vlen,
               GError **error)
 {

@@ -168,6 +168,13 @@ gboolean ab_snapshot_scan (AbSnapshot *snap, const AbScanRange *range, AbScanVis
 void ab_snapshot_close (AbSnapshot *snap);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbSnapshot, ab_snapshot_close)
 
+/* A copy of the whole store in the backend's own file format, taken at one
+ * consistent point while others keep writing (lmdb: mdb_env_copy2 with
+ * MDB_CP_COMPACT into DIR/data.mdb; the copy opens as lmdb:DIR). dir is
+ * created if absent and must be empty. Stores without one fail with
+ * AB_STORE_ERROR_UNAVAILABLE. */
+gboolean ab_store_native_backup (AbStore *s, const gchar *dir, GError **error);
+
 /* Convenience writes: a one-mutation batch. */
 gboolean ab_store_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *val, gsize vlen,
                        GError **error);

@@ -1,0 +1,673 @@
+/* actionbase-admin copy on real stores: a source written through the engine
+ * (indexes, groups with and without TTL, caches, aliases, two databases and a
+ * 200k-row bulk table), copied whole and by database, killed and resumed,
+ * mirrored with --rescan, checked by full scans and the verifier; LMDB <-> HBase. */
+#include <signal.h>
+#include <sys/wait.h>
+#include <string.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include "../unit/engine/engine_fixture.h"
+#include "../hbase/hbase_test_uri.h"
+#include "admin/admin-private.h"
+#include "catalog/catalog.h"
+#include "codec/keys.h"
+#include "store/store.h"
+#include "verify/verify.h"
+#include "ab_check.h"
+
+static const gchar *LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},{\"name\":\"weight\",\"type\":\"int\",\"nullable\":true,\"comment\":\"\"},"
+      "{\"name\":\"kind\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}],"
+      "\"groups\":[{\"group\":\"by_day\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"created_at\","
+      "\"bucket\":{\"type\":\"date\",\"unit\":\"day\",\"timezone\":\"+09:00\",\"format\":"
+      "\"yyyyMMdd\"}}]},"
+      "{\"group\":\"weight_by_kind\",\"type\":\"SUM\",\"valueField\":\"weight\",\"directionType\":"
+      "\"OUT\",\"fields\":[{\"name\":\"kind\"}]},"
+      "{\"group\":\"fresh\",\"type\":\"COUNT\",\"directionType\":\"OUT\",\"ttl\":3600000,"
+      "\"fields\":[{\"name\":\"kind\"}]}],"
+      "\"caches\":[{\"cache\":\"top\",\"fields\":[{\"field\":\"weight\",\"order\":\"DESC\"}],"
+      "\"limit\":10}]}}";
+
+static const gchar *SIMPLE
+    = "{\"table\":\"%s\",\"storage\":\"datastore://x/%s\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]},{\"index\":\"oldest\",\"fields\":[{\"field\":\"created_at\",\"order\":\"ASC\"}]}]}}";
+
+#define BULK_EDGES 40000 /* 5 rows each (State, 2 indexes x 2 directions) + Counts */
+#define PER_REQUEST 1000
+
+static gchar *src_dir; /* the shared source (built once, never written by the tests) */
+static gchar *src_uri;
+
+/* ---- building sources ---- */
+
+static void
+create_simple (AbTestEnv *env, const gchar *db, const gchar *table)
+{
+  g_autofree gchar *json = g_strdup_printf (SIMPLE, table, table);
+  ab_test_create_table (env, db, json);
+}
+
+/* 1200 random inserts, updates and deletes on 4 sources x 300 targets. */
+static void
+fill_likes (AbTestEnv *env, const gchar *db, guint seed, guint base_version)
+{
+  GRand *r = g_rand_new_with_seed (seed);
+  static const gchar *kinds[] = { "a", "b", "c" };
+  for (guint req = 0; req < 30; req++)
+    {
+      g_autoptr (GString) b = g_string_new ("{\"mutations\":[");
+      for (guint i = 0; i < 40; i++)
+        {
+          guint k = g_rand_int_range (r, 0, 10);
+          const gchar *type = k < 7 ? "INSERT" : k < 9 ? "UPDATE" : "DELETE";
+          g_string_append_printf (
+              b,
+              "%s{\"type\":\"%s\",\"edge\":{\"version\":%u,\"source\":\"s%d\",\"target\":%d,"
+              "\"properties\":{\"created_at\":%" G_GINT64_FORMAT
+              ",\"weight\":%d,\"kind\":\"%s\"}}}",
+              i ? "," : "", type, base_version + req * 100 + i, g_rand_int_range (r, 0, 4),
+              g_rand_int_range (r, 0, 300),
+              (gint64) (G_GINT64_CONSTANT (1735657200000)
+                        + g_rand_int_range (r, 0, 5) * G_GINT64_CONSTANT (86400000)),
+              g_rand_int_range (r, 0, 50), kinds[g_rand_int_range (r, 0, 3)]);
+        }
+      g_string_append (b, "]}");
+      g_autoptr (GArray) res = ab_test_mutate (env, db, "likes", b->str);
+    }
+  g_rand_free (r);
+}
+
+static void
+fill_simple (AbTestEnv *env, const gchar *db, const gchar *table, guint n, guint seed)
+{
+  for (guint done = 0; done < n; done += PER_REQUEST)
+    {
+      g_autoptr (GString) b = g_string_new ("{\"mutations\":[");
+      for (guint i = done; i < MIN (n, done + PER_REQUEST); i++)
+        g_string_append_printf (b,
+                                "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%u,\"source\":"
+                                "\"u%u\",\"target\":\"i%u\",\"properties\":{\"created_at\":%u}}}",
+                                i > done ? "," : "", 100 + i, (i * 7 + seed) % 5003,
+                                (i * 13 + seed) % 20011, i);
+      g_string_append (b, "]}");
+      g_autoptr (GArray) res = ab_test_mutate (env, db, table, b->str);
+    }
+}
+
+static void
+add_alias (AbTestEnv *env, const gchar *db, const gchar *alias, const gchar *table)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbAliasDesc) a = ab_catalog_create_alias (ab_engine_catalog (env->engine), db, alias,
+                                                       table, "", "tester", &error);
+  ck_assert_msg (a != NULL, "alias: %s", error ? error->message : "");
+}
+
+/* Into DIR: databases "db" (likes with wide rows, follows, an alias) and
+ * "db2" (views, and likes again: same table name, other code) and "bulk"
+ * (items, big). The engine is closed when it returns. */
+static void
+build_source (gboolean bulk, const gchar *dir)
+{
+  AbTestEnv env = { 0 };
+  AbEngineConfig cfg;
+  ab_engine_config_init (&cfg);
+  cfg.ttl_sweep_ms = 0;
+  g_autofree gchar *uri = g_strdup_printf ("lmdb:%s?sync=0", dir);
+  g_autoptr (GError) error = NULL;
+  env.engine = ab_engine_open (uri, &cfg, &error);
+  ck_assert_msg (env.engine != NULL, "engine: %s", error ? error->message : "");
+  ab_test_create_table (&env, "db", LIKES);
+  fill_likes (&env, "db", 7, 1000);
+  create_simple (&env, "db", "follows");
+  fill_simple (&env, "db", "follows", 300, 1);
+  add_alias (&env, "db", "fans", "follows");
+  create_simple (&env, "db2", "views");
+  fill_simple (&env, "db2", "views", 500, 2);
+  ab_test_create_table (&env, "db2", LIKES);
+  fill_likes (&env, "db2", 8, 1000);
+  add_alias (&env, "db2", "seen", "views");
+  if (bulk)
+    {
+      create_simple (&env, "bulk", "items");
+      fill_simple (&env, "bulk", "items", BULK_EDGES, 3);
+    }
+  ab_engine_close (env.engine);
+}
+
+static gchar *tmp_dir (void);
+
+/* The shared source is built in a child process: the engine's threads never
+ * run in the process Check forks every test from. */
+static void
+setup (void)
+{
+  int status = 0;
+  src_dir = tmp_dir ();
+  src_uri = g_strdup_printf ("lmdb:%s", src_dir);
+  pid_t pid = fork ();
+  ck_assert_int_ge (pid, 0);
+  if (pid == 0)
+    {
+      build_source (TRUE, src_dir);
+      _exit (0);
+    }
+  ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+  ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0, "building the source failed");
+}
+
+static void
+teardown (void)
+{
+  ab_test_rmdir (src_dir);
+  g_free (src_dir);
+  g_free (src_uri);
+}
+
+/* ---- helpers ---- */
+
+static AbStore *
+open_store (const gchar *uri)
+{
+  g_autoptr (GError) error = NULL;
+  AbStore *s = ab_store_open (uri, &error);
+  ck_assert_msg (s != NULL, "open %s: %s", uri, error ? error->message : "");
+  return s;
+}
+
+/* Every row of the store, in key order. */
+static GArray *
+scan_all (AbStore *s)
+{
+  g_autoptr (GError) error = NULL;
+  GArray *rows = ab_kv_array_new ();
+  AbScanRange r = { 0 };
+  ck_assert_msg (ab_store_scan (s, &r, rows, &error), "scan: %s", error ? error->message : "");
+  return rows;
+}
+
+static gboolean
+bytes_equal (GBytes *a, GBytes *b)
+{
+  return g_bytes_equal (a, b);
+}
+
+static void
+assert_same_rows (GArray *want, GArray *got)
+{
+  guint n = MIN (want->len, got->len);
+  for (guint i = 0; i < n; i++)
+    {
+      AbKv *w = &g_array_index (want, AbKv, i), *g = &g_array_index (got, AbKv, i);
+      ck_assert_msg (bytes_equal (w->key, g->key) && bytes_equal (w->value, g->value),
+                     "row %u differs", i);
+    }
+  ck_assert_msg (want->len == got->len, "%u rows expected, %u found", want->len, got->len);
+}
+
+static void
+assert_same_store (const gchar *a_uri, AbStore *b)
+{
+  g_autoptr (AbStore) a = open_store (a_uri);
+  g_autoptr (GArray) want = scan_all (a);
+  g_autoptr (GArray) got = scan_all (b);
+  ck_assert_uint_gt (want->len, 0);
+  assert_same_rows (want, got);
+}
+
+static gchar *
+tmp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  gchar *d = g_dir_make_tmp ("ab-copy-XXXXXX", &error);
+  ck_assert_msg (d != NULL, "tmp: %s", error ? error->message : "");
+  return d;
+}
+
+/* In-process: actionbase-admin copy ARGS... with the stores given. */
+static int
+copy_in (AbStore *from, AbStore *to, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  va_list ap;
+  const gchar *a;
+  g_ptr_array_add (argv, (gpointer) "copy");
+  va_start (ap, to);
+  while ((a = va_arg (ap, const gchar *)) != NULL)
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  return ab_admin_copy_stores (from, to, (int) argv->len - 1, (char **) argv->pdata);
+}
+
+static const gchar *
+admin_bin (void)
+{
+  static gchar *path;
+  if (path == NULL)
+    {
+      const gchar *dir = g_getenv ("AB_BIN_DIR");
+      path = g_build_filename (dir != NULL ? dir : "src", "actionbase-admin", NULL);
+    }
+  return path;
+}
+
+static GSubprocess *
+spawn (const gchar *const *args, GSubprocessFlags flags)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) admin_bin ());
+  g_ptr_array_add (argv, (gpointer) "copy");
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GError) error = NULL;
+  GSubprocess *p = g_subprocess_newv ((const gchar *const *) argv->pdata, flags, &error);
+  ck_assert_msg (p != NULL, "spawn %s: %s", admin_bin (), error ? error->message : "");
+  return p;
+}
+
+/* The real binary to its end: exit status, stderr in *err. */
+static gint
+copy_bin (const gchar *const *args, gchar **err)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) p
+      = spawn (args, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autofree gchar *out = NULL;
+  ck_assert (g_subprocess_communicate_utf8 (p, NULL, NULL, &out, err, &error));
+  ck_assert_msg (strstr (*err, "Sanitizer") == NULL, "sanitizer report:\n%s", *err);
+  return g_subprocess_get_if_exited (p) ? g_subprocess_get_exit_status (p) : -1;
+}
+
+/* The verifier on a store: no mismatch, State rows checked. */
+static void
+assert_verifies (AbStore *store)
+{
+  AbEngineConfig cfg;
+  ab_engine_config_init (&cfg);
+  cfg.ttl_sweep_ms = 0;
+  g_autoptr (GError) error = NULL;
+  AbEngine *engine = ab_engine_open_store (store, &cfg, &error);
+  ck_assert_msg (engine != NULL, "engine: %s", error ? error->message : "");
+  AbVerifyOptions o;
+  AbVerifyStats st;
+  ab_verify_options_init (&o);
+  ab_verify_stats_init (&st);
+  ck_assert_msg (ab_verify_run (engine, &o, &st, &error), "verify: %s",
+                 error ? error->message : "");
+  ck_assert_uint_gt (st.state_rows, 0);
+  ck_assert_uint_ge (st.tables_checked, 4);
+  ck_assert_uint_eq (ab_verify_stats_mismatches (&st), 0);
+  ab_verify_stats_clear (&st);
+  ab_engine_close (engine);
+}
+
+static gchar *
+read_text (const gchar *path)
+{
+  gchar *text = NULL;
+  ck_assert_msg (g_file_get_contents (path, &text, NULL, NULL), "read %s", path);
+  return text;
+}
+
+#define assert_contains(hay, needle) \
+  ck_assert_msg (strstr ((hay), (needle)) != NULL, "expected '%s' in:\n%s", (needle), (hay))
+
+/* ---- whole copies ---- */
+
+START_TEST (test_lmdb_to_memory)
+{
+  g_autofree gchar *dir = tmp_dir ();
+  g_autofree gchar *ckpt = g_build_filename (dir, "ck", NULL);
+  g_autoptr (AbStore) from = open_store (src_uri);
+  AbStore *to = open_store ("memory:");
+  ck_assert_int_eq (copy_in (from, to, "--from", src_uri, "--to", "memory:", "--checkpoint", ckpt,
+                             "--batch", "777", "--threads", "3", NULL),
+                    0);
+  assert_same_store (src_uri, to);
+  g_autofree gchar *text = read_text (ckpt);
+  assert_contains (text, "complete=true");
+  /* The same command again: already complete, nothing written. */
+  ck_assert_int_eq (
+      copy_in (from, to, "--from", src_uri, "--to", "memory:", "--checkpoint", ckpt, NULL), 0);
+  assert_same_store (src_uri, to);
+  assert_verifies (to); /* takes the store */
+  ab_test_rmdir (dir);
+}
+END_TEST
+
+START_TEST (test_lmdb_to_lmdb_binary)
+{
+  g_autofree gchar *dir = tmp_dir ();
+  g_autofree gchar *ckpt = g_build_filename (dir, "ck", NULL);
+  g_autofree gchar *tdir = g_build_filename (dir, "target", NULL);
+  g_autofree gchar *to_uri = g_strdup_printf ("lmdb:%s", tdir);
+  g_autofree gchar *err = NULL;
+  const gchar *args[]
+      = { "--from", src_uri, "--to", to_uri, "--checkpoint", ckpt, "--threads", "2", NULL };
+  ck_assert_int_eq (copy_bin (args, &err), 0);
+  assert_contains (err, "complete:");
+  g_clear_pointer (&err, g_free);
+  {
+    g_autoptr (AbStore) to = open_store (to_uri);
+    assert_same_store (src_uri, to);
+  }
+  /* Again: nothing to do. A fresh copy (another checkpoint) refuses the
+   * non-empty target without --force. A checkpoint of another copy is an error. */
+  ck_assert_int_eq (copy_bin (args, &err), 0);
+  assert_contains (err, "already complete");
+  g_clear_pointer (&err, g_free);
+  g_autofree gchar *other = g_build_filename (dir, "other", NULL);
+  const gchar *fresh[] = { "--from", src_uri, "--to", to_uri, "--checkpoint", other, NULL };
+  ck_assert_int_eq (copy_bin (fresh, &err), 1);
+  assert_contains (err, "--force");
+  g_clear_pointer (&err, g_free);
+  const gchar *mismatch[]
+      = { "--from", src_uri, "--to", to_uri, "--checkpoint", ckpt, "--database", "db", NULL };
+  ck_assert_int_eq (copy_bin (mismatch, &err), 2);
+  assert_contains (err, "belongs to another copy");
+  g_clear_pointer (&err, g_free);
+  const gchar *help[] = { "--help", NULL };
+  ck_assert_int_eq (copy_bin (help, &err), 0);
+  g_clear_pointer (&err, g_free);
+  const gchar *bad[] = { "--from", src_uri, NULL };
+  ck_assert_int_eq (copy_bin (bad, &err), 2);
+  g_clear_pointer (&err, g_free);
+  const gchar *same[] = { "--from", src_uri, "--to", src_uri, NULL };
+  ck_assert_int_eq (copy_bin (same, &err), 2);
+  g_clear_pointer (&err, g_free);
+  assert_verifies (open_store (to_uri));
+  ab_test_rmdir (tdir);
+  ab_test_rmdir (dir);
+}
+END_TEST
+
+/* ---- --database ---- */
+
+/* The rows a copy of database `db` holds, decided here independently of the
+ * command: catalog rows of db, rows whose table code is one of db's tables,
+ * TTL index entries (prefix, be64, group cell) of those tables. */
+static gboolean
+expected_in (GHashTable *codes, const gchar *db, const guint8 *k, gsize n)
+{
+  static const guint8 ttl[] = { 0, 0, 0, 0, 0, 'a', 'b', 't', 't', 'l', 0 };
+  g_autofree gchar *kdb = NULL;
+  AbKeyParts parts;
+  if (ab_catalog_key_database (k, n, &kdb))
+    return kdb != NULL && g_str_equal (kdb, db);
+  if (n > sizeof ttl + 8 && memcmp (k, ttl, sizeof ttl) == 0)
+    k += sizeof ttl + 8, n -= sizeof ttl + 8;
+  if (!ab_codec_parse_key (k, n, &parts, NULL))
+    return FALSE;
+  gboolean in = g_hash_table_contains (codes, GINT_TO_POINTER (parts.table_code));
+  ab_codec_key_parts_clear (&parts);
+  return in;
+}
+
+START_TEST (test_database_filter)
+{
+  g_autofree gchar *dir = tmp_dir ();
+  g_autofree gchar *ckpt = g_build_filename (dir, "ck", NULL);
+  g_autoptr (AbStore) from = open_store (src_uri);
+  g_autoptr (AbStore) to = open_store ("memory:");
+  ck_assert_int_eq (copy_in (from, to, "--from", src_uri, "--to", "memory:", "--checkpoint", ckpt,
+                             "--database", "db2", "--batch", "100", NULL),
+                    0);
+  g_autoptr (GHashTable) codes = g_hash_table_new (NULL, NULL);
+  g_hash_table_add (codes, GINT_TO_POINTER (ab_codec_table_code ("db2", "views")));
+  g_hash_table_add (codes, GINT_TO_POINTER (ab_codec_table_code ("db2", "likes")));
+  g_autoptr (GArray) all = scan_all (from);
+  g_autoptr (GArray) want = ab_kv_array_new ();
+  guint ttl_rows = 0, wide_rows = 0;
+  for (guint i = 0; i < all->len; i++)
+    {
+      AbKv *kv = &g_array_index (all, AbKv, i);
+      gsize n;
+      const guint8 *k = g_bytes_get_data (kv->key, &n);
+      if (!expected_in (codes, "db2", k, n))
+        continue;
+      AbKv copy = { g_bytes_ref (kv->key), g_bytes_ref (kv->value) };
+      g_array_append_val (want, copy);
+      ttl_rows += n > 11 && memcmp (k, "\0\0\0\0\0abttl", 10) == 0;
+      AbRowType type;
+      gint32 code;
+      gsize row_len;
+      wide_rows += ab_codec_wide_parts (k, n, &type, &code, &row_len) && row_len < n;
+    }
+  ck_assert_uint_gt (ttl_rows, 0);
+  ck_assert_uint_gt (wide_rows, 0);
+  g_autoptr (GArray) got = scan_all (to);
+  /* The copy adds the catalog revision bump (the first row: reserved keys sort first). */
+  ck_assert_uint_gt (got->len, 0);
+  gchar *db = NULL;
+  ck_assert (ab_catalog_key_database (g_bytes_get_data (g_array_index (got, AbKv, 0).key, NULL),
+                                      g_bytes_get_size (g_array_index (got, AbKv, 0).key), &db));
+  ck_assert_ptr_null (db);
+  g_array_remove_index (got, 0);
+  assert_same_rows (want, got);
+  /* The target catalog: db2 and its tables and alias, nothing of db or bulk. */
+  g_autoptr (GError) error = NULL;
+  AbCatalog *cat = ab_catalog_open (to, &error);
+  ck_assert_msg (cat != NULL, "catalog: %s", error ? error->message : "");
+  g_autoptr (GPtrArray) dbs = ab_catalog_list_databases (cat);
+  ck_assert_uint_eq (dbs->len, 1);
+  ck_assert_str_eq (((AbDatabaseDesc *) dbs->pdata[0])->database, "db2");
+  g_autoptr (GPtrArray) tables = ab_catalog_list_tables (cat, "db2");
+  ck_assert_uint_eq (tables->len, 2);
+  g_autoptr (GPtrArray) aliases = ab_catalog_list_aliases (cat, "db2");
+  ck_assert_uint_eq (aliases->len, 1);
+  g_autoptr (GPtrArray) none = ab_catalog_list_tables (cat, "db");
+  ck_assert_uint_eq (none->len, 0);
+  ab_catalog_free (cat);
+  /* An unknown database fails before writing anything. */
+  g_autofree gchar *ck2 = g_build_filename (dir, "ck2", NULL);
+  g_autoptr (AbStore) empty = open_store ("memory:");
+  ck_assert_int_eq (copy_in (from, empty, "--from", src_uri, "--to", "memory:", "--checkpoint", ck2,
+                             "--database", "nope", NULL),
+                    1);
+  g_autoptr (GArray) nothing = scan_all (empty);
+  ck_assert_uint_eq (nothing->len, 0);
+  ab_test_rmdir (dir);
+}
+END_TEST
+
+/* ---- kill -9 and resume ---- */
+
+/* Starts the binary, waits for its first checkpoint line on stderr (rows are
+ * written and recorded), kills it with SIGKILL. */
+static void
+run_and_kill (const gchar *const *args)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) p
+      = spawn (args, G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr (GDataInputStream) in = g_data_input_stream_new (g_subprocess_get_stderr_pipe (p));
+  gboolean seen = FALSE;
+  gchar *line;
+  while (!seen && (line = g_data_input_stream_read_line (in, NULL, NULL, &error)) != NULL)
+    {
+      seen = strstr (line, "checkpoint: ") != NULL;
+      g_free (line);
+    }
+  ck_assert_msg (seen, "no checkpoint line before the end");
+  g_subprocess_force_exit (p);
+  ck_assert (g_subprocess_wait (p, NULL, &error));
+  ck_assert_msg (g_subprocess_get_if_signaled (p) && g_subprocess_get_term_sig (p) == SIGKILL,
+                 "the copy ended before it was killed");
+}
+
+START_TEST (test_kill_and_resume)
+{
+  g_autofree gchar *dir = tmp_dir ();
+  g_autofree gchar *ckpt = g_build_filename (dir, "ck", NULL);
+  g_autofree gchar *tdir = g_build_filename (dir, "target", NULL);
+  g_autofree gchar *to_uri = g_strdup_printf ("lmdb:%s", tdir); /* durable: a commit per batch */
+  const gchar *args[] = { "--from", src_uri,     "--to", to_uri, "--checkpoint", ckpt, "--batch",
+                          "500",    "--threads", "2",    NULL };
+  /* Killed twice (the second time while resuming), then run to its end. */
+  run_and_kill (args);
+  g_autofree gchar *first = read_text (ckpt);
+  assert_contains (first, "complete=false");
+  run_and_kill (args);
+  g_autofree gchar *second = read_text (ckpt);
+  assert_contains (second, "complete=false");
+  g_autofree gchar *err = NULL;
+  ck_assert_int_eq (copy_bin (args, &err), 0);
+  assert_contains (err, "resuming");
+  assert_contains (err, "complete:");
+  g_autoptr (AbStore) to = open_store (to_uri);
+  assert_same_store (src_uri, to);
+  ab_test_rmdir (tdir);
+  ab_test_rmdir (dir);
+}
+END_TEST
+
+/* ---- --rescan ---- */
+
+START_TEST (test_rescan)
+{
+  g_autofree gchar *sdir = tmp_dir ();
+  g_autofree gchar *suri = g_strdup_printf ("lmdb:%s", sdir);
+  build_source (FALSE, sdir);
+  g_autofree gchar *dir = tmp_dir ();
+  g_autofree gchar *ckpt = g_build_filename (dir, "ck", NULL);
+  g_autofree gchar *ckdb = g_build_filename (dir, "ckdb", NULL);
+  g_autoptr (AbStore) to = open_store ("memory:");
+  {
+    g_autoptr (AbStore) from = open_store (suri);
+    ck_assert_int_eq (
+        copy_in (from, to, "--from", suri, "--to", "memory:", "--checkpoint", ckpt, NULL), 0);
+    assert_same_store (suri, to);
+  }
+  /* The source moves on: deletes, updates, new edges, a dropped alias; the
+   * target gains rows the source never had (one in db, one in db2). */
+  AbTestEnv env = { 0 };
+  AbEngineConfig cfg;
+  ab_engine_config_init (&cfg);
+  cfg.ttl_sweep_ms = 0;
+  g_autoptr (GError) error = NULL;
+  env.engine = ab_engine_open (suri, &cfg, &error);
+  ck_assert_msg (env.engine != NULL, "engine: %s", error ? error->message : "");
+  fill_likes (&env, "db", 9, 100000); /* later versions: updates, deletes, new edges */
+  g_autoptr (GArray) r1 = ab_test_mutate (
+      &env, "db2", "views",
+      "{\"mutations\":[{\"type\":\"DELETE\",\"edge\":{\"version\":999999,\"source\":\"u2\","
+      "\"target\":\"i2\"}},{\"type\":\"INSERT\",\"edge\":{\"version\":5,\"source\":\"new\","
+      "\"target\":\"x\",\"properties\":{\"created_at\":1}}}]}");
+  gboolean off = FALSE;
+  g_autoptr (AbAliasDesc) gone = ab_catalog_update_alias (ab_engine_catalog (env.engine), "db",
+                                                          "fans", &off, NULL, NULL, "t", &error);
+  ck_assert_msg (gone != NULL, "deactivate alias: %s", error ? error->message : "");
+  ck_assert_msg (ab_catalog_delete_alias (ab_engine_catalog (env.engine), "db", "fans", &error),
+                 "delete alias: %s", error ? error->message : "");
+  ab_engine_close (env.engine);
+  gint32 db_code = ab_codec_table_code ("db", "follows");
+  gint32 db2_code = ab_codec_table_code ("db2", "views");
+  g_autoptr (GByteArray) stray_db = NULL, stray_db2 = NULL;
+  {
+    AbValue s = AB_VALUE_INIT, t = AB_VALUE_INIT;
+    ab_value_set_string (&s, AB_VALUE_STRING, "ghost", 5);
+    ab_value_set_string (&t, AB_VALUE_STRING, "nobody", 6);
+    stray_db = ab_codec_state_key (&s, &t, db_code, &error);
+    stray_db2 = ab_codec_state_key (&s, &t, db2_code, &error);
+    ab_value_clear (&s);
+    ab_value_clear (&t);
+  }
+  ck_assert (ab_store_put (to, stray_db->data, stray_db->len, (const guint8 *) "x", 1, &error));
+  ck_assert (ab_store_put (to, stray_db2->data, stray_db2->len, (const guint8 *) "x", 1, &error));
+  g_autoptr (AbStore) from = open_store (suri);
+
+  /* --rescan --database db2: db2 becomes the source's, db's stray row stays. */
+  ck_assert_int_eq (copy_in (from, to, "--from", suri, "--to", "memory:", "--checkpoint", ckdb,
+                             "--database", "db2", "--rescan", "--force", "--batch", "64", NULL),
+                    0);
+  g_autoptr (GBytes) v = NULL;
+  ck_assert (ab_store_get (to, stray_db2->data, stray_db2->len, &v, &error));
+  ck_assert_ptr_null (v);
+  ck_assert (ab_store_get (to, stray_db->data, stray_db->len, &v, &error));
+  ck_assert_ptr_nonnull (v);
+  g_clear_pointer (&v, g_bytes_unref);
+
+  /* A plain copy run again only says it is complete; --rescan mirrors. */
+  ck_assert_int_eq (
+      copy_in (from, to, "--from", suri, "--to", "memory:", "--checkpoint", ckpt, NULL), 0);
+  ck_assert_int_eq (copy_in (from, to, "--from", suri, "--to", "memory:", "--checkpoint", ckpt,
+                             "--rescan", "--force", "--batch", "50", "--threads", "3", NULL),
+                    0);
+  assert_same_store (suri, to);
+  ck_assert (ab_store_get (to, stray_db->data, stray_db->len, &v, &error));
+  ck_assert_ptr_null (v);
+  g_autofree gchar *text = read_text (ckpt);
+  assert_contains (text, "mode=rescan");
+  assert_contains (text, "complete=true");
+  ck_assert_msg (strstr (text, "deleted=0") == NULL, "the rescan deleted nothing:\n%s", text);
+  ab_test_rmdir (sdir);
+  ab_test_rmdir (dir);
+}
+END_TEST
+
+/* ---- HBase ---- */
+
+START_TEST (test_hbase_round_trip)
+{
+  g_autofree gchar *hb = ab_hbase_test_uri ("copy", 4);
+  if (hb == NULL)
+    {
+      printf ("SKIP: test_hbase_round_trip (AB_HBASE_ADDR is not set)\n");
+      return;
+    }
+  g_autofree gchar *dir = tmp_dir ();
+  g_autofree gchar *ck1 = g_build_filename (dir, "ck1", NULL);
+  g_autofree gchar *ck2 = g_build_filename (dir, "ck2", NULL);
+  g_autofree gchar *tdir = g_build_filename (dir, "back", NULL);
+  g_autofree gchar *back = g_strdup_printf ("lmdb:%s", tdir);
+  g_autofree gchar *err = NULL;
+  const gchar *there[] = { "--from", src_uri, "--to", hb, "--checkpoint", ck1, NULL };
+  ck_assert_msg (copy_bin (there, &err) == 0, "to hbase:\n%s", err);
+  g_clear_pointer (&err, g_free);
+  const gchar *home[] = { "--from", hb, "--to", back, "--checkpoint", ck2, NULL };
+  ck_assert_msg (copy_bin (home, &err) == 0, "from hbase:\n%s", err);
+  g_clear_pointer (&err, g_free);
+  {
+    g_autoptr (AbStore) b = open_store (back);
+    assert_same_store (src_uri, b);
+  }
+  /* A rescan from HBase finds nothing to change. */
+  const gchar *again[] = { "--from", hb, "--to", back, "--checkpoint", ck2, "--rescan", NULL };
+  ck_assert_msg (copy_bin (again, &err) == 0, "rescan:\n%s", err);
+  assert_contains (err, "0 written, 0 deleted");
+  assert_verifies (open_store (hb));
+  ab_test_rmdir (tdir);
+  ab_test_rmdir (dir);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("admin-copy");
+  TCase *tc = tcase_create ("copy");
+  tcase_add_unchecked_fixture (tc, setup, teardown);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_lmdb_to_memory);
+  tcase_add_test (tc, test_lmdb_to_lmdb_binary);
+  tcase_add_test (tc, test_database_filter);
+  tcase_add_test (tc, test_kill_and_resume);
+  tcase_add_test (tc, test_rescan);
+  tcase_add_test (tc, test_hbase_round_trip);
+  suite_add_tcase (s, tc);
+  return ab_check_run (s);
+}
