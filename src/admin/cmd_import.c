@@ -1201,6 +1201,18 @@ run (Import *imp, gchar **paths)
       fprintf (stderr, "actionbase-admin import: %s: %s\n", imp->store_uri, error->message);
       return AB_ADMIN_EXIT_FAILED;
     }
+  /* A store without transactions (HBase) takes a lock row per edge: two
+   * batches in flight that hold the same edge would fight over its lock until
+   * one gives up. One batch at a time there; the engine still applies the
+   * keys of a batch concurrently. */
+  if (!ab_engine_reads_inline (imp->engine) && imp->threads > 1)
+    {
+      fprintf (stderr,
+               "actionbase-admin import: %s takes per-edge locks: one batch in flight "
+               "(--threads %d ignored)\n",
+               imp->store_uri, imp->threads);
+      imp->threads = 1;
+    }
   imp->desc = ab_catalog_resolve (ab_engine_catalog (imp->engine), imp->database, imp->table, NULL,
                                   &error);
   if (imp->desc == NULL)

@@ -742,7 +742,9 @@ START_TEST (test_hbase)
   write_jsonl (file, evs, 0, evs->len);
   g_autofree gchar *out = NULL, *err = NULL;
   int rc = run_import (IMPORT_ARGS (st.uri, "--batch", "100", file), &out, &err);
-  ck_assert_msg (rc == 0, "exit %d: %s %s", rc, out, err);
+  if (rc != 0)
+    g_printerr ("import into HBase: exit %d\n%s\n%s\n", rc, out, err);
+  ck_assert_msg (rc == 0, "exit %d (the output is above)", rc);
   assert_matches (st.uri, evs, 1, N_SRC, N_TGT);
   g_unlink (file);
   g_rmdir (dir);
