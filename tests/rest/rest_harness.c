@@ -367,3 +367,15 @@ ab_http_ok (AbServer *srv, const gchar *method, const gchar *path, const gchar *
   ab_reply_clear (&r);
   return n;
 }
+
+void
+ab_expect_error (AbServer *srv, const gchar *method, const gchar *path, const gchar *body,
+                 guint status, const gchar *needle)
+{
+  AbReply r = { 0 };
+  ab_http (srv, &r, method, body, "%s", path);
+  ab_assert_error_reply (&r, status);
+  const gchar *msg = ab_json_str (r.json, "message");
+  ck_assert_msg (strstr (msg, needle) != NULL, "%s: '%s' lacks '%s'", path, msg, needle);
+  ab_reply_clear (&r);
+}

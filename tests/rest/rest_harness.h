@@ -66,3 +66,7 @@ guint ab_json_len (JsonNode *root, const gchar *path);
 
 /* Asserts the standard error body {timestamp,status,error,message} and status. */
 void ab_assert_error_reply (const AbReply *r, guint status);
+/* Sends the request and asserts a JSON error of `status` whose message
+ * contains `needle` (the failure names the path and both texts). */
+void ab_expect_error (AbServer *srv, const gchar *method, const gchar *path, const gchar *body,
+                      guint status, const gchar *needle);

@@ -31,12 +31,7 @@ ok (const gchar *method, const gchar *path, const gchar *body)
 static void
 expect_400 (const gchar *method, const gchar *path, const gchar *body, const gchar *needle)
 {
-  AbReply r = { 0 };
-  ab_http (&srv, &r, method, body, "%s", path);
-  ab_assert_error_reply (&r, 400);
-  const gchar *msg = ab_json_str (r.json, "message");
-  ck_assert_msg (strstr (msg, needle) != NULL, "%s: '%s' lacks '%s'", path, msg, needle);
-  ab_reply_clear (&r);
+  ab_expect_error (&srv, method, path, body, 400, needle);
 }
 
 static const gchar *GROUPS

@@ -39,12 +39,7 @@ static void
 expect_400 (const gchar *items, const gchar *needle)
 {
   g_autofree gchar *body = g_strdup_printf ("{\"query\":[%s]}", items);
-  AbReply r = { 0 };
-  ab_http (&srv, &r, "POST", body, "%s", Q);
-  ab_assert_error_reply (&r, 400);
-  const gchar *msg = ab_json_str (r.json, "message");
-  ck_assert_msg (strstr (msg, needle) != NULL, "'%s' lacks '%s'", msg, needle);
-  ab_reply_clear (&r);
+  ab_expect_error (&srv, "POST", Q, body, 400, needle);
 }
 
 static const gchar *EDGE_TABLE
