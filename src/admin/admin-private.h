@@ -4,6 +4,8 @@
 #pragma once
 #include <glib.h>
 
+typedef struct _AbStore AbStore;
+
 /* Exit codes: 0 done, 1 failed (the message says how to resume), 2 usage. */
 #define AB_ADMIN_EXIT_OK 0
 #define AB_ADMIN_EXIT_FAILED 1
@@ -16,8 +18,26 @@ int ab_admin_copy (int argc, char **argv);
 int ab_admin_import (int argc, char **argv);
 /* copy with its stores already open (from, to not NULL) or opened from
  * --from / --to; the test suite calls it to copy into memory:. */
-typedef struct _AbStore AbStore;
 int ab_admin_copy_stores (AbStore *from, AbStore *to, int argc, char **argv);
+
+/* The WAL catch-up of an online copy (catchup.c). */
+typedef struct {
+  const gchar *wal_uri;           /* the source server's WAL: file:DIR */
+  gchar **insert_merge;           /* databases whose INSERTs merge, as on the server */
+  gint64 since_ms;                /* records built before this are already in the copy */
+  guint lanes;                    /* batches applied at once (copy's --threads) */
+  GByteArray *position;           /* in/out: where the next read starts */
+  guint64 read, applied, skipped; /* in/out running totals */
+  /* Called after each applied chunk with position updated: records it. */
+  gboolean (*save) (gpointer user, GError **error);
+  gpointer user;
+} AbCatchUp;
+
+/* Where the WAL stood at since_ms (call it before the copy's snapshot opens):
+ * a position at or before every record built from then on. */
+GByteArray *ab_admin_catch_up_start (const gchar *wal_uri, gint64 since_ms, GError **error);
+/* Replays the WAL from cu->position to its current end into to. */
+gboolean ab_admin_catch_up (AbStore *to, AbCatchUp *cu, GError **error);
 
 /* Progress of a long command: a bar with rows/s and ETA on a terminal
  * (stderr), else a plain line every few seconds; thread-safe add. */

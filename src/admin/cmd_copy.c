@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "admin/admin-private.h"
@@ -50,6 +51,14 @@ static const gchar USAGE[]
       "                      (selected rows): missing or different rows are written, rows\n"
       "                      the source no longer has are DELETED. Run it while the source\n"
       "                      denies writes (docs/operations.md, Moving between stores)\n"
+      "  --wal file:DIR      online copy: the source server's WAL. The copy notes where the\n"
+      "                      WAL stands before its snapshot, then replays every record from\n"
+      "                      there into the target; each later run replays what was added\n"
+      "                      since (run once more after putting the source in DENY mode)\n"
+      "  --wal-margin SECONDS  replay records built this long before the snapshot too\n"
+      "                      (default 60: longer than any write in flight)\n"
+      "  --insert-merge DB   the replay gives INSERTs on DB the UPDATE rules, as a server\n"
+      "                      whose insert-merge-databases names DB (repeatable)\n"
       "  -h, --help          this text\n"
       "\n"
       "Interrupted (kill, crash, store failure)? Run the same command again: it resumes\n"
@@ -61,6 +70,9 @@ typedef struct {
   GPtrArray *databases; /* sorted, unique names; empty = everything */
   gint batch, threads;
   gboolean force, rescan;
+  gchar *wal;           /* --wal: the source's WAL to catch up from, or NULL */
+  gint wal_margin;      /* seconds */
+  gchar **insert_merge; /* --insert-merge databases (NULL-terminated) */
 } CopyOptions;
 
 /* What a checkpoint file says. */
@@ -69,6 +81,10 @@ typedef struct {
   gboolean complete;
   GByteArray *position; /* NULL: nothing done yet */
   guint64 rows, written, deleted;
+  /* --wal: where the catch-up reads next, records before since_ms skipped */
+  GByteArray *wal_position; /* NULL: the copy was started without --wal */
+  gint64 wal_since_ms;
+  guint64 wal_read, wal_applied;
 } Checkpoint;
 
 /* One batch: the mutations of the keys in (previous batch's last, last]. */
@@ -111,6 +127,8 @@ typedef struct {
   guint64 rows, written, deleted;
   gboolean dirty;
   GError *error;
+  /* --wal (reader thread only) */
+  AbCatchUp catch_up;
 } Copy;
 
 /* ---- small helpers ---- */
@@ -128,6 +146,7 @@ copy_batch_free (CopyBatch *b)
 static void
 checkpoint_clear (Checkpoint *ck)
 {
+  g_clear_pointer (&ck->wal_position, g_byte_array_unref);
   g_clear_pointer (&ck->mode, g_free);
   g_clear_pointer (&ck->position, g_byte_array_unref);
 }
@@ -135,6 +154,8 @@ checkpoint_clear (Checkpoint *ck)
 static void
 options_clear (CopyOptions *o)
 {
+  g_clear_pointer (&o->wal, g_free);
+  g_clear_pointer (&o->insert_merge, g_strfreev);
   g_clear_pointer (&o->from, g_free);
   g_clear_pointer (&o->to, g_free);
   g_clear_pointer (&o->checkpoint, g_free);
@@ -228,8 +249,10 @@ parse_options (int argc, char **argv, CopyOptions *o)
 {
   gchar *from = NULL, *to = NULL, *ckpt = NULL;
   gchar **dbs = NULL;
-  gint batch = COPY_DEFAULT_BATCH, threads = COPY_DEFAULT_THREADS;
+  gint batch = COPY_DEFAULT_BATCH, threads = COPY_DEFAULT_THREADS, margin = 60;
   gboolean force = FALSE, rescan = FALSE, help = FALSE;
+  gchar *wal = NULL;
+  gchar **merge = NULL;
   GOptionEntry entries[] = {
     { "from", 0, 0, G_OPTION_ARG_STRING, &from, NULL, NULL },
     { "to", 0, 0, G_OPTION_ARG_STRING, &to, NULL, NULL },
@@ -239,6 +262,9 @@ parse_options (int argc, char **argv, CopyOptions *o)
     { "checkpoint", 0, 0, G_OPTION_ARG_FILENAME, &ckpt, NULL, NULL },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force, NULL, NULL },
     { "rescan", 0, 0, G_OPTION_ARG_NONE, &rescan, NULL, NULL },
+    { "wal", 0, 0, G_OPTION_ARG_STRING, &wal, NULL, NULL },
+    { "wal-margin", 0, 0, G_OPTION_ARG_INT, &margin, NULL, NULL },
+    { "insert-merge", 0, 0, G_OPTION_ARG_STRING_ARRAY, &merge, NULL, NULL },
     { "help", 'h', 0, G_OPTION_ARG_NONE, &help, NULL, NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -268,6 +294,9 @@ parse_options (int argc, char **argv, CopyOptions *o)
   o->threads = threads;
   o->force = force;
   o->rescan = rescan;
+  o->wal = wal;
+  o->wal_margin = margin;
+  o->insert_merge = merge;
   if (!parsed)
     return usage_error ("%s", error->message);
   if (help)
@@ -291,6 +320,15 @@ parse_options (int argc, char **argv, CopyOptions *o)
   for (guint i = 0; i < o->databases->len; i++)
     if (((const gchar *) o->databases->pdata[i])[0] == '\0')
       return usage_error ("--database needs a name");
+  if (o->wal != NULL && o->rescan)
+    return usage_error ("--wal and --rescan do not go together: the rescan makes the target "
+                        "exactly the source by itself");
+  if (o->wal != NULL && !g_str_has_prefix (o->wal, "file:"))
+    return usage_error ("--wal %s: only a file WAL (file:DIR) can be followed; a move from a "
+                        "server on a Kafka WAL ends with --rescan",
+                        o->wal);
+  if (o->wal_margin < 0 || o->wal_margin > 86400)
+    return usage_error ("--wal-margin %d: give 0..86400 seconds", o->wal_margin);
   if (o->checkpoint == NULL)
     o->checkpoint = default_checkpoint (o->to);
   return AB_ADMIN_EXIT_OK;
@@ -349,6 +387,17 @@ checkpoint_load (const CopyOptions *o, Checkpoint *ck, gboolean *mismatch, GErro
   ck->rows = g_key_file_get_uint64 (kf, COPY_GROUP, "rows", NULL);
   ck->written = g_key_file_get_uint64 (kf, COPY_GROUP, "written", NULL);
   ck->deleted = g_key_file_get_uint64 (kf, COPY_GROUP, "deleted", NULL);
+  g_autofree gchar *wal_pos = g_key_file_get_string (kf, COPY_GROUP, "wal_position", NULL);
+  ck->wal_since_ms = g_key_file_get_int64 (kf, COPY_GROUP, "wal_since_ms", NULL);
+  ck->wal_read = g_key_file_get_uint64 (kf, COPY_GROUP, "wal_read", NULL);
+  ck->wal_applied = g_key_file_get_uint64 (kf, COPY_GROUP, "wal_applied", NULL);
+  if (wal_pos != NULL && (ck->wal_position = hex_decode (wal_pos)) == NULL)
+    {
+      checkpoint_clear (ck);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "checkpoint %s: bad wal_position",
+                   o->checkpoint);
+      return FALSE;
+    }
   if (pos[0] != '\0' && (ck->position = hex_decode (pos)) == NULL)
     {
       checkpoint_clear (ck);
@@ -379,6 +428,14 @@ checkpoint_save (const CopyOptions *o, const Checkpoint *ck, GError **error)
   g_key_file_set_uint64 (kf, COPY_GROUP, "rows", ck->rows);
   g_key_file_set_uint64 (kf, COPY_GROUP, "written", ck->written);
   g_key_file_set_uint64 (kf, COPY_GROUP, "deleted", ck->deleted);
+  if (ck->wal_position != NULL)
+    {
+      g_autofree gchar *wal_pos = ab_codec_hex (ck->wal_position->data, ck->wal_position->len);
+      g_key_file_set_string (kf, COPY_GROUP, "wal_position", wal_pos);
+      g_key_file_set_int64 (kf, COPY_GROUP, "wal_since_ms", ck->wal_since_ms);
+      g_key_file_set_uint64 (kf, COPY_GROUP, "wal_read", ck->wal_read);
+      g_key_file_set_uint64 (kf, COPY_GROUP, "wal_applied", ck->wal_applied);
+    }
   gsize len;
   g_autofree gchar *text = g_key_file_to_data (kf, &len, NULL);
   if (g_mkdir_with_parents (dir, 0755) != 0)
@@ -602,6 +659,14 @@ ckpt_fill (Copy *c, Checkpoint *ck, gboolean complete_pass)
   ck->deleted = c->deleted;
   c->dirty = FALSE;
   g_mutex_unlock (&c->lock);
+  const AbCatchUp *cu = &c->catch_up;
+  if (cu->position != NULL)
+    {
+      ck->wal_position = bytes_dup (cu->position->data, cu->position->len);
+      ck->wal_since_ms = cu->since_ms;
+      ck->wal_read = cu->read;
+      ck->wal_applied = cu->applied;
+    }
 }
 
 /* At most once a second, when the safe position moved. */
@@ -866,6 +931,7 @@ copy_clear (Copy *c)
   g_clear_pointer (&c->tafter, g_byte_array_unref);
   g_clear_pointer (&c->done, g_hash_table_unref);
   g_clear_pointer (&c->safe_pos, g_byte_array_unref);
+  g_clear_pointer (&c->catch_up.position, g_byte_array_unref);
   g_clear_error (&c->error);
   g_mutex_clear (&c->lock);
   g_cond_clear (&c->cond);
@@ -882,12 +948,131 @@ failed_exit (const CopyOptions *o, const gchar *what, guint64 rows)
   return AB_ADMIN_EXIT_FAILED;
 }
 
-/* Decides fresh or resumed, runs the pass, records the outcome. */
+/* The checkpoint after each catch-up chunk: the pass is complete. */
+static gboolean
+save_caught_up (gpointer user, GError **error)
+{
+  Copy *c = user;
+  Checkpoint ck = { 0 };
+  ckpt_fill (c, &ck, TRUE);
+  gboolean ok = checkpoint_save (c->o, &ck, error);
+  checkpoint_clear (&ck);
+  return ok;
+}
+
+/* --wal after a complete copy pass: replays the WAL from the checkpoint's
+ * position to its current end. */
+static int
+catch_up (Copy *c, AbStore *to)
+{
+  const CopyOptions *o = c->o;
+  g_autoptr (GError) error = NULL;
+  AbCatchUp *cu = &c->catch_up;
+  guint64 before = cu->applied;
+  cu->wal_uri = o->wal;
+  cu->lanes = (guint) o->threads;
+  cu->insert_merge = o->insert_merge;
+  cu->save = save_caught_up;
+  cu->user = c;
+  if (!ab_admin_catch_up (to, cu, &error))
+    {
+      fprintf (stderr,
+               "actionbase-admin copy: %s\nactionbase-admin copy: the copy is complete and the "
+               "checkpoint %s records how far the catch-up got: run the same command again to "
+               "go on\n",
+               error->message, o->checkpoint);
+      return AB_ADMIN_EXIT_FAILED;
+    }
+  fprintf (stderr,
+           "actionbase-admin copy: caught up with %s: %" G_GUINT64_FORMAT
+           " WAL records applied by this run (%" G_GUINT64_FORMAT " in all, %" G_GUINT64_FORMAT
+           " read, %" G_GUINT64_FORMAT " skipped); run it again to catch up further, and once "
+           "more after the source denies writes (checkpoint %s)\n",
+           o->wal, cu->applied - before, cu->applied, cu->read, cu->skipped, o->checkpoint);
+  return AB_ADMIN_EXIT_OK;
+}
+
+/* Refuses a fresh copy into a target that holds rows (unless --force). */
+static gboolean
+fresh_target_ok (const CopyOptions *o, AbStore *to)
+{
+  gboolean empty;
+  g_autoptr (GError) error = NULL;
+  if (!target_empty (to, &empty, &error))
+    {
+      fprintf (stderr, "actionbase-admin copy: reading %s: %s\n", o->to, error->message);
+      return FALSE;
+    }
+  if (!empty)
+    fprintf (stderr,
+             "actionbase-admin copy: %s already holds rows and no checkpoint (%s) says "
+             "this copy put them there: give --force to copy into it anyway (rows with "
+             "the same keys are overwritten), or the --checkpoint of the copy that "
+             "filled it\n",
+             o->to, o->checkpoint);
+  return empty;
+}
+
+/* --wal on a fresh copy: where the WAL stands now, before the snapshot. */
+static gboolean
+wal_start (Copy *c)
+{
+  g_autoptr (GError) error = NULL;
+  AbCatchUp *cu = &c->catch_up;
+  cu->since_ms = g_get_real_time () / 1000 - (gint64) c->o->wal_margin * 1000;
+  cu->position = ab_admin_catch_up_start (c->o->wal, cu->since_ms, &error);
+  if (cu->position == NULL)
+    fprintf (stderr, "actionbase-admin copy: the WAL %s: %s\n", c->o->wal, error->message);
+  return cu->position != NULL;
+}
+
+/* One run per checkpoint at a time: two would write the same rows (and a
+ * catch-up takes no edge locks). An exclusive flock on CHECKPOINT.lock, held
+ * until the process exits; -1 (said why) when another run holds it. */
+static int
+lock_checkpoint (const CopyOptions *o)
+{
+  g_autofree gchar *path = g_strconcat (o->checkpoint, ".lock", NULL);
+  g_autofree gchar *dir = g_path_get_dirname (o->checkpoint);
+  int fd = g_mkdir_with_parents (dir, 0755) == 0 ? open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)
+                                                 : -1;
+  if (fd < 0)
+    {
+      fprintf (stderr, "actionbase-admin copy: %s: %s\n", path, g_strerror (errno));
+      return -1;
+    }
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      fprintf (stderr,
+               "actionbase-admin copy: another run of this copy is going on (%s is locked): "
+               "wait for it to end, or stop it, then run the command again\n",
+               path);
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* Decides fresh or resumed, runs the pass (then the catch-up with --wal),
+ * records the outcome. */
+static int run_locked (const CopyOptions *o, AbStore *from, AbStore *to);
+
 static int
 run (const CopyOptions *o, AbStore *from, AbStore *to)
 {
+  int fd = lock_checkpoint (o);
+  if (fd < 0)
+    return AB_ADMIN_EXIT_FAILED;
+  int rc = run_locked (o, from, to);
+  close (fd);
+  return rc;
+}
+
+static int
+run_locked (const CopyOptions *o, AbStore *from, AbStore *to)
+{
   Checkpoint ck = { 0 };
-  gboolean mismatch, empty;
+  gboolean mismatch;
   g_autoptr (GError) error = NULL;
   const gchar *mode = o->rescan ? "rescan" : "copy";
   if (!checkpoint_load (o, &ck, &mismatch, &error))
@@ -897,7 +1082,18 @@ run (const CopyOptions *o, AbStore *from, AbStore *to)
     }
   gboolean have = ck.mode != NULL;
   gboolean resume = have && g_str_equal (ck.mode, mode) && !ck.complete;
-  if (have && !o->rescan && g_str_equal (ck.mode, "copy") && ck.complete)
+  gboolean copied = have && !o->rescan && g_str_equal (ck.mode, "copy") && ck.complete;
+  if (o->wal != NULL && (resume || copied) && ck.wal_position == NULL)
+    {
+      fprintf (stderr,
+               "actionbase-admin copy: the copy of checkpoint %s was started without --wal: "
+               "where its snapshot stood in the WAL is unknown. Finish the move with --rescan "
+               "while the source denies writes, or delete that file to copy again with --wal\n",
+               o->checkpoint);
+      checkpoint_clear (&ck);
+      return AB_ADMIN_EXIT_FAILED;
+    }
+  if (copied && o->wal == NULL)
     {
       fprintf (stderr,
                "actionbase-admin copy: already complete (%" G_GUINT64_FORMAT
@@ -907,24 +1103,10 @@ run (const CopyOptions *o, AbStore *from, AbStore *to)
       checkpoint_clear (&ck);
       return AB_ADMIN_EXIT_OK;
     }
-  if (!have && !o->force)
+  if (!have && !o->force && !fresh_target_ok (o, to))
     {
-      if (!target_empty (to, &empty, &error))
-        {
-          checkpoint_clear (&ck);
-          fprintf (stderr, "actionbase-admin copy: reading %s: %s\n", o->to, error->message);
-          return AB_ADMIN_EXIT_FAILED;
-        }
-      if (!empty)
-        {
-          fprintf (stderr,
-                   "actionbase-admin copy: %s already holds rows and no checkpoint (%s) says "
-                   "this copy put them there: give --force to copy into it anyway (rows with "
-                   "the same keys are overwritten), or the --checkpoint of the copy that "
-                   "filled it\n",
-                   o->to, o->checkpoint);
-          return AB_ADMIN_EXIT_FAILED;
-        }
+      checkpoint_clear (&ck);
+      return AB_ADMIN_EXIT_FAILED;
     }
 
   Copy c = { .o = o, .from = from, .to = to, .max_key = ab_store_max_key (to) };
@@ -933,22 +1115,34 @@ run (const CopyOptions *o, AbStore *from, AbStore *to)
   c.done = g_hash_table_new (g_int64_hash, g_int64_equal);
   c.tpage = ab_kv_array_new ();
   c.max_in_flight = (guint) o->threads * 2;
-  if (resume)
+  if (resume || copied)
     {
       c.safe_pos = ck.position != NULL ? bytes_dup (ck.position->data, ck.position->len) : NULL;
       c.rows = ck.rows;
       c.written = ck.written;
       c.deleted = ck.deleted;
+      c.catch_up.position = g_steal_pointer (&ck.wal_position);
+      c.catch_up.since_ms = ck.wal_since_ms;
+      c.catch_up.read = ck.wal_read;
+      c.catch_up.applied = ck.wal_applied;
     }
   checkpoint_clear (&ck);
-  if (!build_filter (&c, &error))
+  if (copied)
     {
-      fprintf (stderr, "actionbase-admin copy: %s\n", error->message);
+      int rc = catch_up (&c, to);
+      copy_clear (&c);
+      return rc;
+    }
+  if (!build_filter (&c, &error) || (o->wal != NULL && !resume && !wal_start (&c)))
+    {
+      if (error != NULL)
+        fprintf (stderr, "actionbase-admin copy: %s\n", error->message);
       copy_clear (&c);
       return AB_ADMIN_EXIT_FAILED;
     }
   /* A checkpoint exists before the first row is written: a copy killed at
-   * any point finds a target it may go on filling. */
+   * any point finds a target it may go on filling (and, with --wal, the WAL
+   * position taken before the snapshot opens). */
   ckpt_fill (&c, &ck, FALSE);
   if (!checkpoint_save (o, &ck, &error))
     {
@@ -994,8 +1188,9 @@ run (const CopyOptions *o, AbStore *from, AbStore *to)
            " rows in the target, %" G_GUINT64_FORMAT " written, %" G_GUINT64_FORMAT
            " deleted (checkpoint %s)\n",
            c.rows, c.written, c.deleted, o->checkpoint);
+  int rc = o->wal != NULL ? catch_up (&c, to) : AB_ADMIN_EXIT_OK;
   copy_clear (&c);
-  return AB_ADMIN_EXIT_OK;
+  return rc;
 }
 
 int

@@ -2,7 +2,7 @@
 # import), installed next to the server (included by the top Makefile.am).
 bin_PROGRAMS += src/actionbase-admin
 src_actionbase_admin_SOURCES = src/admin/main.c src/admin/admin-private.h src/admin/progress.c \
-	src/admin/cmd_backup.c src/admin/cmd_copy.c src/admin/cmd_import.c
+	src/admin/cmd_backup.c src/admin/cmd_copy.c src/admin/catchup.c src/admin/cmd_import.c
 src_actionbase_admin_LDADD = $(CORE_LIBS)
 src_actionbase_admin_SOURCES += src/admin/dump.c src/admin/dump.h
 
@@ -19,7 +19,7 @@ tests_admin_test_backup_LDADD = $(TEST_LIBS)
 # to copy into memory:) and the real binary as a child for the kill -9 case.
 check_PROGRAMS += tests/admin/test_copy
 TESTS += tests/admin/test_copy
-tests_admin_test_copy_SOURCES = tests/admin/test_copy.c src/admin/cmd_copy.c \
+tests_admin_test_copy_SOURCES = tests/admin/test_copy.c src/admin/cmd_copy.c src/admin/catchup.c \
 	src/admin/progress.c tests/unit/engine/engine_fixture.c tests/unit/engine/engine_fixture.h
 tests_admin_test_copy_CFLAGS = $(TEST_CFLAGS)
 tests_admin_test_copy_LDADD = $(TEST_LIBS)
@@ -34,3 +34,8 @@ tests_admin_test_import_SOURCES = tests/admin/test_import.c \
 tests_admin_test_import_CFLAGS = $(TEST_CFLAGS)
 tests_admin_test_import_LDADD = $(TEST_LIBS)
 EXTRA_DIST += tests/bench/admin-bench.sh
+
+# The online move end to end (docs/operations.md, Online copy with WAL
+# catch-up): a server on LMDB under write load moved to the real HBase.
+TESTS += tests/admin/cutover.sh
+EXTRA_DIST += tests/admin/cutover.sh

@@ -11,6 +11,8 @@
 static const guint8 POSITION_KEY[]
     = { 0, 0, 0, 0, 0, 'a', 'b', 'w', 'a', 'l', 0, 'a', 'p', 'p', 'l', 'i', 'e', 'r' };
 #define LAG_SAMPLES 1024
+/* Records per mutation request: under the engine's default max_mutations. */
+#define BATCH_MAX 500
 
 typedef struct _AbApplier {
   AbEngine *engine;
@@ -25,19 +27,36 @@ typedef struct _AbApplier {
   guint n_lags, next_lag;
 } AbApplier;
 
-/* Apply iff the record was queued and its effective mode is ASYNC
- * (DROP records are never applied). */
-static gboolean
-wants_apply (JsonObject *rec)
+/* The record's effective mode (system, then request, then table). */
+static const gchar *
+effective_mode (JsonObject *rec)
 {
   JsonObject *m = json_object_get_object_member (rec, "mode");
-  if (m == NULL || !json_object_get_boolean_member_with_default (m, "queue", FALSE))
-    return FALSE;
   const gchar *eff = NULL;
   static const gchar *const order[] = { "g", "r", "l" };
-  for (guint i = 0; i < 3 && eff == NULL; i++)
+  for (guint i = 0; m != NULL && i < 3 && eff == NULL; i++)
     eff = json_object_get_string_member_with_default (m, order[i], NULL);
-  return g_strcmp0 (eff, "ASYNC") == 0;
+  return eff;
+}
+
+/* Which records a pass applies: the applier's (queued, effective mode ASYNC;
+ * DROP records are never applied) or a catch-up's (every record the source
+ * applied or queued, SYNC or ASYNC, built at or after since_ms). */
+typedef struct {
+  gboolean catch_up;
+  gint64 since_ms;
+} Pick;
+
+static gboolean
+wants_apply (JsonObject *rec, const Pick *pick)
+{
+  const gchar *eff = effective_mode (rec);
+  if (pick->catch_up)
+    return (g_strcmp0 (eff, "SYNC") == 0 || g_strcmp0 (eff, "ASYNC") == 0)
+           && json_object_get_int_member_with_default (rec, "ts", 0) >= pick->since_ms;
+  JsonObject *m = json_object_get_object_member (rec, "mode");
+  return m != NULL && json_object_get_boolean_member_with_default (m, "queue", FALSE)
+         && g_strcmp0 (eff, "ASYNC") == 0;
 }
 
 /* Most of a WAL is SYNC records the applier skips: a queued record says
@@ -119,20 +138,21 @@ note_lag (AbApplier *a, JsonObject *rec)
   g_mutex_unlock (&a->mu);
 }
 
-/* Groups the records to apply by label, in WAL order. */
+/* Groups the records to apply by label, in WAL order; a (the applier, or
+ * NULL for a catch-up) notes their lag. */
 static GPtrArray *
-collect (AbApplier *a, GPtrArray *entries)
+collect (AbApplier *a, const Pick *pick, GPtrArray *entries)
 {
   GPtrArray *batches = g_ptr_array_new_with_free_func ((GDestroyNotify) label_batch_free);
   for (guint i = 0; i < entries->len; i++)
     {
       AbSinkEntry *e = entries->pdata[i];
-      if (!maybe_queued (e->record.value))
+      if (!pick->catch_up && !maybe_queued (e->record.value))
         continue;
       g_autoptr (JsonNode) n = json_from_string (e->record.value, NULL);
       JsonObject *rec = n != NULL && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
       gboolean multi = FALSE;
-      JsonNode *m = rec != NULL && wants_apply (rec) ? mutation_of (rec, &multi) : NULL;
+      JsonNode *m = rec != NULL && wants_apply (rec, pick) ? mutation_of (rec, &multi) : NULL;
       const gchar *label
           = rec != NULL ? json_object_get_string_member_with_default (rec, "label", NULL) : NULL;
       if (m == NULL || label == NULL)
@@ -141,9 +161,11 @@ collect (AbApplier *a, GPtrArray *entries)
             json_node_unref (m);
           continue;
         }
-      note_lag (a, rec);
+      if (a != NULL)
+        note_lag (a, rec);
       LabelBatch *b = batches->len > 0 ? batches->pdata[batches->len - 1] : NULL;
-      if (b == NULL || strcmp (b->label, label) != 0 || b->multi != multi)
+      if (b == NULL || strcmp (b->label, label) != 0 || b->multi != multi
+          || json_array_get_length (b->items) >= BATCH_MAX)
         {
           b = g_new0 (LabelBatch, 1);
           b->label = g_strdup (label);
@@ -156,9 +178,15 @@ collect (AbApplier *a, GPtrArray *entries)
   return batches;
 }
 
+/* What a pass counted. */
+typedef struct {
+  atomic_uint_fast64_t *applied, *skipped;
+  gboolean lock; /* take each edge's lock (stores without transactions) */
+} Counts;
+
 /* Applies one label's records; TRUE when nothing needs a retry. */
 static gboolean
-apply_batch (AbApplier *a, LabelBatch *b)
+apply_batch (AbEngine *engine, const Counts *n, LabelBatch *b)
 {
   const gchar *dot = strchr (b->label, '.');
   if (dot == NULL)
@@ -170,27 +198,46 @@ apply_batch (AbApplier *a, LabelBatch *b)
   o.table = dot + 1;
   o.multi_edge = b->multi;
   o.internal = TRUE;
+  o.lock = n->lock;
   o.request_id = "applier";
   JsonObject *body = json_object_new ();
   json_object_set_array_member (body, "mutations", json_array_ref (b->items));
   g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
   json_node_take_object (node, body);
   g_autoptr (GError) error = NULL;
-  g_autoptr (GArray) results = ab_engine_mutate (a->engine, &o, node, &error);
+  g_autoptr (GArray) results = ab_engine_mutate (engine, &o, node, &error);
   if (results == NULL)
     {
       /* The table is gone or the record is malformed: retrying cannot help. */
       g_warning ("applier skips %u record(s) of %s: %s", json_array_get_length (b->items), b->label,
                  error->message);
-      atomic_fetch_add (&a->skipped, json_array_get_length (b->items));
+      atomic_fetch_add (n->skipped, json_array_get_length (b->items));
       return TRUE;
     }
   gboolean retry = FALSE;
   for (guint i = 0; i < results->len; i++)
     retry |= g_array_index (results, AbKeyResult, i).status == AB_STATUS_ERROR;
   if (!retry)
-    atomic_fetch_add (&a->applied, json_array_get_length (b->items));
+    atomic_fetch_add (n->applied, json_array_get_length (b->items));
   return !retry;
+}
+
+/* apply_batch until it succeeds, backing off, at most 21 attempts (or until
+ * *stop); FALSE when it gave up. */
+static gboolean
+apply_with_retries (AbEngine *engine, const Counts *n, LabelBatch *b, atomic_int *stop)
+{
+  for (guint attempt = 0; !apply_batch (engine, n, b); attempt++)
+    {
+      if (attempt == 20 || (stop != NULL && atomic_load (stop)))
+        {
+          g_warning ("%s gives up on a batch of %s after %u attempts",
+                     stop != NULL ? "applier" : "catch-up", b->label, attempt + 1);
+          return FALSE;
+        }
+      g_usleep (MIN (50000u << MIN (attempt, 5u), 1000000u));
+    }
+  return TRUE;
 }
 
 static void
@@ -209,19 +256,12 @@ save_position (AbApplier *a, GBytes *position)
 static void
 process (AbApplier *a, GPtrArray *entries)
 {
-  g_autoptr (GPtrArray) batches = collect (a, entries);
+  const Pick pick = { 0 };
+  const Counts n = { &a->applied, &a->skipped, TRUE };
+  g_autoptr (GPtrArray) batches = collect (a, &pick, entries);
   for (guint i = 0; i < batches->len; i++)
-    for (guint attempt = 0; !apply_batch (a, batches->pdata[i]); attempt++)
-      {
-        if (attempt == 20 || atomic_load (&a->stop))
-          {
-            g_warning ("applier gives up on a batch of %s after %u attempts",
-                       ((LabelBatch *) batches->pdata[i])->label, attempt + 1);
-            atomic_fetch_add (&a->failed, 1);
-            break;
-          }
-        g_usleep (MIN (50000u << MIN (attempt, 5u), 1000000u));
-      }
+    if (!apply_with_retries (a->engine, &n, batches->pdata[i], &a->stop))
+      atomic_fetch_add (&a->failed, 1);
   save_position (a, ((AbSinkEntry *) entries->pdata[entries->len - 1])->position);
 }
 
@@ -347,4 +387,107 @@ ab_engine_applier_metrics (AbEngine *engine, GString *out)
       (gssize) atomic_load (&a->applied), (gssize) atomic_load (&a->skipped),
       (gssize) atomic_load (&a->failed), n ? sorted[n / 2] : 0,
       n ? sorted[MIN (n - 1, n * 99 / 100)] : 0);
+}
+
+/* The lane of a mutation item: a hash of its edge's endpoints (or id), so
+ * that each edge's records stay on one lane. */
+static guint
+lane_of (JsonNode *item, guint lanes)
+{
+  JsonObject *m = json_node_get_object (item);
+  JsonObject *e = json_object_get_object_member (m, "edge");
+  guint h = 0;
+  static const gchar *const ends[] = { "id", "source", "target" };
+  for (guint i = 0; e != NULL && i < G_N_ELEMENTS (ends); i++)
+    {
+      JsonNode *v = json_object_get_member (e, ends[i]);
+      if (v == NULL || !JSON_NODE_HOLDS_VALUE (v))
+        continue;
+      g_autofree gchar *text = json_node_get_value_type (v) == G_TYPE_STRING
+                                   ? g_strdup (json_node_get_string (v))
+                                   : g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (v));
+      h = h * 31 + g_str_hash (text);
+    }
+  return h % lanes;
+}
+
+/* One lane of a replay: its share of every label batch, in WAL order. */
+typedef struct {
+  AbEngine *engine;
+  const Counts *n;
+  GPtrArray *batches; /* LabelBatch* */
+  gboolean ok;
+  gchar *failed_label;
+} Lane;
+
+static gpointer
+lane_run (gpointer data)
+{
+  Lane *l = data;
+  l->ok = TRUE;
+  for (guint i = 0; i < l->batches->len && l->ok; i++)
+    if (!apply_with_retries (l->engine, l->n, l->batches->pdata[i], NULL))
+      {
+        l->ok = FALSE;
+        l->failed_label = g_strdup (((LabelBatch *) l->batches->pdata[i])->label);
+      }
+  return NULL;
+}
+
+gboolean
+ab_engine_replay_wal (AbEngine *engine, GPtrArray *entries, gint64 since_ms, gboolean lock,
+                      guint lanes, guint64 *applied, guint64 *skipped, GError **error)
+{
+  const Pick pick = { .catch_up = TRUE, .since_ms = since_ms };
+  atomic_uint_fast64_t done = 0, passed = 0;
+  const Counts n = { &done, &passed, lock };
+  g_autoptr (GPtrArray) batches = collect (NULL, &pick, entries);
+  lanes = CLAMP (lanes, 1, 64);
+  Lane *lane = g_new0 (Lane, lanes);
+  for (guint k = 0; k < lanes; k++)
+    {
+      lane[k].engine = engine;
+      lane[k].n = &n;
+      lane[k].batches = g_ptr_array_new_with_free_func ((GDestroyNotify) label_batch_free);
+    }
+  for (guint i = 0; i < batches->len; i++)
+    {
+      LabelBatch *b = batches->pdata[i];
+      LabelBatch **part = g_new0 (LabelBatch *, lanes);
+      for (guint j = 0; j < json_array_get_length (b->items); j++)
+        {
+          JsonNode *item = json_array_get_element (b->items, j);
+          guint k = lanes > 1 ? lane_of (item, lanes) : 0;
+          if (part[k] == NULL)
+            {
+              part[k] = g_new0 (LabelBatch, 1);
+              part[k]->label = g_strdup (b->label);
+              part[k]->multi = b->multi;
+              part[k]->items = json_array_new ();
+              g_ptr_array_add (lane[k].batches, part[k]);
+            }
+          json_array_add_element (part[k]->items, json_node_ref (item));
+        }
+      g_free (part);
+    }
+  GThread **threads = g_new0 (GThread *, lanes);
+  for (guint k = 1; k < lanes; k++)
+    threads[k] = g_thread_new ("ab-replay", lane_run, &lane[k]);
+  lane_run (&lane[0]);
+  gboolean ok = TRUE;
+  for (guint k = 0; k < lanes; k++)
+    {
+      if (k > 0)
+        g_thread_join (threads[k]);
+      if (ok && !lane[k].ok)
+        ok = ab_engine_fail (error, AB_ENGINE_ERROR_UNAVAILABLE,
+                             "records of %s still fail after 21 attempts", lane[k].failed_label);
+      g_free (lane[k].failed_label);
+      g_ptr_array_unref (lane[k].batches);
+    }
+  g_free (threads);
+  g_free (lane);
+  *applied += (guint64) atomic_load (&done);
+  *skipped += (guint64) atomic_load (&passed);
+  return ok;
 }

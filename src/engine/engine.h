@@ -67,6 +67,18 @@ gboolean ab_engine_reads_inline (AbEngine *engine);
 /* Prometheus text: mutation results by status and store operations by verb
  * (calls and errors). */
 gchar *ab_engine_metrics_text (AbEngine *engine);
+/* An online copy's catch-up (docs/operations.md, Moving between stores):
+ * applies, in WAL order and through the internal path, the records among
+ * entries (AbSinkEntry*) of every mutation the source applied or queued
+ * (effective mode SYNC or ASYNC) built at or after since_ms. Re-applying is
+ * version-idempotent. lock FALSE: no edge locks, for a caller that is the
+ * only writer of these edges. lanes (1..64): batches applied at once, each
+ * edge's records on one lane. Counts the records applied and those skipped
+ * (their table is gone); FALSE with error when a batch still fails after
+ * retries. */
+gboolean ab_engine_replay_wal (AbEngine *engine, GPtrArray *entries, gint64 since_ms,
+                               gboolean lock, guint lanes, guint64 *applied, guint64 *skipped,
+                               GError **error);
 /* Blocks until the async applier has applied everything appended to the WAL
  * so far (tests, graceful stop); FALSE on timeout. */
 gboolean ab_engine_applier_drain (AbEngine *engine, gint timeout_ms);

@@ -2,6 +2,7 @@
  * vtable, and the AbStore / AbSnapshot structs it embeds first in its own),
  * and each backend's URI opener, which store.c picks by the URI's scheme. */
 #pragma once
+#include <stdatomic.h>
 #include "store/store.h"
 
 typedef struct {
@@ -57,6 +58,7 @@ struct _AbStore {
                             * and memory 32767: HBase's row key limit) */
   gchar *uri;
   AbStoreCounters *counters; /* owned by store.c; NULL = not counted */
+  atomic_int extra_refs;     /* ab_store_ref calls not yet closed (0: one owner) */
 };
 
 /* Backends embed this struct first in their snapshots. */

@@ -171,9 +171,18 @@ ab_store_close (AbStore *s)
 {
   if (s == NULL)
     return;
+  if (atomic_load (&s->extra_refs) > 0 && atomic_fetch_sub (&s->extra_refs, 1) > 0)
+    return;
   g_clear_pointer (&s->uri, g_free);
   g_clear_pointer (&s->counters, g_free);
   s->vt->close (s);
+}
+
+AbStore *
+ab_store_ref (AbStore *s)
+{
+  atomic_fetch_add (&s->extra_refs, 1);
+  return s;
 }
 
 gboolean

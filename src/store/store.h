@@ -117,7 +117,9 @@ typedef gboolean (*AbScanVisitor) (const guint8 *key, gsize klen, const guint8 *
  * program ignores SIGPIPE, else a gateway hanging up kills it on send).
  * The scheme picks the backend, which parses the rest. */
 AbStore *ab_store_open (const gchar *uri, GError **error);
-void ab_store_close (AbStore *s); /* closes and frees */
+void ab_store_close (AbStore *s); /* closes and frees (once every ref is closed) */
+/* One more owner: each ab_store_ref needs its own ab_store_close. */
+AbStore *ab_store_ref (AbStore *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbStore, ab_store_close)
 
 gboolean ab_store_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);

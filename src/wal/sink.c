@@ -146,3 +146,35 @@ ab_sink_close_reader (AbSinkReader *r)
   if (r != NULL)
     r->sink->vt->close_reader (r);
 }
+
+AbSink *
+ab_sink_open_follower (const gchar *uri, GError **error)
+{
+  if (uri == NULL || !g_str_has_prefix (uri, "file:"))
+    {
+      g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_URI,
+                   "'%s': only a file WAL (file:DIR) can be followed from another process",
+                   uri != NULL ? uri : "");
+      return NULL;
+    }
+  g_autofree gchar *dir = g_strdup (uri + 5);
+  gchar *q = strchr (dir, '?');
+  if (q != NULL)
+    *q = '\0';
+  AbSink *s = ab_sink_file_follow (dir, error);
+  if (s != NULL)
+    s->uri = g_strdup (uri);
+  return s;
+}
+
+GBytes *
+ab_sink_position_since (AbSink *s, gint64 since_ms, GError **error)
+{
+  if (s->vt->position_since == NULL)
+    {
+      g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_URI,
+                   "the %s sink cannot find a position by time", s->vt->name);
+      return NULL;
+    }
+  return s->vt->position_since (s, since_ms, error);
+}

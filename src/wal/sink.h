@@ -65,6 +65,9 @@ typedef struct {
   gboolean (*commit) (AbSinkReader *r, GBytes *position, GError **error);
   void (*close_reader) (AbSinkReader *r);
   void (*close) (AbSink *s);
+  /* Optional: a position at or before every record appended from since_ms
+   * (wall-clock ms) on. */
+  GBytes *(*position_since) (AbSink *s, gint64 since_ms, GError **error);
 } AbSinkVTable;
 
 struct _AbSink {
@@ -89,3 +92,9 @@ AbSinkReader *ab_sink_open_reader (AbSink *s, GBytes *from, GError **error);
 gboolean ab_sink_read (AbSinkReader *r, guint max, gint timeout_ms, GPtrArray *out, GError **error);
 gboolean ab_sink_commit (AbSinkReader *r, GBytes *position, GError **error);
 void ab_sink_close_reader (AbSinkReader *r);
+/* Read-only access to a WAL another process writes ("file:DIR" only): its
+ * readers never remove anything and commit is a no-op; append fails. */
+AbSink *ab_sink_open_follower (const gchar *uri, GError **error);
+/* A position at or before every record appended from since_ms on; NULL with
+ * error when the sink cannot tell (not a file sink). */
+GBytes *ab_sink_position_since (AbSink *s, gint64 since_ms, GError **error);

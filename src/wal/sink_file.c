@@ -1,7 +1,8 @@
 /* The file sink: JSON-lines segment files (wal-<n>.jsonl) in a directory,
  * appended under a lock, made durable by group fdatasync (one caller syncs
  * for everyone waiting), rotated by size, read back by position, and
- * removed once applied and older than the retention. */
+ * removed once applied and older than the retention; also a read-only
+ * follower of a directory another process writes (an online copy's catch-up). */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -25,6 +26,7 @@ typedef struct {
   guint64 written; /* appends so far */
   guint64 synced;  /* appends known durable */
   gboolean syncing;
+  gboolean follower; /* read-only: another process appends, nothing is removed */
 } FileSink;
 
 typedef struct {
@@ -162,6 +164,12 @@ static gboolean
 file_append (AbSink *s, GPtrArray *records, gboolean durable, GError **error)
 {
   FileSink *f = (FileSink *) s;
+  if (f->follower)
+    {
+      g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_CLOSED,
+                   "the WAL in %s is followed read-only", f->dir);
+      return FALSE;
+    }
   GString *buf = g_string_new (NULL);
   for (guint i = 0; i < records->len; i++)
     {
@@ -242,7 +250,61 @@ file_open_reader (AbSink *s, GBytes *from, GError **error)
       g_autoptr (GArray) segs = list_segments (f->dir);
       r->seg = segs->len > 0 ? g_array_index (segs, guint64, 0) : 0;
     }
+  else if (f->follower)
+    {
+      /* Another process may have removed it (retention): say so rather
+       * than skip the records it held. */
+      g_autofree gchar *path = segment_path (f, r->seg);
+      g_autoptr (GArray) segs = list_segments (f->dir);
+      if (!g_file_test (path, G_FILE_TEST_EXISTS) && segs->len > 0
+          && g_array_index (segs, guint64, 0) > r->seg)
+        {
+          g_free (r);
+          g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_IO,
+                       "WAL segment %s was removed (retention) before it was read", path);
+          return NULL;
+        }
+    }
   return &r->base;
+}
+
+/* A follower's segment is complete once a later one exists: the writer
+ * rotates to seg + 1 and never appends to seg again. */
+static gboolean
+follower_segment_closed (FileSink *f, guint64 seg)
+{
+  g_autoptr (GArray) segs = list_segments (f->dir);
+  return segs->len > 0 && g_array_index (segs, guint64, segs->len - 1) > seg;
+}
+
+/* The position of the oldest segment last written at or after since_ms (its
+ * start): every record appended from since_ms on is at or after it. With no
+ * such segment, the end of the newest one. */
+static GBytes *
+file_position_since (AbSink *s, gint64 since_ms, GError **error)
+{
+  FileSink *f = (FileSink *) s;
+  g_autoptr (GArray) segs = list_segments (f->dir);
+  guint64 last = 0, size = 0;
+  for (guint i = 0; i < segs->len; i++)
+    {
+      guint64 n = g_array_index (segs, guint64, i);
+      g_autofree gchar *path = segment_path (f, n);
+      struct stat st;
+      if (stat (path, &st) != 0)
+        {
+          if (errno == ENOENT) /* removed meanwhile: older than what we want */
+            continue;
+          io_error (error, "cannot stat", path);
+          return NULL;
+        }
+      /* whole seconds rounded down: at worst one segment too early */
+      if ((gint64) st.st_mtime * 1000 >= since_ms - 1000)
+        return position_new (n, 0);
+      last = n;
+      size = (guint64) st.st_size;
+    }
+  return position_new (last, size);
 }
 
 /* Complete lines of the reader's segment from its offset (at most max). */
@@ -298,6 +360,8 @@ file_read (AbSinkReader *base, guint max, gint timeout_ms, GPtrArray *out, GErro
       guint64 written = f->written;
       gboolean closed = r->seg < f->seg; /* no append goes there any more */
       g_mutex_unlock (&f->lock);
+      if (f->follower)
+        closed = follower_segment_closed (f, r->seg);
       /* max counts this call's entries, as on the Kafka sink */
       if (!read_lines (f, r, before + max, out, error))
         return FALSE;
@@ -308,6 +372,14 @@ file_read (AbSinkReader *base, guint max, gint timeout_ms, GPtrArray *out, GErro
           /* read to its end above: go on */
           r->seg++;
           r->offset = 0;
+          continue;
+        }
+      if (f->follower)
+        {
+          /* The writer is another process: nothing to wait on but the file. */
+          if (g_get_monotonic_time () >= deadline)
+            return TRUE;
+          g_usleep (MIN (20000, MAX (0, deadline - g_get_monotonic_time ())));
           continue;
         }
       g_mutex_lock (&f->lock);
@@ -326,7 +398,7 @@ file_commit (AbSinkReader *base, GBytes *position, GError **error)
 {
   FileSink *f = (FileSink *) base->sink;
   guint64 seg, offset;
-  if (!position_parse (position, &seg, &offset))
+  if (f->follower || !position_parse (position, &seg, &offset))
     return TRUE;
   g_autoptr (GArray) segs = list_segments (f->dir);
   gint64 now = g_get_real_time ();
@@ -374,6 +446,7 @@ static const AbSinkVTable file_vt = {
   .commit = file_commit,
   .close_reader = file_close_reader,
   .close = file_close,
+  .position_since = file_position_since,
 };
 
 static gboolean
@@ -426,4 +499,22 @@ ab_sink_file_open (const gchar *dir, const gchar *query, GError **error)
     return &f->base;
   file_close (&f->base);
   return NULL;
+}
+
+AbSink *
+ab_sink_file_follow (const gchar *dir, GError **error)
+{
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, AB_SINK_ERROR, AB_SINK_ERROR_URI, "no WAL directory %s", dir);
+      return NULL;
+    }
+  FileSink *f = g_new0 (FileSink, 1);
+  f->base.vt = &file_vt;
+  f->dir = g_strdup (dir);
+  f->fd = -1;
+  f->follower = TRUE;
+  g_mutex_init (&f->lock);
+  g_cond_init (&f->cond);
+  return &f->base;
 }
