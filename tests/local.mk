@@ -37,7 +37,11 @@ tests_rest_test_gateway_SOURCES = tests/rest/test_gateway.c $(REST_HARNESS)
 tests_rest_test_gateway_CPPFLAGS = $(AM_CPPFLAGS) -DAB_HBASE_SCRIPTS=\"$(abs_top_srcdir)/hbase\"
 tests_rest_test_gateway_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_rest_test_gateway_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
-check_PROGRAMS += tests/rest/test_agg tests/rest/test_query
+check_PROGRAMS += tests/rest/test_agg tests/rest/test_query tests/rest/test_vertices
+TESTS += tests/rest/test_vertices
+tests_rest_test_vertices_SOURCES = tests/rest/test_vertices.c $(REST_HARNESS)
+tests_rest_test_vertices_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
+tests_rest_test_vertices_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/rest/test_query
 tests_rest_test_query_SOURCES = tests/rest/test_query.c $(REST_HARNESS)
 tests_rest_test_query_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)

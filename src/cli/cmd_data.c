@@ -1,25 +1,33 @@
 /* Data commands over the v3 API: get, scan (limit 25 by default), count
- * (BOTH asks OUT and IN) and mutate of one edge, printing the upstream
- * sentences and tables; mutation results are summed the way load sums them. */
+ * (BOTH asks OUT and IN) and mutate of one edge, or with --id of one vertex
+ * of a vertex table, printing the upstream sentences and tables; mutation
+ * results are summed the way load sums them. */
 #include <string.h>
 #include "cli/console.h"
 
-#define GET_USAGE \
-  "get [<table>] [--table <table>] [--alias <alias>] --source <source> --target <target>"
+#define GET_USAGE                                                                            \
+  "get [<table>] [--table <table>] [--alias <alias>] --source <source> --target <target> | " \
+  "--id <id>"
 #define SCAN_USAGE                                                       \
   "scan [<table>] --index <index> --start <start> --direction <OUT|IN> " \
   "[--ranges <ranges>] [--limit <limit>] [--offset <offset>]"
 #define COUNT_USAGE "count [<table>] --start <start> --direction <OUT|IN|BOTH>"
 #define MUTATE_USAGE                                                  \
   "mutate [<table>] --type <INSERT|UPDATE|DELETE> --source <source> " \
-  "--target <target> --version <version|$NOW> --properties <json>"
+  "--target <target> | --id <id> --version <version|$NOW> --properties <json>"
 
-/* "/graph/v3/databases/D/tables/T/edges" with both names escaped. */
+/* "/graph/v3/databases/D/tables/T/<what>" with both names escaped. */
+static gchar *
+table_path (const gchar *db, const gchar *table, const gchar *what)
+{
+  g_autofree gchar *ed = ab_client_escape (db), *et = ab_client_escape (table);
+  return g_strdup_printf ("/graph/v3/databases/%s/tables/%s/%s", ed, et, what);
+}
+
 static gchar *
 edges_path (const gchar *db, const gchar *table)
 {
-  g_autofree gchar *ed = ab_client_escape (db), *et = ab_client_escape (table);
-  return g_strdup_printf ("/graph/v3/databases/%s/tables/%s/edges", ed, et);
+  return table_path (db, table, "edges");
 }
 
 static void
@@ -65,11 +73,58 @@ edge_table (JsonArray *edges, gboolean with_index)
   return t;
 }
 
+/* get --id: GET …/vertices/get of a vertex table. */
+static gboolean
+get_vertex (AbCall *call, const gchar *id)
+{
+  const gchar *db = ab_call_database (call);
+  const gchar *table = db != NULL ? ab_call_target (call) : NULL;
+  if (table == NULL)
+    return FALSE;
+  g_autofree gchar *base = table_path (db, table, "vertices/get");
+  GString *path = g_string_new (base);
+  add_query (path, "id", id);
+  AbResponse r;
+  gboolean ok = ab_client_call (call->console->client, "GET", path->str, NULL, &r);
+  g_string_free (path, TRUE);
+  if (!ok)
+    {
+      ab_call_fail_resp (call, &r, "Failed to get vertex: [%s]", id);
+      ab_response_clear (&r);
+      return FALSE;
+    }
+  JsonNode *n = ab_response_member (&r, "vertices");
+  JsonArray *vs = n != NULL && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+  g_autoptr (AbTable) t
+      = ab_table_new ((const gchar *const[]){ "version", "id", "properties", NULL });
+  for (guint i = 0; vs != NULL && i < json_array_get_length (vs); i++)
+    {
+      JsonNode *vn = json_array_get_element (vs, i);
+      JsonObject *v = JSON_NODE_HOLDS_OBJECT (vn) ? json_node_get_object (vn) : NULL;
+      if (v == NULL)
+        continue;
+      g_autofree gchar *ver = ab_cell_text (json_object_get_member (v, "version"));
+      g_autofree gchar *vid = ab_cell_text (json_object_get_member (v, "id"));
+      g_autofree gchar *p = ab_cell_properties (json_object_get_member (v, "properties"));
+      ab_table_add (t, ver, vid, p, NULL);
+    }
+  if (ab_table_rows (t) > 0)
+    ab_call_print (call, "The vertex is found: [%s]", id);
+  else
+    ab_call_print (call, "No results found: [%s]", id);
+  ab_call_table (call, t);
+  ab_response_clear (&r);
+  return TRUE;
+}
+
 gboolean
 ab_cmd_get (AbCall *call)
 {
   const gchar *source = ab_call_opt (call, "source"), *target = ab_call_opt (call, "target");
-  if (source == NULL || target == NULL)
+  const gchar *id = ab_call_opt (call, "id");
+  if (id != NULL && source == NULL && target == NULL)
+    return get_vertex (call, id);
+  if (source == NULL || target == NULL || id != NULL)
     return ab_call_usage (call, GET_USAGE);
   const gchar *db = ab_call_database (call);
   const gchar *table = db != NULL ? ab_call_target (call) : NULL;
@@ -210,6 +265,9 @@ ab_cmd_count (AbCall *call)
   return TRUE;
 }
 
+/* One mutation item: {type, edge:{version, source, target, properties}},
+ * or {type, vertex:{version, id, properties}} when target is NULL (source
+ * is then the id). */
 static JsonNode *
 mutation_body (const gchar *type, gint64 version, const gchar *source, const gchar *target,
                JsonNode *properties)
@@ -221,14 +279,17 @@ mutation_body (const gchar *type, gint64 version, const gchar *source, const gch
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "type");
   json_builder_add_string_value (b, type);
-  json_builder_set_member_name (b, "edge");
+  json_builder_set_member_name (b, target != NULL ? "edge" : "vertex");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "version");
   json_builder_add_int_value (b, version);
-  json_builder_set_member_name (b, "source");
+  json_builder_set_member_name (b, target != NULL ? "source" : "id");
   json_builder_add_string_value (b, source);
-  json_builder_set_member_name (b, "target");
-  json_builder_add_string_value (b, target);
+  if (target != NULL)
+    {
+      json_builder_set_member_name (b, "target");
+      json_builder_add_string_value (b, target);
+    }
   json_builder_set_member_name (b, "properties");
   json_builder_add_value (b, properties);
   json_builder_end_object (b);
@@ -265,9 +326,13 @@ ab_cmd_mutate (AbCall *call)
 {
   const gchar *type = ab_call_opt (call, "type"), *source = ab_call_opt (call, "source");
   const gchar *target = ab_call_opt (call, "target"), *version = ab_call_opt (call, "version");
-  const gchar *props = ab_call_opt (call, "properties");
+  const gchar *props = ab_call_opt (call, "properties"), *id = ab_call_opt (call, "id");
   gint64 v = 0;
-  if (type == NULL || source == NULL || target == NULL || version == NULL || props == NULL
+  gboolean vertex = id != NULL && source == NULL && target == NULL;
+  if (vertex)
+    source = id;
+  if (type == NULL || source == NULL || (target == NULL && !vertex) || (id != NULL && !vertex)
+      || version == NULL || props == NULL
       || !g_ascii_string_to_signed (version, 10, G_MININT64, G_MAXINT64, &v, NULL))
     return ab_call_usage (call, MUTATE_USAGE);
   g_autoptr (GError) error = NULL;
@@ -283,11 +348,12 @@ ab_cmd_mutate (AbCall *call)
   if (table == NULL)
     return (json_node_unref (pn), FALSE);
   g_autoptr (JsonNode) body = mutation_body (type, v, source, target, pn);
-  g_autofree gchar *path = edges_path (db, table);
+  g_autofree gchar *path = table_path (db, table, vertex ? "vertices" : "edges");
+  const gchar *what = vertex ? "vertices" : "edges";
   AbResponse r;
   gboolean ok = ab_client_call (call->console->client, "POST", path, body, &r);
   if (!ok)
-    ab_call_fail_resp (call, &r, "Failed to mutate edges");
+    ab_call_fail_resp (call, &r, "Failed to mutate %s", what);
   else
     {
       gint64 done = 0, failed = 0;
@@ -296,7 +362,7 @@ ab_cmd_mutate (AbCall *call)
                      "%s is done (updated: %" G_GINT64_FORMAT ", failed: %" G_GINT64_FORMAT ")",
                      type, done, failed);
       if (failed > 0)
-        ok = ab_call_fail (call, "Failed to mutate edges: %" G_GINT64_FORMAT " ended in ERROR",
+        ok = ab_call_fail (call, "Failed to mutate %s: %" G_GINT64_FORMAT " ended in ERROR", what,
                            failed);
     }
   ab_response_clear (&r);

@@ -20,15 +20,17 @@ static const AbCommand commands[] = {
   { "debug", "debug <on|off>", "Log every HTTP request and answer", cmd_debug },
   { "desc", "desc <table|alias> [<name>]", "Describe a table or an alias", ab_cmd_desc },
   { "exit", "exit", "Exit the console", cmd_exit },
-  { "get", "get [<table>] [--table <table>] [--alias <alias>] --source <source> --target <target>",
-    "Get edges by source and target", ab_cmd_get },
+  { "get",
+    "get [<table>] [--table <table>] [--alias <alias>] --source <source> --target <target> | --id "
+    "<id>",
+    "Get edges by source and target, or a vertex by id", ab_cmd_get },
   { "help", "help", "Show the available commands", cmd_help },
   { "load", "load <file <path>|preset <name>>",
     "Run the statements of a YAML or text file, or a shipped preset", ab_cmd_load },
   { "mutate",
-    "mutate [<table>] --type <INSERT|UPDATE|DELETE> --source <source> --target <target> --version "
-    "<version|$NOW> --properties <json>",
-    "Insert, update or delete one edge", ab_cmd_mutate },
+    "mutate [<table>] --type <INSERT|UPDATE|DELETE> --source <source> --target <target> | --id "
+    "<id> --version <version|$NOW> --properties <json>",
+    "Insert, update or delete one edge or vertex", ab_cmd_mutate },
   { "scan",
     "scan [<table>] --index <index> --start <start> --direction <OUT|IN> [--ranges <ranges>] "
     "[--limit <limit>] [--offset <offset>]",

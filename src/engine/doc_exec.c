@@ -298,7 +298,7 @@ read_states (Run *r, const AbTableDesc *t, GArray *srcs, GArray *tgts, GError **
   g_autoptr (GPtrArray) ps = g_ptr_array_new ();
   g_autoptr (GPtrArray) pt = g_ptr_array_new ();
   AbValue dash = AB_VALUE_INIT;
-  ab_value_set_string (&dash, AB_VALUE_STRING, "-", 1);
+  ab_value_set_string (&dash, AB_VALUE_STRING, AB_VERTEX_MARKER, strlen (AB_VERTEX_MARKER));
   for (guint i = 0; i < srcs->len; i++)
     for (guint j = 0; j < (tgts != NULL ? tgts->len : 1); j++)
       {

@@ -76,16 +76,21 @@ void ab_engine_key_pool_push_after (AbEngine *engine, guint delay_ms, void (*fn)
 /* Parsing of mutation bodies into events (events.c). One key group per
  * distinct (source, target) or id, events in request order. */
 typedef struct {
-  AbValue source;    /* multi-edge: id */
-  AbValue target;    /* multi-edge: null */
+  AbValue source;    /* multi-edge and vertex: id */
+  AbValue target;    /* multi-edge: null; vertex: "-" */
   GPtrArray *events; /* AbEvent*, owned */
-  gchar *sort_key;   /* "<source>:<target>" or the id's text */
+  gchar *sort_key;   /* "<source>:<target>", or the id's text (multi-edge, vertex) */
 } AbKeyGroup;
 
 void ab_key_group_free (AbKeyGroup *g);
-/* Returns AbKeyGroup* array (owned), or NULL + 400 error. */
-GPtrArray *ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean multi_edge,
+/* Returns AbKeyGroup* array (owned), or NULL + 400 error. vertex_items: the
+ * items are {type, vertex:{version, id, properties}} (the /vertices
+ * endpoints), else {type, edge:{...}}. */
+GPtrArray *ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean vertex_items,
                                       gboolean insert_merge, guint max_items, GError **error);
+/* The key of a group's WAL and CDC records: "<source>:<target>" ("<id>:-"
+ * for a vertex), or the id of a multi-edge. */
+gchar *ab_key_group_record_key (const AbTableDesc *t, const AbKeyGroup *g);
 
 /* WAL and CDC records (records.c). */
 typedef struct {

@@ -76,9 +76,8 @@ gchar *ab_engine_metrics_text (AbEngine *engine);
  * edge's records on one lane. Counts the records applied and those skipped
  * (their table is gone); FALSE with error when a batch still fails after
  * retries. */
-gboolean ab_engine_replay_wal (AbEngine *engine, GPtrArray *entries, gint64 since_ms,
-                               gboolean lock, guint lanes, guint64 *applied, guint64 *skipped,
-                               GError **error);
+gboolean ab_engine_replay_wal (AbEngine *engine, GPtrArray *entries, gint64 since_ms, gboolean lock,
+                               guint lanes, guint64 *applied, guint64 *skipped, GError **error);
 /* Blocks until the async applier has applied everything appended to the WAL
  * so far (tests, graceful stop); FALSE on timeout. */
 gboolean ab_engine_applier_drain (AbEngine *engine, gint timeout_ms);
@@ -98,6 +97,11 @@ typedef struct {
   const gchar *database;
   const gchar *table;       /* table or alias */
   gboolean multi_edge;      /* /multi-edges endpoints */
+  gboolean vertex;          /* /vertices endpoints: {type, vertex:{version, id, properties}}
+                             * items, vertex tables only */
+  gboolean edges_endpoint;  /* REST /edges: a vertex table answers 400 (use /vertices); the
+                             * engine's own writers (applier, import) may still write a vertex
+                             * table with edge items whose source is the id */
   gboolean lock;            /* ?lock=, default TRUE */
   gboolean sync_request;    /* /edges/sync */
   gboolean force;           /* ?force=true */
@@ -122,8 +126,8 @@ typedef enum {
 const gchar *ab_key_status_name (AbKeyStatus s);
 
 typedef struct {
-  AbValue source; /* multi-edge: the id */
-  AbValue target; /* multi-edge: null */
+  AbValue source; /* multi-edge and vertex: the id */
+  AbValue target; /* multi-edge: null; vertex: "-" */
   AbKeyStatus status;
   guint count;       /* events folded (0 on ERROR) */
   gchar *message;    /* why, for ERROR / INVALID */
@@ -197,6 +201,10 @@ gboolean ab_engine_scan_delete (AbEngine *engine, const gchar *db, const gchar *
 /* multi-edges/ids: active multi-edges by id (<= 25), filters applied. */
 AbEdgeFrame *ab_engine_get_ids (AbEngine *engine, const gchar *db, const gchar *table,
                                 GPtrArray *ids, const gchar *filters, GError **error);
+/* vertices/get: active vertices by id (<= max_get_pairs), filters applied;
+ * each as an edge whose source is the id and target "-". */
+AbEdgeFrame *ab_engine_get_vertices (AbEngine *engine, const gchar *db, const gchar *table,
+                                     GPtrArray *ids, const gchar *filters, GError **error);
 
 /* ---- groups, caches and multihop (issue 11) ---- */
 

@@ -1,5 +1,6 @@
-/* Mutation bodies to events: every item is cast against the schema and
- * validated (docs/data-model.md §3.3) before anything is written; one malformed
+/* Mutation bodies to events: every item ({type, edge} or, on the /vertices
+ * endpoints, {type, vertex}) is cast against the schema and validated
+ * (docs/data-model.md §3.3, §11) before anything is written; one malformed
  * item rejects the whole request. Events are grouped by key. */
 #include <string.h>
 #include "engine/engine-private.h"
@@ -44,25 +45,26 @@ cast (JsonNode *node, AbType type, const gchar *name, AbValue *out, guint item, 
   return bad (error, item, "%s", local->message);
 }
 
+/* what: the item's member holding obj ("edge" or "vertex"). */
 static gboolean
-cast_required (JsonObject *edge, const gchar *member, AbType type, AbValue *out, guint item,
-               GError **error)
+cast_required (JsonObject *obj, const gchar *what, const gchar *member, AbType type, AbValue *out,
+               guint item, GError **error)
 {
-  JsonNode *node = json_object_get_member (edge, member);
+  JsonNode *node = json_object_get_member (obj, member);
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return bad (error, item, "edge.%s is required", member);
+    return bad (error, item, "%s.%s is required", what, member);
   return cast (node, type, member, out, item, error);
 }
 
 /* Properties: unknown names dropped, values cast, null kept as explicit null
  * (multi-edge drops nulls). Then the per-operation rules. */
 static gboolean
-parse_props (const AbTableDesc *t, JsonObject *edge, AbEvent *ev, gboolean insert_merge, guint item,
-             GError **error)
+parse_props (const AbTableDesc *t, JsonObject *edge, const gchar *what, AbEvent *ev,
+             gboolean insert_merge, guint item, GError **error)
 {
   JsonNode *pn = json_object_get_member (edge, "properties");
   if (pn != NULL && !JSON_NODE_HOLDS_NULL (pn) && !JSON_NODE_HOLDS_OBJECT (pn))
-    return bad (error, item, "edge.properties must be an object");
+    return bad (error, item, "%s.properties must be an object", what);
   JsonObject *props = pn != NULL && JSON_NODE_HOLDS_OBJECT (pn) ? json_node_get_object (pn) : NULL;
   gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
   for (guint f = 0; props != NULL && f < t->schema->fields->len; f++)
@@ -123,20 +125,36 @@ parse_endpoints (const AbTableDesc *t, JsonObject *edge, AbEvent *ev, guint item
   return TRUE;
 }
 
-static AbEvent *
-parse_item (const AbTableDesc *t, JsonNode *node, guint item, gboolean multi, gboolean insert_merge,
-            AbValue *source, AbValue *target, GError **error)
+/* A vertex's id: source = the id, target = the marker "-", which an id
+ * may not be (its text would collide with the marker, as upstream says). */
+static gboolean
+vertex_key (const AbTableDesc *t, JsonObject *obj, const gchar *what, const gchar *member,
+            AbValue *source, AbValue *target, guint item, GError **error)
 {
+  if (!cast_required (obj, what, member, t->schema->source_type, source, item, error))
+    return FALSE;
+  g_autofree gchar *text = ab_value_to_string (source);
+  if (strcmp (text, AB_VERTEX_MARKER) == 0)
+    return bad (error, item, "Vertex id cannot be '%s' (reserved marker)", AB_VERTEX_MARKER);
+  ab_value_set_string (target, AB_VALUE_STRING, AB_VERTEX_MARKER, strlen (AB_VERTEX_MARKER));
+  return TRUE;
+}
+
+static AbEvent *
+parse_item (const AbTableDesc *t, JsonNode *node, guint item, gboolean vertex_items,
+            gboolean insert_merge, AbValue *source, AbValue *target, GError **error)
+{
+  const gchar *what = vertex_items ? "vertex" : "edge";
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return bad (error, item, "each mutation must be an object"), NULL;
   JsonObject *m = json_node_get_object (node);
   const gchar *type = json_object_get_string_member_with_default (m, "type", NULL);
-  JsonNode *en = json_object_get_member (m, "edge");
+  JsonNode *en = json_object_get_member (m, what);
   AbOpType op;
   if (type == NULL || !ab_op_parse (type, &op))
     return bad (error, item, "type must be INSERT, UPDATE or DELETE"), NULL;
   if (en == NULL || !JSON_NODE_HOLDS_OBJECT (en))
-    return bad (error, item, "edge must be an object"), NULL;
+    return bad (error, item, "%s must be an object", what), NULL;
   if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE && op != AB_OP_INSERT)
     return bad (error, item, "%s is not allowed on an immutable table (INSERT only)", type), NULL;
   JsonObject *edge = json_node_get_object (en);
@@ -145,21 +163,18 @@ parse_item (const AbTableDesc *t, JsonNode *node, guint item, gboolean multi, gb
   ev->type = op;
   ev->seq = item;
   AbValue version = AB_VALUE_INIT;
-  gboolean ok = cast_required (edge, "version", AB_TYPE_LONG, &version, item, error);
+  gboolean ok = cast_required (edge, what, "version", AB_TYPE_LONG, &version, item, error);
   ev->version = version.u.i;
-  if (ok && multi)
-    ok = cast_required (edge, "id", t->schema->id_type, source, item, error)
+  if (ok && t->schema->kind == AB_TABLE_MULTI_EDGE)
+    ok = cast_required (edge, what, "id", t->schema->id_type, source, item, error)
          && parse_endpoints (t, edge, ev, item, error);
   else if (ok && t->schema->kind == AB_TABLE_VERTEX)
-    {
-      ok = cast_required (edge, "source", t->schema->source_type, source, item, error);
-      ab_value_set_string (target, AB_VALUE_STRING, "-", 1);
-    }
+    ok = vertex_key (t, edge, what, vertex_items ? "id" : "source", source, target, item, error);
   else if (ok)
-    ok = cast_required (edge, "source", t->schema->source_type, source, item, error)
-         && cast_required (edge, "target", t->schema->target_type, target, item, error);
+    ok = cast_required (edge, what, "source", t->schema->source_type, source, item, error)
+         && cast_required (edge, what, "target", t->schema->target_type, target, item, error);
   if (ok)
-    ok = parse_props (t, edge, ev, insert_merge, item, error);
+    ok = parse_props (t, edge, what, ev, insert_merge, item, error);
   if (!ok)
     {
       event_free (ev);
@@ -168,14 +183,24 @@ parse_item (const AbTableDesc *t, JsonNode *node, guint item, gboolean multi, gb
   return ev;
 }
 
+/* Multi-edges and vertices are answered sorted by their id's text, edges by
+ * "<source>:<target>". */
 static gchar *
-sort_key_of (const AbValue *source, const AbValue *target, gboolean multi)
+sort_key_of (const AbValue *source, const AbValue *target, gboolean by_id)
 {
   g_autofree gchar *s = ab_value_to_string (source);
-  if (multi)
+  if (by_id)
     return g_steal_pointer (&s);
   g_autofree gchar *tg = ab_value_to_string (target);
   return g_strconcat (s, ":", tg, NULL);
+}
+
+gchar *
+ab_key_group_record_key (const AbTableDesc *t, const AbKeyGroup *g)
+{
+  if (t->schema->kind == AB_TABLE_VERTEX)
+    return g_strconcat (g->sort_key, ":", AB_VERTEX_MARKER, NULL);
+  return g_strdup (g->sort_key);
 }
 
 /* Identity of a key: its encoded elements (type-exact, unlike the text). */
@@ -190,7 +215,7 @@ identity (const AbValue *source, const AbValue *target)
 
 static gboolean
 group_event (GHashTable *by_key, GPtrArray *groups, AbValue *source, AbValue *target, AbEvent *ev,
-             gboolean multi)
+             gboolean by_id)
 {
   g_autoptr (GBytes) id = identity (source, target);
   AbKeyGroup *g = g_hash_table_lookup (by_key, id);
@@ -202,7 +227,7 @@ group_event (GHashTable *by_key, GPtrArray *groups, AbValue *source, AbValue *ta
       memset (source, 0, sizeof *source);
       memset (target, 0, sizeof *target);
       g->events = g_ptr_array_new_with_free_func ((GDestroyNotify) event_free);
-      g->sort_key = sort_key_of (&g->source, &g->target, multi);
+      g->sort_key = sort_key_of (&g->source, &g->target, by_id);
       g_hash_table_insert (by_key, g_bytes_ref (id), g);
       g_ptr_array_add (groups, g);
     }
@@ -211,9 +236,10 @@ group_event (GHashTable *by_key, GPtrArray *groups, AbValue *source, AbValue *ta
 }
 
 GPtrArray *
-ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean multi,
+ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean vertex_items,
                            gboolean insert_merge, guint max_items, GError **error)
 {
+  gboolean by_id = t->schema->kind == AB_TABLE_MULTI_EDGE || t->schema->kind == AB_TABLE_VERTEX;
   JsonObject *root
       = body != NULL && JSON_NODE_HOLDS_OBJECT (body) ? json_node_get_object (body) : NULL;
   JsonNode *mn = root != NULL ? json_object_get_member (root, "mutations") : NULL;
@@ -234,10 +260,10 @@ ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean multi,
   for (guint i = 0; i < n; i++)
     {
       AbValue source = AB_VALUE_INIT, target = AB_VALUE_INIT;
-      AbEvent *ev = parse_item (t, json_array_get_element (items, i), i, multi, insert_merge,
+      AbEvent *ev = parse_item (t, json_array_get_element (items, i), i, vertex_items, insert_merge,
                                 &source, &target, error);
       if (ev != NULL)
-        group_event (by_key, groups, &source, &target, ev, multi);
+        group_event (by_key, groups, &source, &target, ev, by_id);
       ab_value_clear (&source);
       ab_value_clear (&target);
       if (ev == NULL)

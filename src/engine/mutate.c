@@ -116,6 +116,32 @@ by_sort_key (gconstpointer a, gconstpointer b)
   return strcmp (x->sort_key, y->sort_key);
 }
 
+/* Each table kind has its endpoints (docs/data-model.md §11): /multi-edges
+ * for multi-edge tables, /vertices for vertex tables, /edges for the others.
+ * A vertex table also takes edge items (source = id) from the engine's own
+ * writers, which do not set edges_endpoint. */
+static gboolean
+check_endpoint (const AbTableDesc *t, const AbMutateOptions *o, GError **error)
+{
+  AbTableKind kind = t->schema->kind;
+  const gchar *use = kind == AB_TABLE_MULTI_EDGE ? "/multi-edges"
+                     : kind == AB_TABLE_VERTEX   ? "/vertices"
+                                                 : "/edges";
+  const gchar *is = NULL;
+  if (o->vertex && kind != AB_TABLE_VERTEX)
+    is = "is not a vertex table";
+  else if (o->vertex)
+    return TRUE;
+  else if ((kind == AB_TABLE_MULTI_EDGE) != o->multi_edge)
+    is = o->multi_edge ? "is not a multi-edge table" : "is a multi-edge table";
+  else if (kind == AB_TABLE_VERTEX && o->edges_endpoint)
+    is = "is a vertex table";
+  if (is == NULL)
+    return TRUE;
+  return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                         "Table %s.%s %s: use the %s endpoints.", t->database, t->table, is, use);
+}
+
 /* One mutation request from its body to its results; lives until they are
  * handed over (the async path owns it on the heap). */
 typedef struct {
@@ -151,19 +177,14 @@ mutate_begin (MutateJob *job, JsonNode *body, GError **error)
       = ab_engine_resolve (engine, opts->database, opts->table, &job->alias, error);
   if (t == NULL)
     return FALSE;
-  gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
-  if (multi != opts->multi_edge)
-    return ab_engine_fail (
-        error, AB_ENGINE_ERROR_BAD_REQUEST,
-        multi ? "Table %s.%s is a multi-edge table: use the /multi-edges endpoints."
-              : "Table %s.%s is not a multi-edge table: use the /edges endpoints.",
-        t->database, t->table);
+  if (!check_endpoint (t, opts, error))
+    return FALSE;
   AbMutationMode mode = AB_MODE_SYNC;
   if (!effective_mode (engine, t, opts, &mode, error))
     return FALSE;
-  job->groups
-      = ab_engine_parse_mutations (t, body, multi, ab_engine_insert_merge (engine, t->database),
-                                   engine->cfg.max_mutations, error);
+  job->groups = ab_engine_parse_mutations (t, body, opts->vertex,
+                                           ab_engine_insert_merge (engine, t->database),
+                                           engine->cfg.max_mutations, error);
   if (job->groups == NULL)
     return FALSE;
   /* Results are answered sorted by "<source>:<target>" (or the id). */

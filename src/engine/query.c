@@ -1,6 +1,6 @@
 /* Read paths (docs/data-model.md §7): count from the Count row, get/mget from State
- * rows (active only, request order, filters), and the edge frame helpers the
- * scan shares. */
+ * rows (active only, request order, filters), the same by id for multi-edges
+ * and vertices (§11), and the edge frame helpers the scan shares. */
 #include <string.h>
 #include "engine/query-private.h"
 #include "codec/record.h"
@@ -227,12 +227,12 @@ ab_query_fetch_states (AbEngine *engine, const AbTableDesc *t, GPtrArray *srcs, 
 }
 
 static gboolean
-check_pairs (AbEngine *engine, guint n, const gchar *what, GError **error)
+check_pairs (AbEngine *engine, guint n, const gchar *noun, const gchar *what, GError **error)
 {
   if (n <= engine->cfg.max_get_pairs)
     return TRUE;
-  return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "too many edges requested: %u %s > %u",
-                         n, what, engine->cfg.max_get_pairs);
+  return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "too many %s requested: %u %s > %u",
+                         noun, n, what, engine->cfg.max_get_pairs);
 }
 
 AbEdgeFrame *
@@ -253,7 +253,7 @@ ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray 
       || !cast_list (targets, t->schema->target_type, "target", tgts, error))
     return NULL;
   guint64 pairs = (guint64) srcs->len * tgts->len;
-  if (!check_pairs (engine, (guint) MIN (pairs, G_MAXUINT), "(sources x targets)", error))
+  if (!check_pairs (engine, (guint) MIN (pairs, G_MAXUINT), "edges", "(sources x targets)", error))
     return NULL;
   g_autoptr (GPtrArray) preds = ab_predicates_parse (t, filters, TRUE, "filters", error);
   if (preds == NULL)
@@ -274,31 +274,58 @@ ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray 
   return g_steal_pointer (&frame);
 }
 
-AbEdgeFrame *
-ab_engine_get_ids (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray *ids,
-                   const gchar *filters, GError **error)
+/* Point reads by id: the State rows (id, id) of a multi-edge table or
+ * (id, "-") of a vertex table, in request order, duplicates once. */
+static AbEdgeFrame *
+get_by_id (AbEngine *engine, const gchar *db, const gchar *table, AbTableKind kind, GPtrArray *ids,
+           const gchar *filters, GError **error)
 {
+  gboolean vertex = kind == AB_TABLE_VERTEX;
   g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
   if (t == NULL)
     return NULL;
-  if (t->schema->kind != AB_TABLE_MULTI_EDGE)
+  if (t->schema->kind != kind)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "multi-edges/ids needs a multi-edge table; %s.%s is not one", db, table),
+                           "%s needs a %s table; %s.%s is not one",
+                           vertex ? "vertices/get" : "multi-edges/ids",
+                           vertex ? "vertex" : "multi-edge", db, table),
            NULL;
   g_autoptr (GArray) vals = value_array_new ();
-  if (!cast_list (ids, t->schema->id_type, "ids", vals, error)
-      || !check_pairs (engine, vals->len, "ids", error))
+  if (!cast_list (ids, t->schema->id_type, vertex ? "id" : "ids", vals, error)
+      || !check_pairs (engine, vals->len, vertex ? "vertices" : "edges", "ids", error))
     return NULL;
   g_autoptr (GPtrArray) preds = ab_predicates_parse (t, filters, TRUE, "filters", error);
   if (preds == NULL)
     return NULL;
+  AbValue marker = AB_VALUE_INIT;
+  ab_value_set_string (&marker, AB_VALUE_STRING, AB_VERTEX_MARKER, strlen (AB_VERTEX_MARKER));
   g_autoptr (GPtrArray) keys = g_ptr_array_new ();
+  g_autoptr (GPtrArray) targets = g_ptr_array_new ();
   for (guint i = 0; i < vals->len; i++)
-    g_ptr_array_add (keys, &g_array_index (vals, AbValue, i));
+    {
+      g_ptr_array_add (keys, &g_array_index (vals, AbValue, i));
+      g_ptr_array_add (targets, vertex ? &marker : &g_array_index (vals, AbValue, i));
+    }
   g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
-  if (!ab_query_fetch_states (engine, t, keys, keys, frame, error))
+  gboolean ok = ab_query_fetch_states (engine, t, keys, targets, frame, error);
+  ab_value_clear (&marker);
+  if (!ok)
     return NULL;
   ab_edge_frame_filter (frame, preds);
   frame->total = frame->edges->len;
   return g_steal_pointer (&frame);
+}
+
+AbEdgeFrame *
+ab_engine_get_ids (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray *ids,
+                   const gchar *filters, GError **error)
+{
+  return get_by_id (engine, db, table, AB_TABLE_MULTI_EDGE, ids, filters, error);
+}
+
+AbEdgeFrame *
+ab_engine_get_vertices (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray *ids,
+                        const gchar *filters, GError **error)
+{
+  return get_by_id (engine, db, table, AB_TABLE_VERTEX, ids, filters, error);
 }

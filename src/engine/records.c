@@ -1,7 +1,8 @@
 /* WAL and CDC record values (docs/data-model.md §13): one WAL record per event,
  * written before processing, and one CDC record per applied key, built from
  * the key's highest-version event with before/after states and the count
- * delta. Keys are "<src>:<tgt>". */
+ * delta. Keys are "<src>:<tgt>" ("<id>:-" for a vertex, whose records are
+ * those of the edge (id, "-")). */
 #include <string.h>
 #include "engine/engine-private.h"
 #include "engine/ulid.h"
@@ -95,10 +96,11 @@ add_event_edge (AbJsonw *b, const AbTableDesc *t, const AbKeyGroup *g, const AbE
 }
 
 static AbSinkRecord *
-finish_record (AbJsonw *b, const AbKeyGroup *g)
+finish_record (AbJsonw *b, const AbTableDesc *t, const AbKeyGroup *g)
 {
   ab_jsonw_end_object (b);
-  return ab_sink_record_new (g->sort_key, b->out->str);
+  g_autofree gchar *key = ab_key_group_record_key (t, g);
+  return ab_sink_record_new (key, b->out->str);
 }
 
 GPtrArray *
@@ -120,7 +122,7 @@ ab_engine_wal_records (AbEngine *engine, const AbWalContext *ctx, GPtrArray *gro
           ab_jsonw_member_string (&b, "op", ab_op_name (ev->type));
           add_mode (&b, ctx);
           add_trailer (engine, &b, ctx, FALSE);
-          g_ptr_array_add (out, finish_record (&b, g));
+          g_ptr_array_add (out, finish_record (&b, ctx->table, g));
         }
     }
   return out;
@@ -174,7 +176,7 @@ ab_engine_cdc_record (AbEngine *engine, const AbWalContext *ctx, const AbKeyGrou
                                                         : 0);
   ab_jsonw_member_string (&b, "message", r->message);
   add_trailer (engine, &b, ctx, TRUE);
-  return finish_record (&b, g);
+  return finish_record (&b, ctx->table, g);
 }
 
 void

@@ -16,6 +16,10 @@ typedef enum {
   AB_TABLE_VERTEX,
 } AbTableKind;
 
+/* The target of every row of a vertex table: the id is the source
+ * (docs/storage-format.md §3). */
+#define AB_VERTEX_MARKER "-"
+
 typedef enum { AB_DIRTYPE_BOTH, AB_DIRTYPE_OUT, AB_DIRTYPE_IN } AbDirectionType;
 
 typedef enum {

@@ -298,8 +298,9 @@ add_v2_schema (JsonBuilder *b, const AbSchema *s)
   json_builder_begin_object (b);
   add_vertex_field (b, "src", vertex ? s->id_type : s->source_type,
                     vertex ? s->id_comment : s->source_comment);
+  /* A vertex label's tgt is the marker's type, described as upstream does. */
   add_vertex_field (b, "tgt", vertex ? AB_TYPE_STRING : s->target_type,
-                    vertex ? "" : s->target_comment);
+                    vertex ? "<vertex>" : s->target_comment);
   json_builder_set_member_name (b, "fields");
   json_builder_begin_array (b);
   if (s->kind == AB_TABLE_MULTI_EDGE)

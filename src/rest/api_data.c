@@ -1,6 +1,6 @@
-/* Data endpoints (docs/rest-api.md §3-§4): edge and multi-edge mutations, count and
- * counts, get (GET and POST), and index scans, with the EdgeFrame / Count
- * response shapes. */
+/* Data endpoints (docs/rest-api.md §3-§4): edge, multi-edge and vertex mutations,
+ * count and counts, get (GET and POST), vertices/get, and index scans, with
+ * the EdgeFrame / VertexFrame / Count response shapes. */
 #include <stdlib.h>
 #include <string.h>
 #include "rest/api-private.h"
@@ -29,7 +29,8 @@ query_bool (const AbHttpRequest *req, const gchar *name, gboolean dflt, gboolean
 }
 
 /* {"results":[{source, target | id, status, count, message?, context?}]}:
- * message (ours, upstream has none) says why a key is ERROR or INVALID. */
+ * message (ours, upstream has none) says why a key is ERROR or INVALID.
+ * multi_edge: keys by id (multi-edges and vertices). */
 GBytes *
 ab_api_mutation_body (GArray *results, gboolean multi_edge)
 {
@@ -87,14 +88,20 @@ mutation_done (GArray *results, GError *error, gpointer data)
   ab_http_response_resume (resp);
 }
 
+/* Which mutation route a request came by. */
+typedef enum { EP_EDGES, EP_MULTI_EDGES, EP_VERTICES } Endpoint;
+
 static void
-mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean multi, gboolean sync)
+mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, Endpoint ep, gboolean sync)
 {
+  gboolean multi = ep != EP_EDGES; /* results keyed by id */
   AbMutateOptions o;
   ab_mutate_options_init (&o);
   o.database = ab_http_param (req, "database");
   o.table = ab_http_param (req, "table");
-  o.multi_edge = multi;
+  o.multi_edge = ep == EP_MULTI_EDGES;
+  o.vertex = ep == EP_VERTICES;
+  o.edges_endpoint = ep == EP_EDGES;
   o.sync_request = sync;
   o.request_id = req->request_id;
   o.actor = ab_api_actor (req);
@@ -124,22 +131,32 @@ mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean mu
 static void
 edges (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
 {
-  mutate (q, r, u, FALSE, FALSE);
+  mutate (q, r, u, EP_EDGES, FALSE);
 }
 static void
 edges_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
 {
-  mutate (q, r, u, FALSE, TRUE);
+  mutate (q, r, u, EP_EDGES, TRUE);
 }
 static void
 multi (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
 {
-  mutate (q, r, u, TRUE, FALSE);
+  mutate (q, r, u, EP_MULTI_EDGES, FALSE);
 }
 static void
 multi_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
 {
-  mutate (q, r, u, TRUE, TRUE);
+  mutate (q, r, u, EP_MULTI_EDGES, TRUE);
+}
+static void
+vertices (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
+{
+  mutate (q, r, u, EP_VERTICES, FALSE);
+}
+static void
+vertices_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
+{
+  mutate (q, r, u, EP_VERTICES, TRUE);
 }
 
 gboolean
@@ -466,6 +483,52 @@ post_get_ids (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   answer_frame (resp, f, error);
 }
 
+/* The VertexFrame of upstream: {"vertices":[{version, id, properties,
+ * context}], count, total, context}; no paging. */
+static GBytes *
+vertex_frame_body (const AbEdgeFrame *f)
+{
+  AbJsonw w;
+  ab_jsonw_init (&w, 128 + 160 * (gsize) f->edges->len);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_key (&w, "vertices");
+  ab_jsonw_begin_array (&w);
+  for (guint i = 0; i < f->edges->len; i++)
+    {
+      const AbEdgeOut *e = f->edges->pdata[i];
+      ab_jsonw_begin_object (&w);
+      ab_jsonw_member_int (&w, "version", e->version);
+      ab_jsonw_member_value (&w, "id", &e->source);
+      ab_jsonw_key (&w, "properties");
+      ab_jsonw_begin_object (&w);
+      for (guint p = 0; p < e->names->len; p++)
+        ab_jsonw_member_value (&w, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
+      ab_jsonw_end_object (&w);
+      ab_jsonw_member_empty_object (&w, "context");
+      ab_jsonw_end_object (&w);
+    }
+  ab_jsonw_end_array (&w);
+  ab_jsonw_member_int (&w, "count", f->edges->len);
+  ab_jsonw_member_int (&w, "total", f->total);
+  ab_jsonw_member_empty_object (&w, "context");
+  ab_jsonw_end_object (&w);
+  return ab_jsonw_finish (&w);
+}
+
+/* GET …/vertices/get?id=a&id=b (or id=a,b), filters optional. */
+static void
+get_vertices (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (GPtrArray) ids = list_param (req, "id");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbEdgeFrame) f = ab_engine_get_vertices (ENGINE (ud), ab_http_param (req, "database"),
+                                                      ab_http_param (req, "table"), ids,
+                                                      ab_http_query_get (req, "filters"), &error);
+  if (f == NULL)
+    return ab_api_error (resp, error);
+  ab_http_response_bytes (resp, 200, NULL, vertex_frame_body (f));
+}
+
 void
 ab_api_register_data (AbRouter *r, AbEngine *e)
 {
@@ -492,4 +555,10 @@ ab_api_register_data (AbRouter *r, AbEngine *e)
   g_autofree gchar *i1 = g_strconcat (t, "/multi-edges/ids", NULL);
   ab_router_add (r, "GET", i1, I, get_ids, e);
   ab_router_add (r, "POST", i1, I, post_get_ids, e);
+  g_autofree gchar *v1 = g_strconcat (t, "/vertices", NULL);
+  g_autofree gchar *v2 = g_strconcat (t, "/vertices/sync", NULL);
+  g_autofree gchar *v3 = g_strconcat (t, "/vertices/get", NULL);
+  ab_router_add (r, "POST", v1, B, vertices, e);
+  ab_router_add (r, "POST", v2, B, vertices_sync, e);
+  ab_router_add (r, "GET", v3, I, get_vertices, e);
 }

@@ -128,7 +128,8 @@ ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *n)
   else if (g_str_has_prefix (route, "/queue/v1/"))
     queue_need (req, n);
   else if (strstr (route, "/tables/{table}/edges") != NULL
-           || strstr (route, "/tables/{table}/multi-edges") != NULL)
+           || strstr (route, "/tables/{table}/multi-edges") != NULL
+           || strstr (route, "/tables/{table}/vertices") != NULL)
     {
       gboolean read = is_read (req) || g_str_has_suffix (route, "/edges/get")
                       || g_str_has_suffix (route, "/multi-edges/ids");

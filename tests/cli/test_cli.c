@@ -1,6 +1,6 @@
 /* Console suite, non-interactive: the quick start through `actionbase -c`
  * with the printed text expected in the upstream console's formats (docs/rest-api.md
- * Appendix A), create/show/desc/use/mutate, load files, every command's
+ * Appendix A), create/show/desc/use/mutate, vertex tables, load files, every command's
  * error path carrying the server's own message, and the flags. */
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
@@ -217,6 +217,52 @@ static const ErrorCase error_cases[] = {
     "\"properties\":{\"created_at\":1}}}]}" },
 };
 
+/* A vertex table: created with --type VERTEX, written with mutate --id
+ * (POST …/vertices), read with get --id (GET …/vertices/get); the edge form
+ * on it fails with the server's message. */
+START_TEST (vertex_table)
+{
+  AbRun r;
+  run_ok ("create database --name shop --comment 'Shop'; use database shop; "
+          "create table --name users --comment 'profiles' --type VERTEX --direction OUT "
+          "--storage datastore://shop/users "
+          "--schema '{\"src\":{\"type\":\"STRING\",\"desc\":\"user id\"},"
+          "\"tgt\":{\"type\":\"STRING\",\"desc\":\"\"},"
+          "\"fields\":[{\"name\":\"name\",\"type\":\"STRING\",\"desc\":\"\",\"nullable\":true}]}'; "
+          "use table users; "
+          "mutate --type INSERT --id alice --version 10 --properties '{\"name\": \"Alice\"}'; "
+          "get --id alice; get --id bob",
+          &r);
+  ab_assert_contains (r.out, "The table 'users' is created\n");
+  ab_assert_contains (r.out, "INSERT is done (updated: 1, failed: 0)\n"
+                             "The vertex is found: [alice]\n"
+                             "|---------|-------|-------------|\n"
+                             "| VERSION | ID    | PROPERTIES  |\n"
+                             "|---------|-------|-------------|\n"
+                             "| 10      | alice | name: Alice |\n"
+                             "|---------|-------|-------------|\n"
+                             "No results found: [bob]\n");
+  ab_run_clear (&r);
+  /* what the server says about the table, over REST */
+  AbReply t = { 0 };
+  ab_http (&srv, &t, "GET", NULL, "/graph/v3/databases/shop/tables/users");
+  ck_assert_str_eq (ab_json_str (t.json, "type"), "vertex");
+  ck_assert_str_eq (ab_json_str (t.json, "schema.id.comment"), "user id");
+  ab_reply_clear (&t);
+  ab_cli_run (&srv, NULL,
+              "use database shop; mutate users --type INSERT --source a --target b --version 1 "
+              "--properties '{}'",
+              &r);
+  ck_assert_int_eq (r.status, 1);
+  ab_assert_contains (r.err, "Table shop.users is a vertex table: use the /vertices endpoints.");
+  ab_run_clear (&r);
+  ab_cli_run (&srv, NULL, "use database shop; get users --id alice --source a", &r);
+  ck_assert_int_eq (r.status, 1);
+  ab_assert_contains (r.err, "--id <id>");
+  ab_run_clear (&r);
+}
+END_TEST
+
 START_TEST (errors_carry_server_message)
 {
   AbRun r;
@@ -427,6 +473,7 @@ main (void)
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_add_test (tc, quick_start);
   tcase_add_test (tc, create_show_desc_use);
+  tcase_add_test (tc, vertex_table);
   tcase_add_test (tc, errors_carry_server_message);
   tcase_add_test (tc, load_files);
   tcase_add_test (tc, social_preset);

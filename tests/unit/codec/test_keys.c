@@ -1,5 +1,5 @@
-/* Keys suite: xxhash32 check values and the §9 code table, every likes.likes
- * and queue row key of docs/storage-format.md §9, parse_key round trips, and hostile
+/* Keys suite: xxhash32 check values and the §9 code table, every likes.likes,
+ * vertex and queue row key of docs/storage-format.md §9, parse_key round trips, and hostile
  * keys (truncations, random bytes, unknown record types). */
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +320,35 @@ START_TEST (test_encode_errors)
 }
 END_TEST
 
+/* Vertex tables (docs/storage-format.md §3): State and Lock rows keyed by
+ * (id, "-"), for a string and a long id. Derived independently (a separate
+ * xxhash32 and element encoder that also reproduces the likes.likes vectors
+ * above), not produced by upstream code. */
+START_TEST (test_vertex_rows)
+{
+  g_autoptr (GError) error = NULL;
+  AbValue alice = str_value ("alice"), marker = str_value ("-"), n42 = AB_VALUE_INIT;
+  ab_value_set_int (&n42, AB_VALUE_INT64, 42);
+  gint32 users = ab_codec_table_code ("shop", "users");
+  gint32 items = ab_codec_table_code ("shop", "items");
+  ck_assert_int_eq (users, -1642550785);
+  ck_assert_int_eq (items, -1655476976);
+  g_autoptr (GByteArray) state = ab_codec_state_key (&alice, &marker, users, &error);
+  th_assert_hex (state->data, state->len, "f42d09ec 34616c69636500 2b1e18a9ff 297d 342d00");
+  check_parse (state, &alice, users, AB_ROW_STATE, 4 + 7 + 5 + 2);
+  g_autoptr (GByteArray) lock = ab_codec_lock_key (&alice, &marker, users, &error);
+  th_assert_hex (lock->data, lock->len, "9f2a35b7 34616c69636500 2b1e18a9ff 297f 342d00");
+  g_autoptr (GByteArray) nstate = ab_codec_state_key (&n42, &marker, items, &error);
+  th_assert_hex (nstate->data, nstate->len, "849bb830 2c800000000000002a 2b1d536d10 297d 342d00");
+  check_parse (nstate, &n42, items, AB_ROW_STATE, 4 + 9 + 5 + 2);
+  g_autoptr (GByteArray) nlock = ab_codec_lock_key (&n42, &marker, items, &error);
+  th_assert_hex (nlock->data, nlock->len, "73a16115 2c800000000000002a 2b1d536d10 297f 342d00");
+  ck_assert_ptr_null (error);
+  ab_value_clear (&alice);
+  ab_value_clear (&marker);
+}
+END_TEST
+
 static Suite *
 keys_suite (void)
 {
@@ -329,6 +358,7 @@ keys_suite (void)
   tcase_add_test (tc, test_xxh32_check_values);
   tcase_add_test (tc, test_codes_table);
   tcase_add_test (tc, test_likes_rows);
+  tcase_add_test (tc, test_vertex_rows);
   tcase_add_test (tc, test_likes_index_rows);
   tcase_add_test (tc, test_wide_keys);
   tcase_add_test (tc, test_quick_start_order);

@@ -1,6 +1,6 @@
 /* Engine acceptance scenarios of docs/data-model.md §16 that concern unique edges
- * (17, 18, 23-33) plus pagination, out-of-order folding and concurrency,
- * each run on the memory: and lmdb: stores. */
+ * (17, 18, 23-33) plus pagination, out-of-order folding, concurrency and the
+ * bytes of a vertex's row, each run on the memory: and lmdb: stores. */
 #include <string.h>
 #include "engine_fixture.h"
 #include "codec/bytes.h"
@@ -73,6 +73,104 @@ assert_edges (const AbEdgeFrame *f, const gchar *const *expected)
       ck_assert_str_eq (t, expected[i]);
     }
 }
+
+static gchar *
+hex_of (GBytes *b)
+{
+  gsize n;
+  const guint8 *d = g_bytes_get_data (b, &n);
+  GString *out = g_string_new (NULL);
+  for (gsize i = 0; i < n; i++)
+    g_string_append_printf (out, "%02x", d[i]);
+  return g_string_free (out, FALSE);
+}
+
+/* The value stored under a hex key, or NULL. */
+static GBytes *
+stored (const gchar *hex)
+{
+  g_autoptr (GByteArray) key = g_byte_array_new ();
+  for (const gchar *p = hex; p[0] != '\0' && p[1] != '\0'; p += 2)
+    {
+      guint8 b = (guint8) ((g_ascii_xdigit_value (p[0]) << 4) | g_ascii_xdigit_value (p[1]));
+      g_byte_array_append (key, &b, 1);
+    }
+  GBytes *value = NULL;
+  g_autoptr (GError) error = NULL;
+  ck_assert_msg (ab_store_get (env.engine->store, key->data, key->len, &value, &error), "%s",
+                 error != NULL ? error->message : "");
+  return value;
+}
+
+/* A vertex written through the /vertices form leaves exactly the State row
+ * (id, "-") of docs/storage-format.md §3, with the bytes of an edge's State
+ * value (vectors derived independently, as test_keys.c's), and no Lock or
+ * Count row. */
+START_TEST (vertex_rows)
+{
+  ab_test_env_open (&env, _i);
+  ab_test_create_table (
+      &env, "shop",
+      "{\"table\":\"users\",\"storage\":\"datastore://shop/users\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"VERTEX\",\"id\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"properties\":[{\"name\":\"name\",\"type\":\"string\",\"nullable\":false,\"comment\":"
+      "\"\"}]}}");
+  ab_test_create_table (
+      &env, "shop",
+      "{\"table\":\"items\",\"storage\":\"datastore://shop/items\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"VERTEX\",\"id\":{\"type\":\"long\",\"comment\":\"\"}}}");
+  AbMutateOptions o;
+  ab_mutate_options_init (&o);
+  o.database = "shop";
+  o.table = "users";
+  o.vertex = TRUE;
+  g_autoptr (JsonNode) body = ab_test_json (
+      "{\"mutations\":[{\"type\":\"INSERT\",\"vertex\":{\"version\":1700000000000,\"id\":"
+      "\"alice\",\"properties\":{\"name\":\"Alice\"}}}]}");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) r = ab_engine_mutate (env.engine, &o, body, &error);
+  ck_assert_msg (r != NULL, "%s", error != NULL ? error->message : "");
+  ck_assert_int_eq (result (r, 0)->status, AB_STATUS_CREATED);
+  g_autofree gchar *id = ab_value_to_string (&result (r, 0)->source);
+  g_autofree gchar *marker = ab_value_to_string (&result (r, 0)->target);
+  ck_assert_str_eq (id, "alice");
+  ck_assert_str_eq (marker, "-");
+  g_autoptr (GBytes) state = stored ("f42d09ec34616c696365002b1e18a9ff297d342d00");
+  ck_assert_ptr_nonnull (state);
+  g_autofree gchar *hex = hex_of (state);
+  ck_assert_str_eq (hex, "2981"
+                         "2c8000018bcfe56800"
+                         "2b4c0bc31f"
+                         "34416c69636500"
+                         "2c8000018bcfe56800"
+                         "2b9241de31"
+                         "2c8000018bcfe56800"
+                         "2c8000018bcfe56800");
+  g_autoptr (GBytes) lock = stored ("9f2a35b734616c696365002b1e18a9ff297f342d00");
+  ck_assert_ptr_null (lock);
+  ck_assert_int_eq (ab_test_count (&env, "shop", "users", "alice", AB_QDIR_OUT), 0);
+  /* a long id, and the edge form of the engine's own writers (the WAL
+   * applier, import): the same row */
+  AbMutateOptions e;
+  ab_mutate_options_init (&e);
+  e.database = "shop";
+  e.table = "items";
+  g_autoptr (JsonNode) eb
+      = ab_test_json ("{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":42,"
+                      "\"target\":\"ignored\"}}]}");
+  g_autoptr (GArray) er = ab_engine_mutate (env.engine, &e, eb, &error);
+  ck_assert_msg (er != NULL, "%s", error != NULL ? error->message : "");
+  ck_assert_int_eq (result (er, 0)->status, AB_STATUS_CREATED);
+  g_autoptr (GBytes) nstate = stored ("849bb8302c800000000000002a2b1d536d10297d342d00");
+  ck_assert_ptr_nonnull (nstate);
+  /* ...but REST's /edges (edges_endpoint) refuses a vertex table */
+  e.edges_endpoint = TRUE;
+  g_autoptr (GArray) refused = ab_engine_mutate (env.engine, &e, eb, &error);
+  ck_assert_ptr_null (refused);
+  ab_assert_error (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST);
+  ab_test_env_close (&env);
+}
+END_TEST
 
 /* 24: quick start. */
 START_TEST (quick_start)
@@ -558,6 +656,7 @@ main (void)
   tcase_add_loop_test (tc, out_of_order_idempotent_and_missing, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, validation_rejects_whole_request, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, mget_cap, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, vertex_rows, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, lock_contention_and_stale_sweep, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, pagination_thousand, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, out_of_order_property, 0, AB_TEST_N_STORES);

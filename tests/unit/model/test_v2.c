@@ -233,6 +233,10 @@ START_TEST (test_other_label_types)
   g_autoptr (JsonNode) ve = ab_table_desc_to_v2_label (v);
   ck_assert_str_eq (mt_get_string (ve, "type"), "VERTEX");
   ck_assert_str_eq (mt_get_string (ve, "schema.src.desc"), "uid");
+  /* tgt: the marker's string type, described as upstream does */
+  ck_assert_str_eq (mt_get_string (ve, "schema.tgt.type"), "STRING");
+  ck_assert_str_eq (mt_get_string (ve, "schema.tgt.desc"), "<vertex>");
+  ck_assert_str_eq (mt_get_string (ve, "dirType"), "OUT");
 }
 END_TEST
 
