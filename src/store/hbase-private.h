@@ -4,6 +4,7 @@
 #pragma once
 #include <stdatomic.h>
 
+#include <thrift/c_glib/transport/thrift_socket.h>
 #include "store/backend.h"
 #include "store/gen/hb_t_h_base_service.h"
 
@@ -50,6 +51,19 @@ typedef struct {
 } AbHbConfig;
 
 typedef struct _AbHbConn AbHbConn;
+
+/* hbase_reader.c: the transport under the buffered/framed one, reading the
+ * socket 64 KiB at a time (c_glib reads each field with its own recv). */
+typedef struct _AbHbReader AbHbReader;
+typedef struct {
+  ThriftTransportClass parent_class;
+} AbHbReaderClass;
+GType ab_hb_reader_get_type (void);
+#define AB_TYPE_HB_READER (ab_hb_reader_get_type ())
+#define AB_HB_READER(o) (G_TYPE_CHECK_INSTANCE_CAST ((o), AB_TYPE_HB_READER, AbHbReader))
+ThriftTransport *ab_hb_reader_new (ThriftSocket *socket);
+/* Bytes received but not yet read (0 between calls). */
+gsize ab_hb_reader_pending (ThriftTransport *t);
 
 typedef struct {
   AbStore base;

@@ -7,6 +7,7 @@
 
 #define MULTI_GET_CHUNK 1000 /* keys per getMultiple */
 #define SCAN_PAGE 1000       /* rows per getScannerResults */
+#define SNAPSHOT_PAGE 5000   /* the same for whole-table reads (copy, backup, verifier) */
 
 static GBytes *
 to_bytes (GByteArray *a)
@@ -379,7 +380,7 @@ hb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, g
   g_autoptr (GArray) page = ab_kv_array_new ();
   while (ok && go_on && !empty && more && (r->limit == 0 || got < r->limit))
     {
-      guint want = r->limit == 0 ? SCAN_PAGE : MIN (r->limit - got, SCAN_PAGE);
+      guint want = r->limit == 0 ? SNAPSHOT_PAGE : MIN (r->limit - got, SNAPSHOT_PAGE);
       g_array_set_size (page, 0);
       ok = scan_page (&x, want, r->limit == 0 ? G_MAXUINT : r->limit - got, page, &more, error);
       for (guint i = 0; ok && go_on && i < page->len; i++, got++)

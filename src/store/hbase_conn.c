@@ -25,6 +25,7 @@
  * all four and drop them client first. */
 struct _AbHbConn {
   ThriftSocket *socket;
+  ThriftTransport *reader; /* buffers the socket's reads (hbase_reader.c) */
   ThriftTransport *transport;
   ThriftProtocol *protocol;
   HbTHBaseServiceIf *client;
@@ -52,6 +53,7 @@ conn_free (AbHbConn *c)
   g_clear_object (&c->client);
   g_clear_object (&c->protocol);
   g_clear_object (&c->transport);
+  g_clear_object (&c->reader);
   g_clear_object (&c->socket); /* closes the descriptor */
   g_free (c);
 }
@@ -156,9 +158,10 @@ conn_open (AbHbStore *h, guint timeout_ms, GError **error)
   /* The socket is never opened through Thrift: it adopts our descriptor. */
   c->socket = g_object_new (THRIFT_TYPE_SOCKET, "hostname", cfg->host, "port", cfg->port, NULL);
   c->socket->sd = fd;
+  c->reader = ab_hb_reader_new (c->socket);
   c->transport
       = g_object_new (cfg->framed ? THRIFT_TYPE_FRAMED_TRANSPORT : THRIFT_TYPE_BUFFERED_TRANSPORT,
-                      "transport", c->socket, "r_buf_size", 65536, "w_buf_size", 65536, NULL);
+                      "transport", c->reader, "r_buf_size", 65536, "w_buf_size", 65536, NULL);
   c->protocol
       = g_object_new (cfg->compact ? THRIFT_TYPE_COMPACT_PROTOCOL : THRIFT_TYPE_BINARY_PROTOCOL,
                       "transport", c->transport, NULL);
@@ -202,12 +205,13 @@ drop (AbHbStore *h, AbHbConn *c)
 }
 
 /* An idle connection whose peer hung up (gateway restart, idle timeout) is
- * readable: nothing else is expected on a socket between calls. */
+ * readable: nothing else is expected on a socket between calls (nor left
+ * unread in its buffer). */
 static gboolean
 conn_usable (AbHbStore *h, AbHbConn *c)
 {
   struct pollfd p = { .fd = c->socket->sd, .events = POLLIN | POLLRDHUP };
-  if (c->generation != atomic_load (&h->generation))
+  if (c->generation != atomic_load (&h->generation) || ab_hb_reader_pending (c->reader) > 0)
     return FALSE;
   return poll (&p, 1, 0) == 0;
 }
