@@ -2,7 +2,16 @@
 # Installs the Debian packages actionbase-c needs to build, test and benchmark,
 # only when something is missing (so a warm machine skips apt entirely).
 # Used by the README's start command, tests/run.sh and .ci/run.
+# --tests (tests/run.sh) adds what only the test suites need: the browser suite
+# of the web console (tests/browser) drives chromium through Selenium.
 set -euo pipefail
+for_tests=0
+for arg in "$@"; do
+  case $arg in
+    --tests) for_tests=1 ;;
+    *) echo "install-deps: unknown argument $arg (known: --tests)" >&2; exit 2 ;;
+  esac
+done
 PKGS=(build-essential autoconf automake libtool pkg-config
       libglib2.0-dev libjson-glib-dev libh2o-evloop-dev libssl-dev libsoup-3.0-dev
       libthrift-c-glib-dev thrift-compiler libxxhash-dev liblmdb-dev check
@@ -19,6 +28,7 @@ PKGS=(build-essential autoconf automake libtool pkg-config
 # only when no java / mvn is on the PATH.
 command -v java >/dev/null || PKGS+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null || PKGS+=(maven)
+if [ "$for_tests" = 1 ]; then PKGS+=(chromium chromium-driver python3-selenium); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,7 +5,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-bash deploy/install-deps.sh
+bash deploy/install-deps.sh --tests
 # One style: every C file of src/ and tests/ as .clang-format lays it out.
 style_files=$(git ls-files 'src/*.[ch]' 'tests/*.[ch]' 2>/dev/null \
               || find src tests -name '*.[ch]' ! -path '*/gen-c_glib/*')

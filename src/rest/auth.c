@@ -118,8 +118,10 @@ ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *n)
 {
   const gchar *route = req->route != NULL ? req->route : "";
   memset (n, 0, sizeof *n);
+  /* /ui: the web console's static page is public; the API calls it makes carry the key. */
   if (g_str_equal (route, "/health") || g_str_equal (route, "/graph/v3")
-      || g_str_equal (route, "/graph/v2"))
+      || g_str_equal (route, "/graph/v2") || g_str_equal (route, "/ui")
+      || g_str_has_prefix (route, "/ui/"))
     n->open = TRUE;
   else if (g_str_equal (route, "/metrics"))
     n->letters = "r", n->scope = g_strdup ("*");
