@@ -12,6 +12,8 @@ typedef enum {
   AB_ROW_INDEX = -4,
   AB_ROW_GROUP = -5,
   AB_ROW_CACHE = -6,
+  AB_ROW_TOPK_RANK = -7,  /* this project: top-K ranking entries (storage-format.md §4) */
+  AB_ROW_TOPK_SCORE = -8, /* this project: top-K score of each ranked value */
 } AbRowType;
 
 typedef enum { AB_DIR_OUT = 2, AB_DIR_IN = 3 } AbDirection;

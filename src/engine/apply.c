@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include "engine/wide.h"
+#include "engine/topk.h"
 #include "codec/record.h"
 
 typedef struct _ApplyJob ApplyJob;
@@ -198,10 +199,13 @@ read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBat
 }
 
 /* Every planned key's rows in one batch; increments to one Count row or
- * group cell merge (zero dropped); TTL group cells get their expiry rows. */
+ * group cell merge (zero dropped); TTL group cells get their expiry rows.
+ * With `scores` (inside a transaction, where reader sees every row the
+ * increments start from), the top-K entries they move are re-scored too;
+ * elsewhere *cells receives the incremented keys to re-score after the write. */
 static gboolean
 combine (AbEngine *engine, AbStore *reader, const AbTableDesc *t, KeyWork *works, guint n,
-         AbBatch *all, GError **error)
+         gboolean scores, AbBatch *all, GPtrArray **cells, GError **error)
 {
   g_autoptr (GHashTable) incs = g_hash_table_new (g_bytes_hash, g_bytes_equal);
   g_autoptr (GPtrArray) order = g_ptr_array_new ();
@@ -257,7 +261,26 @@ combine (AbEngine *engine, AbStore *reader, const AbTableDesc *t, KeyWork *works
       const guint8 *v = g_bytes_get_data (m->value, &vl);
       ab_batch_put (all, k, kl, v, vl);
     }
+  if (scores)
+    return ab_engine_topk_plan (engine, reader, t, order, deltas, all, error);
+  if (cells != NULL)
+    *cells = g_ptr_array_ref (order);
   return TRUE;
+}
+
+/* Stores whose batches are not transactions (hbase): the top-K entries the
+ * written increments moved, re-read after the write and rewritten. A failure
+ * leaves the score rows behind the cells (the verifier repairs them). */
+static void
+rescore_after (AbEngine *engine, const AbTableDesc *t, GPtrArray *cells)
+{
+  g_autoptr (AbBatch) scores = ab_batch_new ();
+  g_autoptr (GError) error = NULL;
+  if (cells == NULL || cells->len == 0 || !ab_topk_has_any (t))
+    return;
+  if (!ab_engine_topk_plan (engine, engine->store, t, cells, NULL, scores, &error)
+      || (ab_batch_len (scores) > 0 && !ab_store_batch (engine->store, scores, &error)))
+    g_warning ("top-K scores of %s.%s not rewritten: %s", t->database, t->table, error->message);
 }
 
 static JsonNode *
@@ -461,7 +484,7 @@ plan_in_txn (AbStore *view, AbBatch *batch, gpointer data, GError **error)
   for (guint i = 0; i < job->n; i++)
     work_reset (&job->works[i]);
   read_and_plan (job->engine, view, job->works, job->n, batch);
-  if (!combine (job->engine, view, job->ctx->table, job->works, job->n, batch, error))
+  if (!combine (job->engine, view, job->ctx->table, job->works, job->n, TRUE, batch, NULL, error))
     return FALSE;
   job->written = batch;
   return TRUE;
@@ -561,12 +584,15 @@ after_locks (ApplyJob *job)
   const AbTableDesc *t = job->ctx->table;
   read_and_plan (engine, engine->store, works, n, NULL);
   g_autoptr (AbBatch) all = ab_batch_new ();
-  gboolean planned = combine (engine, engine->store, t, works, n, all, &job->write_error);
+  g_autoptr (GPtrArray) cells = NULL;
+  gboolean planned
+      = combine (engine, engine->store, t, works, n, FALSE, all, &cells, &job->write_error);
   gboolean released
       = planned && ab_store_batch_is_atomic (engine->store) && release_in (all, works, n);
   if (planned && ab_batch_len (all) > 0 && ab_store_batch (engine->store, all, &job->write_error))
     {
       ab_engine_cache_note (engine, t, all);
+      rescore_after (engine, t, cells);
       for (guint i = 0; released && i < n; i++)
         g_clear_pointer (&works[i].token, g_bytes_unref);
     }

@@ -234,6 +234,20 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbAggResult, ab_agg_result_free)
 AbAggResult *ab_engine_agg (AbEngine *engine, const gchar *db, const gchar *table,
                             const AbAggParams *p, GError **error);
 
+/* topk: one page of a top-K ranking of (entity, direction, segment), score
+ * DESC then ranked value ASC, as edges {version, source: entity, target:
+ * ranked value, properties:{score}} (docs/data-model.md §17.1). */
+typedef struct {
+  const gchar *topk;
+  const gchar *entity;
+  const gchar *direction; /* NULL: OUT unless the group keeps IN only */
+  const gchar *filters;   /* eq on each segment field, or NULL */
+  gint limit;             /* < 0 = default 10 */
+  const gchar *offset;    /* token or NULL */
+} AbTopkParams;
+AbEdgeFrame *ab_engine_topk (AbEngine *engine, const gchar *db, const gchar *table,
+                             const AbTopkParams *p, GError **error);
+
 /* seek: the top `limit` edges of a cache row (default and maximum the
  * cache's limit); ranges: eq on leading cache fields, a range only on the
  * last one given. When trimming has left the row incomplete for the window

@@ -31,6 +31,7 @@ tests_unit_engine_test_wal_LDADD = $(TEST_LIBS)
 # Groups, caches and the 2-hop query (issue 11).
 src_libactionbase_a_SOURCES += src/engine/derive.h src/engine/wide.h src/engine/groups.c src/engine/ttl.c \
 	src/engine/prune.c src/engine/pool.c src/engine/agg.c src/engine/seek.c \
+	src/engine/topk.c src/engine/topk.h src/engine/topk_read.c \
 	src/engine/multihop.c src/engine/fanout.c src/engine/doc.h src/engine/doc_parse.c \
 	src/engine/doc_rows.c src/engine/doc_exec.c
 

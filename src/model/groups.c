@@ -17,11 +17,23 @@ bucket_free (AbBucket *b)
   g_free (b);
 }
 
+static void
+topk_free (AbTopk *k)
+{
+  g_free (k->name);
+  g_free (k->ranges);
+  g_free (k->constant_ranges);
+  g_free (k->score_table);
+  g_free (k);
+}
+
 void
 ab_group_free (AbGroup *g)
 {
   if (g == NULL)
     return;
+  if (g->topks != NULL)
+    g_ptr_array_unref (g->topks);
   for (guint i = 0; i < g->n_fields; i++)
     {
       g_free (g->fields[i].name);
@@ -288,6 +300,133 @@ check_value_field (const AbSchema *s, const gchar *path, AbGroup *g, GError **er
   return TRUE;
 }
 
+/* ---- top-K definitions ---- */
+
+static gint
+group_field_index (const AbSchema *s, const AbGroup *g, const gchar *name)
+{
+  AbType type;
+  const gchar *canon = canonical_field (s, name, &type);
+  for (guint i = 0; canon != NULL && i < g->n_fields; i++)
+    if (g_str_equal (g->fields[i].name, canon))
+      return (gint) i;
+  return -1;
+}
+
+/* One `field:op:value` item of a top-K's ranges: placeholders (`{name}`, how
+ * upstream scopes a score to the event's own values) stand for the ranking's
+ * own segment and ranked values and are dropped; segment fields take eq only;
+ * fields after the ranked one take a constant range. */
+static gboolean
+topk_range_item (const AbSchema *s, const AbGroup *g, AbTopk *k, const gchar *item,
+                 const gchar *path, GString *constant, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (item, ":", 3);
+  if (g_strv_length (parts) != 3 || *parts[0] == '\0')
+    return ab_model_invalid (error, "%s.ranges: '%s' is not field:op:value", path, item);
+  gint at = group_field_index (s, g, parts[0]);
+  if (at < 0)
+    return ab_model_invalid (error, "%s.ranges: '%s' is not a field of group '%s'", path, parts[0],
+                             g->name);
+  gboolean placeholder = parts[2][0] == '{';
+  if (placeholder && (at > (gint) k->ranked || g_ascii_strcasecmp (parts[1], "eq") != 0))
+    return ab_model_invalid (error,
+                             "%s.ranges: a placeholder such as '%s' may only stand for a segment "
+                             "field or the ranked field, with eq",
+                             path, parts[2]);
+  if (placeholder)
+    return TRUE;
+  if (at == (gint) k->ranked)
+    return ab_model_invalid (error, "%s.ranges: the ranked field '%s' cannot be restricted", path,
+                             parts[0]);
+  if (at < (gint) k->ranked && g_ascii_strcasecmp (parts[1], "eq") != 0)
+    return ab_model_invalid (error, "%s.ranges: segment field '%s' takes eq only", path, parts[0]);
+  if (g_ascii_strcasecmp (parts[1], "in") == 0)
+    return ab_model_invalid (error, "%s.ranges: 'in' is not supported in top-K ranges", path);
+  if (strstr (parts[2], "now") != NULL)
+    return ab_model_invalid (error,
+                             "%s.ranges: relative windows ('%s') are not supported; give the "
+                             "window's bounds as bucket texts",
+                             path, parts[2]);
+  g_string_append_printf (constant, "%s%s:%s:%s", constant->len > 0 ? ";" : "", g->fields[at].name,
+                          parts[1], parts[2]);
+  return TRUE;
+}
+
+static AbTopk *
+parse_topk (const AbSchema *s, const AbGroup *g, JsonNode *node, const gchar *path, GError **error)
+{
+  JsonObject *o = ab_model_json_object (node, path, error);
+  g_autofree gchar *name = NULL, *ranges = NULL, *score = NULL;
+  JsonObject *table = NULL;
+  gint64 refresh;
+  if (o == NULL || !ab_model_json_string (o, path, "topk", TRUE, NULL, &name, error)
+      || !ab_model_json_string (o, path, "ranges", FALSE, "", &ranges, error)
+      || !ab_model_json_int (o, path, "refreshAfterMillis", -1, &refresh, error)
+      || !ab_model_json_child (o, path, "table", FALSE, &table, error))
+    return NULL;
+  g_autofree gchar *tpath = ab_model_json_path (path, "table");
+  if (table != NULL && !ab_model_json_string (table, tpath, "score", FALSE, NULL, &score, error))
+    return NULL;
+  if (*name == '\0')
+    return ab_model_invalid (error, "%s.topk: top-K names must not be empty", path), NULL;
+  if (g->ttl > 0)
+    return ab_model_invalid (error,
+                             "%s: group '%s' has a ttl; a top-K ranks groups whose cells do "
+                             "not expire",
+                             path, g->name),
+           NULL;
+  gint ranked = -1;
+  for (guint i = 0; i < g->n_fields; i++)
+    if (g->fields[i].bucket == NULL)
+      ranked = (gint) i;
+  if (ranked < 0)
+    return ab_model_invalid (error,
+                             "%s: group '%s' has no field without a bucket to rank (the ranked "
+                             "field is the last such field)",
+                             path, g->name),
+           NULL;
+  AbTopk *k = g_new0 (AbTopk, 1);
+  k->name = g_steal_pointer (&name);
+  k->code = ab_codec_code (k->name);
+  k->ranges = g_steal_pointer (&ranges);
+  k->refresh_after_ms = refresh;
+  k->score_table = g_steal_pointer (&score);
+  k->ranked = (guint) ranked;
+  g_autoptr (GString) constant = g_string_new (NULL);
+  g_auto (GStrv) items = g_strsplit (k->ranges, ";", -1);
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      g_strstrip (items[i]);
+      if (*items[i] != '\0' && !topk_range_item (s, g, k, items[i], path, constant, error))
+        return topk_free (k), NULL;
+    }
+  k->constant_ranges = g_string_free (g_steal_pointer (&constant), FALSE);
+  return k;
+}
+
+static gboolean
+parse_aggregations (const AbSchema *s, JsonObject *o, const gchar *path, AbGroup *g, GError **error)
+{
+  JsonObject *aggs = NULL;
+  JsonArray *topks = NULL;
+  g->topks = g_ptr_array_new_with_free_func ((GDestroyNotify) topk_free);
+  if (!ab_model_json_child (o, path, "aggregations", FALSE, &aggs, error))
+    return FALSE;
+  g_autofree gchar *apath = ab_model_json_path (path, "aggregations");
+  if (aggs == NULL || !ab_model_json_array (aggs, apath, "topk", FALSE, &topks, error))
+    return aggs == NULL;
+  for (guint k = 0; topks != NULL && k < json_array_get_length (topks); k++)
+    {
+      g_autofree gchar *kpath = ab_model_json_item_path (apath, "topk", k);
+      AbTopk *t = parse_topk (s, g, json_array_get_element (topks, k), kpath, error);
+      if (t == NULL)
+        return FALSE;
+      g_ptr_array_add (g->topks, t);
+    }
+  return TRUE;
+}
+
 static gpointer
 parse_group (const AbSchema *s, JsonNode *node, const gchar *path, GError **error)
 {
@@ -315,6 +454,7 @@ parse_group (const AbSchema *s, JsonNode *node, const gchar *path, GError **erro
       g->n_fields = k + 1;
       ok = parse_group_field (s, json_array_get_element (fields, k), fpath, &g->fields[k], error);
     }
+  ok = ok && parse_aggregations (s, o, path, g, error);
   if (!ok)
     return ab_group_free (g), NULL;
   return g;
@@ -405,6 +545,22 @@ array_len (JsonNode *node)
              : 0;
 }
 
+/* Top-K names are unique across the table's groups (reads name no group). */
+static gboolean
+unique_topks (GPtrArray *groups, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < groups->len; i++)
+    {
+      const AbGroup *g = groups->pdata[i];
+      for (guint k = 0; k < g->topks->len; k++)
+        if (!g_hash_table_add (seen, ((AbTopk *) g->topks->pdata[k])->name))
+          return ab_model_invalid (error, "schema.groups: duplicate top-K name '%s'",
+                                   ((AbTopk *) g->topks->pdata[k])->name);
+    }
+  return TRUE;
+}
+
 gboolean
 ab_schema_parse_groups (AbSchema *schema, GError **error)
 {
@@ -421,6 +577,8 @@ ab_schema_parse_groups (AbSchema *schema, GError **error)
                                   (GDestroyNotify) ab_cache_free, error);
   if (caches == NULL)
     return g_ptr_array_unref (groups), FALSE;
+  if (!unique_topks (groups, error))
+    return g_ptr_array_unref (groups), g_ptr_array_unref (caches), FALSE;
   g_clear_pointer (&schema->group_defs, g_ptr_array_unref);
   g_clear_pointer (&schema->cache_defs, g_ptr_array_unref);
   schema->group_defs = groups;
@@ -461,5 +619,21 @@ ab_schema_cache_by_code (const AbSchema *schema, gint32 code)
   for (guint i = 0; schema->cache_defs != NULL && i < schema->cache_defs->len; i++)
     if (((AbCache *) schema->cache_defs->pdata[i])->code == code)
       return schema->cache_defs->pdata[i];
+  return NULL;
+}
+
+const AbTopk *
+ab_schema_topk (const AbSchema *schema, const gchar *name, const AbGroup **group)
+{
+  for (guint i = 0; schema->group_defs != NULL && i < schema->group_defs->len; i++)
+    {
+      const AbGroup *g = schema->group_defs->pdata[i];
+      for (guint k = 0; name != NULL && k < g->topks->len; k++)
+        if (g_str_equal (((AbTopk *) g->topks->pdata[k])->name, name))
+          {
+            *group = g;
+            return g->topks->pdata[k];
+          }
+    }
   return NULL;
 }

@@ -30,6 +30,20 @@ typedef struct {
   AbBucket *bucket; /* NULL: the raw value */
 } AbGroupField;
 
+/* A top-K ranking of a group's cells (`aggregations.topk[]`, docs/data-model.md
+ * §17.1): the ranked field is the group's last field without a bucket; the
+ * fields before it are segment fields (one ranking per value combination),
+ * the fields after it are summed over, restricted by `ranges`. */
+typedef struct {
+  gchar *name;
+  gint32 code;              /* ab_codec_code(name) */
+  gchar *ranges;            /* as given ("" = none) */
+  gchar *constant_ranges;   /* its constant items, canonical field names ("" = none) */
+  gint64 refresh_after_ms;  /* -1 = not given */
+  gchar *score_table;       /* `table.score` as given, or NULL */
+  guint ranked;             /* index of the ranked field in the group's fields */
+} AbTopk;
+
 typedef struct {
   gchar *name;
   gint32 code; /* ab_codec_code(name) */
@@ -39,6 +53,7 @@ typedef struct {
   gchar *value_field; /* SUM: the summed field; COUNT: NULL */
   AbDirectionType direction;
   gint64 ttl; /* ms; -1 = cells never expire */
+  GPtrArray *topks; /* AbTopk*, `aggregations.topk` (never NULL) */
 } AbGroup;
 
 typedef struct {
@@ -67,6 +82,8 @@ const AbGroup *ab_schema_group (const AbSchema *schema, const gchar *name);
 const AbCache *ab_schema_cache (const AbSchema *schema, const gchar *name);
 const AbGroup *ab_schema_group_by_code (const AbSchema *schema, gint32 code);
 const AbCache *ab_schema_cache_by_code (const AbSchema *schema, gint32 code);
+/* A top-K by name, with its group in *group; NULL when absent. */
+const AbTopk *ab_schema_topk (const AbSchema *schema, const gchar *name, const AbGroup **group);
 
 /* The type of a group field's qualifier element: string when bucketed,
  * else the field's own type. */

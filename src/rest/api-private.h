@@ -44,6 +44,7 @@ GBytes *ab_api_mutation_body (GArray *results, gboolean multi_edge);
 
 void ab_api_register_meta (AbRouter *router, AbEngine *engine);
 void ab_api_register_agg (AbRouter *router, AbEngine *engine);
+void ab_api_register_topk (AbRouter *router, AbEngine *engine);
 void ab_api_register_v2 (AbRouter *router, AbEngine *engine);
 void ab_api_register_data (AbRouter *router, AbEngine *engine);
 void ab_api_register_queue (AbRouter *router, AbEngine *engine);

@@ -144,6 +144,7 @@ ab_api_register (AbRouter *router, AbEngine *engine)
   ab_api_register_v2 (router, engine);
   ab_api_register_data (router, engine);
   ab_api_register_agg (router, engine);
+  ab_api_register_topk (router, engine);
   ab_api_register_queue (router, engine);
   ab_api_register_admin (router, engine);
   ab_api_register_query (router, engine);

@@ -7,7 +7,7 @@ set -u
 here=./tests/rest   # make check runs from the top build directory
 export AB_REST_STORE=hbase
 status=0
-for t in test_api test_tables test_auth test_agg test_query test_vertices; do
+for t in test_api test_tables test_auth test_agg test_query test_vertices test_topk; do
   echo "== $t on hbase =="
   "$here/$t" || status=1
 done

@@ -1,0 +1,367 @@
+/* Top-K rankings of group cells (docs/data-model.md §17.1): the score of a
+ * ranked value is the sum of its cells; the write path re-scores the entries
+ * a request's group increments touch, and moves their rank and score rows. */
+#include <string.h>
+#include "engine/topk.h"
+#include "codec/bytes.h"
+
+void
+ab_topk_entry_clear (AbTopkEntry *e)
+{
+  g_clear_pointer (&e->cells, g_bytes_unref);
+  ab_value_clear (&e->entity);
+  for (guint i = 0; i < e->n_values; i++)
+    ab_value_clear (&e->values[i]);
+  g_clear_pointer (&e->values, g_free);
+  if (e->suffix != NULL)
+    g_ptr_array_unref (e->suffix);
+  e->suffix = NULL;
+}
+
+GArray *
+ab_topk_entry_array_new (void)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (AbTopkEntry));
+  g_array_set_clear_func (a, (GDestroyNotify) ab_topk_entry_clear);
+  return a;
+}
+
+gboolean
+ab_topk_has_any (const AbTableDesc *t)
+{
+  for (guint i = 0; i < t->schema->group_defs->len; i++)
+    if (((const AbGroup *) t->schema->group_defs->pdata[i])->topks->len > 0)
+      return TRUE;
+  return FALSE;
+}
+
+typedef struct {
+  const AbTableDesc *t;
+  const AbGroup *g;
+} Typing;
+
+static gboolean
+cell_field_type (gconstpointer data, const gchar *field, AbType *out)
+{
+  const Typing *ty = data;
+  for (guint i = 0; i < ty->g->n_fields; i++)
+    if (g_str_equal (ty->g->fields[i].name, field))
+      {
+        *out = ab_group_field_type (ty->t->schema, &ty->g->fields[i]);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+GPtrArray *
+ab_topk_ranges (const AbTableDesc *t, const AbGroup *g, const AbTopk *k, GError **error)
+{
+  Typing ty = { t, g };
+  return ab_predicates_parse_typed (k->constant_ranges, FALSE, "ranges", cell_field_type, &ty,
+                                    error);
+}
+
+typedef struct {
+  const AbGroup *g;
+  const AbValue *values;
+} CellView;
+
+static const AbValue *
+cell_lookup (const gchar *field, gpointer data)
+{
+  const CellView *cv = data;
+  for (guint i = 0; i < cv->g->n_fields; i++)
+    if (g_str_equal (cv->g->fields[i].name, field))
+      return &cv->values[i];
+  return NULL;
+}
+
+/* Decodes a group cell key: entity, direction, the qualifier's values, and
+ * the offsets where each qualifier element ends. FALSE when it is not a cell
+ * of g (a sibling, a malformed key). */
+static gboolean
+decode_cell (const AbGroup *g, const guint8 *k, gsize len, AbValue *entity, AbDirection *dir,
+             AbValue *values, gsize *ends)
+{
+  AbKeyParts parts;
+  gsize pos;
+  gint8 d;
+  gint32 code;
+  if (!ab_codec_parse_key (k, len, &parts, NULL))
+    return FALSE;
+  pos = parts.rest;
+  *entity = parts.source; /* moved */
+  if (!ab_codec_get_int8 (k, len, &pos, &d, NULL)
+      || !ab_codec_get_int32 (k, len, &pos, &code, NULL))
+    return FALSE;
+  *dir = (AbDirection) d;
+  for (guint i = 0; i < g->n_fields; i++)
+    {
+      if (!ab_codec_get_value (k, len, &pos, &values[i], NULL, NULL))
+        return FALSE;
+      ends[i] = pos;
+    }
+  return pos == len;
+}
+
+static void
+values_clear (AbValue *values, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    ab_value_clear (&values[i]);
+}
+
+/* Does a cell (values) count towards its entry's score under the ranges? */
+static gboolean
+cell_counts (const AbGroup *g, GPtrArray *ranges, const AbValue *values)
+{
+  CellView cv = { g, values };
+  return ab_filters_match (ranges, cell_lookup, &cv);
+}
+
+static gboolean
+same_entry (const AbTopkEntry *e, const AbTopk *k, GBytes *cells)
+{
+  return e->topk == k && g_bytes_equal (e->cells, cells);
+}
+
+gboolean
+ab_topk_entries_of_cell (const AbTableDesc *t, const guint8 *key, gsize len, GArray *entries,
+                         GError **error)
+{
+  AbRowType type;
+  gint32 code;
+  gsize row_len;
+  if (!ab_codec_wide_parts (key, len, &type, &code, &row_len) || type != AB_ROW_GROUP)
+    return TRUE;
+  const AbGroup *g = ab_schema_group_by_code (t->schema, code);
+  if (g == NULL || g->topks->len == 0)
+    return TRUE;
+  AbValue *values = g_new0 (AbValue, g->n_fields);
+  gsize *ends = g_new0 (gsize, g->n_fields);
+  AbValue entity = AB_VALUE_INIT;
+  AbDirection dir;
+  gboolean cell = decode_cell (g, key, len, &entity, &dir, values, ends);
+  for (guint i = 0; cell && i < g->topks->len; i++)
+    {
+      const AbTopk *k = g->topks->pdata[i];
+      g_autoptr (GPtrArray) ranges = ab_topk_ranges (t, g, k, error);
+      if (ranges == NULL)
+        {
+          cell = FALSE;
+          break;
+        }
+      if (!cell_counts (g, ranges, values))
+        continue; /* a cell no ranking of k counts (its segment is filtered out) */
+      g_autoptr (GBytes) cells = g_bytes_new (key, ends[k->ranked]);
+      gboolean seen = FALSE;
+      for (guint e = 0; e < entries->len && !seen; e++)
+        seen = same_entry (&g_array_index (entries, AbTopkEntry, e), k, cells);
+      if (seen)
+        continue;
+      AbTopkEntry e = { .group = g, .topk = k, .cells = g_bytes_ref (cells), .dir = dir };
+      ab_value_copy (&e.entity, &entity);
+      e.n_values = k->ranked + 1;
+      e.values = g_new0 (AbValue, e.n_values);
+      for (guint f = 0; f < e.n_values; f++)
+        ab_value_copy (&e.values[f], &values[f]);
+      e.suffix = g_steal_pointer (&ranges);
+      g_array_append_val (entries, e);
+    }
+  gboolean failed = error != NULL && *error != NULL;
+  values_clear (values, g->n_fields);
+  g_free (values);
+  g_free (ends);
+  ab_value_clear (&entity);
+  return !failed;
+}
+
+gboolean
+ab_topk_cell_value (const AbTopkEntry *e, const guint8 *key, gsize len, const guint8 *val,
+                    gsize vlen, gint64 *out)
+{
+  const AbGroup *g = e->group;
+  AbValue *values = g_new0 (AbValue, g->n_fields);
+  gsize *ends = g_new0 (gsize, g->n_fields);
+  AbValue entity = AB_VALUE_INIT;
+  AbDirection dir;
+  gboolean counts = vlen == 8 && decode_cell (g, key, len, &entity, &dir, values, ends)
+                    && cell_counts (g, e->suffix, values);
+  if (counts)
+    *out = ab_codec_get_be64 (val);
+  values_clear (values, g->n_fields);
+  g_free (values);
+  g_free (ends);
+  ab_value_clear (&entity);
+  return counts;
+}
+
+gboolean
+ab_topk_score (AbStore *reader, const AbTopkEntry *e, gint64 *score, GError **error)
+{
+  gsize plen;
+  const guint8 *p = g_bytes_get_data (e->cells, &plen);
+  g_autoptr (GByteArray) stop = ab_codec_prefix_upper_bound (p, plen);
+  AbScanRange range = { .start = p,
+                        .start_len = plen,
+                        .start_inclusive = TRUE,
+                        .stop = stop != NULL ? stop->data : NULL,
+                        .stop_len = stop != NULL ? stop->len : 0 };
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  GError *local = NULL;
+  if (!ab_store_scan (reader, &range, rows, &local))
+    return ab_engine_propagate (error, local), FALSE;
+  *score = 0;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      AbKv *kv = &g_array_index (rows, AbKv, i);
+      gsize kl, vl;
+      const guint8 *k = g_bytes_get_data (kv->key, &kl);
+      const guint8 *v = g_bytes_get_data (kv->value, &vl);
+      gint64 x;
+      if (ab_topk_cell_value (e, k, kl, v, vl, &x))
+        *score += x;
+    }
+  return TRUE;
+}
+
+/* row(entity, dir, type, topk) || enc(segment values ASC) */
+static GByteArray *
+entry_row (const AbTableDesc *t, const AbTopkEntry *e, AbRowType type, GError **error)
+{
+  g_autoptr (GByteArray) key
+      = ab_codec_wide_key (&e->entity, e->dir, t->code, type, e->topk->code, error);
+  for (guint i = 0; key != NULL && i < e->topk->ranked; i++)
+    if (!ab_codec_put_value (key, &e->values[i], AB_ORDER_ASC, error))
+      return NULL;
+  return g_steal_pointer (&key);
+}
+
+GByteArray *
+ab_topk_rank_prefix (const AbTableDesc *t, const AbTopkEntry *e, GError **error)
+{
+  return entry_row (t, e, AB_ROW_TOPK_RANK, error);
+}
+
+GByteArray *
+ab_topk_rank_key (const AbTableDesc *t, const AbTopkEntry *e, gint64 score, GError **error)
+{
+  g_autoptr (GByteArray) key = entry_row (t, e, AB_ROW_TOPK_RANK, error);
+  if (key == NULL)
+    return NULL;
+  ab_codec_put_int64 (key, score, AB_ORDER_DESC);
+  if (!ab_codec_put_value (key, &e->values[e->topk->ranked], AB_ORDER_ASC, error))
+    return NULL;
+  return g_steal_pointer (&key);
+}
+
+GByteArray *
+ab_topk_score_key (const AbTableDesc *t, const AbTopkEntry *e, GError **error)
+{
+  g_autoptr (GByteArray) key = entry_row (t, e, AB_ROW_TOPK_SCORE, error);
+  if (key == NULL || !ab_codec_put_value (key, &e->values[e->topk->ranked], AB_ORDER_ASC, error))
+    return NULL;
+  return g_steal_pointer (&key);
+}
+
+void
+ab_topk_value (guint8 out[16], gint64 score, gint64 now_ms)
+{
+  ab_codec_put_be64 (out, score);
+  ab_codec_put_be64 (out + 8, now_ms);
+}
+
+gboolean
+ab_topk_write_entry (const AbTableDesc *t, const AbTopkEntry *e, GBytes *old, gint64 score,
+                     gint64 now_ms, AbBatch *out, GError **error)
+{
+  gboolean had = old != NULL && g_bytes_get_size (old) >= 8;
+  gint64 before = had ? ab_codec_get_be64 (g_bytes_get_data (old, NULL)) : 0;
+  if (had && before == score)
+    return TRUE;
+  g_autoptr (GByteArray) sk = ab_topk_score_key (t, e, error);
+  if (sk == NULL)
+    return FALSE;
+  if (had)
+    {
+      g_autoptr (GByteArray) rk = ab_topk_rank_key (t, e, before, error);
+      if (rk == NULL)
+        return FALSE;
+      ab_batch_delete (out, rk->data, rk->len);
+    }
+  if (score == 0)
+    {
+      if (had)
+        ab_batch_delete (out, sk->data, sk->len);
+      return TRUE;
+    }
+  g_autoptr (GByteArray) rk = ab_topk_rank_key (t, e, score, error);
+  if (rk == NULL)
+    return FALSE;
+  guint8 v[16];
+  ab_topk_value (v, score, now_ms);
+  ab_batch_put (out, rk->data, rk->len, v, sizeof v);
+  ab_batch_put (out, sk->data, sk->len, v, sizeof v);
+  return TRUE;
+}
+
+/* Increments not yet applied that fall in an entry's cells. */
+static gint64
+pending (const AbTopkEntry *e, GPtrArray *cells, GArray *deltas)
+{
+  gint64 sum = 0;
+  gsize plen;
+  const guint8 *p = g_bytes_get_data (e->cells, &plen);
+  for (guint i = 0; deltas != NULL && i < cells->len; i++)
+    {
+      gsize kl;
+      const guint8 *k = g_bytes_get_data (cells->pdata[i], &kl);
+      guint8 zero[8] = { 0 };
+      gint64 x;
+      if (kl >= plen && memcmp (k, p, plen) == 0 && ab_topk_cell_value (e, k, kl, zero, 8, &x))
+        sum += g_array_index (deltas, gint64, i);
+    }
+  return sum;
+}
+
+gboolean
+ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GPtrArray *cells,
+                     GArray *deltas, AbBatch *out, GError **error)
+{
+  if (!ab_topk_has_any (t))
+    return TRUE;
+  g_autoptr (GArray) entries = ab_topk_entry_array_new ();
+  for (guint i = 0; i < cells->len; i++)
+    {
+      gsize kl;
+      const guint8 *k = g_bytes_get_data (cells->pdata[i], &kl);
+      if (!ab_topk_entries_of_cell (t, k, kl, entries, error))
+        return FALSE;
+    }
+  if (entries->len == 0)
+    return TRUE;
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      GByteArray *sk = ab_topk_score_key (t, &g_array_index (entries, AbTopkEntry, i), error);
+      if (sk == NULL)
+        return FALSE;
+      g_ptr_array_add (keys, g_byte_array_free_to_bytes (sk));
+    }
+  g_autoptr (GArray) old = ab_kv_array_new ();
+  GError *local = NULL;
+  if (!ab_store_multi_get (reader, keys, old, &local))
+    return ab_engine_propagate (error, local), FALSE;
+  gint64 now = ab_engine_now_ms (engine);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      AbTopkEntry *e = &g_array_index (entries, AbTopkEntry, i);
+      gint64 score;
+      if (!ab_topk_score (reader, e, &score, error))
+        return FALSE;
+      score += pending (e, cells, deltas);
+      if (!ab_topk_write_entry (t, e, g_array_index (old, AbKv, i).value, score, now, out, error))
+        return FALSE;
+    }
+  return TRUE;
+}

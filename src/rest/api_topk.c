@@ -1,0 +1,91 @@
+/* Top-K endpoints: GET …/edges/topk/{topk} (one page of a ranking, as an
+ * EdgeFrame) and GET /graph/v3/aggregations (every table's top-K
+ * definitions). docs/rest-api.md "Top-K". */
+#include "rest/api-private.h"
+#include "model/groups.h"
+#include "model/jsonw.h"
+
+#define ENGINE(ud) ((AbEngine *) (ud))
+
+static void
+topk (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  AbTopkParams p = { .topk = ab_http_param (req, "topk"),
+                     .entity = ab_http_query_get (req, "entity"),
+                     .direction = ab_http_query_get (req, "direction"),
+                     .filters = ab_http_query_get (req, "filters"),
+                     .offset = ab_http_query_get (req, "offset"),
+                     .limit = -1 };
+  const gchar *limit = ab_http_query_get (req, "limit");
+  gint64 n;
+  if (limit != NULL && !g_ascii_string_to_signed (limit, 10, 0, G_MAXINT32, &n, NULL))
+    return ab_http_response_error (resp, 400, "'limit' must be a non-negative integer.");
+  if (limit != NULL)
+    p.limit = (gint) n;
+  if (p.offset != NULL && p.offset[0] == '\0')
+    p.offset = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbEdgeFrame) f = ab_engine_topk (ENGINE (ud), ab_http_param (req, "database"),
+                                              ab_http_param (req, "table"), &p, &error);
+  if (f == NULL)
+    return ab_api_error (resp, error);
+  ab_http_response_bytes (resp, 200, NULL, ab_api_frame_body (f));
+}
+
+static void
+definition (AbJsonw *w, const AbTableDesc *t, const AbGroup *g, const AbTopk *k)
+{
+  ab_jsonw_begin_object (w);
+  ab_jsonw_member_string (w, "type", "TOPK");
+  ab_jsonw_member_string (w, "database", t->database);
+  ab_jsonw_member_string (w, "table", t->table);
+  ab_jsonw_member_string (w, "group", g->name);
+  ab_jsonw_member_string (w, "topk", k->name);
+  ab_jsonw_member_string (w, "ranges", k->ranges);
+  ab_jsonw_member_int (w, "refreshAfterMillis", k->refresh_after_ms);
+  ab_jsonw_key (w, "score");
+  if (k->score_table != NULL)
+    ab_jsonw_string (w, k->score_table);
+  else
+    ab_jsonw_null (w);
+  ab_jsonw_end_object (w);
+}
+
+static void
+aggregations (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  (void) req;
+  AbCatalog *cat = ab_engine_catalog (ENGINE (ud));
+  g_autoptr (GPtrArray) dbs = ab_catalog_list_databases (cat);
+  AbJsonw w;
+  ab_jsonw_init (&w, 256);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_key (&w, "topk");
+  ab_jsonw_begin_array (&w);
+  for (guint d = 0; d < dbs->len; d++)
+    {
+      const AbDatabaseDesc *db = dbs->pdata[d];
+      g_autoptr (GPtrArray) tables = ab_catalog_list_tables (cat, db->database);
+      for (guint i = 0; tables != NULL && i < tables->len; i++)
+        {
+          const AbTableDesc *t = tables->pdata[i];
+          for (guint j = 0; t->schema->group_defs != NULL && j < t->schema->group_defs->len; j++)
+            {
+              const AbGroup *g = t->schema->group_defs->pdata[j];
+              for (guint k = 0; k < g->topks->len; k++)
+                definition (&w, t, g, g->topks->pdata[k]);
+            }
+        }
+    }
+  ab_jsonw_end_array (&w);
+  ab_jsonw_end_object (&w);
+  ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (&w));
+}
+
+void
+ab_api_register_topk (AbRouter *r, AbEngine *e)
+{
+  ab_router_add (r, "GET", "/graph/v3/databases/{database}/tables/{table}/edges/topk/{topk}",
+                 AB_ROUTE_INLINE, topk, e);
+  ab_router_add (r, "GET", "/graph/v3/aggregations", AB_ROUTE_INLINE, aggregations, e);
+}

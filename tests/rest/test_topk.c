@@ -1,0 +1,416 @@
+/* REST suite for top-K over groups (lmdb and memory; hbase under
+ * hbase-suites.sh): random inserts, deletes and out-of-order versions, then
+ * updates that move item, bucket and segment; every page of every ranking
+ * compared with a model computed here from the same events; bad requests. */
+#include <string.h>
+#include "rest_harness.h"
+
+#define DB "/graph/v3/databases"
+#define T DB "/shop/tables"
+#define VIEWS T "/views"
+
+#define USERS 3
+#define EVENTS 40
+#define ITEMS 8
+#define DAYS 4
+
+static AbServer srv;
+
+static void
+setup (void)
+{
+  gchar *dir = g_dir_make_tmp ("ab-topk-XXXXXX", NULL);
+  ab_server_start (&srv, dir, NULL);
+  g_free (dir);
+}
+
+static void
+teardown (void)
+{
+  ab_server_destroy (&srv);
+}
+
+static JsonNode *
+ok (const gchar *method, const gchar *path, const gchar *body)
+{
+  return ab_http_ok (&srv, method, path, body);
+}
+
+/* Four shapes (target; target+window; target+filter; target+filter+window)
+ * over COUNT groups, and a SUM group whose scores can be negative. */
+static const gchar *VIEWS_T
+    = "{\"table\":\"views\",\"storage\":\"datastore://shop/views\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"long\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"OUT\","
+      "\"properties\":[{\"name\":\"item\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
+      "{\"name\":\"seg\",\"type\":\"string\",\"nullable\":false,\"comment\":\"\"},"
+      "{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
+      "{\"name\":\"w\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],\"indexes\":[],"
+      "\"groups\":["
+      "{\"group\":\"by_item\",\"type\":\"COUNT\",\"directionType\":\"OUT\","
+      "\"fields\":[{\"name\":\"item\"}],\"aggregations\":{\"topk\":[{\"topk\":\"top\","
+      "\"ranges\":\"item:eq:{item}\",\"refreshAfterMillis\":-1,"
+      "\"table\":{\"score\":\"shop.views__topk\"}}]}},"
+      "{\"group\":\"by_item_day\",\"type\":\"COUNT\",\"directionType\":\"OUT\","
+      "\"fields\":[{\"name\":\"item\"},{\"name\":\"at\",\"bucket\":{\"type\":\"date\","
+      "\"unit\":\"day\",\"timezone\":\"UTC\",\"format\":\"yyyyMMdd\"}}],"
+      "\"aggregations\":{\"topk\":[{\"topk\":\"top_window\","
+      "\"ranges\":\"at:bt:20250102,20250103\"}]}},"
+      "{\"group\":\"by_seg_item\",\"type\":\"COUNT\",\"directionType\":\"OUT\","
+      "\"fields\":[{\"name\":\"seg\"},{\"name\":\"item\"}],"
+      "\"aggregations\":{\"topk\":[{\"topk\":\"top_seg\",\"ranges\":\"seg:eq:{seg}\"}]}},"
+      "{\"group\":\"by_seg_item_day\",\"type\":\"COUNT\",\"directionType\":\"OUT\","
+      "\"fields\":[{\"name\":\"seg\"},{\"name\":\"item\"},{\"name\":\"at\",\"bucket\":{"
+      "\"type\":\"date\",\"unit\":\"day\",\"timezone\":\"UTC\",\"format\":\"yyyyMMdd\"}}],"
+      "\"aggregations\":{\"topk\":[{\"topk\":\"top_seg_window\","
+      "\"ranges\":\"seg:eq:{seg};at:gte:20250103\"}]}},"
+      "{\"group\":\"sum_w\",\"type\":\"SUM\",\"valueField\":\"w\",\"directionType\":\"OUT\","
+      "\"fields\":[{\"name\":\"item\"}],\"aggregations\":{\"topk\":[{\"topk\":\"top_w\"}]}}"
+      "]}}";
+
+#define DAY0 1735689600000LL /* 2025-01-01T00:00:00Z */
+#define DAY_MS 86400000LL
+
+typedef struct {
+  gboolean active;
+  gint64 version;
+  gint64 item, at, w;
+  gchar seg[2];
+} Edge;
+
+static Edge model[USERS + 1][EVENTS + 1];
+
+static gchar *
+insert_item (const gchar *type, gint64 version, gint user, gint id, const Edge *e)
+{
+  return g_strdup_printf ("{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
+                          ",\"source\":%d,\"target\":%d,\"properties\":{\"item\":%" G_GINT64_FORMAT
+                          ",\"seg\":\"%s\",\"at\":%" G_GINT64_FORMAT ",\"w\":%" G_GINT64_FORMAT
+                          "}}}",
+                          type, version, user, id, e->item, e->seg, e->at, e->w);
+}
+
+static void read_back_properties (void);
+
+static void
+random_props (GRand *r, Edge *e)
+{
+  e->item = g_rand_int_range (r, 1, ITEMS + 1);
+  e->seg[0] = g_rand_boolean (r) ? 'a' : 'b';
+  e->seg[1] = '\0';
+  e->at = DAY0 + g_rand_int_range (r, 0, DAYS) * DAY_MS + g_rand_int_range (r, 0, 1000000);
+  e->w = g_rand_int_range (r, -3, 6);
+}
+
+static void
+send (GPtrArray *items)
+{
+  if (items->len == 0)
+    return;
+  g_ptr_array_add (items, NULL);
+  g_autofree gchar *joined = g_strjoinv (",", (gchar **) items->pdata);
+  g_autofree gchar *body = g_strdup_printf ("{\"mutations\":[%s]}", joined);
+  g_autoptr (JsonNode) r = ok ("POST", VIEWS "/edges/sync", body);
+  g_ptr_array_set_size (items, 0);
+}
+
+/* Phase 1: inserts and deletes with shuffled versions (the highest wins);
+ * phase 2: updates of active edges moving item, day and segment. */
+static void
+write_events (GRand *r)
+{
+  memset (model, 0, sizeof model);
+  g_autoptr (GPtrArray) batch = g_ptr_array_new_with_free_func (g_free);
+  for (gint round = 0; round < 3; round++)
+    for (gint u = 1; u <= USERS; u++)
+      for (gint id = 1; id <= EVENTS; id++)
+        {
+          if (g_rand_int_range (r, 0, 3) == 0)
+            continue;
+          gint64 version = g_rand_int_range (r, 1, 1000) * 10 + round;
+          Edge e = { 0 };
+          random_props (r, &e);
+          gboolean del = g_rand_int_range (r, 0, 4) == 0;
+          g_ptr_array_add (batch, del ? g_strdup_printf ("{\"type\":\"DELETE\",\"edge\":{"
+                                                         "\"version\":%" G_GINT64_FORMAT
+                                                         ",\"source\":%d,\"target\":%d}}",
+                                                         version, u, id)
+                                      : insert_item ("INSERT", version, u, id, &e));
+          Edge *m = &model[u][id];
+          if (version > m->version)
+            {
+              e.active = !del;
+              e.version = version;
+              if (del)
+                e.item = m->item;
+              *m = e;
+            }
+          if (batch->len >= 25)
+            send (batch);
+        }
+  send (batch);
+  read_back_properties ();
+  for (gint u = 1; u <= USERS; u++)
+    for (gint id = 1; id <= EVENTS; id++)
+      if (model[u][id].active && g_rand_int_range (r, 0, 2) == 0)
+        {
+          Edge *m = &model[u][id];
+          random_props (r, m);
+          m->version = 20000 + id;
+          g_ptr_array_add (batch, insert_item ("UPDATE", m->version, u, id, m));
+          if (batch->len >= 25)
+            send (batch);
+        }
+  send (batch);
+}
+
+/* Where the fold of out-of-order versions leaves an edge is the State's
+ * business (test_api covers it): after the shuffled phase each edge is read
+ * back; the updates after it and every ranking are then computed here. */
+static void
+read_back_properties (void)
+{
+  for (gint u = 1; u <= USERS; u++)
+    for (gint id = 1; id <= EVENTS; id++)
+      {
+        g_autofree gchar *path = g_strdup_printf (VIEWS "/edges/get?source=%d&target=%d", u, id);
+        g_autoptr (JsonNode) f = ok ("GET", path, NULL);
+        Edge *m = &model[u][id];
+        m->active = ab_json_len (f, "edges") == 1;
+        if (!m->active)
+          continue;
+        m->item = ab_json_int (f, "edges.0.properties.item");
+        m->at = ab_json_int (f, "edges.0.properties.at");
+        m->w = ab_json_int (f, "edges.0.properties.w");
+        g_strlcpy (m->seg, ab_json_str (f, "edges.0.properties.seg"), sizeof m->seg);
+      }
+}
+
+typedef gboolean (*Counts) (const Edge *e, const gchar *seg);
+
+static gboolean
+all_cells (const Edge *e, const gchar *seg)
+{
+  (void) e, (void) seg;
+  return TRUE;
+}
+static gboolean
+window (const Edge *e, const gchar *seg)
+{
+  (void) seg;
+  gint64 day = (e->at - DAY0) / DAY_MS;
+  return day == 1 || day == 2;
+}
+static gboolean
+segment (const Edge *e, const gchar *seg)
+{
+  return strcmp (e->seg, seg) == 0;
+}
+static gboolean
+segment_window (const Edge *e, const gchar *seg)
+{
+  return segment (e, seg) && (e->at - DAY0) / DAY_MS >= 2;
+}
+
+/* The expected ranking: (score, item) pairs, score DESC then item ASC, zero left out. */
+static guint
+expected (gint user, Counts counts, const gchar *seg, gboolean sum, gint64 out[][2])
+{
+  gint64 score[ITEMS + 1] = { 0 };
+  for (gint id = 1; id <= EVENTS; id++)
+    {
+      const Edge *e = &model[user][id];
+      if (e->active && counts (e, seg))
+        score[e->item] += sum ? e->w : 1;
+    }
+  guint n = 0;
+  for (gint it = 1; it <= ITEMS; it++)
+    if (score[it] != 0)
+      {
+        guint at = n++;
+        while (at > 0 && (out[at - 1][0] < score[it]))
+          {
+            out[at][0] = out[at - 1][0];
+            out[at][1] = out[at - 1][1];
+            at--;
+          }
+        out[at][0] = score[it];
+        out[at][1] = it;
+      }
+  return n;
+}
+
+/* Reads every page (limit 3) and compares each edge with the model. */
+static void
+check_ranking (const gchar *topk, gint user, const gchar *seg, Counts counts, gboolean sum)
+{
+  gint64 want[ITEMS][2];
+  guint n = expected (user, counts, seg, sum, want);
+  g_autofree gchar *offset = NULL;
+  guint seen = 0;
+  for (;;)
+    {
+      g_autofree gchar *filters = seg != NULL ? g_strdup_printf ("&filters=seg:eq:%s", seg) : NULL;
+      g_autofree gchar *path
+          = g_strdup_printf (VIEWS "/edges/topk/%s?entity=%d&limit=3%s%s%s", topk, user,
+                             filters != NULL ? filters : "", offset != NULL ? "&offset=" : "",
+                             offset != NULL ? offset : "");
+      g_autoptr (JsonNode) page = ok ("GET", path, NULL);
+      guint count = ab_json_len (page, "edges");
+      for (guint i = 0; i < count; i++, seen++)
+        {
+          g_autofree gchar *s = g_strdup_printf ("edges.%u.properties.score", i);
+          g_autofree gchar *tg = g_strdup_printf ("edges.%u.target", i);
+          g_autofree gchar *src = g_strdup_printf ("edges.%u.source", i);
+          ck_assert_msg (seen < n, "%s user %d seg %s: more entries than the model's %u", topk,
+                         user, seg ? seg : "-", n);
+          ck_assert_int_eq (ab_json_int (page, src), user);
+          if (g_getenv ("TOPK_DEBUG") != NULL
+              && (ab_json_int (page, s) != want[seen][0]
+                  || ab_json_int (page, tg) != want[seen][1]))
+            {
+              g_autofree gchar *ap
+                  = g_strdup_printf (VIEWS "/edges/agg/by_item?start=%d&direction=OUT", user);
+              g_autoptr (JsonNode) a = ok ("GET", ap, NULL);
+              g_autofree gchar *txt = json_to_string (a, FALSE);
+              g_printerr ("agg: %s\n", txt);
+              for (gint id = 1; id <= EVENTS; id++)
+                if (model[user][id].active)
+                  g_printerr ("%d:%" G_GINT64_FORMAT " ", id, model[user][id].item);
+              g_printerr ("\n");
+            }
+          ck_assert_msg (ab_json_int (page, s) == want[seen][0]
+                             && ab_json_int (page, tg) == want[seen][1],
+                         "%s user %d seg %s rank %u: got (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                         "), want (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")",
+                         topk, user, seg ? seg : "-", seen, ab_json_int (page, s),
+                         ab_json_int (page, tg), want[seen][0], want[seen][1]);
+        }
+      g_clear_pointer (&offset, g_free);
+      if (!ab_json_bool (page, "hasNext"))
+        break;
+      ck_assert_uint_eq (count, 3);
+      offset = g_uri_escape_string (ab_json_str (page, "offset"), NULL, TRUE);
+    }
+  ck_assert_msg (seen == n, "%s user %d seg %s: %u entries, model %u", topk, user, seg ? seg : "-",
+                 seen, n);
+}
+
+static void
+check_all (void)
+{
+  for (gint u = 1; u <= USERS; u++)
+    {
+      check_ranking ("top", u, NULL, all_cells, FALSE);
+      check_ranking ("top_window", u, NULL, window, FALSE);
+      check_ranking ("top_w", u, NULL, all_cells, TRUE);
+      for (const gchar *seg = "a"; seg != NULL; seg = seg[0] == 'a' ? "b" : NULL)
+        {
+          check_ranking ("top_seg", u, seg, segment, FALSE);
+          check_ranking ("top_seg_window", u, seg, segment_window, FALSE);
+        }
+    }
+}
+
+static void
+create_tables (void)
+{
+  g_autoptr (JsonNode) d = ok ("POST", DB, "{\"database\":\"shop\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) t = ok ("POST", T, VIEWS_T);
+}
+
+START_TEST (rankings_match_model)
+{
+  create_tables ();
+  g_autoptr (GRand) r = g_rand_new_with_seed (20 + (guint) _i);
+  write_events (r);
+  check_all ();
+  /* a second wave over the same keys moves every ranking again */
+  write_events (r);
+  check_all ();
+}
+END_TEST
+
+START_TEST (definitions_listed)
+{
+  create_tables ();
+  g_autoptr (JsonNode) l = ok ("GET", "/graph/v3/aggregations", NULL);
+  ck_assert_uint_eq (ab_json_len (l, "topk"), 5);
+  ck_assert_str_eq (ab_json_str (l, "topk.0.type"), "TOPK");
+  ck_assert_str_eq (ab_json_str (l, "topk.0.database"), "shop");
+  ck_assert_str_eq (ab_json_str (l, "topk.0.table"), "views");
+  ck_assert_str_eq (ab_json_str (l, "topk.0.group"), "by_item");
+  ck_assert_str_eq (ab_json_str (l, "topk.0.topk"), "top");
+  ck_assert_str_eq (ab_json_str (l, "topk.0.score"), "shop.views__topk");
+  ck_assert_int_eq (ab_json_int (l, "topk.0.refreshAfterMillis"), -1);
+}
+END_TEST
+
+START_TEST (bad_requests)
+{
+  create_tables ();
+  ab_expect_error (&srv, "GET", VIEWS "/edges/topk/nope?entity=1", NULL, 400, "topk `nope`");
+  ab_expect_error (&srv, "GET", VIEWS "/edges/topk/top", NULL, 400, "'entity' is required");
+  ab_expect_error (&srv, "GET", VIEWS "/edges/topk/top?entity=x", NULL, 400, "");
+  ab_expect_error (&srv, "GET", VIEWS "/edges/topk/top?entity=1&limit=0", NULL, 400, "limit");
+  ab_expect_error (&srv, "GET", VIEWS "/edges/topk/top?entity=1&limit=x", NULL, 400, "limit");
+  ab_expect_error (&srv, "GET", VIEWS "/edges/topk/top?entity=1&direction=IN", NULL, 400,
+                   "direction OUT only");
+  ab_expect_error (&srv, "GET", VIEWS "/edges/topk/top_seg?entity=1", NULL, 400, "filters=seg:eq:");
+  ab_expect_error (&srv, "GET", VIEWS "/edges/topk/top_seg?entity=1&filters=item:eq:1", NULL, 400,
+                   "segment fields only");
+  ab_expect_error (&srv, "GET", VIEWS "/edges/topk/top?entity=1&offset=AAAA", NULL, 400, "offset");
+  /* definitions: ttl groups, relative windows, unknown fields, the ranked field, duplicates */
+  const gchar *bad[][2] = {
+    { "\"ttl\":1000,", "has a ttl" },
+    { "", "not a field of group" },
+    { "", "relative windows" },
+    { "", "cannot be restricted" },
+  };
+  const gchar *ranges[] = { "", "nope:eq:1", "at:gte:now-7d", "item:eq:3" };
+  for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
+    {
+      g_autofree gchar *body = g_strdup_printf (
+          "{\"table\":\"bad%u\",\"storage\":\"datastore://shop/bad\",\"comment\":\"\","
+          "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"long\",\"comment\":\"\"},"
+          "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"OUT\","
+          "\"properties\":[{\"name\":\"item\",\"type\":\"long\",\"nullable\":false,"
+          "\"comment\":\"\"},{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,"
+          "\"comment\":\"\"}],\"indexes\":[],\"groups\":[{\"group\":\"g\",\"type\":\"COUNT\",%s"
+          "\"fields\":[{\"name\":\"item\"},{\"name\":\"at\",\"bucket\":{\"type\":\"date\","
+          "\"unit\":\"day\"}}],\"aggregations\":{\"topk\":[{\"topk\":\"k\",\"ranges\":\"%s\"}]}}]}"
+          "}",
+          i, bad[i][0], ranges[i]);
+      ab_expect_error (&srv, "POST", T, body, 400, bad[i][1]);
+    }
+}
+END_TEST
+
+static gint
+run_suite (const gchar *store)
+{
+  g_setenv ("AB_REST_STORE", store, TRUE);
+  Suite *s = suite_create (store);
+  TCase *tc = tcase_create ("topk");
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_set_timeout (tc, 120);
+  tcase_add_loop_test (tc, rankings_match_model, 0, 2);
+  tcase_add_test (tc, definitions_listed);
+  tcase_add_test (tc, bad_requests);
+  suite_add_tcase (s, tc);
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  gint failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed;
+}
+
+int
+main (void)
+{
+  /* hbase-suites.sh sets AB_REST_STORE=hbase: that store alone */
+  if (g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0)
+    return run_suite ("hbase") == 0 ? 0 : 1;
+  gint failed = run_suite ("lmdb") + run_suite ("memory");
+  return failed == 0 ? 0 : 1;
+}
