@@ -121,6 +121,18 @@ engine_metrics (gpointer engine)
   return ab_engine_metrics_text (engine);
 }
 
+/* Requests handed to the worker pool and not answered yet: the queue depth
+ * the web console and alerts watch (a store that stalls piles them up). */
+static gchar *
+server_metrics (gpointer server)
+{
+  return g_strdup_printf (
+      "# HELP actionbase_http_requests_in_flight Requests on the worker pool not answered yet.\n"
+      "# TYPE actionbase_http_requests_in_flight gauge\n"
+      "actionbase_http_requests_in_flight %u\n",
+      ab_http_server_in_flight (server));
+}
+
 static gboolean
 engine_healthy (gpointer engine, gchar **reason)
 {
@@ -191,6 +203,8 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   cfg->http.access_log = cfg->http.access_log && log_threshold >= G_LOG_LEVEL_INFO;
   cfg->http.access_writer = ab_log_info_line;
   AbHttpServer *server = ab_http_server_new (router, &cfg->http, &error);
+  if (server != NULL)
+    ab_metrics_add_provider (metrics, server_metrics, server, NULL);
   int rc = 0;
   if (server == NULL || !ab_http_server_start (server, &error))
     {

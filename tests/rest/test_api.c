@@ -641,6 +641,8 @@ START_TEST (health_and_metrics)
   ab_http (&srv, &r, "GET", NULL, "/metrics");
   ck_assert_uint_eq (r.status, 200);
   ck_assert_ptr_nonnull (strstr (r.body, "/health"));
+  /* nothing waits on the worker pool between requests (/metrics is inline) */
+  ck_assert_ptr_nonnull (strstr (r.body, "\nactionbase_http_requests_in_flight 0\n"));
   ab_reply_clear (&r);
 }
 END_TEST
