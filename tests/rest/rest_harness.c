@@ -379,3 +379,34 @@ ab_expect_error (AbServer *srv, const gchar *method, const gchar *path, const gc
   ck_assert_msg (strstr (msg, needle) != NULL, "%s: '%s' lacks '%s'", path, msg, needle);
   ab_reply_clear (&r);
 }
+
+static gint
+run_on_store (const gchar *store, const gchar *name, void (*add) (TCase *tc), void (*setup) (void),
+              void (*teardown) (void), guint timeout)
+{
+  g_setenv ("AB_REST_STORE", store, TRUE);
+  Suite *s = suite_create (store);
+  TCase *tc = tcase_create (name);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_set_timeout (tc, timeout);
+  add (tc);
+  suite_add_tcase (s, tc);
+  SRunner *sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  gint failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed;
+}
+
+int
+ab_rest_main_stores (const gchar *name, void (*add) (TCase *tc), void (*setup) (void),
+                     void (*teardown) (void), guint timeout)
+{
+  gint failed;
+  if (g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0)
+    failed = run_on_store ("hbase", name, add, setup, teardown, timeout);
+  else
+    failed = run_on_store ("lmdb", name, add, setup, teardown, timeout)
+             + run_on_store ("memory", name, add, setup, teardown, timeout);
+  return failed == 0 ? 0 : 1;
+}

@@ -70,3 +70,10 @@ void ab_assert_error_reply (const AbReply *r, guint status);
  * contains `needle` (the failure names the path and both texts). */
 void ab_expect_error (AbServer *srv, const gchar *method, const gchar *path, const gchar *body,
                       guint status, const gchar *needle);
+
+/* The main of a suite run on lmdb then memory, or on hbase alone when
+ * AB_REST_STORE=hbase (hbase-suites.sh): per store a Suite with one TCase
+ * called name, checked fixtures setup/teardown and a timeout in seconds;
+ * add puts the tests in. 0 when every test passed, else 1. */
+int ab_rest_main_stores (const gchar *name, void (*add) (TCase *tc), void (*setup) (void),
+                         void (*teardown) (void), guint timeout);

@@ -386,31 +386,16 @@ START_TEST (bad_requests)
 }
 END_TEST
 
-static gint
-run_suite (const gchar *store)
+static void
+add_tests (TCase *tc)
 {
-  g_setenv ("AB_REST_STORE", store, TRUE);
-  Suite *s = suite_create (store);
-  TCase *tc = tcase_create ("topk");
-  tcase_add_checked_fixture (tc, setup, teardown);
-  tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, rankings_match_model, 0, 2);
   tcase_add_test (tc, definitions_listed);
   tcase_add_test (tc, bad_requests);
-  suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  gint failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed;
 }
 
 int
 main (void)
 {
-  /* hbase-suites.sh sets AB_REST_STORE=hbase: that store alone */
-  if (g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0)
-    return run_suite ("hbase") == 0 ? 0 : 1;
-  gint failed = run_suite ("lmdb") + run_suite ("memory");
-  return failed == 0 ? 0 : 1;
+  return ab_rest_main_stores ("topk", add_tests, setup, teardown, 120);
 }

@@ -437,32 +437,17 @@ START_TEST (modes_wal_and_cdc)
 }
 END_TEST
 
-static gint
-run_suite (const gchar *store)
+static void
+add_tests (TCase *tc)
 {
-  g_setenv ("AB_REST_STORE", store, TRUE);
-  Suite *s = suite_create (store);
-  TCase *tc = tcase_create ("vertices");
-  tcase_add_checked_fixture (tc, setup, teardown);
-  tcase_set_timeout (tc, 60);
   tcase_add_test (tc, schema_and_labels);
   tcase_add_test (tc, mutate_and_get);
   tcase_add_test (tc, bad_requests);
   tcase_add_test (tc, modes_wal_and_cdc);
-  suite_add_tcase (s, tc);
-  SRunner *sr = srunner_create (s);
-  srunner_run_all (sr, CK_NORMAL);
-  gint failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed;
 }
 
 int
 main (void)
 {
-  /* hbase-suites.sh sets AB_REST_STORE=hbase: that store alone */
-  if (g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0)
-    return run_suite ("hbase") == 0 ? 0 : 1;
-  gint failed = run_suite ("lmdb") + run_suite ("memory");
-  return failed == 0 ? 0 : 1;
+  return ab_rest_main_stores ("vertices", add_tests, setup, teardown, 60);
 }
