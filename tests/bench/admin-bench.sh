@@ -92,7 +92,52 @@ fi
 if available backup && available restore; then
   timed backup "$admin" backup --store "lmdb:$store" --out "$tmp/backup"
   timed restore "$admin" restore --in "$tmp/backup" --store "lmdb:$tmp/restored"
+  # The goal's case: backups of the store while a server on it takes writes
+  # from 4 clients (100-edge batches, new edges), the dump and the native copy.
+  ab_start_store "$server" "$tmp/live" "lmdb:$store" --log-level warning
+  writer() {  # writer W: batches until $tmp/stop exists; counts acknowledged edges
+    local w=$1 r=0 n=0
+    while [ ! -e "$tmp/stop" ]; do
+      awk -v w="$w" -v r="$r" 'BEGIN { printf "{\"mutations\":["
+        for (i = 0; i < 100; i++) { v = 1800000000000 + (r * 100 + i) * 4 + w
+          printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%d,\"source\":\"w%d\",\"target\":\"t%d\",\"properties\":{\"created_at\":%d}}}", (i ? "," : ""), v, w, r * 100 + i, v }
+        printf "]}" }' >"$tmp/w$w.json"
+      curl -sf -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/w$w.json" \
+        "$base/graph/v3/databases/likes/tables/likes/edges" >/dev/null && n=$((n + 100))
+      r=$((r + 1))
+    done
+    echo "$n" >"$tmp/w$w.count"
+  }
+  rm -f "$tmp/stop"
+  pids=()
+  for w in 0 1 2 3; do writer "$w" & pids+=($!); done
+  timed backup-under-load "$admin" backup --store "lmdb:$store" --out "$tmp/backup-live"
+  timed native-backup-under-load "$admin" backup --native --store "lmdb:$store" --out "$tmp/backup-native"
+  touch "$tmp/stop"
+  wait "${pids[@]}"
+  stop_pid "$ab_pid" 10
+  ab_pid=
+  echo "writers during the backups: $(cat "$tmp"/w*.count | awk '{ n += $1 } END { print n }') edges acknowledged by 4 clients"
+  for f in backup-under-load native-backup-under-load; do
+    secs=$(elapsed "$tmp/$f.time")
+    echo "$f: goal < 10 s: $(verdict "$secs" '<' 10)"
+  done
+  timed restore-live "$admin" restore --in "$tmp/backup-live" --store "lmdb:$tmp/restored-live"
+  echo "restore-live: goal < 10 s: $(verdict "$(elapsed "$tmp/restore-live.time")" '<' 10)"
 else
   available backup || echo "backup: not measured: actionbase-admin backup not available"
   available restore || echo "restore: not measured: actionbase-admin restore not available"
+fi
+
+# LMDB -> HBase -> LMDB when a gateway is given (AB_HBASE_ADDR=HOST:PORT).
+if [ -n "${AB_HBASE_ADDR:-}" ] && available copy; then
+  hb="hbase://$AB_HBASE_ADDR/abbench?table=admin_$$_$RANDOM&regions=4"
+  timed copy-to-hbase "$admin" copy --from "lmdb:$store" --to "$hb" --checkpoint "$tmp/ck-hb"
+  timed copy-from-hbase "$admin" copy --from "$hb" --to "lmdb:$tmp/back" --checkpoint "$tmp/ck-back"
+  for f in copy-to-hbase copy-from-hbase; do
+    n=$(sed -n 's/.*complete: \([0-9]*\) rows in the target.*/\1/p' "$tmp/$f.out" "$tmp/$f.time" | head -1)
+    r=$(awk -v n="${n:-0}" -v s="$(elapsed "$tmp/$f.time")" 'BEGIN {printf "%.0f", n / s}')
+    goal=$([ "$f" = copy-to-hbase ] && echo 50000 || echo 300000)
+    echo "$f: ${n:-?} rows, $r rows/s -- goal >= $goal: $(verdict "$r" '>=' "$goal")"
+  done
 fi
