@@ -36,12 +36,12 @@ typedef struct {
  * the fields after it are summed over, restricted by `ranges`. */
 typedef struct {
   gchar *name;
-  gint32 code;              /* ab_codec_code(name) */
-  gchar *ranges;            /* as given ("" = none) */
-  gchar *constant_ranges;   /* its constant items, canonical field names ("" = none) */
-  gint64 refresh_after_ms;  /* -1 = not given */
-  gchar *score_table;       /* `table.score` as given, or NULL */
-  guint ranked;             /* index of the ranked field in the group's fields */
+  gint32 code;             /* ab_codec_code(name) */
+  gchar *ranges;           /* as given ("" = none) */
+  gchar *constant_ranges;  /* its constant items, canonical field names ("" = none) */
+  gint64 refresh_after_ms; /* -1 = not given */
+  gchar *score_table;      /* `table.score` as given, or NULL */
+  guint ranked;            /* index of the ranked field in the group's fields */
 } AbTopk;
 
 typedef struct {
@@ -52,7 +52,7 @@ typedef struct {
   guint n_fields;
   gchar *value_field; /* SUM: the summed field; COUNT: NULL */
   AbDirectionType direction;
-  gint64 ttl; /* ms; -1 = cells never expire */
+  gint64 ttl;       /* ms; -1 = cells never expire */
   GPtrArray *topks; /* AbTopk*, `aggregations.topk` (never NULL) */
 } AbGroup;
 
