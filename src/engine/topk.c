@@ -4,6 +4,7 @@
 #include <string.h>
 #include "engine/topk.h"
 #include "codec/bytes.h"
+#include "engine/wide.h"
 
 void
 ab_topk_entry_clear (AbTopkEntry *e)
@@ -54,11 +55,17 @@ cell_field_type (gconstpointer data, const gchar *field, AbType *out)
 }
 
 GPtrArray *
-ab_topk_ranges (const AbTableDesc *t, const AbGroup *g, const AbTopk *k, GError **error)
+ab_topk_group_predicates (const AbTableDesc *t, const AbGroup *g, const gchar *text,
+                          const gchar *what, GError **error)
 {
   Typing ty = { t, g };
-  return ab_predicates_parse_typed (k->constant_ranges, FALSE, "ranges", cell_field_type, &ty,
-                                    error);
+  return ab_predicates_parse_typed (text, FALSE, what, cell_field_type, &ty, error);
+}
+
+GPtrArray *
+ab_topk_ranges (const AbTableDesc *t, const AbGroup *g, const AbTopk *k, GError **error)
+{
+  return ab_topk_group_predicates (t, g, k->constant_ranges, "ranges", error);
 }
 
 typedef struct {
@@ -302,6 +309,99 @@ ab_topk_write_entry (const AbTableDesc *t, const AbTopkEntry *e, GBytes *old, gi
   ab_topk_value (v, score, now_ms);
   ab_batch_put (out, rk->data, rk->len, v, sizeof v);
   ab_batch_put (out, sk->data, sk->len, v, sizeof v);
+  return TRUE;
+}
+
+const AbTopk *
+ab_topk_by_code (const AbTableDesc *t, gint32 code, const AbGroup **group)
+{
+  for (guint i = 0; i < t->schema->group_defs->len; i++)
+    {
+      const AbGroup *g = t->schema->group_defs->pdata[i];
+      for (guint j = 0; j < g->topks->len; j++)
+        if (((const AbTopk *) g->topks->pdata[j])->code == code)
+          {
+            *group = g;
+            return g->topks->pdata[j];
+          }
+    }
+  return NULL;
+}
+
+/* The entry's cells prefix: its group row || encD(segment and ranked values),
+ * the qualifier elements of its cells (as the write path encodes them). */
+static GBytes *
+entry_cells (const AbTableDesc *t, const AbTopkEntry *e, GError **error)
+{
+  g_autoptr (GByteArray) key = ab_engine_group_row (t, e->group, &e->entity, e->dir, error);
+  for (guint i = 0; key != NULL && i < e->n_values; i++)
+    if (!ab_codec_put_value (key, &e->values[i], AB_ORDER_DESC, error))
+      return NULL;
+  return key != NULL ? g_byte_array_free_to_bytes (g_steal_pointer (&key)) : NULL;
+}
+
+gboolean
+ab_topk_entry_of_row (const AbTableDesc *t, const guint8 *key, gsize len, AbTopkEntry *e,
+                      gint64 *rank_score)
+{
+  gsize pos = 4;
+  gint32 table, code;
+  gint8 type, dir;
+  gint64 score = 0;
+  gboolean ok;
+  memset (e, 0, sizeof *e);
+  e->entity.kind = AB_VALUE_NULL;
+  ok = len > 4 && ab_codec_get_value (key, len, &pos, &e->entity, NULL, NULL)
+       && ab_codec_get_int32 (key, len, &pos, &table, NULL) && table == t->code
+       && ab_codec_get_int8 (key, len, &pos, &type, NULL)
+       && (type == AB_ROW_TOPK_RANK || type == AB_ROW_TOPK_SCORE)
+       && ab_codec_get_int8 (key, len, &pos, &dir, NULL) && (dir == AB_DIR_OUT || dir == AB_DIR_IN)
+       && ab_codec_get_int32 (key, len, &pos, &code, NULL)
+       && (e->topk = ab_topk_by_code (t, code, &e->group)) != NULL;
+  if (ok)
+    {
+      e->dir = (AbDirection) dir;
+      e->n_values = e->topk->ranked + 1;
+      e->values = g_new0 (AbValue, e->n_values);
+    }
+  for (guint i = 0; ok && i < e->topk->ranked; i++)
+    ok = ab_codec_get_value (key, len, &pos, &e->values[i], NULL, NULL);
+  if (ok && type == AB_ROW_TOPK_RANK)
+    {
+      AbValue s = AB_VALUE_INIT;
+      ok = ab_codec_get_value (key, len, &pos, &s, NULL, NULL) && s.kind == AB_VALUE_INT64;
+      score = ok ? s.u.i : 0;
+      ab_value_clear (&s);
+    }
+  ok = ok && ab_codec_get_value (key, len, &pos, &e->values[e->topk->ranked], NULL, NULL)
+       && pos == len && (e->suffix = ab_topk_ranges (t, e->group, e->topk, NULL)) != NULL
+       && (e->cells = entry_cells (t, e, NULL)) != NULL;
+  if (!ok)
+    ab_topk_entry_clear (e);
+  else if (rank_score != NULL)
+    *rank_score = score;
+  return ok;
+}
+
+gboolean
+ab_topk_rewrite_entry (AbStore *reader, const AbTableDesc *t, const AbTopkEntry *e, GBytes *old,
+                       gint64 now_ms, gint64 *score, AbBatch *out, GError **error)
+{
+  gboolean had = old != NULL && g_bytes_get_size (old) >= 8;
+  gint64 before = had ? ab_codec_get_be64 (g_bytes_get_data (old, NULL)) : 0;
+  if (!ab_topk_score (reader, e, score, error)
+      || !ab_topk_write_entry (t, e, old, *score, now_ms, out, error))
+    return FALSE;
+  if (had && before == *score && *score != 0)
+    return ab_topk_write_entry (t, e, NULL, *score, now_ms, out, error);
+  if (old != NULL && *score == 0 && before == 0)
+    {
+      /* a malformed or zero score row, which the move above leaves */
+      g_autoptr (GByteArray) sk = ab_topk_score_key (t, e, error);
+      if (sk == NULL)
+        return FALSE;
+      ab_batch_delete (out, sk->data, sk->len);
+    }
   return TRUE;
 }
 

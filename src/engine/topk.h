@@ -24,6 +24,10 @@ GArray *ab_topk_entry_array_new (void); /* AbTopkEntry with clear func */
 /* TRUE when a group of t defines a top-K. */
 gboolean ab_topk_has_any (const AbTableDesc *t);
 /* The constant ranges of k, typed by the group's fields. */
+/* Predicates over the group's fields (typed as its cells), from text;
+ * `what` names the parameter in errors. */
+GPtrArray *ab_topk_group_predicates (const AbTableDesc *t, const AbGroup *g, const gchar *text,
+                                     const gchar *what, GError **error);
 GPtrArray *ab_topk_ranges (const AbTableDesc *t, const AbGroup *g, const AbTopk *k, GError **error);
 /* Appends (once each) the entries whose score a change of the group cell
  * `key` can move; keys that are not group cells of a ranked group add none. */
@@ -49,6 +53,20 @@ void ab_topk_value (guint8 out[16], gint64 score, gint64 now_ms);
  * put — or both removed when the score is 0. Nothing when unchanged. */
 gboolean ab_topk_write_entry (const AbTableDesc *t, const AbTopkEntry *e, GBytes *old, gint64 score,
                               gint64 now_ms, AbBatch *out, GError **error);
+
+/* The top-K of t whose code is `code`, with its group; NULL when none. */
+const AbTopk *ab_topk_by_code (const AbTableDesc *t, gint32 code, const AbGroup **group);
+/* Parses a rank or score key of t back into its entry (*e, to clear with
+ * ab_topk_entry_clear); a rank key's score in *rank_score (nullable, 0 for a
+ * score key). FALSE when the key is malformed or names no top-K of t. */
+gboolean ab_topk_entry_of_row (const AbTableDesc *t, const guint8 *key, gsize len, AbTopkEntry *e,
+                               gint64 *rank_score);
+/* Re-scores e from the cells reader holds and rewrites its rows as the
+ * stored score row `old` (NULL when absent) requires, putting them again when
+ * the score did not move (a repair: the rank row may be the missing one). */
+gboolean ab_topk_rewrite_entry (AbStore *reader, const AbTableDesc *t, const AbTopkEntry *e,
+                                GBytes *old, gint64 now_ms, gint64 *score, AbBatch *out,
+                                GError **error);
 
 /* Re-scores every entry the group cells `cells` (GBytes*) belong to, read
  * through reader, plus deltas[i] for cells[i] when deltas is not NULL (the

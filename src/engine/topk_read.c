@@ -11,24 +11,6 @@
 
 static AbField SCORE_FIELD = { .name = (gchar *) "score", .type = AB_TYPE_LONG };
 
-typedef struct {
-  const AbTableDesc *t;
-  const AbGroup *g;
-} Typing;
-
-static gboolean
-group_field_type (gconstpointer data, const gchar *field, AbType *out)
-{
-  const Typing *ty = data;
-  for (guint i = 0; i < ty->g->n_fields; i++)
-    if (g_str_equal (ty->g->fields[i].name, field))
-      {
-        *out = ab_group_field_type (ty->t->schema, &ty->g->fields[i]);
-        return TRUE;
-      }
-  return FALSE;
-}
-
 /* The eq value of `field` in preds, or NULL. */
 static const AbValue *
 eq_value (GPtrArray *preds, const gchar *field)
@@ -48,9 +30,7 @@ static gboolean
 segment_values (const AbTableDesc *t, const AbGroup *g, const AbTopk *k, const gchar *filters,
                 AbTopkEntry *e, GError **error)
 {
-  Typing ty = { t, g };
-  g_autoptr (GPtrArray) given
-      = ab_predicates_parse_typed (filters, FALSE, "filters", group_field_type, &ty, error);
+  g_autoptr (GPtrArray) given = ab_topk_group_predicates (t, g, filters, "filters", error);
   g_autoptr (GPtrArray) fixed = given != NULL ? ab_topk_ranges (t, g, k, error) : NULL;
   if (fixed == NULL)
     return FALSE;

@@ -1,5 +1,5 @@
-/* Pass 2 of the verifier: the stored Index, Count, Group and Cache rows of
- * the slice, in key order, merge-joined with the sorted derived stream; each
+/* Pass 2 of the verifier: the stored Index, Count, Group, Cache and top-K rows
+ * of the slice, in key order, merge-joined with the sorted derived stream; each
  * side's leftovers and each disagreement become findings. Also the report line. */
 #include <string.h>
 #include "verify/verify-private.h"
@@ -100,13 +100,17 @@ emit_missing (AbVerifyRun *run)
 
 /* The head and a stored row share a key. */
 static void
-compare_row (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *val, gsize vlen)
+compare_row (AbVerifyRun *run, const AbVerifyTable *t, const AbKeyPeek *p, const guint8 *val,
+             gsize vlen)
 {
   const AbDerived *d = &run->head;
   AbMismatch m = { .key = d->key, .klen = d->klen, .found = val, .flen = vlen };
   if (d->kind == AB_DERIVED_INDEX)
     {
-      if (vlen == d->vlen && (vlen == 0 || memcmp (val, d->value, vlen) == 0))
+      /* a rank or score row is be64(score) || be64(ms): the score is compared */
+      gboolean topk = ab_verify_is_topk_row (p->type);
+      if (topk ? vlen == 16 && memcmp (val, d->value, d->vlen) == 0
+               : vlen == d->vlen && (vlen == 0 || memcmp (val, d->value, vlen) == 0))
         return;
       m.cls = AB_MISMATCH_INDEX_STALE;
       m.expected = d->value;
@@ -123,13 +127,20 @@ compare_row (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *val, gsize 
   ab_verify_emit (run, t, &m);
 }
 
+/* Index rows, Cache cells and top-K rows are compared by value. */
+static gboolean
+index_like (gint8 type)
+{
+  return type == AB_ROW_INDEX || type == AB_ROW_CACHE || ab_verify_is_topk_row (type);
+}
+
 /* A stored row that nothing derived: an orphan, unless a Count row of 0. */
 static void
 emit_orphan (AbVerifyRun *run, const AbVerifyTable *t, const AbKeyPeek *p, const guint8 *key,
              gsize klen, const guint8 *val, gsize vlen)
 {
   AbMismatch m = { .key = key, .klen = klen, .found = val, .flen = vlen };
-  if (p->type == AB_ROW_INDEX || p->type == AB_ROW_CACHE)
+  if (index_like (p->type))
     m.cls = AB_MISMATCH_INDEX_ORPHAN;
   else
     {
@@ -164,9 +175,11 @@ compare_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpo
   gint c = 1;
   gboolean marker;
   ab_verify_tick (run);
-  if (!ab_verify_peek (key, klen, &p) || p.type < AB_ROW_CACHE || p.type > AB_ROW_COUNT
+  if (!ab_verify_peek (key, klen, &p) || p.type < AB_ROW_TOPK_SCORE || p.type > AB_ROW_COUNT
       || p.type == AB_ROW_STATE || (t = ab_verify_lookup (run, p.table_code)) == NULL)
     return TRUE;
+  if (ab_verify_is_topk_row (p.type) && !ab_verify_topk_defined (t, key, klen, &p))
+    return TRUE; /* a top-K no longer defined: left alone, like its group */
   if ((p.type == AB_ROW_GROUP || p.type == AB_ROW_CACHE) && skip_wide (t, key, klen, &marker))
     {
       if (marker && !drain_before (run, key, klen, &c))
@@ -175,7 +188,7 @@ compare_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpo
         set_bound (run, key, klen, val, vlen);
       return TRUE;
     }
-  if (p.type == AB_ROW_INDEX || p.type == AB_ROW_CACHE)
+  if (index_like (p.type))
     run->stats->index_rows++;
   else
     run->stats->count_rows++;
@@ -183,7 +196,7 @@ compare_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpo
     return FALSE;
   if (run->has_head && c == 0)
     {
-      compare_row (run, t, val, vlen);
+      compare_row (run, t, &p, val, vlen);
       return advance (run);
     }
   emit_orphan (run, t, &p, key, klen, val, vlen);

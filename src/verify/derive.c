@@ -2,7 +2,8 @@
  * is routed (does it, or any Index/Count row it implies, belong to this
  * shard's salt slice?), decoded if so, and its implied rows in the slice are
  * derived with the engine's own functions into the external sorter (Group
- * and Cache cells included). */
+ * and Cache cells included); the stored group cells of ranked groups feed the
+ * top-K rows (rank.c). */
 #include <string.h>
 #include "verify/verify-private.h"
 #include "codec/keys.h"
@@ -210,10 +211,14 @@ derive_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpoi
   AbKeyPeek p;
   const AbVerifyTable *t;
   ab_verify_tick (run);
-  if (!ab_verify_peek (key, klen, &p) || p.type != AB_ROW_STATE)
+  if (!ab_verify_peek (key, klen, &p) || (p.type != AB_ROW_STATE && p.type != AB_ROW_GROUP))
     return TRUE;
   t = ab_verify_lookup (run, p.table_code);
-  return t == NULL || derive_state (run, t, key, klen, &p, val, vlen);
+  if (t == NULL)
+    return TRUE;
+  if (p.type == AB_ROW_GROUP)
+    return ab_verify_topk_cell (run, t, key, klen, val, vlen);
+  return derive_state (run, t, key, klen, &p, val, vlen);
 }
 
 gboolean
@@ -223,6 +228,8 @@ ab_verify_derive_pass (AbVerifyRun *run, GError **error)
   run->phase = "derive";
   if (!ab_snapshot_scan (run->snap, &all, derive_visit, run, error))
     return FALSE;
+  if (run->error == NULL)
+    ab_verify_topk_flush (run);
   if (run->error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&run->error));

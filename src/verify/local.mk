@@ -3,7 +3,7 @@
 # the binary is its command-line front.
 src_libactionbase_a_SOURCES += src/verify/verify.h src/verify/verify-private.h \
 	src/verify/verify.c src/verify/sorter.h src/verify/sorter.c src/verify/derive.c \
-	src/verify/compare.c src/verify/repair.c
+	src/verify/compare.c src/verify/repair.c src/verify/rank.c
 
 bin_PROGRAMS += src/actionbase-verify
 src_actionbase_verify_SOURCES = src/verify/main.c
@@ -44,3 +44,9 @@ TESTS += tests/unit/verify/test_wide
 tests_unit_verify_test_wide_SOURCES = tests/unit/verify/test_wide.c $(VERIFY_TEST_FIXTURE)
 tests_unit_verify_test_wide_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_wide_LDADD = $(VERIFY_TEST_LIBS)
+
+check_PROGRAMS += tests/unit/verify/test_ranks
+TESTS += tests/unit/verify/test_ranks
+tests_unit_verify_test_ranks_SOURCES = tests/unit/verify/test_ranks.c $(VERIFY_TEST_FIXTURE)
+tests_unit_verify_test_ranks_CFLAGS = $(TEST_CFLAGS)
+tests_unit_verify_test_ranks_LDADD = $(VERIFY_TEST_LIBS)

@@ -2,7 +2,8 @@
  * replayed after the snapshot is closed. Index rows and Cache cells are
  * re-derived from the live State inside a write transaction (lmdb, memory)
  * or under the edge's engine lock (hbase); Count rows and Group cells get the
- * difference as an increment (see verify.h). */
+ * difference as an increment (see verify.h); top-K rows are re-scored from
+ * the live cells (rank.c). */
 #include <string.h>
 #include "verify/verify-private.h"
 #include "codec/keys.h"
@@ -199,6 +200,9 @@ repair_index (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize
 {
   AbValue src = AB_VALUE_INIT, tgt = AB_VALUE_INIT;
   gboolean ok;
+  AbKeyPeek p;
+  if (ab_verify_peek (key, klen, &p) && ab_verify_is_topk_row (p.type))
+    return ab_verify_topk_repair (run, t, key, klen, error);
   if (!edge_of_index_key (t, key, klen, &src, &tgt))
     return ab_store_delete (ab_engine_store (run->engine), key, klen, error); /* names no edge */
   ok = rewrite_index (run, t, &src, &tgt, key, klen, error);
@@ -250,7 +254,11 @@ repair_one (AbVerifyRun *run, const SpoolRec *r, const guint8 *key)
       case AB_MISMATCH_INDEX_ORPHAN:
         ok = t != NULL && repair_index (run, t, key, r->klen, &local);
         break;
-      default: ok = repair_count (run, r, key, &done, &local); break;
+      default:
+        /* a repaired Group cell moves the scores of its top-K entries */
+        ok = repair_count (run, r, key, &done, &local)
+             && (!done || t == NULL || ab_verify_topk_rescore_cell (run, t, key, r->klen, &local));
+        break;
     }
   if (ok && done)
     run->stats->repaired++;

@@ -16,6 +16,7 @@ typedef struct {
   guint n_dirs;
   gboolean multi;
   gboolean vertex;
+  gboolean ranked; /* a group defines a top-K: rank and score rows checked */
 } AbVerifyTable;
 
 typedef struct {
@@ -35,6 +36,10 @@ typedef struct {
   GByteArray *cache_bound; /* pass 2: row || boundary of the cache row being
                            * compared (cells at or past it may be trimmed) */
   gsize cache_row_len;
+  GArray *rank_entries; /* pass 1: the top-K entries of the group cells being
+                         * walked (AbTopkEntry, one cells prefix) */
+  GArray *rank_scores;  /* gint64 per entry: the sum of its cells so far */
+  const AbVerifyTable *rank_table;
   GError *error; /* first failure inside a scan visitor */
   const gchar *phase;
   guint64 ticks;
@@ -68,6 +73,24 @@ gboolean ab_verify_derive_pass (AbVerifyRun *run, GError **error);
 gboolean ab_verify_compare_pass (AbVerifyRun *run, GError **error);
 /* Report lines (compare.c). */
 void ab_verify_report_line (FILE *f, const AbMismatch *m);
+
+/* Top-K rows (rank.c). Pass 1: a stored group cell of a ranked table, in key
+ * order, adds to the score of its entries; an entry's rank and score rows
+ * are derived (Index-like, valued be64(score)) once its cells are passed. */
+gboolean ab_verify_topk_cell (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key,
+                              gsize klen, const guint8 *val, gsize vlen);
+gboolean ab_verify_topk_flush (AbVerifyRun *run);
+/* Pass 2: the rank/score row key names a top-K t defines (else it is left alone). */
+gboolean ab_verify_topk_defined (const AbVerifyTable *t, const guint8 *key, gsize klen,
+                                 const AbKeyPeek *p);
+gboolean ab_verify_is_topk_row (gint8 type);
+/* Repair: the entry a rank/score key names re-scored from the live cells and
+ * its rows rewritten (the key deleted when it is not the entry's); after a
+ * Group cell repair, the entries of that cell likewise. */
+gboolean ab_verify_topk_repair (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key,
+                                gsize klen, GError **error);
+gboolean ab_verify_topk_rescore_cell (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key,
+                                      gsize klen, GError **error);
 
 /* Repair (repair.c). */
 gboolean ab_verify_spool_open (AbVerifyRun *run, GError **error);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "verify/verify-private.h"
 #include "codec/keys.h"
+#include "engine/topk.h"
 
 G_DEFINE_QUARK (ab - verify - error - quark, ab_verify_error)
 
@@ -174,6 +175,7 @@ add_table (AbVerifyRun *run, AbTableDesc *desc)
   t->n_dirs = ab_engine_directions (desc, t->dirs);
   t->multi = desc->schema->kind == AB_TABLE_MULTI_EDGE;
   t->vertex = desc->schema->kind == AB_TABLE_VERTEX;
+  t->ranked = ab_topk_has_any (desc);
   g_hash_table_replace (run->tables, GINT_TO_POINTER (desc->code), t);
   g_ptr_array_add (run->stats->tables, g_steal_pointer (&name));
   run->stats->tables_checked++;
@@ -244,6 +246,8 @@ run_clear (AbVerifyRun *run)
   g_clear_pointer (&run->sorter, ab_sorter_free);
   g_clear_pointer (&run->tables, g_hash_table_unref);
   g_clear_pointer (&run->cache_bound, g_byte_array_unref);
+  g_clear_pointer (&run->rank_entries, g_array_unref);
+  g_clear_pointer (&run->rank_scores, g_array_unref);
   if (run->report != NULL)
     fclose (run->report);
   if (run->spool != NULL)
@@ -309,6 +313,8 @@ ab_verify_run (AbEngine *engine, const AbVerifyOptions *opts, AbVerifyStats *sta
   run.sorter = ab_sorter_new (opts->tmpdir,
                               opts->run_bytes != 0 ? opts->run_bytes : AB_VERIFY_DEFAULT_RUN_BYTES);
   run.last_progress = g_get_monotonic_time ();
+  run.rank_entries = ab_topk_entry_array_new ();
+  run.rank_scores = g_array_new (FALSE, TRUE, sizeof (gint64));
   ok = select_tables (&run, error) && open_outputs (&run, error) && run_passes (&run, error);
   if (ok && run.report != NULL && (fflush (run.report) != 0 || ferror (run.report)))
     {

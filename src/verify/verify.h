@@ -19,6 +19,15 @@
  * a boundary marker: derived cells at or past it are not missing. Tables with
  * groups or caches are derived by every shard, like multi-edge tables.
  *
+ * Top-K rank and score rows (docs/data-model.md §17.1) are derived from the
+ * stored Group cells of ranked groups, which pass 1 meets in key order (an
+ * entry's cells are contiguous): each entry's score is summed with the
+ * engine's ab_topk_cell_value, its score row and its rank row at that score
+ * go to the sorter like Index rows valued be64(score), and pass 2 compares
+ * the first 8 bytes of the stored values (the rest is a timestamp). Findings
+ * use the index_* classes; repair re-scores the entry from the live cells
+ * (rank.c), and a repaired Group cell re-scores its entries.
+ *
  * Mismatch classes (one per row key):
  *   index_missing   derived Index row not stored
  *   index_stale     stored with another value (version or properties differ)

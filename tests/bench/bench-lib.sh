@@ -152,8 +152,8 @@ ab_get_has() {
   case "$out" in *"$2"*) ;; *) die "GET $1: expected $2 in: ${out:0:300}";; esac
 }
 
-# bench_wrk NAME URL OP PREFIX: one wrk run of rest-bench/wrk.lua (BENCH_OP=OP,
-# BENCH_PREFIX=PREFIX) with $threads threads, $conns connections and $secs
+# bench_wrk NAME URL OP PREFIX: one wrk run of rest-bench/wrk.lua (or of
+# $bench_script when set; BENCH_OP=OP, BENCH_PREFIX=PREFIX) with $threads threads, $conns connections and $secs
 # seconds over $users x $items keys; wrk's output goes to $tmp/wrk-NAME.out.
 # Warns of non-2xx answers, socket errors, mutations not all CREATED and no
 # request completed at all; sets wrk_requests, wrk_rate (req/s), wrk_p50 and wrk_p99 (microseconds).
@@ -161,7 +161,7 @@ bench_wrk() {
   local name=$1 url=$2 op=$3 prefix=$4 out line dur non2xx sockerr notcreated
   out=$tmp/wrk-$name.out
   BENCH_OP=$op BENCH_PREFIX=$prefix BENCH_USERS=$users BENCH_ITEMS=$items \
-    wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s -s "$bench_lib_dir/rest-bench/wrk.lua" "$url" >"$out" 2>&1 \
+    wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s -s "${bench_script:-$bench_lib_dir/rest-bench/wrk.lua}" "$url" >"$out" 2>&1 \
     || { cat "$out" >&2; die "wrk failed for $name"; }
   line=$(grep '^BENCH ' "$out") || { cat "$out" >&2; die "no BENCH line from wrk for $name"; }
   kv() { sed -n "s/.* $1=\([0-9][0-9]*\).*/\1/p" <<<" $line"; }

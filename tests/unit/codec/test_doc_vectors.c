@@ -7,6 +7,7 @@
 #include "codec/bytes.h"
 #include "codec/keys.h"
 #include "codec/record.h"
+#include "engine/topk.h"
 
 #ifndef AB_DOCS_DIR
 #error "AB_DOCS_DIR must name the docs/ directory (see src/codec/local.mk)"
@@ -479,12 +480,49 @@ build_key (Ctx *c, const gchar *row, AbRowType *type, AbValue *source)
       *type = row[0] == 'g' ? AB_ROW_GROUP : AB_ROW_CACHE;
       key = ab_codec_wide_key (source, dir, table, *type, code, &error);
     }
-  else if (!index && !g_str_equal (row, "group") && !g_str_equal (row, "cache"))
+  else if ((g_str_equal (row, "rank") || g_str_equal (row, "score"))
+           && parse_row_code (c, "topk", &code))
+    {
+      *type = row[0] == 'r' ? AB_ROW_TOPK_RANK : AB_ROW_TOPK_SCORE;
+      key = ab_codec_wide_key (source, dir, table, *type, code, &error);
+    }
+  else if (!index && !g_str_equal (row, "group") && !g_str_equal (row, "cache")
+           && !g_str_equal (row, "rank") && !g_str_equal (row, "score"))
     vec_fail (c, "unknown row '%s'", row);
   ab_value_clear (&target);
   if (key == NULL && error != NULL)
     vec_fail (c, "the codec refuses the key: %s", error->message);
   return key;
+}
+
+/* The key's prefix read back: source, record type and salt. The key parser
+ * takes only upstream's types (-6..-1), so the top-K rows (-7, -8) are read
+ * element by element. */
+static gboolean
+prefix_reads_back (const GByteArray *key, const AbValue *source, AbRowType type)
+{
+  AbKeyParts parts;
+  AbValue back = AB_VALUE_INIT;
+  gsize pos = 4;
+  gint32 table;
+  gint8 t;
+  gboolean ok;
+  if (type != AB_ROW_TOPK_RANK && type != AB_ROW_TOPK_SCORE)
+    {
+      if (!ab_codec_parse_key (key->data, key->len, &parts, NULL))
+        return FALSE;
+      ok = ab_value_equal (&parts.source, source) && parts.type == type
+           && parts.salt == (guint32) ab_codec_hash (key->data + 4, parts.rest - 4);
+      ab_codec_key_parts_clear (&parts);
+      return ok;
+    }
+  ok = ab_codec_get_value (key->data, key->len, &pos, &back, NULL, NULL)
+       && ab_codec_get_int32 (key->data, key->len, &pos, &table, NULL)
+       && ab_codec_get_int8 (key->data, key->len, &pos, &t, NULL) && t == (gint8) type
+       && ab_value_equal (&back, source)
+       && ab_codec_key_salt (key->data) == (guint32) ab_codec_hash (key->data + 4, pos - 4);
+  ab_value_clear (&back);
+  return ok;
 }
 
 /* `append` (an element) and `append-hex` (raw bytes) lines, in order. */
@@ -519,8 +557,8 @@ static gboolean
 check_key (Ctx *c)
 {
   static const gchar *const keys[]
-      = { "row",  "table", "source", "target",     "direction", "index", "group", "cache",
-          "code", "field", "append", "append-hex", "then",      "hex",   NULL };
+      = { "row",  "table", "source", "target", "direction",  "index", "group", "cache",
+          "topk", "code",  "field",  "append", "append-hex", "then",  "hex",   NULL };
   AbValue source = AB_VALUE_INIT;
   AbRowType type = AB_ROW_STATE;
   const gchar *row = need (c, "row");
@@ -528,16 +566,8 @@ check_key (Ctx *c)
       = check_keys (c, keys) && row != NULL ? build_key (c, row, &type, &source) : NULL;
   gboolean ok = key != NULL;
   /* The bare key parses back to its prefix; a wide row splits where it ends. */
-  AbKeyParts parts;
-  if (ok && !ab_codec_parse_key (key->data, key->len, &parts, NULL))
-    ok = vec_fail (c, "the key does not parse back");
-  else if (ok)
-    {
-      if (!ab_value_equal (&parts.source, &source) || parts.type != type
-          || parts.salt != (guint32) ab_codec_hash (key->data + 4, parts.rest - 4))
-        ok = vec_fail (c, "the key parses back to another source, type or salt");
-      ab_codec_key_parts_clear (&parts);
-    }
+  if (ok && !prefix_reads_back (key, &source, type))
+    ok = vec_fail (c, "the key does not parse back to its source, type and salt");
   gsize base = ok ? key->len : 0;
   ok = ok && append_all (c, key);
   if (ok && (type == AB_ROW_GROUP || type == AB_ROW_CACHE)
@@ -718,6 +748,20 @@ check_counter (Ctx *c)
          && (ab_codec_get_be64 (out) == v || vec_fail (c, "the counter does not read back"));
 }
 
+/* The value of a rank or score row: be64(score) || be64(ms). */
+static gboolean
+check_topk_value (Ctx *c)
+{
+  static const gchar *const keys[] = { "score", "ms", "hex", NULL };
+  gint64 score, ms;
+  guint8 out[16];
+  if (!check_keys (c, keys) || !parse_int (c, need (c, "score"), G_MININT64, G_MAXINT64, &score)
+      || !parse_int (c, need (c, "ms"), G_MININT64, G_MAXINT64, &ms))
+    return FALSE;
+  ab_topk_value (out, score, ms);
+  return expect_hex (c, "hex", out, sizeof out);
+}
+
 static gboolean
 check_plus_one (Ctx *c)
 {
@@ -778,6 +822,7 @@ static const struct {
   { "index-value", check_index_value },
   { "lock-value", check_lock_value },
   { "counter", check_counter },
+  { "topk-value", check_topk_value },
   { "plus-one", check_plus_one },
   { "upper-bound", check_upper_bound },
   { "token", check_token },

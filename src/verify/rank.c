@@ -1,0 +1,164 @@
+/* The verifier's top-K rows (docs/data-model.md §17.1): pass 1 walks the
+ * stored group cells of ranked groups in key order and derives each entry's
+ * rank and score rows from their sum; repair re-scores entries from live cells. */
+#include <string.h>
+#include "verify/verify-private.h"
+#include "engine/topk.h"
+#include "codec/bytes.h"
+#include "codec/keys.h"
+
+gboolean
+ab_verify_is_topk_row (gint8 type)
+{
+  return type == AB_ROW_TOPK_RANK || type == AB_ROW_TOPK_SCORE;
+}
+
+gboolean
+ab_verify_topk_defined (const AbVerifyTable *t, const guint8 *key, gsize klen, const AbKeyPeek *p)
+{
+  gsize pos = p->rest;
+  gint8 dir;
+  gint32 code;
+  const AbGroup *g;
+  return ab_codec_get_int8 (key, klen, &pos, &dir, NULL)
+         && ab_codec_get_int32 (key, klen, &pos, &code, NULL)
+         && ab_topk_by_code (t->desc, code, &g) != NULL;
+}
+
+/* The rank and score rows of an entry, those in the slice, valued be64(score). */
+static gboolean
+add_entry_rows (AbVerifyRun *run, const AbVerifyTable *t, const AbTopkEntry *e, gint64 score)
+{
+  guint8 v[8];
+  if (score == 0)
+    return TRUE; /* a zero score has no rows */
+  ab_codec_put_be64 (v, score);
+  g_autoptr (GByteArray) sk = ab_topk_score_key (t->desc, e, NULL);
+  g_autoptr (GByteArray) rk = ab_topk_rank_key (t->desc, e, score, NULL);
+  GByteArray *keys[2] = { sk, rk };
+  for (guint i = 0; i < 2; i++)
+    if (keys[i] != NULL && ab_verify_key_in_slice (run, keys[i]->data, keys[i]->len)
+        && !ab_sorter_add_index (run->sorter, keys[i]->data, keys[i]->len, v, sizeof v,
+                                 &run->error))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+ab_verify_topk_flush (AbVerifyRun *run)
+{
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < run->rank_entries->len; i++)
+    ok = add_entry_rows (run, run->rank_table, &g_array_index (run->rank_entries, AbTopkEntry, i),
+                         g_array_index (run->rank_scores, gint64, i));
+  g_array_set_size (run->rank_entries, 0);
+  g_array_set_size (run->rank_scores, 0);
+  return ok;
+}
+
+/* An entry's cells share its prefix and are contiguous in key order: the
+ * entries under way are complete when a cell outside their prefix comes. */
+gboolean
+ab_verify_topk_cell (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize klen,
+                     const guint8 *val, gsize vlen)
+{
+  GArray *entries = run->rank_entries;
+  if (!t->ranked)
+    return TRUE;
+  if (entries->len > 0)
+    {
+      gsize plen;
+      const guint8 *prefix
+          = g_bytes_get_data (g_array_index (entries, AbTopkEntry, 0).cells, &plen);
+      if ((run->rank_table != t || klen < plen || memcmp (key, prefix, plen) != 0)
+          && !ab_verify_topk_flush (run))
+        return FALSE;
+    }
+  run->rank_table = t;
+  /* ranges that no longer parse leave nothing derivable: the cell adds nothing */
+  if (!ab_topk_entries_of_cell (t->desc, key, klen, entries, NULL))
+    return TRUE;
+  g_array_set_size (run->rank_scores, entries->len);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      gint64 x;
+      if (ab_topk_cell_value (&g_array_index (entries, AbTopkEntry, i), key, klen, val, vlen, &x))
+        g_array_index (run->rank_scores, gint64, i) += x;
+    }
+  return TRUE;
+}
+
+/* ---- repair ---- */
+
+typedef struct {
+  AbVerifyRun *run;
+  const AbVerifyTable *t;
+  GArray *entries;   /* AbTopkEntry to re-score */
+  const guint8 *key; /* the rank row found, or NULL */
+  gsize klen;
+  gint64 rank_score; /* its score */
+} Rescore;
+
+static gboolean
+plan_rescore (AbStore *reader, AbBatch *batch, gpointer data, GError **error)
+{
+  const Rescore *r = data;
+  gint64 now = ab_engine_now_ms (r->run->engine);
+  for (guint i = 0; i < r->entries->len; i++)
+    {
+      const AbTopkEntry *e = &g_array_index (r->entries, AbTopkEntry, i);
+      g_autoptr (GByteArray) sk = ab_topk_score_key (r->t->desc, e, error);
+      g_autoptr (GBytes) old = NULL;
+      gint64 score;
+      if (sk == NULL || !ab_store_get (reader, sk->data, sk->len, &old, error)
+          || !ab_topk_rewrite_entry (reader, r->t->desc, e, old, now, &score, batch, error))
+        return FALSE;
+      if (r->key != NULL && (r->rank_score != score || score == 0))
+        ab_batch_delete (batch, r->key, r->klen); /* not the entry's rank row */
+    }
+  return TRUE;
+}
+
+/* Inside a write transaction where the store has them; on HBase read then
+ * written (a write to the entry racing it is caught by the next run). */
+static gboolean
+rescore (AbVerifyRun *run, const Rescore *r, GError **error)
+{
+  AbStore *store = ab_engine_store (run->engine);
+  if (ab_store_can_transact (store))
+    return ab_store_transact (store, plan_rescore, (gpointer) r, error);
+  g_autoptr (AbBatch) batch = ab_batch_new ();
+  return plan_rescore (store, batch, (gpointer) r, error) && ab_store_batch (store, batch, error);
+}
+
+gboolean
+ab_verify_topk_repair (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize klen,
+                       GError **error)
+{
+  g_autoptr (GArray) entries = ab_topk_entry_array_new ();
+  AbTopkEntry e;
+  AbKeyPeek p;
+  Rescore r = { .run = run, .t = t, .entries = entries };
+  if (!ab_topk_entry_of_row (t->desc, key, klen, &e, &r.rank_score))
+    return ab_store_delete (ab_engine_store (run->engine), key, klen, error); /* names no entry */
+  g_array_append_val (entries, e);
+  if (ab_verify_peek (key, klen, &p) && p.type == AB_ROW_TOPK_RANK)
+    {
+      r.key = key;
+      r.klen = klen;
+    }
+  return rescore (run, &r, error);
+}
+
+gboolean
+ab_verify_topk_rescore_cell (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key,
+                             gsize klen, GError **error)
+{
+  g_autoptr (GArray) entries = ab_topk_entry_array_new ();
+  Rescore r = { .run = run, .t = t, .entries = entries };
+  if (!t->ranked)
+    return TRUE;
+  if (!ab_topk_entries_of_cell (t->desc, key, klen, entries, error))
+    return FALSE;
+  return entries->len == 0 || rescore (run, &r, error);
+}

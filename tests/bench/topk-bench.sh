@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Top-K figures (issue 20 item 2), one actionbased on LMDB started and stopped
+# here. 1. Reads: entities whose COUNT group has SIZES cells each (default 1k,
+#    10k and 100k; 10% more edges than cells, piled on a few items so the top
+#    is not a tie), loaded through large mutation batches; then GET
+#    …/edges/topk/top?limit=10 of random entities at BENCH_CONNECTIONS for each
+#    size: p50/p99. Goals: p99 <= 2 ms, and the same whatever the size (the
+#    largest size's p99 within 1.5x the smallest's).
+# 2. Writes: the same INSERT traffic (WRITE_BATCH edges per POST, random
+#    entity among WRITE_ENTITIES and item among WRITE_ITEMS) into a table whose
+#    group defines the top-K and into one whose identical group does not,
+#    alternated for BENCH_ROUNDS rounds (best round of each). Goal: with the
+#    top-K >= 0.8x the edges/s without.
+#
+# Usage: tests/bench/topk-bench.sh
+# Env:
+#   SIZES="1000 10000 100000"  cells per entity, one read table row each
+#   ENTITIES=2                 entities per size (the issue's 100k entities
+#                              take hours to load on a small machine)
+#   LOAD_BATCH=1000            edges per POST while loading
+#   BENCH_SECONDS=10           duration of each wrk phase
+#   BENCH_CONNECTIONS=16       wrk connections
+#   BENCH_THREADS=2            wrk threads
+#   BENCH_ROUNDS=2             write rounds (each runs both tables once)
+#   WRITE_BATCH=100            edges per POST in the write phases
+#   WRITE_ENTITIES=100000      entities the writes spread over
+#   WRITE_ITEMS=1000           items (targets of the ranking) per entity
+#   ACTIONBASED=PATH           server binary (default build/bench/src/actionbased,
+#                              built with -O2 -g when missing)
+#   BENCH_TMPDIR=DIR           where the LMDB directory goes (default ${TMPDIR:-/tmp})
+# Not a timed test: the machine's other load shows up in the numbers.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+sizes=${SIZES:-1000 10000 100000}
+entities=${ENTITIES:-2}
+load_batch=${LOAD_BATCH:-1000}
+secs=${BENCH_SECONDS:-10}
+conns=${BENCH_CONNECTIONS:-16}
+threads=${BENCH_THREADS:-2}
+rounds=${BENCH_ROUNDS:-2}
+write_batch=${WRITE_BATCH:-100}
+write_entities=${WRITE_ENTITIES:-100000}
+write_items=${WRITE_ITEMS:-1000}
+
+say() { printf 'topk-bench: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+# shellcheck source=bench-lib.sh
+. "$here/bench-lib.sh"
+need_counts entities load_batch secs conns threads rounds write_batch write_entities write_items
+for n in $sizes; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "SIZES must hold positive integers (got '$n')"; done
+need_tools wrk curl awk
+bench_script=$here/topk-bench/wrk.lua
+
+tmp=
+ab_pid=
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  stop_pid "$ab_pid" 15
+  [ -z "$tmp" ] || rm -rf "$tmp"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+ab=$(ab_binary "$repo")
+tmp=$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/topk-bench.XXXXXX")
+say "temp dir $tmp; sizes $sizes x $entities entities; $conns connections, ${secs}s per phase, $(nproc) cores"
+ab_start "$ab" "$tmp/ab"
+
+# table NAME WITH_TOPK: an OUT edge table whose COUNT group by_item ranks items
+table_json() {
+  local aggs=
+  [ "$2" = 1 ] && aggs=',"aggregations":{"topk":[{"topk":"top","ranges":"item:eq:{item}"}]}'
+  printf '{"table":"%s","storage":"datastore://bench/%s","comment":"","schema":{"type":"EDGE","source":{"type":"string","comment":""},"target":{"type":"string","comment":""},"direction":"OUT","properties":[{"name":"item","type":"long","nullable":false,"comment":""}],"indexes":[],"groups":[{"group":"by_item","type":"COUNT","directionType":"OUT","fields":[{"name":"item"}]%s}]}}' "$1" "$1" "$aggs"
+}
+printf '{"database":"bench","comment":"topk-bench"}' >"$tmp/db.json"
+ab_post /graph/v3/databases "$tmp/db.json" '"bench"' >/dev/null
+for t in ranked:1 plain:0; do
+  table_json "${t%%:*}" "${t##*:}" >"$tmp/table.json"
+  ab_post /graph/v3/databases/bench/tables "$tmp/table.json" "\"${t%%:*}\"" >/dev/null
+done
+ranked=/graph/v3/databases/bench/tables/ranked
+plain=/graph/v3/databases/bench/tables/plain
+
+# ---------------------------------------------------------------- load
+# Entity s<N>_<j> gets N + N/10 edges t0..: edge g < N has item g (one cell
+# each), the rest pile onto items 0..N/100 (their scores rise above 1).
+load_start=$(date +%s.%N)
+loaded=0
+for n in $sizes; do
+  per=$((n + n / 10))
+  for ((j = 0; j < entities; j++)); do
+    for ((first = 0; first < per; first += load_batch)); do
+      awk -v e="s${n}_$j" -v n="$n" -v first="$first" -v last=$((first + load_batch < per ? first + load_batch : per)) 'BEGIN {
+        hot = int(n / 100); if (hot < 1) hot = 1
+        printf "{\"mutations\":["
+        for (g = first; g < last; g++)
+          printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"%s\",\"target\":\"t%d\",\"properties\":{\"item\":%d}}}",
+            (g == first ? "" : ","), e, g, (g < n ? g : (g - n) % hot)
+        printf "]}" }' >"$tmp/load.json"
+      ab_post "$ranked/edges" "$tmp/load.json" '"results"' >/dev/null
+    done
+    loaded=$((loaded + per))
+  done
+  # the top of a loaded entity: 10 items, item 0 first (1 + its pile)
+  ab_get_has "$ranked/edges/topk/top?entity=s${n}_0&direction=OUT&limit=10" '"count":10'
+  say "loaded $entities entities x $n cells ($loaded edges so far)"
+done
+load_s=$(awk -v a="$load_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+say "load: $loaded edges in ${load_s}s ($(awk -v n="$loaded" -v s="$load_s" 'BEGIN { printf "%.0f", n / s }') edges/s, top-K kept)"
+
+# ---------------------------------------------------------------- reads
+declare -A P50 P99
+users=$entities
+items=1
+for n in $sizes; do
+  BENCH_ENTITY="s${n}_" bench_wrk "topk-$n" "$base" topk "$ranked"
+  P50[$n]=$wrk_p50 P99[$n]=$wrk_p99
+  say "topk limit 10, $n cells/entity: $wrk_rate req/s, p50 ${wrk_p50}us, p99 ${wrk_p99}us"
+done
+
+# ---------------------------------------------------------------- writes
+declare -A W
+users=$write_entities
+items=$write_items
+for ((round = 1; round <= rounds; round++)); do
+  for t in plain ranked; do
+    prefix=$plain
+    [ $t = ranked ] && prefix=$ranked
+    BENCH_ENTITY=w bench_wrk "write-$t-$round" "$base" "write$write_batch" "$prefix"
+    rate=$(awk -v r="$wrk_rate" -v b="$write_batch" 'BEGIN { printf "%.0f", r * b }')
+    say "round $round: $t: $rate edges/s (p50 ${wrk_p50}us, p99 ${wrk_p99}us)"
+    if [ -z "${W[$t]:-}" ] || [ "$rate" -gt "${W[$t]}" ]; then W[$t]=$rate; fi
+    ab_settle
+  done
+done
+
+# ---------------------------------------------------------------- report
+first=${sizes%% *}
+last=${sizes##* }
+printf '\nTop-K reads (GET …/edges/topk/top?limit=10, %d connections, LMDB, %d entities per size)\n' "$conns" "$entities"
+printf '%-16s %10s %10s  %s\n' "cells/entity" "p50 (us)" "p99 (us)" "p99 <= 2 ms"
+for n in $sizes; do
+  printf '%-16s %10s %10s  %s\n' "$n" "${P50[$n]}" "${P99[$n]}" "$(verdict "${P99[$n]}" '<=' 2000)"
+done
+flat=$(awk -v a="${P99[$last]}" -v b="${P99[$first]}" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 1) }')
+printf 'p99 at %s cells / p99 at %s cells: %sx (independent of size, <= 1.5x): %s\n' \
+  "$last" "$first" "$flat" "$(verdict "$flat" '<=' 1.5)"
+ratio=$(awk -v a="${W[ranked]}" -v b="${W[plain]}" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 1) }')
+printf '\nWrites (%d edges per POST, %d connections, best of %d rounds)\n' "$write_batch" "$conns" "$rounds"
+printf '%-24s %12s\n' "table" "edges/s"
+printf '%-24s %12s\n' "group without top-K" "${W[plain]}" "group with top-K" "${W[ranked]}"
+printf 'with / without: %sx (>= 0.8x): %s\n' "$ratio" "$(verdict "$ratio" '>=' 0.8)"
