@@ -456,11 +456,17 @@ ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GP
   for (guint i = 0; i < entries->len; i++)
     {
       AbTopkEntry *e = &g_array_index (entries, AbTopkEntry, i);
+      GBytes *was = g_array_index (old, AbKv, i).value;
       gint64 score;
-      if (!ab_topk_score (reader, e, &score, error))
+      /* Inside the write transaction (deltas given) the stored score is the
+       * sum of the cells: add this request's share instead of summing them
+       * again. Without one, or after HBase's batch, the cells are summed. */
+      if (deltas != NULL && was != NULL && g_bytes_get_size (was) >= 8)
+        score = ab_codec_get_be64 (g_bytes_get_data (was, NULL));
+      else if (!ab_topk_score (reader, e, &score, error))
         return FALSE;
       score += pending (e, cells, deltas);
-      if (!ab_topk_write_entry (t, e, g_array_index (old, AbKv, i).value, score, now, out, error))
+      if (!ab_topk_write_entry (t, e, was, score, now, out, error))
         return FALSE;
     }
   return TRUE;
