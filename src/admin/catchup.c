@@ -2,6 +2,7 @@
  * before the copy's snapshot, then replays every record from there into the
  * target through the engine (version-idempotent), saving its WAL position. */
 #include <stdio.h>
+#include <json-glib/json-glib.h>
 #include "admin/admin-private.h"
 #include "engine/engine.h"
 #include "store/store.h"
@@ -37,11 +38,24 @@ set_position (AbCatchUp *cu, GBytes *position)
   g_byte_array_append (cu->position, p, (guint) len);
 }
 
+/* The "ts" (wall-clock ms when built) of a WAL record, 0 when unreadable. */
+static gint64
+record_ts (const AbSinkEntry *e)
+{
+  g_autoptr (JsonNode) n = json_from_string (e->record.value, NULL);
+  if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
+    return 0;
+  return json_object_get_int_member_with_default (json_node_get_object (n), "ts", 0);
+}
+
 /* Reads the WAL from cu->position to its end as it stands, a chunk at a time:
- * each chunk is applied, then its position saved. */
+ * each chunk is applied, then its position saved. A run stops after the chunk
+ * that reaches records built after it started: while clients write faster
+ * than it applies it still ends, and the next run goes on from there. */
 static gboolean
 replay (AbEngine *engine, AbSinkReader *reader, AbCatchUp *cu, AbProgress *progress, GError **error)
 {
+  gint64 started_ms = g_get_real_time () / 1000;
   for (;;)
     {
       g_autoptr (GPtrArray) entries
@@ -59,6 +73,8 @@ replay (AbEngine *engine, AbSinkReader *reader, AbCatchUp *cu, AbProgress *progr
       ab_progress_add (progress, entries->len);
       if (!cu->save (cu->user, error))
         return FALSE;
+      if (record_ts (entries->pdata[entries->len - 1]) > started_ms)
+        return TRUE;
     }
 }
 
