@@ -85,6 +85,8 @@ typedef struct {
   GByteArray *wal_position; /* NULL: the copy was started without --wal */
   gint64 wal_since_ms;
   guint64 wal_read, wal_applied;
+  gboolean wal_running;     /* a catch-up run had not ended when this was saved */
+  gboolean wal_interrupted; /* some catch-up run stopped in the middle of a chunk */
 } Checkpoint;
 
 /* One batch: the mutations of the keys in (previous batch's last, last]. */
@@ -129,6 +131,7 @@ typedef struct {
   GError *error;
   /* --wal (reader thread only) */
   AbCatchUp catch_up;
+  gboolean wal_running, wal_interrupted;
 } Copy;
 
 /* ---- small helpers ---- */
@@ -391,6 +394,8 @@ checkpoint_load (const CopyOptions *o, Checkpoint *ck, gboolean *mismatch, GErro
   ck->wal_since_ms = g_key_file_get_int64 (kf, COPY_GROUP, "wal_since_ms", NULL);
   ck->wal_read = g_key_file_get_uint64 (kf, COPY_GROUP, "wal_read", NULL);
   ck->wal_applied = g_key_file_get_uint64 (kf, COPY_GROUP, "wal_applied", NULL);
+  ck->wal_running = g_key_file_get_boolean (kf, COPY_GROUP, "wal_running", NULL);
+  ck->wal_interrupted = g_key_file_get_boolean (kf, COPY_GROUP, "wal_interrupted", NULL);
   if (wal_pos != NULL && (ck->wal_position = hex_decode (wal_pos)) == NULL)
     {
       checkpoint_clear (ck);
@@ -435,6 +440,8 @@ checkpoint_save (const CopyOptions *o, const Checkpoint *ck, GError **error)
       g_key_file_set_int64 (kf, COPY_GROUP, "wal_since_ms", ck->wal_since_ms);
       g_key_file_set_uint64 (kf, COPY_GROUP, "wal_read", ck->wal_read);
       g_key_file_set_uint64 (kf, COPY_GROUP, "wal_applied", ck->wal_applied);
+      g_key_file_set_boolean (kf, COPY_GROUP, "wal_running", ck->wal_running);
+      g_key_file_set_boolean (kf, COPY_GROUP, "wal_interrupted", ck->wal_interrupted);
     }
   gsize len;
   g_autofree gchar *text = g_key_file_to_data (kf, &len, NULL);
@@ -666,6 +673,8 @@ ckpt_fill (Copy *c, Checkpoint *ck, gboolean complete_pass)
       ck->wal_since_ms = cu->since_ms;
       ck->wal_read = cu->read;
       ck->wal_applied = cu->applied;
+      ck->wal_running = c->wal_running;
+      ck->wal_interrupted = c->wal_interrupted;
     }
 }
 
@@ -974,7 +983,8 @@ catch_up (Copy *c, AbStore *to)
   cu->insert_merge = o->insert_merge;
   cu->save = save_caught_up;
   cu->user = c;
-  if (!ab_admin_catch_up (to, cu, &error))
+  c->wal_running = TRUE;
+  if (!save_caught_up (c, &error) || !ab_admin_catch_up (to, cu, &error))
     {
       fprintf (stderr,
                "actionbase-admin copy: %s\nactionbase-admin copy: the copy is complete and the "
@@ -983,6 +993,19 @@ catch_up (Copy *c, AbStore *to)
                error->message, o->checkpoint);
       return AB_ADMIN_EXIT_FAILED;
     }
+  c->wal_running = FALSE;
+  if (!save_caught_up (c, &error))
+    {
+      fprintf (stderr, "actionbase-admin copy: %s\n", error->message);
+      return AB_ADMIN_EXIT_FAILED;
+    }
+  if (c->wal_interrupted && !ab_store_batch_is_atomic (to))
+    fprintf (stderr,
+             "actionbase-admin copy: a catch-up run was stopped in the middle of a chunk: %s "
+             "writes a batch row by row, so Index, Count, Group or Cache rows of the edges "
+             "it held may be out of step with their State. Before the switch run: "
+             "actionbase-verify --store %s --repair\n",
+             o->to, o->to);
   fprintf (stderr,
            "actionbase-admin copy: caught up with %s: %" G_GUINT64_FORMAT
            " WAL records applied by this run (%" G_GUINT64_FORMAT " in all, %" G_GUINT64_FORMAT
@@ -1125,6 +1148,7 @@ run_locked (const CopyOptions *o, AbStore *from, AbStore *to)
       c.catch_up.since_ms = ck.wal_since_ms;
       c.catch_up.read = ck.wal_read;
       c.catch_up.applied = ck.wal_applied;
+      c.wal_interrupted = ck.wal_interrupted || ck.wal_running;
     }
   checkpoint_clear (&ck);
   if (copied)
