@@ -28,7 +28,8 @@ PKGS=(build-essential autoconf automake libtool pkg-config
 # only when no java / mvn is on the PATH.
 command -v java >/dev/null || PKGS+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null || PKGS+=(maven)
-if [ "$for_tests" = 1 ]; then PKGS+=(chromium chromium-driver python3-selenium); fi
+# ... and the library's API reference (make api-docs, tests/lib/test_api_docs.sh).
+if [ "$for_tests" = 1 ]; then PKGS+=(chromium chromium-driver python3-selenium doxygen); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

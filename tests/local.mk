@@ -6,7 +6,8 @@ TESTS += tests/rest/test_api
 tests_rest_test_api_SOURCES = tests/rest/test_api.c $(REST_HARNESS)
 tests_rest_test_api_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_rest_test_api_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
-AM_TESTS_ENVIRONMENT = AB_SERVER_BIN=$(abs_top_builddir)/src/actionbased; export AB_SERVER_BIN;
+AM_TESTS_ENVIRONMENT = AB_SERVER_BIN=$(abs_top_builddir)/src/actionbased; export AB_SERVER_BIN; \
+	AB_CC='$(CC)'; AB_CFLAGS='$(CFLAGS)'; AB_LDFLAGS='$(LDFLAGS)'; export AB_CC AB_CFLAGS AB_LDFLAGS;
 check_PROGRAMS += tests/rest/test_tables
 TESTS += tests/rest/test_tables
 tests_rest_test_tables_SOURCES = tests/rest/test_tables.c $(REST_HARNESS)

@@ -1,5 +1,5 @@
 # codec: sources and tests are listed here (included by the top Makefile.am).
-src_libactionbase_a_SOURCES += \
+src_libabcore_la_SOURCES += \
 	src/codec/value.c src/codec/value.h \
 	src/codec/element.c src/codec/element.h \
 	src/codec/keys.c src/codec/keys.h \

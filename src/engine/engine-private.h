@@ -88,6 +88,9 @@ void ab_key_group_free (AbKeyGroup *g);
  * endpoints), else {type, edge:{...}}. */
 GPtrArray *ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean vertex_items,
                                       gboolean insert_merge, guint max_items, GError **error);
+/* The same from typed items (the library), with the same rules. */
+GPtrArray *ab_engine_group_items (const AbTableDesc *t, const AbMutationItem *items, guint n_items,
+                                  gboolean insert_merge, guint max_items, GError **error);
 /* The key of a group's WAL and CDC records: "<source>:<target>" ("<id>:-"
  * for a vertex), or the id of a multi-edge. */
 gchar *ab_key_group_record_key (const AbTableDesc *t, const AbKeyGroup *g);

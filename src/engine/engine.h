@@ -134,6 +134,25 @@ typedef struct {
   JsonNode *context; /* storage ops when include_context, else NULL */
 } AbKeyResult;
 
+/* The typed form of one mutation item, as the library builds it (no JSON):
+ * values are cast to the schema's types with the REST rules (model/types.h,
+ * ab_model_cast_value), a property name the schema lacks is a 400, a null
+ * value is an explicit null. Edge tables: source and target; multi-edge
+ * tables: id, with source/target filling _source/_target; vertex tables: id
+ * (or source). Borrowed for the call only. */
+typedef enum { AB_OP_INSERT, AB_OP_UPDATE, AB_OP_DELETE } AbOpType;
+
+typedef struct {
+  AbOpType type;
+  gint64 version;
+  AbValue id;
+  AbValue source;
+  AbValue target;
+  guint n_props;
+  const gchar *const *names; /* n_props property names */
+  const AbValue *values;     /* parallel to names */
+} AbMutationItem;
+
 /* body = {"mutations":[...]}. Returns AbKeyResult array (clear func set),
  * sorted as the spec says; NULL + AB_ENGINE_ERROR_BAD_REQUEST on bad input
  * (nothing written). */
@@ -148,6 +167,15 @@ typedef void (*AbMutateDone) (GArray *results, GError *error, gpointer user);
 void ab_engine_mutate_async (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
                              AbMutateDone done, gpointer user);
 
+/* The same for typed items (the library's data path; REST options apply
+ * unchanged: modes, WAL, CDC, locks). n_items <= max_mutations. */
+GArray *ab_engine_mutate_items (AbEngine *engine, const AbMutateOptions *opts,
+                                const AbMutationItem *items, guint n_items, GError **error);
+/* Asynchronous form, as ab_engine_mutate_async; items only during this call. */
+void ab_engine_mutate_items_async (AbEngine *engine, const AbMutateOptions *opts,
+                                   const AbMutationItem *items, guint n_items, AbMutateDone done,
+                                   gpointer user);
+
 /* ---- queries ---- */
 typedef struct {
   gint64 version;
@@ -155,6 +183,7 @@ typedef struct {
   AbValue target;
   GPtrArray *names; /* const gchar* property names (borrowed from schema) */
   GArray *values;   /* AbValue, parallel to names */
+  gchar *offset;    /* scans with edge_offsets: the token resuming after this edge */
 } AbEdgeOut;
 
 typedef struct {
@@ -168,12 +197,36 @@ void ab_edge_frame_free (AbEdgeFrame *f);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbEdgeFrame, ab_edge_frame_free)
 
 typedef enum { AB_QDIR_OUT = 2, AB_QDIR_IN = 3 } AbQueryDirection;
+
+/* A term of `ranges` / `filters` in typed form (the library): field op
+ * values, values cast to the field's type like their text would be. */
+typedef enum {
+  AB_PRED_EQ,
+  AB_PRED_GT,
+  AB_PRED_GTE,
+  AB_PRED_LT,
+  AB_PRED_LTE,
+  AB_PRED_BT,
+  AB_PRED_IN
+} AbPredOp;
+
+typedef struct {
+  const gchar *field;
+  AbPredOp op;
+  const AbValue *values;
+  guint n_values;
+} AbRangeSpec;
 /* "OUT" / "IN" (exact, upper-case); FALSE otherwise. */
 gboolean ab_query_direction_parse (const gchar *text, AbQueryDirection *out);
 
 /* count: the Count row for (start, direction); 0 when missing. */
 gboolean ab_engine_count (AbEngine *engine, const gchar *db, const gchar *table, const gchar *start,
                           AbQueryDirection dir, AbValue *start_out, gint64 *count, GError **error);
+
+/* count from a typed node (the library). */
+gboolean ab_engine_count_value (AbEngine *engine, const gchar *db, const gchar *table,
+                                const AbValue *start, AbQueryDirection dir, gint64 *count,
+                                GError **error);
 
 /* get / mget: sources x targets (text, cast to the schema), filters. */
 AbEdgeFrame *ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table,
@@ -189,6 +242,13 @@ typedef struct {
   const gchar *ranges;   /* or NULL */
   const gchar *filters;  /* or NULL */
   const gchar *features; /* comma list or NULL */
+  /* The typed forms (the library), used instead of the text when set. */
+  const AbValue *start_value;
+  const AbRangeSpec *range_specs;
+  guint n_range_specs;
+  const AbRangeSpec *filter_specs;
+  guint n_filter_specs;
+  gboolean edge_offsets; /* set AbEdgeOut.offset on every edge */
 } AbScanParams;
 
 AbEdgeFrame *ab_engine_scan (AbEngine *engine, const gchar *db, const gchar *table,
@@ -197,6 +257,12 @@ AbEdgeFrame *ab_engine_scan (AbEngine *engine, const gchar *db, const gchar *tab
  * table's index window; *deleted = rows removed. */
 gboolean ab_engine_scan_delete (AbEngine *engine, const gchar *db, const gchar *table,
                                 const AbScanParams *p, guint *deleted, GError **error);
+
+/* The same from typed values and filters (the library). */
+AbEdgeFrame *ab_engine_get_values (AbEngine *engine, const gchar *db, const gchar *table,
+                                   const AbValue *sources, guint n_sources, const AbValue *targets,
+                                   guint n_targets, const AbRangeSpec *filters, guint n_filters,
+                                   GError **error);
 
 /* multi-edges/ids: active multi-edges by id (<= 25), filters applied. */
 AbEdgeFrame *ab_engine_get_ids (AbEngine *engine, const gchar *db, const gchar *table,

@@ -1,5 +1,5 @@
 # engine: mutations, queries and the lock protocol over the store seam (included by the top Makefile.am).
-src_libactionbase_a_SOURCES += src/engine/engine.h src/engine/engine-private.h \
+src_libabcore_la_SOURCES += src/engine/engine.h src/engine/engine-private.h \
 	src/engine/engine.c src/engine/state.h src/engine/state.c src/engine/events.c \
 	src/engine/plan.c src/engine/lock.c src/engine/mutate.c src/engine/apply.c \
 	src/engine/predicate.h src/engine/predicate.c src/engine/query-private.h \
@@ -29,7 +29,7 @@ tests_unit_engine_test_wal_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_test_wal_LDADD = $(TEST_LIBS)
 
 # Groups, caches and the 2-hop query (issue 11).
-src_libactionbase_a_SOURCES += src/engine/derive.h src/engine/wide.h src/engine/groups.c src/engine/ttl.c \
+src_libabcore_la_SOURCES += src/engine/derive.h src/engine/wide.h src/engine/groups.c src/engine/ttl.c \
 	src/engine/prune.c src/engine/pool.c src/engine/agg.c src/engine/seek.c \
 	src/engine/topk.c src/engine/topk.h src/engine/topk_read.c \
 	src/engine/multihop.c src/engine/fanout.c src/engine/doc.h src/engine/doc_parse.c \
@@ -55,3 +55,10 @@ TESTS += tests/unit/engine/test_locks
 tests_unit_engine_test_locks_SOURCES = tests/unit/engine/test_locks.c $(ENGINE_TEST_FIXTURE)
 tests_unit_engine_test_locks_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_test_locks_LDADD = $(TEST_LIBS)
+
+# The typed mutation entry against the JSON one (the library's data path).
+check_PROGRAMS += tests/unit/engine/test_items
+TESTS += tests/unit/engine/test_items
+tests_unit_engine_test_items_SOURCES = tests/unit/engine/test_items.c $(ENGINE_TEST_FIXTURE)
+tests_unit_engine_test_items_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_test_items_LDADD = $(TEST_LIBS)

@@ -154,6 +154,11 @@ typedef struct {
   GArray *results;
   AbMutateDone done;
   gpointer user;
+  /* the request's items: a JSON body or typed items (borrowed until begun) */
+  JsonNode *body;
+  const AbMutationItem *items;
+  guint n_items;
+  gboolean typed;
 } MutateJob;
 
 static void
@@ -169,7 +174,7 @@ mutate_job_free (MutateJob *job)
 /* Steps before applying: resolve, mode, parse and validate every item
  * (nothing written on a 400), sort, WAL. FALSE + error: nothing happened. */
 static gboolean
-mutate_begin (MutateJob *job, JsonNode *body, GError **error)
+mutate_begin (MutateJob *job, GError **error)
 {
   AbEngine *engine = job->engine;
   const AbMutateOptions *opts = &job->opts;
@@ -182,9 +187,11 @@ mutate_begin (MutateJob *job, JsonNode *body, GError **error)
   AbMutationMode mode = AB_MODE_SYNC;
   if (!effective_mode (engine, t, opts, &mode, error))
     return FALSE;
-  job->groups = ab_engine_parse_mutations (t, body, opts->vertex,
-                                           ab_engine_insert_merge (engine, t->database),
-                                           engine->cfg.max_mutations, error);
+  gboolean merge = ab_engine_insert_merge (engine, t->database);
+  job->groups = !job->typed ? ab_engine_parse_mutations (t, job->body, opts->vertex, merge,
+                                                         engine->cfg.max_mutations, error)
+                            : ab_engine_group_items (t, job->items, job->n_items, merge,
+                                                     engine->cfg.max_mutations, error);
   if (job->groups == NULL)
     return FALSE;
   /* Results are answered sorted by "<source>:<target>" (or the id). */
@@ -213,28 +220,57 @@ mutate_applied (gpointer data)
   mutate_job_free (job);
 }
 
-void
-ab_engine_mutate_async (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
-                        AbMutateDone done, gpointer user)
+static void
+mutate_start (MutateJob *job)
 {
-  MutateJob *job = g_new0 (MutateJob, 1);
   GError *error = NULL;
-  job->engine = engine;
-  job->opts = *opts;
-  job->done = done;
-  job->user = user;
-  if (!mutate_begin (job, body, &error))
+  gboolean begun = mutate_begin (job, &error);
+  job->body = NULL;
+  job->items = NULL;
+  if (!begun)
     {
-      done (NULL, error, user);
+      job->done (NULL, error, job->user);
       mutate_job_free (job);
     }
   else if (job->ctx.queued)
     mutate_applied (job);
   else
-    ab_engine_apply_async (engine, &job->ctx, job->groups, job->results, mutate_applied, job);
+    ab_engine_apply_async (job->engine, &job->ctx, job->groups, job->results, mutate_applied, job);
 }
 
-/* Waiting for the asynchronous form. */
+static MutateJob *
+mutate_job_new (AbEngine *engine, const AbMutateOptions *opts, AbMutateDone done, gpointer user)
+{
+  MutateJob *job = g_new0 (MutateJob, 1);
+  job->engine = engine;
+  job->opts = *opts;
+  job->done = done;
+  job->user = user;
+  return job;
+}
+
+void
+ab_engine_mutate_async (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body,
+                        AbMutateDone done, gpointer user)
+{
+  MutateJob *job = mutate_job_new (engine, opts, done, user);
+  job->body = body;
+  mutate_start (job);
+}
+
+void
+ab_engine_mutate_items_async (AbEngine *engine, const AbMutateOptions *opts,
+                              const AbMutationItem *items, guint n_items, AbMutateDone done,
+                              gpointer user)
+{
+  MutateJob *job = mutate_job_new (engine, opts, done, user);
+  job->items = items;
+  job->n_items = n_items;
+  job->typed = TRUE;
+  mutate_start (job);
+}
+
+/* Waiting for the asynchronous forms. */
 typedef struct {
   AbWait wait;
   GArray *results;
@@ -250,14 +286,30 @@ mutate_wait_done (GArray *results, GError *error, gpointer data)
   ab_wait_signal (&w->wait);
 }
 
+static GArray *
+mutate_wait (MutateWait *w, GError **error)
+{
+  ab_wait_until_signalled (&w->wait);
+  if (w->error != NULL)
+    g_propagate_error (error, w->error);
+  return w->results;
+}
+
 GArray *
 ab_engine_mutate (AbEngine *engine, const AbMutateOptions *opts, JsonNode *body, GError **error)
 {
   MutateWait w = { 0 };
   ab_wait_init (&w.wait);
   ab_engine_mutate_async (engine, opts, body, mutate_wait_done, &w);
-  ab_wait_until_signalled (&w.wait);
-  if (w.error != NULL)
-    g_propagate_error (error, w.error);
-  return w.results;
+  return mutate_wait (&w, error);
+}
+
+GArray *
+ab_engine_mutate_items (AbEngine *engine, const AbMutateOptions *opts, const AbMutationItem *items,
+                        guint n_items, GError **error)
+{
+  MutateWait w = { 0 };
+  ab_wait_init (&w.wait);
+  ab_engine_mutate_items_async (engine, opts, items, n_items, mutate_wait_done, &w);
+  return mutate_wait (&w, error);
 }

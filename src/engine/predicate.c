@@ -52,6 +52,49 @@ parse_op (const gchar *text, AbPredOp *op)
   return FALSE;
 }
 
+static gboolean
+unknown_field (const gchar *field, const gchar *what, AbFieldTypeFn type_of, gconstpointer data,
+               GError **error)
+{
+  const AbTableDesc *t = data;
+  g_autofree gchar *where = type_of == table_field_type
+                                ? g_strdup_printf (" of %s.%s", t->database, t->table)
+                                : g_strdup ("");
+  return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "unknown field '%s' in %s%s", field,
+                         what, where);
+}
+
+static gboolean
+in_refused (AbPredOp op, gboolean allow_in, GError **error)
+{
+  if (op != AB_PRED_IN || allow_in)
+    return FALSE;
+  return !ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                          "`in` is not allowed in ranges (use it in filters)");
+}
+
+static AbPredicate *
+predicate_new (const gchar *field, AbPredOp op, AbType type)
+{
+  AbPredicate *p = g_new0 (AbPredicate, 1);
+  p->field = g_strdup (field);
+  p->op = op;
+  p->type = type;
+  p->values = g_array_new (FALSE, TRUE, sizeof (AbValue));
+  g_array_set_clear_func (p->values, (GDestroyNotify) ab_value_clear);
+  return p;
+}
+
+/* Appends p; an earlier predicate on the same field goes (last wins). */
+static void
+add_last_wins (GPtrArray *out, AbPredicate *p)
+{
+  for (guint j = 0; j < out->len; j++)
+    if (g_str_equal (((AbPredicate *) out->pdata[j])->field, p->field))
+      g_ptr_array_remove_index (out, j--);
+  g_ptr_array_add (out, p);
+}
+
 static AbPredicate *
 parse_term (const gchar *term, gboolean allow_in, const gchar *what, AbFieldTypeFn type_of,
             gconstpointer data, GError **error)
@@ -67,21 +110,11 @@ parse_term (const gchar *term, gboolean allow_in, const gchar *what, AbFieldType
                            "invalid %s operator '%s' (eq, gt, gte, lt, lte, bt%s)", what, parts[1],
                            allow_in ? ", in" : ""),
            NULL;
-  if (op == AB_PRED_IN && !allow_in)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "`in` is not allowed in ranges (use it in filters)"),
-           NULL;
+  if (in_refused (op, allow_in, error))
+    return NULL;
   AbType type;
   if (!type_of (data, parts[0], &type))
-    {
-      const AbTableDesc *t = data;
-      g_autofree gchar *where = type_of == table_field_type
-                                    ? g_strdup_printf (" of %s.%s", t->database, t->table)
-                                    : g_strdup ("");
-      return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "unknown field '%s' in %s%s",
-                             parts[0], what, where),
-             NULL;
-    }
+    return unknown_field (parts[0], what, type_of, data, error), NULL;
   g_auto (GStrv) vals = (op == AB_PRED_BT || op == AB_PRED_IN) ? g_strsplit (parts[2], ",", -1)
                                                                : g_strsplit (parts[2], "\x01", 1);
   guint n = g_strv_length (vals);
@@ -89,12 +122,7 @@ parse_term (const gchar *term, gboolean allow_in, const gchar *what, AbFieldType
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "invalid %s term '%s': bt takes two values a,b", what, term),
            NULL;
-  AbPredicate *p = g_new0 (AbPredicate, 1);
-  p->field = g_strdup (parts[0]);
-  p->op = op;
-  p->type = type;
-  p->values = g_array_new (FALSE, TRUE, sizeof (AbValue));
-  g_array_set_clear_func (p->values, (GDestroyNotify) ab_value_clear);
+  AbPredicate *p = predicate_new (parts[0], op, type);
   for (guint i = 0; i < n; i++)
     {
       AbValue v = AB_VALUE_INIT;
@@ -136,12 +164,61 @@ ab_predicates_parse_typed (const gchar *text, gboolean allow_in, const gchar *wh
           g_ptr_array_unref (out);
           return NULL;
         }
-      for (guint j = 0; j < out->len; j++) /* last wins */
-        if (g_str_equal (((AbPredicate *) out->pdata[j])->field, p->field))
-          g_ptr_array_remove_index (out, j--);
-      g_ptr_array_add (out, p);
+      add_last_wins (out, p);
     }
   return out;
+}
+
+static AbPredicate *
+spec_term (const AbTableDesc *t, const AbRangeSpec *spec, gboolean allow_in, const gchar *what,
+           GError **error)
+{
+  AbType type;
+  if ((guint) spec->op > AB_PRED_IN || spec->field == NULL)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "invalid %s term", what), NULL;
+  if (in_refused (spec->op, allow_in, error))
+    return NULL;
+  if (!ab_engine_field_type (t, spec->field, &type))
+    return unknown_field (spec->field, what, table_field_type, t, error), NULL;
+  guint n = spec->n_values;
+  if ((spec->op == AB_PRED_BT && n != 2) || n == 0 || (spec->op < AB_PRED_BT && n != 1)
+      || spec->values == NULL)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "invalid %s term on '%s': %u values (bt takes two, in one or more, "
+                           "the others one)",
+                           what, spec->field, n),
+           NULL;
+  AbPredicate *p = predicate_new (spec->field, spec->op, type);
+  for (guint i = 0; i < n; i++)
+    {
+      AbValue v = AB_VALUE_INIT;
+      g_autoptr (GError) local = NULL;
+      if (ab_value_is_null (&spec->values[i])
+          || !ab_model_cast_value (&spec->values[i], type, spec->field, &v, &local))
+        {
+          ab_predicate_free (p);
+          return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "invalid %s: %s", what,
+                                 local != NULL ? local->message : "a value is null"),
+                 NULL;
+        }
+      g_array_append_val (p->values, v);
+    }
+  return p;
+}
+
+GPtrArray *
+ab_predicates_from_specs (const AbTableDesc *t, const AbRangeSpec *specs, guint n,
+                          gboolean allow_in, const gchar *what, GError **error)
+{
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_predicate_free);
+  for (guint i = 0; i < n; i++)
+    {
+      AbPredicate *p = spec_term (t, &specs[i], allow_in, what, error);
+      if (p == NULL)
+        return NULL;
+      add_last_wins (out, p);
+    }
+  return g_steal_pointer (&out);
 }
 
 static gboolean

@@ -4,15 +4,7 @@
 #pragma once
 #include "engine/engine-private.h"
 
-typedef enum {
-  AB_PRED_EQ,
-  AB_PRED_GT,
-  AB_PRED_GTE,
-  AB_PRED_LT,
-  AB_PRED_LTE,
-  AB_PRED_BT,
-  AB_PRED_IN
-} AbPredOp;
+/* (AbPredOp and AbRangeSpec, the typed form: engine.h) */
 
 typedef struct {
   gchar *field;
@@ -34,6 +26,10 @@ void ab_predicate_free (AbPredicate *p);
 typedef gboolean (*AbFieldTypeFn) (gconstpointer data, const gchar *field, AbType *out);
 GPtrArray *ab_predicates_parse_typed (const gchar *text, gboolean allow_in, const gchar *what,
                                       AbFieldTypeFn type_of, gconstpointer data, GError **error);
+
+/* The same from typed terms (the library): values cast with the REST rules. */
+GPtrArray *ab_predicates_from_specs (const AbTableDesc *t, const AbRangeSpec *specs, guint n,
+                                     gboolean allow_in, const gchar *what, GError **error);
 
 /* Evaluates every filter on one edge. lookup returns the edge's value of a
  * field (NULL when absent). */

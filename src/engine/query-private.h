@@ -19,6 +19,8 @@ gboolean ab_query_fetch_states (AbEngine *engine, const AbTableDesc *t, GPtrArra
                                 GPtrArray *tgts, AbEdgeFrame *frame, GError **error);
 gboolean ab_query_cast_start (const AbTableDesc *t, const gchar *text, AbQueryDirection dir,
                               AbValue *out, GError **error);
+gboolean ab_query_cast_start_value (const AbTableDesc *t, const AbValue *value,
+                                    AbQueryDirection dir, AbValue *out, GError **error);
 
 /* startKey/stopKey of an index-shaped key space (prefix || fields in their
  * orders || target) from ranges over a prefix of the fields (docs/data-model.md

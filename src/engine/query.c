@@ -27,6 +27,7 @@ ab_edge_out_free (AbEdgeOut *e)
   ab_value_clear (&e->target);
   g_ptr_array_unref (e->names);
   g_array_unref (e->values);
+  g_free (e->offset);
   g_free (e);
 }
 
@@ -124,19 +125,40 @@ ab_query_cast_start (const AbTableDesc *t, const gchar *text, AbQueryDirection d
 }
 
 gboolean
-ab_engine_count (AbEngine *engine, const gchar *db, const gchar *table, const gchar *start,
-                 AbQueryDirection dir, AbValue *start_out, gint64 *count, GError **error)
+ab_query_cast_start_value (const AbTableDesc *t, const AbValue *value, AbQueryDirection dir,
+                           AbValue *out, GError **error)
 {
-  g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
-  if (t == NULL)
-    return FALSE;
-  if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "count is not supported on immutable table %s.%s", db, table);
-  if (!ab_query_cast_start (t, start, dir, start_out, error))
-    return FALSE;
+  if (value == NULL || ab_value_is_null (value))
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "start is required");
+  AbType type = dir == AB_QDIR_OUT ? t->schema->source_type : t->schema->target_type;
+  g_autoptr (GError) local = NULL;
+  if (!ab_model_cast_value (value, type, "start", out, &local))
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", local->message);
+  return TRUE;
+}
+
+/* The table of a count, refused on immutable tables. */
+static AbTableDesc *
+count_table (AbEngine *engine, const gchar *db, const gchar *table, GError **error)
+{
+  AbTableDesc *t = ab_engine_resolve (engine, db, table, NULL, error);
+  if (t != NULL && t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
+    {
+      ab_table_desc_unref (t);
+      return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                             "count is not supported on immutable table %s.%s", db, table),
+             NULL;
+    }
+  return t;
+}
+
+/* Reads the Count row of a start already cast. */
+static gboolean
+read_count (AbEngine *engine, const AbTableDesc *t, const AbValue *start, AbQueryDirection dir,
+            gint64 *count, GError **error)
+{
   GError *local = NULL;
-  g_autoptr (GByteArray) key = ab_codec_count_key (start_out, (AbDirection) dir, t->code, &local);
+  g_autoptr (GByteArray) key = ab_codec_count_key (start, (AbDirection) dir, t->code, &local);
   g_autoptr (GBytes) value = NULL;
   if (key == NULL || !ab_store_get (engine->store, key->data, key->len, &value, &local))
     {
@@ -149,6 +171,40 @@ ab_engine_count (AbEngine *engine, const gchar *db, const gchar *table, const gc
   return TRUE;
 }
 
+gboolean
+ab_engine_count (AbEngine *engine, const gchar *db, const gchar *table, const gchar *start,
+                 AbQueryDirection dir, AbValue *start_out, gint64 *count, GError **error)
+{
+  g_autoptr (AbTableDesc) t = count_table (engine, db, table, error);
+  return t != NULL && ab_query_cast_start (t, start, dir, start_out, error)
+         && read_count (engine, t, start_out, dir, count, error);
+}
+
+gboolean
+ab_engine_count_value (AbEngine *engine, const gchar *db, const gchar *table, const AbValue *start,
+                       AbQueryDirection dir, gint64 *count, GError **error)
+{
+  g_autoptr (AbTableDesc) t = count_table (engine, db, table, error);
+  AbValue cast = AB_VALUE_INIT;
+  gboolean ok = t != NULL && ab_query_cast_start_value (t, start, dir, &cast, error)
+                && read_count (engine, t, &cast, dir, count, error);
+  ab_value_clear (&cast);
+  return ok;
+}
+
+/* Appends *v (taken) unless out holds an equal value already. */
+static void
+append_distinct (GArray *out, AbValue *v)
+{
+  for (guint j = 0; j < out->len; j++)
+    if (ab_value_equal (&g_array_index (out, AbValue, j), v))
+      {
+        ab_value_clear (v);
+        return;
+      }
+  g_array_append_val (out, *v);
+}
+
 static gboolean
 cast_list (GPtrArray *texts, AbType type, const gchar *what, GArray *out, GError **error)
 {
@@ -158,13 +214,7 @@ cast_list (GPtrArray *texts, AbType type, const gchar *what, GArray *out, GError
       g_autoptr (GError) local = NULL;
       if (!ab_model_cast_text (texts->pdata[i], type, what, &v, &local))
         return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", local->message);
-      gboolean dup = FALSE;
-      for (guint j = 0; j < out->len && !dup; j++)
-        dup = ab_value_equal (&g_array_index (out, AbValue, j), &v);
-      if (dup)
-        ab_value_clear (&v);
-      else
-        g_array_append_val (out, v);
+      append_distinct (out, &v);
     }
   if (out->len == 0)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s is required", what);
@@ -235,28 +285,30 @@ check_pairs (AbEngine *engine, guint n, const gchar *noun, const gchar *what, GE
                          noun, n, what, engine->cfg.max_get_pairs);
 }
 
-AbEdgeFrame *
-ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray *sources,
-               GPtrArray *targets, const gchar *filters, GError **error)
+/* The table of a get, refused on immutable and multi-edge tables. */
+static AbTableDesc *
+get_table (AbEngine *engine, const gchar *db, const gchar *table, GError **error)
 {
-  g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
+  AbTableDesc *t = ab_engine_resolve (engine, db, table, NULL, error);
   if (t == NULL)
     return NULL;
-  if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE || t->schema->kind == AB_TABLE_MULTI_EDGE)
-    return ab_engine_fail (
-               error, AB_ENGINE_ERROR_BAD_REQUEST, "edges/get is not supported on %s table %s.%s",
-               t->schema->kind == AB_TABLE_IMMUTABLE_EDGE ? "immutable" : "multi-edge", db, table),
-           NULL;
-  g_autoptr (GArray) srcs = value_array_new ();
-  g_autoptr (GArray) tgts = value_array_new ();
-  if (!cast_list (sources, t->schema->source_type, "source", srcs, error)
-      || !cast_list (targets, t->schema->target_type, "target", tgts, error))
-    return NULL;
+  AbTableKind kind = t->schema->kind;
+  if (kind != AB_TABLE_IMMUTABLE_EDGE && kind != AB_TABLE_MULTI_EDGE)
+    return t;
+  ab_table_desc_unref (t);
+  return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                         "edges/get is not supported on %s table %s.%s",
+                         kind == AB_TABLE_IMMUTABLE_EDGE ? "immutable" : "multi-edge", db, table),
+         NULL;
+}
+
+/* The active edges of srcs x tgts (already cast, distinct) that pass preds. */
+static AbEdgeFrame *
+get_pairs (AbEngine *engine, const AbTableDesc *t, GArray *srcs, GArray *tgts, GPtrArray *preds,
+           GError **error)
+{
   guint64 pairs = (guint64) srcs->len * tgts->len;
   if (!check_pairs (engine, (guint) MIN (pairs, G_MAXUINT), "edges", "(sources x targets)", error))
-    return NULL;
-  g_autoptr (GPtrArray) preds = ab_predicates_parse (t, filters, TRUE, "filters", error);
-  if (preds == NULL)
     return NULL;
   g_autoptr (GPtrArray) ps = g_ptr_array_new ();
   g_autoptr (GPtrArray) pt = g_ptr_array_new ();
@@ -272,6 +324,60 @@ ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray 
   ab_edge_frame_filter (frame, preds);
   frame->total = frame->edges->len;
   return g_steal_pointer (&frame);
+}
+
+AbEdgeFrame *
+ab_engine_get (AbEngine *engine, const gchar *db, const gchar *table, GPtrArray *sources,
+               GPtrArray *targets, const gchar *filters, GError **error)
+{
+  g_autoptr (AbTableDesc) t = get_table (engine, db, table, error);
+  if (t == NULL)
+    return NULL;
+  g_autoptr (GArray) srcs = value_array_new ();
+  g_autoptr (GArray) tgts = value_array_new ();
+  if (!cast_list (sources, t->schema->source_type, "source", srcs, error)
+      || !cast_list (targets, t->schema->target_type, "target", tgts, error))
+    return NULL;
+  g_autoptr (GPtrArray) preds = ab_predicates_parse (t, filters, TRUE, "filters", error);
+  if (preds == NULL)
+    return NULL;
+  return get_pairs (engine, t, srcs, tgts, preds, error);
+}
+
+/* Typed values cast to type, duplicates once (as cast_list does for text). */
+static gboolean
+cast_values (const AbValue *in, guint n, AbType type, const gchar *what, GArray *out,
+             GError **error)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      AbValue v = AB_VALUE_INIT;
+      g_autoptr (GError) local = NULL;
+      if (!ab_model_cast_value (&in[i], type, what, &v, &local))
+        return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", local->message);
+      append_distinct (out, &v);
+    }
+  return TRUE;
+}
+
+AbEdgeFrame *
+ab_engine_get_values (AbEngine *engine, const gchar *db, const gchar *table, const AbValue *sources,
+                      guint n_sources, const AbValue *targets, guint n_targets,
+                      const AbRangeSpec *filters, guint n_filters, GError **error)
+{
+  g_autoptr (AbTableDesc) t = get_table (engine, db, table, error);
+  if (t == NULL)
+    return NULL;
+  g_autoptr (GArray) srcs = value_array_new ();
+  g_autoptr (GArray) tgts = value_array_new ();
+  if (!cast_values (sources, n_sources, t->schema->source_type, "source", srcs, error)
+      || !cast_values (targets, n_targets, t->schema->target_type, "target", tgts, error))
+    return NULL;
+  g_autoptr (GPtrArray) preds
+      = ab_predicates_from_specs (t, filters, n_filters, TRUE, "filters", error);
+  if (preds == NULL)
+    return NULL;
+  return get_pairs (engine, t, srcs, tgts, preds, error);
 }
 
 /* Point reads by id: the State rows (id, id) of a multi-edge table or

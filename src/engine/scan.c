@@ -115,6 +115,7 @@ typedef struct {
   GPtrArray *ranges;
   GPtrArray *filters;
   gboolean total;
+  gboolean edge_offsets;
 } ScanPlan;
 
 static gboolean
@@ -150,17 +151,26 @@ plan_scan (AbEngine *engine, const AbTableDesc *t, const AbScanParams *p, ScanPl
                            "index `%s` is not found in label `%s.%s`.",
                            p->index != NULL ? p->index : "", t->database, t->table);
   sp->limit = p->limit < 0 ? 25 : p->limit;
+  sp->edge_offsets = p->edge_offsets;
   if (sp->limit < 1 || (guint) sp->limit > engine->cfg.max_scan_limit)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit must be between 1 and %u",
                            engine->cfg.max_scan_limit);
   if (!parse_features (p->features, &sp->total, error))
     return FALSE;
-  if (!ab_query_cast_start (t, p->start, p->direction, &sp->start, error))
+  if (p->start_value != NULL
+          ? !ab_query_cast_start_value (t, p->start_value, p->direction, &sp->start, error)
+          : !ab_query_cast_start (t, p->start, p->direction, &sp->start, error))
     return FALSE;
-  sp->ranges = ab_predicates_parse (t, p->ranges, FALSE, "ranges", error);
+  sp->ranges
+      = p->range_specs != NULL
+            ? ab_predicates_from_specs (t, p->range_specs, p->n_range_specs, FALSE, "ranges", error)
+            : ab_predicates_parse (t, p->ranges, FALSE, "ranges", error);
   if (sp->ranges == NULL || !check_prefix (t, sp->idx, sp->ranges, error))
     return FALSE;
-  sp->filters = ab_predicates_parse (t, p->filters, TRUE, "filters", error);
+  sp->filters = p->filter_specs != NULL
+                    ? ab_predicates_from_specs (t, p->filter_specs, p->n_filter_specs, TRUE,
+                                                "filters", error)
+                    : ab_predicates_parse (t, p->filters, TRUE, "filters", error);
   if (sp->filters == NULL)
     return FALSE;
   if (sp->total && (sp->ranges->len > 0 || sp->filters->len > 0))
@@ -305,6 +315,12 @@ run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **
         return ab_engine_fail (error, AB_ENGINE_ERROR_INTERNAL, "corrupt index row: %s",
                                local->message),
                g_clear_error (&local), FALSE;
+      if (sp->edge_offsets)
+        {
+          gsize klen;
+          const guint8 *k = g_bytes_get_data (kv->key, &klen);
+          e->offset = ab_codec_offset_encode (k + plen, klen - plen);
+        }
       g_ptr_array_add (frame->edges, e);
     }
   if (frame->has_next)
@@ -365,12 +381,7 @@ ab_engine_scan (AbEngine *engine, const gchar *db, const gchar *table, const AbS
   if (ok)
     ab_edge_frame_filter (frame, sp.filters);
   if (ok && sp.total)
-    {
-      AbValue start = AB_VALUE_INIT;
-      ok = ab_engine_count (engine, db, table, p->start, p->direction, &start, &frame->total,
-                            error);
-      ab_value_clear (&start);
-    }
+    ok = ab_engine_count_value (engine, db, table, &sp.start, p->direction, &frame->total, error);
   scan_plan_clear (&sp);
   return ok ? g_steal_pointer (&frame) : NULL;
 }

@@ -5,6 +5,7 @@
 #include <glib.h>
 #include "codec/record.h"
 #include "model/schema.h"
+#include "engine/engine.h"
 
 typedef enum { AB_SLOT_ABSENT = 0, AB_SLOT_VALUE, AB_SLOT_UNSET, AB_SLOT_DELETED } AbSlotKind;
 
@@ -25,7 +26,7 @@ typedef struct {
   AbSlot *slots; /* n = schema fields */
 } AbState;
 
-typedef enum { AB_OP_INSERT, AB_OP_UPDATE, AB_OP_DELETE } AbOpType;
+/* (AbOpType: engine.h) */
 
 typedef struct {
   gboolean present; /* key present in the event's properties */

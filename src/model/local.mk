@@ -1,5 +1,5 @@
 # model: sources and tests are listed here (included by the top Makefile.am).
-src_libactionbase_a_SOURCES += \
+src_libabcore_la_SOURCES += \
 	src/model/types.c src/model/types.h \
 	src/model/json.c src/model/json_get.h src/model/jsonw.c src/model/jsonw.h \
 	src/model/schema.c src/model/schema.h src/model/schema-private.h \

@@ -367,6 +367,42 @@ ab_model_cast_json (JsonNode *node, AbType type, const gchar *field, AbValue *ou
   return cast_fail (error, field, type, shown, NULL);
 }
 
+gboolean
+ab_model_cast_value (const AbValue *in, AbType type, const gchar *field, AbValue *out,
+                     GError **error)
+{
+  ab_value_clear (out);
+  AbValueKind want = ab_type_value_kind (type);
+  if (in->kind == AB_VALUE_NULL)
+    return TRUE;
+  if (in->kind == AB_VALUE_STRING && type != AB_TYPE_OBJECT)
+    {
+      if (type == AB_TYPE_STRING)
+        return cast_string_bytes (in->u.s.data, in->u.s.len, field, out, error);
+      if (memchr (in->u.s.data, '\0', in->u.s.len) != NULL)
+        return cast_string_bytes (in->u.s.data, in->u.s.len, field, out, error);
+      return ab_model_cast_text (in->u.s.data, type, field, out, error);
+    }
+  if (in->kind == want && in->kind != AB_VALUE_JSON)
+    {
+      ab_value_copy (out, in);
+      return TRUE;
+    }
+  if (in->kind >= AB_VALUE_INT8 && in->kind <= AB_VALUE_INT64 && type_is_integer (type))
+    {
+      if (in->u.i >= type_info[type].min && in->u.i <= type_info[type].max)
+        {
+          ab_value_set_int (out, type_info[type].kind, in->u.i);
+          return TRUE;
+        }
+      g_autofree gchar *shown = g_strdup_printf ("%" G_GINT64_FORMAT, in->u.i);
+      return range_fail (error, field, type, shown);
+    }
+  /* Everything else as the JSON value it would be. */
+  g_autoptr (JsonNode) node = ab_model_value_to_json (in);
+  return ab_model_cast_json (node, type, field, out, error);
+}
+
 /* Object-typed text: JSON text is kept (compacted); anything else is taken
  * as a plain string and stored as a JSON string. */
 static gboolean

@@ -52,6 +52,13 @@ gboolean ab_model_cast_json (JsonNode *node, AbType type, const gchar *field, Ab
 /* Query-string text -> typed value (start=, source=, ranges values). */
 gboolean ab_model_cast_text (const gchar *text, AbType type, const gchar *field, AbValue *out,
                              GError **error);
+/* Typed value -> typed value of the field's type (the library's typed
+ * mutations): the same rules as ab_model_cast_json for the JSON value the
+ * input would be (integers range-checked per width, numbers from strings,
+ * strings validated as UTF-8 without U+0000); a value already of the field's
+ * kind is copied after that check. A null input gives a null value. */
+gboolean ab_model_cast_value (const AbValue *in, AbType type, const gchar *field, AbValue *out,
+                              GError **error);
 /* Parses a JSON request body (len -1: NUL-terminated). Stricter than
  * json-glib alone, which silently truncates a string at an escaped \u0000
  * and wraps integers beyond 64 bits: both are rejected here, as are raw NUL

@@ -1,5 +1,5 @@
 # store: sources and tests are listed here (included by the top Makefile.am).
-src_libactionbase_a_SOURCES += src/store/store.c src/store/store.h src/store/backend.h \
+src_libabcore_la_SOURCES += src/store/store.c src/store/store.h src/store/backend.h \
 	src/store/memory.c src/store/lmdb.c src/store/lmdb_uri.c
 
 STORE_TEST_HELPERS = tests/unit/store/store_test_util.c tests/unit/store/store_test_util.h
@@ -18,7 +18,7 @@ tests_bench_store_bench_SOURCES = tests/bench/store-bench.c
 tests_bench_store_bench_CFLAGS = $(AM_CFLAGS)
 tests_bench_store_bench_LDADD = $(CORE_LIBS)
 # lmdb snapshots (verifier).
-src_libactionbase_a_SOURCES += src/store/lmdb-private.h src/store/lmdb-snapshot.c
+src_libabcore_la_SOURCES += src/store/lmdb-private.h src/store/lmdb-snapshot.c
 # The fault-injecting wrapper of the verify suites: test-only, never in the
 # core library (link FAULT_STORE_LIBS before TEST_LIBS).
 check_LIBRARIES += tests/unit/store/libfaultstore.a
@@ -27,7 +27,7 @@ FAULT_STORE_LIBS = tests/unit/store/libfaultstore.a
 # hbase backend: the Thrift2 client is generated from thrift/hbase.thrift at
 # build time into src/store/gen/ (not committed) and compiled into its own
 # library without -Werror (generated code casts function types).
-src_libactionbase_a_SOURCES += src/store/hbase-private.h src/store/hbase.c \
+src_libabcore_la_SOURCES += src/store/hbase-private.h src/store/hbase.c \
 	src/store/hbase_uri.c src/store/hbase_conn.c src/store/hbase_reader.c src/store/hbase_ddl.c \
 	src/store/hbase_batch.c src/store/hbase_cells.c
 HBASE_GEN_C = src/store/gen/hb_hbase_types.c src/store/gen/hb_t_h_base_service.c \
@@ -56,14 +56,14 @@ src/store/gen/.stamp: $(top_srcdir)/thrift/hbase.thrift \
 	    src/store/gen/hb_t_h_base_service.h > src/store/gen/hb_types_ensure.c && \
 	  touch $@
 # BUILT_SOURCES covers `make all/check`; this covers `make TARGET` too.
-$(src_libactionbase_a_OBJECTS): $(HBASE_GEN_H)
-noinst_LIBRARIES += src/store/libhbthrift.a
-nodist_src_store_libhbthrift_a_SOURCES = $(HBASE_GEN_C) $(HBASE_GEN_H)
-src_store_libhbthrift_a_CPPFLAGS = -I$(top_builddir)/src/store/gen
-src_store_libhbthrift_a_CFLAGS = $(GLIB_CFLAGS) $(THRIFT_CFLAGS) -w
+$(src_libabcore_la_OBJECTS): $(HBASE_GEN_H)
+noinst_LTLIBRARIES += src/store/libhbthrift.la
+nodist_src_store_libhbthrift_la_SOURCES = $(HBASE_GEN_C) $(HBASE_GEN_H)
+src_store_libhbthrift_la_CPPFLAGS = -I$(top_builddir)/src/store/gen
+src_store_libhbthrift_la_CFLAGS = $(GLIB_CFLAGS) $(THRIFT_CFLAGS) -w
 # The generated client calls the libthrift workarounds of hbase_wire.c
 # (thrift/decode-guards.awk): they link after it, in their own library, with
 # the project's warnings.
-noinst_LIBRARIES += src/store/libhbwire.a
-src_store_libhbwire_a_SOURCES = src/store/hbase_wire.c
-CORE_LIBS += src/store/libhbthrift.a src/store/libhbwire.a $(THRIFT_LIBS) $(GLIB_LIBS)
+noinst_LTLIBRARIES += src/store/libhbwire.la
+src_store_libhbwire_la_SOURCES = src/store/hbase_wire.c
+CORE_LIBS += src/store/libhbthrift.la src/store/libhbwire.la $(THRIFT_LIBS) $(GLIB_LIBS)

@@ -1,7 +1,7 @@
 # verify: sources and tests are listed here (included by the top Makefile.am).
 # The verifier library lives in the core library (the engine and tests call it);
 # the binary is its command-line front.
-src_libactionbase_a_SOURCES += src/verify/verify.h src/verify/verify-private.h \
+src_libabcore_la_SOURCES += src/verify/verify.h src/verify/verify-private.h \
 	src/verify/verify.c src/verify/sorter.h src/verify/sorter.c src/verify/derive.c \
 	src/verify/compare.c src/verify/repair.c src/verify/rank.c
 

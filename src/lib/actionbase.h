@@ -1,0 +1,526 @@
+/* libactionbase: the Actionbase engine as a C library (docs/library.md).
+ * One handle per store URI; typed edges, batches, reads and iterators, no
+ * JSON on the data path; errors as GError in the AB_DB_ERROR domain.
+ *
+ * Ownership: a function returning a pointer the caller must release says
+ * which *_free to call; AbDbValue strings returned by the library are
+ * borrowed from the object they came from and live as long as it does;
+ * AbDbValue strings passed in are copied before the call returns.
+ *
+ * Threads: an AbDb may be used from any number of threads at once; every
+ * other object (batch, results, edges, iterator) belongs to one thread at a
+ * time. The same LMDB store may be opened by several processes at once.
+ */
+#ifndef ACTIONBASE_H
+#define ACTIONBASE_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#if defined(__GNUC__)
+#define AB_DB_API __attribute__ ((visibility ("default")))
+#else
+#define AB_DB_API
+#endif
+
+/** The library's version, "MAJOR.MINOR.MICRO"; MAJOR follows the SONAME. */
+AB_DB_API const char *ab_db_version (void);
+
+/* ---- errors ---- */
+
+/** AB_DB_ERROR: the error domain of every call. */
+#define AB_DB_ERROR (ab_db_error_quark ())
+AB_DB_API GQuark ab_db_error_quark (void);
+
+/**
+ * AbDbError:
+ * - AB_DB_ERROR_INVALID: bad input (a REST client would get 400); nothing was written
+ * - AB_DB_ERROR_NOT_FOUND: no such database, table, alias or queue (404)
+ * - AB_DB_ERROR_CONFLICT: already exists, or an edge lock stayed taken (409)
+ * - AB_DB_ERROR_UNAVAILABLE: the store or the WAL does not answer (503)
+ * - AB_DB_ERROR_INTERNAL: anything else (500)
+ */
+typedef enum {
+  AB_DB_ERROR_INVALID,
+  AB_DB_ERROR_NOT_FOUND,
+  AB_DB_ERROR_CONFLICT,
+  AB_DB_ERROR_UNAVAILABLE,
+  AB_DB_ERROR_INTERNAL,
+} AbDbError;
+
+/* ---- values ---- */
+
+/**
+ * AbDbType: the kinds of a typed value. Integers of every schema width are
+ * AB_DB_LONG, floats of both widths AB_DB_DOUBLE; an "object" property is
+ * AB_DB_JSON (its JSON text).
+ */
+typedef enum {
+  AB_DB_NULL,
+  AB_DB_BOOL,
+  AB_DB_LONG,
+  AB_DB_DOUBLE,
+  AB_DB_STRING,
+  AB_DB_JSON,
+} AbDbType;
+
+/** AbDbValue: a typed scalar passed by value; s is NUL-terminated UTF-8. */
+typedef struct {
+  AbDbType type;
+  union {
+    gboolean b;
+    gint64 l;
+    gdouble d;
+    const char *s;
+  } u;
+} AbDbValue;
+
+static inline AbDbValue
+ab_db_null (void)
+{
+  AbDbValue v = { AB_DB_NULL, { 0 } };
+  return v;
+}
+
+static inline AbDbValue
+ab_db_bool (gboolean b)
+{
+  AbDbValue v = { AB_DB_BOOL, { 0 } };
+  v.u.b = b;
+  return v;
+}
+
+static inline AbDbValue
+ab_db_long (gint64 l)
+{
+  AbDbValue v = { AB_DB_LONG, { 0 } };
+  v.u.l = l;
+  return v;
+}
+
+static inline AbDbValue
+ab_db_double (gdouble d)
+{
+  AbDbValue v = { AB_DB_DOUBLE, { 0 } };
+  v.u.d = d;
+  return v;
+}
+
+static inline AbDbValue
+ab_db_string (const char *s)
+{
+  AbDbValue v = { AB_DB_STRING, { 0 } };
+  v.u.s = s;
+  return v;
+}
+
+static inline AbDbValue
+ab_db_json (const char *json_text)
+{
+  AbDbValue v = { AB_DB_JSON, { 0 } };
+  v.u.s = json_text;
+  return v;
+}
+
+/* ---- the handle ---- */
+
+typedef struct _AbDb AbDb;
+
+/**
+ * AbDbOptions: what ab_db_open may be told; start from ab_db_options_init.
+ * - mutation_threads: keys applied concurrently per batch (0: 8)
+ * - max_mutations: items per batch (0: 1000)
+ * - wal_uri: the WAL sink ("file:DIR", "kafka://..."), NULL for none
+ * - cdc_uri: the CDC sink, NULL for none
+ * - insert_merge_databases: NULL-terminated names whose INSERTs merge, or NULL
+ * - run_applier: apply ASYNC mutations from the WAL in this process (default TRUE)
+ */
+typedef struct {
+  guint mutation_threads;
+  guint max_mutations;
+  const char *wal_uri;
+  const char *cdc_uri;
+  const char *const *insert_merge_databases;
+  gboolean run_applier;
+  /*< private >*/
+  gpointer reserved[8];
+} AbDbOptions;
+
+AB_DB_API void ab_db_options_init (AbDbOptions *opts);
+
+/**
+ * ab_db_open: opens the store at uri ("memory:", "lmdb:/path/to/dir",
+ * "hbase://host:port/namespace", the server's --store forms) with its
+ * catalog. opts may be NULL (the defaults). Returns NULL with error when the
+ * store cannot be opened. Close with ab_db_close.
+ */
+AB_DB_API AbDb *ab_db_open (const char *uri, const AbDbOptions *opts, GError **error);
+/** ab_db_close: waits for work in flight, closes the store; NULL is ignored. */
+AB_DB_API void ab_db_close (AbDb *db);
+
+/* ---- metadata ---- */
+
+AB_DB_API gboolean ab_db_create_database (AbDb *db, const char *database, const char *comment,
+                                          GError **error);
+/** ab_db_drop_database: the database must have no tables left (INVALID otherwise). */
+AB_DB_API gboolean ab_db_drop_database (AbDb *db, const char *database, GError **error);
+
+/** AbDbTableKind: the four table kinds of docs/data-model.md §11. */
+typedef enum {
+  AB_DB_TABLE_EDGE,
+  AB_DB_TABLE_MULTI_EDGE,
+  AB_DB_TABLE_IMMUTABLE_EDGE,
+  AB_DB_TABLE_VERTEX,
+} AbDbTableKind;
+
+/** AbDbFieldType: a schema field's type (docs/data-model.md §3). */
+typedef enum {
+  AB_DB_FIELD_BOOLEAN,
+  AB_DB_FIELD_BYTE,
+  AB_DB_FIELD_SHORT,
+  AB_DB_FIELD_INT,
+  AB_DB_FIELD_LONG,
+  AB_DB_FIELD_FLOAT,
+  AB_DB_FIELD_DOUBLE,
+  AB_DB_FIELD_STRING,
+  AB_DB_FIELD_OBJECT,
+} AbDbFieldType;
+
+/** AbDbDirection: the direction of a read from a node. */
+typedef enum {
+  AB_DB_OUT = 2,
+  AB_DB_IN = 3,
+} AbDbDirection;
+
+typedef struct {
+  const char *name;
+  AbDbFieldType type;
+  gboolean nullable;
+} AbDbProperty;
+
+typedef struct {
+  const char *field; /* a property, or "version" / "source" / "target" */
+  gboolean descending;
+} AbDbIndexField;
+
+typedef struct {
+  const char *name;
+  const AbDbIndexField *fields;
+  guint n_fields;
+} AbDbIndex;
+
+/**
+ * AbDbTableDesc: a table as a struct (groups and caches: use the JSON form).
+ * - kind: edge, multi-edge (key = id), immutable edge or vertex (key = id)
+ * - key_type: source type (edge kinds) or id type (multi-edge, vertex)
+ * - target_type: edge kinds only; multi-edge: the type of source and target
+ * - both_directions: TRUE: indexes and counts for OUT and IN; FALSE: OUT only
+ * - mode: "SYNC" (NULL), "ASYNC", "DROP" or "DENY"
+ * - storage: the recorded storage URI; NULL: "datastore://actionbase/<name>"
+ */
+typedef struct {
+  const char *name;
+  AbDbTableKind kind;
+  AbDbFieldType key_type;
+  AbDbFieldType target_type;
+  gboolean both_directions;
+  const AbDbProperty *properties;
+  guint n_properties;
+  const AbDbIndex *indexes;
+  guint n_indexes;
+  const char *mode;
+  const char *comment;
+  const char *storage;
+} AbDbTableDesc;
+
+AB_DB_API gboolean ab_db_create_table (AbDb *db, const char *database, const AbDbTableDesc *desc,
+                                       GError **error);
+/**
+ * ab_db_create_table_json: the same from the v3 create-table request body
+ * (docs/rest-api.md §3), for everything the struct does not carry.
+ */
+AB_DB_API gboolean ab_db_create_table_json (AbDb *db, const char *database, const char *json,
+                                            GError **error);
+/** ab_db_alter_table_json: the v3 update-table body (schema, indexes, mode, ...). */
+AB_DB_API gboolean ab_db_alter_table_json (AbDb *db, const char *database, const char *table,
+                                           const char *json, GError **error);
+AB_DB_API gboolean ab_db_drop_table (AbDb *db, const char *database, const char *table,
+                                     GError **error);
+AB_DB_API gboolean ab_db_create_alias (AbDb *db, const char *database, const char *alias,
+                                       const char *table, GError **error);
+AB_DB_API gboolean ab_db_drop_alias (AbDb *db, const char *database, const char *alias,
+                                     GError **error);
+
+/* ---- mutations ---- */
+
+typedef enum {
+  AB_DB_INSERT,
+  AB_DB_UPDATE,
+  AB_DB_DELETE,
+} AbDbOp;
+
+/** AbDbBatch: mutation items built in memory; reusable after ab_db_batch_clear. */
+typedef struct _AbDbBatch AbDbBatch;
+
+AB_DB_API AbDbBatch *ab_db_batch_new (void);
+AB_DB_API void ab_db_batch_free (AbDbBatch *batch);
+AB_DB_API void ab_db_batch_clear (AbDbBatch *batch);
+AB_DB_API guint ab_db_batch_len (const AbDbBatch *batch);
+/** ab_db_batch_add_edge: an item for an edge or immutable-edge table. */
+AB_DB_API void ab_db_batch_add_edge (AbDbBatch *batch, AbDbOp op, gint64 version, AbDbValue source,
+                                     AbDbValue target);
+/** ab_db_batch_add_multi_edge: source/target may be null for UPDATE/DELETE. */
+AB_DB_API void ab_db_batch_add_multi_edge (AbDbBatch *batch, AbDbOp op, gint64 version,
+                                           AbDbValue id, AbDbValue source, AbDbValue target);
+AB_DB_API void ab_db_batch_add_vertex (AbDbBatch *batch, AbDbOp op, gint64 version, AbDbValue id);
+/**
+ * ab_db_batch_set: a property of the last item added (a null value is an
+ * explicit null). Values are cast to the schema's types when the batch is
+ * applied, with the REST rules; a name the schema lacks is INVALID then.
+ */
+AB_DB_API void ab_db_batch_set (AbDbBatch *batch, const char *property, AbDbValue value);
+
+/**
+ * AbDbMutateOptions: as the REST mutation endpoints' options.
+ * - sync: the /edges/sync endpoint: apply now whatever the table's mode
+ * - force: with sync, also on a table whose mode drops mutations
+ * - no_lock: ?lock=false: skip the edge locks (a single writer per edge only)
+ */
+typedef struct {
+  gboolean sync;
+  gboolean force;
+  gboolean no_lock;
+  /*< private >*/
+  gpointer reserved[4];
+} AbDbMutateOptions;
+
+/** AbDbStatus: one key's outcome (docs/data-model.md §8). */
+typedef enum {
+  AB_DB_CREATED,
+  AB_DB_UPDATED,
+  AB_DB_DELETED,
+  AB_DB_IDLE,
+  AB_DB_QUEUED,
+  AB_DB_ERRORED,
+  AB_DB_INVALIDATED,
+} AbDbStatus;
+
+AB_DB_API const char *ab_db_status_name (AbDbStatus status);
+
+typedef struct _AbDbResults AbDbResults;
+
+/**
+ * ab_db_mutate: applies the batch to database.table (a table or an alias):
+ * every item is checked first (one bad item: INVALID, nothing written), then
+ * each key's events are folded by version and applied (or queued, by the
+ * table's mode). Returns one result per distinct key, sorted by key; free
+ * with ab_db_results_free. opts may be NULL.
+ */
+AB_DB_API AbDbResults *ab_db_mutate (AbDb *db, const char *database, const char *table,
+                                     const AbDbBatch *batch, const AbDbMutateOptions *opts,
+                                     GError **error);
+AB_DB_API guint ab_db_results_len (const AbDbResults *results);
+AB_DB_API AbDbStatus ab_db_results_status (const AbDbResults *results, guint i);
+/** The key: source and target of an edge; the id (source) of a multi-edge or vertex. */
+AB_DB_API AbDbValue ab_db_results_source (const AbDbResults *results, guint i);
+AB_DB_API AbDbValue ab_db_results_target (const AbDbResults *results, guint i);
+/** Events folded into the key (0 on ERROR). */
+AB_DB_API guint ab_db_results_events (const AbDbResults *results, guint i);
+/** Why, for AB_DB_ERRORED and AB_DB_INVALIDATED; else NULL. */
+AB_DB_API const char *ab_db_results_message (const AbDbResults *results, guint i);
+AB_DB_API void ab_db_results_free (AbDbResults *results);
+
+/* ---- edges read back ---- */
+
+/** AbDbEdges: a list of edges (a get, a page of a scan). */
+typedef struct _AbDbEdges AbDbEdges;
+
+AB_DB_API guint ab_db_edges_len (const AbDbEdges *edges);
+AB_DB_API gint64 ab_db_edges_version (const AbDbEdges *edges, guint i);
+AB_DB_API AbDbValue ab_db_edges_source (const AbDbEdges *edges, guint i);
+AB_DB_API AbDbValue ab_db_edges_target (const AbDbEdges *edges, guint i);
+AB_DB_API guint ab_db_edges_n_properties (const AbDbEdges *edges, guint i);
+AB_DB_API const char *ab_db_edges_property_name (const AbDbEdges *edges, guint i, guint k);
+AB_DB_API AbDbValue ab_db_edges_property_at (const AbDbEdges *edges, guint i, guint k);
+/** FALSE when edge i has no property called name. */
+AB_DB_API gboolean ab_db_edges_property (const AbDbEdges *edges, guint i, const char *name,
+                                         AbDbValue *out);
+/** The token that continues a scan after this page, or NULL on the last page. */
+AB_DB_API const char *ab_db_edges_next (const AbDbEdges *edges);
+AB_DB_API void ab_db_edges_free (AbDbEdges *edges);
+
+/* ---- predicates ---- */
+
+typedef enum {
+  AB_DB_PRED_EQ,
+  AB_DB_PRED_GT,
+  AB_DB_PRED_GTE,
+  AB_DB_PRED_LT,
+  AB_DB_PRED_LTE,
+  AB_DB_PRED_BETWEEN, /* two values, both included */
+  AB_DB_PRED_IN,      /* filters only: any of n values */
+} AbDbPredOp;
+
+/** AbDbPredicate: field op values (docs/data-model.md §7.4-7.5). */
+typedef struct {
+  const char *field;
+  AbDbPredOp op;
+  const AbDbValue *values;
+  guint n_values;
+} AbDbPredicate;
+
+/* ---- reads ---- */
+
+/** ab_db_get: the active edge source -> target (0 or 1 edges). */
+AB_DB_API AbDbEdges *ab_db_get (AbDb *db, const char *database, const char *table, AbDbValue source,
+                                AbDbValue target, GError **error);
+/**
+ * ab_db_mget: the active edges of sources x targets (at most the server's
+ * get cap, 25 pairs), source-major, those matching every filter.
+ */
+AB_DB_API AbDbEdges *ab_db_mget (AbDb *db, const char *database, const char *table,
+                                 const AbDbValue *sources, guint n_sources,
+                                 const AbDbValue *targets, guint n_targets,
+                                 const AbDbPredicate *filters, guint n_filters, GError **error);
+/** ab_db_get_ids: active multi-edges or vertices by id. */
+AB_DB_API AbDbEdges *ab_db_get_ids (AbDb *db, const char *database, const char *table,
+                                    const AbDbValue *ids, guint n_ids, GError **error);
+
+/** ab_db_count: the edges of node in direction (0 when none). */
+AB_DB_API gboolean ab_db_count (AbDb *db, const char *database, const char *table, AbDbValue node,
+                                AbDbDirection direction, gint64 *count, GError **error);
+/** ab_db_counts: counts[i] for nodes[i]. */
+AB_DB_API gboolean ab_db_counts (AbDb *db, const char *database, const char *table,
+                                 const AbDbValue *nodes, guint n_nodes, AbDbDirection direction,
+                                 gint64 *counts, GError **error);
+
+/**
+ * AbDbScan: one window of an index from a node.
+ * - limit: edges per page, 1..1000 (0: 25)
+ * - ranges: on a prefix of the index's fields (no AB_DB_PRED_IN)
+ * - filters: on any field, applied after the range
+ * - resume: a token (ab_db_edges_next, ab_db_iter_token) or NULL
+ */
+typedef struct {
+  const char *index;
+  AbDbValue start;
+  AbDbDirection direction;
+  guint limit;
+  const AbDbPredicate *ranges;
+  guint n_ranges;
+  const AbDbPredicate *filters;
+  guint n_filters;
+  const char *resume;
+  /*< private >*/
+  gpointer reserved[4];
+} AbDbScan;
+
+/** ab_db_scan: one page (scan->limit edges at most). */
+AB_DB_API AbDbEdges *ab_db_scan (AbDb *db, const char *database, const char *table,
+                                 const AbDbScan *scan, GError **error);
+
+/** AbDbIter: every edge of a window, fetched a page at a time. */
+typedef struct _AbDbIter AbDbIter;
+
+AB_DB_API AbDbIter *ab_db_scan_iter (AbDb *db, const char *database, const char *table,
+                                     const AbDbScan *scan, GError **error);
+/**
+ * ab_db_iter_next: moves to the next edge; FALSE at the end of the window,
+ * or with error when a page could not be read (the iterator stays where it
+ * was: calling again retries).
+ */
+AB_DB_API gboolean ab_db_iter_next (AbDbIter *iter, GError **error);
+/** The current edge as a one-edge list (valid until the next ab_db_iter_next). */
+AB_DB_API const AbDbEdges *ab_db_iter_edge (const AbDbIter *iter);
+/** A token resuming the window right after the current edge (AbDbScan.resume). */
+AB_DB_API const char *ab_db_iter_token (AbDbIter *iter);
+AB_DB_API void ab_db_iter_free (AbDbIter *iter);
+
+/**
+ * ab_db_seek: the top edges of a cache row (docs/data-model.md §18); limit 0:
+ * the cache's limit; ranges on the cache's fields; resume from
+ * ab_db_edges_next.
+ */
+AB_DB_API AbDbEdges *ab_db_seek (AbDb *db, const char *database, const char *table,
+                                 const char *cache, AbDbValue start, AbDbDirection direction,
+                                 guint limit, const AbDbPredicate *ranges, guint n_ranges,
+                                 const char *resume, GError **error);
+
+/** AbDbAgg: the cells of a group row (keys by group field, one value each). */
+typedef struct _AbDbAgg AbDbAgg;
+
+AB_DB_API AbDbAgg *ab_db_agg (AbDb *db, const char *database, const char *table, const char *group,
+                              AbDbValue start, AbDbDirection direction, const AbDbPredicate *ranges,
+                              guint n_ranges, guint limit, GError **error);
+AB_DB_API guint ab_db_agg_len (const AbDbAgg *agg);
+AB_DB_API guint ab_db_agg_n_fields (const AbDbAgg *agg);
+AB_DB_API const char *ab_db_agg_field (const AbDbAgg *agg, guint f);
+AB_DB_API AbDbValue ab_db_agg_key (const AbDbAgg *agg, guint i, guint f);
+AB_DB_API gint64 ab_db_agg_value (const AbDbAgg *agg, guint i);
+AB_DB_API void ab_db_agg_free (AbDbAgg *agg);
+
+/**
+ * AbDbHop: one hop of ab_db_multihop, over exactly one of a cache or an
+ * index of an edge table (limit 0: the cache's limit, or 25).
+ */
+typedef struct {
+  const char *table;
+  const char *cache;
+  const char *index;
+  AbDbDirection direction;
+  guint limit;
+  const AbDbPredicate *ranges;
+  guint n_ranges;
+} AbDbHop;
+
+/**
+ * ab_db_multihop: two hops from starts; with dedup, one edge per final node
+ * (the most reached first when order_by_hits). limit 0: 100.
+ */
+AB_DB_API AbDbEdges *ab_db_multihop (AbDb *db, const char *database, const AbDbValue *starts,
+                                     guint n_starts, const AbDbHop *first, const AbDbHop *second,
+                                     gboolean dedup, gboolean order_by_hits, guint limit,
+                                     GError **error);
+
+/* ---- queues (docs/data-model.md §12) ---- */
+
+AB_DB_API gboolean ab_db_queue_create (AbDb *db, const char *ns, const char *queue,
+                                       guint partitions, GError **error);
+AB_DB_API gboolean ab_db_queue_drop (AbDb *db, const char *ns, const char *queue, GError **error);
+
+/** AbDbMessage: one message to enqueue; seq orders a key's messages. */
+typedef struct {
+  const char *key;
+  gint64 seq;
+  const char *value_json; /* NULL: no value */
+} AbDbMessage;
+
+/** ab_db_queue_enqueue: *accepted = messages taken (all or none on error). */
+AB_DB_API gboolean ab_db_queue_enqueue (AbDb *db, const char *ns, const char *queue,
+                                        const AbDbMessage *messages, guint n_messages,
+                                        guint *accepted, GError **error);
+
+/** AbDbPoll: the messages of one poll, oldest first. */
+typedef struct _AbDbPoll AbDbPoll;
+
+/** ab_db_queue_poll: up to limit messages of partition after offset (or all if NULL). */
+AB_DB_API AbDbPoll *ab_db_queue_poll (AbDb *db, const char *ns, const char *queue, guint partition,
+                                      const gint64 *offset, guint limit, GError **error);
+AB_DB_API guint ab_db_poll_len (const AbDbPoll *poll);
+AB_DB_API const char *ab_db_poll_id (const AbDbPoll *poll, guint i);
+AB_DB_API gint64 ab_db_poll_seq (const AbDbPoll *poll, guint i);
+/** The message's value as JSON text, or NULL. */
+AB_DB_API const char *ab_db_poll_value (const AbDbPoll *poll, guint i);
+/** The offset to commit after processing this poll (FALSE: nothing was polled). */
+AB_DB_API gboolean ab_db_poll_offset (const AbDbPoll *poll, gint64 *offset);
+AB_DB_API void ab_db_poll_free (AbDbPoll *poll);
+/** ab_db_queue_commit: drops the partition's messages up to offset. */
+AB_DB_API gboolean ab_db_queue_commit (AbDb *db, const char *ns, const char *queue, guint partition,
+                                       gint64 offset, GError **error);
+/** The partition a key's messages go to. */
+AB_DB_API guint ab_db_queue_partition (const char *key, guint partitions);
+
+G_END_DECLS
+
+#endif /* ACTIONBASE_H */

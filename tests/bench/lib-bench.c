@@ -1,0 +1,190 @@
+/* tests/bench/lib-bench: figures of libactionbase on a warm LMDB store, one
+ * thread unless said: GET, scan limit 25, count, durable INSERT in batches of
+ * 1,000, and GET on two threads against one; prints each with its goal. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <glib.h>
+#include "actionbase.h"
+
+#define USERS 1000
+#define BATCH 1000
+
+static guint n_edges = 200000;
+
+static AbDb *
+must_open (const char *uri)
+{
+  GError *error = NULL;
+  AbDb *db = ab_db_open (uri, NULL, &error);
+  if (db == NULL)
+    g_error ("open %s: %s", uri, error->message);
+  return db;
+}
+
+static void
+check (gboolean ok, GError *error, const char *what)
+{
+  if (!ok)
+    g_error ("%s: %s", what, error != NULL ? error->message : "failed");
+}
+
+/* Edge k: user k % USERS likes item k / USERS. */
+static gdouble
+load (AbDb *db)
+{
+  GError *error = NULL;
+  AbDbBatch *b = ab_db_batch_new ();
+  char src[32], tgt[32];
+  gint64 t0 = g_get_monotonic_time ();
+  for (guint k = 0; k < n_edges; k++)
+    {
+      g_snprintf (src, sizeof src, "user%u", k % USERS);
+      g_snprintf (tgt, sizeof tgt, "item%u", k / USERS);
+      ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string (src), ab_db_string (tgt));
+      ab_db_batch_set (b, "created_at", ab_db_long (1700000000000 + k));
+      if (ab_db_batch_len (b) == BATCH || k + 1 == n_edges)
+        {
+          AbDbResults *r = ab_db_mutate (db, "b", "likes", b, NULL, &error);
+          check (r != NULL, error, "insert");
+          ab_db_results_free (r);
+          ab_db_batch_clear (b);
+        }
+    }
+  ab_db_batch_free (b);
+  return n_edges / ((g_get_monotonic_time () - t0) / 1e6);
+}
+
+typedef struct {
+  AbDb *db;
+  guint ops;
+  guint seed;
+  guint found;
+} Job;
+
+static gpointer
+gets (gpointer data)
+{
+  Job *j = data;
+  char src[32], tgt[32];
+  guint x = j->seed;
+  for (guint i = 0; i < j->ops; i++)
+    {
+      x = x * 1103515245u + 12345u;
+      guint k = x % n_edges;
+      g_snprintf (src, sizeof src, "user%u", k % USERS);
+      g_snprintf (tgt, sizeof tgt, "item%u", k / USERS);
+      AbDbEdges *e = ab_db_get (j->db, "b", "likes", ab_db_string (src), ab_db_string (tgt), NULL);
+      j->found += e != NULL ? ab_db_edges_len (e) : 0;
+      ab_db_edges_free (e);
+    }
+  return NULL;
+}
+
+static gdouble
+rate (guint ops, gint64 t0)
+{
+  return ops / ((g_get_monotonic_time () - t0) / 1e6);
+}
+
+static gdouble
+run_gets (AbDb *db, guint threads, guint ops)
+{
+  Job jobs[2];
+  GThread *th[2];
+  gint64 t0 = g_get_monotonic_time ();
+  for (guint t = 0; t < threads; t++)
+    {
+      jobs[t] = (Job){ db, ops, 7 + t, 0 };
+      th[t] = g_thread_new ("get", gets, &jobs[t]);
+    }
+  guint found = 0;
+  for (guint t = 0; t < threads; t++)
+    {
+      g_thread_join (th[t]);
+      found += jobs[t].found;
+    }
+  if (found != threads * ops)
+    g_error ("gets found %u of %u edges", found, threads * ops);
+  return rate (threads * ops, t0);
+}
+
+static gdouble
+run_scans (AbDb *db, guint ops)
+{
+  char src[32];
+  AbDbScan scan = { .index = "recent", .direction = AB_DB_OUT, .limit = 25 };
+  gint64 t0 = g_get_monotonic_time ();
+  for (guint i = 0; i < ops; i++)
+    {
+      g_snprintf (src, sizeof src, "user%u", i % USERS);
+      scan.start = ab_db_string (src);
+      AbDbEdges *e = ab_db_scan (db, "b", "likes", &scan, NULL);
+      if (e == NULL || ab_db_edges_len (e) != MIN (25u, n_edges / USERS))
+        g_error ("scan of %s: %u edges", src, e != NULL ? ab_db_edges_len (e) : 0);
+      ab_db_edges_free (e);
+    }
+  return rate (ops, t0);
+}
+
+static gdouble
+run_counts (AbDb *db, guint ops)
+{
+  char src[32];
+  gint64 t0 = g_get_monotonic_time ();
+  for (guint i = 0; i < ops; i++)
+    {
+      g_snprintf (src, sizeof src, "user%u", i % USERS);
+      gint64 n = 0;
+      if (!ab_db_count (db, "b", "likes", ab_db_string (src), AB_DB_OUT, &n, NULL)
+          || n != n_edges / USERS)
+        g_error ("count of %s: %" G_GINT64_FORMAT, src, n);
+    }
+  return rate (ops, t0);
+}
+
+static void
+line (const char *what, gdouble measured, gdouble goal, const char *unit)
+{
+  printf ("%-36s %12.0f %-8s goal >= %-9.0f %5.2fx %s\n", what, measured, unit, goal,
+          measured / goal, measured >= goal ? "met" : "MISSED");
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc > 1)
+    n_edges = (guint) strtoul (argv[1], NULL, 10);
+  g_autofree gchar *dir = g_dir_make_tmp ("lib-bench-XXXXXX", NULL);
+  g_autofree gchar *uri = g_strdup_printf ("lmdb:%s", dir);
+  AbDb *db = must_open (uri);
+  GError *error = NULL;
+  check (ab_db_create_database (db, "b", "", &error), error, "database");
+  check (ab_db_create_table_json (
+             db, "b",
+             "{\"table\":\"likes\",\"comment\":\"\",\"storage\":\"datastore://t/"
+             "likes\",\"schema\":{\"type\":\"EDGE\","
+             "\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+             "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+             "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,"
+             "\"comment\":\"\"}],\"indexes\":[{\"index\":\"recent\",\"fields\":"
+             "[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}",
+             &error),
+         error, "table");
+  printf ("libactionbase %s, %u edges from %u users, LMDB at %s\n", ab_db_version (), n_edges,
+          USERS, dir);
+  gdouble ins = load (db);
+  run_gets (db, 1, 20000); /* warm */
+  gdouble get1 = run_gets (db, 1, 200000);
+  gdouble get2 = run_gets (db, 2, 200000);
+  gdouble scan = run_scans (db, 50000);
+  gdouble count = run_counts (db, 300000);
+  line ("durable INSERT, batches of 1,000", ins, 100000, "edges/s");
+  line ("GET, one thread", get1, 1000000, "ops/s");
+  line ("scan limit 25, one thread", scan, 300000, "ops/s");
+  line ("count, one thread", count, 2000000, "ops/s");
+  printf ("%-36s %12.2f %-8s goal >= %-9.2f %5.2fx %s\n", "GET, two threads / one", get2 / get1,
+          "x", 1.8, get2 / get1 / 1.8, get2 / get1 >= 1.8 ? "met" : "MISSED");
+  ab_db_close (db);
+  g_autofree gchar *cmd = g_strdup_printf ("rm -rf '%s'", dir);
+  return system (cmd) == 0 ? 0 : 1;
+}
