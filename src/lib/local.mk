@@ -22,7 +22,7 @@ LIB_TEST_CFLAGS = $(AB_WARN_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS) -I$(top_srcdi
 	-I$(top_srcdir)/tests
 check_PROGRAMS += tests/lib/test_lib
 TESTS += tests/lib/test_lib tests/lib/test_exports.sh tests/lib/test_layers.sh \
-	tests/lib/test_api_docs.sh tests/lib/test_install.sh
+	tests/lib/test_api_docs.sh tests/lib/test_install.sh tests/lib/test_python.sh
 tests_lib_test_lib_SOURCES = tests/lib/test_lib.c
 tests_lib_test_lib_CPPFLAGS = -DPACKAGE_VERSION=\"$(PACKAGE_VERSION)\"
 tests_lib_test_lib_CFLAGS = $(LIB_TEST_CFLAGS)
@@ -47,7 +47,11 @@ tests_bench_lib_bench_LDADD = src/lib/libactionbase.la $(GLIB_LIBS)
 
 # The API reference from the header's comments (docs/library.md).
 EXTRA_DIST += docs/Doxyfile tests/lib/test_layers.sh tests/lib/test_api_docs.sh \
-	tests/lib/test_install.sh
+	tests/lib/test_install.sh tests/lib/test_python.sh tests/lib/test_python.py
+
+# The Python module over the library (ctypes), installed next to the data.
+abpythondir = $(pkgdatadir)/python
+dist_abpython_DATA = src/lib/python/actionbase.py
 api-docs:
 	$(AM_V_GEN)$(MKDIR_P) docs/api && \
 	  { cat $(top_srcdir)/docs/Doxyfile; \
