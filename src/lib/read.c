@@ -24,7 +24,15 @@ AbDbEdges *
 ab_db_get (AbDb *db, const char *database, const char *table, AbDbValue source, AbDbValue target,
            GError **error)
 {
-  return ab_db_mget (db, database, table, &source, 1, &target, 1, NULL, 0, error);
+  if (!names_ok (db, database, table, error))
+    return NULL;
+  AbValue s, t;
+  ab_lib_value_view (source, &s);
+  ab_lib_value_view (target, &t);
+  GError *local = NULL;
+  AbEdgeFrame *f
+      = ab_engine_get_values (db->engine, database, table, &s, 1, &t, 1, NULL, 0, &local);
+  return wrap (f, local, error);
 }
 
 /* n public values viewed as engine values (g_free the result). */

@@ -176,9 +176,11 @@ main (int argc, char **argv)
   const char *only = argc > 2 ? argv[2] : NULL; /* profile one read: get | scan | count */
   if (only != NULL)
     {
-      gdouble r = g_str_equal (only, "get")    ? run_gets (db, 1, 1000000)
-                  : g_str_equal (only, "scan") ? run_scans (db, 200000)
-                                               : run_counts (db, 2000000);
+      /* AB_BENCH_OPS: fewer operations, e.g. under callgrind */
+      guint ops = g_getenv ("AB_BENCH_OPS") ? (guint) atoi (g_getenv ("AB_BENCH_OPS")) : 1000000;
+      gdouble r = g_str_equal (only, "get")    ? run_gets (db, 1, ops)
+                  : g_str_equal (only, "scan") ? run_scans (db, ops / 5)
+                                               : run_counts (db, ops * 2);
       printf ("%s: %.0f ops/s\n", only, r);
       ab_db_close (db);
       g_autofree gchar *rm = g_strdup_printf ("rm -rf '%s'", dir);
