@@ -60,8 +60,7 @@ AbKeyStatus ab_engine_plan (const AbTableDesc *t, const AbValue *source, const A
                             const AbState *before, const AbState *after, AbBatch *batch,
                             GError **error);
 
-/* The configured clock (cfg.now_ms), else real time: ms since the epoch. */
-gint64 ab_engine_now_ms (AbEngine *engine);
+/* (ab_engine_now_ms, the engine's clock: engine.h) */
 
 /* The key pool and its timer (pool.c): started with the engine, stopped
  * before the store closes. */

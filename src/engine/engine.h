@@ -64,6 +64,10 @@ gboolean ab_engine_healthy (AbEngine *engine, gchar **reason);
  * stall (an event loop); decided by the store, whichever it is. */
 gboolean ab_engine_reads_inline (AbEngine *engine);
 
+/* The configured clock (cfg.now_ms), else real time: ms since the epoch
+ * (the verifier judges TTLs and top-K windows by it). */
+gint64 ab_engine_now_ms (AbEngine *engine);
+
 /* Prometheus text: mutation results by status and store operations by verb
  * (calls and errors). */
 gchar *ab_engine_metrics_text (AbEngine *engine);
@@ -334,7 +338,9 @@ AbEdgeFrame *ab_engine_seek (AbEngine *engine, const gchar *db, const gchar *tab
                              const AbSeekParams *p, GError **error);
 
 /* Runs the background upkeep now: trims the cache rows written since the
- * last round, sweeps expired TTL group cells. */
+ * last round, sweeps expired TTL group cells, and re-scores the top-K
+ * entries of rankings relative to now whose window has moved (the
+ * refresher, docs/data-model.md §17.1). */
 gboolean ab_engine_maintain (AbEngine *engine, guint *trimmed, guint *expired, GError **error);
 
 /* multihop: two hops, each over a cache (seek) or an index (scan) of an edge

@@ -31,20 +31,23 @@ tests_unit_engine_test_wal_LDADD = $(TEST_LIBS)
 # Groups, caches and the 2-hop query (issue 11).
 src_libabcore_la_SOURCES += src/engine/derive.h src/engine/wide.h src/engine/groups.c src/engine/ttl.c \
 	src/engine/prune.c src/engine/pool.c src/engine/agg.c src/engine/seek.c \
-	src/engine/topk.c src/engine/topk.h src/engine/topk_read.c \
+	src/engine/topk.c src/engine/topk.h src/engine/topk_read.c src/engine/topk_window.c \
 	src/engine/multihop.c src/engine/fanout.c src/engine/doc.h src/engine/doc_parse.c \
 	src/engine/doc_rows.c src/engine/doc_exec.c
 
 check_PROGRAMS += tests/unit/engine/test_groups tests/unit/engine/test_caches \
-	tests/unit/engine/test_multihop
+	tests/unit/engine/test_multihop tests/unit/engine/test_topk
 TESTS += tests/unit/engine/test_groups tests/unit/engine/test_caches \
-	tests/unit/engine/test_multihop
+	tests/unit/engine/test_multihop tests/unit/engine/test_topk
 tests_unit_engine_test_groups_SOURCES = tests/unit/engine/test_groups.c $(ENGINE_TEST_FIXTURE)
 tests_unit_engine_test_groups_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_test_groups_LDADD = $(TEST_LIBS)
 tests_unit_engine_test_caches_SOURCES = tests/unit/engine/test_caches.c $(ENGINE_TEST_FIXTURE)
 tests_unit_engine_test_caches_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_test_caches_LDADD = $(TEST_LIBS)
+tests_unit_engine_test_topk_SOURCES = tests/unit/engine/test_topk.c $(ENGINE_TEST_FIXTURE)
+tests_unit_engine_test_topk_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_test_topk_LDADD = $(TEST_LIBS)
 tests_unit_engine_test_multihop_SOURCES = tests/unit/engine/test_multihop.c $(ENGINE_TEST_FIXTURE)
 tests_unit_engine_test_multihop_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_test_multihop_LDADD = $(TEST_LIBS)

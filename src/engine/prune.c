@@ -1,8 +1,9 @@
 /* Background upkeep of wide rows: trimming the cache rows written since the
- * last round to their limit (with a boundary marker), the TTL sweep, and the
- * engine-owned thread that runs both on their intervals. */
+ * last round to their limit (with a boundary marker), the TTL sweep, the
+ * top-K refresher, and the engine-owned thread that runs them on intervals. */
 #include <string.h>
 #include "engine/wide.h"
+#include "engine/topk.h"
 #include "codec/bytes.h"
 
 #define PRUNE_READ_CAP 4096 /* cells read past the limit per row and round */
@@ -157,6 +158,10 @@ ab_engine_maintain (AbEngine *engine, guint *trimmed, guint *expired, GError **e
       if (round < SWEEP_PAGE)
         break;
     }
+  gboolean relative = ok && ab_engine_topk_refresh_ms (engine) > 0;
+  for (guint i = 0, n = 0; relative && i < SWEEP_ROUNDS; i++)
+    if (!(ok = ab_engine_topk_refresh (engine, SWEEP_PAGE, &n, &local)) || n == 0)
+      break;
   if (trimmed != NULL)
     *trimmed = t;
   if (expired != NULL)
@@ -196,10 +201,13 @@ maint_main (gpointer data)
   gint64 now = g_get_monotonic_time ();
   gint64 next_prune = prune_ms ? now + prune_ms * G_TIME_SPAN_MILLISECOND : G_MAXINT64;
   gint64 next_sweep = sweep_ms ? now + sweep_ms * G_TIME_SPAN_MILLISECOND : G_MAXINT64;
+  /* the top-K refresher: every min(refreshAfterMillis) of the relative
+   * rankings (at most 1 s; looked up again each round) */
+  gint64 next_refresh = now + AB_TOPK_REFRESH_DEFAULT_MS * G_TIME_SPAN_MILLISECOND;
   g_mutex_lock (&m->mu);
   while (!m->stop)
     {
-      g_cond_wait_until (&m->cond, &m->mu, MIN (next_prune, next_sweep));
+      g_cond_wait_until (&m->cond, &m->mu, MIN (MIN (next_prune, next_sweep), next_refresh));
       if (m->stop)
         break;
       g_mutex_unlock (&m->mu);
@@ -219,6 +227,18 @@ maint_main (gpointer data)
         g_warning ("TTL sweep: %s", error->message);
       if (now >= next_sweep)
         next_sweep = now + sweep_ms * G_TIME_SPAN_MILLISECOND;
+      g_clear_error (&error);
+      if (now >= next_refresh)
+        {
+          guint every = ab_engine_topk_refresh_ms (engine);
+          for (guint i = 0; every > 0 && i < SWEEP_ROUNDS; i++)
+            if (!ab_engine_topk_refresh (engine, SWEEP_PAGE, &n, &error) || n == 0)
+              break;
+          if (error != NULL)
+            g_warning ("top-K refresh: %s", error->message);
+          next_refresh
+              = now + (every > 0 ? every : AB_TOPK_REFRESH_DEFAULT_MS) * G_TIME_SPAN_MILLISECOND;
+        }
       g_mutex_lock (&m->mu);
     }
   g_mutex_unlock (&m->mu);

@@ -1,8 +1,9 @@
 /* Top-K rankings of group cells (docs/data-model.md §17.1): the score of a
  * ranked value is the sum of its cells; the write path re-scores the entries
- * a request's group increments touch, and moves their rank and score rows. */
+ * a request's increments touch, moves their rank/score rows, puts due rows. */
 #include <string.h>
 #include "engine/topk.h"
+#include "engine/predicate.h"
 #include "codec/bytes.h"
 #include "engine/wide.h"
 
@@ -86,9 +87,9 @@ cell_lookup (const gchar *field, gpointer data)
 /* Decodes a group cell key: entity, direction, the qualifier's values, and
  * the offsets where each qualifier element ends. FALSE when it is not a cell
  * of g (a sibling, a malformed key). */
-static gboolean
-decode_cell (const AbGroup *g, const guint8 *k, gsize len, AbValue *entity, AbDirection *dir,
-             AbValue *values, gsize *ends)
+gboolean
+ab_topk_decode_cell (const AbGroup *g, const guint8 *k, gsize len, AbValue *entity,
+                     AbDirection *dir, AbValue *values, gsize *ends)
 {
   AbKeyParts parts;
   gsize pos;
@@ -126,6 +127,12 @@ cell_counts (const AbGroup *g, GPtrArray *ranges, const AbValue *values)
   return ab_filters_match (ranges, cell_lookup, &cv);
 }
 
+gboolean
+ab_topk_cell_matches (const AbGroup *g, GPtrArray *ranges, const AbValue *values)
+{
+  return cell_counts (g, ranges, values);
+}
+
 static gboolean
 same_entry (const AbTopkEntry *e, const AbTopk *k, GBytes *cells)
 {
@@ -133,8 +140,8 @@ same_entry (const AbTopkEntry *e, const AbTopk *k, GBytes *cells)
 }
 
 gboolean
-ab_topk_entries_of_cell (const AbTableDesc *t, const guint8 *key, gsize len, GArray *entries,
-                         GError **error)
+ab_topk_entries_of_cell (const AbTableDesc *t, const guint8 *key, gsize len, gint64 now_ms,
+                         GArray *entries, GError **error)
 {
   AbRowType type;
   gint32 code;
@@ -148,17 +155,21 @@ ab_topk_entries_of_cell (const AbTableDesc *t, const guint8 *key, gsize len, GAr
   gsize *ends = g_new0 (gsize, g->n_fields);
   AbValue entity = AB_VALUE_INIT;
   AbDirection dir;
-  gboolean cell = decode_cell (g, key, len, &entity, &dir, values, ends);
+  gboolean cell = ab_topk_decode_cell (g, key, len, &entity, &dir, values, ends);
   for (guint i = 0; cell && i < g->topks->len; i++)
     {
       const AbTopk *k = g->topks->pdata[i];
-      g_autoptr (GPtrArray) ranges = ab_topk_ranges (t, g, k, error);
-      if (ranges == NULL)
+      g_autoptr (GPtrArray) ranges = ab_topk_ranges_at (t, g, k, now_ms, error);
+      /* a relative window: every cell its constant ranges admit, since the
+       * cell may enter or leave the window later */
+      g_autoptr (GPtrArray) fixed
+          = ranges != NULL && ab_topk_is_relative (k) ? ab_topk_ranges (t, g, k, error) : NULL;
+      if (ranges == NULL || (ab_topk_is_relative (k) && fixed == NULL))
         {
           cell = FALSE;
           break;
         }
-      if (!cell_counts (g, ranges, values))
+      if (!cell_counts (g, fixed != NULL ? fixed : ranges, values))
         continue; /* a cell no ranking of k counts (its segment is filtered out) */
       g_autoptr (GBytes) cells = g_bytes_new (key, ends[k->ranked]);
       gboolean seen = FALSE;
@@ -166,7 +177,8 @@ ab_topk_entries_of_cell (const AbTableDesc *t, const guint8 *key, gsize len, GAr
         seen = same_entry (&g_array_index (entries, AbTopkEntry, e), k, cells);
       if (seen)
         continue;
-      AbTopkEntry e = { .group = g, .topk = k, .cells = g_bytes_ref (cells), .dir = dir };
+      AbTopkEntry e
+          = { .group = g, .topk = k, .cells = g_bytes_ref (cells), .dir = dir, .at = now_ms };
       ab_value_copy (&e.entity, &entity);
       e.n_values = k->ranked + 1;
       e.values = g_new0 (AbValue, e.n_values);
@@ -192,7 +204,7 @@ ab_topk_cell_value (const AbTopkEntry *e, const guint8 *key, gsize len, const gu
   gsize *ends = g_new0 (gsize, g->n_fields);
   AbValue entity = AB_VALUE_INIT;
   AbDirection dir;
-  gboolean counts = vlen == 8 && decode_cell (g, key, len, &entity, &dir, values, ends)
+  gboolean counts = vlen == 8 && ab_topk_decode_cell (g, key, len, &entity, &dir, values, ends)
                     && cell_counts (g, e->suffix, values);
   if (counts)
     *out = ab_codec_get_be64 (val);
@@ -204,7 +216,8 @@ ab_topk_cell_value (const AbTopkEntry *e, const guint8 *key, gsize len, const gu
 }
 
 gboolean
-ab_topk_score (AbStore *reader, const AbTopkEntry *e, gint64 *score, GError **error)
+ab_topk_score_window (AbStore *reader, const AbTopkEntry *e, AbTopkWindow *w, gint64 *score,
+                      GError **error)
 {
   gsize plen;
   const guint8 *p = g_bytes_get_data (e->cells, &plen);
@@ -228,8 +241,16 @@ ab_topk_score (AbStore *reader, const AbTopkEntry *e, gint64 *score, GError **er
       gint64 x;
       if (ab_topk_cell_value (e, k, kl, v, vl, &x))
         *score += x;
+      if (w != NULL && vl == 8 && ab_codec_get_be64 (v) != 0)
+        ab_topk_window_note (w, k, kl);
     }
   return TRUE;
+}
+
+gboolean
+ab_topk_score (AbStore *reader, const AbTopkEntry *e, gint64 *score, GError **error)
+{
+  return ab_topk_score_window (reader, e, NULL, score, error);
 }
 
 /* row(entity, dir, type, topk) || enc(segment values ASC) */
@@ -341,8 +362,8 @@ entry_cells (const AbTableDesc *t, const AbTopkEntry *e, GError **error)
 }
 
 gboolean
-ab_topk_entry_of_row (const AbTableDesc *t, const guint8 *key, gsize len, AbTopkEntry *e,
-                      gint64 *rank_score)
+ab_topk_entry_of_row (const AbTableDesc *t, const guint8 *key, gsize len, gint64 now_ms,
+                      AbTopkEntry *e, gint64 *rank_score)
 {
   gsize pos = 4;
   gint32 table, code;
@@ -360,6 +381,7 @@ ab_topk_entry_of_row (const AbTableDesc *t, const guint8 *key, gsize len, AbTopk
        && (e->topk = ab_topk_by_code (t, code, &e->group)) != NULL;
   if (ok)
     {
+      e->at = now_ms;
       e->dir = (AbDirection) dir;
       e->n_values = e->topk->ranked + 1;
       e->values = g_new0 (AbValue, e->n_values);
@@ -374,7 +396,7 @@ ab_topk_entry_of_row (const AbTableDesc *t, const guint8 *key, gsize len, AbTopk
       ab_value_clear (&s);
     }
   ok = ok && ab_codec_get_value (key, len, &pos, &e->values[e->topk->ranked], NULL, NULL)
-       && pos == len && (e->suffix = ab_topk_ranges (t, e->group, e->topk, NULL)) != NULL
+       && pos == len && (e->suffix = ab_topk_ranges_at (t, e->group, e->topk, now_ms, NULL)) != NULL
        && (e->cells = entry_cells (t, e, NULL)) != NULL;
   if (!ok)
     ab_topk_entry_clear (e);
@@ -384,16 +406,19 @@ ab_topk_entry_of_row (const AbTableDesc *t, const guint8 *key, gsize len, AbTopk
 }
 
 gboolean
-ab_topk_rewrite_entry (AbStore *reader, const AbTableDesc *t, const AbTopkEntry *e, GBytes *old,
-                       gint64 now_ms, gint64 *score, AbBatch *out, GError **error)
+ab_topk_rescore_entry (AbStore *reader, const AbTableDesc *t, const AbTopkEntry *e, GBytes *old,
+                       gint64 *score, AbBatch *out, GError **error)
 {
   gboolean had = old != NULL && g_bytes_get_size (old) >= 8;
   gint64 before = had ? ab_codec_get_be64 (g_bytes_get_data (old, NULL)) : 0;
-  if (!ab_topk_score (reader, e, score, error)
-      || !ab_topk_write_entry (t, e, old, *score, now_ms, out, error))
+  g_autoptr (AbTopkWindow) w = ab_topk_window_new (t, e);
+  if (!ab_topk_score_window (reader, e, w, score, error)
+      || !ab_topk_write_entry (t, e, old, *score, e->at, out, error))
+    return FALSE;
+  if (w != NULL && !ab_topk_put_due (t, e, ab_topk_window_next (w), out, error))
     return FALSE;
   if (had && before == *score && *score != 0)
-    return ab_topk_write_entry (t, e, NULL, *score, now_ms, out, error);
+    return ab_topk_write_entry (t, e, NULL, *score, e->at, out, error);
   if (old != NULL && *score == 0 && before == 0)
     {
       /* a malformed or zero score row, which the move above leaves */
@@ -405,20 +430,25 @@ ab_topk_rewrite_entry (AbStore *reader, const AbTableDesc *t, const AbTopkEntry 
   return TRUE;
 }
 
-/* Increments not yet applied that fall in an entry's cells. */
+/* Increments not yet applied that fall in an entry's cells; the written
+ * cells of a relative window are noted in w (their next change). */
 static gint64
-pending (const AbTopkEntry *e, GPtrArray *cells, GArray *deltas)
+pending (const AbTopkEntry *e, GPtrArray *cells, GArray *deltas, AbTopkWindow *w)
 {
   gint64 sum = 0;
   gsize plen;
   const guint8 *p = g_bytes_get_data (e->cells, &plen);
-  for (guint i = 0; deltas != NULL && i < cells->len; i++)
+  for (guint i = 0; i < cells->len; i++)
     {
       gsize kl;
       const guint8 *k = g_bytes_get_data (cells->pdata[i], &kl);
       guint8 zero[8] = { 0 };
       gint64 x;
-      if (kl >= plen && memcmp (k, p, plen) == 0 && ab_topk_cell_value (e, k, kl, zero, 8, &x))
+      if (kl < plen || memcmp (k, p, plen) != 0)
+        continue;
+      if (w != NULL)
+        ab_topk_window_note (w, k, kl);
+      if (deltas != NULL && ab_topk_cell_value (e, k, kl, zero, 8, &x))
         sum += g_array_index (deltas, gint64, i);
     }
   return sum;
@@ -430,12 +460,13 @@ ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GP
 {
   if (!ab_topk_has_any (t))
     return TRUE;
+  gint64 now = ab_engine_now_ms (engine);
   g_autoptr (GArray) entries = ab_topk_entry_array_new ();
   for (guint i = 0; i < cells->len; i++)
     {
       gsize kl;
       const guint8 *k = g_bytes_get_data (cells->pdata[i], &kl);
-      if (!ab_topk_entries_of_cell (t, k, kl, entries, error))
+      if (!ab_topk_entries_of_cell (t, k, kl, now, entries, error))
         return FALSE;
     }
   if (entries->len == 0)
@@ -452,21 +483,25 @@ ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GP
   GError *local = NULL;
   if (!ab_store_multi_get (reader, keys, old, &local))
     return ab_engine_propagate (error, local), FALSE;
-  gint64 now = ab_engine_now_ms (engine);
   for (guint i = 0; i < entries->len; i++)
     {
       AbTopkEntry *e = &g_array_index (entries, AbTopkEntry, i);
       GBytes *was = g_array_index (old, AbKv, i).value;
+      g_autoptr (AbTopkWindow) w = ab_topk_window_new (t, e);
       gint64 score;
       /* Inside the write transaction (deltas given) the stored score is the
        * sum of the cells: add this request's share instead of summing them
-       * again. Without one, or after HBase's batch, the cells are summed. */
+       * again. Without one, or after HBase's batch, the cells are summed.
+       * A relative window counts only the cells inside it now; the written
+       * cells' next entry into or exit from it is recorded as a due row. */
       if (deltas != NULL && was != NULL && g_bytes_get_size (was) >= 8)
         score = ab_codec_get_be64 (g_bytes_get_data (was, NULL));
       else if (!ab_topk_score (reader, e, &score, error))
         return FALSE;
-      score += pending (e, cells, deltas);
+      score += pending (e, cells, deltas, w);
       if (!ab_topk_write_entry (t, e, was, score, now, out, error))
+        return FALSE;
+      if (w != NULL && !ab_topk_put_due (t, e, ab_topk_window_next (w), out, error))
         return FALSE;
     }
   return TRUE;

@@ -23,6 +23,7 @@ topk_free (AbTopk *k)
   g_free (k->name);
   g_free (k->ranges);
   g_free (k->constant_ranges);
+  g_free (k->relative_ranges);
   g_free (k->score_table);
   g_free (k);
 }
@@ -319,7 +320,7 @@ group_field_index (const AbSchema *s, const AbGroup *g, const gchar *name)
  * fields after the ranked one take a constant range. */
 static gboolean
 topk_range_item (const AbSchema *s, const AbGroup *g, AbTopk *k, const gchar *item,
-                 const gchar *path, GString *constant, GError **error)
+                 const gchar *path, GString *constant, GString *relative, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit (item, ":", 3);
   if (g_strv_length (parts) != 3 || *parts[0] == '\0')
@@ -343,13 +344,62 @@ topk_range_item (const AbSchema *s, const AbGroup *g, AbTopk *k, const gchar *it
     return ab_model_invalid (error, "%s.ranges: segment field '%s' takes eq only", path, parts[0]);
   if (g_ascii_strcasecmp (parts[1], "in") == 0)
     return ab_model_invalid (error, "%s.ranges: 'in' is not supported in top-K ranges", path);
-  if (strstr (parts[2], "now") != NULL)
+  if (strstr (parts[2], "now") == NULL)
+    {
+      g_string_append_printf (constant, "%s%s:%s:%s", constant->len > 0 ? ";" : "",
+                              g->fields[at].name, parts[1], parts[2]);
+      return TRUE;
+    }
+  /* a window relative to now: re-evaluated as time passes (data-model.md §17.1) */
+  if (at < (gint) k->ranked || g->fields[at].bucket == NULL)
     return ab_model_invalid (error,
-                             "%s.ranges: relative windows ('%s') are not supported; give the "
-                             "window's bounds as bucket texts",
-                             path, parts[2]);
-  g_string_append_printf (constant, "%s%s:%s:%s", constant->len > 0 ? ";" : "", g->fields[at].name,
-                          parts[1], parts[2]);
+                             "%s.ranges: a bound relative to now ('%s') needs a bucketed field "
+                             "after the ranked one; '%s' is not one",
+                             path, parts[2], parts[0]);
+  g_auto (GStrv) values = g_strsplit (parts[2], ",", -1);
+  gboolean bt = g_ascii_strcasecmp (parts[1], "bt") == 0;
+  for (guint i = 0; values[i] != NULL; i++)
+    {
+      gint64 off;
+      if (strstr (values[i], "now") != NULL && !ab_topk_now_offset (values[i], &off))
+        return ab_model_invalid (error,
+                                 "%s.ranges: '%s' is not a bound relative to now (now, or now "
+                                 "then +/-, a number and m, h or d: now-7d)",
+                                 path, values[i]);
+    }
+  if (g_strv_length (values) != (bt ? 2u : 1u))
+    return ab_model_invalid (error, "%s.ranges: '%s' takes %s", path, item,
+                             bt ? "two values (bt:from,to)" : "one value");
+  g_autofree gchar *op = g_ascii_strdown (parts[1], -1);
+  if (!bt && strcmp (op, "eq") != 0 && strcmp (op, "gt") != 0 && strcmp (op, "gte") != 0
+      && strcmp (op, "lt") != 0 && strcmp (op, "lte") != 0)
+    return ab_model_invalid (error, "%s.ranges: unknown op '%s'", path, parts[1]);
+  g_string_append_printf (relative, "%s%s:%s:%s", relative->len > 0 ? ";" : "", g->fields[at].name,
+                          op, parts[2]);
+  return TRUE;
+}
+
+gboolean
+ab_topk_now_offset (const gchar *text, gint64 *offset_ms)
+{
+  const gchar *p = text;
+  while (g_ascii_isspace (*p))
+    p++;
+  if (strncmp (p, "now", 3) != 0)
+    return FALSE;
+  p += 3;
+  *offset_ms = 0;
+  if (*p == '\0')
+    return TRUE;
+  gint sign = *p == '+' ? 1 : *p == '-' ? -1 : 0;
+  if (sign == 0 || !g_ascii_isdigit (p[1]))
+    return FALSE;
+  gchar *end = NULL;
+  guint64 n = g_ascii_strtoull (p + 1, &end, 10);
+  gint64 unit = *end == 'm' ? 60000 : *end == 'h' ? 3600000 : *end == 'd' ? 86400000 : 0;
+  if (unit == 0 || end[1] != '\0' || n > (guint64) (G_GINT64_CONSTANT (1) << 40) / (guint64) unit)
+    return FALSE;
+  *offset_ms = sign * (gint64) n * unit;
   return TRUE;
 }
 
@@ -394,14 +444,17 @@ parse_topk (const AbSchema *s, const AbGroup *g, JsonNode *node, const gchar *pa
   k->score_table = g_steal_pointer (&score);
   k->ranked = (guint) ranked;
   g_autoptr (GString) constant = g_string_new (NULL);
+  g_autoptr (GString) relative = g_string_new (NULL);
   g_auto (GStrv) items = g_strsplit (k->ranges, ";", -1);
   for (guint i = 0; items[i] != NULL; i++)
     {
       g_strstrip (items[i]);
-      if (*items[i] != '\0' && !topk_range_item (s, g, k, items[i], path, constant, error))
+      if (*items[i] != '\0'
+          && !topk_range_item (s, g, k, items[i], path, constant, relative, error))
         return topk_free (k), NULL;
     }
   k->constant_ranges = g_string_free (g_steal_pointer (&constant), FALSE);
+  k->relative_ranges = g_string_free (g_steal_pointer (&relative), FALSE);
   return k;
 }
 

@@ -39,6 +39,8 @@ typedef struct {
   gint32 code;             /* ab_codec_code(name) */
   gchar *ranges;           /* as given ("" = none) */
   gchar *constant_ranges;  /* its constant items, canonical field names ("" = none) */
+  gchar *relative_ranges;  /* its items with a bound relative to now (`now`, `now-7d`, on
+                            * bucketed fields after the ranked one), canonical names ("" = none) */
   gint64 refresh_after_ms; /* -1 = not given */
   gchar *score_table;      /* `table.score` as given, or NULL */
   guint ranked;            /* index of the ranked field in the group's fields */
@@ -84,6 +86,10 @@ const AbGroup *ab_schema_group_by_code (const AbSchema *schema, gint32 code);
 const AbCache *ab_schema_cache_by_code (const AbSchema *schema, gint32 code);
 /* A top-K by name, with its group in *group; NULL when absent. */
 const AbTopk *ab_schema_topk (const AbSchema *schema, const gchar *name, const AbGroup **group);
+
+/* A bound relative to now, as upstream writes them: `now`, or `now` then
+ * + or -, digits and m (minutes), h (hours) or d (days): the offset in ms. */
+gboolean ab_topk_now_offset (const gchar *text, gint64 *offset_ms);
 
 /* The type of a group field's qualifier element: string when bucketed,
  * else the field's own type. */

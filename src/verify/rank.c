@@ -1,6 +1,7 @@
 /* The verifier's top-K rows (docs/data-model.md §17.1): pass 1 walks the
  * stored group cells of ranked groups in key order and derives each entry's
- * rank and score rows from their sum; repair re-scores entries from live cells. */
+ * rank and score rows from their sum (a relative window at the verifier's
+ * clock, or refreshAfterMillis before it); repair re-scores from live cells. */
 #include <string.h>
 #include "verify/verify-private.h"
 #include "engine/topk.h"
@@ -44,13 +45,93 @@ add_entry_rows (AbVerifyRun *run, const AbVerifyTable *t, const AbTopkEntry *e, 
   return TRUE;
 }
 
+typedef struct {
+  gboolean found;
+  gint64 score;
+} Stored;
+
+static gboolean
+stored_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpointer user)
+{
+  Stored *s = user;
+  (void) key, (void) klen;
+  s->found = vlen >= 8;
+  s->score = s->found ? ab_codec_get_be64 (val) : 0;
+  return FALSE;
+}
+
+typedef struct {
+  const AbTopkEntry *e;
+  gint64 score;
+} Sum;
+
+static gboolean
+sum_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpointer user)
+{
+  Sum *s = user;
+  gint64 x;
+  if (ab_topk_cell_value (s->e, key, klen, val, vlen, &x))
+    s->score += x;
+  return TRUE;
+}
+
+/* A relative window moves as time passes and the refresher follows it
+ * within refreshAfterMillis: the stored score is accepted when it is the sum
+ * under the window at the verifier's clock (e->at) or as it stood
+ * refreshAfterMillis (default 1 s) before; else the first is expected. */
+static gint64
+relative_score (AbVerifyRun *run, const AbVerifyTable *t, const AbTopkEntry *e, gint64 score)
+{
+  gint64 since = e->at - ab_topk_refresh_bound (e->topk);
+  g_autofree gchar *then = ab_topk_ranges_text_at (e->group, e->topk, since);
+  g_autofree gchar *now = ab_topk_ranges_text_at (e->group, e->topk, e->at);
+  if (then == NULL || now == NULL || g_str_equal (then, now))
+    return score; /* the window has not moved lately: no refresh can be pending */
+  g_autoptr (GByteArray) sk = ab_topk_score_key (t->desc, e, NULL);
+  Stored stored = { 0 };
+  AbScanRange one = { .start = sk != NULL ? sk->data : NULL,
+                      .start_len = sk != NULL ? sk->len : 0,
+                      .start_inclusive = TRUE,
+                      .stop = sk != NULL ? sk->data : NULL,
+                      .stop_len = sk != NULL ? sk->len : 0,
+                      .stop_inclusive = TRUE,
+                      .limit = 1 };
+  if (sk == NULL || !ab_snapshot_scan (run->snap, &one, stored_visit, &stored, NULL)
+      || stored.score == score)
+    return score;
+  AbTopkEntry before = *e;
+  g_autoptr (GPtrArray) ranges = ab_topk_ranges_at (t->desc, e->group, e->topk, since, NULL);
+  if (ranges == NULL)
+    return score;
+  before.suffix = ranges;
+  Sum sum = { .e = &before };
+  gsize plen;
+  const guint8 *p = g_bytes_get_data (e->cells, &plen);
+  g_autoptr (GByteArray) stop = ab_codec_prefix_upper_bound (p, plen);
+  AbScanRange cells = { .start = p,
+                        .start_len = plen,
+                        .start_inclusive = TRUE,
+                        .stop = stop != NULL ? stop->data : NULL,
+                        .stop_len = stop != NULL ? stop->len : 0 };
+  if (!ab_snapshot_scan (run->snap, &cells, sum_visit, &sum, NULL))
+    return score;
+  if (sum.score == stored.score && (stored.found || sum.score == 0))
+    return sum.score; /* not refreshed yet, and not late */
+  return score;
+}
+
 gboolean
 ab_verify_topk_flush (AbVerifyRun *run)
 {
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < run->rank_entries->len; i++)
-    ok = add_entry_rows (run, run->rank_table, &g_array_index (run->rank_entries, AbTopkEntry, i),
-                         g_array_index (run->rank_scores, gint64, i));
+    {
+      const AbTopkEntry *e = &g_array_index (run->rank_entries, AbTopkEntry, i);
+      gint64 score = g_array_index (run->rank_scores, gint64, i);
+      if (ab_topk_is_relative (e->topk))
+        score = relative_score (run, run->rank_table, e, score);
+      ok = add_entry_rows (run, run->rank_table, e, score);
+    }
   g_array_set_size (run->rank_entries, 0);
   g_array_set_size (run->rank_scores, 0);
   return ok;
@@ -76,7 +157,7 @@ ab_verify_topk_cell (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key
     }
   run->rank_table = t;
   /* ranges that no longer parse leave nothing derivable: the cell adds nothing */
-  if (!ab_topk_entries_of_cell (t->desc, key, klen, entries, NULL))
+  if (!ab_topk_entries_of_cell (t->desc, key, klen, ab_engine_now_ms (run->engine), entries, NULL))
     return TRUE;
   g_array_set_size (run->rank_scores, entries->len);
   for (guint i = 0; i < entries->len; i++)
@@ -103,7 +184,6 @@ static gboolean
 plan_rescore (AbStore *reader, AbBatch *batch, gpointer data, GError **error)
 {
   const Rescore *r = data;
-  gint64 now = ab_engine_now_ms (r->run->engine);
   for (guint i = 0; i < r->entries->len; i++)
     {
       const AbTopkEntry *e = &g_array_index (r->entries, AbTopkEntry, i);
@@ -111,7 +191,7 @@ plan_rescore (AbStore *reader, AbBatch *batch, gpointer data, GError **error)
       g_autoptr (GBytes) old = NULL;
       gint64 score;
       if (sk == NULL || !ab_store_get (reader, sk->data, sk->len, &old, error)
-          || !ab_topk_rewrite_entry (reader, r->t->desc, e, old, now, &score, batch, error))
+          || !ab_topk_rescore_entry (reader, r->t->desc, e, old, &score, batch, error))
         return FALSE;
       if (r->key != NULL && (r->rank_score != score || score == 0))
         ab_batch_delete (batch, r->key, r->klen); /* not the entry's rank row */
@@ -139,7 +219,7 @@ ab_verify_topk_repair (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *k
   AbTopkEntry e;
   AbKeyPeek p;
   Rescore r = { .run = run, .t = t, .entries = entries };
-  if (!ab_topk_entry_of_row (t->desc, key, klen, &e, &r.rank_score))
+  if (!ab_topk_entry_of_row (t->desc, key, klen, ab_engine_now_ms (run->engine), &e, &r.rank_score))
     return ab_store_delete (ab_engine_store (run->engine), key, klen, error); /* names no entry */
   g_array_append_val (entries, e);
   if (ab_verify_peek (key, klen, &p) && p.type == AB_ROW_TOPK_RANK)
@@ -158,7 +238,7 @@ ab_verify_topk_rescore_cell (AbVerifyRun *run, const AbVerifyTable *t, const gui
   Rescore r = { .run = run, .t = t, .entries = entries };
   if (!t->ranked)
     return TRUE;
-  if (!ab_topk_entries_of_cell (t->desc, key, klen, entries, error))
+  if (!ab_topk_entries_of_cell (t->desc, key, klen, ab_engine_now_ms (run->engine), entries, error))
     return FALSE;
   return entries->len == 0 || rescore (run, &r, error);
 }

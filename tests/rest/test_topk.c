@@ -1,7 +1,8 @@
 /* REST suite for top-K over groups (lmdb and memory; hbase under
  * hbase-suites.sh): random inserts, deletes and out-of-order versions, then
  * updates that move item, bucket and segment; every page of every ranking
- * compared with a model computed here from the same events; bad requests. */
+ * (constant windows and windows relative to the server's clock) compared
+ * with a model computed here from the same events; bad requests. */
 #include <string.h>
 #include "rest_harness.h"
 
@@ -37,7 +38,8 @@ ok (const gchar *method, const gchar *path, const gchar *body)
 }
 
 /* Four shapes (target; target+window; target+filter; target+filter+window)
- * over COUNT groups, and a SUM group whose scores can be negative. */
+ * over COUNT groups, windows relative to now (recent, seg_recent), and a SUM
+ * group whose scores can be negative. */
 static const gchar *VIEWS_T
     = "{\"table\":\"views\",\"storage\":\"datastore://shop/views\",\"comment\":\"\","
       "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"long\",\"comment\":\"\"},"
@@ -55,7 +57,8 @@ static const gchar *VIEWS_T
       "\"fields\":[{\"name\":\"item\"},{\"name\":\"at\",\"bucket\":{\"type\":\"date\","
       "\"unit\":\"day\",\"timezone\":\"UTC\",\"format\":\"yyyyMMdd\"}}],"
       "\"aggregations\":{\"topk\":[{\"topk\":\"top_window\","
-      "\"ranges\":\"at:bt:20250102,20250103\"}]}},"
+      "\"ranges\":\"at:bt:20250102,20250103\"},"
+      "{\"topk\":\"recent\",\"ranges\":\"at:bt:now-2d,now\",\"refreshAfterMillis\":1000}]}},"
       "{\"group\":\"by_seg_item\",\"type\":\"COUNT\",\"directionType\":\"OUT\","
       "\"fields\":[{\"name\":\"seg\"},{\"name\":\"item\"}],"
       "\"aggregations\":{\"topk\":[{\"topk\":\"top_seg\",\"ranges\":\"seg:eq:{seg}\"}]}},"
@@ -63,7 +66,8 @@ static const gchar *VIEWS_T
       "\"fields\":[{\"name\":\"seg\"},{\"name\":\"item\"},{\"name\":\"at\",\"bucket\":{"
       "\"type\":\"date\",\"unit\":\"day\",\"timezone\":\"UTC\",\"format\":\"yyyyMMdd\"}}],"
       "\"aggregations\":{\"topk\":[{\"topk\":\"top_seg_window\","
-      "\"ranges\":\"seg:eq:{seg};at:gte:20250103\"}]}},"
+      "\"ranges\":\"seg:eq:{seg};at:gte:20250103\"},"
+      "{\"topk\":\"seg_recent\",\"ranges\":\"seg:eq:{seg};at:gte:now-1d\"}]}},"
       "{\"group\":\"sum_w\",\"type\":\"SUM\",\"valueField\":\"w\",\"directionType\":\"OUT\","
       "\"fields\":[{\"name\":\"item\"}],\"aggregations\":{\"topk\":[{\"topk\":\"top_w\"}]}}"
       "]}}";
@@ -92,13 +96,23 @@ insert_item (const gchar *type, gint64 version, gint user, gint id, const Edge *
 
 static void read_back_properties (void);
 
+/* The server's clock (real time): relative windows are evaluated against it. */
+static gint64
+real_ms (void)
+{
+  return g_get_real_time () / 1000;
+}
+
+/* Half the events in the days after DAY0 (constant windows), half from
+ * three days before today to tomorrow (relative windows). */
 static void
 random_props (GRand *r, Edge *e)
 {
   e->item = g_rand_int_range (r, 1, ITEMS + 1);
   e->seg[0] = g_rand_boolean (r) ? 'a' : 'b';
   e->seg[1] = '\0';
-  e->at = DAY0 + g_rand_int_range (r, 0, DAYS) * DAY_MS + g_rand_int_range (r, 0, 1000000);
+  gint64 base = g_rand_boolean (r) ? DAY0 : (real_ms () / DAY_MS - 3) * DAY_MS;
+  e->at = base + g_rand_int_range (r, 0, DAYS + 1) * DAY_MS + g_rand_int_range (r, 0, 1000000);
   e->w = g_rand_int_range (r, -3, 6);
 }
 
@@ -212,6 +226,23 @@ segment_window (const Edge *e, const gchar *seg)
   return segment (e, seg) && (e->at - DAY0) / DAY_MS >= 2;
 }
 
+/* Windows relative to now: the day buckets (UTC) from two days before
+ * today to today; and from yesterday on, in the segment. */
+static gint64 today;
+
+static gboolean
+recent (const Edge *e, const gchar *seg)
+{
+  (void) seg;
+  gint64 d = e->at / DAY_MS;
+  return d >= today - 2 && d <= today;
+}
+static gboolean
+segment_recent (const Edge *e, const gchar *seg)
+{
+  return segment (e, seg) && e->at / DAY_MS >= today - 1;
+}
+
 /* The expected ranking: (score, item) pairs, score DESC then item ASC, zero left out. */
 static guint
 expected (gint user, Counts counts, const gchar *seg, gboolean sum, gint64 out[][2])
@@ -299,15 +330,26 @@ check_ranking (const gchar *topk, gint user, const gchar *seg, Counts counts, gb
 static void
 check_all (void)
 {
+  /* The windows relative to now move at UTC midnight, and the server
+   * follows within refreshAfterMillis: too close to it, they are left out. */
+  gint64 now = real_ms ();
+  gboolean relative = (now / DAY_MS + 1) * DAY_MS - now > 60000 && now % DAY_MS > 5000;
+  today = now / DAY_MS;
+  if (!relative)
+    g_printerr ("test_topk: near UTC midnight, relative windows not compared this round\n");
   for (gint u = 1; u <= USERS; u++)
     {
       check_ranking ("top", u, NULL, all_cells, FALSE);
       check_ranking ("top_window", u, NULL, window, FALSE);
       check_ranking ("top_w", u, NULL, all_cells, TRUE);
+      if (relative)
+        check_ranking ("recent", u, NULL, recent, FALSE);
       for (const gchar *seg = "a"; seg != NULL; seg = seg[0] == 'a' ? "b" : NULL)
         {
           check_ranking ("top_seg", u, seg, segment, FALSE);
           check_ranking ("top_seg_window", u, seg, segment_window, FALSE);
+          if (relative)
+            check_ranking ("seg_recent", u, seg, segment_recent, FALSE);
         }
     }
 }
@@ -335,7 +377,7 @@ START_TEST (definitions_listed)
 {
   create_tables ();
   g_autoptr (JsonNode) l = ok ("GET", "/graph/v3/aggregations", NULL);
-  ck_assert_uint_eq (ab_json_len (l, "topk"), 5);
+  ck_assert_uint_eq (ab_json_len (l, "topk"), 7);
   ck_assert_str_eq (ab_json_str (l, "topk.0.type"), "TOPK");
   ck_assert_str_eq (ab_json_str (l, "topk.0.database"), "shop");
   ck_assert_str_eq (ab_json_str (l, "topk.0.table"), "views");
@@ -360,14 +402,17 @@ START_TEST (bad_requests)
   ab_expect_error (&srv, "GET", VIEWS "/edges/topk/top_seg?entity=1&filters=item:eq:1", NULL, 400,
                    "segment fields only");
   ab_expect_error (&srv, "GET", VIEWS "/edges/topk/top?entity=1&offset=AAAA", NULL, 400, "offset");
-  /* definitions: ttl groups, relative windows, unknown fields, the ranked field, duplicates */
+  /* definitions: ttl groups, unknown fields, bad relative bounds, the ranked field */
   const gchar *bad[][2] = {
     { "\"ttl\":1000,", "has a ttl" },
     { "", "not a field of group" },
-    { "", "relative windows" },
+    { "", "not a bound relative to now" },
+    { "", "not a bound relative to now" },
+    { "", "takes two values" },
     { "", "cannot be restricted" },
   };
-  const gchar *ranges[] = { "", "nope:eq:1", "at:gte:now-7d", "item:eq:3" };
+  const gchar *ranges[]
+      = { "", "nope:eq:1", "at:gte:now-7w", "at:bt:now-1d,nowish", "at:bt:now-1d", "item:eq:3" };
   for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
     {
       g_autofree gchar *body = g_strdup_printf (

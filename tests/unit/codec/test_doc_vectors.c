@@ -763,6 +763,18 @@ check_topk_value (Ctx *c)
 }
 
 static gboolean
+check_topk_due (Ctx *c)
+{
+  static const gchar *const keys[] = { "due", "score-key", "hex", NULL };
+  gint64 due;
+  g_autoptr (GByteArray) sk = check_keys (c, keys) ? parse_hex (c, need (c, "score-key")) : NULL;
+  if (sk == NULL || !parse_int (c, need (c, "due"), G_MININT64, G_MAXINT64, &due))
+    return FALSE;
+  g_autoptr (GByteArray) key = ab_topk_due_key_of (sk->data, sk->len, due);
+  return expect_hex (c, "hex", key->data, key->len);
+}
+
+static gboolean
 check_plus_one (Ctx *c)
 {
   static const gchar *const keys[] = { "input", "wraps", "hex", NULL };
@@ -823,6 +835,7 @@ static const struct {
   { "lock-value", check_lock_value },
   { "counter", check_counter },
   { "topk-value", check_topk_value },
+  { "topk-due", check_topk_due },
   { "plus-one", check_plus_one },
   { "upper-bound", check_upper_bound },
   { "token", check_token },

@@ -1,12 +1,14 @@
 /* Top-K rank (-7) and score (-8) rows under the verifier: after random writes
  * a table with three rankings verifies clean, in shards too; a deleted, moved,
- * orphan or stale row and a damaged group cell are found and repaired. */
+ * orphan or stale row and a damaged group cell are found and repaired; a
+ * window relative to now is checked at the verifier's (fake) clock. */
 #include <string.h>
 #include "verify_fixture.h"
 #include "codec/bytes.h"
 #include "codec/keys.h"
 #include "engine/topk.h"
 #include "ab_check.h"
+#include "../../hbase/hbase_test_uri.h"
 
 static const gchar *VIEWS
     = "{\"table\":\"views\",\"storage\":\"datastore://db/views\",\"comment\":\"\","
@@ -96,7 +98,7 @@ rows_of (gint8 type, const gchar *topk)
         continue;
       if (topk != NULL)
         {
-          ck_assert (ab_topk_entry_of_row (t, k, len, &e, NULL));
+          ck_assert (ab_topk_entry_of_row (t, k, len, 0, &e, NULL));
           gboolean same = g_str_equal (e.topk->name, topk);
           ab_topk_entry_clear (&e);
           if (!same)
@@ -181,7 +183,7 @@ START_TEST (damaged_rows)
     {
       gsize len;
       const guint8 *k = g_bytes_get_data (g_array_index (ranks, AbKv, i).key, &len);
-      ck_assert (ab_topk_entry_of_row (t, k, len, &e[i], &score[i]));
+      ck_assert (ab_topk_entry_of_row (t, k, len, 0, &e[i], &score[i]));
       ck_assert_int_ne (score[i], 0);
     }
   /* a deleted rank row */
@@ -202,7 +204,7 @@ START_TEST (damaged_rows)
   AbTopkEntry e3;
   gint64 s3;
   const guint8 *k3 = g_bytes_get_data (g_array_index (ranks, AbKv, 3).key, &len);
-  ck_assert (ab_topk_entry_of_row (t, k3, len, &e3, &s3));
+  ck_assert (ab_topk_entry_of_row (t, k3, len, 0, &e3, &s3));
   g_autoptr (GByteArray) sk = ab_topk_score_key (t, &e3, NULL);
   put_row (sk, s3 + 3);
   expect (2, 1, 2, 0, "damaged rank and score rows");
@@ -253,6 +255,170 @@ START_TEST (damaged_cell)
 }
 END_TEST
 
+/* ---- a window relative to now ---- */
+
+static const gchar *RECENT
+    = "{\"table\":\"recent\",\"storage\":\"datastore://db/recent\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
+      "\"properties\":[{\"name\":\"item\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
+      "{\"name\":\"at\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"}],"
+      "\"indexes\":[],\"groups\":["
+      "{\"group\":\"by_item_day\",\"type\":\"COUNT\",\"directionType\":\"OUT\","
+      "\"fields\":[{\"name\":\"item\"},{\"name\":\"at\",\"bucket\":{\"type\":\"date\","
+      "\"unit\":\"day\",\"timezone\":\"UTC\",\"format\":\"yyyyMMdd\"}}],"
+      "\"aggregations\":{\"topk\":[{\"topk\":\"recent\",\"ranges\":\"at:bt:now-1d,now\","
+      "\"refreshAfterMillis\":60000}]}}]}}";
+
+#define T_NOON G_GINT64_CONSTANT (1735905600000) /* 2025-01-03T12:00:00Z */
+
+static _Atomic gint64 fake_ms;
+
+static gint64
+fake_now (gpointer data)
+{
+  (void) data;
+  return atomic_load (&fake_ms);
+}
+
+/* vf_open with the engine on a fake clock and no background maintenance. */
+static void
+open_clocked (guint store)
+{
+  g_autoptr (GError) error = NULL;
+  AbEngineConfig cfg;
+  env.tmpdir = store == VF_LMDB ? g_dir_make_tmp ("ab-verify-XXXXXX", NULL) : NULL;
+  if (store == VF_HBASE)
+    env.uri = ab_hbase_test_uri ("verify", 1);
+  else
+    env.uri = env.tmpdir != NULL ? g_strdup_printf ("lmdb:%s?sync=0", env.tmpdir)
+                                 : g_strdup ("memory:");
+  ck_assert_msg (env.uri != NULL, "store %u needs AB_HBASE_ADDR", store);
+  AbStore *inner = ab_store_open (env.uri, &error);
+  ck_assert_msg (inner != NULL, "open %s: %s", env.uri, error ? error->message : "");
+  env.fault = ab_store_fault_new (inner);
+  ab_engine_config_init (&cfg);
+  cfg.lock_retries = 5;
+  cfg.lock_backoff_ms = 10;
+  cfg.cache_prune_ms = 0;
+  cfg.ttl_sweep_ms = 0;
+  cfg.now_ms = fake_now;
+  atomic_store (&fake_ms, T_NOON);
+  env.engine = ab_engine_open_store (env.fault, &cfg, &error);
+  ck_assert_msg (env.engine != NULL, "engine: %s", error ? error->message : "");
+}
+
+/* Stored rows of one record type, any table. */
+static GArray *
+rows_of_type (gint8 type)
+{
+  AbScanRange all = { 0 };
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  GArray *out = ab_kv_array_new ();
+  ck_assert (ab_store_scan (ab_engine_store (env.engine), &all, rows, NULL));
+  for (guint i = 0; i < rows->len; i++)
+    {
+      AbKv *kv = &g_array_index (rows, AbKv, i);
+      gsize len;
+      const guint8 *k = g_bytes_get_data (kv->key, &len);
+      if (row_type (k, len) != type)
+        continue;
+      AbKv copy = { g_bytes_ref (kv->key), g_bytes_ref (kv->value) };
+      g_array_append_val (out, copy);
+    }
+  return out;
+}
+
+/* The stored score of each `recent` entry against the sum of its cells
+ * under the window at the clock: how many differ. */
+static guint
+stale_entries (void)
+{
+  g_autoptr (AbTableDesc) t = ab_catalog_get_table (ab_engine_catalog (env.engine), "db", "recent");
+  AbScanRange all = { 0 };
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  guint stale = 0;
+  ck_assert (ab_store_scan (ab_engine_store (env.engine), &all, rows, NULL));
+  for (guint i = 0; i < rows->len; i++)
+    {
+      gsize len;
+      const guint8 *k = g_bytes_get_data (g_array_index (rows, AbKv, i).key, &len);
+      AbTopkEntry e;
+      gint64 score;
+      if (row_type (k, len) != AB_ROW_TOPK_SCORE)
+        continue;
+      ck_assert (ab_topk_entry_of_row (t, k, len, atomic_load (&fake_ms), &e, NULL));
+      ck_assert (ab_topk_score (ab_engine_store (env.engine), &e, &score, NULL));
+      stale += score
+               != ab_codec_get_be64 (g_bytes_get_data (g_array_index (rows, AbKv, i).value, NULL));
+      ab_topk_entry_clear (&e);
+    }
+  return stale;
+}
+
+static guint64
+findings (void)
+{
+  VfResult r;
+  guint64 n = 0;
+  vf_verify (&env, 0, 1, FALSE, &r);
+  for (guint c = 0; c < AB_MISMATCH_N_CLASSES; c++)
+    n += r.stats.mismatches[c];
+  vf_result_clear (&r);
+  return n;
+}
+
+/* Cells of five days around now; at each midnight a day leaves the
+ * window and one enters: unrefreshed entries are accepted for
+ * refreshAfterMillis (60 s),
+ * found after it and repaired; the refresher keeps them clean; a deleted
+ * rank row of the relative ranking is found and repaired. */
+START_TEST (relative_window)
+{
+  open_clocked ((guint) _i);
+  vf_create_table (&env, "db", RECENT);
+  g_autoptr (GRand) r = g_rand_new_with_seed (5 + (guint) _i);
+  g_autoptr (GString) b = g_string_new ("{\"mutations\":[");
+  for (guint i = 0; i < 60; i++)
+    g_string_append_printf (
+        b,
+        "%s{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"u%d\","
+        "\"target\":\"p%u\",\"properties\":{\"item\":%d,\"at\":%" G_GINT64_FORMAT "}}}",
+        i ? "," : "", g_rand_int_range (r, 0, 3), i, g_rand_int_range (r, 0, 5),
+        T_NOON + g_rand_int_range (r, -2, 3) * DAY_MS);
+  g_string_append (b, "]}");
+  vf_mutate_free (&env, "db", "recent", FALSE, b->str);
+  ck_assert_uint_eq (findings (), 0);
+  ck_assert_uint_eq (stale_entries (), 0);
+  g_autoptr (GArray) before = rows_of_type (AB_ROW_TOPK_RANK);
+  ck_assert_uint_gt (before->len, 5);
+  /* 1 ms past midnight: the day before yesterday has left, nothing refreshed */
+  gint64 midnight = (T_NOON / DAY_MS + 1) * DAY_MS;
+  atomic_store (&fake_ms, midnight + 1);
+  ck_assert_uint_gt (stale_entries (), 0);
+  ck_assert_uint_eq (findings (), 0); /* stale by less than refreshAfterMillis */
+  atomic_store (&fake_ms, midnight + 60001);
+  ck_assert_uint_gt (findings (), 0); /* late */
+  repair (findings (), "repaired at the verifier's clock");
+  ck_assert_uint_eq (stale_entries (), 0);
+  /* the next day leaves at the next midnight: the refresher follows */
+  atomic_store (&fake_ms, midnight + DAY_MS + 120000);
+  ck_assert_uint_gt (stale_entries (), 0);
+  ck_assert (ab_engine_maintain (env.engine, NULL, NULL, NULL));
+  ck_assert_uint_eq (stale_entries (), 0);
+  ck_assert_uint_eq (findings (), 0);
+  /* a deleted rank row */
+  g_autoptr (GArray) ranks = rows_of_type (AB_ROW_TOPK_RANK);
+  ck_assert_uint_gt (ranks->len, 0);
+  gsize len;
+  const guint8 *k0 = g_bytes_get_data (g_array_index (ranks, AbKv, 0).key, &len);
+  ck_assert (ab_store_delete (ab_engine_store (env.engine), k0, len, NULL));
+  ck_assert_uint_eq (findings (), 1);
+  repair (1, "a deleted rank row");
+  vf_close (&env);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -261,6 +427,7 @@ main (void)
   tcase_set_timeout (tc, 180);
   tcase_add_loop_test (tc, damaged_rows, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, damaged_cell, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, relative_window, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }
