@@ -29,6 +29,19 @@ ab_lib_require (gconstpointer p, const gchar *what, GError **error)
   return FALSE;
 }
 
+gboolean
+ab_lib_names_ok (AbDb *db, const char *database, const char *table, GError **error)
+{
+  return ab_lib_require (db, "db", error) && ab_lib_require (database, "database", error)
+         && ab_lib_require (table, "table", error);
+}
+
+gint
+ab_lib_limit (guint limit)
+{
+  return limit == 0 ? -1 : (gint) MIN (limit, G_MAXINT);
+}
+
 void
 ab_lib_propagate (GError **dst, GError *src)
 {

@@ -206,8 +206,7 @@ gboolean
 ab_db_alter_table_json (AbDb *db, const char *database, const char *table, const char *json,
                         GError **error)
 {
-  if (!ab_lib_require (db, "db", error) || !ab_lib_require (database, "database", error)
-      || !ab_lib_require (table, "table", error) || !ab_lib_require (json, "json", error))
+  if (!ab_lib_names_ok (db, database, table, error) || !ab_lib_require (json, "json", error))
     return FALSE;
   GError *local = NULL;
   g_autoptr (JsonNode) body = ab_model_json_parse (json, -1, &local);
@@ -229,8 +228,7 @@ ab_db_alter_table_json (AbDb *db, const char *database, const char *table, const
 gboolean
 ab_db_drop_table (AbDb *db, const char *database, const char *table, GError **error)
 {
-  if (!ab_lib_require (db, "db", error) || !ab_lib_require (database, "database", error)
-      || !ab_lib_require (table, "table", error))
+  if (!ab_lib_names_ok (db, database, table, error))
     return FALSE;
   GError *local = NULL;
   const gboolean inactive = FALSE;

@@ -51,8 +51,7 @@ AbDbIter *
 ab_db_scan_iter (AbDb *db, const char *database, const char *table, const AbDbScan *scan,
                  GError **error)
 {
-  if (!ab_lib_require (db, "db", error) || !ab_lib_require (database, "database", error)
-      || !ab_lib_require (table, "table", error) || !ab_lib_require (scan, "scan", error))
+  if (!ab_lib_names_ok (db, database, table, error) || !ab_lib_require (scan, "scan", error))
     return NULL;
   AbDbIter *it = g_new0 (AbDbIter, 1);
   it->db = db;

@@ -24,6 +24,11 @@ void ab_lib_propagate (GError **dst, GError *src);
 /* A NULL argument that must not be: INVALID naming it. */
 gboolean ab_lib_require (gconstpointer p, const gchar *what, GError **error);
 
+/* db, database and table given (INVALID naming the missing one). */
+gboolean ab_lib_names_ok (AbDb *db, const char *database, const char *table, GError **error);
+/* A public limit (0: the default) as the engine's (< 0: the default). */
+gint ab_lib_limit (guint limit);
+
 /* A frame of edges as the public list (takes frame). */
 AbDbEdges *ab_lib_edges_new (AbEdgeFrame *frame);
 

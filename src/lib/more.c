@@ -11,21 +11,31 @@ text_of (AbDbValue v)
   return ab_value_is_null (&view) ? NULL : ab_value_to_string (&view);
 }
 
+/* The checks and the text forms a seek or an agg starts with. */
+static gboolean
+read_texts (AbDb *db, const char *database, const char *table, AbDbValue start,
+            const AbDbPredicate *ranges, guint n_ranges, gchar **stext, gchar **rtext,
+            GError **error)
+{
+  if (!ab_lib_names_ok (db, database, table, error)
+      || !ab_lib_ranges_text (ranges, n_ranges, rtext, error))
+    return FALSE;
+  *stext = text_of (start);
+  return TRUE;
+}
+
 AbDbEdges *
 ab_db_seek (AbDb *db, const char *database, const char *table, const char *cache, AbDbValue start,
             AbDbDirection direction, guint limit, const AbDbPredicate *ranges, guint n_ranges,
             const char *resume, GError **error)
 {
-  if (!ab_lib_require (db, "db", error) || !ab_lib_require (database, "database", error)
-      || !ab_lib_require (table, "table", error))
-    return NULL;
-  g_autofree gchar *rtext = NULL, *stext = text_of (start);
-  if (!ab_lib_ranges_text (ranges, n_ranges, &rtext, error))
+  g_autofree gchar *rtext = NULL, *stext = NULL;
+  if (!read_texts (db, database, table, start, ranges, n_ranges, &stext, &rtext, error))
     return NULL;
   AbSeekParams p = { .cache = cache,
                      .start = stext,
                      .direction = (AbQueryDirection) direction,
-                     .limit = limit == 0 ? -1 : (gint) MIN (limit, G_MAXINT),
+                     .limit = ab_lib_limit (limit),
                      .ranges = rtext,
                      .offset = resume };
   GError *local = NULL;
@@ -44,17 +54,14 @@ ab_db_agg (AbDb *db, const char *database, const char *table, const char *group,
            AbDbDirection direction, const AbDbPredicate *ranges, guint n_ranges, guint limit,
            GError **error)
 {
-  if (!ab_lib_require (db, "db", error) || !ab_lib_require (database, "database", error)
-      || !ab_lib_require (table, "table", error))
-    return NULL;
-  g_autofree gchar *rtext = NULL, *stext = text_of (start);
-  if (!ab_lib_ranges_text (ranges, n_ranges, &rtext, error))
+  g_autofree gchar *rtext = NULL, *stext = NULL;
+  if (!read_texts (db, database, table, start, ranges, n_ranges, &stext, &rtext, error))
     return NULL;
   AbAggParams p = { .group = group,
                     .start = stext,
                     .direction = (AbQueryDirection) direction,
                     .ranges = rtext,
-                    .limit = limit == 0 ? -1 : (gint) MIN (limit, G_MAXINT) };
+                    .limit = ab_lib_limit (limit) };
   GError *local = NULL;
   AbAggResult *r = ab_engine_agg (db->engine, database, table, &p, &local);
   if (r == NULL)
@@ -117,7 +124,7 @@ hop_of (const AbDbHop *in, AbHop *out, gchar **text, GError **error)
                   .cache = in->cache,
                   .index = in->index,
                   .direction = (AbQueryDirection) in->direction,
-                  .limit = in->limit == 0 ? -1 : (gint) MIN (in->limit, G_MAXINT),
+                  .limit = ab_lib_limit (in->limit),
                   .ranges = *text };
   return TRUE;
 }
@@ -133,7 +140,7 @@ ab_db_multihop (AbDb *db, const char *database, const AbDbValue *starts, guint n
   AbMultihopParams p = { .database = database,
                          .dedup = dedup,
                          .order_by_hits = order_by_hits,
-                         .limit = limit == 0 ? -1 : (gint) MIN (limit, G_MAXINT) };
+                         .limit = ab_lib_limit (limit) };
   if (!hop_of (first, &p.hops[0], &r1, error) || !hop_of (second, &p.hops[1], &r2, error))
     return NULL;
   g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);

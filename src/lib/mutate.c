@@ -129,8 +129,7 @@ AbDbResults *
 ab_db_mutate (AbDb *db, const char *database, const char *table, const AbDbBatch *batch,
               const AbDbMutateOptions *opts, GError **error)
 {
-  if (!ab_lib_require (db, "db", error) || !ab_lib_require (database, "database", error)
-      || !ab_lib_require (table, "table", error) || !ab_lib_require (batch, "batch", error))
+  if (!ab_lib_names_ok (db, database, table, error) || !ab_lib_require (batch, "batch", error))
     return NULL;
   if (batch->kind == KIND_MIXED)
     return g_set_error (error, AB_DB_ERROR, AB_DB_ERROR_INVALID,

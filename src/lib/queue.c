@@ -90,7 +90,7 @@ ab_db_queue_poll (AbDb *db, const char *ns, const char *queue, guint partition,
     return NULL;
   GError *local = NULL;
   AbQueuePage *page = ab_queue_poll (db->engine, ns, queue, partition, offset, NULL,
-                                     limit == 0 ? -1 : (gint) MIN (limit, G_MAXINT), &local);
+                                     ab_lib_limit (limit), &local);
   if (page == NULL)
     return ab_lib_propagate (error, local), NULL;
   AbDbPoll *p = g_new0 (AbDbPoll, 1);

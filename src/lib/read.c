@@ -13,18 +13,11 @@ wrap (AbEdgeFrame *frame, GError *local, GError **error)
   return ab_lib_edges_new (frame);
 }
 
-static gboolean
-names_ok (AbDb *db, const char *database, const char *table, GError **error)
-{
-  return ab_lib_require (db, "db", error) && ab_lib_require (database, "database", error)
-         && ab_lib_require (table, "table", error);
-}
-
 AbDbEdges *
 ab_db_get (AbDb *db, const char *database, const char *table, AbDbValue source, AbDbValue target,
            GError **error)
 {
-  if (!names_ok (db, database, table, error))
+  if (!ab_lib_names_ok (db, database, table, error))
     return NULL;
   AbValue s, t;
   ab_lib_value_view (source, &s);
@@ -50,7 +43,7 @@ ab_db_mget (AbDb *db, const char *database, const char *table, const AbDbValue *
             guint n_sources, const AbDbValue *targets, guint n_targets,
             const AbDbPredicate *filters, guint n_filters, GError **error)
 {
-  if (!names_ok (db, database, table, error))
+  if (!ab_lib_names_ok (db, database, table, error))
     return NULL;
   g_autofree AbValue *srcs = views (sources, n_sources);
   g_autofree AbValue *tgts = views (targets, n_targets);
@@ -66,7 +59,7 @@ AbDbEdges *
 ab_db_get_ids (AbDb *db, const char *database, const char *table, const AbDbValue *ids, guint n_ids,
                GError **error)
 {
-  if (!names_ok (db, database, table, error))
+  if (!ab_lib_names_ok (db, database, table, error))
     return NULL;
   g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < n_ids; i++)
@@ -98,7 +91,7 @@ gboolean
 ab_db_counts (AbDb *db, const char *database, const char *table, const AbDbValue *nodes,
               guint n_nodes, AbDbDirection direction, gint64 *counts, GError **error)
 {
-  if (!names_ok (db, database, table, error))
+  if (!ab_lib_names_ok (db, database, table, error))
     return FALSE;
   for (guint i = 0; i < n_nodes; i++)
     {
@@ -123,7 +116,7 @@ ab_lib_scan_page (AbDb *db, const char *database, const char *table, const AbDbS
   g_autofree AbRangeSpec *filters = ab_lib_specs (scan->filters, scan->n_filters, &fstore);
   AbScanParams p = { .index = scan->index,
                      .direction = (AbQueryDirection) scan->direction,
-                     .limit = scan->limit == 0 ? -1 : (gint) MIN (scan->limit, G_MAXINT),
+                     .limit = ab_lib_limit (scan->limit),
                      .offset = resume,
                      .start_value = &start,
                      .range_specs = ranges,
@@ -141,7 +134,7 @@ ab_lib_scan_page (AbDb *db, const char *database, const char *table, const AbDbS
 AbDbEdges *
 ab_db_scan (AbDb *db, const char *database, const char *table, const AbDbScan *scan, GError **error)
 {
-  if (!names_ok (db, database, table, error) || !ab_lib_require (scan, "scan", error))
+  if (!ab_lib_names_ok (db, database, table, error) || !ab_lib_require (scan, "scan", error))
     return NULL;
   AbEdgeFrame *f = ab_lib_scan_page (db, database, table, scan, scan->resume, FALSE, error);
   return f != NULL ? ab_lib_edges_new (f) : NULL;
