@@ -9,7 +9,7 @@ command -v python3 >/dev/null || { echo "python3 missing"; exit 77; }
 pre=$(ldd "$lib" | awk '/libasan|libubsan/ { print $3 }' | tr '\n' ':')
 if [ -n "$pre" ]; then
   LD_PRELOAD="${pre%:}"
-  ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   export LD_PRELOAD ASAN_OPTIONS
 fi
 ACTIONBASE_LIB="$lib" PYTHONPATH="${srcdir:-.}/src/lib/python" \
