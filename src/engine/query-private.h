@@ -9,6 +9,8 @@
 AbEdgeOut *ab_edge_out_new (void);
 void ab_edge_out_free (AbEdgeOut *e);
 void ab_edge_out_add (AbEdgeOut *e, const AbField *field, const AbValue *v);
+/* The same moving *v in (left null) instead of copying it. */
+void ab_edge_out_take (AbEdgeOut *e, const AbField *field, AbValue *v);
 const AbValue *ab_edge_out_lookup (const gchar *field, gpointer data);
 AbEdgeFrame *ab_edge_frame_new (void);
 void ab_edge_frame_filter (AbEdgeFrame *f, GPtrArray *filters);

@@ -35,8 +35,9 @@ AbEdgeOut *
 ab_edge_out_new (void)
 {
   AbEdgeOut *e = g_new0 (AbEdgeOut, 1);
-  e->names = g_ptr_array_new ();
-  e->values = g_array_new (FALSE, TRUE, sizeof (AbValue));
+  /* room for a typical edge's properties: no regrowth while filling */
+  e->names = g_ptr_array_sized_new (4);
+  e->values = g_array_sized_new (FALSE, TRUE, sizeof (AbValue), 4);
   g_array_set_clear_func (e->values, (GDestroyNotify) ab_value_clear);
   return e;
 }
@@ -51,6 +52,16 @@ ab_edge_out_add (AbEdgeOut *e, const AbField *field, const AbValue *v)
   ab_value_copy (&copy, v);
   g_ptr_array_add (e->names, field->name);
   g_array_append_val (e->values, copy);
+}
+
+void
+ab_edge_out_take (AbEdgeOut *e, const AbField *field, AbValue *v)
+{
+  if (ab_value_is_null (v) || field->name[0] == '_')
+    return;
+  g_ptr_array_add (e->names, field->name);
+  g_array_append_val (e->values, *v);
+  *v = (AbValue) AB_VALUE_INIT;
 }
 
 AbEdgeFrame *

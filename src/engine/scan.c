@@ -215,16 +215,16 @@ ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir, const AbVal
       g_free (e);
       return NULL;
     }
+  /* the decoded target and properties move into the edge, uncopied */
   gboolean flip = dir == AB_QDIR_IN && t->schema->kind != AB_TABLE_MULTI_EDGE;
-  ab_value_copy (&e->source, flip ? &dtarget : start);
-  ab_value_copy (&e->target, flip ? start : &dtarget);
-  ab_value_clear (&dtarget);
+  ab_value_copy (flip ? &e->target : &e->source, start);
+  *(flip ? &e->source : &e->target) = dtarget;
   for (guint i = 0; i < props->len; i++)
     {
       AbCodedProp *cp = &g_array_index (props, AbCodedProp, i);
       const AbField *f = ab_schema_field_by_code (t->schema, cp->code);
       if (f != NULL)
-        ab_edge_out_add (e, f, &cp->value);
+        ab_edge_out_take (e, f, &cp->value);
     }
   return e;
 }
