@@ -65,3 +65,11 @@ TESTS += tests/unit/engine/test_items
 tests_unit_engine_test_items_SOURCES = tests/unit/engine/test_items.c $(ENGINE_TEST_FIXTURE)
 tests_unit_engine_test_items_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_test_items_LDADD = $(TEST_LIBS)
+
+# Out-of-order INSERT/UPDATE/DELETE over two waves against the spec's fold
+# (the event stream of tests/rest/test_topk.c; issue 20).
+check_PROGRAMS += tests/unit/engine/test_fold
+TESTS += tests/unit/engine/test_fold
+tests_unit_engine_test_fold_SOURCES = tests/unit/engine/test_fold.c $(ENGINE_TEST_FIXTURE)
+tests_unit_engine_test_fold_CFLAGS = $(TEST_CFLAGS)
+tests_unit_engine_test_fold_LDADD = $(TEST_LIBS)

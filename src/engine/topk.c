@@ -299,38 +299,68 @@ ab_topk_value (guint8 out[16], gint64 score, gint64 now_ms)
   ab_codec_put_be64 (out + 8, now_ms);
 }
 
+/* Appends a mutation owning `key` (and a copy of the value) to out. */
+static void
+batch_take (AbBatch *out, AbMutationKind kind, GBytes *key, const guint8 *val, gsize vlen)
+{
+  AbMutation m = { .kind = kind, .key = key };
+  if (kind == AB_MUT_PUT)
+    m.value = g_bytes_new (val, vlen);
+  g_array_append_val (out->items, m);
+}
+
+/* The rank key of an entry at `score`: prefix (its rank prefix) ||
+ * encD(score) || ranked (enc(ranked value ASC)). */
+static GBytes *
+rank_key_of (const GByteArray *prefix, gint64 score, const GByteArray *ranked)
+{
+  GByteArray *key = g_byte_array_sized_new (prefix->len + 9 + ranked->len);
+  g_byte_array_append (key, prefix->data, prefix->len);
+  ab_codec_put_int64 (key, score, AB_ORDER_DESC);
+  g_byte_array_append (key, ranked->data, ranked->len);
+  return g_byte_array_free_to_bytes (key);
+}
+
+/* ab_topk_write_entry with e's score key sk already encoded. */
+static gboolean
+write_entry_at (const AbTableDesc *t, const AbTopkEntry *e, GBytes *sk, GBytes *old, gint64 score,
+                gint64 now_ms, AbBatch *out, GError **error)
+{
+  gboolean had = old != NULL && g_bytes_get_size (old) >= 8;
+  gint64 before = had ? ab_codec_get_be64 (g_bytes_get_data (old, NULL)) : 0;
+  if ((had && before == score) || (!had && score == 0))
+    return TRUE;
+  g_autoptr (GByteArray) prefix = entry_row (t, e, AB_ROW_TOPK_RANK, error);
+  g_autoptr (GByteArray) ranked = g_byte_array_sized_new (16);
+  if (prefix == NULL
+      || !ab_codec_put_value (ranked, &e->values[e->topk->ranked], AB_ORDER_ASC, error))
+    return FALSE;
+  if (had)
+    batch_take (out, AB_MUT_DELETE, rank_key_of (prefix, before, ranked), NULL, 0);
+  if (score == 0)
+    {
+      batch_take (out, AB_MUT_DELETE, g_bytes_ref (sk), NULL, 0);
+      return TRUE;
+    }
+  guint8 v[16];
+  ab_topk_value (v, score, now_ms);
+  batch_take (out, AB_MUT_PUT, rank_key_of (prefix, score, ranked), v, sizeof v);
+  batch_take (out, AB_MUT_PUT, g_bytes_ref (sk), v, sizeof v);
+  return TRUE;
+}
+
 gboolean
 ab_topk_write_entry (const AbTableDesc *t, const AbTopkEntry *e, GBytes *old, gint64 score,
                      gint64 now_ms, AbBatch *out, GError **error)
 {
   gboolean had = old != NULL && g_bytes_get_size (old) >= 8;
-  gint64 before = had ? ab_codec_get_be64 (g_bytes_get_data (old, NULL)) : 0;
-  if (had && before == score)
+  if ((had && ab_codec_get_be64 (g_bytes_get_data (old, NULL)) == score) || (!had && score == 0))
     return TRUE;
-  g_autoptr (GByteArray) sk = ab_topk_score_key (t, e, error);
+  GByteArray *sk = ab_topk_score_key (t, e, error);
   if (sk == NULL)
     return FALSE;
-  if (had)
-    {
-      g_autoptr (GByteArray) rk = ab_topk_rank_key (t, e, before, error);
-      if (rk == NULL)
-        return FALSE;
-      ab_batch_delete (out, rk->data, rk->len);
-    }
-  if (score == 0)
-    {
-      if (had)
-        ab_batch_delete (out, sk->data, sk->len);
-      return TRUE;
-    }
-  g_autoptr (GByteArray) rk = ab_topk_rank_key (t, e, score, error);
-  if (rk == NULL)
-    return FALSE;
-  guint8 v[16];
-  ab_topk_value (v, score, now_ms);
-  ab_batch_put (out, rk->data, rk->len, v, sizeof v);
-  ab_batch_put (out, sk->data, sk->len, v, sizeof v);
-  return TRUE;
+  g_autoptr (GBytes) key = g_byte_array_free_to_bytes (sk);
+  return write_entry_at (t, e, key, old, score, now_ms, out, error);
 }
 
 const AbTopk *
@@ -430,28 +460,212 @@ ab_topk_rescore_entry (AbStore *reader, const AbTableDesc *t, const AbTopkEntry 
   return TRUE;
 }
 
-/* Increments not yet applied that fall in an entry's cells; the written
- * cells of a relative window are noted in w (their next change). */
-static gint64
-pending (const AbTopkEntry *e, GPtrArray *cells, GArray *deltas, AbTopkWindow *w)
+/* ---- the write path's plan ---- */
+
+/* One top-K met in a batch: its ranges resolved at now and, for a relative
+ * window, its constant ranges (any cell they admit may enter the window).
+ * `bad`: the window falls outside the calendar (no entries of it). */
+typedef struct {
+  GPtrArray *ranges;
+  GPtrArray *fixed;
+  gboolean bad;
+} PlanTopk;
+
+static void
+plan_topk_free (PlanTopk *pt)
 {
-  gint64 sum = 0;
-  gsize plen;
-  const guint8 *p = g_bytes_get_data (e->cells, &plen);
-  for (guint i = 0; i < cells->len; i++)
+  if (pt->ranges != NULL)
+    g_ptr_array_unref (pt->ranges);
+  if (pt->fixed != NULL)
+    g_ptr_array_unref (pt->fixed);
+  g_free (pt);
+}
+
+/* The batch's cells under one entry's prefix (its top-K and cells, the
+ * first bytes of a cell key the batch holds): folded once, whatever their
+ * number and order. */
+typedef struct {
+  const AbTopk *k;
+  const guint8 *cells;
+  gsize len;
+  guint hash;
+  gint entry;    /* index of its entry, -1 until a cell its ranges admit is met */
+  gint64 delta;  /* the increments of the cells that count now */
+  GArray *noted; /* relative windows: every cell under the prefix (indexes) */
+} PlanSlot;
+
+static guint
+slot_hash (gconstpointer p)
+{
+  return ((const PlanSlot *) p)->hash;
+}
+
+static gboolean
+slot_equal (gconstpointer a, gconstpointer b)
+{
+  const PlanSlot *x = a, *y = b;
+  return x->k == y->k && x->len == y->len && memcmp (x->cells, y->cells, x->len) == 0;
+}
+
+static void
+slot_free (PlanSlot *s)
+{
+  if (s->noted != NULL)
+    g_array_unref (s->noted);
+  g_free (s);
+}
+
+typedef struct {
+  const AbTableDesc *t;
+  gint64 now;
+  GHashTable *topks; /* AbTopk* -> PlanTopk* */
+  GHashTable *slots; /* PlanSlot*, a set */
+  GArray *entries;   /* AbTopkEntry, in the order their first admitting cell came */
+  GPtrArray *of;     /* PlanSlot* of each entry */
+} Plan;
+
+/* The ranges of k at the plan's now, computed once per batch; NULL (error
+ * set) when they cannot be parsed. */
+static PlanTopk *
+plan_topk (Plan *pl, const AbGroup *g, const AbTopk *k, GError **error)
+{
+  PlanTopk *pt = g_hash_table_lookup (pl->topks, k);
+  if (pt != NULL)
+    return pt;
+  pt = g_new0 (PlanTopk, 1);
+  GError *local = NULL;
+  pt->ranges = ab_topk_ranges_at (pl->t, g, k, pl->now, &local);
+  if (pt->ranges != NULL && ab_topk_is_relative (k))
+    pt->fixed = ab_topk_ranges (pl->t, g, k, &local);
+  pt->bad = pt->ranges == NULL || (ab_topk_is_relative (k) && pt->fixed == NULL);
+  if (local != NULL)
     {
-      gsize kl;
-      const guint8 *k = g_bytes_get_data (cells->pdata[i], &kl);
-      guint8 zero[8] = { 0 };
-      gint64 x;
-      if (kl < plen || memcmp (k, p, plen) != 0)
-        continue;
-      if (w != NULL)
-        ab_topk_window_note (w, k, kl);
-      if (deltas != NULL && ab_topk_cell_value (e, k, kl, zero, 8, &x))
-        sum += g_array_index (deltas, gint64, i);
+      plan_topk_free (pt);
+      g_propagate_error (error, local);
+      return NULL;
     }
-  return sum;
+  g_hash_table_insert (pl->topks, (gpointer) k, pt);
+  return pt;
+}
+
+/* Folds cell i (key, its increment delta) into the slots of the entries it
+ * belongs to, creating an entry at the first cell its ranges admit: the
+ * entries and sums ab_topk_entries_of_cell and a scan of the batch give. */
+static gboolean
+plan_cell (Plan *pl, guint i, const guint8 *key, gsize len, const gint64 *delta, GError **error)
+{
+  AbRowType type;
+  gint32 code;
+  gsize row_len;
+  if (!ab_codec_wide_parts (key, len, &type, &code, &row_len) || type != AB_ROW_GROUP)
+    return TRUE;
+  const AbGroup *g = ab_schema_group_by_code (pl->t->schema, code);
+  if (g == NULL || g->topks->len == 0)
+    return TRUE;
+  AbValue *values = g_newa (AbValue, g->n_fields);
+  gsize *ends = g_newa (gsize, g->n_fields);
+  memset (values, 0, sizeof (AbValue) * g->n_fields);
+  AbValue entity = AB_VALUE_INIT;
+  AbDirection dir;
+  gboolean ok = TRUE;
+  gboolean cell = ab_topk_decode_cell (g, key, len, &entity, &dir, values, ends);
+  for (guint j = 0; cell && j < g->topks->len; j++)
+    {
+      const AbTopk *k = g->topks->pdata[j];
+      PlanTopk *pt = plan_topk (pl, g, k, error);
+      if (pt == NULL)
+        {
+          ok = FALSE;
+          break;
+        }
+      if (pt->bad)
+        break;
+      PlanSlot probe = { .k = k, .cells = key, .len = ends[k->ranked] };
+      probe.hash = g_direct_hash (k);
+      for (gsize b = 0; b < probe.len; b++)
+        probe.hash = probe.hash * 31 + key[b];
+      PlanSlot *s = g_hash_table_lookup (pl->slots, &probe);
+      if (s == NULL)
+        {
+          s = g_memdup2 (&probe, sizeof probe);
+          s->entry = -1;
+          if (ab_topk_is_relative (k))
+            s->noted = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_hash_table_add (pl->slots, s);
+        }
+      if (s->noted != NULL)
+        g_array_append_val (s->noted, i);
+      if (delta != NULL && cell_counts (g, pt->ranges, values))
+        s->delta += *delta;
+      if (s->entry >= 0 || !cell_counts (g, pt->fixed != NULL ? pt->fixed : pt->ranges, values))
+        continue;
+      AbTopkEntry e = { .group = g,
+                        .topk = k,
+                        .cells = g_bytes_new (s->cells, s->len),
+                        .dir = dir,
+                        .at = pl->now,
+                        .suffix = g_ptr_array_ref (pt->ranges) };
+      ab_value_copy (&e.entity, &entity);
+      e.n_values = k->ranked + 1;
+      e.values = g_new0 (AbValue, e.n_values);
+      for (guint f = 0; f < e.n_values; f++)
+        ab_value_copy (&e.values[f], &values[f]);
+      s->entry = (gint) pl->entries->len;
+      g_array_append_val (pl->entries, e);
+      g_ptr_array_add (pl->of, s);
+    }
+  values_clear (values, g->n_fields);
+  ab_value_clear (&entity);
+  return ok;
+}
+
+/* The scores the entries start from. Inside the write transaction (old
+ * given: the stored score rows) a stored score is the sum of the entry's
+ * cells, and this request's share is added to it rather than summing them
+ * again. Otherwise (no transaction, after HBase's batch, or no score row
+ * yet) the cells are summed: an entry whose prefix is a whole cell key (no
+ * field after the ranked one) has that one cell, read with the others in one
+ * multi-get; the others are scanned. A relative window counts only the
+ * cells inside it now. */
+static gboolean
+stored_scores (AbStore *reader, GArray *entries, GArray *old, gint64 *scores, GError **error)
+{
+  g_autoptr (GPtrArray) cells = g_ptr_array_new ();
+  g_autoptr (GArray) which = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const AbTopkEntry *e = &g_array_index (entries, AbTopkEntry, i);
+      GBytes *was = old != NULL ? g_array_index (old, AbKv, i).value : NULL;
+      if (was != NULL && g_bytes_get_size (was) >= 8)
+        scores[i] = ab_codec_get_be64 (g_bytes_get_data (was, NULL));
+      else if (e->n_values == e->group->n_fields)
+        {
+          g_ptr_array_add (cells, e->cells);
+          g_array_append_val (which, i);
+        }
+      else if (!ab_topk_score (reader, e, &scores[i], error))
+        return FALSE;
+    }
+  if (cells->len == 0)
+    return TRUE;
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  GError *local = NULL;
+  if (!ab_store_multi_get (reader, cells, rows, &local))
+    return ab_engine_propagate (error, local), FALSE;
+  for (guint j = 0; j < which->len; j++)
+    {
+      guint i = g_array_index (which, guint, j);
+      const AbKv *kv = &g_array_index (rows, AbKv, j);
+      gsize kl, vl;
+      const guint8 *k = g_bytes_get_data (cells->pdata[j], &kl);
+      const guint8 *v = kv->value != NULL ? g_bytes_get_data (kv->value, &vl) : NULL;
+      gint64 x;
+      scores[i] = 0;
+      if (v != NULL
+          && ab_topk_cell_value (&g_array_index (entries, AbTopkEntry, i), k, kl, v, vl, &x))
+        scores[i] = x;
+    }
+  return TRUE;
 }
 
 gboolean
@@ -460,13 +674,20 @@ ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GP
 {
   if (!ab_topk_has_any (t))
     return TRUE;
-  gint64 now = ab_engine_now_ms (engine);
+  Plan pl = { .t = t, .now = ab_engine_now_ms (engine) };
+  g_autoptr (GHashTable) topks = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                        (GDestroyNotify) plan_topk_free);
+  g_autoptr (GHashTable) slots
+      = g_hash_table_new_full (slot_hash, slot_equal, (GDestroyNotify) slot_free, NULL);
   g_autoptr (GArray) entries = ab_topk_entry_array_new ();
+  g_autoptr (GPtrArray) of = g_ptr_array_new ();
+  pl.topks = topks, pl.slots = slots, pl.entries = entries, pl.of = of;
   for (guint i = 0; i < cells->len; i++)
     {
       gsize kl;
       const guint8 *k = g_bytes_get_data (cells->pdata[i], &kl);
-      if (!ab_topk_entries_of_cell (t, k, kl, now, entries, error))
+      if (!plan_cell (&pl, i, k, kl, deltas != NULL ? &g_array_index (deltas, gint64, i) : NULL,
+                      error))
         return FALSE;
     }
   if (entries->len == 0)
@@ -483,26 +704,35 @@ ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GP
   GError *local = NULL;
   if (!ab_store_multi_get (reader, keys, old, &local))
     return ab_engine_propagate (error, local), FALSE;
+  g_autofree gint64 *scores = g_new0 (gint64, entries->len);
+  if (!stored_scores (reader, entries, deltas != NULL ? old : NULL, scores, error))
+    return FALSE;
   for (guint i = 0; i < entries->len; i++)
     {
       AbTopkEntry *e = &g_array_index (entries, AbTopkEntry, i);
+      const PlanSlot *s = of->pdata[i];
       GBytes *was = g_array_index (old, AbKv, i).value;
       g_autoptr (AbTopkWindow) w = ab_topk_window_new (t, e);
-      gint64 score;
-      /* Inside the write transaction (deltas given) the stored score is the
-       * sum of the cells: add this request's share instead of summing them
-       * again. Without one, or after HBase's batch, the cells are summed.
-       * A relative window counts only the cells inside it now; the written
-       * cells' next entry into or exit from it is recorded as a due row. */
-      if (deltas != NULL && was != NULL && g_bytes_get_size (was) >= 8)
-        score = ab_codec_get_be64 (g_bytes_get_data (was, NULL));
-      else if (!ab_topk_score (reader, e, &score, error))
+      gint64 score = scores[i] + s->delta;
+      for (guint n = 0; w != NULL && n < s->noted->len; n++)
+        {
+          gsize kl;
+          const guint8 *k
+              = g_bytes_get_data (cells->pdata[g_array_index (s->noted, guint, n)], &kl);
+          ab_topk_window_note (w, k, kl);
+        }
+      if (!write_entry_at (t, e, keys->pdata[i], was, score, pl.now, out, error))
         return FALSE;
-      score += pending (e, cells, deltas, w);
-      if (!ab_topk_write_entry (t, e, was, score, now, out, error))
-        return FALSE;
-      if (w != NULL && !ab_topk_put_due (t, e, ab_topk_window_next (w), out, error))
-        return FALSE;
+      gint64 next = w != NULL ? ab_topk_window_next (w) : G_MAXINT64;
+      if (next != G_MAXINT64)
+        {
+          gsize sl;
+          const guint8 *sk = g_bytes_get_data (keys->pdata[i], &sl);
+          guint8 v[8];
+          ab_codec_put_be64 (v, next);
+          g_autoptr (GByteArray) due = ab_topk_due_key_of (sk, sl, next);
+          ab_batch_put (out, due->data, due->len, v, sizeof v);
+        }
     }
   return TRUE;
 }

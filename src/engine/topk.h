@@ -121,6 +121,8 @@ gboolean ab_topk_entry_of_row (const AbTableDesc *t, const guint8 *key, gsize le
 /* Re-scores every entry the group cells `cells` (GBytes*) belong to, read
  * through reader, plus deltas[i] for cells[i] when deltas is not NULL (the
  * increments of the batch being planned, not yet applied), and appends the
- * rank/score row changes to out. */
+ * rank/score row changes to out. The cells are folded per entry first: one
+ * score row read (one multi-get for all) and at most one rank row move per
+ * entry, whatever the number of its cells in the batch. */
 gboolean ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t,
                               GPtrArray *cells, GArray *deltas, AbBatch *out, GError **error);

@@ -5,7 +5,10 @@
 #    is not a tie), loaded through large mutation batches; then GET
 #    …/edges/topk/top?limit=10 of random entities at BENCH_CONNECTIONS for each
 #    size: p50/p99. Goals: p99 <= 2 ms, and the same whatever the size (the
-#    largest size's p99 within 1.5x the smallest's).
+#    largest size's p99 within 1.5x the smallest's). Then GET /health (no
+#    store, answered on the HTTP loop) the same way: the floor the box itself
+#    puts under any p99 at these connections (wrk and the server share the
+#    cores, and so does whatever else runs: the load average is printed).
 # 2. Writes: the same INSERT traffic (WRITE_BATCH edges per POST, random
 #    entity among WRITE_ENTITIES and item among WRITE_ITEMS) into a table whose
 #    group defines the top-K and into one whose identical group does not,
@@ -28,7 +31,15 @@
 #   ACTIONBASED=PATH           server binary (default build/bench/src/actionbased,
 #                              built with -O2 -g when missing)
 #   BENCH_TMPDIR=DIR           where the LMDB directory goes (default ${TMPDIR:-/tmp})
-# Not a timed test: the machine's other load shows up in the numbers.
+#   LMDB_OPTS="?sync=0"        appended to the store URI (lmdb:DIR/data): sync=0
+#                              leaves the fsync of each group commit out, to tell
+#                              the disk's share of the write ratio from the CPU's
+# Each write phase also prints the bytes the server caused to be written to
+# disk per edge (/proc/PID/io write_bytes): the rank and score rows of a
+# top-K land on other B-tree pages than the edge's State, Count and group
+# cell, and every group commit writes its dirty pages.
+# Not a timed test: the machine's other load shows up in the numbers (the
+# load average at the start is printed; compare the topk p99 with /health's).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -68,10 +79,12 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+lmdb_opts=${LMDB_OPTS:-}
 ab=$(ab_binary "$repo")
 tmp=$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/topk-bench.XXXXXX")
-say "temp dir $tmp; sizes $sizes x $entities entities; $conns connections, ${secs}s per phase, $(nproc) cores"
-ab_start "$ab" "$tmp/ab"
+say "temp dir $tmp; sizes $sizes x $entities entities; $conns connections, ${secs}s per phase, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+mkdir -p "$tmp/ab/data"
+ab_start_store "$ab" "$tmp/ab" "lmdb:$tmp/ab/data$lmdb_opts"
 
 # table NAME WITH_TOPK: an OUT edge table whose COUNT group by_item ranks items
 table_json() {
@@ -124,8 +137,13 @@ for n in $sizes; do
   P50[$n]=$wrk_p50 P99[$n]=$wrk_p99
   say "topk limit 10, $n cells/entity: $wrk_rate req/s, p50 ${wrk_p50}us, p99 ${wrk_p99}us"
 done
+bench_wrk health "$base" health ""
+H50=$wrk_p50 H99=$wrk_p99
+say "GET /health (the floor of the box): $wrk_rate req/s, p50 ${wrk_p50}us, p99 ${wrk_p99}us"
 
 # ---------------------------------------------------------------- writes
+# disk_writes: bytes the server has caused to be written to storage so far.
+disk_writes() { awk '/^write_bytes:/ { print $2 }' "/proc/$ab_pid/io" 2>/dev/null || true; }
 declare -A W
 users=$write_entities
 items=$write_items
@@ -133,9 +151,13 @@ for ((round = 1; round <= rounds; round++)); do
   for t in plain ranked; do
     prefix=$plain
     [ $t = ranked ] && prefix=$ranked
+    io0=$(disk_writes)
     BENCH_ENTITY=w bench_wrk "write-$t-$round" "$base" "write$write_batch" "$prefix"
+    io1=$(disk_writes)
     rate=$(awk -v r="$wrk_rate" -v b="$write_batch" 'BEGIN { printf "%.0f", r * b }')
-    say "round $round: $t: $rate edges/s (p50 ${wrk_p50}us, p99 ${wrk_p99}us)"
+    per=$(awk -v a="$io0" -v b="$io1" -v n="$wrk_requests" -v w="$write_batch" \
+      'BEGIN { printf "%.1f", (n > 0 && a != "" && b != "") ? (b - a) / 1024 / (n * w) : 0 }')
+    say "round $round: $t: $rate edges/s (p50 ${wrk_p50}us, p99 ${wrk_p99}us), ${per} KiB written to disk per edge"
     if [ -z "${W[$t]:-}" ] || [ "$rate" -gt "${W[$t]}" ]; then W[$t]=$rate; fi
     ab_settle
   done
@@ -149,11 +171,12 @@ printf '%-16s %10s %10s  %s\n' "cells/entity" "p50 (us)" "p99 (us)" "p99 <= 2 ms
 for n in $sizes; do
   printf '%-16s %10s %10s  %s\n' "$n" "${P50[$n]}" "${P99[$n]}" "$(verdict "${P99[$n]}" '<=' 2000)"
 done
+printf '%-16s %10s %10s  %s\n' "GET /health" "$H50" "$H99" "(no store: the box's floor at $conns connections)"
 flat=$(awk -v a="${P99[$last]}" -v b="${P99[$first]}" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 1) }')
 printf 'p99 at %s cells / p99 at %s cells: %sx (independent of size, <= 1.5x): %s\n' \
   "$last" "$first" "$flat" "$(verdict "$flat" '<=' 1.5)"
 ratio=$(awk -v a="${W[ranked]}" -v b="${W[plain]}" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 1) }')
-printf '\nWrites (%d edges per POST, %d connections, best of %d rounds)\n' "$write_batch" "$conns" "$rounds"
+printf '\nWrites (%d edges per POST, %d connections, best of %d rounds, lmdb:DIR%s)\n' "$write_batch" "$conns" "$rounds" "$lmdb_opts"
 printf '%-24s %12s\n' "table" "edges/s"
 printf '%-24s %12s\n' "group without top-K" "${W[plain]}" "group with top-K" "${W[ranked]}"
 printf 'with / without: %sx (>= 0.8x): %s\n' "$ratio" "$(verdict "$ratio" '>=' 0.8)"

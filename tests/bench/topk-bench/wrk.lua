@@ -1,10 +1,12 @@
 -- wrk driver for tests/bench/topk-bench.sh, chosen by environment variables:
---   BENCH_OP     topk | writeN (N INSERT mutations per POST)
+--   BENCH_OP     topk | health | writeN (N INSERT mutations per POST)
 --   BENCH_PREFIX path prefix of the table (".../tables/ranked")
 --   BENCH_USERS  entities <BENCH_ENTITY>0..N-1 (topk: preloaded; writeN: written)
 --   BENCH_ITEMS  writeN: items 0..M-1 (the group's cells per entity)
 --   BENCH_ENTITY entity name prefix (default "w")
--- topk reads the first 10 of a random entity's ranking; writeN inserts new
+-- topk reads the first 10 of a random entity's ranking; health is GET
+-- /health (answered on the HTTP loop, no store: the floor of the box at the
+-- same connections, for the topk figures to be read against); writeN inserts new
 -- edges (a target unique to run, thread, request and edge) of random
 -- entities and items, so each one adds 1 to a COUNT group cell. done() prints
 -- the line bench-lib.sh's bench_wrk parses (rest-bench/wrk.lua's format).
@@ -14,7 +16,7 @@ local users  = tonumber(os.getenv("BENCH_USERS") or "100")
 local items  = tonumber(os.getenv("BENCH_ITEMS") or "1000")
 local entity = os.getenv("BENCH_ENTITY") or "w"
 local batch  = tonumber(string.match(op, "^write(%d+)$") or "")
-if op ~= "topk" and (batch == nil or batch < 1) then error("bad BENCH_OP " .. op) end
+if op ~= "topk" and op ~= "health" and (batch == nil or batch < 1) then error("bad BENCH_OP " .. op) end
 
 local threads = {}
 function setup(thread)
@@ -29,6 +31,11 @@ function init(args)
   math.randomseed(os.time() * 1000 + (tid or 0) * 7919)
   base = os.time() * 1000
   if batch then return end
+  if op == "health" then
+    nreq = 1
+    reqs[1] = wrk.format("GET", "/health")
+    return
+  end
   nreq = 8192
   for k = 1, nreq do
     reqs[k] = wrk.format("GET", string.format("%s/edges/topk/top?entity=%s%d&direction=OUT&limit=10",
