@@ -1,6 +1,7 @@
 /* actionbase-admin copy: every row (or the rows of chosen databases) from one
- * store to another, read from a snapshot in key order and written as parallel
- * batches, resumable from a durable checkpoint; --rescan mirrors (diff + delete). */
+ * store to another, read from a snapshot in key order (from a remote store,
+ * several key ranges at once) and written as parallel batches, resumable from
+ * a durable checkpoint; --rescan mirrors (diff + delete). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 #define COPY_DEFAULT_BATCH 1000
 #define COPY_DEFAULT_THREADS 4
 #define COPY_MAX_THREADS 64
+#define COPY_DEFAULT_READERS 4
+#define COPY_MAX_READERS 64
 #define COPY_CHECKPOINT_EVERY_US (G_USEC_PER_SEC)
 #define COPY_CHECKPOINT_LOG_EVERY_US (60 * G_USEC_PER_SEC)
 #define COPY_GROUP "copy"
@@ -28,6 +31,9 @@
  * (docs/storage-format.md §10); its table is the group cell's. */
 static const guint8 TTL_PREFIX[] = { 0, 0, 0, 0, 0, 'a', 'b', 't', 't', 'l', 0 };
 #define TTL_CELL_AT (sizeof TTL_PREFIX + 8)
+/* Top-K due rows (storage-format.md §10): prefix || be64(due) || score key. */
+static const guint8 DUE_PREFIX[] = { 0, 0, 0, 0, 0, 'a', 'b', 't', 'o', 'p', 'k', 0 };
+#define DUE_KEY_AT (sizeof DUE_PREFIX + 8)
 
 static const gchar USAGE[]
     = "Usage: actionbase-admin copy --from URI --to URI [OPTION...]\n"
@@ -43,6 +49,9 @@ static const gchar USAGE[]
       "                      tables); repeat for several; default: everything\n"
       "  --batch N           rows per write batch (default 1000)\n"
       "  --threads N         batches written in parallel (default 4)\n"
+      "  --readers N         key ranges read at once from a remote source (hbase), each\n"
+      "                      over its own connection (default 4; a local source is read\n"
+      "                      by one reader)\n"
       "  --checkpoint FILE   where progress is recorded (default: derived from --to, under\n"
       "                      the user state directory; the path is printed)\n"
       "  --force             copy into a target that already holds rows and has no matching\n"
@@ -68,7 +77,7 @@ static const gchar USAGE[]
 typedef struct {
   gchar *from, *to, *checkpoint;
   GPtrArray *databases; /* sorted, unique names; empty = everything */
-  gint batch, threads;
+  gint batch, threads, readers;
   gboolean force, rescan;
   gchar *wal;           /* --wal: the source's WAL to catch up from, or NULL */
   gint wal_margin;      /* seconds */
@@ -79,7 +88,9 @@ typedef struct {
 typedef struct {
   gchar *mode; /* "copy" or "rescan" */
   gboolean complete;
-  GByteArray *position; /* NULL: nothing done yet */
+  /* Per key range (one unless the copy read several at once): the key at or
+   * below which every row of the range is written; NULL: nothing done yet. */
+  GPtrArray *positions; /* GByteArray* or NULL */
   guint64 rows, written, deleted;
   /* --wal: where the catch-up reads next, records before since_ms skipped */
   GByteArray *wal_position; /* NULL: the copy was started without --wal */
@@ -89,8 +100,24 @@ typedef struct {
   gboolean wal_interrupted; /* some catch-up run stopped in the middle of a chunk */
 } Checkpoint;
 
-/* One batch: the mutations of the keys in (previous batch's last, last]. */
+/* A key range read by one reader: the keys whose first (salt) byte is in
+ * [lo, hi) (docs/storage-format.md §3: salts spread keys evenly over it). */
 typedef struct {
+  guint index;
+  GByteArray *lo, *hi; /* NULL: open */
+  /* its reader */
+  struct _CopyBatch *cur;
+  guint64 next_seq;
+  /* under Copy.lock */
+  GHashTable *done; /* seq -> CopyBatch*, completed but not yet contiguous */
+  guint64 commit_seq;
+  GByteArray *safe_pos; /* every key of the range at or below it is written */
+} CopyRange;
+
+/* One batch: the mutations of the keys in (previous batch's last, last] of
+ * its range. */
+typedef struct _CopyBatch {
+  CopyRange *range;
   guint64 seq;
   AbBatch *batch;
   GByteArray *last;
@@ -109,9 +136,8 @@ typedef struct {
   AbProgress *progress;
   GAsyncQueue *queue; /* CopyBatch* to the writers; STOP ends one writer */
   GPtrArray *writers; /* GThread* */
-  /* reader (the calling thread) */
-  CopyBatch *cur;
-  guint64 next_seq;
+  GPtrArray *ranges;  /* CopyRange*: one, or --readers of them from a remote source */
+  GMutex ckpt_lock;   /* one reader saves the checkpoint at a time */
   gint64 last_ckpt, last_log;
   gboolean logged_first;
   /* rescan: the target's rows, a page at a time */
@@ -123,12 +149,10 @@ typedef struct {
   GMutex lock;
   GCond cond;
   guint in_flight, max_in_flight;
-  GHashTable *done; /* seq -> CopyBatch*, completed but not yet contiguous */
-  guint64 commit_seq;
-  GByteArray *safe_pos; /* everything at or below it is written */
   guint64 rows, written, deleted;
   gboolean dirty;
   GError *error;
+  gint stopped; /* atomic: error is set (read on every row without the lock) */
   /* --wal (reader thread only) */
   AbCatchUp catch_up;
   gboolean wal_running, wal_interrupted;
@@ -147,11 +171,26 @@ copy_batch_free (CopyBatch *b)
 }
 
 static void
+position_free (gpointer p)
+{
+  if (p != NULL)
+    g_byte_array_unref (p);
+}
+
+static GPtrArray *
+positions_new (guint n)
+{
+  GPtrArray *a = g_ptr_array_new_full (n, position_free);
+  g_ptr_array_set_size (a, (gint) n);
+  return a;
+}
+
+static void
 checkpoint_clear (Checkpoint *ck)
 {
   g_clear_pointer (&ck->wal_position, g_byte_array_unref);
   g_clear_pointer (&ck->mode, g_free);
-  g_clear_pointer (&ck->position, g_byte_array_unref);
+  g_clear_pointer (&ck->positions, g_ptr_array_unref);
 }
 
 static void
@@ -253,6 +292,7 @@ parse_options (int argc, char **argv, CopyOptions *o)
   gchar *from = NULL, *to = NULL, *ckpt = NULL;
   gchar **dbs = NULL;
   gint batch = COPY_DEFAULT_BATCH, threads = COPY_DEFAULT_THREADS, margin = 60;
+  gint readers = COPY_DEFAULT_READERS;
   gboolean force = FALSE, rescan = FALSE, help = FALSE;
   gchar *wal = NULL;
   gchar **merge = NULL;
@@ -262,6 +302,7 @@ parse_options (int argc, char **argv, CopyOptions *o)
     { "database", 0, 0, G_OPTION_ARG_STRING_ARRAY, &dbs, NULL, NULL },
     { "batch", 0, 0, G_OPTION_ARG_INT, &batch, NULL, NULL },
     { "threads", 0, 0, G_OPTION_ARG_INT, &threads, NULL, NULL },
+    { "readers", 0, 0, G_OPTION_ARG_INT, &readers, NULL, NULL },
     { "checkpoint", 0, 0, G_OPTION_ARG_FILENAME, &ckpt, NULL, NULL },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force, NULL, NULL },
     { "rescan", 0, 0, G_OPTION_ARG_NONE, &rescan, NULL, NULL },
@@ -295,6 +336,7 @@ parse_options (int argc, char **argv, CopyOptions *o)
   g_ptr_array_sort (o->databases, by_name);
   o->batch = batch;
   o->threads = threads;
+  o->readers = readers;
   o->force = force;
   o->rescan = rescan;
   o->wal = wal;
@@ -320,6 +362,8 @@ parse_options (int argc, char **argv, CopyOptions *o)
     return usage_error ("--batch %d: give 1..1000000 rows", o->batch);
   if (o->threads < 1 || o->threads > COPY_MAX_THREADS)
     return usage_error ("--threads %d: give 1..%d", o->threads, COPY_MAX_THREADS);
+  if (o->readers < 1 || o->readers > COPY_MAX_READERS)
+    return usage_error ("--readers %d: give 1..%d", o->readers, COPY_MAX_READERS);
   for (guint i = 0; i < o->databases->len; i++)
     if (((const gchar *) o->databases->pdata[i])[0] == '\0')
       return usage_error ("--database needs a name");
@@ -403,12 +447,33 @@ checkpoint_load (const CopyOptions *o, Checkpoint *ck, gboolean *mismatch, GErro
                    o->checkpoint);
       return FALSE;
     }
-  if (pos[0] != '\0' && (ck->position = hex_decode (pos)) == NULL)
+  /* ranges=N and positions=HEX;...: a copy that read N key ranges at once;
+   * else the one position. */
+  gint64 ranges = g_key_file_has_key (kf, COPY_GROUP, "ranges", NULL)
+                      ? g_key_file_get_int64 (kf, COPY_GROUP, "ranges", NULL)
+                      : 1;
+  g_auto (GStrv) each = NULL;
+  gsize n_each = 0;
+  if (ranges > 1)
+    each = g_key_file_get_string_list (kf, COPY_GROUP, "positions", &n_each, NULL);
+  if (ranges < 1 || ranges > COPY_MAX_READERS || (ranges > 1 && n_each != (gsize) ranges))
     {
       checkpoint_clear (ck);
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "checkpoint %s: bad position",
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "checkpoint %s: bad ranges",
                    o->checkpoint);
       return FALSE;
+    }
+  ck->positions = positions_new ((guint) ranges);
+  for (guint i = 0; i < ck->positions->len; i++)
+    {
+      const gchar *hex = ranges > 1 ? each[i] : pos;
+      if (hex[0] != '\0' && (ck->positions->pdata[i] = hex_decode (hex)) == NULL)
+        {
+          checkpoint_clear (ck);
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "checkpoint %s: bad position",
+                       o->checkpoint);
+          return FALSE;
+        }
     }
   return TRUE;
 }
@@ -419,8 +484,13 @@ static gboolean
 checkpoint_save (const CopyOptions *o, const Checkpoint *ck, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
-  g_autofree gchar *pos
-      = ck->position != NULL ? ab_codec_hex (ck->position->data, ck->position->len) : g_strdup ("");
+  guint ranges = ck->positions->len;
+  g_auto (GStrv) hexes = g_new0 (gchar *, ranges + 1);
+  for (guint i = 0; i < ranges; i++)
+    {
+      const GByteArray *p = ck->positions->pdata[i];
+      hexes[i] = p != NULL ? ab_codec_hex (p->data, p->len) : g_strdup ("");
+    }
   g_autofree gchar *dir = g_path_get_dirname (o->checkpoint);
   g_key_file_set_integer (kf, COPY_GROUP, "format", COPY_FORMAT);
   g_key_file_set_string (kf, COPY_GROUP, "from", o->from);
@@ -429,7 +499,16 @@ checkpoint_save (const CopyOptions *o, const Checkpoint *ck, GError **error)
                               (const gchar *const *) o->databases->pdata, o->databases->len);
   g_key_file_set_string (kf, COPY_GROUP, "mode", ck->mode);
   g_key_file_set_boolean (kf, COPY_GROUP, "complete", ck->complete);
-  g_key_file_set_string (kf, COPY_GROUP, "position", pos);
+  /* One range: its position (the format of earlier versions). Several:
+   * each range's, in order; "position" stays empty (an earlier version
+   * reading it starts over, which is safe). */
+  g_key_file_set_string (kf, COPY_GROUP, "position", ranges == 1 ? hexes[0] : "");
+  if (ranges > 1)
+    {
+      g_key_file_set_integer (kf, COPY_GROUP, "ranges", (gint) ranges);
+      g_key_file_set_string_list (kf, COPY_GROUP, "positions", (const gchar *const *) hexes,
+                                  ranges);
+    }
   g_key_file_set_uint64 (kf, COPY_GROUP, "rows", ck->rows);
   g_key_file_set_uint64 (kf, COPY_GROUP, "written", ck->written);
   g_key_file_set_uint64 (kf, COPY_GROUP, "deleted", ck->deleted);
@@ -496,6 +575,8 @@ key_selected (const Copy *c, const guint8 *k, gsize n)
     }
   if (n > TTL_CELL_AT && memcmp (k, TTL_PREFIX, sizeof TTL_PREFIX) == 0)
     return data_selected (c, k + TTL_CELL_AT, n - TTL_CELL_AT);
+  if (n > DUE_KEY_AT && memcmp (k, DUE_PREFIX, sizeof DUE_PREFIX) == 0)
+    return data_selected (c, k + DUE_KEY_AT, n - DUE_KEY_AT);
   return data_selected (c, k, n);
 }
 
@@ -551,6 +632,7 @@ fail (Copy *c, GError *err)
     c->error = err;
   else
     g_error_free (err);
+  g_atomic_int_set (&c->stopped, 1);
   g_cond_broadcast (&c->cond);
   g_mutex_unlock (&c->lock);
 }
@@ -558,10 +640,7 @@ fail (Copy *c, GError *err)
 static gboolean
 failed (Copy *c)
 {
-  g_mutex_lock (&c->lock);
-  gboolean f = c->error != NULL;
-  g_mutex_unlock (&c->lock);
-  return f;
+  return g_atomic_int_get (&c->stopped) != 0;
 }
 
 /* A batch is done (ok) or abandoned: the safe position moves past every
@@ -571,22 +650,23 @@ complete (Copy *c, CopyBatch *b, gboolean ok)
 {
   guint64 rows = b->rows;
   gboolean pooled = b->pooled;
+  CopyRange *r = b->range;
   g_mutex_lock (&c->lock);
   if (ok)
-    g_hash_table_insert (c->done, &b->seq, b);
+    g_hash_table_insert (r->done, &b->seq, b);
   else
     copy_batch_free (b);
   CopyBatch *next;
-  while ((next = g_hash_table_lookup (c->done, &c->commit_seq)) != NULL)
+  while ((next = g_hash_table_lookup (r->done, &r->commit_seq)) != NULL)
     {
-      g_hash_table_remove (c->done, &c->commit_seq);
-      g_clear_pointer (&c->safe_pos, g_byte_array_unref);
-      c->safe_pos = g_steal_pointer (&next->last);
+      g_hash_table_remove (r->done, &r->commit_seq);
+      g_clear_pointer (&r->safe_pos, g_byte_array_unref);
+      r->safe_pos = g_steal_pointer (&next->last);
       c->rows += next->rows;
       c->written += next->puts;
       c->deleted += next->dels;
       c->dirty = TRUE;
-      c->commit_seq++;
+      r->commit_seq++;
       copy_batch_free (next);
     }
   if (pooled)
@@ -660,7 +740,13 @@ ckpt_fill (Copy *c, Checkpoint *ck, gboolean complete_pass)
   g_mutex_lock (&c->lock);
   ck->mode = g_strdup (c->o->rescan ? "rescan" : "copy");
   ck->complete = complete_pass;
-  ck->position = c->safe_pos != NULL ? bytes_dup (c->safe_pos->data, c->safe_pos->len) : NULL;
+  ck->positions = positions_new (c->ranges->len);
+  for (guint i = 0; i < c->ranges->len; i++)
+    {
+      const CopyRange *r = c->ranges->pdata[i];
+      if (r->safe_pos != NULL)
+        ck->positions->pdata[i] = bytes_dup (r->safe_pos->data, r->safe_pos->len);
+    }
   ck->rows = c->rows;
   ck->written = c->written;
   ck->deleted = c->deleted;
@@ -678,20 +764,29 @@ ckpt_fill (Copy *c, Checkpoint *ck, gboolean complete_pass)
     }
 }
 
-/* At most once a second, when the safe position moved. */
+/* At most once a second, when a safe position moved; by whichever reader
+ * comes first (the others go on reading meanwhile). */
 static void
 maybe_checkpoint (Copy *c)
 {
   gint64 now = g_get_monotonic_time ();
   Checkpoint ck = { 0 };
   GError *err = NULL;
-  if (now - c->last_ckpt < COPY_CHECKPOINT_EVERY_US)
+  if (!g_mutex_trylock (&c->ckpt_lock))
     return;
+  if (now - c->last_ckpt < COPY_CHECKPOINT_EVERY_US)
+    {
+      g_mutex_unlock (&c->ckpt_lock);
+      return;
+    }
   g_mutex_lock (&c->lock);
   gboolean dirty = c->dirty;
   g_mutex_unlock (&c->lock);
   if (!dirty)
-    return;
+    {
+      g_mutex_unlock (&c->ckpt_lock);
+      return;
+    }
   c->last_ckpt = now;
   ckpt_fill (c, &ck, FALSE);
   if (!checkpoint_save (c->o, &ck, &err))
@@ -704,31 +799,34 @@ maybe_checkpoint (Copy *c)
                ck.rows);
     }
   checkpoint_clear (&ck);
+  g_mutex_unlock (&c->ckpt_lock);
 }
 
 /* ---- reader ---- */
 
 static CopyBatch *
-current (Copy *c)
+current (CopyRange *r)
 {
-  if (c->cur == NULL)
+  if (r->cur == NULL)
     {
-      c->cur = g_new0 (CopyBatch, 1);
-      c->cur->batch = ab_batch_new ();
-      c->cur->last = g_byte_array_new ();
+      r->cur = g_new0 (CopyBatch, 1);
+      r->cur->range = r;
+      r->cur->batch = ab_batch_new ();
+      r->cur->last = g_byte_array_new ();
     }
-  return c->cur;
+  return r->cur;
 }
 
-/* Hands the current batch over: to the writers, or straight to completion
- * when it has nothing to write (a rescan range that already matched). */
+/* Hands the range's current batch over: to the writers, or straight to
+ * completion when it has nothing to write (a rescan range that already
+ * matched). */
 static void
-dispatch (Copy *c)
+dispatch (Copy *c, CopyRange *r)
 {
-  CopyBatch *b = g_steal_pointer (&c->cur);
+  CopyBatch *b = g_steal_pointer (&r->cur);
   if (b == NULL)
     return;
-  b->seq = c->next_seq++;
+  b->seq = r->next_seq++;
   if (ab_batch_len (b->batch) == 0)
     complete (c, b, TRUE);
   else
@@ -751,19 +849,19 @@ dispatch (Copy *c)
   maybe_checkpoint (c);
 }
 
-/* Every key the reader passes, in key order, goes through here. */
+/* Every key a reader passes, in key order, goes through here. */
 static void
-note_key (Copy *c, const guint8 *k, gsize n)
+note_key (Copy *c, CopyRange *r, const guint8 *k, gsize n)
 {
-  CopyBatch *b = current (c);
+  CopyBatch *b = current (r);
   g_byte_array_set_size (b->last, 0);
   g_byte_array_append (b->last, k, (guint) n);
   if (++b->scanned >= (guint64) c->o->batch)
-    dispatch (c);
+    dispatch (c, r);
 }
 
 static gboolean
-emit_put (Copy *c, const guint8 *k, gsize kn, const guint8 *v, gsize vn)
+emit_put (Copy *c, CopyRange *r, const guint8 *k, gsize kn, const guint8 *v, gsize vn)
 {
   if (kn > c->max_key)
     {
@@ -773,7 +871,7 @@ emit_put (Copy *c, const guint8 *k, gsize kn, const guint8 *v, gsize vn)
                             hex, c->max_key, c->o->to));
       return FALSE;
     }
-  CopyBatch *b = current (c);
+  CopyBatch *b = current (r);
   ab_batch_put (b->batch, k, kn, v, vn);
   b->puts++;
   return TRUE;
@@ -816,17 +914,19 @@ target_head (Copy *c)
   return &g_array_index (c->tpage, AbKv, 0);
 }
 
-/* A target row the source does not have: deleted when selected. */
+/* A target row the source does not have: deleted when selected (a rescan
+ * reads one range, the first). */
 static void
 target_only (Copy *c, const guint8 *k, gsize n)
 {
+  CopyRange *r = c->ranges->pdata[0];
   if (key_selected (c, k, n))
     {
-      CopyBatch *b = current (c);
+      CopyBatch *b = current (r);
       ab_batch_delete (b->batch, k, n);
       b->dels++;
     }
-  note_key (c, k, n);
+  note_key (c, r, k, n);
 }
 
 /* Rescan: the target rows before k are not in the source; *same says
@@ -855,10 +955,18 @@ rescan_until (Copy *c, const guint8 *k, gsize kn, const guint8 *v, gsize vn, gbo
     }
 }
 
+/* What one reader thread works on. */
+typedef struct {
+  Copy *c;
+  CopyRange *r;
+  AbSnapshot *snap;
+} Reader;
+
 static gboolean
 visit (const guint8 *k, gsize kn, const guint8 *v, gsize vn, gpointer user)
 {
-  Copy *c = user;
+  Reader *rd = user;
+  Copy *c = rd->c;
   gboolean same = FALSE;
   if (failed (c))
     return FALSE;
@@ -866,18 +974,60 @@ visit (const guint8 *k, gsize kn, const guint8 *v, gsize vn, gpointer user)
     rescan_until (c, k, kn, v, vn, &same);
   if (key_selected (c, k, kn))
     {
-      current (c)->rows++;
-      if (!same && !emit_put (c, k, kn, v, vn))
+      current (rd->r)->rows++;
+      if (!same && !emit_put (c, rd->r, k, kn, v, vn))
         return FALSE;
     }
-  note_key (c, k, kn);
+  note_key (c, rd->r, k, kn);
   return TRUE;
 }
 
-/* The pass: snapshot, scan after the position, drain the target on a
- * rescan, wait for every batch. FALSE when it stopped early (c->error). */
+/* One range of the snapshot, after its safe position, then its last batch. */
+static gpointer
+read_range (gpointer user)
+{
+  Reader *rd = user;
+  Copy *c = rd->c;
+  CopyRange *r = rd->r;
+  GError *err = NULL;
+  AbScanRange sr = { 0 };
+  g_mutex_lock (&c->lock);
+  g_autoptr (GByteArray) after = r->safe_pos != NULL ? g_byte_array_ref (r->safe_pos) : NULL;
+  g_mutex_unlock (&c->lock);
+  if (after != NULL)
+    {
+      sr.start = after->data;
+      sr.start_len = after->len;
+      sr.start_inclusive = FALSE;
+    }
+  else if (r->lo != NULL)
+    {
+      sr.start = r->lo->data;
+      sr.start_len = r->lo->len;
+      sr.start_inclusive = TRUE;
+    }
+  if (r->hi != NULL)
+    {
+      sr.stop = r->hi->data;
+      sr.stop_len = r->hi->len;
+      sr.stop_inclusive = FALSE;
+    }
+  if (!ab_snapshot_scan (rd->snap, &sr, visit, rd, &err))
+    {
+      g_prefix_error (&err, "reading %s: ", c->o->from);
+      fail (c, err);
+    }
+  if (!failed (c) && !c->o->rescan)
+    dispatch (c, r);
+  return NULL;
+}
+
+/* The pass: one snapshot, each range read after its position (the ranges
+ * at once on their own threads when there are several), the target drained
+ * on a rescan, every batch waited for. FALSE when it stopped early
+ * (c->error). */
 static gboolean
-run_pass (Copy *c, const GByteArray *position)
+run_pass (Copy *c)
 {
   GError *err = NULL;
   AbSnapshot *snap = ab_store_snapshot_open (c->from, &err);
@@ -887,29 +1037,38 @@ run_pass (Copy *c, const GByteArray *position)
       fail (c, err);
       return FALSE;
     }
-  AbScanRange r = { 0 };
-  if (position != NULL)
+  guint n = c->ranges->len;
+  g_autofree Reader *readers = g_new0 (Reader, n);
+  g_autofree GThread **threads = g_new0 (GThread *, n);
+  for (guint i = 0; i < n; i++)
+    readers[i] = (Reader){ c, c->ranges->pdata[i], snap };
+  if (c->o->rescan)
     {
-      r.start = position->data;
-      r.start_len = position->len;
-      r.start_inclusive = FALSE;
-      c->tafter = bytes_dup (position->data, position->len);
+      CopyRange *r = c->ranges->pdata[0];
+      if (r->safe_pos != NULL)
+        c->tafter = bytes_dup (r->safe_pos->data, r->safe_pos->len);
     }
-  if (!ab_snapshot_scan (snap, &r, visit, c, &err))
+  /* A local snapshot is one transaction, used by one thread: ranges (from
+   * a checkpoint) are then read one after the other. */
+  if (n == 1 || ab_store_never_blocks (c->from))
+    for (guint i = 0; i < n && !failed (c); i++)
+      read_range (&readers[i]);
+  else
     {
-      g_prefix_error (&err, "reading %s: ", c->o->from);
-      fail (c, err);
+      for (guint i = 0; i < n; i++)
+        threads[i] = g_thread_new ("ab-copy-read", read_range, &readers[i]);
+      for (guint i = 0; i < n; i++)
+        g_thread_join (threads[i]);
     }
   ab_snapshot_close (snap);
   if (c->o->rescan && !failed (c))
     {
       gboolean same;
       rescan_until (c, NULL, 0, NULL, 0, &same);
+      dispatch (c, c->ranges->pdata[0]);
     }
-  if (!failed (c))
-    dispatch (c);
-  else
-    g_clear_pointer (&c->cur, copy_batch_free);
+  for (guint i = 0; i < n; i++)
+    g_clear_pointer (&((CopyRange *) c->ranges->pdata[i])->cur, copy_batch_free);
   g_mutex_lock (&c->lock);
   while (c->in_flight > 0)
     g_cond_wait (&c->cond, &c->lock);
@@ -931,17 +1090,59 @@ target_empty (AbStore *to, gboolean *empty, GError **error)
 }
 
 static void
+copy_range_free (gpointer p)
+{
+  CopyRange *r = p;
+  g_clear_pointer (&r->cur, copy_batch_free);
+  g_clear_pointer (&r->lo, g_byte_array_unref);
+  g_clear_pointer (&r->hi, g_byte_array_unref);
+  g_clear_pointer (&r->done, g_hash_table_unref);
+  g_clear_pointer (&r->safe_pos, g_byte_array_unref);
+  g_free (r);
+}
+
+/* n ranges over the first key byte: range i holds the keys whose first byte
+ * is in [i * 256 / n, (i + 1) * 256 / n), the first one also the keys before
+ * (none: keys are not empty), the last one the rest; positions (NULL or n
+ * of them) say where each was. */
+static GPtrArray *
+ranges_new (guint n, const GPtrArray *positions)
+{
+  GPtrArray *a = g_ptr_array_new_with_free_func (copy_range_free);
+  for (guint i = 0; i < n; i++)
+    {
+      CopyRange *r = g_new0 (CopyRange, 1);
+      r->index = i;
+      r->done = g_hash_table_new (g_int64_hash, g_int64_equal);
+      if (i > 0)
+        {
+          guint8 b = (guint8) (i * 256 / n);
+          r->lo = bytes_dup (&b, 1);
+        }
+      if (i + 1 < n)
+        {
+          guint8 b = (guint8) ((i + 1) * 256 / n);
+          r->hi = bytes_dup (&b, 1);
+        }
+      const GByteArray *p = positions != NULL ? positions->pdata[i] : NULL;
+      if (p != NULL)
+        r->safe_pos = bytes_dup (p->data, p->len);
+      g_ptr_array_add (a, r);
+    }
+  return a;
+}
+
+static void
 copy_clear (Copy *c)
 {
-  g_clear_pointer (&c->cur, copy_batch_free);
+  g_clear_pointer (&c->ranges, g_ptr_array_unref);
   g_clear_pointer (&c->dbs, g_hash_table_unref);
   g_clear_pointer (&c->codes, g_hash_table_unref);
   g_clear_pointer (&c->tpage, g_array_unref);
   g_clear_pointer (&c->tafter, g_byte_array_unref);
-  g_clear_pointer (&c->done, g_hash_table_unref);
-  g_clear_pointer (&c->safe_pos, g_byte_array_unref);
   g_clear_pointer (&c->catch_up.position, g_byte_array_unref);
   g_clear_error (&c->error);
+  g_mutex_clear (&c->ckpt_lock);
   g_mutex_clear (&c->lock);
   g_cond_clear (&c->cond);
 }
@@ -1134,13 +1335,17 @@ run_locked (const CopyOptions *o, AbStore *from, AbStore *to)
 
   Copy c = { .o = o, .from = from, .to = to, .max_key = ab_store_max_key (to) };
   g_mutex_init (&c.lock);
+  g_mutex_init (&c.ckpt_lock);
   g_cond_init (&c.cond);
-  c.done = g_hash_table_new (g_int64_hash, g_int64_equal);
   c.tpage = ab_kv_array_new ();
   c.max_in_flight = (guint) o->threads * 2;
+  /* Several readers only where they pay and are safe: a remote source (a
+   * local snapshot is one transaction, read by one thread, and fast). A
+   * resumed pass keeps the ranges its checkpoint records. */
+  guint nranges = o->rescan || ab_store_never_blocks (from) ? 1 : (guint) o->readers;
   if (resume || copied)
     {
-      c.safe_pos = ck.position != NULL ? bytes_dup (ck.position->data, ck.position->len) : NULL;
+      c.ranges = ranges_new (ck.positions->len, ck.positions);
       c.rows = ck.rows;
       c.written = ck.written;
       c.deleted = ck.deleted;
@@ -1150,6 +1355,8 @@ run_locked (const CopyOptions *o, AbStore *from, AbStore *to)
       c.catch_up.applied = ck.wal_applied;
       c.wal_interrupted = ck.wal_interrupted || ck.wal_running;
     }
+  else
+    c.ranges = ranges_new (nranges, NULL);
   checkpoint_clear (&ck);
   if (copied)
     {
@@ -1184,8 +1391,8 @@ run_locked (const CopyOptions *o, AbStore *from, AbStore *to)
       resume ? "" : ", from the start", c.rows);
   c.progress = ab_progress_new (o->rescan ? "rescan" : "copy", 0);
   writers_start (&c);
-  gboolean ok = run_pass (&c, ck.position);
   checkpoint_clear (&ck);
+  gboolean ok = run_pass (&c);
   writers_stop (&c);
   if (ok && c.dbs != NULL && !ab_catalog_bump_revision (to, &error))
     {

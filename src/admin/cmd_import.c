@@ -1,6 +1,6 @@
 /* actionbase-admin import: bulk-loads edges from JSON Lines or CSV files through
- * the engine's own write path (ab_engine_mutate), several batches in flight on
- * threads; bad lines are reported as FILE:LINE and skipped; a checkpoint makes it resumable. */
+ * the engine's own write path (typed items, ab_engine_mutate_items), several batches
+ * in flight on threads; bad lines are reported as FILE:LINE and skipped; a checkpoint makes it resumable. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -11,19 +11,26 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include "admin/admin-private.h"
+#include "admin/import_scan.h"
 #include "catalog/catalog.h"
 #include "engine/engine.h"
 #include "model/schema.h"
 #include "model/types.h"
 
-#define DEFAULT_THREADS 4
-#define DEFAULT_BATCH 1000
+/* Two batches in flight keep the store's single committer busy while the
+ * next batch is parsed and planned; big batches mean few durable commits,
+ * each rewriting the B-tree pages it touched. */
+#define DEFAULT_THREADS 2
+#define DEFAULT_BATCH 10000
 #define MAX_BATCH 100000
 #define MAX_THREADS 256
 /* A record longer than this is reported and skipped (a runaway CSV quote,
  * or a file that is not line-oriented at all). */
 #define MAX_RECORD_BYTES (16 * 1024 * 1024)
 #define CHECKPOINT_EVERY_US G_USEC_PER_SEC
+/* With lmdb:DIR?sync=0 a checkpoint costs an fsync of the whole store's
+ * dirty pages: much less often. */
+#define CHECKPOINT_NOSYNC_EVERY_US (30 * G_USEC_PER_SEC)
 
 typedef enum { FORMAT_AUTO, FORMAT_JSONL, FORMAT_CSV } Format;
 
@@ -79,6 +86,7 @@ typedef struct {
 typedef struct {
   /* options */
   gchar *store_uri, *database, *table, *checkpoint;
+  gchar *flush_file; /* lmdb:DIR?sync=0: DIR/data.mdb, fsynced by the import */
   Format format;
   gboolean strict, verbose, insert_merge;
   gint threads, batch;
@@ -175,127 +183,314 @@ fail (GError **error, const gchar *fmt, ...)
   return FALSE;
 }
 
-/* ---- validating one edge (the rules of docs/data-model.md §3.3) ----
- * The engine checks all of this again; checking here too lets a bad line be
- * skipped alone instead of failing its whole batch, and lets --strict stop
- * before anything of that batch is written. */
+/* ---- one edge, typed (the rules of docs/data-model.md §3.3) ----
+ * Each record becomes an AbMutationItem whose values are already cast to the
+ * schema's types. The engine checks all of this again; checking here too lets
+ * a bad line be skipped alone instead of failing its whole batch, and lets
+ * --strict stop before anything of that batch is written. */
+
+static const gchar *const OP_NAMES[] = { "INSERT", "UPDATE", "DELETE" };
 
 static gboolean
-op_parse (const gchar *s, const gchar **out)
+op_parse (const gchar *s, AbOpType *out)
 {
-  static const gchar *const ops[] = { "INSERT", "UPDATE", "DELETE" };
-  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
-    if (g_str_equal (s, ops[i]))
+  for (guint i = 0; i < G_N_ELEMENTS (OP_NAMES); i++)
+    if (g_str_equal (s, OP_NAMES[i]))
       {
-        *out = ops[i];
+        *out = (AbOpType) i;
         return TRUE;
       }
   return FALSE;
 }
 
+/* A member's value as read: a json-glib node, a scanned or CSV value, or
+ * absent (both NULL). */
+typedef struct {
+  JsonNode *node;
+  const AbValue *value;
+} Raw;
+
 static gboolean
-check_member (JsonObject *edge, const gchar *member, AbType type, gboolean required, GError **error)
+raw_absent (const Raw *r)
 {
-  JsonNode *n = json_object_get_member (edge, member);
-  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
-    return required ? fail (error, "\"%s\" is required", member) : TRUE;
-  AbValue v = AB_VALUE_INIT;
-  gboolean ok = ab_model_cast_json (n, type, member, &v, error);
-  ab_value_clear (&v);
-  return ok;
+  return r->node == NULL && r->value == NULL;
 }
 
 static gboolean
-validate_edge (Import *imp, JsonObject *edge, const gchar *op, GError **error)
+raw_is_null (const Raw *r)
+{
+  return r->node != NULL ? JSON_NODE_HOLDS_NULL (r->node)
+                         : r->value == NULL || ab_value_is_null (r->value);
+}
+
+/* The value cast to type with the REST rules (the same for a node and for
+ * the value json-glib would have made of it). */
+static gboolean
+raw_cast (const Raw *r, AbType type, const gchar *name, AbValue *out, GError **error)
+{
+  if (r->node != NULL)
+    return ab_model_cast_json (r->node, type, name, out, error);
+  if (r->value != NULL)
+    return ab_model_cast_value (r->value, type, name, out, error);
+  ab_value_clear (out);
+  return TRUE;
+}
+
+static gboolean
+raw_required (const Raw *r, AbType type, const gchar *name, AbValue *out, GError **error)
+{
+  if (raw_is_null (r))
+    return fail (error, "\"%s\" is required", name);
+  return raw_cast (r, type, name, out, error);
+}
+
+/* One record before casting. */
+typedef struct {
+  AbOpType op;
+  Raw version, source, target, id;
+  gboolean props_bad; /* "properties" is there and neither an object nor null */
+  Raw *props;         /* per schema field */
+} RawEdge;
+
+/* The typed items of one chunk, in the engine's form. */
+typedef struct {
+  GArray *items;    /* AbMutationItem; its id, source and target are owned */
+  GArray *values;   /* AbValue: the items' property values, owned */
+  GPtrArray *names; /* const gchar * (the schema's), parallel to values */
+  GArray *first;    /* guint per item: its first property in values */
+  GArray *lines;    /* guint64 per item: the line it came from */
+} Batch;
+
+static void
+batch_init (Batch *b, guint n)
+{
+  b->items = g_array_sized_new (FALSE, TRUE, sizeof (AbMutationItem), n);
+  b->values = g_array_sized_new (FALSE, TRUE, sizeof (AbValue), n);
+  g_array_set_clear_func (b->values, (GDestroyNotify) ab_value_clear);
+  b->names = g_ptr_array_sized_new (n);
+  b->first = g_array_sized_new (FALSE, FALSE, sizeof (guint), n);
+  b->lines = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n);
+}
+
+static void
+item_clear (AbMutationItem *it)
+{
+  ab_value_clear (&it->id);
+  ab_value_clear (&it->source);
+  ab_value_clear (&it->target);
+}
+
+static void
+batch_clear (Batch *b)
+{
+  for (guint i = 0; i < b->items->len; i++)
+    item_clear (&g_array_index (b->items, AbMutationItem, i));
+  g_array_unref (b->items);
+  g_array_unref (b->values);
+  g_ptr_array_unref (b->names);
+  g_array_unref (b->first);
+  g_array_unref (b->lines);
+}
+
+/* Points each item at its properties (the arrays no longer move). */
+static void
+batch_link (Batch *b)
+{
+  for (guint i = 0; i < b->items->len; i++)
+    {
+      AbMutationItem *it = &g_array_index (b->items, AbMutationItem, i);
+      guint first = g_array_index (b->first, guint, i);
+      it->names = it->n_props > 0 ? (const gchar *const *) b->names->pdata + first : NULL;
+      it->values = it->n_props > 0 ? &g_array_index (b->values, AbValue, first) : NULL;
+    }
+}
+
+/* Drops item i (its properties stay in values, unreferenced). */
+static void
+batch_remove (Batch *b, guint i)
+{
+  item_clear (&g_array_index (b->items, AbMutationItem, i));
+  g_array_remove_index (b->items, i);
+  g_array_remove_index (b->first, i);
+  g_array_remove_index (b->lines, i);
+}
+
+/* Casts and checks one record and appends it to b; nothing is appended on a
+ * failure. */
+static gboolean
+edge_add (Import *imp, const RawEdge *e, guint64 line, Batch *b, GError **error)
 {
   const AbSchema *s = imp->schema;
-  gboolean del = g_str_equal (op, "DELETE"), ins = g_str_equal (op, "INSERT");
+  gboolean del = e->op == AB_OP_DELETE, ins = e->op == AB_OP_INSERT;
   if (s->kind == AB_TABLE_IMMUTABLE_EDGE && !ins)
-    return fail (error, "%s is not allowed on an immutable table (INSERT only)", op);
-  if (!check_member (edge, "version", AB_TYPE_LONG, TRUE, error))
-    return FALSE;
-  if (imp->multi)
+    return fail (error, "%s is not allowed on an immutable table (INSERT only)", OP_NAMES[e->op]);
+  AbMutationItem it = { .type = e->op };
+  AbValue version = AB_VALUE_INIT;
+  guint mark = b->values->len;
+  gboolean ok = raw_required (&e->version, AB_TYPE_LONG, "version", &version, error);
+  it.version = version.u.i;
+  if (ok && imp->multi)
     {
-      if (!check_member (edge, "id", s->id_type, TRUE, error))
-        return FALSE;
       static const gchar *const members[] = { "source", "target" };
       static const gchar *const slots[] = { "_source", "_target" };
-      for (guint i = 0; i < 2 && !del; i++)
+      const Raw *ends[] = { &e->source, &e->target };
+      AbValue *outs[] = { &it.source, &it.target };
+      ok = raw_required (&e->id, s->id_type, "id", &it.id, error);
+      for (guint i = 0; i < 2 && ok && !del; i++)
         {
           const AbField *f = ab_schema_field (s, slots[i]);
-          if (f != NULL && !check_member (edge, members[i], f->type, ins, error))
-            return FALSE;
+          if (f != NULL)
+            ok = ins ? raw_required (ends[i], f->type, members[i], outs[i], error)
+                     : raw_cast (ends[i], f->type, members[i], outs[i], error);
         }
     }
-  else if (!check_member (edge, "source", s->source_type, TRUE, error))
-    return FALSE;
-  else if (s->kind != AB_TABLE_VERTEX
-           && !check_member (edge, "target", s->target_type, TRUE, error))
-    return FALSE;
-  JsonNode *pn = json_object_get_member (edge, "properties");
-  if (pn != NULL && !JSON_NODE_HOLDS_NULL (pn) && !JSON_NODE_HOLDS_OBJECT (pn))
-    return fail (error, "\"properties\" must be an object");
-  JsonObject *props = pn != NULL && JSON_NODE_HOLDS_OBJECT (pn) ? json_node_get_object (pn) : NULL;
-  if (del)
-    return TRUE;
+  else if (ok)
+    ok = raw_required (&e->source, s->source_type, "source", &it.source, error)
+         && (s->kind == AB_TABLE_VERTEX
+             || raw_required (&e->target, s->target_type, "target", &it.target, error));
+  if (ok && e->props_bad)
+    ok = fail (error, "\"properties\" must be an object");
+  gboolean need = ins && !imp->insert_merge; /* every non-nullable property */
+  for (guint i = 0; ok && !del && i < s->fields->len; i++)
+    {
+      const AbField *f = s->fields->pdata[i];
+      const Raw *r = &e->props[i];
+      if (f->name[0] == '_')
+        continue;
+      if (raw_absent (r) || (imp->multi && raw_is_null (r)))
+        {
+          if (!f->nullable && need)
+            ok = fail (error, "Property '%s' is required and cannot be null", f->name);
+          continue;
+        }
+      AbValue v = AB_VALUE_INIT;
+      if (!raw_cast (r, f->type, f->name, &v, error))
+        ok = FALSE;
+      else if (!f->nullable && ab_value_is_null (&v))
+        ok = fail (error,
+                   need ? "Property '%s' is required and cannot be null"
+                        : "Property '%s' cannot be null",
+                   f->name);
+      else
+        {
+          g_array_append_val (b->values, v);
+          g_ptr_array_add (b->names, (gpointer) f->name);
+          continue;
+        }
+      ab_value_clear (&v);
+    }
+  if (!ok)
+    {
+      item_clear (&it);
+      g_array_set_size (b->values, mark);
+      g_ptr_array_set_size (b->names, (gint) mark);
+      return FALSE;
+    }
+  it.n_props = b->values->len - mark;
+  g_array_append_val (b->items, it);
+  g_array_append_val (b->first, mark);
+  g_array_append_val (b->lines, line);
+  return TRUE;
+}
+
+/* A worker's reusable buffers. */
+typedef struct {
+  GArray *members; /* AbImportMember */
+  Raw *props;      /* per schema field */
+  GArray *cells;   /* AbValue: one CSV record's cast cells */
+} Scratch;
+
+static gint
+field_by_name (const AbSchema *s, const gchar *name, gsize len)
+{
   for (guint i = 0; i < s->fields->len; i++)
     {
       const AbField *f = s->fields->pdata[i];
-      if (f->name[0] == '_')
+      if (strncmp (f->name, name, len) == 0 && f->name[len] == '\0')
+        return f->name[0] == '_' ? -1 : (gint) i;
+    }
+  return -1;
+}
+
+static gboolean
+member_is (const AbImportMember *m, const gchar *name)
+{
+  return m->name_len == strlen (name) && memcmp (m->name, name, m->name_len) == 0;
+}
+
+/* A scanned line (import_scan.c) as a RawEdge; FALSE + error: a bad "type". */
+static gboolean
+scanned_edge (Import *imp, GArray *members, RawEdge *e, GError **error)
+{
+  for (guint i = 0; i < members->len; i++)
+    {
+      const AbImportMember *m = &g_array_index (members, AbImportMember, i);
+      const AbValue *v = &m->value;
+      if (m->in_props)
+        {
+          gint f = field_by_name (imp->schema, m->name, m->name_len);
+          if (f >= 0)
+            e->props[f].value = v;
+        }
+      else if (m->is_object)
         continue;
-      JsonNode *v = props != NULL ? json_object_get_member (props, f->name) : NULL;
-      if (v != NULL && imp->multi && JSON_NODE_HOLDS_NULL (v))
-        v = NULL;
-      AbValue val = AB_VALUE_INIT;
-      if (v != NULL && !ab_model_cast_json (v, f->type, f->name, &val, error))
-        return FALSE;
-      gboolean is_null = v != NULL && ab_value_is_null (&val);
-      ab_value_clear (&val);
-      if (f->nullable)
-        continue;
-      if (ins && !imp->insert_merge && (v == NULL || is_null))
-        return fail (error, "Property '%s' is required and cannot be null", f->name);
-      if (is_null)
-        return fail (error, "Property '%s' cannot be null", f->name);
+      else if (member_is (m, "version"))
+        e->version.value = v;
+      else if (member_is (m, "source"))
+        e->source.value = v;
+      else if (member_is (m, "target"))
+        e->target.value = v;
+      else if (member_is (m, "id"))
+        e->id.value = v;
+      else if (member_is (m, "properties"))
+        e->props_bad = !ab_value_is_null (v);
+      else if (member_is (m, "type") && !ab_value_is_null (v)
+               && (v->kind != AB_VALUE_STRING || !op_parse (v->u.s.data, &e->op)))
+        return fail (error, "\"type\" must be INSERT, UPDATE or DELETE");
     }
   return TRUE;
 }
 
-/* The mutation item {"type", "edge"} around an edge object. */
-static JsonNode *
-item_new (const gchar *op, JsonNode *edge)
+/* One JSON Lines record into b: the scanner for the usual flat edge,
+ * json-glib for anything else. */
+static gboolean
+parse_jsonl (Import *imp, gchar *text, guint64 line, Batch *b, Scratch *sc, GError **error)
 {
-  JsonObject *o = json_object_new ();
-  json_object_set_string_member (o, "type", op);
-  json_object_set_member (o, "edge", edge);
-  JsonNode *n = json_node_new (JSON_NODE_OBJECT);
-  json_node_take_object (n, o);
-  return n;
-}
-
-static JsonNode *
-parse_jsonl (Import *imp, const gchar *text, GError **error)
-{
+  guint nf = imp->schema->fields->len;
+  RawEdge e = { .op = AB_OP_INSERT, .props = sc->props };
+  memset (sc->props, 0, nf * sizeof (Raw));
+  if (ab_import_scan_edge (text, sc->members))
+    return scanned_edge (imp, sc->members, &e, error) && edge_add (imp, &e, line, b, error);
   g_autoptr (GError) local = NULL;
   g_autoptr (JsonNode) node = ab_model_json_parse (text, -1, &local);
   if (node == NULL)
-    return fail (error, "%s", local->message), NULL;
+    return fail (error, "%s", local->message);
   if (!JSON_NODE_HOLDS_OBJECT (node))
-    return fail (error, "a line must be a JSON object (an edge)"), NULL;
+    return fail (error, "a line must be a JSON object (an edge)");
   JsonObject *edge = json_node_get_object (node);
-  const gchar *op = "INSERT";
   JsonNode *tn = json_object_get_member (edge, "type");
   if (tn != NULL && !JSON_NODE_HOLDS_NULL (tn))
     {
       const gchar *t = JSON_NODE_HOLDS_VALUE (tn) && json_node_get_value_type (tn) == G_TYPE_STRING
                            ? json_node_get_string (tn)
                            : NULL;
-      if (t == NULL || !op_parse (t, &op))
-        return fail (error, "\"type\" must be INSERT, UPDATE or DELETE"), NULL;
+      if (t == NULL || !op_parse (t, &e.op))
+        return fail (error, "\"type\" must be INSERT, UPDATE or DELETE");
     }
-  if (!validate_edge (imp, edge, op, error))
-    return NULL;
-  return item_new (op, g_steal_pointer (&node));
+  e.version.node = json_object_get_member (edge, "version");
+  e.source.node = json_object_get_member (edge, "source");
+  e.target.node = json_object_get_member (edge, "target");
+  e.id.node = json_object_get_member (edge, "id");
+  JsonNode *pn = json_object_get_member (edge, "properties");
+  e.props_bad = pn != NULL && !JSON_NODE_HOLDS_NULL (pn) && !JSON_NODE_HOLDS_OBJECT (pn);
+  JsonObject *props = pn != NULL && JSON_NODE_HOLDS_OBJECT (pn) ? json_node_get_object (pn) : NULL;
+  for (guint i = 0; props != NULL && i < nf; i++)
+    {
+      const AbField *f = imp->schema->fields->pdata[i];
+      if (f->name[0] != '_')
+        e.props[i].node = json_object_get_member (props, f->name);
+    }
+  return edge_add (imp, &e, line, b, error);
 }
 
 /* ---- CSV (RFC 4180: quoted cells, "" inside quotes, records spanning lines) ---- */
@@ -365,18 +560,6 @@ csv_split (const gchar *s, GError **error)
   return g_steal_pointer (&cells);
 }
 
-/* A cell cast to the type, as the JSON value the engine casts the same way. */
-static JsonNode *
-cell_json (const gchar *text, AbType type, const gchar *name, GError **error)
-{
-  AbValue v = AB_VALUE_INIT;
-  if (!ab_model_cast_text (text, type, name, &v, error))
-    return NULL;
-  JsonNode *n = ab_model_value_to_json (&v);
-  ab_value_clear (&v);
-  return n;
-}
-
 static AbType
 endpoint_type (Import *imp, gint role)
 {
@@ -391,20 +574,22 @@ endpoint_type (Import *imp, gint role)
   return role == COL_SOURCE ? s->source_type : s->target_type;
 }
 
-static JsonNode *
-parse_csv (Import *imp, const ImportFile *f, const gchar *text, GError **error)
+/* One CSV record into b: each cell cast from text to its column's type (the
+ * query-string rules), then the record checked as a JSON line would be. */
+static gboolean
+parse_csv (Import *imp, const ImportFile *f, const gchar *text, guint64 line, Batch *b, Scratch *sc,
+           GError **error)
 {
   g_autoptr (GArray) cells = csv_split (text, error);
   if (cells == NULL)
-    return NULL;
+    return FALSE;
   if (cells->len != f->n_columns)
-    return fail (error, "%u cells, the header has %u", cells->len, f->n_columns), NULL;
-  JsonObject *edge = json_object_new ();
-  JsonObject *props = json_object_new ();
-  g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  json_node_take_object (node, edge);
-  json_object_set_object_member (edge, "properties", props);
-  const gchar *op = "INSERT";
+    return fail (error, "%u cells, the header has %u", cells->len, f->n_columns);
+  guint nf = imp->schema->fields->len;
+  RawEdge e = { .op = AB_OP_INSERT, .props = sc->props };
+  memset (sc->props, 0, nf * sizeof (Raw));
+  g_array_set_size (sc->cells, 0);
+  g_array_set_size (sc->cells, cells->len); /* cleared: every cell null */
   for (guint c = 0; c < cells->len; c++)
     {
       const Cell *cell = &g_array_index (cells, Cell, c);
@@ -413,8 +598,8 @@ parse_csv (Import *imp, const ImportFile *f, const gchar *text, GError **error)
         continue; /* an empty cell: the property is absent */
       if (role == COL_TYPE)
         {
-          if (!op_parse (cell->text, &op))
-            return fail (error, "\"type\" must be INSERT, UPDATE or DELETE"), NULL;
+          if (!op_parse (cell->text, &e.op))
+            return fail (error, "\"type\" must be INSERT, UPDATE or DELETE");
           continue;
         }
       const AbField *field = role >= 0 ? imp->schema->fields->pdata[role] : NULL;
@@ -423,14 +608,17 @@ parse_csv (Import *imp, const ImportFile *f, const gchar *text, GError **error)
       AbType type = field != NULL         ? field->type
                     : role == COL_VERSION ? AB_TYPE_LONG
                                           : endpoint_type (imp, role);
-      JsonNode *v = cell_json (cell->text, type, name, error);
-      if (v == NULL)
-        return NULL;
-      json_object_set_member (field != NULL ? props : edge, name, v);
+      AbValue *v = &g_array_index (sc->cells, AbValue, c);
+      if (!ab_model_cast_text (cell->text, type, name, v, error))
+        return FALSE;
+      Raw *slot = field != NULL         ? &e.props[role]
+                  : role == COL_VERSION ? &e.version
+                  : role == COL_SOURCE  ? &e.source
+                  : role == COL_TARGET  ? &e.target
+                                        : &e.id;
+      slot->value = v;
     }
-  if (!validate_edge (imp, edge, op, error))
-    return NULL;
-  return item_new (op, g_steal_pointer (&node));
+  return edge_add (imp, &e, line, b, error);
 }
 
 /* ---- reading records ---- */
@@ -670,6 +858,51 @@ checkpoint_load (Import *imp, GError **error)
   return TRUE;
 }
 
+/* ---- lmdb:DIR?sync=0: durable by an fsync now and then ----
+ * With sync off, LMDB's commits only reach the page cache (no fsync per
+ * commit: the pages a commit rewrote are written to disk once, not once per
+ * commit). The import makes them durable itself: DIR/data.mdb is fsynced
+ * before each checkpoint is written (a checkpoint never counts lines that
+ * are not on disk) and once more at the end. A crash of the machine (not of
+ * the process) in between can lose or damage what was written since the
+ * last fsync, as LMDB says of its NOSYNC mode. */
+
+/* DIR/data.mdb of an lmdb: URI whose last sync= parameter is 0, else NULL. */
+static gchar *
+nosync_lmdb_file (const gchar *uri)
+{
+  const gchar *q = strchr (uri, '?');
+  if (!g_str_has_prefix (uri, "lmdb:") || q == NULL)
+    return NULL;
+  g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
+  gboolean nosync = FALSE;
+  for (guint i = 0; params[i] != NULL; i++)
+    if (g_str_equal (params[i], "sync=0") || g_str_equal (params[i], "sync=1"))
+      nosync = params[i][5] == '0';
+  if (!nosync)
+    return NULL;
+  g_autofree gchar *dir = g_strndup (uri + 5, (gsize) (q - (uri + 5)));
+  return g_build_filename (dir, "data.mdb", NULL);
+}
+
+/* Makes every commit so far durable (lmdb:DIR?sync=0 only). */
+static gboolean
+flush_store (Import *imp, GError **error)
+{
+  if (imp->flush_file == NULL)
+    return TRUE;
+  int fd = open (imp->flush_file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || fdatasync (fd) != 0)
+    {
+      int saved = errno;
+      if (fd >= 0)
+        close (fd);
+      return fail (error, "fsync %s: %s", imp->flush_file, g_strerror (saved));
+    }
+  close (fd);
+  return TRUE;
+}
+
 /* Called with ck_lock held. Writes at most once a second unless forced. */
 static void
 checkpoint_maybe (Import *imp, gboolean force)
@@ -677,12 +910,13 @@ checkpoint_maybe (Import *imp, gboolean force)
   if (imp->checkpoint == NULL)
     return;
   gint64 now = g_get_monotonic_time ();
-  if (!force && (!imp->ck_dirty || now - imp->ck_last < CHECKPOINT_EVERY_US))
+  gint64 every = imp->flush_file != NULL ? CHECKPOINT_NOSYNC_EVERY_US : CHECKPOINT_EVERY_US;
+  if (!force && (!imp->ck_dirty || now - imp->ck_last < every))
     return;
   imp->ck_last = now;
   imp->ck_dirty = FALSE;
   g_autoptr (GError) error = NULL;
-  if (!checkpoint_write (imp, &error))
+  if (!flush_store (imp, &error) || !checkpoint_write (imp, &error))
     {
       fprintf (stderr, "actionbase-admin import: %s\n", error->message);
       return;
@@ -738,37 +972,21 @@ file_read_to_end (Import *imp, ImportFile *f, guint64 n_chunks)
 /* ---- applying a chunk ---- */
 
 /* The engine's key text of an item ("<source>:<target>" or the id), as in
- * its results; NULL when it does not cast (cannot happen after validation). */
+ * its results. */
 static gchar *
-item_key (Import *imp, JsonNode *item)
+item_key (Import *imp, const AbMutationItem *it)
 {
-  JsonObject *edge = json_object_get_object_member (json_node_get_object (item), "edge");
-  const AbSchema *s = imp->schema;
-  AbValue a = AB_VALUE_INIT, b = AB_VALUE_INIT;
-  gchar *key = NULL;
   if (imp->multi)
-    {
-      if (ab_model_cast_json (json_object_get_member (edge, "id"), s->id_type, "id", &a, NULL))
-        key = ab_value_to_string (&a);
-    }
-  else if (ab_model_cast_json (json_object_get_member (edge, "source"), s->source_type, "source",
-                               &a, NULL)
-           && (s->kind == AB_TABLE_VERTEX
-               || ab_model_cast_json (json_object_get_member (edge, "target"), s->target_type,
-                                      "target", &b, NULL)))
-    {
-      g_autofree gchar *st = ab_value_to_string (&a);
-      g_autofree gchar *tt = s->kind == AB_TABLE_VERTEX ? g_strdup ("-") : ab_value_to_string (&b);
-      key = g_strconcat (st, ":", tt, NULL);
-    }
-  ab_value_clear (&a);
-  ab_value_clear (&b);
-  return key;
+    return ab_value_to_string (&it->id);
+  g_autofree gchar *st = ab_value_to_string (&it->source);
+  g_autofree gchar *tt
+      = imp->schema->kind == AB_TABLE_VERTEX ? g_strdup ("-") : ab_value_to_string (&it->target);
+  return g_strconcat (st, ":", tt, NULL);
 }
 
 /* ERROR / INVALID results name keys; every line of such a key failed. */
 static guint
-report_failed_keys (Import *imp, Chunk *c, JsonArray *items, GArray *item_line, GArray *results)
+report_failed_keys (Import *imp, Chunk *c, const Batch *b, GArray *results)
 {
   g_autoptr (GHashTable) bad = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint k = 0; k < results->len; k++)
@@ -788,13 +1006,13 @@ report_failed_keys (Import *imp, Chunk *c, JsonArray *items, GArray *item_line, 
   if (g_hash_table_size (bad) == 0)
     return 0;
   guint failed = 0;
-  for (guint i = 0; i < json_array_get_length (items); i++)
+  for (guint i = 0; i < b->items->len; i++)
     {
-      g_autofree gchar *key = item_key (imp, json_array_get_element (items, i));
-      const AbKeyResult *r = key != NULL ? g_hash_table_lookup (bad, key) : NULL;
+      g_autofree gchar *key = item_key (imp, &g_array_index (b->items, AbMutationItem, i));
+      const AbKeyResult *r = g_hash_table_lookup (bad, key);
       if (r == NULL)
         continue;
-      report (c->file, g_array_index (item_line, guint64, i), "%s: %s",
+      report (c->file, g_array_index (b->lines, guint64, i), "%s: %s",
               ab_key_status_name (r->status), r->message ? r->message : "(no message)");
       failed++;
     }
@@ -820,17 +1038,35 @@ strict_gate (Import *imp, Chunk *c, gboolean clean)
 }
 
 static void
-apply_chunk (Import *imp, Chunk *c)
+scratch_init (Import *imp, Scratch *sc)
+{
+  sc->members = g_array_new (FALSE, FALSE, sizeof (AbImportMember));
+  sc->props = g_new0 (Raw, imp->schema->fields->len);
+  sc->cells = g_array_new (FALSE, TRUE, sizeof (AbValue));
+  g_array_set_clear_func (sc->cells, (GDestroyNotify) ab_value_clear);
+}
+
+static void
+scratch_clear (Scratch *sc)
+{
+  g_array_unref (sc->members);
+  g_free (sc->props);
+  g_array_unref (sc->cells);
+}
+
+/* Parses the chunk's records into b; FALSE when any was bad (reported). */
+static gboolean
+parse_chunk (Import *imp, Chunk *c, Batch *b)
 {
   ImportFile *f = c->file;
-  g_autoptr (JsonArray) items = json_array_sized_new (c->recs->len);
-  g_autoptr (GArray) item_line = g_array_sized_new (FALSE, FALSE, sizeof (guint64), c->recs->len);
+  Scratch sc;
+  scratch_init (imp, &sc);
   guint read = 0, skipped = 0;
   gboolean clean = TRUE;
   for (guint i = 0; i < c->recs->len; i++)
     {
       const Rec *r = &g_array_index (c->recs, Rec, i);
-      const gchar *text = c->text->str + r->off;
+      gchar *text = c->text->str + r->off;
       read++;
       if (r->too_long)
         {
@@ -839,75 +1075,89 @@ apply_chunk (Import *imp, Chunk *c)
           continue;
         }
       g_autoptr (GError) error = NULL;
-      JsonNode *item = f->format == FORMAT_CSV ? parse_csv (imp, f, text, &error)
-                                               : parse_jsonl (imp, text, &error);
-      if (item == NULL)
+      gboolean ok = f->format == FORMAT_CSV ? parse_csv (imp, f, text, r->line, b, &sc, &error)
+                                            : parse_jsonl (imp, text, r->line, b, &sc, &error);
+      if (!ok)
         {
           report (f, r->line, "%s", error->message);
           skipped++, clean = FALSE;
           if (imp->strict)
             break;
-          continue;
         }
-      json_array_add_element (items, item);
-      g_array_append_val (item_line, r->line);
     }
+  scratch_clear (&sc);
   atomic_fetch_add (&imp->read, read);
   atomic_fetch_add (&imp->skipped, skipped);
+  return clean;
+}
+
+static void
+apply_chunk (Import *imp, Chunk *c)
+{
+  ImportFile *f = c->file;
+  Batch b;
+  batch_init (&b, c->recs->len);
+  gboolean clean = parse_chunk (imp, c, &b);
   if (imp->strict && !strict_gate (imp, c, clean))
     {
       if (!clean)
         stop_import (imp, "--strict: stopped at a bad line; nothing of its batch was written");
       chunk_finished (imp, c, FALSE);
+      batch_clear (&b);
       return;
     }
   g_autoptr (GArray) results = NULL;
-  while (json_array_get_length (items) > 0)
+  gboolean ok = TRUE;
+  while (b.items->len > 0)
     {
-      g_autoptr (JsonNode) body = json_node_new (JSON_NODE_OBJECT);
-      JsonObject *o = json_object_new ();
-      json_object_set_array_member (o, "mutations", json_array_ref (items));
-      json_node_take_object (body, o);
       g_autoptr (GError) error = NULL;
-      results = ab_engine_mutate (imp->engine, &imp->mopts, body, &error);
+      batch_link (&b);
+      results = ab_engine_mutate_items (
+          imp->engine, &imp->mopts, (const AbMutationItem *) b.items->data, b.items->len, &error);
       if (results != NULL)
         break;
       guint idx = 0;
       gint used = 0;
       if (g_error_matches (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST)
           && sscanf (error->message, "mutations[%u]: %n", &idx, &used) == 1 && used > 0
-          && idx < json_array_get_length (items))
+          && idx < b.items->len)
         {
           /* a rule this tool does not check itself: that item alone is bad */
-          report (f, g_array_index (item_line, guint64, idx), "%s", error->message + used);
+          report (f, g_array_index (b.lines, guint64, idx), "%s", error->message + used);
           atomic_fetch_add (&imp->skipped, 1);
-          json_array_remove_element (items, idx);
-          g_array_remove_index (item_line, idx);
+          batch_remove (&b, idx);
           if (imp->strict)
             {
               stop_import (imp,
                            "--strict: stopped at a bad line; nothing of its batch was written");
-              chunk_finished (imp, c, FALSE);
-              return;
+              ok = FALSE;
+              break;
             }
           continue;
         }
-      guint n = json_array_get_length (items);
-      report (f, g_array_index (item_line, guint64, 0),
+      guint n = b.items->len;
+      report (f, g_array_index (b.lines, guint64, 0),
               "the batch of %u lines up to line %" G_GUINT64_FORMAT " failed: %s", n,
-              g_array_index (item_line, guint64, n - 1), error->message);
+              g_array_index (b.lines, guint64, n - 1), error->message);
       atomic_fetch_add (&imp->failed, n);
       stop_import (imp, error->message);
+      ok = FALSE;
+      break;
+    }
+  if (!ok)
+    {
       chunk_finished (imp, c, FALSE);
+      batch_clear (&b);
       return;
     }
-  guint n = json_array_get_length (items);
-  guint failed = results != NULL ? report_failed_keys (imp, c, items, item_line, results) : 0;
+  guint n = b.items->len;
+  guint failed = results != NULL ? report_failed_keys (imp, c, &b, results) : 0;
   atomic_fetch_add (&imp->failed, failed);
   atomic_fetch_add (&imp->applied, n - failed);
   if (failed > 0 && imp->strict)
     stop_import (imp, "--strict: stopped at a line the engine did not apply");
   chunk_finished (imp, c, failed == 0);
+  batch_clear (&b);
 }
 
 static gpointer
@@ -1153,7 +1403,12 @@ static const gchar *const DESCRIPTION
       "is IDLE: versions decide). With --checkpoint FILE the lines applied so far (per\n"
       "input file, the prefix every line of which was applied or reported) are saved\n"
       "durably about once a second and at the end; a rerun with the same --checkpoint\n"
-      "skips them. Delete FILE to import the same files from the start again.";
+      "skips them. Delete FILE to import the same files from the start again.\n"
+      "\n"
+      "Into LMDB, lmdb:DIR?sync=0 skips the fsync of every commit: the import\n"
+      "fsyncs DIR/data.mdb itself before each checkpoint and at the end (much\n"
+      "faster on a large store; a machine crash during the import can lose or\n"
+      "damage what was written since the last fsync).";
 
 /* Everything after the options: opens the engine, reads, applies, sums up. */
 static int
@@ -1195,6 +1450,12 @@ run (Import *imp, gchar **paths)
   gchar *merge[] = { imp->database, NULL };
   if (imp->insert_merge)
     cfg.insert_merge_databases = merge;
+  imp->flush_file = nosync_lmdb_file (imp->store_uri);
+  if (imp->flush_file != NULL)
+    fprintf (stderr,
+             "%s: sync=0: commits are made durable by an fsync of %s before each checkpoint "
+             "and at the end\n",
+             imp->store_uri, imp->flush_file);
   imp->engine = ab_engine_open (imp->store_uri, &cfg, &error);
   if (imp->engine == NULL)
     {
@@ -1280,6 +1541,12 @@ run (Import *imp, gchar **paths)
   g_mutex_lock (&imp->ck_lock);
   checkpoint_maybe (imp, TRUE);
   g_mutex_unlock (&imp->ck_lock);
+  if (imp->flush_file != NULL && !flush_store (imp, &error))
+    {
+      fprintf (stderr, "actionbase-admin import: %s\n", error->message);
+      stop_import (imp, error->message);
+      g_clear_error (&error);
+    }
   guint64 read = atomic_load (&imp->read), applied = atomic_load (&imp->applied);
   guint64 skipped = atomic_load (&imp->skipped), failed = atomic_load (&imp->failed);
   printf ("import %s.%s: %" G_GUINT64_FORMAT " lines read, %" G_GUINT64_FORMAT
@@ -1320,8 +1587,8 @@ ab_admin_import (int argc, char **argv)
     { "format", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_format,
       "jsonl or csv (default: from each file's extension)", "FORMAT" },
     { "strict", 0, 0, G_OPTION_ARG_NONE, &imp->strict, "Stop at the first bad line", NULL },
-    { "threads", 0, 0, G_OPTION_ARG_INT, &imp->threads, "Batches in flight (default 4)", "N" },
-    { "batch", 0, 0, G_OPTION_ARG_INT, &imp->batch, "Lines per mutation request (default 1000)",
+    { "threads", 0, 0, G_OPTION_ARG_INT, &imp->threads, "Batches in flight (default 2)", "N" },
+    { "batch", 0, 0, G_OPTION_ARG_INT, &imp->batch, "Lines per mutation request (default 10000)",
       "N" },
     { "checkpoint", 0, 0, G_OPTION_ARG_FILENAME, &imp->checkpoint,
       "Save progress here; a rerun skips what was applied", "FILE" },
@@ -1370,6 +1637,7 @@ ab_admin_import (int argc, char **argv)
   g_free (imp->database);
   g_free (imp->table);
   g_free (imp->checkpoint);
+  g_free (imp->flush_file);
   g_free (imp);
   return rc;
 }

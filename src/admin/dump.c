@@ -2,6 +2,7 @@
  * and a manifest, checking a dump (every length, checksum, count and key
  * bound) before anything is written, and restoring it with a checkpoint. */
 #include "admin/dump.h"
+#include "admin/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,7 +119,9 @@ typedef struct {
   FILE *f;
   gchar *path;
   ChunkInfo *cur;
-  GChecksum *sum;
+  AbSha256 sum;
+  guint8 *buf; /* records gathered here, hashed and written WRITE_BUF at a time */
+  gsize buf_len;
   GByteArray *last; /* last key written (order check) */
   gboolean any;
   GPtrArray *chunks; /* ChunkInfo* */
@@ -126,13 +129,40 @@ typedef struct {
   GError *error;
 } Writer;
 
+#define WRITE_BUF ((gsize) 1 << 20)
+
+static gboolean
+write_out (Writer *w, const void *data, gsize len)
+{
+  ab_sha256_update (&w->sum, data, len);
+  if (len > 0 && fwrite (data, 1, len, w->f) != len)
+    return fail_errno (&w->error, "write", w->path);
+  return TRUE;
+}
+
+static gboolean
+flush_buf (Writer *w)
+{
+  gsize n = w->buf_len;
+  w->buf_len = 0;
+  return write_out (w, w->buf, n);
+}
+
+/* Rows are a few small pieces each: gathered, they are hashed and written
+ * in large blocks (hashing and stdio per piece cost more than the copy). */
 static gboolean
 writer_put (Writer *w, const void *data, gsize len)
 {
-  if (len > 0 && fwrite (data, 1, len, w->f) != len)
-    return fail_errno (&w->error, "write", w->path);
-  g_checksum_update (w->sum, data, (gssize) len);
   w->cur->bytes += len;
+  if (w->buf_len + len > WRITE_BUF)
+    {
+      if (!flush_buf (w))
+        return FALSE;
+      if (len > WRITE_BUF)
+        return write_out (w, data, len);
+    }
+  memcpy (w->buf + w->buf_len, data, len);
+  w->buf_len += len;
   return TRUE;
 }
 
@@ -143,7 +173,7 @@ chunk_begin (Writer *w)
   w->cur->file = g_strdup_printf ("chunk-%06u.bin", w->chunks->len + 1);
   g_free (w->path);
   w->path = g_build_filename (w->dir, w->cur->file, NULL);
-  w->sum = g_checksum_new (G_CHECKSUM_SHA256);
+  ab_sha256_init (&w->sum);
   w->f = g_fopen (w->path, "wbx");
   if (w->f == NULL)
     return fail_errno (&w->error, "create", w->path);
@@ -154,6 +184,8 @@ chunk_begin (Writer *w)
 static gboolean
 chunk_end (Writer *w)
 {
+  if (!flush_buf (w))
+    return FALSE;
   gboolean ok = fflush (w->f) == 0 && fsync (fileno (w->f)) == 0;
   int err = errno;
   ok = fclose (w->f) == 0 && ok;
@@ -163,9 +195,10 @@ chunk_end (Writer *w)
       errno = err;
       return fail_errno (&w->error, "write", w->path);
     }
-  w->cur->sha256 = g_strdup (g_checksum_get_string (w->sum));
+  gchar hex[65];
+  ab_sha256_hex (&w->sum, hex);
+  w->cur->sha256 = g_strdup (hex);
   w->cur->last = g_bytes_new (w->last->data, w->last->len);
-  g_clear_pointer (&w->sum, g_checksum_free);
   w->bytes += w->cur->bytes;
   g_ptr_array_add (w->chunks, w->cur);
   w->cur = NULL;
@@ -226,23 +259,26 @@ add_key (JsonBuilder *b, const gchar *name, GBytes *key)
 static gboolean
 file_sha256 (const gchar *path, gchar **hex, guint64 *size, GError **error)
 {
-  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  AbSha256 sum;
+  gchar digest[65];
   g_autofree guint8 *buf = g_malloc (1 << 20);
   FILE *f = g_fopen (path, "rb");
   gsize n;
   *size = 0;
   if (f == NULL)
     return fail_errno (error, "open", path);
+  ab_sha256_init (&sum);
   while ((n = fread (buf, 1, 1 << 20, f)) > 0)
     {
-      g_checksum_update (sum, buf, (gssize) n);
+      ab_sha256_update (&sum, buf, n);
       *size += n;
     }
   gboolean bad = ferror (f);
   fclose (f);
   if (bad)
     return fail (error, AB_DUMP_ERROR_IO, "read %s failed", path);
-  *hex = g_strdup (g_checksum_get_string (sum));
+  ab_sha256_hex (&sum, digest);
+  *hex = g_strdup (digest);
   return TRUE;
 }
 
@@ -334,6 +370,7 @@ write_dump (AbSnapshot *snap, const gchar *dir, const AbDumpBackupOptions *o,
   GError *scan_error = NULL;
   gboolean ok;
   w.chunks = g_ptr_array_new_with_free_func (chunk_info_free);
+  w.buf = g_malloc (WRITE_BUF);
   w.last = g_byte_array_new ();
   ok = ab_snapshot_scan (snap, &all, write_row, &w, &scan_error);
   if (w.progress != NULL && w.progress_pending > 0)
@@ -363,9 +400,9 @@ write_dump (AbSnapshot *snap, const gchar *dir, const AbDumpBackupOptions *o,
       stats->chunks = w.chunks->len;
     }
   g_clear_pointer (&w.cur, chunk_info_free);
-  g_clear_pointer (&w.sum, g_checksum_free);
   g_ptr_array_unref (w.chunks);
   g_byte_array_unref (w.last);
+  g_free (w.buf);
   g_free (w.path);
   return ok;
 }
@@ -568,8 +605,11 @@ typedef struct {
   const ChunkInfo *info;
   gchar *path;
   FILE *f;
-  guint64 left;
-  GChecksum *sum;
+  guint64 left;   /* record bytes not yet taken */
+  guint64 unread; /* file bytes not yet read into in */
+  AbSha256 sum;   /* of every byte read into in */
+  guint8 *in;     /* READ_BUF bytes at a time: in[in_pos, in_len) not taken yet */
+  gsize in_pos, in_len;
   GByteArray *key, *value;
 } ChunkReader;
 
@@ -579,8 +619,8 @@ reader_close (ChunkReader *r)
   if (r->f != NULL)
     fclose (r->f);
   r->f = NULL;
+  g_clear_pointer (&r->in, g_free);
   g_clear_pointer (&r->path, g_free);
-  g_clear_pointer (&r->sum, g_checksum_free);
   g_clear_pointer (&r->key, g_byte_array_unref);
   g_clear_pointer (&r->value, g_byte_array_unref);
 }
@@ -591,16 +631,40 @@ corrupt (GError **error, const ChunkReader *r, const gchar *what)
   return fail (error, AB_DUMP_ERROR_CORRUPT, "%s is corrupt: %s", r->info->file, what);
 }
 
+#define READ_BUF ((gsize) 1 << 20)
+
+/* The next block of the file into in, hashed as a whole. */
+static gboolean
+reader_fill (ChunkReader *r, GError **error)
+{
+  gsize want = (gsize) MIN ((guint64) READ_BUF, r->unread);
+  gsize got = want > 0 ? fread (r->in, 1, want, r->f) : 0;
+  if (got == 0)
+    return ferror (r->f) ? fail_errno (error, "read", r->path)
+                         : corrupt (error, r, "the file is shorter than the manifest says");
+  ab_sha256_update (&r->sum, r->in, got);
+  r->unread -= got;
+  r->in_pos = 0;
+  r->in_len = got;
+  return TRUE;
+}
+
 static gboolean
 reader_read (ChunkReader *r, guint8 *buf, gsize n, GError **error)
 {
   if (n > r->left)
     return corrupt (error, r, "a record runs past the end of the chunk");
-  if (n > 0 && fread (buf, 1, n, r->f) != n)
-    return ferror (r->f) ? fail_errno (error, "read", r->path)
-                         : corrupt (error, r, "the file is shorter than the manifest says");
-  g_checksum_update (r->sum, buf, (gssize) n);
   r->left -= n;
+  while (n > 0)
+    {
+      if (r->in_pos == r->in_len && !reader_fill (r, error))
+        return FALSE;
+      gsize take = MIN (n, r->in_len - r->in_pos);
+      memcpy (buf, r->in + r->in_pos, take);
+      r->in_pos += take;
+      buf += take;
+      n -= take;
+    }
   return TRUE;
 }
 
@@ -624,9 +688,9 @@ reader_open (ChunkReader *r, const gchar *dir, const ChunkInfo *info, GError **e
   r->f = g_fopen (r->path, "rb");
   if (r->f == NULL)
     return fail_errno (error, "open", r->path);
-  setvbuf (r->f, NULL, _IOFBF, 1 << 18);
-  r->left = info->bytes;
-  r->sum = g_checksum_new (G_CHECKSUM_SHA256);
+  r->left = r->unread = info->bytes;
+  r->in = g_malloc (READ_BUF);
+  ab_sha256_init (&r->sum);
   r->key = g_byte_array_new ();
   r->value = g_byte_array_new ();
   if (!reader_read (r, magic, sizeof magic, error))
@@ -672,7 +736,8 @@ key_equals (GBytes *b, const GByteArray *k)
 static gboolean
 reader_finish (ChunkReader *r, guint64 rows, GError **error)
 {
-  const gchar *got = g_checksum_get_string (r->sum);
+  gchar got[65];
+  ab_sha256_hex (&r->sum, got);
   if (strcmp (got, r->info->sha256) != 0)
     return fail (error, AB_DUMP_ERROR_CORRUPT,
                  "%s is corrupt: its SHA-256 is %s, the manifest says %s", r->info->file, got,

@@ -2,15 +2,17 @@
 # import), installed next to the server (included by the top Makefile.am).
 bin_PROGRAMS += src/actionbase-admin
 src_actionbase_admin_SOURCES = src/admin/main.c src/admin/admin-private.h src/admin/progress.c \
-	src/admin/cmd_backup.c src/admin/cmd_copy.c src/admin/catchup.c src/admin/cmd_import.c
+	src/admin/cmd_backup.c src/admin/cmd_copy.c src/admin/catchup.c src/admin/cmd_import.c \
+	src/admin/import_scan.c src/admin/import_scan.h
 src_actionbase_admin_LDADD = $(CORE_LIBS)
-src_actionbase_admin_SOURCES += src/admin/dump.c src/admin/dump.h
+src_actionbase_admin_SOURCES += src/admin/dump.c src/admin/dump.h src/admin/sha256.c src/admin/sha256.h
 
 # backup / restore (tests/admin/test_backup.c): the dump functions in-process
 # and the real binary (src/actionbase-admin, src/actionbase-verify) as a child.
 check_PROGRAMS += tests/admin/test_backup
 TESTS += tests/admin/test_backup
 tests_admin_test_backup_SOURCES = tests/admin/test_backup.c src/admin/dump.c src/admin/dump.h \
+	src/admin/sha256.c src/admin/sha256.h \
 	src/admin/progress.c tests/unit/engine/engine_fixture.c tests/unit/engine/engine_fixture.h
 tests_admin_test_backup_CFLAGS = $(TEST_CFLAGS)
 tests_admin_test_backup_LDADD = $(TEST_LIBS)

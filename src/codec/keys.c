@@ -49,12 +49,15 @@ ab_codec_put_prefix (GByteArray *out, const AbValue *source, gint32 table_code, 
   return TRUE;
 }
 
+/* Room most keys fit in, so that building one rarely reallocates. */
+#define AB_KEY_GUESS 64
+
 /* prefix || enc(target): the shape of State and Lock keys. */
 static GByteArray *
 pair_key (const AbValue *source, const AbValue *target, gint32 table_code, AbRowType type,
           GError **error)
 {
-  g_autoptr (GByteArray) key = g_byte_array_new ();
+  g_autoptr (GByteArray) key = g_byte_array_sized_new (AB_KEY_GUESS);
   if (!ab_codec_put_prefix (key, source, table_code, type, error)
       || !ab_codec_put_value (key, target, AB_ORDER_ASC, error))
     return NULL;
@@ -76,7 +79,7 @@ ab_codec_lock_key (const AbValue *source, const AbValue *target, gint32 table_co
 GByteArray *
 ab_codec_count_key (const AbValue *dsource, AbDirection dir, gint32 table_code, GError **error)
 {
-  g_autoptr (GByteArray) key = g_byte_array_new ();
+  g_autoptr (GByteArray) key = g_byte_array_sized_new (AB_KEY_GUESS);
   if (!ab_codec_put_prefix (key, dsource, table_code, AB_ROW_COUNT, error))
     return NULL;
   ab_codec_put_int8 (key, (gint8) dir, AB_ORDER_ASC);
@@ -87,7 +90,7 @@ GByteArray *
 ab_codec_wide_key (const AbValue *dsource, AbDirection dir, gint32 table_code, AbRowType type,
                    gint32 code, GError **error)
 {
-  g_autoptr (GByteArray) key = g_byte_array_new ();
+  g_autoptr (GByteArray) key = g_byte_array_sized_new (AB_KEY_GUESS);
   if (!ab_codec_put_prefix (key, dsource, table_code, type, error))
     return NULL;
   ab_codec_put_int8 (key, (gint8) dir, AB_ORDER_ASC);

@@ -1,7 +1,9 @@
 /* Applying the keys of one mutation request. On a store with transactions
- * (lmdb, memory) every key is read, folded and planned inside the store's
- * group-commit write transaction: one share of one durable commit, no lock
- * rows. Elsewhere (hbase) in waves: N parallel lock calls (a busy lock is
+ * (lmdb, memory) every key is planned first on the caller's thread from a
+ * read snapshot, then checked inside the store's group-commit write
+ * transaction (a key whose State row moved since is read, folded and planned
+ * again there): one share of one durable commit, no lock rows. Elsewhere
+ * (hbase) in waves: N parallel lock calls (a busy lock is
  * retried from the engine's timer, no thread waits for it), one multi_get of
  * the State rows, one batch for every key's rows (count increments merged),
  * N parallel unlocks. */
@@ -10,6 +12,10 @@
 #include "engine/wide.h"
 #include "engine/topk.h"
 #include "codec/record.h"
+
+/* Requests with at least this many keys are planned ahead of their
+ * transaction, on the caller's thread. */
+#define AB_PLAN_AHEAD_MIN_KEYS 64
 
 typedef struct _ApplyJob ApplyJob;
 
@@ -30,6 +36,12 @@ typedef struct {
   gboolean has_states; /* before/after below are set (for CDC) */
   AbState before;
   AbState after;
+  /* Planned ahead, outside the transaction (batch, states, status): valid
+   * while the State row is still `seen` (NULL: absent; read_state FALSE:
+   * the plan read none). */
+  gboolean pre;
+  gboolean read_state;
+  GBytes *seen;
 } KeyWork;
 
 /* ---- folding and planning one key ---- */
@@ -158,10 +170,21 @@ check_foreign_lock (AbEngine *engine, KeyWork *w, GBytes *held, AbBatch *batch)
   ab_batch_delete_if (batch, k, klen, v, vlen);
 }
 
+static gboolean
+same_bytes (GBytes *a, GBytes *b)
+{
+  return a == NULL || b == NULL ? a == b : g_bytes_equal (a, b);
+}
+
+static void work_reset (KeyWork *w);
+
 /* One multi_get through reader for every key that may proceed (with its
- * lock row when lock_rows is set: transactions), then fold and plan each. */
+ * lock row when lock_rows is set: transactions), then fold and plan each.
+ * A key planned ahead keeps its plan when its State row is what that plan
+ * read. remember: the plans are made ahead (outside the transaction). */
 static void
-read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBatch *lock_rows)
+read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBatch *lock_rows,
+               gboolean remember)
 {
   g_autoptr (GPtrArray) keys = g_ptr_array_new ();
   gint *row_of = g_new (gint, n);
@@ -186,16 +209,42 @@ read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBat
       GBytes *lock = w->error == NULL && row_of[i] >= 0 && lock_rows != NULL && w->lock_key != NULL
                          ? g_array_index (rows, AbKv, row_of[i] + 1).value
                          : NULL;
+      GBytes *stored = row_of[i] >= 0 ? g_array_index (rows, AbKv, row_of[i]).value : NULL;
       if (lock != NULL)
         check_foreign_lock (engine, w, lock, lock_rows);
+      if (w->pre)
+        {
+          w->pre = FALSE;
+          if (w->error == NULL && w->read_state == (row_of[i] >= 0) && same_bytes (stored, w->seen))
+            continue; /* the plan made ahead holds */
+          GError *lock_error = g_steal_pointer (&w->error);
+          work_reset (w);
+          w->error = lock_error;
+        }
       if (w->error != NULL)
         w->result->status = AB_STATUS_ERROR;
       else
-        w->result->status
-            = plan_key (w, row_of[i] >= 0 ? g_array_index (rows, AbKv, row_of[i]).value : NULL);
+        w->result->status = plan_key (w, stored);
+      if (remember && w->error == NULL)
+        {
+          w->pre = TRUE;
+          w->read_state = row_of[i] >= 0;
+          g_clear_pointer (&w->seen, g_bytes_unref);
+          w->seen = stored != NULL ? g_bytes_ref (stored) : NULL;
+        }
     }
   g_clear_error (&read_error);
   g_free (row_of);
+}
+
+/* Appends m to b sharing its key and value (the rows are immutable). */
+static void
+batch_add_ref (AbBatch *b, const AbMutation *m)
+{
+  AbMutation copy = *m;
+  copy.key = g_bytes_ref (m->key);
+  copy.value = m->value != NULL ? g_bytes_ref (m->value) : NULL;
+  g_array_append_val (b->items, copy);
 }
 
 /* Every planned key's rows in one batch; increments to one Count row or
@@ -214,15 +263,8 @@ combine (AbEngine *engine, AbStore *reader, const AbTableDesc *t, KeyWork *works
     for (guint j = 0; works[i].batch != NULL && j < works[i].batch->items->len; j++)
       {
         AbMutation *m = &g_array_index (works[i].batch->items, AbMutation, j);
-        gsize kl, vl;
-        const guint8 *k = g_bytes_get_data (m->key, &kl);
-        if (m->kind == AB_MUT_PUT)
-          {
-            const guint8 *v = g_bytes_get_data (m->value, &vl);
-            ab_batch_put (all, k, kl, v, vl);
-          }
-        else if (m->kind == AB_MUT_DELETE)
-          ab_batch_delete (all, k, kl);
+        if (m->kind == AB_MUT_PUT || m->kind == AB_MUT_DELETE)
+          batch_add_ref (all, m);
         else
           {
             gpointer slot;
@@ -254,13 +296,7 @@ combine (AbEngine *engine, AbStore *reader, const AbTableDesc *t, KeyWork *works
       ab_batch_increment (all, k, kl, g_array_index (deltas, gint64, i));
     }
   for (guint i = 0; i < post->items->len; i++)
-    {
-      AbMutation *m = &g_array_index (post->items, AbMutation, i);
-      gsize kl, vl;
-      const guint8 *k = g_bytes_get_data (m->key, &kl);
-      const guint8 *v = g_bytes_get_data (m->value, &vl);
-      ab_batch_put (all, k, kl, v, vl);
-    }
+    batch_add_ref (all, &g_array_index (post->items, AbMutation, i));
   if (scores)
     return ab_engine_topk_plan (engine, reader, t, order, deltas, all, error);
   if (cells != NULL)
@@ -463,6 +499,7 @@ job_finish (ApplyJob *job, const GError *write_error)
   for (guint i = 0; i < job->n; i++)
     {
       work_reset (&job->works[i]);
+      g_clear_pointer (&job->works[i].seen, g_bytes_unref);
       g_clear_pointer (&job->works[i].lock_key, g_bytes_unref);
       g_clear_pointer (&job->works[i].token, g_bytes_unref);
       g_clear_pointer (&job->works[i].state_key, g_bytes_unref);
@@ -482,8 +519,9 @@ plan_in_txn (AbStore *view, AbBatch *batch, gpointer data, GError **error)
 {
   ApplyJob *job = data;
   for (guint i = 0; i < job->n; i++)
-    work_reset (&job->works[i]);
-  read_and_plan (job->engine, view, job->works, job->n, batch);
+    if (!job->works[i].pre)
+      work_reset (&job->works[i]);
+  read_and_plan (job->engine, view, job->works, job->n, batch, FALSE);
   if (!combine (job->engine, view, job->ctx->table, job->works, job->n, TRUE, batch, NULL, error))
     return FALSE;
   job->written = batch;
@@ -582,7 +620,7 @@ after_locks (ApplyJob *job)
   KeyWork *works = job->works;
   guint n = job->n;
   const AbTableDesc *t = job->ctx->table;
-  read_and_plan (engine, engine->store, works, n, NULL);
+  read_and_plan (engine, engine->store, works, n, NULL, FALSE);
   g_autoptr (AbBatch) all = ab_batch_new ();
   g_autoptr (GPtrArray) cells = NULL;
   gboolean planned
@@ -613,7 +651,15 @@ ab_engine_apply_async (AbEngine *engine, const AbWalContext *ctx, GPtrArray *gro
   job->done = done;
   job->user = user;
   if (ab_store_can_transact (engine->store))
-    ab_store_transact_async (engine->store, plan_in_txn, txn_done, job);
+    {
+      /* A large request plans on this thread (requests plan in parallel); the
+       * transaction only re-reads each State row and plans again the keys
+       * whose row moved. A small one is cheaper planned in the transaction
+       * alone than read twice. */
+      if (job->n >= AB_PLAN_AHEAD_MIN_KEYS)
+        read_and_plan (engine, engine->store, job->works, job->n, NULL, TRUE);
+      ab_store_transact_async (engine->store, plan_in_txn, txn_done, job);
+    }
   else
     apply_in_waves (job);
 }

@@ -5,6 +5,17 @@
 #include <string.h>
 #include "engine/wide.h"
 
+/* Appends a row to batch, taking key's (and value's) bytes instead of
+ * copying them; value NULL: an increment by delta. */
+static void
+batch_take (AbBatch *batch, GByteArray *key, GBytes *value, gint64 delta)
+{
+  AbMutation m = { .kind = value != NULL ? AB_MUT_PUT : AB_MUT_INCREMENT, .delta = delta };
+  m.key = g_byte_array_free_to_bytes (key);
+  m.value = value;
+  g_array_append_val (batch->items, m);
+}
+
 guint
 ab_engine_directions (const AbTableDesc *t, AbDirection dirs[2])
 {
@@ -74,8 +85,12 @@ ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const AbValue *so
   const AbValue *dsrc, *dtgt;
   if (!ab_engine_directed (t, source, target, st, dir, &dsrc, &dtgt))
     return NULL;
-  AbValue *values = g_new0 (AbValue, idx->n_fields);
-  AbOrder *orders = g_new0 (AbOrder, idx->n_fields);
+  /* most indexes have a few fields: no allocation for those */
+  AbValue few_values[4] = { AB_VALUE_INIT, AB_VALUE_INIT, AB_VALUE_INIT, AB_VALUE_INIT };
+  AbOrder few_orders[4];
+  gboolean few = idx->n_fields <= G_N_ELEMENTS (few_values);
+  AbValue *values = few ? few_values : g_new0 (AbValue, idx->n_fields);
+  AbOrder *orders = few ? few_orders : g_new0 (AbOrder, idx->n_fields);
   for (guint i = 0; i < idx->n_fields; i++)
     {
       ab_engine_field_value (t, idx->fields[i].field, source, target, st, &values[i]);
@@ -85,8 +100,11 @@ ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const AbValue *so
                                         idx->n_fields, dtgt, error);
   for (guint i = 0; i < idx->n_fields; i++)
     ab_value_clear (&values[i]);
-  g_free (values);
-  g_free (orders);
+  if (!few)
+    {
+      g_free (values);
+      g_free (orders);
+    }
   return key;
 }
 
@@ -156,10 +174,10 @@ count_delta (const AbTableDesc *t, const AbValue *source, const AbValue *target,
       const AbValue *dsrc, *dtgt;
       if (!ab_engine_directed (t, source, target, st, dirs[d], &dsrc, &dtgt))
         continue;
-      g_autoptr (GByteArray) k = ab_codec_count_key (dsrc, dirs[d], t->code, error);
+      GByteArray *k = ab_codec_count_key (dsrc, dirs[d], t->code, error);
       if (k == NULL)
         return FALSE;
-      ab_batch_increment (batch, k->data, k->len, delta);
+      batch_take (batch, k, NULL, delta);
     }
   return TRUE;
 }
@@ -170,14 +188,20 @@ put_indexes (const AbTableDesc *t, GPtrArray *keys, const AbState *after, AbBatc
 {
   if (keys->len == 0)
     return TRUE;
-  g_autoptr (GByteArray) value = g_byte_array_new ();
+  GByteArray *value = g_byte_array_new ();
   if (!ab_engine_index_value (t, after, value, error))
-    return FALSE;
+    {
+      g_byte_array_unref (value);
+      return FALSE;
+    }
+  /* every index row shares the value's bytes */
+  g_autoptr (GBytes) shared = g_byte_array_free_to_bytes (value);
   for (guint i = 0; i < keys->len; i++)
     {
-      gsize klen;
-      const guint8 *k = g_bytes_get_data (keys->pdata[i], &klen);
-      ab_batch_put (batch, k, klen, value->data, value->len);
+      AbMutation m = { .kind = AB_MUT_PUT };
+      m.key = g_bytes_ref (keys->pdata[i]);
+      m.value = g_bytes_ref (shared);
+      g_array_append_val (batch->items, m);
     }
   return TRUE;
 }
@@ -201,9 +225,9 @@ count_moves (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const Ab
       if ((hb && kb == NULL) || (ha && ka == NULL))
         return FALSE;
       if (kb != NULL)
-        ab_batch_increment (batch, kb->data, kb->len, -1);
+        batch_take (batch, g_steal_pointer (&kb), NULL, -1);
       if (ka != NULL)
-        ab_batch_increment (batch, ka->data, ka->len, 1);
+        batch_take (batch, g_steal_pointer (&ka), NULL, 1);
     }
   return TRUE;
 }
@@ -249,11 +273,13 @@ ab_engine_plan (const AbTableDesc *t, const AbValue *source, const AbValue *targ
   g_autoptr (GByteArray) aval = g_byte_array_new ();
   if (skey == NULL || !ab_state_encode (t->schema, after, aval, error))
     return AB_STATUS_ERROR;
-  if (!ab_state_is_initial (before) && !ab_state_encode (t->schema, before, bval, error))
+  gboolean initial = ab_state_is_initial (before);
+  if (!initial && !ab_state_encode (t->schema, before, bval, error))
     return AB_STATUS_ERROR;
-  ab_batch_put (batch, skey->data, skey->len, aval->data, aval->len);
-  gboolean same = !ab_state_is_initial (before) && bval->len == aval->len
-                  && memcmp (bval->data, aval->data, aval->len) == 0;
+  gboolean same
+      = !initial && bval->len == aval->len && memcmp (bval->data, aval->data, aval->len) == 0;
+  batch_take (batch, g_steal_pointer (&skey), g_byte_array_free_to_bytes (g_steal_pointer (&aval)),
+              0);
   AbKeyStatus status = AB_STATUS_IDLE;
   if (!same && !before->active && after->active)
     status = AB_STATUS_CREATED;

@@ -64,6 +64,10 @@ GType ab_hb_reader_get_type (void);
 ThriftTransport *ab_hb_reader_new (ThriftSocket *socket);
 /* Bytes received but not yet read (0 between calls). */
 gsize ab_hb_reader_pending (ThriftTransport *t);
+/* For hand-written decoders (hbase_decode.c): the next n bytes, contiguous,
+ * consumed; valid until the next read of t. NULL with error when the socket
+ * fails or the peer hangs up first. */
+const guint8 *ab_hb_reader_take (ThriftTransport *t, gsize n, GError **error);
 
 typedef struct {
   AbStore base;
@@ -163,5 +167,35 @@ GByteArray *ab_hb_result_qualified (HbTResult *r, const guint8 *qual, gsize qual
  * range (NULL: all), at most cap of them; returns how many. A narrow row
  * gives its f:e cell, a wide row one key row || qualifier per cell. */
 guint ab_hb_result_cells (HbTResult *r, const AbScanRange *range, guint cap, GArray *out);
+/* TRUE when a datastore key lies inside range (NULL or unbounded: always). */
+gboolean ab_hb_key_in_range (const AbScanRange *range, const guint8 *key, gsize klen);
+
+/* One page of a scan, packed (hbase_decode.c): the cells picked as
+ * ab_hb_result_cells picks them, as u32 key length || key || u32 value
+ * length || value records in one array (host byte order). */
+typedef struct {
+  GByteArray *cells;
+  guint ncells;
+  guint results;        /* TResults in the reply, cells or not */
+  GByteArray *last_row; /* the row of the last result that had one */
+  gboolean have_last;
+} AbHbPage;
+void ab_hb_page_init (AbHbPage *p);
+void ab_hb_page_clear (AbHbPage *p);
+/* The next cell after *pos (0 at first); FALSE at the end. */
+gboolean ab_hb_page_next (const AbHbPage *p, gsize *pos, const guint8 **key, gsize *klen,
+                          const guint8 **value, gsize *vlen);
+/* getScannerResults on an exclusive client into p (reset first), at most
+ * cap cells: an AbHbCallFn body. Binary protocol over a buffered transport
+ * is decoded by hand from the receive buffer; other stacks by the
+ * generated reader. */
+gboolean ab_hb_scanner_results (HbTHBaseServiceIf *client, const GByteArray *table,
+                                const HbTScan *tscan, gint32 rows, const AbScanRange *range,
+                                guint cap, AbHbPage *p, HbTIOError **io, GError **error);
+/* The hand-written reader alone, on any transport (tests, the fuzzer): a
+ * binary-protocol getScannerResults reply into p (reset first). */
+gboolean ab_hb_decode_scanner_results (ThriftTransport *in, const AbScanRange *range, guint cap,
+                                       AbHbPage *p, HbTIOError **io, GError **error);
+
 /* Approximate encoded size of a mutation of this key and value. */
 gsize ab_hb_wire_size (gsize klen, gsize vlen);

@@ -364,6 +364,26 @@ hb_snapshot_open (AbStore *s, GError **error)
   return &snap->base;
 }
 
+typedef struct {
+  AbHbStore *h;
+  const AbScanRange *range;
+  HbTScan *tscan;
+  gint32 rows;
+  guint cap;
+  AbHbPage page;
+} PageCall;
+
+static gboolean
+call_page (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
+{
+  PageCall *x = p;
+  return ab_hb_scanner_results (c, x->h->table_name, x->tscan, x->rows, x->range, x->cap, &x->page,
+                                io, error);
+}
+
+/* Whole-table reads (copy, backup, the verifier): pages of SNAPSHOT_PAGE
+ * rows packed by hbase_decode.c, each visited once its call has returned
+ * (a retried call never shows a row twice). */
 static gboolean
 hb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, gpointer user,
                   GError **error)
@@ -371,29 +391,40 @@ hb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, g
   HbSnapshot *snap = (HbSnapshot *) base;
   gboolean empty, more = TRUE, ok = TRUE, go_on = TRUE;
   guint got = 0;
-  ScanCall x = { (AbHbStore *) base->store, r, scan_new (r, &empty), 0, NULL };
+  PageCall x = { (AbHbStore *) base->store, r, scan_new (r, &empty), 0, 0, { 0 } };
   HbTTimeRange *range = g_object_new (HB_TYPE_T_TIME_RANGE, NULL);
   range->minStamp = 0;
   range->maxStamp = snap->max_ts + 1; /* exclusive */
   x.tscan->timeRange = range;
   x.tscan->__isset_timeRange = TRUE;
-  g_autoptr (GArray) page = ab_kv_array_new ();
+  ab_hb_page_init (&x.page);
   while (ok && go_on && !empty && more && (r->limit == 0 || got < r->limit))
     {
       guint want = r->limit == 0 ? SNAPSHOT_PAGE : MIN (r->limit - got, SNAPSHOT_PAGE);
-      g_array_set_size (page, 0);
-      ok = scan_page (&x, want, r->limit == 0 ? G_MAXUINT : r->limit - got, page, &more, error);
-      for (guint i = 0; ok && go_on && i < page->len; i++, got++)
+      x.rows = (gint32) want;
+      x.cap = r->limit == 0 ? G_MAXUINT : r->limit - got;
+      x.tscan->caching = x.tscan->limit = (gint32) want;
+      x.tscan->__isset_caching = x.tscan->__isset_limit = TRUE;
+      ok = ab_hb_call (x.h, AB_HB_RPC_GET_SCANNER_RESULTS, TRUE, call_page, &x, error);
+      if (!ok)
+        break;
+      more = x.page.results == want && x.page.have_last && x.page.ncells < x.cap;
+      if (more)
         {
-          AbKv *kv = &g_array_index (page, AbKv, i);
-          gsize kl, vl;
-          const guint8 *k = g_bytes_get_data (kv->key, &kl);
-          const guint8 *v = g_bytes_get_data (kv->value, &vl);
+          g_clear_pointer (&x.tscan->startRow, g_byte_array_unref);
+          x.tscan->startRow = bound_row (x.page.last_row->data, x.page.last_row->len, TRUE);
+          x.tscan->__isset_startRow = TRUE;
+        }
+      gsize pos = 0, kl, vl;
+      const guint8 *k, *v;
+      while (go_on && ab_hb_page_next (&x.page, &pos, &k, &kl, &v, &vl))
+        {
           go_on = visit (k, kl, v, vl, user);
+          got++;
         }
     }
   g_clear_object (&x.tscan);
-  g_clear_pointer (&x.results, g_ptr_array_unref);
+  ab_hb_page_clear (&x.page);
   return ok;
 }
 

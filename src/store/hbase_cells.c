@@ -165,8 +165,8 @@ ab_hb_result_value (HbTResult *r)
 
 /* A cell is reported when its datastore key lies inside the range: HBase
  * bounds whole rows, the qualifiers of a wide row are bounded here. */
-static gboolean
-in_range (const AbScanRange *rg, const guint8 *k, gsize klen)
+gboolean
+ab_hb_key_in_range (const AbScanRange *rg, const guint8 *k, gsize klen)
 {
   if (rg == NULL)
     return TRUE;
@@ -206,7 +206,7 @@ ab_hb_result_cells (HbTResult *r, const AbScanRange *range, guint cap, GArray *o
   if (!a.wide)
     {
       GByteArray *v = ab_hb_result_value (r);
-      if (v == NULL || cap == 0 || !in_range (range, r->row->data, r->row->len))
+      if (v == NULL || cap == 0 || !ab_hb_key_in_range (range, r->row->data, r->row->len))
         return 0;
       AbKv kv = { g_bytes_new (r->row->data, r->row->len), g_bytes_new (v->data, v->len) };
       g_array_append_val (out, kv);
@@ -223,7 +223,7 @@ ab_hb_result_cells (HbTResult *r, const AbScanRange *range, guint cap, GArray *o
       GBytes *key = cell_key (r->row->data, r->row->len, cv->qualifier);
       gsize klen;
       const guint8 *k = g_bytes_get_data (key, &klen);
-      if (!in_range (range, k, klen))
+      if (!ab_hb_key_in_range (range, k, klen))
         {
           g_bytes_unref (key);
           continue;

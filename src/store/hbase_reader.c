@@ -12,6 +12,7 @@ struct _AbHbReader {
   ThriftTransport parent;
   ThriftSocket *socket; /* writes, open/close and the descriptor */
   guint8 *buf;
+  gsize cap;        /* bytes allocated at buf (READ_CHUNK, more after a long take) */
   gsize start, end; /* unread bytes are buf[start, end) */
 };
 
@@ -52,8 +53,31 @@ reader_close (ThriftTransport *t, GError **error)
   return socket_class (r)->close (THRIFT_TRANSPORT (r->socket), error);
 }
 
+/* One recv into buf[end, cap): FALSE with error when the peer hung up or
+ * the socket failed (its receive timeout included). */
+static gboolean
+fill (AbHbReader *r, GError **error)
+{
+  for (;;)
+    {
+      ssize_t n = recv (r->socket->sd, r->buf + r->end, r->cap - r->end, 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int e = n == 0 ? 0 : errno;
+          g_set_error (error, THRIFT_TRANSPORT_ERROR, THRIFT_TRANSPORT_ERROR_RECEIVE,
+                       "failed to read from the gateway: %s",
+                       n == 0 ? "connection closed" : g_strerror (e));
+          return FALSE;
+        }
+      r->end += (gsize) n;
+      return TRUE;
+    }
+}
+
 /* Blocks until len bytes are there (the socket's receive timeout bounds each
- * wait), taking whatever the kernel has, up to READ_CHUNK at a time. */
+ * wait), taking whatever the kernel has, up to the buffer's size at a time. */
 static gint32
 reader_read (ThriftTransport *t, gpointer out, guint32 len, GError **error)
 {
@@ -65,18 +89,8 @@ reader_read (ThriftTransport *t, gpointer out, guint32 len, GError **error)
       if (r->start == r->end)
         {
           r->start = r->end = 0;
-          ssize_t n = recv (r->socket->sd, r->buf, READ_CHUNK, 0);
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n <= 0)
-            {
-              int e = n == 0 ? 0 : errno;
-              g_set_error (error, THRIFT_TRANSPORT_ERROR, THRIFT_TRANSPORT_ERROR_RECEIVE,
-                           "failed to read from the gateway: %s",
-                           n == 0 ? "connection closed" : g_strerror (e));
-              return -1;
-            }
-          r->end = (gsize) n;
+          if (!fill (r, error))
+            return -1;
         }
       gsize take = MIN ((gsize) (len - got), r->end - r->start);
       memcpy (dst + got, r->buf + r->start, take);
@@ -143,7 +157,8 @@ ab_hb_reader_class_init (AbHbReaderClass *cls)
 static void
 ab_hb_reader_init (AbHbReader *r)
 {
-  r->buf = g_malloc (READ_CHUNK);
+  r->cap = READ_CHUNK;
+  r->buf = g_malloc (r->cap);
 }
 
 ThriftTransport *
@@ -159,4 +174,35 @@ ab_hb_reader_pending (ThriftTransport *t)
 {
   AbHbReader *r = AB_HB_READER (t);
   return r->end - r->start;
+}
+
+const guint8 *
+ab_hb_reader_take (ThriftTransport *t, gsize n, GError **error)
+{
+  /* Called per field of a large reply: a plain cast (the caller checked the
+   * type once, direct_input in hbase_decode.c), not a checked one. */
+  AbHbReader *r = (AbHbReader *) t;
+  if (r->end - r->start < n)
+    {
+      /* Move what is unread to the front, make room for n, receive the rest. */
+      gsize have = r->end - r->start;
+      if (have > 0 && r->start > 0)
+        memmove (r->buf, r->buf + r->start, have);
+      r->start = 0;
+      r->end = have;
+      /* The buffer grows as bytes arrive, not to a length the peer claims. */
+      while (r->end < n)
+        {
+          if (r->end == r->cap)
+            {
+              r->cap = MIN (n, r->cap * 2);
+              r->buf = g_realloc (r->buf, r->cap);
+            }
+          if (!fill (r, error))
+            return NULL;
+        }
+    }
+  const guint8 *p = r->buf + r->start;
+  r->start += n;
+  return p;
 }

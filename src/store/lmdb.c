@@ -341,10 +341,12 @@ view_write (AbStore *s, const AbBatch *b, GError **error)
   return FALSE;
 }
 
+static gboolean view_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+
 static const AbStoreVTable lmdb_view_vtable = {
   .name = "lmdb-view",
   .get = lmdb_get,
-  .multi_get = lmdb_multi_get,
+  .multi_get = view_multi_get,
   .scan = lmdb_scan,
   .batch = view_write,
 };
@@ -439,6 +441,161 @@ apply_batch (LmdbEnv *e, MDB_txn *txn, const AbBatch *b, GError **error)
   return rc;
 }
 
+/* ---- a planned batch in key order, through one cursor ----
+ * A plan's rows are spread over the whole tree (keys start with a salt);
+ * written in key order through one cursor, most of them land on the page the
+ * cursor is already on instead of a search from the root each. The sort is
+ * stable and only mutations of one key depend on each other, so the outcome
+ * is the batch's. */
+
+typedef struct {
+  guint64 head; /* the key's first 8 bytes, big-endian, zero-padded */
+  const guint8 *key;
+  gsize len;
+  guint index; /* in the batch: ties keep the batch's order */
+} SortedRow;
+
+static gint
+sorted_row_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const SortedRow *a = pa, *b = pb;
+  if (a->head != b->head)
+    return a->head < b->head ? -1 : 1;
+  gint c = ab_store_key_compare (a->key, a->len, b->key, b->len);
+  if (c != 0)
+    return c;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static void
+sorted_row_init (SortedRow *r, GBytes *key, guint index)
+{
+  guint8 head[8] = { 0 };
+  r->key = g_bytes_get_data (key, &r->len);
+  memcpy (head, r->key, MIN (r->len, sizeof head));
+  memcpy (&r->head, head, sizeof head);
+  r->head = GUINT64_FROM_BE (r->head);
+  r->index = index;
+}
+
+/* A plan's multi_get inside the write transaction: the keys looked up in key
+ * order through one cursor (MDB_SET_RANGE, so that a missing key leaves the
+ * cursor by the next one); the answer in the caller's order. */
+static gboolean
+view_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  LmdbView *view = (LmdbView *) s;
+  LmdbEnv *e = view->env;
+  guint n = keys->len, first = out->len;
+  for (guint i = 0; i < n; i++)
+    {
+      AbKv kv = { g_bytes_ref (keys->pdata[i]), NULL };
+      g_array_append_val (out, kv);
+    }
+  if (n == 0)
+    return TRUE;
+  SortedRow *rows = g_new (SortedRow, n);
+  for (guint i = 0; i < n; i++)
+    sorted_row_init (&rows[i], keys->pdata[i], i);
+  qsort (rows, n, sizeof *rows, sorted_row_cmp);
+  MDB_cursor *c = NULL;
+  int rc = mdb_cursor_open (view->txn, e->dbi, &c);
+  for (guint i = 0; rc == 0 && i < n; i++)
+    {
+      const SortedRow *r = &rows[i];
+      MDB_val k = { r->len, (void *) r->key }, v;
+      if (r->len == 0 || r->len > e->max_key)
+        continue; /* lmdb cannot hold it: absent */
+      rc = mdb_cursor_get (c, &k, &v, MDB_SET_RANGE);
+      if (rc == MDB_NOTFOUND)
+        rc = 0; /* beyond the last key */
+      else if (rc == 0 && k.mv_size == r->len && memcmp (k.mv_data, r->key, r->len) == 0)
+        g_array_index (out, AbKv, first + r->index).value = val_bytes (&v);
+    }
+  if (c != NULL)
+    mdb_cursor_close (c);
+  g_free (rows);
+  if (rc != 0)
+    ab_lmdb_set_error (error, rc, "multi_get");
+  return rc == 0;
+}
+
+/* One mutation at cursor c (the same effects as apply_mutation). Lookups
+ * go through their own MDB_val: a found key points into the page. */
+static int
+apply_at_cursor (MDB_cursor *c, const AbMutation *m, GError **error)
+{
+  MDB_val k, v, at, cur;
+  int rc;
+  k.mv_data = (void *) g_bytes_get_data (m->key, &k.mv_size);
+  if (m->kind == AB_MUT_PUT)
+    {
+      v.mv_data = (void *) g_bytes_get_data (m->value, &v.mv_size);
+      return mdb_cursor_put (c, &k, &v, 0);
+    }
+  at = k;
+  rc = mdb_cursor_get (c, &at, &cur, MDB_SET_KEY);
+  if (rc != 0 && rc != MDB_NOTFOUND)
+    return rc;
+  gboolean found = rc == 0;
+  switch (m->kind)
+    {
+      case AB_MUT_DELETE: return found ? mdb_cursor_del (c, 0) : 0;
+      case AB_MUT_INCREMENT:
+        {
+          guint64 n = 0;
+          if (found && cur.mv_size != 8)
+            {
+              g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_WIDTH,
+                           "increment of a %zu-byte value (counters are 8-byte big-endian)",
+                           cur.mv_size);
+              return REQ_FAILED;
+            }
+          if (found)
+            {
+              memcpy (&n, cur.mv_data, 8);
+              n = GUINT64_FROM_BE (n);
+            }
+          n = GUINT64_TO_BE (n + (guint64) m->delta); /* wraps like a Java long */
+          v.mv_size = 8;
+          v.mv_data = &n;
+          return mdb_cursor_put (c, &k, &v, 0);
+        }
+      case AB_MUT_DELETE_IF:
+        {
+          gsize elen;
+          const guint8 *expected = g_bytes_get_data (m->value, &elen);
+          if (!found || cur.mv_size != elen
+              || (elen > 0 && memcmp (cur.mv_data, expected, elen) != 0))
+            return 0;
+          return mdb_cursor_del (c, 0);
+        }
+      case AB_MUT_PUT: break;
+    }
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "unknown mutation kind %d", (int) m->kind);
+  return REQ_FAILED;
+}
+
+static int
+apply_sorted (LmdbEnv *e, MDB_txn *txn, const AbBatch *b, GError **error)
+{
+  guint n = b->items->len;
+  if (n < 2)
+    return apply_batch (e, txn, b, error);
+  SortedRow *rows = g_new (SortedRow, n);
+  for (guint i = 0; i < n; i++)
+    sorted_row_init (&rows[i], g_array_index (b->items, AbMutation, i).key, i);
+  qsort (rows, n, sizeof *rows, sorted_row_cmp);
+  MDB_cursor *c = NULL;
+  int rc = mdb_cursor_open (txn, e->dbi, &c);
+  for (guint i = 0; rc == 0 && i < n; i++)
+    rc = apply_at_cursor (c, &g_array_index (b->items, AbMutation, rows[i].index), error);
+  if (c != NULL)
+    mdb_cursor_close (c);
+  g_free (rows);
+  return rc;
+}
+
 /* The plan reads through a view of txn and fills its batch from scratch;
  * a refusal (or a key lmdb cannot hold) writes nothing. */
 static int
@@ -454,7 +611,7 @@ apply_plan (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
         g_set_error_literal (&req->error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "the plan failed");
       return REQ_PLAN_FAILED;
     }
-  return apply_batch (e, txn, req->txn_batch, &req->error);
+  return apply_sorted (e, txn, req->txn_batch, &req->error);
 }
 
 static int

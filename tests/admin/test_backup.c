@@ -9,6 +9,7 @@
 #include "../hbase/hbase_test_uri.h"
 #include "../unit/engine/engine_fixture.h"
 #include "admin/dump.h"
+#include "admin/sha256.h"
 #include "verify/verify.h"
 
 static const gchar *LIKES
@@ -551,6 +552,19 @@ START_TEST (test_native)
   g_autoptr (GPtrArray) want = uri_rows (uri);
   g_autofree gchar *native = g_build_filename (dir, AB_DUMP_NATIVE_DIR, NULL);
   g_autofree gchar *nuri = g_strdup_printf ("lmdb:%s", native);
+  /* The manifest's SHA-256 of the copy is the file's (GLib's own hash). */
+  {
+    g_autofree gchar *file = g_build_filename (native, "data.mdb", NULL);
+    g_autofree gchar *data = NULL, *manifest = NULL;
+    gsize len = 0;
+    g_autofree gchar *mpath = g_build_filename (dir, AB_DUMP_MANIFEST, NULL);
+    ck_assert (g_file_get_contents (file, &data, &len, NULL));
+    ck_assert (g_file_get_contents (mpath, &manifest, NULL, NULL));
+    g_autofree gchar *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (guchar *) data, len);
+    assert_contains (manifest, sum);
+    g_autofree gchar *lock = g_build_filename (native, "lock.mdb", NULL);
+    ck_assert (!g_file_test (lock, G_FILE_TEST_EXISTS));
+  }
   {
     g_autoptr (GPtrArray) got = uri_rows (nuri);
     assert_same_rows (want, got);
@@ -618,6 +632,44 @@ START_TEST (test_hbase)
 }
 END_TEST
 
+/* The backups' SHA-256 (CPU extensions or portable) against GLib's, over
+ * every length around the block and padding boundaries, fed in pieces. */
+START_TEST (test_sha256)
+{
+  gsize n = (gsize) 3 << 20;
+  g_autofree guint8 *data = g_malloc (n);
+  GRand *r = g_rand_new_with_seed (5);
+  for (gsize i = 0; i < n; i++)
+    data[i] = (guint8) g_rand_int (r);
+  for (guint mode = 0; mode < 2; mode++)
+    {
+      ab_sha256_use_cpu (mode == 1);
+      for (guint t = 0; t < 400; t++)
+        {
+          gsize len = t < 300 ? t : n - g_rand_int_range (r, 0, 1000);
+          gsize off = g_rand_int_range (r, 0, 64), at = 0;
+          len = MIN (len, n - off);
+          AbSha256 s;
+          gchar got[65];
+          ab_sha256_init (&s);
+          while (at < len)
+            {
+              gsize piece = (gsize) g_rand_int_range (r, 1, t < 300 ? 80 : 300000);
+              piece = MIN (piece, len - at);
+              ab_sha256_update (&s, data + off + at, piece);
+              at += piece;
+            }
+          ab_sha256_hex (&s, got);
+          g_autofree gchar *want = g_compute_checksum_for_data (G_CHECKSUM_SHA256, data + off, len);
+          ck_assert_msg (strcmp (got, want) == 0, "mode %u, %zu bytes: %s, want %s", mode, len, got,
+                         want);
+        }
+    }
+  ab_sha256_use_cpu (TRUE);
+  g_rand_free (r);
+}
+END_TEST
+
 static Suite *
 backup_suite (void)
 {
@@ -630,6 +682,7 @@ backup_suite (void)
   tcase_add_test (tc, test_non_empty_target);
   tcase_add_test (tc, test_resume);
   tcase_add_test (tc, test_native);
+  tcase_add_test (tc, test_sha256);
   tcase_add_test (tc, test_hbase);
   suite_add_tcase (s, tc);
   return s;

@@ -5,8 +5,12 @@
 EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/corpus
 if AB_FUZZ
 FUZZ_TARGETS = tests/fuzz/fuzz_element tests/fuzz/fuzz_key tests/fuzz/fuzz_record tests/fuzz/fuzz_offset tests/fuzz/fuzz_predicate tests/fuzz/fuzz_mutate tests/fuzz/fuzz_meta tests/fuzz/fuzz_hbase \
-	tests/fuzz/fuzz_jsonw
+	tests/fuzz/fuzz_jsonw tests/fuzz/fuzz_import_scan
 noinst_PROGRAMS += $(FUZZ_TARGETS)
+tests_fuzz_fuzz_import_scan_SOURCES = tests/fuzz/fuzz_import_scan.c tests/fuzz/fuzz.h \
+	src/admin/import_scan.c src/admin/import_scan.h
+tests_fuzz_fuzz_import_scan_LDFLAGS = $(FUZZ_LDFLAGS)
+tests_fuzz_fuzz_import_scan_LDADD = $(CORE_LIBS)
 FUZZ_FIXTURE = tests/fuzz/fuzz_fixture.c tests/fuzz/fuzz_fixture.h
 tests_fuzz_fuzz_element_SOURCES = tests/fuzz/fuzz_element.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_element_LDFLAGS = $(FUZZ_LDFLAGS)

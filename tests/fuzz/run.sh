@@ -18,7 +18,7 @@ secs=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-2}
 build=${FUZZ_BUILD:-$top/build/fuzz}
 artifacts=${FUZZ_ARTIFACTS:-$build/artifacts}
-all="element key record offset predicate mutate meta hbase jsonw"
+all="element key record offset predicate mutate meta hbase jsonw import_scan"
 targets=${FUZZ_TARGETS:-$all}
 [[ $secs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_SECONDS must be a positive integer" >&2; exit 2; }
 
