@@ -163,7 +163,11 @@ AB_DB_API void ab_db_close (AbDb *db);
 
 AB_DB_API gboolean ab_db_create_database (AbDb *db, const char *database, const char *comment,
                                           GError **error);
-/** ab_db_drop_database: the database must have no tables left (INVALID otherwise). */
+/**
+ * ab_db_drop_database: deactivates the database, then deletes it with its
+ * tables and aliases (their rows stay in the store until overwritten or
+ * cleaned; the catalog no longer names them).
+ */
 AB_DB_API gboolean ab_db_drop_database (AbDb *db, const char *database, GError **error);
 
 /** AbDbTableKind: the four table kinds of docs/data-model.md §11. */

@@ -179,6 +179,14 @@ START_TEST (edges_round_trip)
   ck_assert_int_eq (counts[0], 1);
   ck_assert_int_eq (counts[1], 0);
   ck_assert_int_eq (counts[2], 0);
+  /* dropping the database takes its tables with it */
+  ck_assert_msg (ab_db_drop_database (db, "app", &error), "%s", error ? error->message : "");
+  ck_assert (!ab_db_count (db, "app", "likes", ab_db_string ("u1"), AB_DB_OUT, &n, &error));
+  ck_assert (error != NULL && error->domain == AB_DB_ERROR);
+  g_clear_error (&error);
+  ck_assert (!ab_db_drop_database (db, "app", &error));
+  ck_assert (g_error_matches (error, AB_DB_ERROR, AB_DB_ERROR_NOT_FOUND));
+  g_clear_error (&error);
   close_store ();
 }
 END_TEST
