@@ -115,8 +115,12 @@ one_sample (guint s, guint round)
   ck_assert_uint_eq (r->edges->len, 50);
 }
 
-/* p99 of SAMPLES operations with `hammers` clients on the hot edge. */
-static gint64
+/* p50 and p99 of SAMPLES operations with `hammers` clients on the hot edge. */
+typedef struct {
+  gint64 p50, p99;
+} Took;
+
+static Took
 measure (guint hammers, guint round)
 {
   GThread *th[MAX_HAMMERS];
@@ -144,7 +148,7 @@ measure (guint hammers, guint round)
            store_index, hammers, atomic_load (&version) - before,
            g_array_index (took, gint64, SAMPLES / 2) / 1000.0, p99 / 1000.0,
            g_array_index (took, gint64, SAMPLES - 1) / 1000.0);
-  return p99;
+  return (Took){ g_array_index (took, gint64, SAMPLES / 2), p99 };
 }
 
 START_TEST (hot_key_does_not_starve_others)
@@ -175,12 +179,24 @@ START_TEST (hot_key_does_not_starve_others)
   guint hammers = env_hammers != NULL ? (guint) MIN (atoi (env_hammers), MAX_HAMMERS) : HAMMERS;
   /* The same operations alone first: on a loaded machine (CI runs two suites
    * at once next to HBase) the bound is 50 ms over what they take there
-   * anyway; a starved pool costs at least one lock backoff (100 ms) each. */
-  gint64 alone = measure (0, 0);
-  gint64 hot = measure (hammers, 1);
-  ck_assert_msg (hot < MAX (P99_LIMIT_US, alone + P99_LIMIT_US),
-                 "p99 %" G_GINT64_FORMAT " us next to a hot edge, %" G_GINT64_FORMAT " us alone",
-                 hot, alone);
+   * anyway; a starved pool costs at least one lock backoff (100 ms) each,
+   * so starvation moves the median too. On HBase, whose latency a loaded
+   * 2-core box dominates, the tail of two sequential measurements swings
+   * (one run saw 157 ms alone, 344 ms hot, medians 19 and 21 ms): there the
+   * median keeps the 50 ms bound and the p99 a loose one that starvation
+   * (retries of 100 ms, up to lock_retries of them) still breaks. */
+  Took alone = measure (0, 0);
+  Took hot = measure (hammers, 1);
+  gboolean remote = store_index == 2;
+  gint64 p99_bound
+      = remote ? 3 * alone.p99 + 2 * P99_LIMIT_US : MAX (P99_LIMIT_US, alone.p99 + P99_LIMIT_US);
+  ck_assert_msg (hot.p50 < alone.p50 + P99_LIMIT_US,
+                 "p50 %" G_GINT64_FORMAT " us next to a hot edge, %" G_GINT64_FORMAT " us alone",
+                 hot.p50, alone.p50);
+  ck_assert_msg (hot.p99 < p99_bound,
+                 "p99 %" G_GINT64_FORMAT " us next to a hot edge, %" G_GINT64_FORMAT
+                 " us alone (bound %" G_GINT64_FORMAT " us)",
+                 hot.p99, alone.p99, p99_bound);
   /* the hot edge took writes meanwhile */
   if (hammers > 0)
     {
