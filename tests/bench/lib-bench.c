@@ -1,9 +1,13 @@
-/* tests/bench/lib-bench [edges [get|scan|count]]: figures of libactionbase on a warm LMDB store, one
- * thread unless said: GET, scan limit 25, count, durable INSERT in batches of
- * 1,000, and GET on two threads against one; prints each with its goal. */
+/* tests/bench/lib-bench [edges [get|scan|count]]: figures of libactionbase on
+ * a warm LMDB store, one thread unless said: durable INSERT in batches of
+ * 1,000, GET, scan limit 25, count, GET on two threads against one, each with
+ * its goal; and, as the baseline of the same run, raw LMDB on the same file
+ * (a point read of one of its rows, 25 rows from a cursor): the floor under
+ * any API on this store. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <glib.h>
+#include <lmdb.h>
 #include "actionbase.h"
 
 #define USERS 1000
@@ -142,6 +146,92 @@ run_counts (AbDb *db, guint ops)
   return rate (ops, t0);
 }
 
+/* ---- the baseline: raw LMDB on the store's file ---- */
+
+typedef struct {
+  MDB_env *env;
+  MDB_dbi dbi;
+  GPtrArray *keys; /* GBytes: a sample of the store's keys */
+} Raw;
+
+static void
+raw_check (int rc, const char *what)
+{
+  if (rc != 0)
+    g_error ("lmdb %s: %s", what, mdb_strerror (rc));
+}
+
+/* Opens dir read-only and samples up to 100,000 of its keys. */
+static void
+raw_open (Raw *r, const char *dir)
+{
+  MDB_txn *txn;
+  MDB_cursor *c;
+  MDB_val k, v;
+  raw_check (mdb_env_create (&r->env), "create");
+  raw_check (mdb_env_open (r->env, dir, MDB_RDONLY | MDB_NOTLS, 0644), "open");
+  raw_check (mdb_txn_begin (r->env, NULL, MDB_RDONLY, &txn), "txn");
+  raw_check (mdb_dbi_open (txn, NULL, 0, &r->dbi), "dbi");
+  raw_check (mdb_cursor_open (txn, r->dbi, &c), "cursor");
+  MDB_stat st;
+  raw_check (mdb_stat (txn, r->dbi, &st), "stat");
+  gsize every = MAX (st.ms_entries / 100000, 1), i = 0;
+  r->keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  for (int rc = mdb_cursor_get (c, &k, &v, MDB_FIRST); rc == 0;
+       rc = mdb_cursor_get (c, &k, &v, MDB_NEXT))
+    if (i++ % every == 0)
+      g_ptr_array_add (r->keys, g_bytes_new (k.mv_data, k.mv_size));
+  mdb_cursor_close (c);
+  mdb_txn_abort (txn);
+}
+
+static void
+raw_close (Raw *r)
+{
+  g_ptr_array_unref (r->keys);
+  mdb_env_close (r->env);
+}
+
+/* Point reads of sampled keys, a read transaction renewed per read (as the
+ * store does); rows = 25: that many rows from a cursor placed there. */
+static gdouble
+raw_reads (Raw *r, guint ops, guint rows)
+{
+  MDB_txn *txn;
+  MDB_cursor *c;
+  raw_check (mdb_txn_begin (r->env, NULL, MDB_RDONLY, &txn), "txn");
+  raw_check (mdb_cursor_open (txn, r->dbi, &c), "cursor");
+  mdb_txn_reset (txn);
+  guint x = 7;
+  gsize bytes = 0;
+  gint64 t0 = g_get_monotonic_time ();
+  for (guint i = 0; i < ops; i++)
+    {
+      x = x * 1103515245u + 12345u;
+      GBytes *key = r->keys->pdata[x % r->keys->len];
+      MDB_val k = { g_bytes_get_size (key), (void *) g_bytes_get_data (key, NULL) }, v;
+      raw_check (mdb_txn_renew (txn), "renew");
+      if (rows <= 1)
+        raw_check (mdb_get (txn, r->dbi, &k, &v), "get");
+      else
+        {
+          raw_check (mdb_cursor_renew (txn, c), "cursor renew");
+          int rc = mdb_cursor_get (c, &k, &v, MDB_SET_RANGE);
+          for (guint n = 0; rc == 0 && n < rows; n++)
+            {
+              bytes += k.mv_size + v.mv_size;
+              rc = mdb_cursor_get (c, &k, &v, MDB_NEXT);
+            }
+        }
+      bytes += v.mv_size;
+      mdb_txn_reset (txn);
+    }
+  gdouble rate = ops / ((g_get_monotonic_time () - t0) / 1e6);
+  mdb_cursor_close (c);
+  mdb_txn_abort (txn);
+  return bytes > 0 ? rate : 0;
+}
+
 static void
 line (const char *what, gdouble measured, gdouble goal, const char *unit)
 {
@@ -186,6 +276,16 @@ main (int argc, char **argv)
       g_autofree gchar *rm = g_strdup_printf ("rm -rf '%s'", dir);
       return system (rm) == 0 ? 0 : 1;
     }
+  /* the baseline: the same file through raw LMDB (one environment per
+   * process: the library's is closed meanwhile) */
+  ab_db_close (db);
+  Raw raw;
+  raw_open (&raw, dir);
+  raw_reads (&raw, 20000, 1); /* warm */
+  gdouble raw_get = raw_reads (&raw, 1000000, 1);
+  gdouble raw_scan = raw_reads (&raw, 200000, 25);
+  raw_close (&raw);
+  db = must_open (uri);
   run_gets (db, 1, 20000); /* warm */
   gdouble get1 = run_gets (db, 1, 200000);
   gdouble get2 = run_gets (db, 2, 200000);
@@ -197,6 +297,9 @@ main (int argc, char **argv)
   line ("count, one thread", count, 2000000, "ops/s");
   printf ("%-36s %12.2f %-8s goal >= %-9.2f %5.2fx %s\n", "GET, two threads / one", get2 / get1,
           "x", 1.8, get2 / get1 / 1.8, get2 / get1 >= 1.8 ? "met" : "MISSED");
+  printf ("baseline, same run: raw LMDB point read %.0f/s (GET %.2fx, count %.2fx of it), "
+          "25 rows from a cursor %.0f/s (scan %.2fx of it)\n",
+          raw_get, get1 / raw_get, count / raw_get, raw_scan, scan / raw_scan);
   ab_db_close (db);
   g_autofree gchar *cmd = g_strdup_printf ("rm -rf '%s'", dir);
   return system (cmd) == 0 ? 0 : 1;
