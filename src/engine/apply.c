@@ -206,10 +206,13 @@ read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBat
       KeyWork *w = &works[i];
       if (w->error == NULL && row_of[i] >= 0 && read_error != NULL)
         w->error = g_error_copy (read_error);
-      GBytes *lock = w->error == NULL && row_of[i] >= 0 && lock_rows != NULL && w->lock_key != NULL
+      /* rows holds nothing to index when the read failed */
+      gboolean got = row_of[i] >= 0 && read_error == NULL && (guint) row_of[i] < rows->len;
+      GBytes *lock = got && w->error == NULL && lock_rows != NULL && w->lock_key != NULL
+                             && (guint) row_of[i] + 1 < rows->len
                          ? g_array_index (rows, AbKv, row_of[i] + 1).value
                          : NULL;
-      GBytes *stored = row_of[i] >= 0 ? g_array_index (rows, AbKv, row_of[i]).value : NULL;
+      GBytes *stored = got ? g_array_index (rows, AbKv, row_of[i]).value : NULL;
       if (lock != NULL)
         check_foreign_lock (engine, w, lock, lock_rows);
       if (w->pre)
