@@ -8,72 +8,69 @@ G_DEFINE_QUARK (ab - codec - error - quark, ab_codec_error)
 
 /* DESC is produced by encoding ASC and inverting in place: one code path for
  * both orders, so the two can never drift apart. */
-static void
-finish_order (GByteArray *out, guint start, AbOrder order)
+static inline void
+finish_order (guint8 *p, gsize n, AbOrder order)
 {
   if (order != AB_ORDER_DESC)
     return;
-  for (guint i = start; i < out->len; i++)
-    out->data[i] = (guint8) ~out->data[i];
+  for (gsize i = 0; i < n; i++)
+    p[i] = (guint8) ~p[i];
 }
 
 /* Header, then bits as nbytes big-endian (already in ASC payload form). */
-static void
-put_raw (GByteArray *out, guint8 hdr, guint64 bits, guint nbytes, AbOrder order)
+static inline void
+put_raw (AbBuf *out, guint8 hdr, guint64 bits, guint nbytes, AbOrder order)
 {
-  guint start = out->len;
-  guint8 buf[9];
-
-  buf[0] = hdr;
+  guint8 *p = ab_buf_extend (out, nbytes + 1);
+  p[0] = hdr;
   for (guint i = 0; i < nbytes; i++)
-    buf[1 + i] = (guint8) (bits >> (8 * (nbytes - 1 - i)));
-  g_byte_array_append (out, buf, nbytes + 1);
-  finish_order (out, start, order);
+    p[1 + i] = (guint8) (bits >> (8 * (nbytes - 1 - i)));
+  finish_order (p, nbytes + 1, order);
 }
 
 /* Flipping the sign bit makes two's complement order like unsigned bytes. */
-static void
-put_fixed (GByteArray *out, guint8 hdr, guint64 v, guint nbytes, AbOrder order)
+static inline void
+put_fixed (AbBuf *out, guint8 hdr, guint64 v, guint nbytes, AbOrder order)
 {
   put_raw (out, hdr, v ^ ((guint64) 1 << (8 * nbytes - 1)), nbytes, order);
 }
 
 void
-ab_codec_put_null (GByteArray *out, AbOrder order)
+ab_buf_put_null (AbBuf *out, AbOrder order)
 {
-  guint8 h = AB_HDR_NULL;
-  g_byte_array_append (out, &h, 1);
-  finish_order (out, out->len - 1, order);
+  guint8 *p = ab_buf_extend (out, 1);
+  *p = AB_HDR_NULL;
+  finish_order (p, 1, order);
 }
 
 void
-ab_codec_put_bool (GByteArray *out, gboolean b, AbOrder order)
+ab_buf_put_bool (AbBuf *out, gboolean b, AbOrder order)
 {
-  guint8 h = b ? AB_HDR_TRUE : AB_HDR_FALSE;
-  g_byte_array_append (out, &h, 1);
-  finish_order (out, out->len - 1, order);
+  guint8 *p = ab_buf_extend (out, 1);
+  *p = b ? AB_HDR_TRUE : AB_HDR_FALSE;
+  finish_order (p, 1, order);
 }
 
 void
-ab_codec_put_int8 (GByteArray *out, gint8 v, AbOrder order)
+ab_buf_put_int8 (AbBuf *out, gint8 v, AbOrder order)
 {
   put_fixed (out, AB_HDR_INT8, (guint64) (guint8) v, 1, order);
 }
 
 void
-ab_codec_put_int16 (GByteArray *out, gint16 v, AbOrder order)
+ab_buf_put_int16 (AbBuf *out, gint16 v, AbOrder order)
 {
   put_fixed (out, AB_HDR_INT16, (guint64) (guint16) v, 2, order);
 }
 
 void
-ab_codec_put_int32 (GByteArray *out, gint32 v, AbOrder order)
+ab_buf_put_int32 (AbBuf *out, gint32 v, AbOrder order)
 {
   put_fixed (out, AB_HDR_INT32, (guint64) (guint32) v, 4, order);
 }
 
 void
-ab_codec_put_int64 (GByteArray *out, gint64 v, AbOrder order)
+ab_buf_put_int64 (AbBuf *out, gint64 v, AbOrder order)
 {
   put_fixed (out, AB_HDR_INT64, (guint64) v, 8, order);
 }
@@ -81,7 +78,7 @@ ab_codec_put_int64 (GByteArray *out, gint64 v, AbOrder order)
 /* Non-negative: flip the sign bit; negative: invert all bits. Then the IEEE
  * bit patterns order like the numbers they stand for. */
 void
-ab_codec_put_float32 (GByteArray *out, gfloat v, AbOrder order)
+ab_buf_put_float32 (AbBuf *out, gfloat v, AbOrder order)
 {
   guint32 b;
   memcpy (&b, &v, sizeof b);
@@ -90,7 +87,7 @@ ab_codec_put_float32 (GByteArray *out, gfloat v, AbOrder order)
 }
 
 void
-ab_codec_put_float64 (GByteArray *out, gdouble v, AbOrder order)
+ab_buf_put_float64 (AbBuf *out, gdouble v, AbOrder order)
 {
   const guint64 sign = G_GUINT64_CONSTANT (0x8000000000000000);
   guint64 b;
@@ -102,7 +99,7 @@ ab_codec_put_float64 (GByteArray *out, gdouble v, AbOrder order)
 /* Strings and json share the layout: header, bytes, 0x00. A NUL inside would
  * end the element early, and bad UTF-8 could never be read back. */
 static gboolean
-put_text (GByteArray *out, guint8 hdr, const gchar *data, gsize len, AbOrder order, GError **error)
+put_text (AbBuf *out, guint8 hdr, const gchar *data, gsize len, AbOrder order, GError **error)
 {
   if (len > 0 && memchr (data, '\0', len) != NULL)
     {
@@ -114,23 +111,28 @@ put_text (GByteArray *out, guint8 hdr, const gchar *data, gsize len, AbOrder ord
       g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID, "text is not valid UTF-8");
       return FALSE;
     }
-  guint start = out->len;
-  guint8 zero = 0;
-  g_byte_array_append (out, &hdr, 1);
-  g_byte_array_append (out, (const guint8 *) data, (guint) len);
-  g_byte_array_append (out, &zero, 1);
-  finish_order (out, start, order);
+  if (len > G_MAXSIZE - 2)
+    {
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID, "text too long");
+      return FALSE;
+    }
+  guint8 *p = ab_buf_extend (out, len + 2);
+  p[0] = hdr;
+  if (len > 0)
+    memcpy (p + 1, data, len);
+  p[len + 1] = 0;
+  finish_order (p, len + 2, order);
   return TRUE;
 }
 
 gboolean
-ab_codec_put_string (GByteArray *out, const gchar *data, gsize len, AbOrder order, GError **error)
+ab_buf_put_string (AbBuf *out, const gchar *data, gsize len, AbOrder order, GError **error)
 {
   return put_text (out, AB_HDR_STRING, data, len, order, error);
 }
 
 gboolean
-ab_codec_put_json (GByteArray *out, const gchar *data, gsize len, AbOrder order, GError **error)
+ab_buf_put_json (AbBuf *out, const gchar *data, gsize len, AbOrder order, GError **error)
 {
   return put_text (out, AB_HDR_JSON, data, len, order, error);
 }
@@ -165,31 +167,31 @@ int_fits (const AbValue *v, GError **error)
 }
 
 static gboolean
-put_int_value (GByteArray *out, const AbValue *v, AbOrder order, GError **error)
+put_int_value (AbBuf *out, const AbValue *v, AbOrder order, GError **error)
 {
   if (!int_fits (v, error))
     return FALSE;
   switch (v->kind)
     {
-      case AB_VALUE_INT8: ab_codec_put_int8 (out, (gint8) v->u.i, order); break;
-      case AB_VALUE_INT16: ab_codec_put_int16 (out, (gint16) v->u.i, order); break;
-      case AB_VALUE_INT32: ab_codec_put_int32 (out, (gint32) v->u.i, order); break;
-      default: ab_codec_put_int64 (out, v->u.i, order); break;
+      case AB_VALUE_INT8: ab_buf_put_int8 (out, (gint8) v->u.i, order); break;
+      case AB_VALUE_INT16: ab_buf_put_int16 (out, (gint16) v->u.i, order); break;
+      case AB_VALUE_INT32: ab_buf_put_int32 (out, (gint32) v->u.i, order); break;
+      default: ab_buf_put_int64 (out, v->u.i, order); break;
     }
   return TRUE;
 }
 
 gboolean
-ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order, GError **error)
+ab_buf_put_value (AbBuf *out, const AbValue *v, AbOrder order, GError **error)
 {
   switch (v->kind)
     {
-      case AB_VALUE_NULL: ab_codec_put_null (out, order); return TRUE;
-      case AB_VALUE_BOOL: ab_codec_put_bool (out, v->u.b, order); return TRUE;
-      case AB_VALUE_FLOAT32: ab_codec_put_float32 (out, (gfloat) v->u.f, order); return TRUE;
-      case AB_VALUE_FLOAT64: ab_codec_put_float64 (out, v->u.f, order); return TRUE;
-      case AB_VALUE_STRING: return ab_codec_put_string (out, v->u.s.data, v->u.s.len, order, error);
-      case AB_VALUE_JSON: return ab_codec_put_json (out, v->u.s.data, v->u.s.len, order, error);
+      case AB_VALUE_NULL: ab_buf_put_null (out, order); return TRUE;
+      case AB_VALUE_BOOL: ab_buf_put_bool (out, v->u.b, order); return TRUE;
+      case AB_VALUE_FLOAT32: ab_buf_put_float32 (out, (gfloat) v->u.f, order); return TRUE;
+      case AB_VALUE_FLOAT64: ab_buf_put_float64 (out, v->u.f, order); return TRUE;
+      case AB_VALUE_STRING: return ab_buf_put_string (out, v->u.s.data, v->u.s.len, order, error);
+      case AB_VALUE_JSON: return ab_buf_put_json (out, v->u.s.data, v->u.s.len, order, error);
       case AB_VALUE_INT8:
       case AB_VALUE_INT16:
       case AB_VALUE_INT32:
@@ -198,6 +200,65 @@ ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order, GError **e
   g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID, "unknown value kind %d",
                (int) v->kind);
   return FALSE;
+}
+
+/* The GByteArray forms: encode into an AbBuf, then one append. */
+static gboolean
+flush (GByteArray *out, AbBuf *b, gboolean ok)
+{
+  if (ok)
+    g_byte_array_append (out, b->data, (guint) b->len);
+  ab_buf_clear (b);
+  return ok;
+}
+
+#define AB_GBA_PUT(name, type)                                      \
+  void ab_codec_put_##name (GByteArray *out, type v, AbOrder order) \
+  {                                                                 \
+    AbBuf b;                                                        \
+    ab_buf_init (&b);                                               \
+    ab_buf_put_##name (&b, v, order);                               \
+    flush (out, &b, TRUE);                                          \
+  }
+AB_GBA_PUT (bool, gboolean)
+AB_GBA_PUT (int8, gint8)
+AB_GBA_PUT (int16, gint16)
+AB_GBA_PUT (int32, gint32)
+AB_GBA_PUT (int64, gint64)
+AB_GBA_PUT (float32, gfloat)
+AB_GBA_PUT (float64, gdouble)
+
+void
+ab_codec_put_null (GByteArray *out, AbOrder order)
+{
+  AbBuf b;
+  ab_buf_init (&b);
+  ab_buf_put_null (&b, order);
+  flush (out, &b, TRUE);
+}
+
+gboolean
+ab_codec_put_string (GByteArray *out, const gchar *data, gsize len, AbOrder order, GError **error)
+{
+  AbBuf b;
+  ab_buf_init (&b);
+  return flush (out, &b, ab_buf_put_string (&b, data, len, order, error));
+}
+
+gboolean
+ab_codec_put_json (GByteArray *out, const gchar *data, gsize len, AbOrder order, GError **error)
+{
+  AbBuf b;
+  ab_buf_init (&b);
+  return flush (out, &b, ab_buf_put_json (&b, data, len, order, error));
+}
+
+gboolean
+ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order, GError **error)
+{
+  AbBuf b;
+  ab_buf_init (&b);
+  return flush (out, &b, ab_buf_put_value (&b, v, order, error));
 }
 
 /* ---- decoding ---- */

@@ -3,6 +3,7 @@
  * never read past the buffer and report malformed input with a GError. */
 #pragma once
 #include <glib.h>
+#include "codec/buf.h"
 #include "codec/value.h"
 
 #define AB_CODEC_ERROR (ab_codec_error_quark ())
@@ -47,6 +48,21 @@ gboolean ab_codec_put_json (GByteArray *out, const gchar *data, gsize len, AbOrd
                             GError **error);
 /* Any AbValue, by its kind. */
 gboolean ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order, GError **error);
+
+/* The same encoders appending to an AbBuf (no allocation while it fits):
+ * what the key builders and the hot paths use. */
+void ab_buf_put_null (AbBuf *out, AbOrder order);
+void ab_buf_put_bool (AbBuf *out, gboolean b, AbOrder order);
+void ab_buf_put_int8 (AbBuf *out, gint8 v, AbOrder order);
+void ab_buf_put_int16 (AbBuf *out, gint16 v, AbOrder order);
+void ab_buf_put_int32 (AbBuf *out, gint32 v, AbOrder order);
+void ab_buf_put_int64 (AbBuf *out, gint64 v, AbOrder order);
+void ab_buf_put_float32 (AbBuf *out, gfloat v, AbOrder order);
+void ab_buf_put_float64 (AbBuf *out, gdouble v, AbOrder order);
+gboolean ab_buf_put_string (AbBuf *out, const gchar *data, gsize len, AbOrder order,
+                            GError **error);
+gboolean ab_buf_put_json (AbBuf *out, const gchar *data, gsize len, AbOrder order, GError **error);
+gboolean ab_buf_put_value (AbBuf *out, const AbValue *v, AbOrder order, GError **error);
 
 /* Decodes one element at buf[*pos]; advances *pos past it. out must be clear;
  * order_out (nullable) receives the element's order. */

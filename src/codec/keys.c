@@ -28,74 +28,145 @@ ab_codec_table_code (const gchar *database, const gchar *table)
 /* The salt is the hash of the encoded body, so it is written last: reserve
  * four bytes, append the body, then fill the salt in. */
 gboolean
-ab_codec_put_prefix (GByteArray *out, const AbValue *source, gint32 table_code, AbRowType type,
-                     GError **error)
+ab_key_prefix (AbBuf *out, const AbValue *source, gint32 table_code, AbRowType type, GError **error)
 {
-  guint start = out->len;
-  guint8 salt[4] = { 0 };
-
-  g_byte_array_append (out, salt, sizeof salt);
-  if (!ab_codec_put_value (out, source, AB_ORDER_ASC, error))
+  gsize start = out->len;
+  memset (ab_buf_extend (out, 4), 0, 4);
+  if (!ab_buf_put_value (out, source, AB_ORDER_ASC, error))
     {
-      g_byte_array_set_size (out, start);
+      out->len = start;
       return FALSE;
     }
-  ab_codec_put_int32 (out, table_code, AB_ORDER_ASC);
-  ab_codec_put_int8 (out, (gint8) type, AB_ORDER_ASC);
+  ab_buf_put_int32 (out, table_code, AB_ORDER_ASC);
+  ab_buf_put_int8 (out, (gint8) type, AB_ORDER_ASC);
 
-  guint32 h = (guint32) ab_codec_hash (out->data + start + 4, out->len - start - 4);
+  guint8 *salt = out->data + start; /* after the appends: they may move data */
+  guint32 h = (guint32) ab_codec_hash (salt + 4, out->len - start - 4);
   for (guint i = 0; i < 4; i++)
-    out->data[start + i] = (guint8) (h >> (24 - 8 * i));
+    salt[i] = (guint8) (h >> (24 - 8 * i));
   return TRUE;
 }
 
-/* Room most keys fit in, so that building one rarely reallocates. */
-#define AB_KEY_GUESS 64
-
 /* prefix || enc(target): the shape of State and Lock keys. */
-static GByteArray *
-pair_key (const AbValue *source, const AbValue *target, gint32 table_code, AbRowType type,
-          GError **error)
+static gboolean
+pair_key (AbBuf *out, const AbValue *source, const AbValue *target, gint32 table_code,
+          AbRowType type, GError **error)
 {
-  g_autoptr (GByteArray) key = g_byte_array_sized_new (AB_KEY_GUESS);
-  if (!ab_codec_put_prefix (key, source, table_code, type, error)
-      || !ab_codec_put_value (key, target, AB_ORDER_ASC, error))
-    return NULL;
-  return g_steal_pointer (&key);
+  gsize start = out->len;
+  if (ab_key_prefix (out, source, table_code, type, error)
+      && ab_buf_put_value (out, target, AB_ORDER_ASC, error))
+    return TRUE;
+  out->len = start;
+  return FALSE;
+}
+
+gboolean
+ab_key_state (AbBuf *out, const AbValue *source, const AbValue *target, gint32 table_code,
+              GError **error)
+{
+  return pair_key (out, source, target, table_code, AB_ROW_STATE, error);
+}
+
+gboolean
+ab_key_lock (AbBuf *out, const AbValue *source, const AbValue *target, gint32 table_code,
+             GError **error)
+{
+  return pair_key (out, source, target, table_code, AB_ROW_LOCK, error);
+}
+
+gboolean
+ab_key_count (AbBuf *out, const AbValue *dsource, AbDirection dir, gint32 table_code,
+              GError **error)
+{
+  if (!ab_key_prefix (out, dsource, table_code, AB_ROW_COUNT, error))
+    return FALSE;
+  ab_buf_put_int8 (out, (gint8) dir, AB_ORDER_ASC);
+  return TRUE;
+}
+
+gboolean
+ab_key_wide (AbBuf *out, const AbValue *dsource, AbDirection dir, gint32 table_code, AbRowType type,
+             gint32 code, GError **error)
+{
+  if (!ab_key_prefix (out, dsource, table_code, type, error))
+    return FALSE;
+  ab_buf_put_int8 (out, (gint8) dir, AB_ORDER_ASC);
+  ab_buf_put_int32 (out, code, AB_ORDER_ASC);
+  return TRUE;
+}
+
+gboolean
+ab_key_index (AbBuf *out, const AbValue *dsource, AbDirection dir, gint32 table_code,
+              gint32 index_code, const AbValue *values, const AbOrder *orders, guint n_fields,
+              const AbValue *dtarget, GError **error)
+{
+  gsize start = out->len;
+  if (!ab_key_wide (out, dsource, dir, table_code, AB_ROW_INDEX, index_code, error))
+    return FALSE;
+  for (guint i = 0; i < n_fields; i++)
+    if (!ab_buf_put_value (out, &values[i], orders[i], error))
+      goto fail;
+  /* The target is always ASC, whatever the field orders. */
+  if (ab_buf_put_value (out, dtarget, AB_ORDER_ASC, error))
+    return TRUE;
+fail:
+  out->len = start;
+  return FALSE;
+}
+
+/* ---- the GByteArray forms ---- */
+
+static GByteArray *
+to_array (AbBuf *b, gboolean ok)
+{
+  GByteArray *a = ok ? ab_buf_to_array (b) : NULL;
+  ab_buf_clear (b);
+  return a;
+}
+
+gboolean
+ab_codec_put_prefix (GByteArray *out, const AbValue *source, gint32 table_code, AbRowType type,
+                     GError **error)
+{
+  g_auto (AbBuf) b;
+  ab_buf_init (&b);
+  if (!ab_key_prefix (&b, source, table_code, type, error))
+    return FALSE;
+  g_byte_array_append (out, b.data, (guint) b.len);
+  return TRUE;
 }
 
 GByteArray *
 ab_codec_state_key (const AbValue *source, const AbValue *target, gint32 table_code, GError **error)
 {
-  return pair_key (source, target, table_code, AB_ROW_STATE, error);
+  AbBuf b;
+  ab_buf_init (&b);
+  return to_array (&b, ab_key_state (&b, source, target, table_code, error));
 }
 
 GByteArray *
 ab_codec_lock_key (const AbValue *source, const AbValue *target, gint32 table_code, GError **error)
 {
-  return pair_key (source, target, table_code, AB_ROW_LOCK, error);
+  AbBuf b;
+  ab_buf_init (&b);
+  return to_array (&b, ab_key_lock (&b, source, target, table_code, error));
 }
 
 GByteArray *
 ab_codec_count_key (const AbValue *dsource, AbDirection dir, gint32 table_code, GError **error)
 {
-  g_autoptr (GByteArray) key = g_byte_array_sized_new (AB_KEY_GUESS);
-  if (!ab_codec_put_prefix (key, dsource, table_code, AB_ROW_COUNT, error))
-    return NULL;
-  ab_codec_put_int8 (key, (gint8) dir, AB_ORDER_ASC);
-  return g_steal_pointer (&key);
+  AbBuf b;
+  ab_buf_init (&b);
+  return to_array (&b, ab_key_count (&b, dsource, dir, table_code, error));
 }
 
 GByteArray *
 ab_codec_wide_key (const AbValue *dsource, AbDirection dir, gint32 table_code, AbRowType type,
                    gint32 code, GError **error)
 {
-  g_autoptr (GByteArray) key = g_byte_array_sized_new (AB_KEY_GUESS);
-  if (!ab_codec_put_prefix (key, dsource, table_code, type, error))
-    return NULL;
-  ab_codec_put_int8 (key, (gint8) dir, AB_ORDER_ASC);
-  ab_codec_put_int32 (key, code, AB_ORDER_ASC);
-  return g_steal_pointer (&key);
+  AbBuf b;
+  ab_buf_init (&b);
+  return to_array (&b, ab_key_wide (&b, dsource, dir, table_code, type, code, error));
 }
 
 GByteArray *
@@ -110,16 +181,10 @@ ab_codec_index_key (const AbValue *dsource, AbDirection dir, gint32 table_code, 
                     const AbValue *values, const AbOrder *orders, guint n_fields,
                     const AbValue *dtarget, GError **error)
 {
-  g_autoptr (GByteArray) key = ab_codec_index_prefix (dsource, dir, table_code, index_code, error);
-  if (key == NULL)
-    return NULL;
-  for (guint i = 0; i < n_fields; i++)
-    if (!ab_codec_put_value (key, &values[i], orders[i], error))
-      return NULL;
-  /* The target is always ASC, whatever the field orders. */
-  if (!ab_codec_put_value (key, dtarget, AB_ORDER_ASC, error))
-    return NULL;
-  return g_steal_pointer (&key);
+  AbBuf b;
+  ab_buf_init (&b);
+  return to_array (&b, ab_key_index (&b, dsource, dir, table_code, index_code, values, orders,
+                                     n_fields, dtarget, error));
 }
 
 static gboolean

@@ -49,6 +49,22 @@ GByteArray *ab_codec_index_key (const AbValue *dsource, AbDirection dir, gint32 
 GByteArray *ab_codec_wide_key (const AbValue *dsource, AbDirection dir, gint32 table_code,
                                AbRowType type, gint32 code, GError **error);
 
+/* The same keys appended to an AbBuf (nothing allocated while they fit its
+ * inline room); on failure out is as it was. */
+gboolean ab_key_prefix (AbBuf *out, const AbValue *source, gint32 table_code, AbRowType type,
+                        GError **error);
+gboolean ab_key_state (AbBuf *out, const AbValue *source, const AbValue *target, gint32 table_code,
+                       GError **error);
+gboolean ab_key_lock (AbBuf *out, const AbValue *source, const AbValue *target, gint32 table_code,
+                      GError **error);
+gboolean ab_key_count (AbBuf *out, const AbValue *dsource, AbDirection dir, gint32 table_code,
+                       GError **error);
+gboolean ab_key_wide (AbBuf *out, const AbValue *dsource, AbDirection dir, gint32 table_code,
+                      AbRowType type, gint32 code, GError **error);
+gboolean ab_key_index (AbBuf *out, const AbValue *dsource, AbDirection dir, gint32 table_code,
+                       gint32 index_code, const AbValue *values, const AbOrder *orders,
+                       guint n_fields, const AbValue *dtarget, GError **error);
+
 /* Wide rows (Group -5, Cache -6) are stored cell by cell under the
  * composite key row || qualifier, so that a narrow store sees one key per
  * cell and a row read is a prefix scan. Returns the length of the row part

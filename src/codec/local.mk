@@ -1,6 +1,7 @@
 # codec: sources and tests are listed here (included by the top Makefile.am).
 src_libabcore_la_SOURCES += \
 	src/codec/value.c src/codec/value.h \
+	src/codec/buf.c src/codec/buf.h \
 	src/codec/element.c src/codec/element.h \
 	src/codec/keys.c src/codec/keys.h \
 	src/codec/record.c src/codec/record.h \

@@ -49,36 +49,70 @@ ab_codec_state_value_add (AbStateValue *sv, gint32 code, const AbValue *value, g
 
 /* A timestamp cell repeats the time as both value and version. */
 static void
-put_ts_cell (GByteArray *out, gint32 code, gint64 ts)
+put_ts_cell (AbBuf *out, gint32 code, gint64 ts)
 {
-  ab_codec_put_int32 (out, code, AB_ORDER_ASC);
-  ab_codec_put_int64 (out, ts, AB_ORDER_ASC);
-  ab_codec_put_int64 (out, ts, AB_ORDER_ASC);
+  ab_buf_put_int32 (out, code, AB_ORDER_ASC);
+  ab_buf_put_int64 (out, ts, AB_ORDER_ASC);
+  ab_buf_put_int64 (out, ts, AB_ORDER_ASC);
+}
+
+/* Built in an AbBuf, appended to out in one piece. */
+static gboolean
+append_built (GByteArray *out, AbBuf *b, gboolean ok)
+{
+  if (ok)
+    g_byte_array_append (out, b->data, (guint) b->len);
+  ab_buf_clear (b);
+  return ok;
+}
+
+void
+ab_buf_state_head (AbBuf *out, gboolean active, gint64 version)
+{
+  ab_buf_put_int8 (out, active ? 1 : 0, AB_ORDER_ASC);
+  ab_buf_put_int64 (out, version, AB_ORDER_ASC);
+}
+
+gboolean
+ab_buf_state_cell (AbBuf *out, gint32 code, const AbValue *value, gint64 version, GError **error)
+{
+  ab_buf_put_int32 (out, code, AB_ORDER_ASC);
+  if (!ab_buf_put_value (out, value, AB_ORDER_ASC, error))
+    return FALSE;
+  ab_buf_put_int64 (out, version, AB_ORDER_ASC);
+  return TRUE;
+}
+
+void
+ab_buf_state_tail (AbBuf *out, gboolean has_created_at, gint64 created_at, gboolean has_deleted_at,
+                   gint64 deleted_at)
+{
+  if (has_created_at)
+    put_ts_cell (out, AB_CODE_INSERT_TS, created_at);
+  if (has_deleted_at)
+    put_ts_cell (out, AB_CODE_DELETE_TS, deleted_at);
+}
+
+static gboolean
+state_value (AbBuf *out, const AbStateValue *sv, GError **error)
+{
+  ab_buf_state_head (out, sv->active, sv->version);
+  for (guint i = 0; sv->props != NULL && i < sv->props->len; i++)
+    {
+      const AbCodedProp *p = &g_array_index (sv->props, AbCodedProp, i);
+      if (!ab_buf_state_cell (out, p->code, &p->value, p->version, error))
+        return FALSE;
+    }
+  ab_buf_state_tail (out, sv->has_created_at, sv->created_at, sv->has_deleted_at, sv->deleted_at);
+  return TRUE;
 }
 
 gboolean
 ab_codec_encode_state_value (GByteArray *out, const AbStateValue *sv, GError **error)
 {
-  guint start = out->len;
-
-  ab_codec_put_int8 (out, sv->active ? 1 : 0, AB_ORDER_ASC);
-  ab_codec_put_int64 (out, sv->version, AB_ORDER_ASC);
-  for (guint i = 0; sv->props != NULL && i < sv->props->len; i++)
-    {
-      const AbCodedProp *p = &g_array_index (sv->props, AbCodedProp, i);
-      ab_codec_put_int32 (out, p->code, AB_ORDER_ASC);
-      if (!ab_codec_put_value (out, &p->value, AB_ORDER_ASC, error))
-        {
-          g_byte_array_set_size (out, start);
-          return FALSE;
-        }
-      ab_codec_put_int64 (out, p->version, AB_ORDER_ASC);
-    }
-  if (sv->has_created_at)
-    put_ts_cell (out, AB_CODE_INSERT_TS, sv->created_at);
-  if (sv->has_deleted_at)
-    put_ts_cell (out, AB_CODE_DELETE_TS, sv->deleted_at);
-  return TRUE;
+  AbBuf b;
+  ab_buf_init (&b);
+  return append_built (out, &b, state_value (&b, sv, error));
 }
 
 /* Lifts a reserved cell: the time is the value when it is an integer (what
@@ -175,19 +209,20 @@ gboolean
 ab_codec_encode_index_value (GByteArray *out, gint64 version, const AbCodedProp *props, guint n,
                              GError **error)
 {
-  guint start = out->len;
+  AbBuf b;
+  gboolean ok = TRUE;
+  ab_buf_init (&b);
+  ab_buf_put_int64 (&b, version, AB_ORDER_ASC);
+  for (guint i = 0; ok && i < n; i++)
+    ok = ab_buf_index_cell (&b, props[i].code, &props[i].value, error);
+  return append_built (out, &b, ok);
+}
 
-  ab_codec_put_int64 (out, version, AB_ORDER_ASC);
-  for (guint i = 0; i < n; i++)
-    {
-      ab_codec_put_int32 (out, props[i].code, AB_ORDER_ASC);
-      if (!ab_codec_put_value (out, &props[i].value, AB_ORDER_ASC, error))
-        {
-          g_byte_array_set_size (out, start);
-          return FALSE;
-        }
-    }
-  return TRUE;
+gboolean
+ab_buf_index_cell (AbBuf *out, gint32 code, const AbValue *value, GError **error)
+{
+  ab_buf_put_int32 (out, code, AB_ORDER_ASC);
+  return ab_buf_put_value (out, value, AB_ORDER_ASC, error);
 }
 
 /* Appends to props; on failure props is restored to its original length. */

@@ -27,6 +27,14 @@ void ab_codec_state_value_clear (AbStateValue *sv);
 void ab_codec_state_value_add (AbStateValue *sv, gint32 code, const AbValue *value, gint64 version);
 
 gboolean ab_codec_encode_state_value (GByteArray *out, const AbStateValue *sv, GError **error);
+/* The same layout written piece by piece into an AbBuf, for callers that
+ * hold the cells elsewhere: head, then each cell, then the reserved
+ * timestamp cells. On a failed cell the caller drops what it built. */
+void ab_buf_state_head (AbBuf *out, gboolean active, gint64 version);
+gboolean ab_buf_state_cell (AbBuf *out, gint32 code, const AbValue *value, gint64 version,
+                            GError **error);
+void ab_buf_state_tail (AbBuf *out, gboolean has_created_at, gint64 created_at,
+                        gboolean has_deleted_at, gint64 deleted_at);
 /* Lifts the reserved __InsertTs__/__DeleteTs__ cells into the timestamps.
  * out must be initialised (ab_codec_state_value_init) or zero-filled; its
  * previous contents are released. On failure it is left empty but valid. */
@@ -36,6 +44,8 @@ gboolean ab_codec_decode_state_value (const guint8 *buf, gsize len, AbStateValue
 /* Index value and cache cell value: version || [code || value]*. */
 gboolean ab_codec_encode_index_value (GByteArray *out, gint64 version, const AbCodedProp *props,
                                       guint n, GError **error);
+/* An index value piece by piece: ab_buf_put_int64 (version), then cells. */
+gboolean ab_buf_index_cell (AbBuf *out, gint32 code, const AbValue *value, GError **error);
 /* props receives AbCodedProp (array with clear func), version into *version. */
 gboolean ab_codec_decode_index_value (const guint8 *buf, gsize len, gint64 *version, GArray *props,
                                       GError **error);

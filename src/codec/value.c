@@ -153,25 +153,33 @@ ab_value_equal (const AbValue *a, const AbValue *b)
   return a->kind == b->kind && ab_value_compare (a, b) == 0;
 }
 
-gchar *
-ab_value_to_string (const AbValue *v)
+void
+ab_value_append_string (GString *out, const AbValue *v)
 {
   switch (v->kind)
     {
-      case AB_VALUE_NULL: return g_strdup ("null");
-      case AB_VALUE_BOOL: return g_strdup (v->u.b ? "true" : "false");
+      case AB_VALUE_NULL: g_string_append (out, "null"); return;
+      case AB_VALUE_BOOL: g_string_append (out, v->u.b ? "true" : "false"); return;
       case AB_VALUE_INT8:
       case AB_VALUE_INT16:
       case AB_VALUE_INT32:
-      case AB_VALUE_INT64: return g_strdup_printf ("%" G_GINT64_FORMAT, v->u.i);
+      case AB_VALUE_INT64: g_string_append_printf (out, "%" G_GINT64_FORMAT, v->u.i); return;
       case AB_VALUE_FLOAT32:
       case AB_VALUE_FLOAT64:
         {
           gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-          return g_strdup (g_ascii_dtostr (buf, sizeof buf, v->u.f));
+          g_string_append (out, g_ascii_dtostr (buf, sizeof buf, v->u.f));
+          return;
         }
       case AB_VALUE_STRING:
-      case AB_VALUE_JSON: return g_strndup (v->u.s.data, v->u.s.len);
+      case AB_VALUE_JSON: g_string_append_len (out, v->u.s.data, (gssize) v->u.s.len); return;
     }
-  return g_strdup ("");
+}
+
+gchar *
+ab_value_to_string (const AbValue *v)
+{
+  GString *s = g_string_sized_new (v->kind == AB_VALUE_STRING ? v->u.s.len : 24);
+  ab_value_append_string (s, v);
+  return g_string_free (s, FALSE);
 }

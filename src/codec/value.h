@@ -53,4 +53,6 @@ gboolean ab_value_equal (const AbValue *a, const AbValue *b);
 gint ab_value_compare (const AbValue *a, const AbValue *b);
 /* Plain text form: numbers in decimal, strings as is, bool true/false,
  * null "null" (used for the "<source>:<target>" sort key and messages). */
+/* Appends what ab_value_to_string returns. */
+void ab_value_append_string (GString *out, const AbValue *v);
 gchar *ab_value_to_string (const AbValue *v);

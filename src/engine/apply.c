@@ -132,20 +132,19 @@ prepare (KeyWork *w)
   const AbValue *ktarget = multi ? &g->source : &g->target;
   if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
     return; /* no State row to read, no lock (docs/data-model.md §10) */
-  GByteArray *sk = ab_codec_state_key (&g->source, ktarget, t->code, &w->error);
-  if (sk != NULL)
-    w->state_key = g_byte_array_free_to_bytes (sk);
-  if (sk != NULL && !key_fits (w, w->state_key, "State row"))
+  g_auto (AbBuf) b;
+  ab_buf_init (&b);
+  if (!ab_key_state (&b, &g->source, ktarget, t->code, &w->error))
+    return;
+  w->state_key = ab_buf_to_bytes (&b);
+  if (!key_fits (w, w->state_key, "State row"))
     {
       g_clear_pointer (&w->state_key, g_bytes_unref); /* not read, not locked */
       return;
     }
-  if (sk != NULL && w->opts->lock)
-    {
-      GByteArray *lk = ab_codec_lock_key (&g->source, ktarget, t->code, &w->error);
-      if (lk != NULL)
-        w->lock_key = g_byte_array_free_to_bytes (lk);
-    }
+  b.len = 0;
+  if (w->opts->lock && ab_key_lock (&b, &g->source, ktarget, t->code, &w->error))
+    w->lock_key = ab_buf_to_bytes (&b);
 }
 
 /* Inside a transaction a lock row left by another writer (an older server,

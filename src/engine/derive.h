@@ -26,6 +26,13 @@ GByteArray *ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const
                                  GError **error);
 gboolean ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out,
                                 GError **error);
+/* The same appended to an AbBuf: the key is skipped (nothing appended, TRUE)
+ * when the state is not indexable; on failure out is as it was. */
+gboolean ab_engine_index_key_buf (const AbTableDesc *t, const AbIndex *idx, const AbValue *source,
+                                  const AbValue *target, const AbState *st, AbDirection dir,
+                                  AbBuf *out, GError **error);
+gboolean ab_engine_index_value_buf (const AbTableDesc *t, const AbState *st, AbBuf *out,
+                                    GError **error);
 
 /* Lock protocol (docs/data-model.md §6) with the retries slept through, for tools
  * off the request path (the verifier's repair runs on its own threads). */

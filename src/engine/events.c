@@ -216,11 +216,14 @@ parse_item (const AbTableDesc *t, JsonNode *node, guint item, gboolean vertex_it
 static gchar *
 sort_key_of (const AbValue *source, const AbValue *target, gboolean by_id)
 {
-  g_autofree gchar *s = ab_value_to_string (source);
-  if (by_id)
-    return g_steal_pointer (&s);
-  g_autofree gchar *tg = ab_value_to_string (target);
-  return g_strconcat (s, ":", tg, NULL);
+  GString *s = g_string_sized_new (64);
+  ab_value_append_string (s, source);
+  if (!by_id)
+    {
+      g_string_append_c (s, ':');
+      ab_value_append_string (s, target);
+    }
+  return g_string_free (s, FALSE);
 }
 
 gchar *
@@ -235,10 +238,11 @@ ab_key_group_record_key (const AbTableDesc *t, const AbKeyGroup *g)
 static GBytes *
 identity (const AbValue *source, const AbValue *target)
 {
-  GByteArray *b = g_byte_array_new ();
-  ab_codec_put_value (b, source, AB_ORDER_ASC, NULL);
-  ab_codec_put_value (b, target, AB_ORDER_ASC, NULL);
-  return g_byte_array_free_to_bytes (b);
+  g_auto (AbBuf) b;
+  ab_buf_init (&b);
+  ab_buf_put_value (&b, source, AB_ORDER_ASC, NULL);
+  ab_buf_put_value (&b, target, AB_ORDER_ASC, NULL);
+  return ab_buf_to_bytes (&b);
 }
 
 static void

@@ -5,15 +5,24 @@
 #include <string.h>
 #include "engine/wide.h"
 
-/* Appends a row to batch, taking key's (and value's) bytes instead of
- * copying them; value NULL: an increment by delta. */
+/* Appends a row to batch, taking key (and value) instead of copying them;
+ * value NULL: an increment by delta. */
 static void
-batch_take (AbBatch *batch, GByteArray *key, GBytes *value, gint64 delta)
+batch_take (AbBatch *batch, GBytes *key, GBytes *value, gint64 delta)
 {
   AbMutation m = { .kind = value != NULL ? AB_MUT_PUT : AB_MUT_INCREMENT, .delta = delta };
-  m.key = g_byte_array_free_to_bytes (key);
+  m.key = key;
   m.value = value;
   g_array_append_val (batch->items, m);
+}
+
+/* The rows' keys and values are built in one AbBuf, then copied out once. */
+static GBytes *
+take_buf (AbBuf *b)
+{
+  GBytes *bytes = ab_buf_to_bytes (b);
+  b->len = 0;
+  return bytes;
 }
 
 guint
@@ -78,13 +87,14 @@ ab_engine_field_value (const AbTableDesc *t, const gchar *name, const AbValue *s
   return TRUE;
 }
 
-GByteArray *
-ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const AbValue *source,
-                     const AbValue *target, const AbState *st, AbDirection dir, GError **error)
+gboolean
+ab_engine_index_key_buf (const AbTableDesc *t, const AbIndex *idx, const AbValue *source,
+                         const AbValue *target, const AbState *st, AbDirection dir, AbBuf *out,
+                         GError **error)
 {
   const AbValue *dsrc, *dtgt;
   if (!ab_engine_directed (t, source, target, st, dir, &dsrc, &dtgt))
-    return NULL;
+    return TRUE;
   /* most indexes have a few fields: no allocation for those */
   AbValue few_values[4] = { AB_VALUE_INIT, AB_VALUE_INIT, AB_VALUE_INIT, AB_VALUE_INIT };
   AbOrder few_orders[4];
@@ -96,8 +106,8 @@ ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const AbValue *so
       ab_engine_field_value (t, idx->fields[i].field, source, target, st, &values[i]);
       orders[i] = idx->fields[i].order;
     }
-  GByteArray *key = ab_codec_index_key (dsrc, dir, t->code, idx->code, values, orders,
-                                        idx->n_fields, dtgt, error);
+  gboolean ok = ab_key_index (out, dsrc, dir, t->code, idx->code, values, orders, idx->n_fields,
+                              dtgt, error);
   for (guint i = 0; i < idx->n_fields; i++)
     ab_value_clear (&values[i]);
   if (!few)
@@ -105,27 +115,50 @@ ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const AbValue *so
       g_free (values);
       g_free (orders);
     }
-  return key;
+  return ok;
+}
+
+GByteArray *
+ab_engine_index_key (const AbTableDesc *t, const AbIndex *idx, const AbValue *source,
+                     const AbValue *target, const AbState *st, AbDirection dir, GError **error)
+{
+  g_auto (AbBuf) b;
+  ab_buf_init (&b);
+  if (!ab_engine_index_key_buf (t, idx, source, target, st, dir, &b, error) || b.len == 0)
+    return NULL;
+  return ab_buf_to_array (&b);
 }
 
 gboolean
-ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out, GError **error)
+ab_engine_index_value_buf (const AbTableDesc *t, const AbState *st, AbBuf *out, GError **error)
 {
-  GArray *props = g_array_new (FALSE, TRUE, sizeof (AbCodedProp));
+  static const AbValue null_value = AB_VALUE_INIT;
+  gsize start = out->len;
+  ab_buf_put_int64 (out, st->version, AB_ORDER_ASC);
   for (guint f = 0; f < st->n; f++)
     {
       if (st->slots[f].kind == AB_SLOT_ABSENT)
         continue;
       const AbField *field = t->schema->fields->pdata[f];
-      AbCodedProp p = { .code = field->code };
-      if (st->slots[f].kind == AB_SLOT_VALUE)
-        p.value = st->slots[f].value; /* borrowed: not cleared below */
-      g_array_append_val (props, p);
+      const AbValue *v = st->slots[f].kind == AB_SLOT_VALUE ? &st->slots[f].value : &null_value;
+      if (!ab_buf_index_cell (out, field->code, v, error))
+        {
+          out->len = start;
+          return FALSE;
+        }
     }
-  gboolean ok = ab_codec_encode_index_value (out, st->version, (AbCodedProp *) props->data,
-                                             props->len, error);
-  g_array_free (props, TRUE);
-  return ok;
+  return TRUE;
+}
+
+gboolean
+ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out, GError **error)
+{
+  g_auto (AbBuf) b;
+  ab_buf_init (&b);
+  if (!ab_engine_index_value_buf (t, st, &b, error))
+    return FALSE;
+  g_byte_array_append (out, b.data, (guint) b.len);
+  return TRUE;
 }
 
 /* All index keys of an active state, as GBytes (hash set semantics by key). */
@@ -133,23 +166,23 @@ static GPtrArray *
 index_keys (const AbTableDesc *t, const AbValue *source, const AbValue *target, const AbState *st,
             GError **error)
 {
-  GPtrArray *keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   AbDirection dirs[2];
   guint nd = ab_engine_directions (t, dirs);
+  GPtrArray *keys
+      = g_ptr_array_new_full (t->schema->indexes->len * nd, (GDestroyNotify) g_bytes_unref);
+  g_auto (AbBuf) b;
+  ab_buf_init (&b);
   for (guint i = 0; i < t->schema->indexes->len; i++)
     for (guint d = 0; d < nd; d++)
       {
-        GError *local = NULL;
-        GByteArray *k = ab_engine_index_key (t, t->schema->indexes->pdata[i], source, target, st,
-                                             dirs[d], &local);
-        if (local != NULL)
+        if (!ab_engine_index_key_buf (t, t->schema->indexes->pdata[i], source, target, st, dirs[d],
+                                      &b, error))
           {
-            g_propagate_error (error, local);
             g_ptr_array_unref (keys);
             return NULL;
           }
-        if (k != NULL)
-          g_ptr_array_add (keys, g_byte_array_free_to_bytes (k));
+        if (b.len > 0)
+          g_ptr_array_add (keys, take_buf (&b));
       }
   return keys;
 }
@@ -169,15 +202,16 @@ count_delta (const AbTableDesc *t, const AbValue *source, const AbValue *target,
 {
   AbDirection dirs[2];
   guint nd = ab_engine_directions (t, dirs);
+  g_auto (AbBuf) b;
+  ab_buf_init (&b);
   for (guint d = 0; d < nd; d++)
     {
       const AbValue *dsrc, *dtgt;
       if (!ab_engine_directed (t, source, target, st, dirs[d], &dsrc, &dtgt))
         continue;
-      GByteArray *k = ab_codec_count_key (dsrc, dirs[d], t->code, error);
-      if (k == NULL)
+      if (!ab_key_count (&b, dsrc, dirs[d], t->code, error))
         return FALSE;
-      batch_take (batch, k, NULL, delta);
+      batch_take (batch, take_buf (&b), NULL, delta);
     }
   return TRUE;
 }
@@ -188,14 +222,12 @@ put_indexes (const AbTableDesc *t, GPtrArray *keys, const AbState *after, AbBatc
 {
   if (keys->len == 0)
     return TRUE;
-  GByteArray *value = g_byte_array_new ();
-  if (!ab_engine_index_value (t, after, value, error))
-    {
-      g_byte_array_unref (value);
-      return FALSE;
-    }
+  g_auto (AbBuf) value;
+  ab_buf_init (&value);
+  if (!ab_engine_index_value_buf (t, after, &value, error))
+    return FALSE;
   /* every index row shares the value's bytes */
-  g_autoptr (GBytes) shared = g_byte_array_free_to_bytes (value);
+  g_autoptr (GBytes) shared = take_buf (&value);
   for (guint i = 0; i < keys->len; i++)
     {
       AbMutation m = { .kind = AB_MUT_PUT };
@@ -220,14 +252,17 @@ count_moves (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const Ab
       gboolean ha = ab_engine_directed (t, s, tg, after, dirs[d], &a, &ignore);
       if (hb && ha && ab_value_equal (a, b))
         continue;
-      g_autoptr (GByteArray) kb = hb ? ab_codec_count_key (b, dirs[d], t->code, error) : NULL;
-      g_autoptr (GByteArray) ka = ha ? ab_codec_count_key (a, dirs[d], t->code, error) : NULL;
-      if ((hb && kb == NULL) || (ha && ka == NULL))
+      g_auto (AbBuf) kb;
+      g_auto (AbBuf) ka;
+      ab_buf_init (&kb);
+      ab_buf_init (&ka);
+      if ((hb && !ab_key_count (&kb, b, dirs[d], t->code, error))
+          || (ha && !ab_key_count (&ka, a, dirs[d], t->code, error)))
         return FALSE;
-      if (kb != NULL)
-        batch_take (batch, g_steal_pointer (&kb), NULL, -1);
-      if (ka != NULL)
-        batch_take (batch, g_steal_pointer (&ka), NULL, 1);
+      if (hb)
+        batch_take (batch, take_buf (&kb), NULL, -1);
+      if (ha)
+        batch_take (batch, take_buf (&ka), NULL, 1);
     }
   return TRUE;
 }
@@ -268,18 +303,20 @@ ab_engine_plan (const AbTableDesc *t, const AbValue *source, const AbValue *targ
 {
   gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
   const AbValue *ktarget = multi ? source : target;
-  g_autoptr (GByteArray) skey = ab_codec_state_key (source, ktarget, t->code, error);
-  g_autoptr (GByteArray) bval = g_byte_array_new ();
-  g_autoptr (GByteArray) aval = g_byte_array_new ();
-  if (skey == NULL || !ab_state_encode (t->schema, after, aval, error))
+  g_auto (AbBuf) skey;
+  g_auto (AbBuf) bval;
+  g_auto (AbBuf) aval;
+  ab_buf_init (&skey);
+  ab_buf_init (&bval);
+  ab_buf_init (&aval);
+  if (!ab_key_state (&skey, source, ktarget, t->code, error)
+      || !ab_state_encode_buf (t->schema, after, &aval, error))
     return AB_STATUS_ERROR;
   gboolean initial = ab_state_is_initial (before);
-  if (!initial && !ab_state_encode (t->schema, before, bval, error))
+  if (!initial && !ab_state_encode_buf (t->schema, before, &bval, error))
     return AB_STATUS_ERROR;
-  gboolean same
-      = !initial && bval->len == aval->len && memcmp (bval->data, aval->data, aval->len) == 0;
-  batch_take (batch, g_steal_pointer (&skey), g_byte_array_free_to_bytes (g_steal_pointer (&aval)),
-              0);
+  gboolean same = !initial && bval.len == aval.len && memcmp (bval.data, aval.data, aval.len) == 0;
+  batch_take (batch, take_buf (&skey), take_buf (&aval), 0);
   AbKeyStatus status = AB_STATUS_IDLE;
   if (!same && !before->active && after->active)
     status = AB_STATUS_CREATED;

@@ -92,30 +92,38 @@ ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len, AbState *
 }
 
 gboolean
-ab_state_encode (const AbSchema *schema, const AbState *st, GByteArray *out, GError **error)
+ab_state_encode_buf (const AbSchema *schema, const AbState *st, AbBuf *out, GError **error)
 {
-  AbStateValue sv;
-  ab_codec_state_value_init (&sv);
-  sv.active = st->active;
-  sv.version = st->version;
-  sv.has_created_at = st->has_created_at;
-  sv.created_at = st->created_at;
-  sv.has_deleted_at = st->has_deleted_at;
-  sv.deleted_at = st->deleted_at;
   static const AbValue null_value = AB_VALUE_INIT;
+  gsize start = out->len;
+  ab_buf_state_head (out, st->active, st->version);
   for (guint f = 0; f < st->n; f++)
     {
       const AbSlot *slot = &st->slots[f];
       if (slot->kind == AB_SLOT_ABSENT)
         continue;
       const AbField *field = schema->fields->pdata[f];
-      ab_codec_state_value_add (&sv, field->code,
-                                slot->kind == AB_SLOT_VALUE ? &slot->value : &null_value,
-                                slot->version);
+      if (!ab_buf_state_cell (out, field->code,
+                              slot->kind == AB_SLOT_VALUE ? &slot->value : &null_value,
+                              slot->version, error))
+        {
+          out->len = start;
+          return FALSE;
+        }
     }
-  gboolean ok = ab_codec_encode_state_value (out, &sv, error);
-  ab_codec_state_value_clear (&sv);
-  return ok;
+  ab_buf_state_tail (out, st->has_created_at, st->created_at, st->has_deleted_at, st->deleted_at);
+  return TRUE;
+}
+
+gboolean
+ab_state_encode (const AbSchema *schema, const AbState *st, GByteArray *out, GError **error)
+{
+  g_auto (AbBuf) b;
+  ab_buf_init (&b);
+  if (!ab_state_encode_buf (schema, st, &b, error))
+    return FALSE;
+  g_byte_array_append (out, b.data, (guint) b.len);
+  return TRUE;
 }
 
 void

@@ -54,6 +54,9 @@ gboolean ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len, 
 /* State -> stored bytes (sentinels as null with their version). */
 gboolean ab_state_encode (const AbSchema *schema, const AbState *st, GByteArray *out,
                           GError **error);
+/* The same appended to an AbBuf; on failure out is as it was. */
+gboolean ab_state_encode_buf (const AbSchema *schema, const AbState *st, AbBuf *out,
+                              GError **error);
 
 void ab_event_init (AbEvent *ev, guint n_fields);
 void ab_event_clear (AbEvent *ev);

@@ -245,7 +245,10 @@ main (int argc, char **argv)
   if (argc > 1)
     n_edges = (guint) strtoul (argv[1], NULL, 10);
   g_autofree gchar *dir = g_dir_make_tmp ("lib-bench-XXXXXX", NULL);
-  g_autofree gchar *uri = g_strdup_printf ("lmdb:%s", dir);
+  /* AB_BENCH_LMDB_OPTS: URI parameters, e.g. "?sync=0" to see the CPU
+   * cost of the inserts without the fsyncs */
+  const gchar *opts = g_getenv ("AB_BENCH_LMDB_OPTS");
+  g_autofree gchar *uri = g_strdup_printf ("lmdb:%s%s", dir, opts != NULL ? opts : "");
   AbDb *db = must_open (uri);
   GError *error = NULL;
   check (ab_db_create_database (db, "b", "", &error), error, "database");
@@ -271,7 +274,7 @@ main (int argc, char **argv)
       gdouble r = g_str_equal (only, "get")    ? run_gets (db, 1, ops)
                   : g_str_equal (only, "scan") ? run_scans (db, ops / 5)
                                                : run_counts (db, ops * 2);
-      printf ("%s: %.0f ops/s\n", only, r);
+      printf ("INSERT %.0f edges/s, %s %.0f ops/s\n", ins, only, r);
       ab_db_close (db);
       g_autofree gchar *rm = g_strdup_printf ("rm -rf '%s'", dir);
       return system (rm) == 0 ? 0 : 1;

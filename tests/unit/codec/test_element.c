@@ -544,6 +544,63 @@ decode_all (const guint8 *buf, gsize len)
     }
 }
 
+/* The encoders write into an AbBuf that starts inline and moves to the
+ * heap when it fills: a long string must come out whole in both orders, and
+ * what was written before the move must survive it. */
+START_TEST (test_buf_grows_past_inline)
+{
+  gsize n = AB_BUF_INLINE * 3 + 7;
+  g_autofree gchar *text = g_malloc (n);
+  for (gsize i = 0; i < n; i++)
+    text[i] = (gchar) ('a' + i % 26);
+  for (int order = AB_ORDER_ASC; order <= AB_ORDER_DESC; order++)
+    {
+      g_auto (AbBuf) b;
+      ab_buf_init (&b);
+      ab_buf_put_int32 (&b, 7, (AbOrder) order);
+      ck_assert_ptr_eq (b.data, b.inline_);
+      ck_assert (ab_buf_put_string (&b, text, n, (AbOrder) order, NULL));
+      ck_assert_ptr_ne (b.data, b.inline_);
+      ck_assert_uint_eq (b.len, 5 + n + 2);
+      guint8 flip = order == AB_ORDER_DESC ? 0xFF : 0x00;
+      const guint8 int7[5] = { AB_HDR_INT32, 0x80, 0, 0, 7 };
+      for (guint i = 0; i < 5; i++)
+        ck_assert_uint_eq (b.data[i], int7[i] ^ flip);
+      ck_assert_uint_eq (b.data[5], AB_HDR_STRING ^ flip);
+      for (gsize i = 0; i < n; i++)
+        ck_assert_uint_eq (b.data[6 + i], (guint8) text[i] ^ flip);
+      ck_assert_uint_eq (b.data[6 + n], flip);
+      /* the GByteArray form appends the same bytes after what is there */
+      g_autoptr (GByteArray) a = g_byte_array_new ();
+      g_byte_array_append (a, (const guint8 *) "xy", 2);
+      ab_codec_put_int32 (a, 7, (AbOrder) order);
+      ck_assert (ab_codec_put_string (a, text, n, (AbOrder) order, NULL));
+      ck_assert_uint_eq (a->len, 2 + b.len);
+      ck_assert_mem_eq (a->data + 2, b.data, b.len);
+      g_autoptr (GBytes) copy = ab_buf_to_bytes (&b);
+      ck_assert_uint_eq (g_bytes_get_size (copy), b.len);
+      ab_buf_clear (&b);
+      ck_assert_ptr_eq (b.data, b.inline_);
+      ck_assert_uint_eq (b.len, 0);
+    }
+}
+END_TEST
+
+/* A failed text element leaves the buffer as it was. */
+START_TEST (test_buf_failed_put_appends_nothing)
+{
+  g_auto (AbBuf) b;
+  ab_buf_init (&b);
+  ab_buf_put_int8 (&b, 1, AB_ORDER_ASC);
+  g_autoptr (GError) error = NULL;
+  ck_assert (!ab_buf_put_string (&b, "a\0b", 3, AB_ORDER_ASC, &error));
+  ck_assert_uint_eq (b.len, 2);
+  g_autoptr (GByteArray) a = g_byte_array_new ();
+  ck_assert (!ab_codec_put_string (a, "\xff", 1, AB_ORDER_ASC, NULL));
+  ck_assert_uint_eq (a->len, 0);
+}
+END_TEST
+
 START_TEST (test_fuzz_random_bytes)
 {
   g_autoptr (GRand) r = th_rand_new ();
@@ -609,6 +666,8 @@ element_suite (void)
   tcase_add_test (tc, test_typed_readers_truncated);
   tcase_add_test (tc, test_decode_rejects);
   tcase_add_test (tc, test_encode_rejects);
+  tcase_add_test (tc, test_buf_grows_past_inline);
+  tcase_add_test (tc, test_buf_failed_put_appends_nothing);
   tcase_add_test (tc, test_fuzz_random_bytes);
   tcase_add_test (tc, test_truncations);
   suite_add_tcase (s, tc);
