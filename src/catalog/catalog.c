@@ -356,11 +356,28 @@ ab_catalog_list_tables (AbCatalog *cat, const gchar *db)
                    (GDestroyNotify) ab_table_desc_unref);
 }
 
+/* lookup_ref by (db, name): the pair key built on the stack when short (a
+ * lookup per request should not allocate), on the heap otherwise. */
+static gpointer
+lookup_pair (AbCatalog *cat, GHashTable **map, const gchar *db, const gchar *name, RefFunc ref)
+{
+  gchar small[128];
+  gsize dl = strlen (db), nl = strlen (name);
+  if (dl + nl + 2 > sizeof small)
+    {
+      g_autofree gchar *k = ab_catalog_pair_key (db, name);
+      return lookup_ref (cat, map, k, ref);
+    }
+  memcpy (small, db, dl);
+  small[dl] = '\x1f';
+  memcpy (small + dl + 1, name, nl + 1);
+  return lookup_ref (cat, map, small, ref);
+}
+
 AbTableDesc *
 ab_catalog_get_table (AbCatalog *cat, const gchar *db, const gchar *table)
 {
-  g_autofree gchar *k = ab_catalog_pair_key (db, table);
-  return lookup_ref (cat, &cat->tables, k, (RefFunc) ab_table_desc_ref);
+  return lookup_pair (cat, &cat->tables, db, table, (RefFunc) ab_table_desc_ref);
 }
 
 GPtrArray *
@@ -373,8 +390,7 @@ ab_catalog_list_aliases (AbCatalog *cat, const gchar *db)
 AbAliasDesc *
 ab_catalog_get_alias (AbCatalog *cat, const gchar *db, const gchar *alias)
 {
-  g_autofree gchar *k = ab_catalog_pair_key (db, alias);
-  return lookup_ref (cat, &cat->aliases, k, (RefFunc) ab_alias_desc_ref);
+  return lookup_pair (cat, &cat->aliases, db, alias, (RefFunc) ab_alias_desc_ref);
 }
 
 /* ---- v2 storages ---- */

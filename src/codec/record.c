@@ -159,8 +159,11 @@ read_active (const guint8 *buf, gsize len, gsize *pos, gboolean *active, GError 
   return TRUE;
 }
 
+/* The cells after the head: reserved timestamp cells lifted into head,
+ * the others handed to sink. */
 static gboolean
-decode_state_cells (const guint8 *buf, gsize len, gsize pos, AbStateValue *out, GError **error)
+decode_state_cells (const guint8 *buf, gsize len, gsize pos, AbStateValue *head,
+                    AbStateCellSink sink, gpointer user, GError **error)
 {
   while (pos < len)
     {
@@ -173,15 +176,33 @@ decode_state_cells (const guint8 *buf, gsize len, gsize pos, AbStateValue *out, 
       if (p.code == AB_CODE_INSERT_TS || p.code == AB_CODE_DELETE_TS)
         {
           if (p.code == AB_CODE_INSERT_TS)
-            lift_ts (&p, &out->has_created_at, &out->created_at);
+            lift_ts (&p, &head->has_created_at, &head->created_at);
           else
-            lift_ts (&p, &out->has_deleted_at, &out->deleted_at);
+            lift_ts (&p, &head->has_deleted_at, &head->deleted_at);
           ab_value_clear (&p.value);
           continue;
         }
-      g_array_append_val (out->props, p);
+      sink (&p, user);
+      ab_value_clear (&p.value);
     }
   return TRUE;
+}
+
+gboolean
+ab_codec_decode_state_stream (const guint8 *buf, gsize len, AbStateValue *head,
+                              AbStateCellSink sink, gpointer user, GError **error)
+{
+  gsize pos = 0;
+  return read_active (buf, len, &pos, &head->active, error)
+         && ab_codec_get_int64 (buf, len, &pos, &head->version, error)
+         && decode_state_cells (buf, len, pos, head, sink, user, error);
+}
+
+static void
+append_cell (AbCodedProp *p, gpointer props)
+{
+  g_array_append_val ((GArray *) props, *p);
+  memset (&p->value, 0, sizeof p->value); /* taken */
 }
 
 /* out is initialised here (its previous contents, if any, are released); on
@@ -189,14 +210,10 @@ decode_state_cells (const guint8 *buf, gsize len, gsize pos, AbStateValue *out, 
 gboolean
 ab_codec_decode_state_value (const guint8 *buf, gsize len, AbStateValue *out, GError **error)
 {
-  gsize pos = 0;
-
   if (out->props != NULL)
     ab_codec_state_value_clear (out);
   ab_codec_state_value_init (out);
-  if (!read_active (buf, len, &pos, &out->active, error)
-      || !ab_codec_get_int64 (buf, len, &pos, &out->version, error)
-      || !decode_state_cells (buf, len, pos, out, error))
+  if (!ab_codec_decode_state_stream (buf, len, out, append_cell, out->props, error))
     {
       ab_codec_state_value_clear (out);
       ab_codec_state_value_init (out);
@@ -225,28 +242,36 @@ ab_buf_index_cell (AbBuf *out, gint32 code, const AbValue *value, GError **error
   return ab_buf_put_value (out, value, AB_ORDER_ASC, error);
 }
 
+gboolean
+ab_codec_decode_index_stream (const guint8 *buf, gsize len, gint64 *version, AbStateCellSink sink,
+                              gpointer user, GError **error)
+{
+  gsize pos = 0;
+  if (!ab_codec_get_int64 (buf, len, &pos, version, error))
+    return FALSE;
+  while (pos < len)
+    {
+      AbCodedProp p = { .value = AB_VALUE_INIT };
+      gboolean ok = read_cell (buf, len, &pos, FALSE, &p, error);
+      if (ok)
+        sink (&p, user);
+      ab_value_clear (&p.value);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Appends to props; on failure props is restored to its original length. */
 gboolean
 ab_codec_decode_index_value (const guint8 *buf, gsize len, gint64 *version, GArray *props,
                              GError **error)
 {
   guint had = props->len;
-  gsize pos = 0;
-
-  if (!ab_codec_get_int64 (buf, len, &pos, version, error))
-    return FALSE;
-  while (pos < len)
-    {
-      AbCodedProp p = { .value = AB_VALUE_INIT };
-      if (!read_cell (buf, len, &pos, FALSE, &p, error))
-        {
-          ab_value_clear (&p.value);
-          g_array_set_size (props, had);
-          return FALSE;
-        }
-      g_array_append_val (props, p);
-    }
-  return TRUE;
+  if (ab_codec_decode_index_stream (buf, len, version, append_cell, props, error))
+    return TRUE;
+  g_array_set_size (props, had);
+  return FALSE;
 }
 
 void

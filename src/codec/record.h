@@ -27,6 +27,12 @@ void ab_codec_state_value_clear (AbStateValue *sv);
 void ab_codec_state_value_add (AbStateValue *sv, gint32 code, const AbValue *value, gint64 version);
 
 gboolean ab_codec_encode_state_value (GByteArray *out, const AbStateValue *sv, GError **error);
+/* The same decoding cell by cell: head's flags, version and timestamps are
+ * set, its props left alone; every other cell goes to sink, which may take
+ * p->value (zero it) or leave it to be cleared. */
+typedef void (*AbStateCellSink) (AbCodedProp *p, gpointer user);
+gboolean ab_codec_decode_state_stream (const guint8 *buf, gsize len, AbStateValue *head,
+                                       AbStateCellSink sink, gpointer user, GError **error);
 /* The same layout written piece by piece into an AbBuf, for callers that
  * hold the cells elsewhere: head, then each cell, then the reserved
  * timestamp cells. On a failed cell the caller drops what it built. */
@@ -46,6 +52,10 @@ gboolean ab_codec_encode_index_value (GByteArray *out, gint64 version, const AbC
                                       guint n, GError **error);
 /* An index value piece by piece: ab_buf_put_int64 (version), then cells. */
 gboolean ab_buf_index_cell (AbBuf *out, gint32 code, const AbValue *value, GError **error);
+/* The same cell by cell to sink (see ab_codec_decode_state_stream); on
+ * failure the cells already handed over stay handed over. */
+gboolean ab_codec_decode_index_stream (const guint8 *buf, gsize len, gint64 *version,
+                                       AbStateCellSink sink, gpointer user, GError **error);
 /* props receives AbCodedProp (array with clear func), version into *version. */
 gboolean ab_codec_decode_index_value (const guint8 *buf, gsize len, gint64 *version, GArray *props,
                                       GError **error);

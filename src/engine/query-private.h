@@ -41,6 +41,11 @@ GBytes *ab_engine_offset_suffix (const gchar *offset, guint n_fields, const gcha
 AbEdgeOut *ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir,
                                     const AbValue *start, guint n_fields, gsize plen,
                                     const AbKv *kv, GError **error);
+/* The same from borrowed key and value bytes (a scan_with visitor's). */
+AbEdgeOut *ab_engine_edge_from_index (const AbTableDesc *t, AbQueryDirection dir,
+                                      const AbValue *start, guint n_fields, gsize plen,
+                                      const guint8 *k, gsize klen, const guint8 *v, gsize vlen,
+                                      GError **error);
 
 /* ---- one read per start node over a cache or an index (fanout.c) ---- */
 

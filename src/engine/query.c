@@ -163,22 +163,32 @@ count_table (AbEngine *engine, const gchar *db, const gchar *table, GError **err
   return t;
 }
 
+/* A Count row's value: 8 bytes big-endian; anything else reads as 0. */
+static gboolean
+count_row (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer count)
+{
+  (void) key;
+  (void) klen;
+  if (value != NULL && vlen == 8)
+    *(gint64 *) count = ab_codec_get_be64 (value);
+  return TRUE;
+}
+
 /* Reads the Count row of a start already cast. */
 static gboolean
 read_count (AbEngine *engine, const AbTableDesc *t, const AbValue *start, AbQueryDirection dir,
             gint64 *count, GError **error)
 {
   GError *local = NULL;
-  g_autoptr (GByteArray) key = ab_codec_count_key (start, (AbDirection) dir, t->code, &local);
-  g_autoptr (GBytes) value = NULL;
-  if (key == NULL || !ab_store_get (engine->store, key->data, key->len, &value, &local))
+  g_auto (AbBuf) key;
+  ab_buf_init (&key);
+  *count = 0;
+  if (!ab_key_count (&key, start, (AbDirection) dir, t->code, &local)
+      || !ab_store_get_with (engine->store, key.data, key.len, count_row, count, &local))
     {
       ab_engine_propagate (error, local);
       return FALSE;
     }
-  *count = 0;
-  if (value != NULL && g_bytes_get_size (value) == 8)
-    *count = ab_codec_get_be64 (g_bytes_get_data (value, NULL));
   return TRUE;
 }
 
@@ -375,43 +385,56 @@ cast_values (const AbValue *in, guint n, AbType type, const gchar *what, GArray 
   return TRUE;
 }
 
+typedef struct {
+  const AbTableDesc *t;
+  AbValue s, tg;
+  AbEdgeOut *edge; /* the edge when its State row is active */
+  GError *error;
+} OneRow;
+
+/* The State row, decoded where the store holds it. */
+static gboolean
+one_row (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer data)
+{
+  OneRow *row = data;
+  AbState st;
+  (void) key;
+  (void) klen;
+  if (value == NULL || !ab_state_decode (row->t->schema, value, vlen, &st, &row->error))
+    return TRUE;
+  if (st.active)
+    row->edge = edge_from_state (row->t, &row->s, &row->tg, &st);
+  ab_state_clear (&st);
+  return TRUE;
+}
+
 /* One pair, no filters (the library's ab_db_get): one point read, none of
  * the per-request arrays of the general path. */
 static AbEdgeFrame *
 get_one (AbEngine *engine, const AbTableDesc *t, const AbValue *source, const AbValue *target,
          GError **error)
 {
-  AbValue s = AB_VALUE_INIT, tg = AB_VALUE_INIT;
-  GError *local = NULL;
-  g_autoptr (GByteArray) key = NULL;
-  g_autoptr (GBytes) value = NULL;
+  OneRow row = { t, AB_VALUE_INIT, AB_VALUE_INIT, NULL, NULL };
+  g_auto (AbBuf) key;
+  ab_buf_init (&key);
   AbEdgeFrame *frame = NULL;
-  if (!cast_values (source, 1, t->schema->source_type, "source", NULL, &s, error)
-      || !cast_values (target, 1, t->schema->target_type, "target", NULL, &tg, error))
+  if (!cast_values (source, 1, t->schema->source_type, "source", NULL, &row.s, error)
+      || !cast_values (target, 1, t->schema->target_type, "target", NULL, &row.tg, error))
     goto out;
-  key = ab_codec_state_key (&s, &tg, t->code, &local);
-  if (key == NULL || !ab_store_get (engine->store, key->data, key->len, &value, &local))
+  if (!ab_key_state (&key, &row.s, &row.tg, t->code, &row.error)
+      || !ab_store_get_with (engine->store, key.data, key.len, one_row, &row, &row.error)
+      || row.error != NULL)
     {
-      ab_engine_propagate (error, local);
-      goto out;
-    }
-  AbState st;
-  gsize len;
-  const guint8 *data = value != NULL ? g_bytes_get_data (value, &len) : NULL;
-  if (data != NULL && !ab_state_decode (t->schema, data, len, &st, &local))
-    {
-      ab_engine_propagate (error, local);
+      ab_engine_propagate (error, g_steal_pointer (&row.error));
       goto out;
     }
   frame = ab_edge_frame_new ();
-  if (data != NULL && st.active)
-    g_ptr_array_add (frame->edges, edge_from_state (t, &s, &tg, &st));
-  if (data != NULL)
-    ab_state_clear (&st);
+  if (row.edge != NULL)
+    g_ptr_array_add (frame->edges, g_steal_pointer (&row.edge));
   frame->total = frame->edges->len;
 out:
-  ab_value_clear (&s);
-  ab_value_clear (&tg);
+  ab_value_clear (&row.s);
+  ab_value_clear (&row.tg);
   return frame;
 }
 

@@ -192,13 +192,27 @@ scan_plan_clear (ScanPlan *sp)
     g_ptr_array_unref (sp->filters);
 }
 
-AbEdgeOut *
-ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir, const AbValue *start,
-                         guint n_fields, gsize plen, const AbKv *kv, GError **error)
+typedef struct {
+  const AbTableDesc *t;
+  AbEdgeOut *e;
+} PropsTo;
+
+/* A property cell into the edge, uncopied; codes the schema lacks dropped. */
+static void
+prop_to_edge (AbCodedProp *cp, gpointer data)
 {
-  gsize klen, vlen, pos = plen;
-  const guint8 *k = g_bytes_get_data (kv->key, &klen);
-  const guint8 *v = g_bytes_get_data (kv->value, &vlen);
+  PropsTo *pt = data;
+  const AbField *f = ab_schema_field_by_code (pt->t->schema, cp->code);
+  if (f != NULL)
+    ab_edge_out_take (pt->e, f, &cp->value);
+}
+
+AbEdgeOut *
+ab_engine_edge_from_index (const AbTableDesc *t, AbQueryDirection dir, const AbValue *start,
+                           guint n_fields, gsize plen, const guint8 *k, gsize klen, const guint8 *v,
+                           gsize vlen, GError **error)
+{
+  gsize pos = plen;
   for (guint i = 0; i < n_fields; i++)
     if (!ab_codec_skip (k, klen, &pos, error))
       return NULL;
@@ -206,27 +220,28 @@ ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir, const AbVal
   if (!ab_codec_get_value (k, klen, &pos, &dtarget, NULL, error))
     return NULL;
   AbEdgeOut *e = ab_edge_out_new ();
-  g_autoptr (GArray) props = ab_codec_coded_prop_array_new ();
-  if (!ab_codec_decode_index_value (v, vlen, &e->version, props, error))
+  PropsTo pt = { t, e };
+  if (!ab_codec_decode_index_stream (v, vlen, &e->version, prop_to_edge, &pt, error))
     {
       ab_value_clear (&dtarget);
-      g_ptr_array_unref (e->names);
-      g_array_unref (e->values);
-      g_free (e);
+      ab_edge_out_free (e);
       return NULL;
     }
-  /* the decoded target and properties move into the edge, uncopied */
+  /* the decoded target moves into the edge, uncopied */
   gboolean flip = dir == AB_QDIR_IN && t->schema->kind != AB_TABLE_MULTI_EDGE;
   ab_value_copy (flip ? &e->target : &e->source, start);
   *(flip ? &e->source : &e->target) = dtarget;
-  for (guint i = 0; i < props->len; i++)
-    {
-      AbCodedProp *cp = &g_array_index (props, AbCodedProp, i);
-      const AbField *f = ab_schema_field_by_code (t->schema, cp->code);
-      if (f != NULL)
-        ab_edge_out_take (e, f, &cp->value);
-    }
   return e;
+}
+
+AbEdgeOut *
+ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir, const AbValue *start,
+                         guint n_fields, gsize plen, const AbKv *kv, GError **error)
+{
+  gsize klen, vlen;
+  const guint8 *k = g_bytes_get_data (kv->key, &klen);
+  const guint8 *v = g_bytes_get_data (kv->value, &vlen);
+  return ab_engine_edge_from_index (t, dir, start, n_fields, plen, k, klen, v, vlen, error);
 }
 
 /* An offset this server produced is the key suffix of an index row or cache
@@ -254,81 +269,128 @@ ab_engine_offset_suffix (const gchar *offset, guint n_fields, const gchar *name,
   return g_steal_pointer (&suffix);
 }
 
-/* Fetches up to `fetch` index rows of the plan's window; *plen = prefix length. */
+/* The key window of a scan: from start (exclusive) to stop (exclusive). */
+typedef struct {
+  GByteArray *start, *stop;
+  gsize plen; /* the index prefix's length */
+} ScanWindow;
+
+static void
+window_clear (ScanWindow *w)
+{
+  g_clear_pointer (&w->start, g_byte_array_unref);
+  g_clear_pointer (&w->stop, g_byte_array_unref);
+}
+
 static gboolean
-fetch_rows (const ScanPlan *sp, const gchar *offset, guint fetch, GArray *rows, gsize *plen,
-            GError **error)
+window_of (const ScanPlan *sp, const gchar *offset, ScanWindow *w, GError **error)
 {
   GError *local = NULL;
   g_autoptr (GByteArray) prefix = ab_codec_index_prefix (&sp->start, (AbDirection) sp->dir,
                                                          sp->t->code, sp->idx->code, &local);
   if (prefix == NULL)
     return ab_engine_propagate (error, local), FALSE;
-  *plen = prefix->len;
-  g_autoptr (GByteArray) start = g_byte_array_new ();
-  g_byte_array_append (start, prefix->data, prefix->len);
-  g_autoptr (GByteArray) stop = NULL;
-  if (!ab_engine_range_keys (sp->idx->fields, sp->idx->n_fields, sp->ranges, prefix, start, &stop,
-                             error))
+  w->plen = prefix->len;
+  w->start = g_byte_array_sized_new (prefix->len + 32);
+  g_byte_array_append (w->start, prefix->data, prefix->len);
+  if (!ab_engine_range_keys (sp->idx->fields, sp->idx->n_fields, sp->ranges, prefix, w->start,
+                             &w->stop, error))
     return FALSE;
-  if (stop == NULL)
-    stop = ab_codec_prefix_upper_bound (prefix->data, prefix->len);
+  if (w->stop == NULL)
+    w->stop = ab_codec_prefix_upper_bound (prefix->data, prefix->len);
   if (offset != NULL)
     {
       g_autoptr (GBytes) suffix
           = ab_engine_offset_suffix (offset, sp->idx->n_fields, sp->idx->name, error);
       if (suffix == NULL)
         return FALSE;
-      g_byte_array_set_size (start, prefix->len);
+      g_byte_array_set_size (w->start, prefix->len);
       gsize slen;
       const guint8 *s = g_bytes_get_data (suffix, &slen);
-      g_byte_array_append (start, s, slen);
+      g_byte_array_append (w->start, s, slen);
     }
-  AbScanRange range = { .start = start->data,
-                        .start_len = start->len,
+  return TRUE;
+}
+
+static AbScanRange
+window_range (const ScanWindow *w, guint fetch)
+{
+  return (AbScanRange){ .start = w->start->data,
+                        .start_len = w->start->len,
                         .start_inclusive = FALSE,
-                        .stop = stop != NULL ? stop->data : NULL,
-                        .stop_len = stop != NULL ? stop->len : 0,
+                        .stop = w->stop != NULL ? w->stop->data : NULL,
+                        .stop_len = w->stop != NULL ? w->stop->len : 0,
                         .stop_inclusive = FALSE,
                         .limit = fetch };
-  if (!ab_store_scan (sp->engine->store, &range, rows, &local))
-    return ab_engine_propagate (error, local), FALSE;
+}
+
+/* One page's rows as they stream out of the store: up to limit edges
+ * decoded in place, the row after them only telling that there is more. */
+typedef struct {
+  const ScanPlan *sp;
+  gsize plen;
+  AbEdgeFrame *frame;
+  gchar *last_offset; /* of the limit-th row: the page's offset if more follow */
+  GError *error;
+} PageSink;
+
+static gboolean
+page_row (const guint8 *k, gsize klen, const guint8 *v, gsize vlen, gpointer data)
+{
+  PageSink *ps = data;
+  const ScanPlan *sp = ps->sp;
+  if (ps->frame->edges->len == (guint) sp->limit)
+    {
+      ps->frame->has_next = TRUE;
+      return FALSE;
+    }
+  GError *local = NULL;
+  AbEdgeOut *e = ab_engine_edge_from_index (sp->t, sp->dir, &sp->start, sp->idx->n_fields, ps->plen,
+                                            k, klen, v, vlen, &local);
+  if (e == NULL)
+    {
+      ab_engine_fail (&ps->error, AB_ENGINE_ERROR_INTERNAL, "corrupt index row: %s",
+                      local->message);
+      g_clear_error (&local);
+      return FALSE;
+    }
+  if (sp->edge_offsets)
+    e->offset = ab_codec_offset_encode (k + ps->plen, klen - ps->plen);
+  g_ptr_array_add (ps->frame->edges, e);
+  if (ps->frame->edges->len == (guint) sp->limit)
+    ps->last_offset = ab_codec_offset_encode (k + ps->plen, klen - ps->plen);
   return TRUE;
 }
 
 static gboolean
 run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **error)
 {
+  ScanWindow w = { 0 };
+  if (!window_of (sp, offset, &w, error))
+    return window_clear (&w), FALSE;
+  AbScanRange range = window_range (&w, (guint) sp->limit + 1);
+  PageSink ps = { sp, w.plen, frame, NULL, NULL };
   GError *local = NULL;
-  g_autoptr (GArray) rows = ab_kv_array_new ();
-  gsize plen;
-  if (!fetch_rows (sp, offset, (guint) sp->limit + 1, rows, &plen, error))
-    return FALSE;
-  frame->has_next = rows->len > (guint) sp->limit;
-  guint n = MIN (rows->len, (guint) sp->limit);
-  for (guint i = 0; i < n; i++)
-    {
-      AbKv *kv = &g_array_index (rows, AbKv, i);
-      AbEdgeOut *e = ab_engine_edge_from_row (sp->t, sp->dir, &sp->start, sp->idx->n_fields, plen,
-                                              kv, &local);
-      if (e == NULL)
-        return ab_engine_fail (error, AB_ENGINE_ERROR_INTERNAL, "corrupt index row: %s",
-                               local->message),
-               g_clear_error (&local), FALSE;
-      if (sp->edge_offsets)
-        {
-          gsize klen;
-          const guint8 *k = g_bytes_get_data (kv->key, &klen);
-          e->offset = ab_codec_offset_encode (k + plen, klen - plen);
-        }
-      g_ptr_array_add (frame->edges, e);
-    }
-  if (frame->has_next)
-    {
-      gsize klen;
-      const guint8 *k = g_bytes_get_data (g_array_index (rows, AbKv, n - 1).key, &klen);
-      frame->offset = ab_codec_offset_encode (k + plen, klen - plen);
-    }
+  gboolean ok = ab_store_scan_with (sp->engine->store, &range, page_row, &ps, &local);
+  window_clear (&w);
+  if (!ok)
+    ab_engine_propagate (error, local);
+  else if (ps.error != NULL)
+    g_propagate_error (error, g_steal_pointer (&ps.error));
+  else if (frame->has_next)
+    frame->offset = g_steal_pointer (&ps.last_offset);
+  ok = ok && ps.error == NULL;
+  g_free (ps.last_offset);
+  g_clear_error (&ps.error);
+  return ok;
+}
+
+static gboolean
+delete_row (const guint8 *k, gsize klen, const guint8 *v, gsize vlen, gpointer batch)
+{
+  (void) v;
+  (void) vlen;
+  ab_batch_delete (batch, k, klen);
   return TRUE;
 }
 
@@ -347,25 +409,23 @@ ab_engine_scan_delete (AbEngine *engine, const gchar *db, const gchar *table, co
   if (p->limit < 0)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit is required for scan-delete");
   ScanPlan sp = { 0 };
-  g_autoptr (GArray) rows = ab_kv_array_new ();
-  gsize plen;
-  gboolean ok = plan_scan (engine, t, p, &sp, error)
-                && fetch_rows (&sp, NULL, (guint) sp.limit, rows, &plen, error);
-  scan_plan_clear (&sp);
-  if (!ok)
-    return FALSE;
+  ScanWindow w = { 0 };
   g_autoptr (AbBatch) batch = ab_batch_new ();
-  for (guint i = 0; i < rows->len; i++)
-    {
-      gsize klen;
-      const guint8 *k = g_bytes_get_data (g_array_index (rows, AbKv, i).key, &klen);
-      ab_batch_delete (batch, k, klen);
-    }
   GError *local = NULL;
-  if (rows->len > 0 && !ab_store_batch (engine->store, batch, &local))
-    return ab_engine_propagate (error, local), FALSE;
-  *deleted = rows->len;
-  return TRUE;
+  gboolean ok = plan_scan (engine, t, p, &sp, error) && window_of (&sp, NULL, &w, error);
+  if (ok)
+    {
+      AbScanRange range = window_range (&w, (guint) sp.limit);
+      ok = ab_store_scan_with (engine->store, &range, delete_row, batch, &local)
+           && (ab_batch_len (batch) == 0 || ab_store_batch (engine->store, batch, &local));
+      if (!ok)
+        ab_engine_propagate (error, local);
+    }
+  window_clear (&w);
+  scan_plan_clear (&sp);
+  if (ok)
+    *deleted = ab_batch_len (batch);
+  return ok;
 }
 
 AbEdgeFrame *

@@ -53,41 +53,48 @@ ab_slot_present (const AbSlot *slot)
   return slot->kind == AB_SLOT_VALUE && !ab_value_is_null (&slot->value);
 }
 
+typedef struct {
+  const AbSchema *schema;
+  AbState *out;
+} DecodeTo;
+
+/* A cell into the slot of the field with its code; unknown codes dropped. */
+static void
+cell_to_slot (AbCodedProp *p, gpointer user)
+{
+  DecodeTo *d = user;
+  for (guint f = 0; f < d->schema->fields->len; f++)
+    {
+      const AbField *field = d->schema->fields->pdata[f];
+      if (field->code != p->code)
+        continue;
+      AbSlot *slot = &d->out->slots[f];
+      ab_value_clear (&slot->value);
+      slot->kind = AB_SLOT_VALUE;
+      slot->value = p->value; /* taken */
+      memset (&p->value, 0, sizeof p->value);
+      slot->version = p->version;
+      return;
+    }
+}
+
 gboolean
 ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len, AbState *out, GError **error)
 {
-  AbStateValue sv;
-  ab_codec_state_value_init (&sv);
-  if (!ab_codec_decode_state_value (buf, len, &sv, error))
+  AbStateValue head = { 0 };
+  DecodeTo d = { schema, out };
+  ab_state_init (out, schema->fields->len);
+  if (!ab_codec_decode_state_stream (buf, len, &head, cell_to_slot, &d, error))
     {
-      ab_codec_state_value_clear (&sv);
+      ab_state_clear (out);
       return FALSE;
     }
-  ab_state_init (out, schema->fields->len);
-  out->active = sv.active;
-  out->version = sv.version;
-  out->has_created_at = sv.has_created_at;
-  out->created_at = sv.created_at;
-  out->has_deleted_at = sv.has_deleted_at;
-  out->deleted_at = sv.deleted_at;
-  for (guint i = 0; i < sv.props->len; i++)
-    {
-      AbCodedProp *p = &g_array_index (sv.props, AbCodedProp, i);
-      for (guint f = 0; f < schema->fields->len; f++)
-        {
-          const AbField *field = schema->fields->pdata[f];
-          if (field->code != p->code)
-            continue;
-          AbSlot *slot = &out->slots[f];
-          ab_value_clear (&slot->value);
-          slot->kind = AB_SLOT_VALUE;
-          slot->value = p->value; /* steal */
-          memset (&p->value, 0, sizeof p->value);
-          slot->version = p->version;
-          break;
-        }
-    }
-  ab_codec_state_value_clear (&sv);
+  out->active = head.active;
+  out->version = head.version;
+  out->has_created_at = head.has_created_at;
+  out->created_at = head.created_at;
+  out->has_deleted_at = head.has_deleted_at;
+  out->deleted_at = head.deleted_at;
   return TRUE;
 }
 

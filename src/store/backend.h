@@ -13,6 +13,11 @@ typedef struct {
   gboolean (*multi_get) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
   /* Forward scan; appends AbKv to out. */
   gboolean (*scan) (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
+  /* Optional zero-copy reads (NULL: get and scan stand in); see ab_store_get_with. */
+  gboolean (*get_with) (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit,
+                        gpointer user, GError **error);
+  gboolean (*scan_with) (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpointer user,
+                         GError **error);
   gboolean (*batch) (AbStore *s, const AbBatch *b, GError **error);
   /* Absent = 0; non-8-byte value = AB_STORE_ERROR_WIDTH. */
   gboolean (*increment) (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,

@@ -17,6 +17,7 @@ typedef struct {
   gsize mapsize; /* changed only under map_lock exclusive */
   GMutex pool_lock;
   GPtrArray *read_pool; /* reset read-only MDB_txn*, renewed on reuse */
+  GPtrArray *slots;     /* the reader threads' own transactions (lmdb.c), under its lock */
   GMutex queue_lock;
   GCond queue_cond;
   GQueue pending;    /* LmdbReq* waiting for a leader */
@@ -45,6 +46,9 @@ LmdbEnv *ab_lmdb_env_of (AbStore *s);
  * released. *seen receives the map size the transaction runs under. */
 int ab_lmdb_begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn, gsize *seen);
 /* Put the cursor on the first key inside the range start. */
+/* A row of a walk (borrowed for the call); FALSE ends the walk. */
+typedef gboolean (*AbLmdbRowFn) (const MDB_val *k, const MDB_val *v, gpointer user);
+int ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbLmdbRowFn fn, gpointer user);
 int ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k, MDB_val *v);
 gboolean ab_lmdb_before_stop (const AbScanRange *r, const MDB_val *k);
 

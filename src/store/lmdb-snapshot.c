@@ -66,35 +66,32 @@ release_pages (LmdbSnapshot *snap)
   snap->lo = snap->hi = 0;
 }
 
+typedef struct {
+  LmdbSnapshot *snap;
+  AbScanVisitor visit;
+  gpointer user;
+} SnapVisit;
+
+static gboolean
+snapshot_row (const MDB_val *k, const MDB_val *v, gpointer data)
+{
+  SnapVisit *sv = data;
+  note_row (sv->snap, k, v);
+  if (!sv->visit (k->mv_data, k->mv_size, v->mv_data, v->mv_size, sv->user))
+    return FALSE;
+  if (sv->snap->walked >= AB_LMDB_SNAPSHOT_RELEASE)
+    release_pages (sv->snap);
+  return TRUE;
+}
+
 gboolean
 ab_lmdb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, gpointer user,
                        GError **error)
 {
   LmdbSnapshot *snap = (LmdbSnapshot *) base;
-  LmdbEnv *e = ab_lmdb_env_of (base->store);
-  MDB_cursor *c;
-  MDB_val k, v;
-  guint n = 0;
-  int rc = mdb_cursor_open (snap->txn, e->dbi, &c);
+  SnapVisit sv = { snap, visit, user };
+  int rc = ab_lmdb_walk (ab_lmdb_env_of (base->store), snap->txn, r, snapshot_row, &sv);
   if (rc != 0)
-    {
-      ab_lmdb_set_error (error, rc, "snapshot cursor");
-      return FALSE;
-    }
-  for (rc = ab_lmdb_scan_position (e, c, r, &k, &v); rc == 0;
-       rc = mdb_cursor_get (c, &k, &v, MDB_NEXT))
-    {
-      if (!ab_lmdb_before_stop (r, &k) || (r->limit > 0 && n >= r->limit))
-        break;
-      n++;
-      note_row (snap, &k, &v);
-      if (!visit (k.mv_data, k.mv_size, v.mv_data, v.mv_size, user))
-        break;
-      if (snap->walked >= AB_LMDB_SNAPSHOT_RELEASE)
-        release_pages (snap);
-    }
-  mdb_cursor_close (c);
-  if (rc != 0 && rc != MDB_NOTFOUND)
     {
       ab_lmdb_set_error (error, rc, "snapshot scan");
       return FALSE;

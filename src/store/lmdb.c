@@ -136,15 +136,105 @@ ab_lmdb_begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn
 
 /* ---- reads: one read-only transaction per operation ---- */
 
+/* A reader thread's own read-only transaction, reset between its reads: the
+ * hot path takes and returns it without a lock or a shared cache line. A
+ * thread's slot binds to the first environment it reads and is freed when
+ * that environment closes or the thread ends; reads of other environments
+ * use the shared pool. slots_lock guards a slot changing hands and each
+ * environment's list of slots; the owner alone moves txn in and out while
+ * the slot is bound to the environment it reads (closing an environment
+ * while it is being read is not allowed). */
+typedef struct {
+  LmdbEnv *e;
+  MDB_txn *txn; /* reset, or NULL while in use */
+} ThreadTxn;
+
+static GMutex slots_lock;
+
+static void
+thread_txn_free (gpointer data)
+{
+  ThreadTxn *tt = data;
+  g_mutex_lock (&slots_lock);
+  if (tt->e != NULL)
+    {
+      g_ptr_array_remove_fast (tt->e->slots, tt);
+      if (tt->txn != NULL)
+        mdb_txn_abort (tt->txn);
+    }
+  g_mutex_unlock (&slots_lock);
+  g_free (tt);
+}
+
+static GPrivate thread_txn = G_PRIVATE_INIT (thread_txn_free);
+
+/* Called by env_free before the environment closes. */
+static void
+slots_release (LmdbEnv *e)
+{
+  g_mutex_lock (&slots_lock);
+  for (guint i = 0; i < e->slots->len; i++)
+    {
+      ThreadTxn *tt = g_ptr_array_index (e->slots, i);
+      if (tt->txn != NULL)
+        mdb_txn_abort (tt->txn);
+      tt->txn = NULL;
+      tt->e = NULL;
+    }
+  g_ptr_array_set_size (e->slots, 0);
+  g_mutex_unlock (&slots_lock);
+}
+
+/* Keeps txn (reset) in this thread's slot: TRUE when taken. */
+static gboolean
+slot_keep (LmdbEnv *e, MDB_txn *txn)
+{
+  ThreadTxn *tt = g_private_get (&thread_txn);
+  if (tt != NULL && tt->e == e)
+    {
+      if (tt->txn != NULL)
+        return FALSE; /* a nested read's: to the pool */
+      tt->txn = txn;
+      return TRUE;
+    }
+  if (tt != NULL && tt->e != NULL)
+    return FALSE; /* bound to another environment */
+  if (tt == NULL)
+    {
+      tt = g_new0 (ThreadTxn, 1);
+      g_private_set (&thread_txn, tt);
+    }
+  g_mutex_lock (&slots_lock);
+  tt->e = e;
+  tt->txn = txn;
+  g_ptr_array_add (e->slots, tt);
+  g_mutex_unlock (&slots_lock);
+  return TRUE;
+}
+
+static MDB_txn *
+slot_take (LmdbEnv *e)
+{
+  ThreadTxn *tt = g_private_get (&thread_txn);
+  if (tt == NULL || tt->e != e)
+    return NULL;
+  MDB_txn *t = tt->txn;
+  tt->txn = NULL;
+  return t;
+}
+
 static int
 read_begin (LmdbEnv *e, MDB_txn **txn)
 {
-  MDB_txn *t = NULL;
+  MDB_txn *t = slot_take (e);
   gsize seen;
-  g_mutex_lock (&e->pool_lock);
-  if (e->read_pool->len > 0)
-    t = g_ptr_array_steal_index_fast (e->read_pool, e->read_pool->len - 1);
-  g_mutex_unlock (&e->pool_lock);
+  if (t == NULL)
+    {
+      g_mutex_lock (&e->pool_lock);
+      if (e->read_pool->len > 0)
+        t = g_ptr_array_steal_index_fast (e->read_pool, e->read_pool->len - 1);
+      g_mutex_unlock (&e->pool_lock);
+    }
   if (t != NULL)
     {
       g_rw_lock_reader_lock (&e->map_lock);
@@ -164,13 +254,18 @@ read_end (LmdbEnv *e, MDB_txn *txn)
 {
   gboolean kept = FALSE;
   mdb_txn_reset (txn);
-  g_mutex_lock (&e->pool_lock);
-  if (e->read_pool->len < AB_LMDB_READ_POOL)
+  if (slot_keep (e, txn))
+    kept = TRUE;
+  else
     {
-      g_ptr_array_add (e->read_pool, txn);
-      kept = TRUE;
+      g_mutex_lock (&e->pool_lock);
+      if (e->read_pool->len < AB_LMDB_READ_POOL)
+        {
+          g_ptr_array_add (e->read_pool, txn);
+          kept = TRUE;
+        }
+      g_mutex_unlock (&e->pool_lock);
     }
-  g_mutex_unlock (&e->pool_lock);
   if (!kept)
     mdb_txn_abort (txn);
   g_rw_lock_reader_unlock (&e->map_lock);
@@ -300,8 +395,10 @@ ab_lmdb_before_stop (const AbScanRange *r, const MDB_val *k)
   return cmp < 0 || (cmp == 0 && r->stop_inclusive);
 }
 
-static int
-scan_txn (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, GArray *out)
+/* The rows of a range in key order to fn until it returns FALSE, the range
+ * ends or its limit is reached: the walk under every scan. */
+int
+ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbLmdbRowFn fn, gpointer user)
 {
   MDB_cursor *c;
   MDB_val k, v;
@@ -312,16 +409,22 @@ scan_txn (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, GArray *out)
   for (rc = ab_lmdb_scan_position (e, c, r, &k, &v); rc == 0;
        rc = mdb_cursor_get (c, &k, &v, MDB_NEXT))
     {
-      AbKv kv;
       if (!ab_lmdb_before_stop (r, &k) || (r->limit > 0 && n >= r->limit))
         break;
-      kv.key = val_bytes (&k);
-      kv.value = val_bytes (&v);
-      g_array_append_val (out, kv);
       n++;
+      if (!fn (&k, &v, user))
+        break;
     }
   mdb_cursor_close (c);
   return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+static gboolean
+append_row (const MDB_val *k, const MDB_val *v, gpointer out)
+{
+  AbKv kv = { val_bytes (k), val_bytes (v) };
+  g_array_append_val ((GArray *) out, kv);
+  return TRUE;
 }
 
 static gboolean
@@ -330,7 +433,47 @@ lmdb_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
   Reader r;
   if (!reader_open (s, &r, error))
     return FALSE;
-  return reader_close (&r, scan_txn (r.e, r.txn, range, out), "scan", error);
+  return reader_close (&r, ab_lmdb_walk (r.e, r.txn, range, append_row, out), "scan", error);
+}
+
+typedef struct {
+  AbScanVisitor visit;
+  gpointer user;
+} Visit;
+
+static gboolean
+visit_row (const MDB_val *k, const MDB_val *v, gpointer data)
+{
+  Visit *vi = data;
+  return vi->visit (k->mv_data, k->mv_size, v->mv_data, v->mv_size, vi->user);
+}
+
+static gboolean
+lmdb_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpointer user,
+                GError **error)
+{
+  Reader r;
+  Visit vi = { visit, user };
+  if (!reader_open (s, &r, error))
+    return FALSE;
+  return reader_close (&r, ab_lmdb_walk (r.e, r.txn, range, visit_row, &vi), "scan", error);
+}
+
+static gboolean
+lmdb_get_with (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit, gpointer user,
+               GError **error)
+{
+  Reader r;
+  if (!reader_open (s, &r, error))
+    return FALSE;
+  MDB_val k = { klen, (void *) key }, v = { 0, NULL };
+  int rc = klen == 0 || klen > r.e->max_key ? MDB_NOTFOUND : mdb_get (r.txn, r.e->dbi, &k, &v);
+  static const guint8 empty[1] = { 0 };
+  if (rc == 0 && v.mv_data == NULL)
+    v.mv_data = (void *) empty; /* "" is not absent */
+  if (rc == 0 || rc == MDB_NOTFOUND)
+    visit (key, klen, rc == 0 ? v.mv_data : NULL, rc == 0 ? v.mv_size : 0, user);
+  return reader_close (&r, rc == MDB_NOTFOUND ? 0 : rc, "get", error);
 }
 
 static gboolean
@@ -348,6 +491,8 @@ static const AbStoreVTable lmdb_view_vtable = {
   .get = lmdb_get,
   .multi_get = view_multi_get,
   .scan = lmdb_scan,
+  .get_with = lmdb_get_with,
+  .scan_with = lmdb_scan_with,
   .batch = view_write,
 };
 
@@ -969,6 +1114,8 @@ env_free (LmdbEnv *e)
       g_thread_join (e->committer);
       g_thread_pool_free (e->completions, FALSE, TRUE); /* runs what is queued */
     }
+  slots_release (e);
+  g_ptr_array_unref (e->slots);
   for (guint i = 0; i < e->read_pool->len; i++)
     mdb_txn_abort (g_ptr_array_index (e->read_pool, i));
   g_ptr_array_unref (e->read_pool);
@@ -1018,6 +1165,7 @@ env_new (const gchar *path, gsize mapsize, gboolean sync, GError **error)
   e->refs = 1;
   e->path = g_strdup (path);
   e->read_pool = g_ptr_array_new ();
+  e->slots = g_ptr_array_new ();
   g_rw_lock_init (&e->map_lock);
   g_mutex_init (&e->pool_lock);
   g_mutex_init (&e->queue_lock);
@@ -1087,6 +1235,8 @@ static const AbStoreVTable lmdb_vtable = {
   .get = lmdb_get,
   .multi_get = lmdb_multi_get,
   .scan = lmdb_scan,
+  .get_with = lmdb_get_with,
+  .scan_with = lmdb_scan_with,
   .batch = lmdb_batch,
   .increment = lmdb_increment,
   .check_and_put = lmdb_check_and_put,

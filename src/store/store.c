@@ -354,6 +354,50 @@ ab_store_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error
 }
 
 gboolean
+ab_store_get_with (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit, gpointer user,
+                   GError **error)
+{
+  g_return_val_if_fail (s != NULL && visit != NULL, FALSE);
+  if (s->max_key > 0 && klen > s->max_key)
+    {
+      visit (key, klen, NULL, 0, user); /* no such key can be stored: absent */
+      return count (s, AB_STORE_VERB_GET, TRUE);
+    }
+  if (s->vt->get_with != NULL)
+    return count (s, AB_STORE_VERB_GET, s->vt->get_with (s, key, klen, visit, user, error));
+  g_autoptr (GBytes) value = NULL;
+  if (!count (s, AB_STORE_VERB_GET, s->vt->get (s, key, klen, &value, error)))
+    return FALSE;
+  static const guint8 empty[1] = { 0 };
+  gsize vlen = 0;
+  const guint8 *v = value != NULL ? g_bytes_get_data (value, &vlen) : NULL;
+  visit (key, klen, value != NULL && v == NULL ? empty : v, vlen, user); /* "" is not absent */
+  return TRUE;
+}
+
+gboolean
+ab_store_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpointer user,
+                    GError **error)
+{
+  g_return_val_if_fail (s != NULL && range != NULL && visit != NULL, FALSE);
+  if (s->vt->scan_with != NULL)
+    return count (s, AB_STORE_VERB_SCAN, s->vt->scan_with (s, range, visit, user, error));
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  if (!count (s, AB_STORE_VERB_SCAN, s->vt->scan (s, range, rows, error)))
+    return FALSE;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      AbKv *kv = &g_array_index (rows, AbKv, i);
+      gsize klen, vlen;
+      const guint8 *k = g_bytes_get_data (kv->key, &klen);
+      const guint8 *v = g_bytes_get_data (kv->value, &vlen);
+      if (!visit (k, klen, v, vlen, user))
+        break;
+    }
+  return TRUE;
+}
+
+gboolean
 ab_store_batch (AbStore *s, const AbBatch *b, GError **error)
 {
   gboolean ok = TRUE;

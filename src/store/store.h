@@ -126,6 +126,15 @@ gboolean ab_store_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value
 gboolean ab_store_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
 gboolean ab_store_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
 gboolean ab_store_batch (AbStore *s, const AbBatch *b, GError **error);
+/* The same reads without copies where the backend can (lmdb): the visitor
+ * sees borrowed bytes, valid for the call only. get_with calls visit once,
+ * with NULL and 0 when the key is absent (visit's return is ignored);
+ * scan_with once per row in key order until it returns FALSE. Other
+ * backends answer through get and scan. */
+gboolean ab_store_get_with (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit,
+                            gpointer user, GError **error);
+gboolean ab_store_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit,
+                             gpointer user, GError **error);
 gboolean ab_store_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
                              gint64 *new_value, GError **error);
 gboolean ab_store_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,

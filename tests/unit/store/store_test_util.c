@@ -107,6 +107,24 @@ st_assert_bytes_eq (GBytes *b, const guint8 *v, gsize vlen)
     ck_assert_mem_eq (g_bytes_get_data (b, NULL), v, vlen);
 }
 
+typedef struct {
+  guint calls;
+  GBytes *value; /* a copy of what the visitor saw; NULL: absent */
+} Seen;
+
+static gboolean
+see_value (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer data)
+{
+  Seen *seen = data;
+  (void) key;
+  (void) klen;
+  seen->calls++;
+  if (value != NULL)
+    seen->value = g_bytes_new (value, vlen);
+  return TRUE;
+}
+
+/* Through get and through get_with (borrowed bytes): the same answer. */
 void
 st_assert_value (AbStore *s, const guint8 *k, gsize klen, const guint8 *v, gsize vlen)
 {
@@ -114,10 +132,21 @@ st_assert_value (AbStore *s, const guint8 *k, gsize klen, const guint8 *v, gsize
   g_autoptr (GBytes) got = NULL;
   gboolean ok = ab_store_get (s, k, klen, &got, &error);
   ck_assert_msg (ok, "get: %s", error ? error->message : "?");
+  Seen seen = { 0, NULL };
+  ok = ab_store_get_with (s, k, klen, see_value, &seen, &error);
+  ck_assert_msg (ok, "get_with: %s", error ? error->message : "?");
+  ck_assert_uint_eq (seen.calls, 1);
   if (v == NULL)
-    ck_assert_ptr_null (got);
+    {
+      ck_assert_ptr_null (got);
+      ck_assert_ptr_null (seen.value);
+    }
   else
-    st_assert_bytes_eq (got, v, vlen);
+    {
+      st_assert_bytes_eq (got, v, vlen);
+      st_assert_bytes_eq (seen.value, v, vlen);
+    }
+  g_clear_pointer (&seen.value, g_bytes_unref);
 }
 
 void

@@ -172,6 +172,20 @@ expected_window (Bound lo, gboolean lo_inc, Bound hi, gboolean hi_inc, gint *fir
     *end = *first;
 }
 
+typedef struct {
+  GArray *rows; /* AbKv copies */
+  guint max;    /* the visitor ends the scan after this many */
+} Collect;
+
+static gboolean
+collect_row (const guint8 *k, gsize klen, const guint8 *v, gsize vlen, gpointer data)
+{
+  Collect *c = data;
+  AbKv kv = { g_bytes_new (k, klen), g_bytes_new (v, vlen) };
+  g_array_append_val (c->rows, kv);
+  return c->rows->len < c->max;
+}
+
 static void
 check_range (AbStore *s, guint b1, gboolean inc1, guint b2, gboolean inc2, guint limit)
 {
@@ -199,6 +213,19 @@ check_range (AbStore *s, guint b1, gboolean inc1, guint b2, gboolean inc2, guint
   ck_assert_msg (out->len == count, "bounds %u%s..%u%s limit %u: %u rows, expected %u", b1,
                  inc1 ? "]" : ")", b2, inc2 ? "]" : ")", limit, out->len, count);
   assert_rows (out, (guint) first, count);
+  /* scan_with walks the same rows, borrowed */
+  g_autoptr (GArray) seen = ab_kv_array_new ();
+  Collect all = { seen, G_MAXUINT };
+  ck_assert (ab_store_scan_with (s, &r, collect_row, &all, &error));
+  assert_rows (seen, (guint) first, count);
+  /* and stops when its visitor says so */
+  if (count >= 2)
+    {
+      g_array_set_size (seen, 0);
+      Collect two = { seen, 2 };
+      ck_assert (ab_store_scan_with (s, &r, collect_row, &two, &error));
+      assert_rows (seen, (guint) first, 2);
+    }
 }
 
 START_TEST (test_scan_every_bound)

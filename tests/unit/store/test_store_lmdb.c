@@ -85,6 +85,105 @@ START_TEST (test_handles_share_env)
 }
 END_TEST
 
+/* Each reader thread keeps its own read transaction: a thread outliving
+ * the store it read, then reading another store (its slot binds anew) and a
+ * third while bound (the shared pool), then ending; and threads ending while
+ * the store stays open. ASan/valgrind catch a transaction used or freed
+ * after its environment. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  gint step; /* main -> reader: 1 read a, 2 read b and c, 3 exit */
+  gint done; /* reader -> main: the last step finished */
+  AbStore *a, *b, *c;
+} Relay;
+
+static void
+relay_wait (Relay *r, gint step)
+{
+  g_mutex_lock (&r->lock);
+  while (r->step < step)
+    g_cond_wait (&r->cond, &r->lock);
+  g_mutex_unlock (&r->lock);
+}
+
+static void
+relay_set (Relay *r, gint *field, gint value)
+{
+  g_mutex_lock (&r->lock);
+  *field = value;
+  g_cond_broadcast (&r->cond);
+  g_mutex_unlock (&r->lock);
+}
+
+static gpointer
+relay_reader (gpointer data)
+{
+  Relay *r = data;
+  relay_wait (r, 1);
+  for (guint i = 0; i < 50; i++)
+    st_assert_value (r->a, ST_S ("k"), ST_S ("a"));
+  relay_set (r, &r->done, 1);
+  relay_wait (r, 2); /* meanwhile a was closed */
+  for (guint i = 0; i < 50; i++)
+    {
+      st_assert_value (r->b, ST_S ("k"), ST_S ("b"));
+      st_assert_value (r->c, ST_S ("k"), ST_S ("c"));
+    }
+  relay_set (r, &r->done, 2);
+  relay_wait (r, 3);
+  return NULL;
+}
+
+static gpointer
+plain_reader (gpointer store)
+{
+  for (guint i = 0; i < 200; i++)
+    st_assert_value (store, ST_S ("k"), ST_S ("b"));
+  return NULL;
+}
+
+START_TEST (test_reader_threads_outlive_stores)
+{
+  g_autofree gchar *da = st_fresh_dir ("slot-a");
+  g_autofree gchar *db = st_fresh_dir ("slot-b");
+  g_autofree gchar *dc = st_fresh_dir ("slot-c");
+  g_autofree gchar *ua = lmdb_uri (da, "sync=0");
+  g_autofree gchar *ub = lmdb_uri (db, "sync=0");
+  g_autofree gchar *uc = lmdb_uri (dc, "sync=0");
+  Relay r = { .a = st_open (ua), .b = st_open (ub), .c = st_open (uc) };
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.cond);
+  st_put (r.a, ST_S ("k"), ST_S ("a"));
+  st_put (r.b, ST_S ("k"), ST_S ("b"));
+  st_put (r.c, ST_S ("k"), ST_S ("c"));
+  GThread *t = g_thread_new ("relay", relay_reader, &r);
+  relay_set (&r, &r.step, 1);
+  g_mutex_lock (&r.lock);
+  while (r.done < 1)
+    g_cond_wait (&r.cond, &r.lock);
+  g_mutex_unlock (&r.lock);
+  ab_store_close (r.a); /* the reader's transaction of a goes with it */
+  relay_set (&r, &r.step, 2);
+  g_mutex_lock (&r.lock);
+  while (r.done < 2)
+    g_cond_wait (&r.cond, &r.lock);
+  g_mutex_unlock (&r.lock);
+  GThread *more[4];
+  for (guint i = 0; i < G_N_ELEMENTS (more); i++)
+    more[i] = g_thread_new ("plain", plain_reader, r.b);
+  for (guint i = 0; i < G_N_ELEMENTS (more); i++)
+    g_thread_join (more[i]); /* their transactions of b end with them */
+  st_assert_value (r.b, ST_S ("k"), ST_S ("b"));
+  relay_set (&r, &r.step, 3);
+  g_thread_join (t); /* the relay's transaction of b ends with it */
+  ab_store_close (r.b);
+  ab_store_close (r.c);
+  g_mutex_clear (&r.lock);
+  g_cond_clear (&r.cond);
+}
+END_TEST
+
 START_TEST (test_key_too_long)
 {
   g_autofree gchar *dir = st_fresh_dir ("long");
@@ -448,6 +547,7 @@ lmdb_suite (void)
   tcase_add_test (tc, test_uris);
   tcase_add_test (tc, test_reopen_keeps_data);
   tcase_add_test (tc, test_handles_share_env);
+  tcase_add_test (tc, test_reader_threads_outlive_stores);
   tcase_add_test (tc, test_key_too_long);
   tcase_add_test (tc, test_map_grows_concurrently);
   tcase_add_test (tc, test_map_grows_for_one_big_batch);
