@@ -2,6 +2,7 @@
  * DDL half (ddl.c): the cache struct, the reserved key layout, reload. Not
  * for use outside src/catalog. */
 #pragma once
+#include <stdatomic.h>
 #include "catalog/catalog.h"
 
 #define KIND_DATABASE 'd'
@@ -21,6 +22,8 @@ struct _AbCatalog {
   GHashTable *keys;      /* hash -> AbApiKey* */
   GHashTable *storages;  /* name -> JsonNode* (a v2 storage entity, as given) */
   gint64 revision;
+  guint64 id;                      /* unique in the process (resolved.c's cache key) */
+  atomic_uint_fast64_t generation; /* +1 each time the maps are replaced */
 };
 
 gchar *ab_catalog_pair_key (const gchar *db, const gchar *name);

@@ -198,6 +198,7 @@ ab_catalog_reload (AbCatalog *cat, GError **error)
   cat->keys = g_steal_pointer (&keys);
   cat->storages = g_steal_pointer (&storages);
   cat->revision = rev;
+  atomic_fetch_add_explicit (&cat->generation, 1, memory_order_release);
   g_rw_lock_writer_unlock (&cat->lock);
   return TRUE;
 }
@@ -215,6 +216,8 @@ ab_catalog_open (AbStore *store, GError **error)
   cat->keys = new_map ((GDestroyNotify) ab_api_key_unref);
   cat->storages = new_map ((GDestroyNotify) json_node_unref);
   cat->revision = -1;
+  static atomic_uint_fast64_t ids;
+  cat->id = atomic_fetch_add (&ids, 1) + 1;
   GError *local = NULL;
   if (!ab_catalog_reload (cat, &local))
     {
@@ -426,30 +429,4 @@ ab_catalog_put_storage (AbCatalog *cat, const gchar *name, JsonNode *entity, GEr
            FALSE;
   g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
   return ab_catalog_persist (cat, KIND_STORAGE, NULL, name, entity, error);
-}
-
-AbTableDesc *
-ab_catalog_resolve (AbCatalog *cat, const gchar *db, const gchar *name, gchar **alias_out,
-                    GError **error)
-{
-  AbTableDesc *t = ab_catalog_get_table (cat, db, name);
-  if (t != NULL)
-    return t;
-  g_autoptr (AbAliasDesc) a = ab_catalog_get_alias (cat, db, name);
-  if (a == NULL)
-    {
-      g_set_error (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND, "No such label %s.%s.", db,
-                   name);
-      return NULL;
-    }
-  t = ab_catalog_get_table (cat, db, a->table);
-  if (t == NULL)
-    {
-      g_set_error (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_NOT_FOUND,
-                   "No such label %s.%s of the alias %s.%s.", db, a->table, db, name);
-      return NULL;
-    }
-  if (alias_out != NULL)
-    *alias_out = g_strdup (name);
-  return t;
 }

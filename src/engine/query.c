@@ -135,16 +135,38 @@ ab_query_cast_start (const AbTableDesc *t, const gchar *text, AbQueryDirection d
   return TRUE;
 }
 
-gboolean
-ab_query_cast_start_value (const AbTableDesc *t, const AbValue *value, AbQueryDirection dir,
-                           AbValue *out, GError **error)
+/* A value as type for reading: itself when it has the type, else a cast. */
+static gboolean
+cast_view (const AbValue *in, AbType type, const gchar *what, AbValue *scratch, const AbValue **out,
+           GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  if (!ab_model_cast_view (in, type, what, scratch, out, &local))
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", local->message);
+  return TRUE;
+}
+
+/* ab_query_cast_start_value without a copy when start has the type. */
+static gboolean
+start_view (const AbTableDesc *t, const AbValue *value, AbQueryDirection dir, AbValue *scratch,
+            const AbValue **out, GError **error)
 {
   if (value == NULL || ab_value_is_null (value))
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "start is required");
   AbType type = dir == AB_QDIR_OUT ? t->schema->source_type : t->schema->target_type;
-  g_autoptr (GError) local = NULL;
-  if (!ab_model_cast_value (value, type, "start", out, &local))
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", local->message);
+  return cast_view (value, type, "start", scratch, out, error);
+}
+
+gboolean
+ab_query_cast_start_value (const AbTableDesc *t, const AbValue *value, AbQueryDirection dir,
+                           AbValue *out, GError **error)
+{
+  const AbValue *v;
+  ab_value_clear (out);
+  if (!start_view (t, value, dir, out, &v, error))
+    return FALSE;
+  if (v != out)
+    ab_value_copy (out, v);
   return TRUE;
 }
 
@@ -206,10 +228,11 @@ ab_engine_count_value (AbEngine *engine, const gchar *db, const gchar *table, co
                        AbQueryDirection dir, gint64 *count, GError **error)
 {
   g_autoptr (AbTableDesc) t = count_table (engine, db, table, error);
-  AbValue cast = AB_VALUE_INIT;
-  gboolean ok = t != NULL && ab_query_cast_start_value (t, start, dir, &cast, error)
-                && read_count (engine, t, &cast, dir, count, error);
-  ab_value_clear (&cast);
+  AbValue scratch = AB_VALUE_INIT;
+  const AbValue *v = NULL;
+  gboolean ok = t != NULL && start_view (t, start, dir, &scratch, &v, error)
+                && read_count (engine, t, v, dir, count, error);
+  ab_value_clear (&scratch);
   return ok;
 }
 
@@ -387,8 +410,8 @@ cast_values (const AbValue *in, guint n, AbType type, const gchar *what, GArray 
 
 typedef struct {
   const AbTableDesc *t;
-  AbValue s, tg;
-  AbEdgeOut *edge; /* the edge when its State row is active */
+  const AbValue *s, *tg; /* the pair, cast */
+  AbEdgeOut *edge;       /* the edge when its State row is active */
   GError *error;
 } OneRow;
 
@@ -403,7 +426,7 @@ one_row (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointe
   if (value == NULL || !ab_state_decode (row->t->schema, value, vlen, &st, &row->error))
     return TRUE;
   if (st.active)
-    row->edge = edge_from_state (row->t, &row->s, &row->tg, &st);
+    row->edge = edge_from_state (row->t, row->s, row->tg, &st);
   ab_state_clear (&st);
   return TRUE;
 }
@@ -414,14 +437,15 @@ static AbEdgeFrame *
 get_one (AbEngine *engine, const AbTableDesc *t, const AbValue *source, const AbValue *target,
          GError **error)
 {
-  OneRow row = { t, AB_VALUE_INIT, AB_VALUE_INIT, NULL, NULL };
+  OneRow row = { t, NULL, NULL, NULL, NULL };
+  AbValue s = AB_VALUE_INIT, tg = AB_VALUE_INIT; /* casts, when the types differ */
   g_auto (AbBuf) key;
   ab_buf_init (&key);
   AbEdgeFrame *frame = NULL;
-  if (!cast_values (source, 1, t->schema->source_type, "source", NULL, &row.s, error)
-      || !cast_values (target, 1, t->schema->target_type, "target", NULL, &row.tg, error))
+  if (!cast_view (source, t->schema->source_type, "source", &s, &row.s, error)
+      || !cast_view (target, t->schema->target_type, "target", &tg, &row.tg, error))
     goto out;
-  if (!ab_key_state (&key, &row.s, &row.tg, t->code, &row.error)
+  if (!ab_key_state (&key, row.s, row.tg, t->code, &row.error)
       || !ab_store_get_with (engine->store, key.data, key.len, one_row, &row, &row.error)
       || row.error != NULL)
     {
@@ -433,8 +457,8 @@ get_one (AbEngine *engine, const AbTableDesc *t, const AbValue *source, const Ab
     g_ptr_array_add (frame->edges, g_steal_pointer (&row.edge));
   frame->total = frame->edges->len;
 out:
-  ab_value_clear (&row.s);
-  ab_value_clear (&row.tg);
+  ab_value_clear (&s);
+  ab_value_clear (&tg);
   return frame;
 }
 

@@ -234,7 +234,7 @@ cast_bool_text (const gchar *text, const gchar *field, AbValue *out, GError **er
 /* Strings must be UTF-8 without U+0000 (codec strings are 0x00-terminated).
  * `len` is the real byte length, so an embedded NUL shows as strlen < len. */
 static gboolean
-cast_string_bytes (const gchar *data, gsize len, const gchar *field, AbValue *out, GError **error)
+check_string_bytes (const gchar *data, gsize len, const gchar *field, GError **error)
 {
   if (memchr (data, '\0', len) != NULL)
     {
@@ -249,6 +249,14 @@ cast_string_bytes (const gchar *data, gsize len, const gchar *field, AbValue *ou
                    "Property '%s' is not valid UTF-8", field ? field : "?");
       return FALSE;
     }
+  return TRUE;
+}
+
+static gboolean
+cast_string_bytes (const gchar *data, gsize len, const gchar *field, AbValue *out, GError **error)
+{
+  if (!check_string_bytes (data, len, field, error))
+    return FALSE;
   ab_value_set_string (out, AB_VALUE_STRING, data, len);
   return TRUE;
 }
@@ -479,4 +487,21 @@ ab_model_value_to_json (const AbValue *v)
         }
     }
   return json_node_init_null (node);
+}
+
+gboolean
+ab_model_cast_view (const AbValue *in, AbType type, const gchar *field, AbValue *scratch,
+                    const AbValue **out, GError **error)
+{
+  if (in->kind == AB_VALUE_STRING && type == AB_TYPE_STRING)
+    {
+      if (!check_string_bytes (in->u.s.data, in->u.s.len, field, error))
+        return FALSE;
+      *out = in;
+      return TRUE;
+    }
+  if (!ab_model_cast_value (in, type, field, scratch, error))
+    return FALSE;
+  *out = scratch;
+  return TRUE;
 }

@@ -59,6 +59,10 @@ gboolean ab_model_cast_text (const gchar *text, AbType type, const gchar *field,
  * kind is copied after that check. A null input gives a null value. */
 gboolean ab_model_cast_value (const AbValue *in, AbType type, const gchar *field, AbValue *out,
                               GError **error);
+/* The same for a value only read: *out is in itself when it already has
+ * the type (checked as the cast checks it), else *scratch (clear it after). */
+gboolean ab_model_cast_view (const AbValue *in, AbType type, const gchar *field, AbValue *scratch,
+                             const AbValue **out, GError **error);
 /* Parses a JSON request body (len -1: NUL-terminated). Stricter than
  * json-glib alone, which silently truncates a string at an escaped \u0000
  * and wraps integers beyond 64 bits: both are rejected here, as are raw NUL

@@ -150,11 +150,13 @@ typedef struct {
 } ThreadTxn;
 
 static GMutex slots_lock;
+static _Thread_local ThreadTxn *my_slot; /* the fast way to this thread's slot */
 
 static void
 thread_txn_free (gpointer data)
 {
   ThreadTxn *tt = data;
+  my_slot = NULL; /* runs in the ending thread itself */
   g_mutex_lock (&slots_lock);
   if (tt->e != NULL)
     {
@@ -166,6 +168,7 @@ thread_txn_free (gpointer data)
   g_free (tt);
 }
 
+/* Only there for thread_txn_free at thread exit: reads use my_slot. */
 static GPrivate thread_txn = G_PRIVATE_INIT (thread_txn_free);
 
 /* Called by env_free before the environment closes. */
@@ -189,7 +192,7 @@ slots_release (LmdbEnv *e)
 static gboolean
 slot_keep (LmdbEnv *e, MDB_txn *txn)
 {
-  ThreadTxn *tt = g_private_get (&thread_txn);
+  ThreadTxn *tt = my_slot;
   if (tt != NULL && tt->e == e)
     {
       if (tt->txn != NULL)
@@ -203,6 +206,7 @@ slot_keep (LmdbEnv *e, MDB_txn *txn)
     {
       tt = g_new0 (ThreadTxn, 1);
       g_private_set (&thread_txn, tt);
+      my_slot = tt;
     }
   g_mutex_lock (&slots_lock);
   tt->e = e;
@@ -215,7 +219,7 @@ slot_keep (LmdbEnv *e, MDB_txn *txn)
 static MDB_txn *
 slot_take (LmdbEnv *e)
 {
-  ThreadTxn *tt = g_private_get (&thread_txn);
+  ThreadTxn *tt = my_slot;
   if (tt == NULL || tt->e != e)
     return NULL;
   MDB_txn *t = tt->txn;

@@ -404,6 +404,46 @@ START_TEST (revision_and_refresh)
 }
 END_TEST
 
+/* Resolution remembers its answers per thread (resolved.c): an answer
+ * belongs to one catalog and to the maps it came from. The same names in
+ * another store's catalog resolve there; a change made by another catalog
+ * of this store shows once this one refreshes, and not before. */
+START_TEST (resolve_remembers_per_catalog)
+{
+  g_autoptr (GError) error = NULL;
+  new_database ("db");
+  new_table ("db", "likes");
+  g_autoptr (AbStore) s2 = ab_store_open ("memory:", &error);
+  AbCatalog *c2 = ab_catalog_open (s2, &error);
+  ck_assert_ptr_nonnull (c2);
+  g_autoptr (AbDatabaseDesc) d2 = ab_catalog_create_database (c2, "db", "c", "tester", &error);
+  g_autoptr (AbTableDesc) proto = table_proto ("db", "likes");
+  g_free (proto->comment);
+  proto->comment = g_strdup ("second store");
+  g_autoptr (AbTableDesc) made = ab_catalog_create_table (c2, proto, "tester", &error);
+  ck_assert_msg (made != NULL, "%s", error ? error->message : "");
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr (AbTableDesc) a = ab_catalog_resolve (cat, "db", "likes", NULL, &error);
+      g_autoptr (AbTableDesc) b = ab_catalog_resolve (c2, "db", "likes", NULL, &error);
+      ck_assert_str_eq (a->comment, "t");
+      ck_assert_str_eq (b->comment, "second store");
+    }
+  ab_catalog_free (c2);
+
+  AbCatalog *other = open_second ();
+  g_autoptr (AbTableDesc) changed
+      = ab_catalog_update_table (other, "db", "likes", NULL, NULL, NULL, "changed", "bob", &error);
+  ck_assert_ptr_nonnull (changed);
+  g_autoptr (AbTableDesc) before = ab_catalog_resolve (cat, "db", "likes", NULL, &error);
+  ck_assert_str_eq (before->comment, "t");
+  ck_assert (ab_catalog_refresh (cat, &error));
+  g_autoptr (AbTableDesc) after = ab_catalog_resolve (cat, "db", "likes", NULL, &error);
+  ck_assert_str_eq (after->comment, "changed");
+  ab_catalog_free (other);
+}
+END_TEST
+
 /* A descriptor row that does not parse fails the load, and a refresh that
  * meets it keeps the cache it had. */
 START_TEST (corrupt_row)
@@ -548,6 +588,7 @@ main (void)
   tcase_add_test (tc, active_alias_is_not_deleted);
   tcase_add_test (tc, database_delete_cascades);
   tcase_add_test (tc, revision_and_refresh);
+  tcase_add_test (tc, resolve_remembers_per_catalog);
   tcase_add_test (tc, corrupt_row);
   tcase_add_test (tc, api_keys);
   tcase_add_test (tc, storages);

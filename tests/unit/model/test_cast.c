@@ -312,6 +312,36 @@ START_TEST (test_cast_text)
 }
 END_TEST
 
+/* A value only read is used as it is when it has the type (no copy), with
+ * the cast's checks and messages; otherwise it is cast into the scratch. */
+START_TEST (test_cast_view)
+{
+  AbValue in = AB_VALUE_INIT, scratch = AB_VALUE_INIT;
+  const AbValue *out = NULL;
+  g_autoptr (GError) error = NULL;
+  ab_value_set_string (&in, AB_VALUE_STRING, "alice", 5);
+  ck_assert (ab_model_cast_view (&in, AB_TYPE_STRING, "start", &scratch, &out, &error));
+  ck_assert_ptr_eq (out, &in);
+  ck_assert_int_eq (scratch.kind, AB_VALUE_NULL);
+  ck_assert (ab_model_cast_view (&in, AB_TYPE_LONG, "start", &scratch, &out, &error) == FALSE);
+  ck_assert_ptr_nonnull (error);
+  g_clear_error (&error);
+  ab_value_clear (&in);
+  ab_value_set_string (&in, AB_VALUE_STRING, "a\0b", 3);
+  ck_assert (!ab_model_cast_view (&in, AB_TYPE_STRING, "start", &scratch, &out, &error));
+  ck_assert_ptr_nonnull (strstr (error->message, "Property 'start' must not contain the NUL"));
+  g_clear_error (&error);
+  ab_value_clear (&in);
+  ab_value_set_int (&in, AB_VALUE_INT64, 42);
+  ck_assert (ab_model_cast_view (&in, AB_TYPE_STRING, "start", &scratch, &out, &error));
+  ck_assert_ptr_eq (out, &scratch);
+  ck_assert_int_eq (scratch.kind, AB_VALUE_STRING);
+  ck_assert_str_eq (scratch.u.s.data, "42");
+  ab_value_clear (&scratch);
+  ab_value_clear (&in);
+}
+END_TEST
+
 START_TEST (test_value_to_json)
 {
   AbValue v = AB_VALUE_INIT;
@@ -378,6 +408,7 @@ cast_suite (void)
   tcase_add_test (tc, test_parse_accepts_limits);
   tcase_add_test (tc, test_parse_nesting_limit);
   tcase_add_loop_test (tc, test_cast_text, 0, G_N_ELEMENTS (text_cases));
+  tcase_add_test (tc, test_cast_view);
   tcase_add_test (tc, test_value_to_json);
   tcase_add_test (tc, test_type_names);
   suite_add_tcase (s, tc);
