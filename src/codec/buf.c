@@ -42,6 +42,15 @@ ab_buf_grow (AbBuf *b, gsize n)
   return p;
 }
 
+gboolean
+ab_buf_flush_to (AbBuf *b, GByteArray *out, gboolean ok)
+{
+  if (ok)
+    g_byte_array_append (out, b->data, (guint) b->len);
+  ab_buf_clear (b);
+  return ok;
+}
+
 GBytes *
 ab_buf_to_bytes (const AbBuf *b)
 {

@@ -38,6 +38,10 @@ ab_buf_append (AbBuf *b, const void *data, gsize n)
     memcpy (ab_buf_extend (b, n), data, n);
 }
 
+/* The GByteArray forms of the encoders end here: when ok, out gets the
+ * contents appended; b is cleared either way; returns ok. */
+gboolean ab_buf_flush_to (AbBuf *b, GByteArray *out, gboolean ok);
+
 /* New copies of the contents. */
 GBytes *ab_buf_to_bytes (const AbBuf *b);
 GByteArray *ab_buf_to_array (const AbBuf *b);

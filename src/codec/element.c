@@ -203,14 +203,6 @@ ab_buf_put_value (AbBuf *out, const AbValue *v, AbOrder order, GError **error)
 }
 
 /* The GByteArray forms: encode into an AbBuf, then one append. */
-static gboolean
-flush (GByteArray *out, AbBuf *b, gboolean ok)
-{
-  if (ok)
-    g_byte_array_append (out, b->data, (guint) b->len);
-  ab_buf_clear (b);
-  return ok;
-}
 
 #define AB_GBA_PUT(name, type)                                      \
   void ab_codec_put_##name (GByteArray *out, type v, AbOrder order) \
@@ -218,7 +210,7 @@ flush (GByteArray *out, AbBuf *b, gboolean ok)
     AbBuf b;                                                        \
     ab_buf_init (&b);                                               \
     ab_buf_put_##name (&b, v, order);                               \
-    flush (out, &b, TRUE);                                          \
+    ab_buf_flush_to (&b, out, TRUE);                                \
   }
 AB_GBA_PUT (bool, gboolean)
 AB_GBA_PUT (int8, gint8)
@@ -234,7 +226,7 @@ ab_codec_put_null (GByteArray *out, AbOrder order)
   AbBuf b;
   ab_buf_init (&b);
   ab_buf_put_null (&b, order);
-  flush (out, &b, TRUE);
+  ab_buf_flush_to (&b, out, TRUE);
 }
 
 gboolean
@@ -242,7 +234,7 @@ ab_codec_put_string (GByteArray *out, const gchar *data, gsize len, AbOrder orde
 {
   AbBuf b;
   ab_buf_init (&b);
-  return flush (out, &b, ab_buf_put_string (&b, data, len, order, error));
+  return ab_buf_flush_to (&b, out, ab_buf_put_string (&b, data, len, order, error));
 }
 
 gboolean
@@ -250,7 +242,7 @@ ab_codec_put_json (GByteArray *out, const gchar *data, gsize len, AbOrder order,
 {
   AbBuf b;
   ab_buf_init (&b);
-  return flush (out, &b, ab_buf_put_json (&b, data, len, order, error));
+  return ab_buf_flush_to (&b, out, ab_buf_put_json (&b, data, len, order, error));
 }
 
 gboolean
@@ -258,7 +250,7 @@ ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order, GError **e
 {
   AbBuf b;
   ab_buf_init (&b);
-  return flush (out, &b, ab_buf_put_value (&b, v, order, error));
+  return ab_buf_flush_to (&b, out, ab_buf_put_value (&b, v, order, error));
 }
 
 /* ---- decoding ---- */

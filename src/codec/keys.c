@@ -128,12 +128,9 @@ gboolean
 ab_codec_put_prefix (GByteArray *out, const AbValue *source, gint32 table_code, AbRowType type,
                      GError **error)
 {
-  g_auto (AbBuf) b;
+  AbBuf b;
   ab_buf_init (&b);
-  if (!ab_key_prefix (&b, source, table_code, type, error))
-    return FALSE;
-  g_byte_array_append (out, b.data, (guint) b.len);
-  return TRUE;
+  return ab_buf_flush_to (&b, out, ab_key_prefix (&b, source, table_code, type, error));
 }
 
 GByteArray *

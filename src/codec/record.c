@@ -56,16 +56,6 @@ put_ts_cell (AbBuf *out, gint32 code, gint64 ts)
   ab_buf_put_int64 (out, ts, AB_ORDER_ASC);
 }
 
-/* Built in an AbBuf, appended to out in one piece. */
-static gboolean
-append_built (GByteArray *out, AbBuf *b, gboolean ok)
-{
-  if (ok)
-    g_byte_array_append (out, b->data, (guint) b->len);
-  ab_buf_clear (b);
-  return ok;
-}
-
 void
 ab_buf_state_head (AbBuf *out, gboolean active, gint64 version)
 {
@@ -112,7 +102,7 @@ ab_codec_encode_state_value (GByteArray *out, const AbStateValue *sv, GError **e
 {
   AbBuf b;
   ab_buf_init (&b);
-  return append_built (out, &b, state_value (&b, sv, error));
+  return ab_buf_flush_to (&b, out, state_value (&b, sv, error));
 }
 
 /* Lifts a reserved cell: the time is the value when it is an integer (what
@@ -232,7 +222,7 @@ ab_codec_encode_index_value (GByteArray *out, gint64 version, const AbCodedProp 
   ab_buf_put_int64 (&b, version, AB_ORDER_ASC);
   for (guint i = 0; ok && i < n; i++)
     ok = ab_buf_index_cell (&b, props[i].code, &props[i].value, error);
-  return append_built (out, &b, ok);
+  return ab_buf_flush_to (&b, out, ok);
 }
 
 gboolean

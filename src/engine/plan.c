@@ -153,12 +153,9 @@ ab_engine_index_value_buf (const AbTableDesc *t, const AbState *st, AbBuf *out, 
 gboolean
 ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out, GError **error)
 {
-  g_auto (AbBuf) b;
+  AbBuf b;
   ab_buf_init (&b);
-  if (!ab_engine_index_value_buf (t, st, &b, error))
-    return FALSE;
-  g_byte_array_append (out, b.data, (guint) b.len);
-  return TRUE;
+  return ab_buf_flush_to (&b, out, ab_engine_index_value_buf (t, st, &b, error));
 }
 
 /* All index keys of an active state, as GBytes (hash set semantics by key). */

@@ -125,12 +125,9 @@ ab_state_encode_buf (const AbSchema *schema, const AbState *st, AbBuf *out, GErr
 gboolean
 ab_state_encode (const AbSchema *schema, const AbState *st, GByteArray *out, GError **error)
 {
-  g_auto (AbBuf) b;
+  AbBuf b;
   ab_buf_init (&b);
-  if (!ab_state_encode_buf (schema, st, &b, error))
-    return FALSE;
-  g_byte_array_append (out, b.data, (guint) b.len);
-  return TRUE;
+  return ab_buf_flush_to (&b, out, ab_state_encode_buf (schema, st, &b, error));
 }
 
 void
