@@ -47,6 +47,22 @@ AbEdgeOut *ab_engine_edge_from_index (const AbTableDesc *t, AbQueryDirection dir
                                       const guint8 *k, gsize klen, const guint8 *v, gsize vlen,
                                       GError **error);
 
+/* One page of edges read from a key window (scan.c): up to limit rows made
+ * edges by to_edge from the store's own bytes (NULL + error: the read
+ * fails), each with its offset token when edge_offsets; one more row sets
+ * has_next and the page's offset (the key suffix after plen bytes). */
+typedef AbEdgeOut *(*AbRowToEdge) (const guint8 *k, gsize klen, const guint8 *v, gsize vlen,
+                                   gpointer user, GError **error);
+typedef struct {
+  guint limit;
+  gsize plen;
+  gboolean edge_offsets;
+  AbRowToEdge to_edge;
+  gpointer user;
+} AbPageRead;
+gboolean ab_engine_read_page (AbStore *store, const AbScanRange *window, const AbPageRead *pr,
+                              AbEdgeFrame *frame, GError **error);
+
 /* ---- one read per start node over a cache or an index (fanout.c) ---- */
 
 /* What every read of a fan-out shares: the table (a reference the caller

@@ -327,8 +327,7 @@ window_range (const ScanWindow *w, guint fetch)
 /* One page's rows as they stream out of the store: up to limit edges
  * decoded in place, the row after them only telling that there is more. */
 typedef struct {
-  const ScanPlan *sp;
-  gsize plen;
+  const AbPageRead *pr;
   AbEdgeFrame *frame;
   gchar *last_offset; /* of the limit-th row: the page's offset if more follow */
   GError *error;
@@ -338,41 +337,32 @@ static gboolean
 page_row (const guint8 *k, gsize klen, const guint8 *v, gsize vlen, gpointer data)
 {
   PageSink *ps = data;
-  const ScanPlan *sp = ps->sp;
-  if (ps->frame->edges->len == (guint) sp->limit)
+  const AbPageRead *pr = ps->pr;
+  if (ps->frame->edges->len == pr->limit)
     {
       ps->frame->has_next = TRUE;
       return FALSE;
     }
-  GError *local = NULL;
-  AbEdgeOut *e = ab_engine_edge_from_index (sp->t, sp->dir, &sp->start, sp->idx->n_fields, ps->plen,
-                                            k, klen, v, vlen, &local);
+  AbEdgeOut *e = pr->to_edge (k, klen, v, vlen, pr->user, &ps->error);
   if (e == NULL)
-    {
-      ab_engine_fail (&ps->error, AB_ENGINE_ERROR_INTERNAL, "corrupt index row: %s",
-                      local->message);
-      g_clear_error (&local);
-      return FALSE;
-    }
-  if (sp->edge_offsets)
-    e->offset = ab_codec_offset_encode (k + ps->plen, klen - ps->plen);
+    return FALSE;
+  if (pr->edge_offsets)
+    e->offset = ab_codec_offset_encode (k + pr->plen, klen - pr->plen);
   g_ptr_array_add (ps->frame->edges, e);
-  if (ps->frame->edges->len == (guint) sp->limit)
-    ps->last_offset = ab_codec_offset_encode (k + ps->plen, klen - ps->plen);
+  if (ps->frame->edges->len == pr->limit)
+    ps->last_offset = ab_codec_offset_encode (k + pr->plen, klen - pr->plen);
   return TRUE;
 }
 
-static gboolean
-run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **error)
+gboolean
+ab_engine_read_page (AbStore *store, const AbScanRange *window, const AbPageRead *pr,
+                     AbEdgeFrame *frame, GError **error)
 {
-  ScanWindow w = { 0 };
-  if (!window_of (sp, offset, &w, error))
-    return window_clear (&w), FALSE;
-  AbScanRange range = window_range (&w, (guint) sp->limit + 1);
-  PageSink ps = { sp, w.plen, frame, NULL, NULL };
+  AbScanRange range = *window;
+  range.limit = pr->limit + 1;
+  PageSink ps = { pr, frame, NULL, NULL };
   GError *local = NULL;
-  gboolean ok = ab_store_scan_with (sp->engine->store, &range, page_row, &ps, &local);
-  window_clear (&w);
+  gboolean ok = ab_store_scan_with (store, &range, page_row, &ps, &local);
   if (!ok)
     ab_engine_propagate (error, local);
   else if (ps.error != NULL)
@@ -382,6 +372,42 @@ run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **
   ok = ok && ps.error == NULL;
   g_free (ps.last_offset);
   g_clear_error (&ps.error);
+  return ok;
+}
+
+typedef struct {
+  const ScanPlan *sp;
+  gsize plen;
+} IndexRows;
+
+static AbEdgeOut *
+index_row_edge (const guint8 *k, gsize klen, const guint8 *v, gsize vlen, gpointer data,
+                GError **error)
+{
+  const IndexRows *ir = data;
+  const ScanPlan *sp = ir->sp;
+  GError *local = NULL;
+  AbEdgeOut *e = ab_engine_edge_from_index (sp->t, sp->dir, &sp->start, sp->idx->n_fields, ir->plen,
+                                            k, klen, v, vlen, &local);
+  if (e == NULL)
+    {
+      ab_engine_fail (error, AB_ENGINE_ERROR_INTERNAL, "corrupt index row: %s", local->message);
+      g_clear_error (&local);
+    }
+  return e;
+}
+
+static gboolean
+run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **error)
+{
+  ScanWindow w = { 0 };
+  if (!window_of (sp, offset, &w, error))
+    return window_clear (&w), FALSE;
+  AbScanRange range = window_range (&w, 0);
+  IndexRows ir = { sp, w.plen };
+  AbPageRead pr = { (guint) sp->limit, w.plen, sp->edge_offsets, index_row_edge, &ir };
+  gboolean ok = ab_engine_read_page (sp->engine->store, &range, &pr, frame, error);
+  window_clear (&w);
   return ok;
 }
 

@@ -91,12 +91,16 @@ pick_direction (const AbGroup *g, const AbTopkParams *p, AbQueryDirection *dir, 
 
 /* One rank row as an edge: {version: when scored, source: the entity,
  * target: the ranked value, properties: {score}}. */
+typedef struct {
+  const AbTopkEntry *e;
+  gsize plen;
+} RankRows;
+
 static AbEdgeOut *
-rank_edge (const AbTopkEntry *e, gsize plen, const AbKv *kv, GError **error)
+rank_edge (const guint8 *k, gsize len, const guint8 *v, gsize vlen, gpointer data, GError **error)
 {
-  gsize len, vlen, pos = plen;
-  const guint8 *k = g_bytes_get_data (kv->key, &len);
-  const guint8 *v = g_bytes_get_data (kv->value, &vlen);
+  const RankRows *rr = data;
+  gsize pos = rr->plen;
   AbValue score = AB_VALUE_INIT;
   AbEdgeOut *out = ab_edge_out_new ();
   GError *local = NULL;
@@ -110,9 +114,8 @@ rank_edge (const AbTopkEntry *e, gsize plen, const AbKv *kv, GError **error)
       return ab_engine_propagate (error, local), NULL;
     }
   out->version = ab_codec_get_be64 (v + 8);
-  ab_value_copy (&out->source, &e->entity);
-  ab_edge_out_add (out, &SCORE_FIELD, &score);
-  ab_value_clear (&score);
+  ab_value_copy (&out->source, &rr->e->entity);
+  ab_edge_out_take (out, &SCORE_FIELD, &score);
   return out;
 }
 
@@ -137,27 +140,10 @@ read_page (AbEngine *engine, const AbTableDesc *t, const AbTopkEntry *e, guint l
                         .start_len = start->len,
                         .start_inclusive = offset == NULL,
                         .stop = stop != NULL ? stop->data : NULL,
-                        .stop_len = stop != NULL ? stop->len : 0,
-                        .limit = limit + 1 };
-  g_autoptr (GArray) rows = ab_kv_array_new ();
-  GError *local = NULL;
-  if (!ab_store_scan (engine->store, &range, rows, &local))
-    return ab_engine_propagate (error, local), FALSE;
-  for (guint i = 0; i < MIN (rows->len, limit); i++)
-    {
-      AbEdgeOut *edge = rank_edge (e, prefix->len, &g_array_index (rows, AbKv, i), error);
-      if (edge == NULL)
-        return FALSE;
-      g_ptr_array_add (frame->edges, edge);
-    }
-  frame->has_next = rows->len > limit;
-  if (frame->has_next)
-    {
-      gsize klen;
-      const guint8 *k = g_bytes_get_data (g_array_index (rows, AbKv, limit - 1).key, &klen);
-      frame->offset = ab_codec_offset_encode (k + prefix->len, klen - prefix->len);
-    }
-  return TRUE;
+                        .stop_len = stop != NULL ? stop->len : 0 };
+  RankRows rr = { e, prefix->len };
+  AbPageRead pr = { limit, prefix->len, FALSE, rank_edge, &rr };
+  return ab_engine_read_page (engine->store, &range, &pr, frame, error);
 }
 
 AbEdgeFrame *
