@@ -273,17 +273,17 @@ value_array_new (void)
   return a;
 }
 
-/* One active state -> an output edge. */
+/* One active state -> an output edge, its property values taken from st. */
 static AbEdgeOut *
-edge_from_state (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const AbState *st)
+edge_from_state (const AbTableDesc *t, const AbValue *s, const AbValue *tg, AbState *st)
 {
   AbEdgeOut *e = ab_edge_out_new ();
   e->version = st->version;
   ab_value_copy (&e->source, s);
   ab_value_copy (&e->target, tg);
   for (guint f = 0; f < st->n; f++)
-    if (st->slots[f].kind == AB_SLOT_VALUE)
-      ab_edge_out_add (e, t->schema->fields->pdata[f], &st->slots[f].value);
+    if (st->slots[f].kind == AB_SLOT_VALUE) /* taken: the state is cleared after */
+      ab_edge_out_take (e, t->schema->fields->pdata[f], &st->slots[f].value);
   return e;
 }
 
