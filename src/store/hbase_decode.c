@@ -214,34 +214,45 @@ take (Cur *c, gsize n, const guint8 **p)
   return TRUE;
 }
 
+/* n bytes (1, 2 or 4) as a big-endian unsigned number. */
+static gboolean
+read_be (Cur *c, guint n, guint32 *out)
+{
+  const guint8 *p;
+  if (!take (c, n, &p))
+    return FALSE;
+  guint32 v = 0;
+  for (guint i = 0; i < n; i++)
+    v = v << 8 | p[i];
+  *out = v;
+  return TRUE;
+}
+
 static gboolean
 read_u8 (Cur *c, guint8 *out)
 {
-  const guint8 *p;
-  if (!take (c, 1, &p))
-    return FALSE;
-  *out = p[0];
-  return TRUE;
+  guint32 v = 0;
+  gboolean ok = read_be (c, 1, &v);
+  *out = (guint8) v;
+  return ok;
 }
 
 static gboolean
 read_i16 (Cur *c, gint16 *out)
 {
-  const guint8 *p;
-  if (!take (c, 2, &p))
-    return FALSE;
-  *out = (gint16) (guint16) ((guint16) p[0] << 8 | p[1]);
-  return TRUE;
+  guint32 v = 0;
+  gboolean ok = read_be (c, 2, &v);
+  *out = (gint16) (guint16) v;
+  return ok;
 }
 
 static gboolean
 read_i32 (Cur *c, gint32 *out)
 {
-  const guint8 *p;
-  if (!take (c, 4, &p))
-    return FALSE;
-  *out = (gint32) ((guint32) p[0] << 24 | (guint32) p[1] << 16 | (guint32) p[2] << 8 | p[3]);
-  return TRUE;
+  guint32 v = 0;
+  gboolean ok = read_be (c, 4, &v);
+  *out = (gint32) v;
+  return ok;
 }
 
 /* A binary/string: a pointer valid until the next read. */
