@@ -42,7 +42,23 @@ typedef struct {
   gboolean pre;
   gboolean read_state;
   GBytes *seen;
+  gboolean lock_absent; /* the plan's reads found no lock row */
 } KeyWork;
+
+/* One request's keys, in either path. */
+struct _ApplyJob {
+  AbEngine *engine;
+  const AbWalContext *ctx;
+  KeyWork *works;
+  guint n;
+  const AbBatch *written; /* the rows committed (for cache upkeep and context) */
+  guint64 planned_at;     /* the store's write_seq before the plans made ahead */
+  AbApplyDone done;       /* asynchronous callers */
+  gpointer user;
+  atomic_int locks_pending;   /* waves: keys whose lock is not settled yet */
+  atomic_int unlocks_pending; /* waves: held locks not released yet */
+  GError *write_error;        /* waves: the data batch's failure */
+};
 
 /* ---- folding and planning one key ---- */
 
@@ -177,23 +193,50 @@ same_bytes (GBytes *a, GBytes *b)
 
 static void work_reset (KeyWork *w);
 
+/* Inside the transaction: a key planned ahead whose State and lock rows
+ * were read then (the lock row found absent) and that the store promises
+ * nobody wrote since keeps its plan without reading them again. */
+static gboolean
+plan_holds_unread (AbStore *view, const KeyWork *w)
+{
+  guint64 at = w->job->planned_at;
+  return w->pre && w->error == NULL && at != 0 && w->read_state && w->state_key != NULL
+         && (w->lock_key == NULL || w->lock_absent)
+         && !ab_store_written_since (view, at, g_bytes_get_data (w->state_key, NULL),
+                                     g_bytes_get_size (w->state_key))
+         && (w->lock_key == NULL
+             || !ab_store_written_since (view, at, g_bytes_get_data (w->lock_key, NULL),
+                                         g_bytes_get_size (w->lock_key)));
+}
+
+#define ROW_KEPT (-2) /* row_of: a plan that holds unread */
+
 /* One multi_get through reader for every key that may proceed (with its
  * lock row when lock_rows is set: transactions), then fold and plan each.
  * A key planned ahead keeps its plan when its State row is what that plan
- * read. remember: the plans are made ahead (outside the transaction). */
+ * read, or unread when the store vouches nobody wrote it since
+ * (plan_holds_unread). remember: the plans are made ahead (outside the
+ * transaction); their lock rows are read too when the store keeps a write
+ * log, so that the transaction can skip both. */
 static void
 read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBatch *lock_rows,
                gboolean remember)
 {
   g_autoptr (GPtrArray) keys = g_ptr_array_new ();
   gint *row_of = g_new (gint, n);
+  gboolean read_locks = lock_rows != NULL || (remember && n > 0 && works[0].job->planned_at != 0);
   for (guint i = 0; i < n; i++)
     {
       gboolean read = works[i].error == NULL && works[i].state_key != NULL;
+      if (read && lock_rows != NULL && plan_holds_unread (reader, &works[i]))
+        {
+          row_of[i] = ROW_KEPT;
+          continue;
+        }
       row_of[i] = read ? (gint) keys->len : -1;
       if (read)
         g_ptr_array_add (keys, works[i].state_key);
-      if (read && lock_rows != NULL && works[i].lock_key != NULL)
+      if (read && read_locks && works[i].lock_key != NULL)
         g_ptr_array_add (keys, works[i].lock_key);
     }
   g_autoptr (GArray) rows = ab_kv_array_new ();
@@ -203,16 +246,20 @@ read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBat
   for (guint i = 0; i < n; i++)
     {
       KeyWork *w = &works[i];
+      if (row_of[i] == ROW_KEPT)
+        {
+          w->pre = FALSE;
+          continue; /* the plan made ahead holds, unread */
+        }
       if (w->error == NULL && row_of[i] >= 0 && read_error != NULL)
         w->error = g_error_copy (read_error);
       /* rows holds nothing to index when the read failed */
       gboolean got = row_of[i] >= 0 && read_error == NULL && (guint) row_of[i] < rows->len;
-      GBytes *lock = got && w->error == NULL && lock_rows != NULL && w->lock_key != NULL
-                             && (guint) row_of[i] + 1 < rows->len
-                         ? g_array_index (rows, AbKv, row_of[i] + 1).value
-                         : NULL;
+      gboolean lock_read
+          = got && read_locks && w->lock_key != NULL && (guint) row_of[i] + 1 < rows->len;
+      GBytes *lock = lock_read ? g_array_index (rows, AbKv, row_of[i] + 1).value : NULL;
       GBytes *stored = got ? g_array_index (rows, AbKv, row_of[i]).value : NULL;
-      if (lock != NULL)
+      if (lock != NULL && lock_rows != NULL && w->error == NULL)
         check_foreign_lock (engine, w, lock, lock_rows);
       if (w->pre)
         {
@@ -231,6 +278,7 @@ read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBat
         {
           w->pre = TRUE;
           w->read_state = row_of[i] >= 0;
+          w->lock_absent = lock_read && lock == NULL;
           g_clear_pointer (&w->seen, g_bytes_unref);
           w->seen = stored != NULL ? g_bytes_ref (stored) : NULL;
         }
@@ -436,19 +484,6 @@ release_in (AbBatch *all, KeyWork *works, guint n)
 }
 
 /* ---- one request's keys, in either path ---- */
-
-struct _ApplyJob {
-  AbEngine *engine;
-  const AbWalContext *ctx;
-  KeyWork *works;
-  guint n;
-  const AbBatch *written; /* the rows committed (for cache upkeep and context) */
-  AbApplyDone done;       /* asynchronous callers */
-  gpointer user;
-  atomic_int locks_pending;   /* waves: keys whose lock is not settled yet */
-  atomic_int unlocks_pending; /* waves: held locks not released yet */
-  GError *write_error;        /* waves: the data batch's failure */
-};
 
 static ApplyJob *
 job_new (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GArray *results)
@@ -659,7 +694,10 @@ ab_engine_apply_async (AbEngine *engine, const AbWalContext *ctx, GPtrArray *gro
        * whose row moved. A small one is cheaper planned in the transaction
        * alone than read twice. */
       if (job->n >= AB_PLAN_AHEAD_MIN_KEYS)
-        read_and_plan (engine, engine->store, job->works, job->n, NULL, TRUE);
+        {
+          job->planned_at = ab_store_write_seq (engine->store);
+          read_and_plan (engine, engine->store, job->works, job->n, NULL, TRUE);
+        }
       ab_store_transact_async (engine->store, plan_in_txn, txn_done, job);
     }
   else

@@ -30,6 +30,14 @@ typedef struct {
   GThread *committer;       /* leads groups of asynchronous requests (lazily started) */
   GThreadPool *completions; /* one thread running the done callbacks of settled groups */
   gboolean stopping;        /* the committer drains the queue and ends */
+  /* The write log (lmdb.c): which keys the last commits of this process
+   * wrote, one Bloom filter per commit in a ring. Only the leading thread
+   * touches it, except commit_seq, which any reader may load. */
+  guint64 *log;
+  _Atomic guint64 commit_seq; /* this process's commits so far, plus one */
+  guint64 reread_below;       /* plans made before this seq re-read all */
+  gsize next_txnid;           /* the id this process's last commit leads to; 0 = none */
+  gboolean log_dirty;         /* this transaction put a row (lmdb advances the id) */
 } LmdbEnv;
 
 typedef struct {
@@ -51,6 +59,18 @@ typedef gboolean (*AbLmdbRowFn) (const MDB_val *k, const MDB_val *v, gpointer us
 int ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbLmdbRowFn fn, gpointer user);
 int ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k, MDB_val *v);
 gboolean ab_lmdb_before_stop (const AbScanRange *r, const MDB_val *k);
+
+/* The write log (lmdb_log.c). The leader calls begin when a write
+ * transaction starts, key for every key its requests write, dirtied when
+ * one of them put a row, committed after the commit; written_since answers the transaction's view. */
+void ab_lmdb_log_init (LmdbEnv *e);
+void ab_lmdb_log_free (LmdbEnv *e);
+void ab_lmdb_log_begin (LmdbEnv *e, MDB_txn *txn);
+void ab_lmdb_log_key (LmdbEnv *e, const void *key, gsize klen);
+void ab_lmdb_log_dirtied (LmdbEnv *e); /* a request of the transaction put a row */
+void ab_lmdb_log_committed (LmdbEnv *e, gsize txnid);
+guint64 ab_lmdb_log_seq (LmdbEnv *e);
+gboolean ab_lmdb_log_written_since (LmdbEnv *e, guint64 seq, const void *key, gsize klen);
 
 /* Snapshots (lmdb-snapshot.c). */
 AbSnapshot *ab_lmdb_snapshot_open (AbStore *s, GError **error);

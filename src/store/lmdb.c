@@ -490,8 +490,15 @@ view_write (AbStore *s, const AbBatch *b, GError **error)
 
 static gboolean view_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
 
+static gboolean
+view_written_since (AbStore *s, guint64 seq, const guint8 *key, gsize klen)
+{
+  return ab_lmdb_log_written_since (((LmdbView *) s)->env, seq, key, klen);
+}
+
 static const AbStoreVTable lmdb_view_vtable = {
   .name = "lmdb-view",
+  .written_since = view_written_since,
   .get = lmdb_get,
   .multi_get = view_multi_get,
   .scan = lmdb_scan,
@@ -764,7 +771,7 @@ apply_plan (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
 }
 
 static int
-apply_body (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
+apply_kind (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
 {
   int rc = 0;
   switch (req->kind)
@@ -786,6 +793,41 @@ apply_body (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
   return EINVAL;
 }
 
+/* Notes b's keys; TRUE when it puts a row (a put or an increment). */
+static gboolean
+log_batch (LmdbEnv *e, const AbBatch *b)
+{
+  gboolean puts = FALSE;
+  for (guint i = 0; i < b->items->len; i++)
+    {
+      const AbMutation *m = &g_array_index (b->items, AbMutation, i);
+      gsize klen;
+      const guint8 *k = g_bytes_get_data (m->key, &klen);
+      ab_lmdb_log_key (e, k, klen);
+      puts |= m->kind == AB_MUT_PUT || m->kind == AB_MUT_INCREMENT;
+    }
+  return puts;
+}
+
+/* One request, its keys noted in the write log whatever came of it (a key
+ * noted in vain only costs a later plan a re-read). *puts: it put a row,
+ * which the caller notes once the request's writes are in the transaction. */
+static int
+apply_body (LmdbEnv *e, MDB_txn *txn, LmdbReq *req, gboolean *puts)
+{
+  int rc = apply_kind (e, txn, req);
+  if (req->kind == REQ_BATCH)
+    *puts = log_batch (e, req->batch);
+  else if (req->kind == REQ_TXN)
+    *puts = log_batch (e, req->txn_batch);
+  else
+    {
+      ab_lmdb_log_key (e, req->key.mv_data, req->key.mv_size);
+      *puts = req->kind == REQ_INCREMENT || (req->kind == REQ_CHECK_AND_PUT && req->applied);
+    }
+  return rc;
+}
+
 /* Each request runs in a nested transaction so that one failing request is
  * rolled back alone and the others of its group still commit. */
 static int
@@ -795,11 +837,14 @@ apply_request (LmdbEnv *e, MDB_txn *parent, LmdbReq *req)
   int rc = mdb_txn_begin (e->env, parent, 0, &child);
   if (rc != 0)
     return rc;
-  rc = apply_body (e, child, req);
+  gboolean puts = FALSE;
+  rc = apply_body (e, child, req, &puts);
   if (rc == 0)
     rc = mdb_txn_commit (child);
   else
     mdb_txn_abort (child);
+  if (rc == 0 && puts)
+    ab_lmdb_log_dirtied (e);
   return rc;
 }
 
@@ -842,7 +887,11 @@ apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, gboolean nested,
     {
       int rc;
       reset_outcome (reqs[i]);
-      rc = nested ? apply_request (e, txn, reqs[i]) : apply_body (e, txn, reqs[i]);
+      gboolean puts = FALSE;
+      if (nested)
+        rc = apply_request (e, txn, reqs[i]);
+      else if ((rc = apply_body (e, txn, reqs[i], &puts)) == 0 && puts)
+        ab_lmdb_log_dirtied (e);
       if (rc == 0 || rc == REQ_PLAN_FAILED || (nested && rc == REQ_FAILED))
         continue;
       if (rc == MDB_MAP_FULL)
@@ -875,11 +924,15 @@ run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
       int rc = ab_lmdb_begin_locked (e, NULL, 0, &txn, &seen);
       if (rc == 0)
         {
+          gsize id = mdb_txn_id (txn);
+          ab_lmdb_log_begin (e, txn);
           rc = apply_group (e, txn, reqs, n, nested, &settled);
           if (rc == 0)
             rc = mdb_txn_commit (txn); /* the one fsync of the group */
           else
             mdb_txn_abort (txn);
+          if (rc == 0)
+            ab_lmdb_log_committed (e, id);
           g_rw_lock_reader_unlock (&e->map_lock);
           if (rc == 0)
             return settled;
@@ -1131,6 +1184,7 @@ env_free (LmdbEnv *e)
   g_cond_clear (&e->queue_cond);
   g_cond_clear (&e->gather_cond);
   g_cond_clear (&e->work_cond);
+  ab_lmdb_log_free (e);
   g_free (e->path);
   g_free (e);
 }
@@ -1177,6 +1231,7 @@ env_new (const gchar *path, gsize mapsize, gboolean sync, GError **error)
   g_cond_init (&e->gather_cond);
   g_cond_init (&e->work_cond);
   g_queue_init (&e->pending);
+  ab_lmdb_log_init (e);
   if ((rc = env_setup (e, mapsize, sync)) != 0)
     {
       g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb open %s: %s", path,
@@ -1234,6 +1289,12 @@ lmdb_close (AbStore *s)
   g_free (s);
 }
 
+static guint64
+lmdb_write_seq (AbStore *s)
+{
+  return ab_lmdb_log_seq (ab_lmdb_env_of (s));
+}
+
 static const AbStoreVTable lmdb_vtable = {
   .name = "lmdb",
   .get = lmdb_get,
@@ -1251,6 +1312,7 @@ static const AbStoreVTable lmdb_vtable = {
   .snapshot_scan = ab_lmdb_snapshot_scan,
   .snapshot_close = ab_lmdb_snapshot_close,
   .native_backup = ab_lmdb_native_backup,
+  .write_seq = lmdb_write_seq,
 };
 
 AbStore *

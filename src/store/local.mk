@@ -18,7 +18,7 @@ tests_bench_store_bench_SOURCES = tests/bench/store-bench.c
 tests_bench_store_bench_CFLAGS = $(AM_CFLAGS)
 tests_bench_store_bench_LDADD = $(CORE_LIBS)
 # lmdb snapshots (verifier).
-src_libabcore_la_SOURCES += src/store/lmdb-private.h src/store/lmdb-snapshot.c
+src_libabcore_la_SOURCES += src/store/lmdb-private.h src/store/lmdb-snapshot.c src/store/lmdb_log.c
 # The fault-injecting wrapper of the verify suites: test-only, never in the
 # core library (link FAULT_STORE_LIBS before TEST_LIBS).
 check_LIBRARIES += tests/unit/store/libfaultstore.a

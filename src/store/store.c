@@ -437,6 +437,21 @@ ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error)
   return TRUE;
 }
 
+guint64
+ab_store_write_seq (AbStore *s)
+{
+  g_return_val_if_fail (s != NULL, 0);
+  return s->vt->write_seq != NULL ? s->vt->write_seq (s) : 0;
+}
+
+gboolean
+ab_store_written_since (AbStore *view, guint64 seq, const guint8 *key, gsize klen)
+{
+  g_return_val_if_fail (view != NULL, TRUE);
+  return seq == 0 || view->vt->written_since == NULL
+         || view->vt->written_since (view, seq, key, klen);
+}
+
 /* Counts the transaction as one batch call when it is done. */
 typedef struct {
   AbStore *store;

@@ -87,6 +87,17 @@ typedef struct _AbStore AbStore;
 typedef gboolean (*AbTxnPlan) (AbStore *view, AbBatch *batch, gpointer user, GError **error);
 typedef void (*AbTxnDone) (gpointer user, const GError *error);
 
+/* Plans made ahead of their transaction (optional; lmdb). write_seq, taken
+ * before the reads a plan is made from, names the commits those reads are
+ * sure to see (0: the store keeps no such record). Inside a later
+ * transaction, written_since on its view says whether key may have been
+ * written since: by a later commit of this process, by a plan before this one
+ * in the transaction, or by another process (which voids every earlier
+ * seq). TRUE when the store cannot tell; FALSE is a promise that a row read
+ * then is the row now, so the plan can skip reading it again. */
+guint64 ab_store_write_seq (AbStore *s);
+gboolean ab_store_written_since (AbStore *view, guint64 seq, const guint8 *key, gsize klen);
+
 /* Round trips of a backend to a remote server, per remote call: the hbase
  * backend counts each Thrift call attempt by method ("getMultiple", ...) and
  * each TCP connect ("connect"). Local backends have none. */

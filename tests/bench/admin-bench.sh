@@ -95,7 +95,7 @@ mv "$tmp/server/data" "$store"
 awk -v n="$edges" 'BEGIN {
   for (g = 0; g < n; g++) {
     k = (g * 7919) % n
-    printf "{\"version\":%d,\"source\":\"u%d\",\"target\":\"i%d\",\"properties\":{\"created_at\":%d}}\n",
+    printf "{\"version\":%.0f,\"source\":\"u%d\",\"target\":\"i%d\",\"properties\":{\"created_at\":%.0f}}\n",
       1700000000000 + k, k % 1000, int(k / 1000), 1700000000000 + k
   }
 }' >"$tmp/edges.jsonl"
@@ -179,7 +179,7 @@ if available backup && available restore; then
     while [ ! -e "$tmp/stop" ]; do
       awk -v w="$w" -v r="$r" 'BEGIN { printf "{\"mutations\":["
         for (i = 0; i < 100; i++) { v = 1800000000000 + (r * 100 + i) * 4 + w
-          printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%d,\"source\":\"w%d\",\"target\":\"t%d\",\"properties\":{\"created_at\":%d}}}", (i ? "," : ""), v, w, r * 100 + i, v }
+          printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%.0f,\"source\":\"w%d\",\"target\":\"t%d\",\"properties\":{\"created_at\":%.0f}}}", (i ? "," : ""), v, w, r * 100 + i, v }
         printf "]}" }' >"$tmp/w$w.json"
       curl -sf -X POST -H 'Content-Type: application/json' --data-binary "@$tmp/w$w.json" \
         "$base/graph/v3/databases/likes/tables/likes/edges" >/dev/null && n=$((n + 100))

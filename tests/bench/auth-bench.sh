@@ -100,7 +100,7 @@ EOF
     awk -v c="$chunk" 'BEGIN { printf "{\"mutations\":["
       for (g = c * 1000; g < (c + 1) * 1000; g++) {
         v = 1700000000000 + g
-        printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%d,\"source\":\"u%d\",\"target\":\"i%d\",\"properties\":{\"created_at\":%d}}}",
+        printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%.0f,\"source\":\"u%d\",\"target\":\"i%d\",\"properties\":{\"created_at\":%.0f}}}",
           (g == c * 1000 ? "" : ","), v, int(g / 50), g % 50, v }
       printf "]}" }' >"$tmp/load.json"
     call POST "$table/edges" "$tmp/load.json" >/dev/null

@@ -132,7 +132,7 @@ ab_likes_table() {
       printf "{\"mutations\":["
       for (g = c * 1000; g < c * 1000 + n; g++) {
         v = 1700000000000 + g
-        printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%d,\"source\":\"u%d\",\"target\":\"i%d\",\"properties\":{\"created_at\":%d}}}",
+        printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%.0f,\"source\":\"u%d\",\"target\":\"i%d\",\"properties\":{\"created_at\":%.0f}}}",
           (g == c * 1000 ? "" : ","), v, int(g / ni), g % ni, v
       }
       printf "]}" }' >"$dir/load.json"

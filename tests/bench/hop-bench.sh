@@ -83,7 +83,7 @@ load() {
       srand(seed); printf "{\"mutations\":["
       for (g = c * 1000; g < (c + 1) * 1000 && g < total; g++) {
         v = 1700000000000 + g
-        printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%d,\"source\":\"u%d\",\"target\":\"%s%d\",\"properties\":{\"created_at\":%d}}}",
+        printf "%s{\"type\":\"INSERT\",\"edge\":{\"version\":%.0f,\"source\":\"u%d\",\"target\":\"%s%d\",\"properties\":{\"created_at\":%.0f}}}",
           (g == c * 1000 ? "" : ","), v, int(g / per), p, int(rand() * n), v
       }
       printf "]}" }' >"$tmp/load.json"

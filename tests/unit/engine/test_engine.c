@@ -644,6 +644,85 @@ START_TEST (concurrent_writers)
 }
 END_TEST
 
+/* Batches large enough to be planned ahead of their transaction (64 keys
+ * and more), from 4 threads at once, all on the same 96 edges: a plan made
+ * ahead goes stale whenever another batch commits one of its keys first (in
+ * an earlier group, or earlier in the same group), and must then be planned
+ * again inside the transaction. Edge e of round k from thread id has version
+ * (k * 96 + e) * 4 + id: the highest one of each edge is known. */
+#define BIG_THREADS 4
+#define BIG_ROUNDS 12
+#define BIG_EDGES 96
+
+static gboolean
+big_insert (guint id, guint k, guint e)
+{
+  return (id + k + e) % 4 != 0;
+}
+
+static gpointer
+big_writer (gpointer data)
+{
+  guint id = GPOINTER_TO_UINT (data);
+  for (guint k = 0; k < BIG_ROUNDS; k++)
+    {
+      g_autoptr (GString) body = g_string_new ("{\"mutations\":[");
+      for (guint e = 0; e < BIG_EDGES; e++)
+        {
+          guint j = (e + id * 17) % BIG_EDGES; /* each thread in its own order */
+          gint64 version = ((gint64) k * BIG_EDGES + j) * BIG_THREADS + id;
+          g_string_append_printf (body,
+                                  "%s{\"type\":\"%s\",\"edge\":{\"version\":%" G_GINT64_FORMAT
+                                  ",\"source\":\"big\",\"target\":\"e%u\",\"properties\":{"
+                                  "\"created_at\":%" G_GINT64_FORMAT "}}}",
+                                  e ? "," : "", big_insert (id, k, j) ? "INSERT" : "DELETE",
+                                  version, j, version);
+        }
+      g_string_append (body, "]}");
+      g_autoptr (GArray) r = ab_test_mutate (&env, "likes", "likes", body->str);
+      ck_assert_uint_eq (r->len, BIG_EDGES);
+      for (guint i = 0; i < r->len; i++)
+        ck_assert_int_ne (result (r, i)->status, AB_STATUS_ERROR);
+    }
+  return NULL;
+}
+
+START_TEST (concurrent_large_batches)
+{
+  ab_test_env_open (&env, _i);
+  ab_test_create_table (&env, "likes", LIKES);
+  GThread *threads[BIG_THREADS];
+  for (guint i = 0; i < BIG_THREADS; i++)
+    threads[i] = g_thread_new ("big", big_writer, GUINT_TO_POINTER (i));
+  for (guint i = 0; i < BIG_THREADS; i++)
+    g_thread_join (threads[i]);
+  gint64 active = 0;
+  for (guint e = 0; e < BIG_EDGES; e++)
+    {
+      /* the last round's thread 3 holds the highest version of every edge */
+      guint k = BIG_ROUNDS - 1, id = BIG_THREADS - 1;
+      gint64 best = ((gint64) k * BIG_EDGES + e) * BIG_THREADS + id;
+      gboolean live = big_insert (id, k, e);
+      g_autofree gchar *tgt = g_strdup_printf ("e%u", e);
+      g_autoptr (GPtrArray) s = g_ptr_array_new ();
+      g_autoptr (GPtrArray) t = g_ptr_array_new ();
+      g_ptr_array_add (s, "big");
+      g_ptr_array_add (t, tgt);
+      g_autoptr (AbEdgeFrame) f = ab_engine_get (env.engine, "likes", "likes", s, t, NULL, NULL);
+      ck_assert_uint_eq (f->edges->len, live ? 1 : 0);
+      if (live)
+        ck_assert_int_eq (((AbEdgeOut *) f->edges->pdata[0])->version, best);
+      active += live;
+    }
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "big", AB_QDIR_OUT), active);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbEdgeFrame) index = scan ("big", AB_QDIR_OUT, BIG_EDGES, NULL, NULL, NULL, &error);
+  ck_assert_ptr_nonnull (index);
+  ck_assert_int_eq (index->edges->len, active); /* one Index row per live edge */
+  ab_test_env_close (&env);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -658,6 +737,7 @@ main (void)
   tcase_add_loop_test (tc, mget_cap, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, vertex_rows, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, lock_contention_and_stale_sweep, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, concurrent_large_batches, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, pagination_thousand, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, out_of_order_property, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, concurrent_writers, 0, AB_TEST_N_STORES);
