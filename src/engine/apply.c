@@ -66,10 +66,9 @@ struct _ApplyJob {
  * reason, before anything of it is read or written (a long URL as a target
  * is common; lmdb keys stop at 511 bytes, HBase row keys at 32767). */
 static gboolean
-key_fits (KeyWork *w, GBytes *key, const gchar *what)
+key_fits (KeyWork *w, gsize len, const gchar *what)
 {
   gsize max = ab_store_max_key (w->engine->store);
-  gsize len = g_bytes_get_size (key);
   if (max == 0 || len <= max)
     return TRUE;
   if (w->error == NULL)
@@ -129,7 +128,7 @@ plan_key (KeyWork *w, GBytes *stored)
   if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
     keep_index_puts (w->batch);
   for (guint i = 0; status != AB_STATUS_ERROR && i < w->batch->items->len; i++)
-    if (!key_fits (w, g_array_index (w->batch->items, AbMutation, i).key, "row"))
+    if (!key_fits (w, g_array_index (w->batch->items, AbMutation, i).klen, "row"))
       {
         g_clear_pointer (&w->batch, ab_batch_free); /* none of its rows is written */
         status = AB_STATUS_ERROR;
@@ -153,7 +152,7 @@ prepare (KeyWork *w)
   if (!ab_key_state (&b, &g->source, ktarget, t->code, &w->error))
     return;
   w->state_key = ab_buf_to_bytes (&b);
-  if (!key_fits (w, w->state_key, "State row"))
+  if (!key_fits (w, g_bytes_get_size (w->state_key), "State row"))
     {
       g_clear_pointer (&w->state_key, g_bytes_unref); /* not read, not locked */
       return;
@@ -287,14 +286,22 @@ read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBat
   g_free (row_of);
 }
 
-/* Appends m to b sharing its key and value (the rows are immutable). */
-static void
-batch_add_ref (AbBatch *b, const AbMutation *m)
+/* Increments are merged by key: a hash of the mutations themselves. */
+static guint
+mutation_key_hash (gconstpointer p)
 {
-  AbMutation copy = *m;
-  copy.key = g_bytes_ref (m->key);
-  copy.value = m->value != NULL ? g_bytes_ref (m->value) : NULL;
-  g_array_append_val (b->items, copy);
+  const AbMutation *m = p;
+  guint h = 5381;
+  for (gsize i = 0; i < m->klen; i++)
+    h = h * 33 + m->key[i];
+  return h;
+}
+
+static gboolean
+mutation_key_equal (gconstpointer a, gconstpointer b)
+{
+  const AbMutation *x = a, *y = b;
+  return x->klen == y->klen && memcmp (x->key, y->key, x->klen) == 0;
 }
 
 /* Every planned key's rows in one batch; increments to one Count row or
@@ -306,23 +313,23 @@ static gboolean
 combine (AbEngine *engine, AbStore *reader, const AbTableDesc *t, KeyWork *works, guint n,
          gboolean scores, AbBatch *all, GPtrArray **cells, GError **error)
 {
-  g_autoptr (GHashTable) incs = g_hash_table_new (g_bytes_hash, g_bytes_equal);
-  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+  g_autoptr (GHashTable) incs = g_hash_table_new (mutation_key_hash, mutation_key_equal);
+  g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   g_autoptr (GArray) deltas = g_array_new (FALSE, TRUE, sizeof (gint64));
   for (guint i = 0; i < n; i++)
     for (guint j = 0; works[i].batch != NULL && j < works[i].batch->items->len; j++)
       {
         AbMutation *m = &g_array_index (works[i].batch->items, AbMutation, j);
         if (m->kind == AB_MUT_PUT || m->kind == AB_MUT_DELETE)
-          batch_add_ref (all, m);
+          ab_batch_append (all, m);
         else
           {
             gpointer slot;
-            if (!g_hash_table_lookup_extended (incs, m->key, NULL, &slot))
+            if (!g_hash_table_lookup_extended (incs, m, NULL, &slot))
               {
                 slot = GUINT_TO_POINTER (order->len);
-                g_hash_table_insert (incs, m->key, slot);
-                g_ptr_array_add (order, m->key);
+                g_hash_table_insert (incs, m, slot);
+                g_ptr_array_add (order, g_bytes_new (m->key, m->klen));
                 gint64 zero = 0;
                 g_array_append_val (deltas, zero);
               }
@@ -346,7 +353,7 @@ combine (AbEngine *engine, AbStore *reader, const AbTableDesc *t, KeyWork *works
       ab_batch_increment (all, k, kl, g_array_index (deltas, gint64, i));
     }
   for (guint i = 0; i < post->items->len; i++)
-    batch_add_ref (all, &g_array_index (post->items, AbMutation, i));
+    ab_batch_append (all, &g_array_index (post->items, AbMutation, i));
   if (scores)
     return ab_engine_topk_plan (engine, reader, t, order, deltas, all, error);
   if (cells != NULL)
@@ -379,10 +386,10 @@ storage_ops (const AbBatch *b)
   for (guint i = 0; i < b->items->len; i++)
     {
       const AbMutation *m = &g_array_index (b->items, AbMutation, i);
-      gsize klen, vlen = 0;
-      const guint8 *k = g_bytes_get_data (m->key, &klen);
+      gsize klen = m->klen, vlen = m->vlen;
+      const guint8 *k = m->key;
       guint8 delta[8];
-      const guint8 *v = m->value != NULL ? g_bytes_get_data (m->value, &vlen) : NULL;
+      const guint8 *v = m->value;
       if (m->kind == AB_MUT_INCREMENT)
         {
           ab_codec_put_be64 (delta, m->delta);

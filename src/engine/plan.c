@@ -5,26 +5,6 @@
 #include <string.h>
 #include "engine/wide.h"
 
-/* Appends a row to batch, taking key (and value) instead of copying them;
- * value NULL: an increment by delta. */
-static void
-batch_take (AbBatch *batch, GBytes *key, GBytes *value, gint64 delta)
-{
-  AbMutation m = { .kind = value != NULL ? AB_MUT_PUT : AB_MUT_INCREMENT, .delta = delta };
-  m.key = key;
-  m.value = value;
-  g_array_append_val (batch->items, m);
-}
-
-/* The rows' keys and values are built in one AbBuf, then copied out once. */
-static GBytes *
-take_buf (AbBuf *b)
-{
-  GBytes *bytes = ab_buf_to_bytes (b);
-  b->len = 0;
-  return bytes;
-}
-
 guint
 ab_engine_directions (const AbTableDesc *t, AbDirection dirs[2])
 {
@@ -158,38 +138,70 @@ ab_engine_index_value (const AbTableDesc *t, const AbState *st, GByteArray *out,
   return ab_buf_flush_to (&b, out, ab_engine_index_value_buf (t, st, &b, error));
 }
 
-/* All index keys of an active state, as GBytes (hash set semantics by key). */
-static GPtrArray *
+/* All index keys of an active state, end to end in one buffer (most states
+ * have a few: no allocation for those). */
+typedef struct {
+  AbBuf bytes;
+  guint n;
+  gsize *ends; /* ends[i]: where key i stops in bytes */
+  gsize few[8];
+} IndexKeys;
+
+static void
+index_keys_clear (IndexKeys *k)
+{
+  ab_buf_clear (&k->bytes);
+  if (k->ends != k->few)
+    g_free (k->ends);
+  k->ends = k->few;
+  k->n = 0;
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (IndexKeys, index_keys_clear)
+
+static const guint8 *
+index_key (const IndexKeys *k, guint i, gsize *len)
+{
+  gsize start = i > 0 ? k->ends[i - 1] : 0;
+  *len = k->ends[i] - start;
+  return k->bytes.data + start;
+}
+
+/* keys (initialised) gets st's index keys, none when st is not active. */
+static gboolean
 index_keys (const AbTableDesc *t, const AbValue *source, const AbValue *target, const AbState *st,
-            GError **error)
+            IndexKeys *keys, GError **error)
 {
   AbDirection dirs[2];
   guint nd = ab_engine_directions (t, dirs);
-  GPtrArray *keys
-      = g_ptr_array_new_full (t->schema->indexes->len * nd, (GDestroyNotify) g_bytes_unref);
-  g_auto (AbBuf) b;
-  ab_buf_init (&b);
+  guint max = t->schema->indexes->len * nd;
+  ab_buf_init (&keys->bytes);
+  keys->n = 0;
+  keys->ends = max <= G_N_ELEMENTS (keys->few) ? keys->few : g_new (gsize, max);
+  if (!st->active)
+    return TRUE;
   for (guint i = 0; i < t->schema->indexes->len; i++)
     for (guint d = 0; d < nd; d++)
       {
+        gsize before = keys->bytes.len;
         if (!ab_engine_index_key_buf (t, t->schema->indexes->pdata[i], source, target, st, dirs[d],
-                                      &b, error))
-          {
-            g_ptr_array_unref (keys);
-            return NULL;
-          }
-        if (b.len > 0)
-          g_ptr_array_add (keys, take_buf (&b));
+                                      &keys->bytes, error))
+          return FALSE;
+        if (keys->bytes.len > before)
+          keys->ends[keys->n++] = keys->bytes.len;
       }
-  return keys;
+  return TRUE;
 }
 
 static gboolean
-contains_key (GPtrArray *keys, GBytes *k)
+contains_key (const IndexKeys *keys, const guint8 *k, gsize klen)
 {
-  for (guint i = 0; i < keys->len; i++)
-    if (g_bytes_equal (keys->pdata[i], k))
-      return TRUE;
+  for (guint i = 0; i < keys->n; i++)
+    {
+      gsize len;
+      const guint8 *at = index_key (keys, i, &len);
+      if (len == klen && memcmp (at, k, len) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -206,31 +218,29 @@ count_delta (const AbTableDesc *t, const AbValue *source, const AbValue *target,
       const AbValue *dsrc, *dtgt;
       if (!ab_engine_directed (t, source, target, st, dirs[d], &dsrc, &dtgt))
         continue;
+      b.len = 0;
       if (!ab_key_count (&b, dsrc, dirs[d], t->code, error))
         return FALSE;
-      batch_take (batch, take_buf (&b), NULL, delta);
+      ab_batch_increment (batch, b.data, b.len, delta);
     }
   return TRUE;
 }
 
 static gboolean
-put_indexes (const AbTableDesc *t, GPtrArray *keys, const AbState *after, AbBatch *batch,
+put_indexes (const AbTableDesc *t, const IndexKeys *keys, const AbState *after, AbBatch *batch,
              GError **error)
 {
-  if (keys->len == 0)
+  if (keys->n == 0)
     return TRUE;
   g_auto (AbBuf) value;
   ab_buf_init (&value);
   if (!ab_engine_index_value_buf (t, after, &value, error))
     return FALSE;
-  /* every index row shares the value's bytes */
-  g_autoptr (GBytes) shared = take_buf (&value);
-  for (guint i = 0; i < keys->len; i++)
+  for (guint i = 0; i < keys->n; i++)
     {
-      AbMutation m = { .kind = AB_MUT_PUT };
-      m.key = g_bytes_ref (keys->pdata[i]);
-      m.value = g_bytes_ref (shared);
-      g_array_append_val (batch->items, m);
+      gsize klen;
+      const guint8 *k = index_key (keys, i, &klen);
+      ab_batch_put (batch, k, klen, value.data, value.len);
     }
   return TRUE;
 }
@@ -257,9 +267,9 @@ count_moves (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const Ab
           || (ha && !ab_key_count (&ka, a, dirs[d], t->code, error)))
         return FALSE;
       if (hb)
-        batch_take (batch, take_buf (&kb), NULL, -1);
+        ab_batch_increment (batch, kb.data, kb.len, -1);
       if (ha)
-        batch_take (batch, take_buf (&ka), NULL, 1);
+        ab_batch_increment (batch, ka.data, ka.len, 1);
     }
   return TRUE;
 }
@@ -268,13 +278,11 @@ static gboolean
 plan_rows (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const AbState *before,
            const AbState *after, AbKeyStatus status, AbBatch *batch, GError **error)
 {
-  g_autoptr (GPtrArray) old_keys
-      = before->active ? index_keys (t, s, tg, before, error) : g_ptr_array_new ();
-  if (old_keys == NULL)
-    return FALSE;
-  g_autoptr (GPtrArray) new_keys
-      = after->active ? index_keys (t, s, tg, after, error) : g_ptr_array_new ();
-  if (new_keys == NULL || !put_indexes (t, new_keys, after, batch, error))
+  g_auto (IndexKeys) old_keys = { .n = 0 };
+  g_auto (IndexKeys) new_keys = { .n = 0 };
+  if (!index_keys (t, s, tg, before, &old_keys, error)
+      || !index_keys (t, s, tg, after, &new_keys, error)
+      || !put_indexes (t, &new_keys, after, batch, error))
     return FALSE;
   if (status == AB_STATUS_CREATED && !count_delta (t, s, tg, after, 1, batch, error))
     return FALSE;
@@ -282,13 +290,13 @@ plan_rows (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const AbSt
     return FALSE;
   if (status == AB_STATUS_UPDATED && !count_moves (t, s, tg, before, after, batch, error))
     return FALSE;
-  for (guint i = 0; i < old_keys->len; i++)
-    if (!contains_key (new_keys, old_keys->pdata[i]))
-      {
-        gsize klen;
-        const guint8 *k = g_bytes_get_data (old_keys->pdata[i], &klen);
+  for (guint i = 0; i < old_keys.n; i++)
+    {
+      gsize klen;
+      const guint8 *k = index_key (&old_keys, i, &klen);
+      if (!contains_key (&new_keys, k, klen))
         ab_batch_delete (batch, k, klen);
-      }
+    }
   if (t->schema->kind == AB_TABLE_IMMUTABLE_EDGE)
     return TRUE; /* Index rows only */
   return ab_engine_plan_wide (t, s, tg, before, after, batch, error);
@@ -313,7 +321,7 @@ ab_engine_plan (const AbTableDesc *t, const AbValue *source, const AbValue *targ
   if (!initial && !ab_state_encode_buf (t->schema, before, &bval, error))
     return AB_STATUS_ERROR;
   gboolean same = !initial && bval.len == aval.len && memcmp (bval.data, aval.data, aval.len) == 0;
-  batch_take (batch, take_buf (&skey), take_buf (&aval), 0);
+  ab_batch_put (batch, skey.data, skey.len, aval.data, aval.len);
   AbKeyStatus status = AB_STATUS_IDLE;
   if (!same && !before->active && after->active)
     status = AB_STATUS_CREATED;

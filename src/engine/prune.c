@@ -35,8 +35,8 @@ ab_engine_cache_note (AbEngine *engine, const AbTableDesc *t, const AbBatch *b)
   for (guint i = 0; i < b->items->len; i++)
     {
       const AbMutation *mu = &g_array_index (b->items, AbMutation, i);
-      gsize len, row_len;
-      const guint8 *k = g_bytes_get_data (mu->key, &len);
+      gsize len = mu->klen, row_len;
+      const guint8 *k = mu->key;
       AbRowType type;
       gint32 code;
       if (mu->kind != AB_MUT_PUT || !ab_codec_wide_parts (k, len, &type, &code, &row_len)

@@ -299,14 +299,17 @@ ab_topk_value (guint8 out[16], gint64 score, gint64 now_ms)
   ab_codec_put_be64 (out + 8, now_ms);
 }
 
-/* Appends a mutation owning `key` (and a copy of the value) to out. */
+/* Appends a mutation of key (freed) to out, with a copy of the value. */
 static void
 batch_take (AbBatch *out, AbMutationKind kind, GBytes *key, const guint8 *val, gsize vlen)
 {
-  AbMutation m = { .kind = kind, .key = key };
+  gsize klen;
+  const guint8 *k = g_bytes_get_data (key, &klen);
   if (kind == AB_MUT_PUT)
-    m.value = g_bytes_new (val, vlen);
-  g_array_append_val (out->items, m);
+    ab_batch_put (out, k, klen, val, vlen);
+  else
+    ab_batch_delete (out, k, klen);
+  g_bytes_unref (key);
 }
 
 /* The rank key of an entry at `score`: prefix (its rank prefix) ||

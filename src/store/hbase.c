@@ -546,9 +546,8 @@ ab_hb_delete_ifs (AbHbStore *h, GPtrArray *items, GError **error)
   for (guint i = 0; i < items->len; i++)
     {
       const AbMutation *m = g_ptr_array_index (items, i);
-      gsize klen, elen;
-      const guint8 *k = g_bytes_get_data (m->key, &klen);
-      const guint8 *e = g_bytes_get_data (m->value, &elen);
+      gsize klen = m->klen, elen = m->vlen;
+      const guint8 *k = m->key, *e = m->value;
       AbHbAddr a;
       ab_hb_addr (k, klen, &a);
       calls[i] = (CasCall){ h,

@@ -72,7 +72,7 @@ fold (KeyOp *op, const AbMutation *m, GError **error)
       case AB_MUT_PUT:
         g_clear_pointer (&op->value, g_bytes_unref);
         op->kind = OP_PUT;
-        op->value = g_bytes_ref (m->value);
+        op->value = g_bytes_new_static (m->value, m->vlen); /* the batch outlives the ops */
         return TRUE;
       case AB_MUT_DELETE:
         g_clear_pointer (&op->value, g_bytes_unref);
@@ -97,13 +97,14 @@ collapse (const AbBatch *b, GError **error)
       const AbMutation *m = &g_array_index (b->items, AbMutation, i);
       if (m->kind == AB_MUT_DELETE_IF)
         continue;
-      guint at = GPOINTER_TO_UINT (g_hash_table_lookup (seen, m->key));
+      g_autoptr (GBytes) key = g_bytes_new_static (m->key, m->klen);
+      guint at = GPOINTER_TO_UINT (g_hash_table_lookup (seen, key));
       if (at == 0)
         {
-          KeyOp op = { g_bytes_ref (m->key), OP_INCREMENT, NULL, 0 };
+          KeyOp op = { g_bytes_ref (key), OP_INCREMENT, NULL, 0 };
           g_array_append_val (ops, op);
           at = ops->len;
-          g_hash_table_insert (seen, m->key, GUINT_TO_POINTER (at));
+          g_hash_table_insert (seen, op.key, GUINT_TO_POINTER (at));
         }
       if (!fold (&g_array_index (ops, KeyOp, at - 1), m, error))
         {

@@ -544,19 +544,21 @@ apply_mutation (LmdbEnv *e, MDB_txn *txn, const AbMutation *m, GError **error)
   MDB_val k, v;
   gint64 ignored;
   int rc;
-  k.mv_data = (void *) g_bytes_get_data (m->key, &k.mv_size);
+  k.mv_data = (void *) m->key;
+  k.mv_size = m->klen;
   switch (m->kind)
     {
       case AB_MUT_PUT:
-        v.mv_data = (void *) g_bytes_get_data (m->value, &v.mv_size);
+        v.mv_data = (void *) m->value;
+        v.mv_size = m->vlen;
         return mdb_put (txn, e->dbi, &k, &v, 0);
       case AB_MUT_DELETE: rc = mdb_del (txn, e->dbi, &k, NULL); return rc == MDB_NOTFOUND ? 0 : rc;
       case AB_MUT_INCREMENT: return apply_increment (e, txn, &k, m->delta, &ignored, error);
       case AB_MUT_DELETE_IF:
         {
           MDB_val cur;
-          gsize elen;
-          const guint8 *expected = g_bytes_get_data (m->value, &elen);
+          gsize elen = m->vlen;
+          const guint8 *expected = m->value;
           rc = mdb_get (txn, e->dbi, &k, &cur);
           if (rc == MDB_NOTFOUND)
             return 0;
@@ -624,10 +626,11 @@ sorted_row_cmp (gconstpointer pa, gconstpointer pb)
 }
 
 static void
-sorted_row_init (SortedRow *r, GBytes *key, guint index)
+sorted_row_init (SortedRow *r, const guint8 *key, gsize len, guint index)
 {
   guint8 head[8] = { 0 };
-  r->key = g_bytes_get_data (key, &r->len);
+  r->key = key;
+  r->len = len;
   memcpy (head, r->key, MIN (r->len, sizeof head));
   memcpy (&r->head, head, sizeof head);
   r->head = GUINT64_FROM_BE (r->head);
@@ -652,7 +655,11 @@ view_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
     return TRUE;
   SortedRow *rows = g_new (SortedRow, n);
   for (guint i = 0; i < n; i++)
-    sorted_row_init (&rows[i], keys->pdata[i], i);
+    {
+      gsize len;
+      const guint8 *key = g_bytes_get_data (keys->pdata[i], &len);
+      sorted_row_init (&rows[i], key, len, i);
+    }
   qsort (rows, n, sizeof *rows, sorted_row_cmp);
   MDB_cursor *c = NULL;
   int rc = mdb_cursor_open (view->txn, e->dbi, &c);
@@ -683,10 +690,12 @@ apply_at_cursor (MDB_cursor *c, const AbMutation *m, GError **error)
 {
   MDB_val k, v, at, cur;
   int rc;
-  k.mv_data = (void *) g_bytes_get_data (m->key, &k.mv_size);
+  k.mv_data = (void *) m->key;
+  k.mv_size = m->klen;
   if (m->kind == AB_MUT_PUT)
     {
-      v.mv_data = (void *) g_bytes_get_data (m->value, &v.mv_size);
+      v.mv_data = (void *) m->value;
+      v.mv_size = m->vlen;
       return mdb_cursor_put (c, &k, &v, 0);
     }
   at = k;
@@ -719,8 +728,8 @@ apply_at_cursor (MDB_cursor *c, const AbMutation *m, GError **error)
         }
       case AB_MUT_DELETE_IF:
         {
-          gsize elen;
-          const guint8 *expected = g_bytes_get_data (m->value, &elen);
+          gsize elen = m->vlen;
+          const guint8 *expected = m->value;
           if (!found || cur.mv_size != elen
               || (elen > 0 && memcmp (cur.mv_data, expected, elen) != 0))
             return 0;
@@ -740,7 +749,10 @@ apply_sorted (LmdbEnv *e, MDB_txn *txn, const AbBatch *b, GError **error)
     return apply_batch (e, txn, b, error);
   SortedRow *rows = g_new (SortedRow, n);
   for (guint i = 0; i < n; i++)
-    sorted_row_init (&rows[i], g_array_index (b->items, AbMutation, i).key, i);
+    {
+      const AbMutation *m = &g_array_index (b->items, AbMutation, i);
+      sorted_row_init (&rows[i], m->key, m->klen, i);
+    }
   qsort (rows, n, sizeof *rows, sorted_row_cmp);
   MDB_cursor *c = NULL;
   int rc = mdb_cursor_open (txn, e->dbi, &c);
@@ -759,7 +771,7 @@ apply_plan (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
 {
   LmdbView view
       = { .base = { .vt = &lmdb_view_vtable, .batch_atomic = TRUE }, .env = e, .txn = txn };
-  g_array_set_size (req->txn_batch->items, 0);
+  ab_batch_clear (req->txn_batch);
   if (!req->plan (&view.base, req->txn_batch, req->user, &req->error)
       || !ab_backend_check_batch (req->txn_batch, e->max_key, &req->error))
     {
@@ -801,9 +813,7 @@ log_batch (LmdbEnv *e, const AbBatch *b)
   for (guint i = 0; i < b->items->len; i++)
     {
       const AbMutation *m = &g_array_index (b->items, AbMutation, i);
-      gsize klen;
-      const guint8 *k = g_bytes_get_data (m->key, &klen);
-      ab_lmdb_log_key (e, k, klen);
+      ab_lmdb_log_key (e, m->key, m->klen);
       puts |= m->kind == AB_MUT_PUT || m->kind == AB_MUT_INCREMENT;
     }
   return puts;
@@ -1082,7 +1092,7 @@ lmdb_batch (AbStore *s, const AbBatch *b, GError **error)
   LmdbEnv *e = ab_lmdb_env_of (s);
   LmdbReq req = { .kind = REQ_BATCH, .batch = b };
   for (guint i = 0; i < b->items->len; i++)
-    if (!check_key (e, g_bytes_get_size (g_array_index (b->items, AbMutation, i).key), error))
+    if (!check_key (e, g_array_index (b->items, AbMutation, i).klen, error))
       return FALSE;
   return submit (e, &req, error);
 }

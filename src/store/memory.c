@@ -223,19 +223,22 @@ static gboolean
 apply_mutation (AbMemStore *m, const AbMutation *mut, GArray *undo, GError **error)
 {
   gint64 ignored;
+  g_autoptr (GBytes) key = g_bytes_new (mut->key, mut->klen);
   switch (mut->kind)
     {
-      case AB_MUT_PUT: store_value (m, mut->key, mut->value, undo); return TRUE;
-      case AB_MUT_DELETE: store_value (m, mut->key, NULL, undo); return TRUE;
-      case AB_MUT_INCREMENT:
-        return apply_increment (m, mut->key, mut->delta, &ignored, undo, error);
+      case AB_MUT_PUT:
+        {
+          g_autoptr (GBytes) value = g_bytes_new (mut->value, mut->vlen);
+          store_value (m, key, value, undo);
+          return TRUE;
+        }
+      case AB_MUT_DELETE: store_value (m, key, NULL, undo); return TRUE;
+      case AB_MUT_INCREMENT: return apply_increment (m, key, mut->delta, &ignored, undo, error);
       case AB_MUT_DELETE_IF:
         {
-          gsize elen;
-          const guint8 *expected = g_bytes_get_data (mut->value, &elen);
-          GBytes *cur = g_tree_lookup (m->map, mut->key);
-          if (current_matches (cur, expected != NULL ? expected : (const guint8 *) "", elen))
-            store_value (m, mut->key, NULL, undo);
+          GBytes *cur = g_tree_lookup (m->map, key);
+          if (current_matches (cur, mut->vlen > 0 ? mut->value : (const guint8 *) "", mut->vlen))
+            store_value (m, key, NULL, undo);
           return TRUE;
         }
     }

@@ -30,20 +30,20 @@ ab_store_key_compare (const guint8 *a, gsize alen, const guint8 *b, gsize blen)
 
 /* ---- batches ---- */
 
-static void
-mutation_clear (gpointer p)
-{
-  AbMutation *m = p;
-  g_clear_pointer (&m->key, g_bytes_unref);
-  g_clear_pointer (&m->value, g_bytes_unref);
-}
+struct _AbBatchChunk {
+  AbBatchChunk *next; /* the one filled before */
+  gsize size;
+  guint8 data[];
+};
+
+#define CHUNK_MIN 512   /* the first chunk: one edge's rows */
+#define CHUNK_MAX 65536 /* chunks double up to this; larger rows get their own */
 
 AbBatch *
 ab_batch_new (void)
 {
   AbBatch *b = g_new0 (AbBatch, 1);
-  b->items = g_array_new (FALSE, TRUE, sizeof (AbMutation));
-  g_array_set_clear_func (b->items, mutation_clear);
+  b->items = g_array_new (FALSE, FALSE, sizeof (AbMutation));
   return b;
 }
 
@@ -53,18 +53,78 @@ ab_batch_free (AbBatch *b)
   if (b == NULL)
     return;
   g_array_unref (b->items);
+  for (AbBatchChunk *c = b->chunks, *next; c != NULL; c = next)
+    {
+      next = c->next;
+      g_free (c);
+    }
   g_free (b);
+}
+
+void
+ab_batch_clear (AbBatch *b)
+{
+  g_return_if_fail (b != NULL);
+  g_array_set_size (b->items, 0);
+  if (b->chunks == NULL)
+    return;
+  AbBatchChunk *last = b->chunks; /* the oldest is the smallest: keep the newest */
+  for (AbBatchChunk *c = last->next, *next; c != NULL; c = next)
+    {
+      next = c->next;
+      g_free (c);
+    }
+  last->next = NULL;
+  b->room = last->size;
+}
+
+/* len bytes of room in b's chunks, which never move. */
+static guint8 *
+batch_room (AbBatch *b, gsize len)
+{
+  if (b->chunks == NULL || b->room < len)
+    {
+      gsize size = b->chunks == NULL ? CHUNK_MIN : MIN (b->chunks->size * 2, CHUNK_MAX);
+      size = MAX (size, len);
+      AbBatchChunk *c = g_malloc (sizeof (AbBatchChunk) + size);
+      c->size = size;
+      c->next = b->chunks;
+      b->chunks = c;
+      b->room = size;
+    }
+  guint8 *at = b->chunks->data + (b->chunks->size - b->room);
+  b->room -= len;
+  return at;
+}
+
+static const guint8 *
+batch_copy (AbBatch *b, const guint8 *data, gsize len)
+{
+  guint8 *at = batch_room (b, len);
+  if (len > 0)
+    memcpy (at, data, len);
+  return at;
 }
 
 static void
 batch_append (AbBatch *b, AbMutationKind kind, const guint8 *key, gsize klen, const guint8 *val,
               gsize vlen, gint64 delta)
 {
-  AbMutation m = { .kind = kind, .delta = delta };
-  m.key = g_bytes_new (key, klen);
+  AbMutation m = { .kind = kind, .delta = delta, .klen = klen };
+  m.key = batch_copy (b, key, klen);
   if (kind == AB_MUT_PUT || kind == AB_MUT_DELETE_IF)
-    m.value = g_bytes_new (val, vlen);
+    {
+      m.value = batch_copy (b, val, vlen);
+      m.vlen = vlen;
+    }
   g_array_append_val (b->items, m);
+}
+
+void
+ab_batch_append (AbBatch *b, const AbMutation *m)
+{
+  g_return_if_fail (b != NULL && m != NULL);
+  batch_append (b, m->kind, m->key, m->klen, m->value, m->vlen, m->delta);
 }
 
 void
@@ -403,7 +463,7 @@ ab_store_batch (AbStore *s, const AbBatch *b, GError **error)
   gboolean ok = TRUE;
   g_return_val_if_fail (s != NULL && b != NULL, FALSE);
   for (guint i = 0; ok && i < b->items->len; i++)
-    ok = check_write_key (g_bytes_get_size (g_array_index (b->items, AbMutation, i).key), error);
+    ok = check_write_key (g_array_index (b->items, AbMutation, i).klen, error);
   if (ok && b->items->len > 0)
     ok = s->vt->batch (s, b, error);
   return count (s, AB_STORE_VERB_BATCH, ok);
@@ -423,7 +483,7 @@ ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error)
 {
   for (guint i = 0; i < b->items->len; i++)
     {
-      gsize klen = g_bytes_get_size (g_array_index (b->items, AbMutation, i).key);
+      gsize klen = g_array_index (b->items, AbMutation, i).klen;
       if (!check_write_key (klen, error))
         return FALSE;
       if (max_key > 0 && klen > max_key)

@@ -22,21 +22,34 @@ typedef enum {
   AB_MUT_DELETE_IF, /* delete when the current value equals `value`, else nothing */
 } AbMutationKind;
 
+/* One mutation of a batch; its bytes belong to the batch. */
 typedef struct {
   AbMutationKind kind;
-  GBytes *key;
-  GBytes *value; /* PUT: the value; DELETE_IF: the expected one */
-  gint64 delta;  /* INCREMENT only */
+  const guint8 *key;
+  gsize klen;
+  const guint8 *value; /* PUT: the value; DELETE_IF: the expected one; else NULL */
+  gsize vlen;
+  gint64 delta; /* INCREMENT only */
 } AbMutation;
 
-/* A batch: an ordered list of mutations (applied in order). */
+typedef struct _AbBatchChunk AbBatchChunk;
+
+/* A batch: an ordered list of mutations (applied in order). Keys and values
+ * are copied into chunks the batch owns (one allocation for many rows, freed
+ * together), so a mutation's pointers live as long as the batch. */
 typedef struct {
   GArray *items; /* AbMutation */
+  AbBatchChunk *chunks;
+  gsize room; /* bytes left in the first chunk */
 } AbBatch;
 
 AbBatch *ab_batch_new (void);
 void ab_batch_free (AbBatch *b);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbBatch, ab_batch_free)
+/* Drops every mutation (a plan starting again); the first chunk is kept. */
+void ab_batch_clear (AbBatch *b);
+/* Copies m (its bytes) to the end of b. */
+void ab_batch_append (AbBatch *b, const AbMutation *m);
 /* Take copies of key/value bytes. */
 void ab_batch_put (AbBatch *b, const guint8 *key, gsize klen, const guint8 *val, gsize vlen);
 void ab_batch_delete (AbBatch *b, const guint8 *key, gsize klen);

@@ -68,25 +68,7 @@ static gboolean
 apply_one (AbStore *inner, const AbMutation *m, GError **error)
 {
   g_autoptr (AbBatch) one = ab_batch_new ();
-  gsize klen, vlen;
-  const guint8 *k = g_bytes_get_data (m->key, &klen);
-  switch (m->kind)
-    {
-      case AB_MUT_PUT:
-        {
-          const guint8 *v = g_bytes_get_data (m->value, &vlen);
-          ab_batch_put (one, k, klen, v, vlen);
-          break;
-        }
-      case AB_MUT_DELETE: ab_batch_delete (one, k, klen); break;
-      case AB_MUT_INCREMENT: ab_batch_increment (one, k, klen, m->delta); break;
-      case AB_MUT_DELETE_IF:
-        {
-          const guint8 *v = g_bytes_get_data (m->value, &vlen);
-          ab_batch_delete_if (one, k, klen, v, vlen);
-          break;
-        }
-    }
+  ab_batch_append (one, m);
   return ab_store_batch (inner, one, error);
 }
 

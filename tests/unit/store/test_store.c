@@ -597,6 +597,63 @@ START_TEST (test_cell_coords)
 }
 END_TEST
 
+/* A batch owns its rows' bytes: many rows, values past the chunk size and
+ * an empty one keep their bytes as the batch grows; clear and append reuse it;
+ * every backend writes them. */
+static void
+arena_row (guint i, gchar *key, gsize klen, GByteArray *value)
+{
+  g_snprintf (key, klen, "arena/%05u", i);
+  g_byte_array_set_size (value, 0);
+  gsize n = i % 997 == 0 ? 100000 + i : i % 13 == 0 ? 0 : 1 + i % 300;
+  for (gsize j = 0; j < n; j++)
+    g_byte_array_append (value, (const guint8 *) &"0123456789abcdef"[(i + j) % 16], 1);
+}
+
+START_TEST (test_batch_owns_bytes)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  g_autoptr (AbBatch) b = ab_batch_new ();
+  g_autoptr (GByteArray) value = g_byte_array_new ();
+  gchar key[32];
+  GError *error = NULL;
+  const guint n = 3000;
+  for (int round = 0; round < 2; round++)
+    {
+      ab_batch_clear (b);
+      ck_assert_uint_eq (ab_batch_len (b), 0);
+      for (guint i = 0; i < n; i++)
+        {
+          arena_row (i + round, key, sizeof key, value);
+          ab_batch_put (b, ST_S (key), value->data, value->len);
+        }
+      ab_batch_increment (b, ST_S ("arena/count"), round + 1);
+      for (guint i = 0; i < n; i++)
+        {
+          const AbMutation *m = &g_array_index (b->items, AbMutation, i);
+          arena_row (i + round, key, sizeof key, value);
+          ck_assert_int_eq (m->kind, AB_MUT_PUT);
+          ck_assert_uint_eq (m->klen, strlen (key));
+          ck_assert_int_eq (memcmp (m->key, key, m->klen), 0);
+          ck_assert_uint_eq (m->vlen, value->len);
+          ck_assert (value->len == 0 || memcmp (m->value, value->data, value->len) == 0);
+        }
+    }
+  g_autoptr (AbBatch) copy = ab_batch_new ();
+  for (guint i = 0; i < ab_batch_len (b); i++)
+    ab_batch_append (copy, &g_array_index (b->items, AbMutation, i));
+  g_clear_pointer (&b, ab_batch_free); /* the copy owns its own bytes */
+  ck_assert_msg (ab_store_batch (s, copy, &error), "%s", error ? error->message : "");
+  for (guint i = 0; i < n; i += 97)
+    {
+      arena_row (i + 1, key, sizeof key, value);
+      st_assert_value (s, ST_S (key), value->len > 0 ? value->data : (const guint8 *) "",
+                       value->len);
+    }
+  st_assert_counter (s, ST_S ("arena/count"), 2);
+}
+END_TEST
+
 START_TEST (test_mutation_names)
 {
   ck_assert_str_eq (ab_store_mutation_name (AB_MUT_PUT), "Put");
@@ -728,6 +785,7 @@ store_suite (void)
   FOR_EACH_BACKEND (tc, test_check_and_put);
   FOR_EACH_BACKEND (tc, test_check_and_delete);
   FOR_EACH_BACKEND (tc, test_batch_in_order);
+  FOR_EACH_BACKEND (tc, test_batch_owns_bytes);
   FOR_EACH_BACKEND (tc, test_batch_delete_if);
   FOR_EACH_BACKEND (tc, test_batch_atomic_on_failure);
   FOR_EACH_BACKEND (tc, test_transact_groups);
