@@ -79,7 +79,7 @@ struct _AbSnapshot {
  * `rest` what follows "SCHEME:". store.c owns uri and counters and frees them
  * before calling vt->close, which frees the rest. */
 AbStore *ab_store_memory_open (const gchar *uri, const gchar *rest, GError **error);
-/* lmdb:DIR[?mapsize=BYTES&sync=0|1] (lmdb_uri.c). */
+/* lmdb:DIR[?mapsize=BYTES&sync=0|1&writemap=0|1] (lmdb_uri.c). */
 AbStore *ab_store_lmdb_open (const gchar *uri, const gchar *rest, GError **error);
 /* hbase://HOST:PORT/NAMESPACE?... (hbase_uri.c, hbase.c); connects lazily. */
 AbStore *ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **error);

@@ -30,6 +30,7 @@ typedef struct {
   GThread *committer;       /* leads groups of asynchronous requests (lazily started) */
   GThreadPool *completions; /* one thread running the done callbacks of settled groups */
   gboolean stopping;        /* the committer drains the queue and ends */
+  gboolean writemap;        /* opened with MDB_WRITEMAP (no nested transactions) */
   /* The write log (lmdb.c): which keys the last commits of this process
    * wrote, one Bloom filter per commit in a ring. Only the leading thread
    * touches it, except commit_seq, which any reader may load. */
@@ -45,9 +46,16 @@ typedef struct {
   LmdbEnv *env;
 } LmdbStore;
 
+/* How an environment is opened (the URI's parameters, lmdb_uri.c). */
+typedef struct {
+  gsize mapsize;     /* the initial map, grown on demand */
+  gboolean sync;     /* an fsync per commit */
+  gboolean writemap; /* MDB_WRITEMAP: no nested transactions, the process alone on the store */
+} AbLmdbOptions;
+
 /* A handle on the environment of dir (lmdb.c; shared by the handles of one
- * directory, whose first opener's mapsize and sync apply). */
-AbStore *ab_store_lmdb_new (const gchar *dir, gsize mapsize, gboolean sync, GError **error);
+ * directory, whose first opener's options apply). */
+AbStore *ab_store_lmdb_new (const gchar *dir, const AbLmdbOptions *o, GError **error);
 void ab_lmdb_set_error (GError **error, int rc, const gchar *what);
 LmdbEnv *ab_lmdb_env_of (AbStore *s);
 /* Begin a transaction with map_lock held shared; on failure the lock is

@@ -4,8 +4,10 @@
 #include "store/lmdb-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define AB_LMDB_MAX_GROUP 1024 /* requests in one write transaction */
 #define AB_LMDB_READ_POOL 32   /* idle read transactions kept for reuse */
@@ -907,7 +909,11 @@ apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, gboolean nested,
       if (rc == MDB_MAP_FULL)
         return rc;
       if (!nested)
-        return GROUP_NEEDS_NESTING;
+        {
+          if (reqs[i]->error == NULL)
+            ab_lmdb_set_error (&reqs[i]->error, rc, "write");
+          return GROUP_NEEDS_NESTING;
+        }
       if (rc == MDB_TXN_FULL && i > 0)
         {
           g_clear_error (&reqs[i]->error);
@@ -917,6 +923,22 @@ apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, gboolean nested,
       ab_lmdb_set_error (&reqs[i]->error, rc, "write");
     }
   return 0;
+}
+
+static guint run_group (LmdbEnv *e, LmdbReq **reqs, guint n);
+
+/* Under MDB_WRITEMAP there are no nested transactions: a group in which a
+ * request failed halfway is redone with one transaction per request (one
+ * commit each: rare, and correct). A request alone failed on its own: it
+ * wrote nothing, its error says why. */
+static guint
+run_alone (LmdbEnv *e, LmdbReq **reqs, guint n)
+{
+  if (n == 1)
+    return 1;
+  for (guint i = 0; i < n; i++)
+    run_group (e, reqs + i, 1);
+  return n;
 }
 
 /* Run one group to a durable commit, growing the map as often as needed.
@@ -946,6 +968,8 @@ run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
           g_rw_lock_reader_unlock (&e->map_lock);
           if (rc == 0)
             return settled;
+          if (rc == GROUP_NEEDS_NESTING && e->writemap)
+            return run_alone (e, reqs, n);
           if (rc == GROUP_NEEDS_NESTING)
             {
               nested = TRUE;
@@ -1200,15 +1224,17 @@ env_free (LmdbEnv *e)
 }
 
 static int
-env_setup (LmdbEnv *e, gsize mapsize, gboolean sync)
+env_setup (LmdbEnv *e, const AbLmdbOptions *o)
 {
   MDB_txn *txn;
   int dead, rc;
+  unsigned flags = MDB_NOTLS | (o->sync ? 0 : MDB_NOSYNC) | (o->writemap ? MDB_WRITEMAP : 0);
+  e->writemap = o->writemap;
   if ((rc = mdb_env_create (&e->env)) != 0)
     return rc;
-  if ((rc = mdb_env_set_mapsize (e->env, mapsize)) != 0
+  if ((rc = mdb_env_set_mapsize (e->env, o->mapsize)) != 0
       || (rc = mdb_env_set_maxreaders (e->env, AB_LMDB_MAX_READERS)) != 0
-      || (rc = mdb_env_open (e->env, e->path, MDB_NOTLS | (sync ? 0 : MDB_NOSYNC), 0644)) != 0)
+      || (rc = mdb_env_open (e->env, e->path, flags, 0644)) != 0)
     return rc;
   mdb_reader_check (e->env, &dead); /* slots left by a killed process */
   if ((rc = mdb_txn_begin (e->env, NULL, 0, &txn)) != 0)
@@ -1225,8 +1251,33 @@ env_setup (LmdbEnv *e, gsize mapsize, gboolean sync)
   return 0;
 }
 
+/* With MDB_WRITEMAP the process must be alone on the environment (LMDB:
+ * processes with and without it do not cooperate). Every process that has
+ * it open holds a shared lock on the first byte of lock.mdb; this one holds
+ * none yet (its lock file is opened and closed before LMDB opens it, since
+ * closing any descriptor of a file drops the process's locks on it). */
+static gboolean
+alone_on (const gchar *path, GError **error)
+{
+  g_autofree gchar *lock = g_build_filename (path, "lock.mdb", NULL);
+  int fd = open (lock, O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    return TRUE; /* nobody has opened it yet */
+  struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+  int rc = fcntl (fd, F_GETLK, &probe);
+  close (fd);
+  if (rc == 0 && probe.l_type != F_UNLCK)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                   "lmdb %s: writemap=1 needs the store to itself, and process %ld has it open",
+                   path, (long) probe.l_pid);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static LmdbEnv *
-env_new (const gchar *path, gsize mapsize, gboolean sync, GError **error)
+env_new (const gchar *path, const AbLmdbOptions *o, GError **error)
 {
   LmdbEnv *e = g_new0 (LmdbEnv, 1);
   int rc;
@@ -1242,7 +1293,12 @@ env_new (const gchar *path, gsize mapsize, gboolean sync, GError **error)
   g_cond_init (&e->work_cond);
   g_queue_init (&e->pending);
   ab_lmdb_log_init (e);
-  if ((rc = env_setup (e, mapsize, sync)) != 0)
+  if (o->writemap && !alone_on (path, error))
+    {
+      env_free (e);
+      return NULL;
+    }
+  if ((rc = env_setup (e, o)) != 0)
     {
       g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb open %s: %s", path,
                    mdb_strerror (rc));
@@ -1256,7 +1312,7 @@ env_new (const gchar *path, gsize mapsize, gboolean sync, GError **error)
  * (lmdb forbids opening one environment twice in a process); its mapsize and
  * sync parameters are then ignored. */
 static LmdbEnv *
-env_acquire (const gchar *dir, gsize mapsize, gboolean sync, GError **error)
+env_acquire (const gchar *dir, const AbLmdbOptions *o, GError **error)
 {
   g_autofree gchar *path = NULL;
   LmdbEnv *e;
@@ -1273,7 +1329,7 @@ env_acquire (const gchar *dir, gsize mapsize, gboolean sync, GError **error)
   e = g_hash_table_lookup (registry, path);
   if (e != NULL)
     e->refs++;
-  else if ((e = env_new (path, mapsize, sync, error)) != NULL)
+  else if ((e = env_new (path, o, error)) != NULL)
     g_hash_table_insert (registry, e->path, e);
   g_mutex_unlock (&registry_lock);
   return e;
@@ -1326,9 +1382,9 @@ static const AbStoreVTable lmdb_vtable = {
 };
 
 AbStore *
-ab_store_lmdb_new (const gchar *dir, gsize mapsize, gboolean sync, GError **error)
+ab_store_lmdb_new (const gchar *dir, const AbLmdbOptions *o, GError **error)
 {
-  LmdbEnv *e = env_acquire (dir, mapsize, sync, error);
+  LmdbEnv *e = env_acquire (dir, o, error);
   LmdbStore *ls;
   if (e == NULL)
     return NULL;

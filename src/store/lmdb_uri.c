@@ -1,6 +1,6 @@
-/* The lmdb backend's URI: lmdb:DIR[?mapsize=BYTES[k|m|g]&sync=0|1] into the
- * directory, initial map size and durability of ab_store_lmdb_new; store.c
- * hands over what follows "lmdb:". */
+/* The lmdb backend's URI: lmdb:DIR[?mapsize=BYTES[k|m|g]&sync=0|1&writemap=0|1]
+ * into the directory and the options of ab_store_lmdb_new; store.c hands
+ * over what follows "lmdb:". */
 #include "store/lmdb-private.h"
 
 #include <string.h>
@@ -41,21 +41,29 @@ parse_size (const gchar *text, gsize *out)
   return TRUE;
 }
 
+/* name=0 or name=1 into *flag. */
 static gboolean
-parse_param (const gchar *param, gsize *mapsize, gboolean *sync, GError **error)
+parse_flag (const gchar *param, const gchar *name, gboolean *flag)
 {
-  if (g_str_has_prefix (param, "mapsize="))
-    {
-      if (parse_size (param + 8, mapsize))
-        return TRUE;
-    }
-  else if (strcmp (param, "sync=0") == 0 || strcmp (param, "sync=1") == 0)
-    {
-      *sync = param[5] == '1';
-      return TRUE;
-    }
+  gsize n = strlen (name);
+  if (strncmp (param, name, n) != 0 || param[n] != '='
+      || (param[n + 1] != '0' && param[n + 1] != '1') || param[n + 2] != '\0')
+    return FALSE;
+  *flag = param[n + 1] == '1';
+  return TRUE;
+}
+
+static gboolean
+parse_param (const gchar *param, AbLmdbOptions *o, GError **error)
+{
+  if (g_str_has_prefix (param, "mapsize=")
+          ? parse_size (param + 8, &o->mapsize)
+          : parse_flag (param, "sync", &o->sync) || parse_flag (param, "writemap", &o->writemap))
+    return TRUE;
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-               "bad lmdb URI parameter '%s' (expected mapsize=BYTES[k|m|g] or sync=0|1)", param);
+               "bad lmdb URI parameter '%s' (expected mapsize=BYTES[k|m|g], sync=0|1 or "
+               "writemap=0|1)",
+               param);
   return FALSE;
 }
 
@@ -64,20 +72,19 @@ ab_store_lmdb_open (const gchar *uri, const gchar *rest, GError **error)
 {
   const gchar *q = strchr (rest, '?');
   g_autofree gchar *dir = q ? g_strndup (rest, q - rest) : g_strdup (rest);
-  gsize mapsize = AB_LMDB_DEFAULT_MAPSIZE;
-  gboolean sync = TRUE;
+  AbLmdbOptions o = { .mapsize = AB_LMDB_DEFAULT_MAPSIZE, .sync = TRUE };
   if (dir[0] == '\0')
     {
       g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-                   "lmdb URI needs a directory: lmdb:DIR[?mapsize=BYTES&sync=0|1]");
+                   "lmdb URI needs a directory: lmdb:DIR[?mapsize=BYTES&sync=0|1&writemap=0|1]");
       return NULL;
     }
   if (q != NULL)
     {
       g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
       for (guint i = 0; params[i] != NULL; i++)
-        if (!parse_param (params[i], &mapsize, &sync, error))
+        if (!parse_param (params[i], &o, error))
           return NULL;
     }
-  return ab_store_lmdb_new (dir, mapsize, sync, error);
+  return ab_store_lmdb_new (dir, &o, error);
 }

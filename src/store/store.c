@@ -189,7 +189,7 @@ static const struct {
   AbStore *(*open) (const gchar *uri, const gchar *rest, GError **error);
 } backends[] = {
   { "memory", "memory:", ab_store_memory_open },
-  { "lmdb", "lmdb:DIR[?mapsize=BYTES&sync=0|1]", ab_store_lmdb_open },
+  { "lmdb", "lmdb:DIR[?mapsize=BYTES&sync=0|1&writemap=0|1]", ab_store_lmdb_open },
   { "hbase", "hbase://HOST:PORT/NAMESPACE?table=NAME", ab_store_hbase_open },
 };
 

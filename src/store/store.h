@@ -133,7 +133,7 @@ typedef struct _AbSnapshot AbSnapshot;
 typedef gboolean (*AbScanVisitor) (const guint8 *key, gsize klen, const guint8 *value, gsize vlen,
                                    gpointer user);
 
-/* "lmdb:DIR[?mapsize=BYTES&sync=0|1]", "memory:" or
+/* "lmdb:DIR[?mapsize=BYTES&sync=0|1&writemap=0|1]", "memory:" or
  * "hbase://HOST:PORT/NAMESPACE?table=NAME&transport=framed|buffered&
  * protocol=binary|compact&pool=N&timeout_ms=N&regions=N&retries=N&
  * compression=none|gz|lz4|snappy|zstd" (hbase connects lazily: opening

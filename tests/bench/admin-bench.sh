@@ -4,7 +4,9 @@
 # times copy LMDB->LMDB, backup and restore of that store when those commands exist.
 # Usage: admin-bench.sh [BUILD_DIR] [EDGES]   (an optimised build; default build/bench)
 # Env: IMPORT_THREADS (2), IMPORT_BATCH (10000: the import's defaults), IMPORT_SYNC (1; 0:
-#      lmdb:DIR?sync=0, one fsync at the end), ACTIONBASED (server binary),
+#      lmdb:DIR?sync=0, one fsync at the end), IMPORT_WRITEMAP (0; 1 adds
+#      writemap=1: the store's pages written in LMDB's map, an offline load),
+#      ACTIONBASED (server binary),
 #      AB_HBASE_ADDR (HOST:PORT of a Thrift2 gateway: copies LMDB -> HBase -> LMDB),
 #      BASELINE (a directory holding another build's actionbase-admin, e.g.
 #      build/b3opt/src: the copy, backup and restore figures are measured with
@@ -112,6 +114,9 @@ else
   # fsyncs the store's file itself at the end (docs/operations.md, Bulk import).
   import_uri="lmdb:$store"
   [ "${IMPORT_SYNC:-1}" = 0 ] && import_uri="lmdb:$store?sync=0"
+  if [ "${IMPORT_WRITEMAP:-0}" = 1 ]; then
+    case $import_uri in *\?*) import_uri="$import_uri&writemap=1" ;; *) import_uri="$import_uri?writemap=1" ;; esac
+  fi
   sampled import "$admin" import --store "$import_uri" --database likes --table likes \
     --threads "$threads" --batch "$batch" "$tmp/edges.jsonl" \
     || { cat "$tmp/import.out" "$tmp/import.time" >&2; die "import failed"; }
@@ -122,6 +127,7 @@ else
   cpu=$(awk -F': ' '/User time|System time/ {t += $2} END {printf "%.1f", t}' "$tmp/import.time")
   echo "import: $edges edges in $secs s (cpu $cpu s, threads $threads, batch $batch): $rate edges/s -- goal >= 200000: $(verdict "$rate" '>=' 200000)"
   echo "import: peak RSS $rss MiB -- goal <= 256: $(verdict "$rss" '<=' 256); $(memory import)"
+  echo "import: into $import_uri"
   if [ "${IMPORT_SYNC:-1}" = 0 ]; then
     echo "import: durable at the end: sync=0, the import fsynced the store's data file after its last commit"
   else

@@ -37,6 +37,7 @@ START_TEST (test_uris)
   g_autofree gchar *good = lmdb_uri (dir, "mapsize=1m&sync=0");
   g_autofree gchar *bad_size = lmdb_uri (dir, "mapsize=lots");
   g_autofree gchar *bad_param = lmdb_uri (dir, "fsync=yes");
+  g_autofree gchar *bad_flag = lmdb_uri (dir, "writemap=yes");
   g_autoptr (AbStore) s = NULL;
   assert_open_fails ("", AB_STORE_ERROR_URI, "unknown store URI");
   assert_open_fails ("redis://x", AB_STORE_ERROR_URI, "unknown store URI");
@@ -44,6 +45,7 @@ START_TEST (test_uris)
   assert_open_fails ("lmdb:", AB_STORE_ERROR_URI, "needs a directory");
   assert_open_fails (bad_size, AB_STORE_ERROR_URI, "mapsize=lots");
   assert_open_fails (bad_param, AB_STORE_ERROR_URI, "fsync=yes");
+  assert_open_fails (bad_flag, AB_STORE_ERROR_URI, "writemap=yes");
   assert_open_fails ("hbase://localhost:9090/bad-ns", AB_STORE_ERROR_URI, "namespace");
   assert_open_fails ("lmdb:/proc/forbidden/db", AB_STORE_ERROR_IO, "/proc/forbidden/db");
   s = st_open (good);
@@ -382,10 +384,13 @@ iso_worker (gpointer p)
   return NULL;
 }
 
+/* _i = 1: under writemap=1, which has no nested transactions, the group
+ * is redone one transaction per request instead. */
 START_TEST (test_group_isolates_failures)
 {
   g_autofree gchar *dir = st_fresh_dir ("iso");
-  g_autofree gchar *uri = lmdb_uri (dir, NULL); /* fsync on: real groups */
+  /* fsync on: real groups */
+  g_autofree gchar *uri = lmdb_uri (dir, _i == 1 ? "writemap=1" : NULL);
   g_autoptr (AbStore) s = st_open (uri);
   IsoWorker w[ISO_THREADS];
   GThread *t[ISO_THREADS];
@@ -608,6 +613,46 @@ START_TEST (test_write_log_other_process)
 }
 END_TEST
 
+/* writemap=1 refuses a store another process has open (LMDB: processes
+ * with and without MDB_WRITEMAP do not cooperate), and takes it once that
+ * process is gone. The child opens the store and holds it until told. */
+START_TEST (test_writemap_alone)
+{
+  g_autofree gchar *dir = st_fresh_dir ("wmap");
+  g_autofree gchar *plain = lmdb_uri (dir, NULL);
+  g_autofree gchar *uri = lmdb_uri (dir, "writemap=1&sync=0");
+  int up[2], go[2], status;
+  char c;
+  ck_assert_int_eq (pipe (up), 0);
+  ck_assert_int_eq (pipe (go), 0);
+  pid_t pid = fork ();
+  ck_assert_int_ge (pid, 0);
+  if (pid == 0)
+    {
+      close (up[0]);
+      close (go[1]);
+      AbStore *other = ab_store_open (plain, NULL);
+      if (other == NULL || !ab_store_put (other, ST_S ("k"), ST_S ("v"), NULL)
+          || write (up[1], "u", 1) != 1 || read (go[0], &c, 1) != 1)
+        _exit (2);
+      ab_store_close (other);
+      _exit (0);
+    }
+  close (up[1]);
+  close (go[0]);
+  ck_assert_int_eq (read (up[0], &c, 1), 1);
+  g_autofree gchar *who = g_strdup_printf ("process %ld has it open", (long) pid);
+  assert_open_fails (uri, AB_STORE_ERROR_IO, who);
+  ck_assert_int_eq (write (go[1], "g", 1), 1);
+  ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+  ck_assert (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  g_autoptr (AbStore) s = st_open (uri);
+  st_assert_value (s, ST_S ("k"), ST_S ("v"));
+  st_put (s, ST_S ("k2"), ST_S ("v2"));
+  st_assert_value (s, ST_S ("k2"), ST_S ("v2"));
+}
+END_TEST
+
 /* ---- durability: SIGKILL a writer, every acknowledged batch survives ---- */
 
 #define DUR_WRITERS 4
@@ -750,7 +795,8 @@ lmdb_suite (void)
   tcase_add_test (tc, test_key_too_long);
   tcase_add_test (tc, test_map_grows_concurrently);
   tcase_add_test (tc, test_map_grows_for_one_big_batch);
-  tcase_add_test (tc, test_group_isolates_failures);
+  tcase_add_loop_test (tc, test_group_isolates_failures, 0, 2);
+  tcase_add_test (tc, test_writemap_alone);
   tcase_add_test (tc, test_durable_after_sigkill);
   tcase_add_test (tc, test_write_log);
   tcase_add_test (tc, test_write_log_other_process);
