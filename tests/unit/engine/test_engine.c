@@ -4,6 +4,7 @@
 #include <string.h>
 #include "engine_fixture.h"
 #include "codec/bytes.h"
+#include "engine/query-private.h" /* the output edges' reuse */
 #include "ab_check.h"
 
 static const gchar *LIKES
@@ -723,6 +724,46 @@ START_TEST (concurrent_large_batches)
 }
 END_TEST
 
+/* Output edges are kept per thread for reuse: a freed edge comes back
+ * empty (no properties, no offset, no endpoints, version 0), and a thread
+ * keeps at most a few hundred of them. */
+static AbEdgeOut *
+filled_edge (void)
+{
+  AbEdgeOut *e = ab_edge_out_new ();
+  AbValue v = AB_VALUE_INIT;
+  e->version = 7;
+  ab_value_set_string (&e->source, AB_VALUE_STRING, "s", 1);
+  ab_value_set_string (&e->target, AB_VALUE_STRING, "t", 1);
+  for (guint i = 0; i < 6; i++)
+    {
+      ab_value_set_string (&v, AB_VALUE_STRING, "value", 5);
+      g_ptr_array_add (e->names, (gpointer) "p");
+      g_array_append_val (e->values, v);
+      v = (AbValue) AB_VALUE_INIT;
+    }
+  e->offset = g_strdup ("token");
+  return e;
+}
+
+START_TEST (edges_come_back_empty)
+{
+  AbEdgeOut *first = filled_edge ();
+  ab_edge_out_free (first);
+  AbEdgeOut *e = ab_edge_out_new ();
+  ck_assert_int_eq (e->version, 0);
+  ck_assert (ab_value_is_null (&e->source) && ab_value_is_null (&e->target));
+  ck_assert_uint_eq (e->names->len, 0);
+  ck_assert_uint_eq (e->values->len, 0);
+  ck_assert_ptr_null (e->offset);
+  ab_edge_out_free (e);
+  /* more than a thread keeps: the rest are destroyed (leak-free under ASan) */
+  g_autoptr (GPtrArray) many = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_edge_out_free);
+  for (guint i = 0; i < 1000; i++)
+    g_ptr_array_add (many, filled_edge ());
+}
+END_TEST
+
 int
 main (void)
 {
@@ -738,6 +779,7 @@ main (void)
   tcase_add_loop_test (tc, vertex_rows, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, lock_contention_and_stale_sweep, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, concurrent_large_batches, 0, AB_TEST_N_STORES);
+  tcase_add_test (tc, edges_come_back_empty);
   tcase_add_loop_test (tc, pagination_thousand, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, out_of_order_property, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, concurrent_writers, 0, AB_TEST_N_STORES);
