@@ -579,6 +579,21 @@ START_TEST (out_of_order_property)
 }
 END_TEST
 
+/* Edge src -> e<e> is live at version `version`, or absent. */
+static void
+assert_latest (const gchar *src, guint e, gboolean live, gint64 version)
+{
+  g_autofree gchar *tgt = g_strdup_printf ("e%u", e);
+  g_autoptr (GPtrArray) s = g_ptr_array_new ();
+  g_autoptr (GPtrArray) t = g_ptr_array_new ();
+  g_ptr_array_add (s, (gpointer) src);
+  g_ptr_array_add (t, tgt);
+  g_autoptr (AbEdgeFrame) f = ab_engine_get (env.engine, "likes", "likes", s, t, NULL, NULL);
+  ck_assert_uint_eq (f->edges->len, live ? 1 : 0);
+  if (live)
+    ck_assert_int_eq (((AbEdgeOut *) f->edges->pdata[0])->version, version);
+}
+
 typedef struct {
   guint id;
 } Writer;
@@ -629,15 +644,7 @@ START_TEST (concurrent_writers)
               best = (gint64) k * 8 + id + 1;
               best_insert = (k + id) % 3 != 0;
             }
-      g_autofree gchar *tgt = g_strdup_printf ("e%u", e);
-      g_autoptr (GPtrArray) s = g_ptr_array_new ();
-      g_autoptr (GPtrArray) t = g_ptr_array_new ();
-      g_ptr_array_add (s, "c");
-      g_ptr_array_add (t, tgt);
-      g_autoptr (AbEdgeFrame) f = ab_engine_get (env.engine, "likes", "likes", s, t, NULL, NULL);
-      ck_assert_uint_eq (f->edges->len, best_insert ? 1 : 0);
-      if (best_insert)
-        ck_assert_int_eq (((AbEdgeOut *) f->edges->pdata[0])->version, best);
+      assert_latest ("c", e, best_insert, best);
       active += best_insert;
     }
   ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "c", AB_QDIR_OUT), active);
@@ -704,15 +711,7 @@ START_TEST (concurrent_large_batches)
       guint k = BIG_ROUNDS - 1, id = BIG_THREADS - 1;
       gint64 best = ((gint64) k * BIG_EDGES + e) * BIG_THREADS + id;
       gboolean live = big_insert (id, k, e);
-      g_autofree gchar *tgt = g_strdup_printf ("e%u", e);
-      g_autoptr (GPtrArray) s = g_ptr_array_new ();
-      g_autoptr (GPtrArray) t = g_ptr_array_new ();
-      g_ptr_array_add (s, "big");
-      g_ptr_array_add (t, tgt);
-      g_autoptr (AbEdgeFrame) f = ab_engine_get (env.engine, "likes", "likes", s, t, NULL, NULL);
-      ck_assert_uint_eq (f->edges->len, live ? 1 : 0);
-      if (live)
-        ck_assert_int_eq (((AbEdgeOut *) f->edges->pdata[0])->version, best);
+      assert_latest ("big", e, live, best);
       active += live;
     }
   ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "big", AB_QDIR_OUT), active);
