@@ -68,7 +68,7 @@ ab_batch_clear (AbBatch *b)
   g_array_set_size (b->items, 0);
   if (b->chunks == NULL)
     return;
-  AbBatchChunk *last = b->chunks; /* the oldest is the smallest: keep the newest */
+  AbBatchChunk *last = b->chunks; /* keep the newest, the largest but for a row of its own */
   for (AbBatchChunk *c = last->next, *next; c != NULL; c = next)
     {
       next = c->next;
