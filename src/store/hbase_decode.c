@@ -56,7 +56,8 @@ page_add (AbHbPage *p, const guint8 *row, gsize row_len, const guint8 *qual, gsi
   guint8 *d = p->cells->data + at;
   memcpy (d, &klen, sizeof klen);
   d += sizeof klen;
-  memcpy (d, row, row_len);
+  if (row_len > 0) /* an empty row may come as NULL */
+    memcpy (d, row, row_len);
   if (qual_len > 0)
     memcpy (d + row_len, qual, qual_len);
   d += klen;
@@ -126,8 +127,10 @@ emit_row (AbHbPage *p, const AbScanRange *range, guint cap, const guint8 *row, g
               key_cap = MAX (klen, key_cap * 2);
               key = g_realloc (key, key_cap);
             }
-          memcpy (key, row, row_len);
-          memcpy (key + row_len, scratch + c->qual, c->qual_len);
+          if (row_len > 0)
+            memcpy (key, row, row_len);
+          if (c->qual_len > 0)
+            memcpy (key + row_len, scratch + c->qual, c->qual_len);
           if (!ab_hb_key_in_range (range, key, klen))
             continue;
         }

@@ -4,7 +4,8 @@
  * generated client (thrift/decode-guards.awk) and by the exception reader
  * that replaces the library's; string, binary and message-header reads with
  * checked lengths (the compact protocol sign-extends a length into a
- * g_malloc0 of exabytes: abort); the finalize chain-up of the library classes
+ * g_malloc0 of exabytes: abort); container headers of an unknown element
+ * type fail instead of half-failing; the finalize chain-up of the library classes
  * the backend instantiates. */
 #include <thrift/c_glib/protocol/thrift_binary_protocol.h>
 #include <thrift/c_glib/protocol/thrift_compact_protocol.h>
@@ -283,6 +284,115 @@ compact_message_begin (ThriftProtocol *p, gchar **name, ThriftMessageType *type,
   return 2 + a + b;
 }
 
+/* The library's list and set headers look up the minimum size of an
+ * element type and, for a type it does not know, set an error yet return
+ * success: the caller then sets another error over it. These wrappers fail
+ * the read when the library left an error behind. */
+typedef gint32 (*ListBegin) (ThriftProtocol *p, ThriftType *et, guint32 *n, GError **error);
+
+static ListBegin list_reads[2], set_reads[2]; /* binary, compact */
+
+static gint32
+checked (gint32 ret, GError *local, GError **error)
+{
+  if (local == NULL)
+    return ret;
+  g_propagate_error (error, local);
+  return -1;
+}
+
+static gint32
+list_begin (ThriftProtocol *p, ThriftType *et, guint32 *n, GError **error)
+{
+  GError *local = NULL;
+  gint32 ret = list_reads[THRIFT_IS_COMPACT_PROTOCOL (p) ? 1 : 0](p, et, n, &local);
+  return checked (ret, local, error);
+}
+
+static gint32
+set_begin (ThriftProtocol *p, ThriftType *et, guint32 *n, GError **error)
+{
+  GError *local = NULL;
+  gint32 ret = set_reads[THRIFT_IS_COMPACT_PROTOCOL (p) ? 1 : 0](p, et, n, &local);
+  return checked (ret, local, error);
+}
+
+/* Map headers are read here: the library's looks up both types and, when
+ * neither is known, sets its error twice. */
+static gboolean
+known_type (ThriftType t)
+{
+  switch (t)
+    {
+      case T_BOOL:
+      case T_BYTE:
+      case T_DOUBLE:
+      case T_I16:
+      case T_I32:
+      case T_I64:
+      case T_STRING:
+      case T_STRUCT:
+      case T_MAP:
+      case T_SET:
+      case T_LIST: return TRUE;
+      default: return FALSE;
+    }
+}
+
+/* A compact type nibble as a ThriftType (T_STOP when unknown). */
+static ThriftType
+compact_type (guint8 nibble)
+{
+  static const ThriftType types[] = { T_STOP,   T_BOOL,   T_BOOL, T_BYTE, T_I16, T_I32,   T_I64,
+                                      T_DOUBLE, T_STRING, T_LIST, T_SET,  T_MAP, T_STRUCT };
+  return nibble < G_N_ELEMENTS (types) ? types[nibble] : T_STOP;
+}
+
+static gint32
+map_begin (ThriftProtocol *p, ThriftType *kt, ThriftType *vt, guint32 *n, GError **error)
+{
+  gint32 size = 0, xfer;
+  guint8 types[2];
+  if (THRIFT_IS_COMPACT_PROTOCOL (p))
+    {
+      if ((xfer = read_varint32 (p, &size, error)) < 0)
+        return -1;
+      *kt = *vt = T_STOP; /* an empty map has no type byte */
+      if (size != 0)
+        {
+          if (thrift_transport_read_all (p->transport, types, 1, error) < 0)
+            return -1;
+          xfer += 1;
+          *kt = compact_type (types[0] >> 4);
+          *vt = compact_type (types[0] & 0x0f);
+        }
+    }
+  else
+    {
+      gint32 ret;
+      if (thrift_transport_read_all (p->transport, types, 2, error) < 0
+          || (ret = thrift_protocol_read_i32 (p, &size, error)) < 0)
+        return -1;
+      xfer = 2 + ret;
+      *kt = (ThriftType) types[0];
+      *vt = (ThriftType) types[1];
+    }
+  if (size < 0)
+    {
+      g_set_error (error, THRIFT_PROTOCOL_ERROR, THRIFT_PROTOCOL_ERROR_NEGATIVE_SIZE,
+                   "map of %d entries in a reply", size);
+      return -1;
+    }
+  if (size > 0 && (!known_type (*kt) || !known_type (*vt)))
+    {
+      g_set_error (error, THRIFT_PROTOCOL_ERROR, THRIFT_PROTOCOL_ERROR_INVALID_DATA,
+                   "map of unknown key or value type in a reply");
+      return -1;
+    }
+  *n = (guint32) size;
+  return xfer;
+}
+
 /* Several libthrift_c_glib classes (ThriftApplicationException, the socket,
  * buffered, framed and memory transports) finalize without chaining up to
  * GObject, so the qdata GObject attaches while unreffing leaks 32 bytes per
@@ -361,6 +471,11 @@ ab_hb_thrift_fix_classes (void)
       klass->read_string = read_string;
       klass->read_binary = read_binary;
       klass->read_message_begin = i == 0 ? binary_message_begin : compact_message_begin;
+      list_reads[i] = klass->read_list_begin;
+      set_reads[i] = klass->read_set_begin;
+      klass->read_list_begin = list_begin;
+      klass->read_set_begin = set_begin;
+      klass->read_map_begin = map_begin;
     }
   g_once_init_leave (&done, 1);
 }
