@@ -34,8 +34,9 @@
 #   LMDB_OPTS="?sync=0"        appended to the store URI (lmdb:DIR/data): sync=0
 #                              leaves the fsync of each group commit out, to tell
 #                              the disk's share of the write ratio from the CPU's
-# Each write phase also prints the bytes the server caused to be written to
-# disk per edge (/proc/PID/io write_bytes): the rank and score rows of a
+# Each write phase also prints the server's CPU time per edge (/proc/PID/stat)
+# and the bytes it caused to be written to disk per edge (/proc/PID/io
+# write_bytes): the rank and score rows of a
 # top-K land on other B-tree pages than the edge's State, Count and group
 # cell, and every group commit writes its dirty pages.
 # Not a timed test: the machine's other load shows up in the numbers (the
@@ -144,6 +145,9 @@ say "GET /health (the floor of the box): $wrk_rate req/s, p50 ${wrk_p50}us, p99 
 # ---------------------------------------------------------------- writes
 # disk_writes: bytes the server has caused to be written to storage so far.
 disk_writes() { awk '/^write_bytes:/ { print $2 }' "/proc/$ab_pid/io" 2>/dev/null || true; }
+# cpu_ticks: user + system clock ticks the server has used so far.
+cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$ab_pid/stat" 2>/dev/null || true; }
+hz=$(getconf CLK_TCK)
 declare -A W
 users=$write_entities
 items=$write_items
@@ -151,13 +155,15 @@ for ((round = 1; round <= rounds; round++)); do
   for t in plain ranked; do
     prefix=$plain
     [ $t = ranked ] && prefix=$ranked
-    io0=$(disk_writes)
+    io0=$(disk_writes) cpu0=$(cpu_ticks)
     BENCH_ENTITY=w bench_wrk "write-$t-$round" "$base" "write$write_batch" "$prefix"
-    io1=$(disk_writes)
+    io1=$(disk_writes) cpu1=$(cpu_ticks)
     rate=$(awk -v r="$wrk_rate" -v b="$write_batch" 'BEGIN { printf "%.0f", r * b }')
     per=$(awk -v a="$io0" -v b="$io1" -v n="$wrk_requests" -v w="$write_batch" \
       'BEGIN { printf "%.1f", (n > 0 && a != "" && b != "") ? (b - a) / 1024 / (n * w) : 0 }')
-    say "round $round: $t: $rate edges/s (p50 ${wrk_p50}us, p99 ${wrk_p99}us), ${per} KiB written to disk per edge"
+    cpu=$(awk -v a="$cpu0" -v b="$cpu1" -v n="$wrk_requests" -v w="$write_batch" -v hz="$hz" \
+      'BEGIN { printf "%.1f", (n > 0 && a != "" && b != "") ? (b - a) / hz * 1e6 / (n * w) : 0 }')
+    say "round $round: $t: $rate edges/s (p50 ${wrk_p50}us, p99 ${wrk_p99}us), ${per} KiB written to disk and ${cpu} us of server CPU per edge"
     if [ -z "${W[$t]:-}" ] || [ "$rate" -gt "${W[$t]}" ]; then W[$t]=$rate; fi
     ab_settle
   done
