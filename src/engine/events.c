@@ -5,6 +5,7 @@
 #include <string.h>
 #include "engine/engine-private.h"
 #include "model/types.h"
+#include "model/json_get.h"
 
 static void
 event_free (AbEvent *ev)
@@ -176,7 +177,7 @@ parse_item (const AbTableDesc *t, JsonNode *node, guint item, gboolean vertex_it
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return bad (error, item, "each mutation must be an object"), NULL;
   JsonObject *m = json_node_get_object (node);
-  const gchar *type = json_object_get_string_member_with_default (m, "type", NULL);
+  const gchar *type = ab_model_json_get_string (m, "type");
   JsonNode *en = json_object_get_member (m, what);
   AbOpType op;
   if (type == NULL || !ab_op_parse (type, &op))

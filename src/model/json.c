@@ -203,6 +203,13 @@ ab_model_json_scalar (JsonObject *o, const gchar *prefix, const gchar *member, G
   return wrong_type (prefix, member, expected, error);
 }
 
+const gchar *
+ab_model_json_get_string (JsonObject *o, const gchar *member)
+{
+  JsonNode *n = member_node (o, member);
+  return n != NULL && holds_value_type (n, G_TYPE_STRING) ? json_node_get_string (n) : NULL;
+}
+
 gboolean
 ab_model_json_string (JsonObject *o, const gchar *prefix, const gchar *member, gboolean required,
                       const gchar *def, gchar **out, GError **error)

@@ -20,6 +20,10 @@ JsonObject *ab_model_json_object (JsonNode *node, const gchar *what, GError **er
  * Borrowed from o. */
 gboolean ab_model_json_scalar (JsonObject *o, const gchar *prefix, const gchar *member, GType type,
                                JsonNode **out, GError **error);
+/* The member's text when it is a JSON string, else NULL (absent, null or
+ * any other type: no GLib warning, unlike json-glib's _with_default
+ * getters on an object or array). Borrowed from o. */
+const gchar *ab_model_json_get_string (JsonObject *o, const gchar *member);
 gboolean ab_model_json_string (JsonObject *o, const gchar *prefix, const gchar *member,
                                gboolean required, const gchar *def, gchar **out, GError **error);
 gboolean ab_model_json_bool (JsonObject *o, const gchar *prefix, const gchar *member, gboolean def,

@@ -1,6 +1,7 @@
 /* Admin endpoints for API keys: create (the secret is returned once), list
  * (never the secret or its hash) and revoke, under /admin/v1/keys. */
 #include "rest/api-private.h"
+#include "model/json_get.h"
 
 #define CAT(ud) ab_engine_catalog ((AbEngine *) (ud))
 
@@ -35,11 +36,8 @@ key_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
     {
       JsonNode *e = json_array_get_element (ga, i);
       JsonObject *g = JSON_NODE_HOLDS_OBJECT (e) ? json_node_get_object (e) : NULL;
-      grants[i].scope
-          = g ? (gchar *) json_object_get_string_member_with_default (g, "scope", NULL) : NULL;
-      grants[i].permissions
-          = g ? (gchar *) json_object_get_string_member_with_default (g, "permissions", NULL)
-              : NULL;
+      grants[i].scope = g ? (gchar *) ab_model_json_get_string (g, "scope") : NULL;
+      grants[i].permissions = g ? (gchar *) ab_model_json_get_string (g, "permissions") : NULL;
     }
   g_autofree gchar *token = NULL;
   g_autoptr (GError) error = NULL;

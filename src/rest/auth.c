@@ -5,6 +5,7 @@
 #include "rest/auth.h"
 #include "catalog/catalog.h"
 #include "model/types.h"
+#include "model/json_get.h"
 
 struct _AbAuth {
   AbEngine *engine;
@@ -80,8 +81,8 @@ collect_scopes (JsonNode *n, GPtrArray *out)
   if (!JSON_NODE_HOLDS_OBJECT (n))
     return;
   JsonObject *o = json_node_get_object (n);
-  const gchar *db = json_object_get_string_member_with_default (o, "database", NULL);
-  const gchar *table = json_object_get_string_member_with_default (o, "table", NULL);
+  const gchar *db = ab_model_json_get_string (o, "database");
+  const gchar *table = ab_model_json_get_string (o, "table");
   JsonNode *dbn = json_object_get_member (o, "database");
   if (dbn != NULL && (db == NULL || !JSON_NODE_HOLDS_VALUE (dbn)))
     g_ptr_array_add (out, g_strdup ("*")); /* not a string: only "*" covers it */

@@ -36,7 +36,9 @@ ab_fuzz_log (const gchar *domain, GLogLevelFlags level, const gchar *message, gp
   abort ();
 }
 
-static inline void
+/* Installed before main in every target (and in the unit tests that replay
+ * their findings). */
+__attribute__ ((constructor)) static void
 ab_fuzz_fatal_warnings (void)
 {
   g_log_set_default_handler (ab_fuzz_log, NULL);

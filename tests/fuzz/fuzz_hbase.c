@@ -109,7 +109,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   static ThriftMemoryBuffer *buf;
   if (buf == NULL)
     {
-      ab_fuzz_fatal_warnings ();
       hb_types_ensure ();
       ab_hb_thrift_fix_classes ();
       buf = g_object_new (ab_reply_buffer_get_type (), "buf_size", 1, NULL);

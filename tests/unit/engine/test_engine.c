@@ -376,6 +376,18 @@ START_TEST (validation_rejects_whole_request)
       "version");
   expect_mutation_error ("{\"muts\":[]}", "mutations");
   expect_mutation_error ("[1,2]", "mutations");
+  /* a type that is an object or an array is refused like any other bad
+   * type, without a GLib critical (json-glib's string getters warn on
+   * them; fatal here) */
+  GLogLevelFlags fatal
+      = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+  expect_mutation_error ("{\"mutations\":[{\"type\":{},\"edge\":{\"version\":1,\"source\":"
+                         "\"a\",\"target\":\"b\"}}]}",
+                         "type must be INSERT, UPDATE or DELETE");
+  expect_mutation_error ("{\"mutations\":[{\"type\":[\"INSERT\"],\"edge\":{\"version\":1,"
+                         "\"source\":\"a\",\"target\":\"b\"}}]}",
+                         "type must be INSERT, UPDATE or DELETE");
+  g_log_set_always_fatal (fatal);
   ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 0);
   /* Unknown properties are dropped, valid insert is CREATED. */
   ck_assert_int_eq (mutate_one ("INSERT", 1, "a", "b", "{\"created_at\":1,\"zzz\":true}"),
