@@ -5,7 +5,8 @@
  * that replaces the library's; string, binary and message-header reads with
  * checked lengths (the compact protocol sign-extends a length into a
  * g_malloc0 of exabytes: abort); container headers of an unknown element
- * type fail instead of half-failing; the finalize chain-up of the library classes
+ * type fail instead of half-failing; the compact protocol's field-id stack
+ * emptied on finalize; the finalize chain-up of the library classes
  * the backend instantiates. */
 #include <thrift/c_glib/protocol/thrift_binary_protocol.h>
 #include <thrift/c_glib/protocol/thrift_compact_protocol.h>
@@ -419,6 +420,18 @@ finalize_chained (GObject *object)
         }
 }
 
+/* The compact protocol keeps a stack of field ids (a GQueue inside the
+ * instance) that a reply cut inside a struct leaves non-empty, and its
+ * finalize does not empty it: 24 bytes leaked per open struct. */
+static void (*compact_finalize) (GObject *object);
+
+static void
+compact_finalize_emptied (GObject *object)
+{
+  g_queue_clear (&THRIFT_COMPACT_PROTOCOL (object)->_last_field);
+  compact_finalize (object);
+}
+
 /* ThriftApplicationException's own reader skips unknown fields with the
  * library's skip too: read it here, unknown fields through ours. */
 static gint32
@@ -464,6 +477,9 @@ ab_hb_thrift_fix_classes (void)
     }
   THRIFT_STRUCT_CLASS (g_type_class_peek (THRIFT_TYPE_APPLICATION_EXCEPTION))->read
       = exception_read;
+  GObjectClass *compact = g_type_class_ref (THRIFT_TYPE_COMPACT_PROTOCOL);
+  compact_finalize = compact->finalize;
+  compact->finalize = compact_finalize_emptied;
   GType protocols[] = { THRIFT_TYPE_BINARY_PROTOCOL, THRIFT_TYPE_COMPACT_PROTOCOL };
   for (guint i = 0; i < G_N_ELEMENTS (protocols); i++)
     {
