@@ -294,8 +294,11 @@ typedef gint32 (*ListBegin) (ThriftProtocol *p, ThriftType *et, guint32 *n, GErr
 static ListBegin list_reads[2], set_reads[2]; /* binary, compact */
 
 static gint32
-checked (gint32 ret, GError *local, GError **error)
+checked_begin (const ListBegin *reads, ThriftProtocol *p, ThriftType *et, guint32 *n,
+               GError **error)
 {
+  GError *local = NULL;
+  gint32 ret = reads[THRIFT_IS_COMPACT_PROTOCOL (p) ? 1 : 0](p, et, n, &local);
   if (local == NULL)
     return ret;
   g_propagate_error (error, local);
@@ -305,17 +308,13 @@ checked (gint32 ret, GError *local, GError **error)
 static gint32
 list_begin (ThriftProtocol *p, ThriftType *et, guint32 *n, GError **error)
 {
-  GError *local = NULL;
-  gint32 ret = list_reads[THRIFT_IS_COMPACT_PROTOCOL (p) ? 1 : 0](p, et, n, &local);
-  return checked (ret, local, error);
+  return checked_begin (list_reads, p, et, n, error);
 }
 
 static gint32
 set_begin (ThriftProtocol *p, ThriftType *et, guint32 *n, GError **error)
 {
-  GError *local = NULL;
-  gint32 ret = set_reads[THRIFT_IS_COMPACT_PROTOCOL (p) ? 1 : 0](p, et, n, &local);
-  return checked (ret, local, error);
+  return checked_begin (set_reads, p, et, n, error);
 }
 
 /* Map headers are read here: the library's looks up both types and, when
