@@ -101,12 +101,13 @@ ab_buf_put_float64 (AbBuf *out, gdouble v, AbOrder order)
 static gboolean
 put_text (AbBuf *out, guint8 hdr, const gchar *data, gsize len, AbOrder order, GError **error)
 {
-  if (len > 0 && memchr (data, '\0', len) != NULL)
+  gboolean ascii = ab_text_is_ascii (data, len);
+  if (!ascii && len > 0 && memchr (data, '\0', len) != NULL)
     {
       g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID, "text contains a NUL byte");
       return FALSE;
     }
-  if (!g_utf8_validate_len (data, len, NULL))
+  if (!ascii && !g_utf8_validate_len (data, len, NULL))
     {
       g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_INVALID, "text is not valid UTF-8");
       return FALSE;
@@ -399,7 +400,7 @@ decode_text (const guint8 *p, gsize n, AbOrder order, AbValueKind kind, AbValue 
   for (gsize i = 0; i < n; i++)
     s[i] = (gchar) (order == AB_ORDER_DESC ? ~p[i] : p[i]);
   s[n] = '\0';
-  if (!g_utf8_validate_len (s, n, NULL))
+  if (!ab_text_is_ascii (s, n) && !g_utf8_validate_len (s, n, NULL))
     {
       g_free (s);
       g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,

@@ -18,6 +18,18 @@ typedef enum {
 
 typedef enum { AB_ORDER_ASC = 0, AB_ORDER_DESC = 1 } AbOrder;
 
+/* TRUE when every byte is in 0x01..0x7F: such text is valid UTF-8 without
+ * NUL, decided in one pass (ids are mostly short ASCII); on FALSE the caller
+ * runs its full checks (g_utf8_validate_len, which also refuses NUL). */
+static inline gboolean
+ab_text_is_ascii (const gchar *data, gsize len)
+{
+  gsize i = 0;
+  while (i < len && (guchar) data[i] - 1u < 0x7fu)
+    i++;
+  return i == len;
+}
+
 /* Header bytes (ASC form); the DESC header is the bitwise NOT. */
 enum {
   AB_HDR_NULL = 0x05,

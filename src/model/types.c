@@ -6,6 +6,7 @@
 #include <string.h>
 #include "model/types.h"
 #include "model/json_get.h"
+#include "codec/element.h"
 #include "codec/fail.h"
 
 G_DEFINE_QUARK (ab - model - error - quark, ab_model_error)
@@ -236,6 +237,8 @@ cast_bool_text (const gchar *text, const gchar *field, AbValue *out, GError **er
 static gboolean
 check_string_bytes (const gchar *data, gsize len, const gchar *field, GError **error)
 {
+  if (ab_text_is_ascii (data, len)) /* most ids: one pass, no library scans */
+    return TRUE;
   if (memchr (data, '\0', len) != NULL)
     {
       g_set_error (error, AB_MODEL_ERROR, AB_MODEL_ERROR_INVALID,
