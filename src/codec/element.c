@@ -356,10 +356,24 @@ ab_codec_skip (const guint8 *buf, gsize len, gsize *pos, GError **error)
 static guint64
 read_raw (const guint8 *p, guint n, AbOrder order)
 {
-  guint8 inv = order == AB_ORDER_DESC ? 0xFF : 0x00;
   guint64 v = 0;
-  for (guint i = 0; i < n; i++)
-    v = (v << 8) | (guint8) (p[i] ^ inv);
+  guint32 v32;
+  switch (n) /* the widths that occur, read whole (every read path decodes them) */
+    {
+      case 8:
+        memcpy (&v, p, 8);
+        v = GUINT64_FROM_BE (v);
+        break;
+      case 4:
+        memcpy (&v32, p, 4);
+        v = GUINT32_FROM_BE (v32);
+        break;
+      default:
+        for (guint i = 0; i < n; i++)
+          v = (v << 8) | p[i];
+    }
+  if (order == AB_ORDER_DESC)
+    v ^= n >= 8 ? G_MAXUINT64 : ((guint64) 1 << (8 * n)) - 1;
   return v;
 }
 
@@ -397,8 +411,11 @@ decode_text (const guint8 *p, gsize n, AbOrder order, AbValueKind kind, AbValue 
              GError **error)
 {
   gchar *s = g_malloc (n + 1);
-  for (gsize i = 0; i < n; i++)
-    s[i] = (gchar) (order == AB_ORDER_DESC ? ~p[i] : p[i]);
+  if (order == AB_ORDER_ASC)
+    memcpy (s, p, n);
+  else
+    for (gsize i = 0; i < n; i++)
+      s[i] = (gchar) ~p[i];
   s[n] = '\0';
   if (!ab_text_is_ascii (s, n) && !g_utf8_validate_len (s, n, NULL))
     {
