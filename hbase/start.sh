@@ -27,6 +27,16 @@ done
 if [ -f "$dir/master.pid" ] && kill -0 "$(cat "$dir/master.pid")" 2>/dev/null; then
   die "an HBase is already running in $dir (hbase/stop.sh $dir)"
 fi
+# A pid file left behind means the last HBase here was not stopped by
+# hbase/stop.sh (killed, or the machine went down). Its in-JVM ZooKeeper
+# kept the dead servers' sessions, which would hold the new master for
+# their 90 s timeout and more; that state is transient (tables, rows and
+# the write-ahead logs, replayed on start, are under root/), so it goes.
+if [ -f "$dir/master.pid" ]; then
+  echo "hbase/start.sh: $dir was not stopped cleanly: clearing its ZooKeeper state" >&2
+  "$here/stop.sh" "$dir" >&2   # a gateway that outlived its master, the pid files
+  rm -rf "$dir/zk"
+fi
 
 ports=()
 for _ in 1 2 3 4; do ab_hb_free_port || die "no free port found"; ports+=("$ab_hb_port"); done

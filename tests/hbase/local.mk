@@ -10,7 +10,7 @@ tests_hbase_test_hbase_CFLAGS = $(TEST_CFLAGS)
 tests_hbase_test_hbase_LDADD = $(TEST_LIBS)
 EXTRA_DIST += hbase/pom.xml hbase/start.sh hbase/stop.sh hbase/create-table.sh \
 	hbase/lib.sh hbase/gateway.sh \
-	hbase/log4j.properties hbase/README.md
+	hbase/log4j.properties hbase/README.md tests/hbase/restart-check.sh
 
 # Figures (not a test): tests/bench/hbase-bench.sh runs it against a gateway.
 noinst_PROGRAMS += tests/bench/hbase-bench
