@@ -42,7 +42,22 @@ addr=$(AB_HBASE_TIMEOUT=${AB_RESTART_TIMEOUT:-75} bash "$top/hbase/start.sh" "$d
 addr=${addr##*$'\n'}
 echo "restart-check: HBase back after SIGKILL in $((SECONDS - t0)) s" >&2
 serve "$addr"
-out=$(curl -sS "$base$edge_url")
-case $out in *'"version":7,"source":"a","target":"b"'*) ;; *) die "the edge written before the crash is gone: $out" ;; esac
-echo "restart-check: the edge acknowledged before the crash is there" >&2
+# The gateway answers once the master and hbase:meta are up; the killed
+# region server's regions (every table of the run) are reassigned and their
+# logs replayed after that, so a read may answer 503 for a while. A 200
+# without the edge is a loss; 503 until the deadline is a failure too.
+deadline=$((SECONDS + ${AB_RESTART_READ_TIMEOUT:-180}))
+while :; do
+  code=$(curl -sS -o "$tmp/get.json" -w '%{http_code}' "$base$edge_url" || echo 000)
+  out=$(cat "$tmp/get.json" 2>/dev/null || true)
+  if [ "$code" = 200 ]; then
+    case $out in
+      *'"version":7,"source":"a","target":"b"'*) break ;;
+      *) die "the edge acknowledged before the crash is gone: $out" ;;
+    esac
+  fi
+  [ "$SECONDS" -lt "$deadline" ] || die "no answer with the edge $((SECONDS - t0)) s after the restart: $code $out"
+  sleep 1
+done
+echo "restart-check: the edge acknowledged before the crash read back $((SECONDS - t0)) s after the restart began" >&2
 echo "$addr"
