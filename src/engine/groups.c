@@ -209,6 +209,8 @@ gboolean
 ab_engine_plan_wide (const AbTableDesc *t, const AbValue *s, const AbValue *tg,
                      const AbState *before, const AbState *after, AbBatch *batch, GError **error)
 {
+  if (t->schema->group_defs->len == 0 && t->schema->cache_defs->len == 0)
+    return TRUE; /* most tables: no wide rows, and nothing to allocate for them */
   if (!plan_groups (t, s, tg, before, after, batch, error))
     return FALSE;
   g_autoptr (GArray) old_cells = ab_wide_cell_array_new ();

@@ -43,7 +43,8 @@ AbBatch *
 ab_batch_new (void)
 {
   AbBatch *b = g_new0 (AbBatch, 1);
-  b->items = g_array_new (FALSE, FALSE, sizeof (AbMutation));
+  /* room for one edge's rows up front: growing 1, 2, 4, 8 cost three reallocs a key */
+  b->items = g_array_sized_new (FALSE, FALSE, sizeof (AbMutation), 8);
   return b;
 }
 

@@ -92,6 +92,49 @@ START_TEST (test_empty_key)
 }
 END_TEST
 
+/* Many keys at once (a plan made ahead reads thousands): scrambled,
+ * repeated, absent ones between present ones, a prefix of a present key and
+ * keys past the last one, each answered in its place. */
+START_TEST (test_multi_get_many)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GArray) out = ab_kv_array_new ();
+  GError *error = NULL;
+  for (guint i = 0; i < 100; i += 2)
+    {
+      g_autofree gchar *k = g_strdup_printf ("k%03u", i);
+      g_autofree gchar *v = g_strdup_printf ("v%u", i);
+      st_put (s, (const guint8 *) k, strlen (k), (const guint8 *) v, strlen (v));
+    }
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (guint j = 0; j < 150; j++)
+    g_ptr_array_add (names, g_strdup_printf ("k%03u", (j * 37) % 110)); /* 100..109 absent */
+  g_ptr_array_add (names, g_strdup ("k0"));                             /* a prefix of k000 */
+  g_ptr_array_add (names, g_strdup ("zzz"));                            /* past the last key */
+  g_ptr_array_add (names, g_strdup ("a"));                              /* before the first */
+  g_ptr_array_add (names, g_strdup ("k098"));                           /* the last present key */
+  for (guint i = 0; i < names->len; i++)
+    g_ptr_array_add (keys, g_bytes_new (names->pdata[i], strlen (names->pdata[i])));
+  ck_assert (ab_store_multi_get (s, keys, out, &error));
+  ck_assert_uint_eq (out->len, names->len);
+  for (guint i = 0; i < out->len; i++)
+    {
+      const gchar *name = names->pdata[i];
+      AbKv *kv = &g_array_index (out, AbKv, i);
+      st_assert_bytes_eq (kv->key, (const guint8 *) name, strlen (name));
+      guint n = 0;
+      if (strlen (name) == 4 && name[0] == 'k' && (n = atoi (name + 1)) < 100 && n % 2 == 0)
+        {
+          g_autofree gchar *v = g_strdup_printf ("v%u", n);
+          st_assert_bytes_eq (kv->value, (const guint8 *) v, strlen (v));
+        }
+      else
+        ck_assert_msg (kv->value == NULL, "%s should be absent", name);
+    }
+}
+END_TEST
+
 START_TEST (test_multi_get_order)
 {
   g_autoptr (AbStore) s = st_open_backend (_i);
@@ -777,6 +820,7 @@ store_suite (void)
   FOR_EACH_BACKEND (tc, test_get_put_delete);
   FOR_EACH_BACKEND (tc, test_empty_key);
   FOR_EACH_BACKEND (tc, test_multi_get_order);
+  FOR_EACH_BACKEND (tc, test_multi_get_many);
   FOR_EACH_BACKEND (tc, test_scan_order_unsigned);
   FOR_EACH_BACKEND (tc, test_scan_every_bound);
   FOR_EACH_BACKEND (tc, test_scan_empty_store_and_range);

@@ -215,6 +215,22 @@ START_TEST (test_key_too_long)
   ck_assert_uint_eq (got->len, 2);
   ck_assert_ptr_null (g_array_index (got, AbKv, 0).value);
   st_assert_bytes_eq (g_array_index (got, AbKv, 1).value, ST_S ("max"));
+  /* the same among many keys, with empty ones */
+  for (guint i = 0; i < 40; i++)
+    g_ptr_array_add (keys, i % 3 == 0   ? g_bytes_new (key, 600)
+                           : i % 3 == 1 ? g_bytes_new (key, 511)
+                                        : g_bytes_new (key, 0));
+  g_array_set_size (got, 0);
+  ck_assert (ab_store_multi_get (s, keys, got, &error));
+  ck_assert_uint_eq (got->len, 42);
+  for (guint i = 0; i < got->len; i++)
+    {
+      gsize len = g_bytes_get_size (keys->pdata[i]);
+      if (len == 511)
+        st_assert_bytes_eq (g_array_index (got, AbKv, i).value, ST_S ("max"));
+      else
+        ck_assert_ptr_null (g_array_index (got, AbKv, i).value);
+    }
   ck_assert (!ab_store_increment (s, key, 512, 1, NULL, &error));
   g_clear_error (&error);
   /* A start bound longer than any key still scans from the right place. */
