@@ -204,14 +204,14 @@ raw_close (Raw *r)
 /* Point reads of sampled keys, a read transaction renewed per read (as the
  * store does); rows = 25: that many rows from a cursor placed there. */
 static gdouble
-raw_reads (Raw *r, guint ops, guint rows)
+raw_reads_from (Raw *r, guint ops, guint rows, guint seed)
 {
   MDB_txn *txn;
   MDB_cursor *c;
   raw_check (mdb_txn_begin (r->env, NULL, MDB_RDONLY, &txn), "txn");
   raw_check (mdb_cursor_open (txn, r->dbi, &c), "cursor");
   mdb_txn_reset (txn);
-  guint x = 7;
+  guint x = seed;
   gsize bytes = 0;
   gint64 t0 = g_get_monotonic_time ();
   for (guint i = 0; i < ops; i++)
@@ -239,6 +239,40 @@ raw_reads (Raw *r, guint ops, guint rows)
   mdb_cursor_close (c);
   mdb_txn_abort (txn);
   return bytes > 0 ? rate : 0;
+}
+
+static gdouble
+raw_reads (Raw *r, guint ops, guint rows)
+{
+  return raw_reads_from (r, ops, rows, 7);
+}
+
+typedef struct {
+  Raw *raw;
+  guint ops, seed;
+} RawJob;
+
+static gpointer
+raw_gets (gpointer data)
+{
+  RawJob *j = data;
+  raw_reads_from (j->raw, j->ops, 1, j->seed);
+  return NULL;
+}
+
+/* Point reads on two threads at once, over both: what this machine gives two
+ * readers of one LMDB file (the ceiling of the two-thread GET ratio). */
+static gdouble
+raw_gets_two (Raw *r, guint ops)
+{
+  RawJob jobs[2] = { { r, ops, 7 }, { r, ops, 8 } };
+  GThread *th[2];
+  gint64 t0 = g_get_monotonic_time ();
+  for (guint t = 0; t < 2; t++)
+    th[t] = g_thread_new ("raw", raw_gets, &jobs[t]);
+  for (guint t = 0; t < 2; t++)
+    g_thread_join (th[t]);
+  return rate (2 * ops, t0);
 }
 
 static void
@@ -299,6 +333,7 @@ main (int argc, char **argv)
   raw_reads (&raw, 20000, 1); /* warm */
   gdouble raw_get = raw_reads (&raw, 1000000, 1);
   gdouble raw_scan = raw_reads (&raw, 200000, 25);
+  gdouble raw_get2 = raw_gets_two (&raw, 1000000);
   raw_close (&raw);
   db = must_open (uri);
   run_gets (db, 1, 20000); /* warm */
@@ -315,6 +350,9 @@ main (int argc, char **argv)
   printf ("baseline, same run: raw LMDB point read %.0f/s (GET %.2fx, count %.2fx of it), "
           "25 rows from a cursor %.0f/s (scan %.2fx of it)\n",
           raw_get, get1 / raw_get, count / raw_get, raw_scan, scan / raw_scan);
+  printf ("baseline, same run: raw LMDB point reads on two threads / one %.2fx (GET's %.2fx is "
+          "%.2f of it)\n",
+          raw_get2 / raw_get, get2 / get1, (get2 / get1) / (raw_get2 / raw_get));
   ab_db_close (db);
   g_autofree gchar *cmd = g_strdup_printf ("rm -rf '%s'", dir);
   g_strfreev (users);
