@@ -583,9 +583,12 @@ parse_list (const AbSchema *s, JsonNode *array, const gchar *member, ParseFn par
       /* both structs start with their name */
       const gchar *name = *(gchar **) item;
       if (!g_hash_table_add (seen, (gpointer) name))
-        return g_ptr_array_unref (out),
-               ab_model_invalid (error, "%s: duplicate name '%s' in schema %s", path, name, member),
-               NULL;
+        {
+          /* the message first: name belongs to an item of out */
+          ab_model_invalid (error, "%s: duplicate name '%s' in schema %s", path, name, member);
+          g_ptr_array_unref (out);
+          return NULL;
+        }
     }
   return out;
 }

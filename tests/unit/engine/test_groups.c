@@ -409,7 +409,7 @@ START_TEST (schema_rules)
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"ttl\":0}]", "[]", "ttl");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\"},{\"group\":\"g\",\"type\":\"SUM\","
                        "\"valueField\":\"at\"}]",
-                       "[]", "duplicate");
+                       "[]", "duplicate name 'g' in schema groups");
   expect_schema_error ("[]", "[{\"cache\":\"c\",\"limit\":0}]", "between 1 and");
   expect_schema_error ("[]", "[{\"cache\":\"c\",\"fields\":[{\"field\":\"nope\"}]}]",
                        "unknown field");
