@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the unit suites (tests/unit) under valgrind's memcheck on a build
-# without sanitizers, and fails on any error or definite leak. It finds what
+# Runs the unit suites (tests/unit) under valgrind's memcheck, and the REST
+# suites (tests/rest) with every actionbased they start under memcheck, on a
+# build without sanitizers; fails on any error or definite leak. It finds what
 # ASan misses: a freed string read inside GLib's printf (ASan does not see
 # through g_strdup_printf), uninitialised reads. Builds in build/valgrind.
+# tests/valgrind.supp lists the library-owned memory it ignores, and why.
 #
 # Env: VALGRIND_JOBS=2     suites run at once
 #      VALGRIND_BUILD=DIR  build dir (default build/valgrind)
@@ -10,8 +12,10 @@
 #                          cases kill and re-run processes of their own)
 #      VALGRIND_SUITES="test_groups ..."  only these (default: every one)
 # Each suite runs with CK_FORK=no (one process, so valgrind sees every case);
-# a failing suite's log is printed. Suites that need HBase or Kafka skip
-# those cases (their environment is not passed on).
+# a failing suite's log is printed, with its servers' memcheck reports. Suites
+# that need HBase or Kafka skip those cases (their environment is not passed
+# on). A REST suite's server exits non-zero on a memcheck error, which the
+# harness's stop fails on (AB_SERVER_WRAPPER, tests/rest/rest_harness.c).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${VALGRIND_JOBS:-2}
@@ -30,27 +34,37 @@ trap 'rm -rf "$work"' EXIT
 printf 'ab-print-check:\n\t@echo $(check_PROGRAMS)\n' >"$work/print.mk"
 suites=()
 for p in $(make -s -f Makefile -f "$work/print.mk" ab-print-check); do
-  case $p in tests/unit/*) ;; *) continue ;; esac
+  case $p in tests/unit/* | tests/rest/*) ;; *) continue ;; esac
   case " $skip " in *" ${p##*/} "*) continue ;; esac
   [ -z "${VALGRIND_SUITES:-}" ] || case " $VALGRIND_SUITES " in *" ${p##*/} "*) ;; *) continue ;; esac
   suites+=("$p")
 done
 make src/store/gen/.stamp >/dev/null
-make -j2 "${suites[@]}" >/dev/null
+make -j2 src/actionbased "${suites[@]}" >/dev/null
 
 # run_one SUITE: its log goes to $work/NAME.log, its status to $work/NAME.rc.
 run_one () {
   local suite=$1 name start rc=0
   name=$(basename "$suite")
   start=$(date +%s)
-  env -u AB_HBASE_ADDR -u AB_KAFKA_ADDR -u AB_KAFKA_DIR CK_FORK=no \
-    valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 -q \
-    "./$suite" >"$work/$name.log" 2>&1 || rc=$?
+  local memcheck="valgrind --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --error-exitcode=99 -q --suppressions=$top/tests/valgrind.supp"
+  case $suite in
+    tests/rest/*)
+      # The suite's client runs natively; each server it starts under memcheck.
+      env -u AB_HBASE_ADDR -u AB_KAFKA_ADDR -u AB_KAFKA_DIR CK_FORK=no CK_TIMEOUT_MULTIPLIER=30 \
+        AB_SERVER_WRAPPER="$memcheck --log-file=$work/$name.server-%p.log" \
+        "./$suite" >"$work/$name.log" 2>&1 || rc=$? ;;
+    *)
+      env -u AB_HBASE_ADDR -u AB_KAFKA_ADDR -u AB_KAFKA_DIR CK_FORK=no \
+        $memcheck "./$suite" >"$work/$name.log" 2>&1 || rc=$? ;;
+  esac
+  # Skipped (77: needs a service not passed on) counts as clean.
+  [ "$rc" = 77 ] && rc=0
   echo "$rc" >"$work/$name.rc"
   echo "valgrind: $suite: $([ "$rc" = 0 ] && echo clean || echo "FAILED (status $rc)") in $(($(date +%s) - start)) s"
 }
 export -f run_one
-export work
+export work top
 printf '%s\n' "${suites[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}'
 failed=0
 for s in "${suites[@]}"; do
@@ -59,7 +73,13 @@ for s in "${suites[@]}"; do
     failed=$((failed + 1))
     echo "---- $s under valgrind ----"
     cat "$work/$name.log"
+    for f in "$work/$name".server-*.log; do
+      if [ -s "$f" ]; then
+        echo "---- a server of $name: ${f##*/} ----"
+        cat "$f"
+      fi
+    done
   fi
 done
-echo "valgrind: ${#suites[@]} unit suites, $failed failed"
+echo "valgrind: ${#suites[@]} unit and REST suites, $failed failed"
 [ "$failed" = 0 ]

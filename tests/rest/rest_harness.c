@@ -15,6 +15,15 @@ server_binary (void)
   return env != NULL ? env : "src/actionbased";
 }
 
+/* The end of a server log, short enough for a Check failure message (Check
+ * refuses messages over its size limit, and a long log would hide the cause). */
+static const gchar *
+log_tail (const gchar *log)
+{
+  gsize n = log != NULL ? strlen (log) : 0;
+  return log != NULL ? log + (n > 1500 ? n - 1500 : 0) : "";
+}
+
 static guint16
 wait_for_port (AbServer *srv)
 {
@@ -33,7 +42,7 @@ wait_for_port (AbServer *srv)
             }
         }
       ck_assert_msg (g_subprocess_get_identifier (srv->proc) != NULL,
-                     "server exited early; log:\n%s", log != NULL ? log : "");
+                     "server exited early; log tail:\n%s", log_tail (log));
       g_usleep (50000);
     }
   ck_abort_msg ("server did not report its port");
@@ -69,6 +78,13 @@ server_start (AbServer *srv, const gchar *dir, const gchar *const *extra, const 
                                         : g_strdup_printf ("lmdb:%s/data", srv->dir);
   g_autofree gchar *wal = g_strdup_printf ("file:%s/wal", srv->dir);
   GPtrArray *argv = g_ptr_array_new ();
+  /* AB_SERVER_WRAPPER runs the server under a tool (tests/valgrind.sh: memcheck). */
+  g_auto (GStrv) wrapper = NULL;
+  const gchar *wrap = g_getenv ("AB_SERVER_WRAPPER");
+  if (wrap != NULL && *wrap != '\0')
+    ck_assert_msg (g_shell_parse_argv (wrap, NULL, &wrapper, NULL), "AB_SERVER_WRAPPER: %s", wrap);
+  for (guint i = 0; wrapper != NULL && wrapper[i] != NULL; i++)
+    g_ptr_array_add (argv, wrapper[i]);
   g_ptr_array_add (argv, (gpointer) server_binary ());
   g_ptr_array_add (argv, "--listen");
   g_ptr_array_add (argv, "127.0.0.1:0");
@@ -134,10 +150,10 @@ ab_server_stop (AbServer *srv)
   g_file_get_contents (srv->log_path, &log, NULL, NULL);
   gboolean exited = g_subprocess_get_if_exited (srv->proc);
   ck_assert_msg (exited && g_subprocess_get_exit_status (srv->proc) == 0,
-                 "server did not exit cleanly (%s %d); log:\n%s", exited ? "status" : "signal",
+                 "server did not exit cleanly (%s %d); log tail:\n%s", exited ? "status" : "signal",
                  exited ? g_subprocess_get_exit_status (srv->proc)
                         : g_subprocess_get_term_sig (srv->proc),
-                 log != NULL ? log : "");
+                 log_tail (log));
   g_clear_object (&srv->proc);
 }
 
@@ -248,9 +264,8 @@ ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, con
     {
       g_autofree gchar *log = NULL;
       g_file_get_contents (srv->log_path, &log, NULL, NULL);
-      gsize n = log != NULL ? strlen (log) : 0;
       ck_abort_msg ("%s %s: %s; server log tail:\n%s", method, path, error ? error->message : "",
-                    log != NULL ? log + (n > 1500 ? n - 1500 : 0) : "");
+                    log_tail (log));
     }
   memset (out, 0, sizeof *out);
   out->status = soup_message_get_status (msg);
