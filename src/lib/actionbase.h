@@ -324,6 +324,35 @@ typedef struct _AbDbResults AbDbResults;
 AB_DB_API AbDbResults *ab_db_mutate (AbDb *db, const char *database, const char *table,
                                      const AbDbBatch *batch, const AbDbMutateOptions *opts,
                                      GError **error);
+
+/**
+ * AbDbMutateCallback: the outcome of an ab_db_mutate_async: results (free
+ * with ab_db_results_free) or error (free with g_error_free), exactly one of
+ * them non-NULL, both owned by the callback.
+ */
+typedef void (*AbDbMutateCallback) (AbDbResults *results, GError *error, gpointer user_data);
+
+/**
+ * ab_db_mutate_async: ab_db_mutate without waiting: the batch is checked,
+ * read and planned on the calling thread, then committed with whatever else
+ * is in flight (one write transaction and one fsync for all of them on
+ * LMDB), and callback runs once it is durable, on a thread of the library.
+ * A bad call, a queued mode or a store without transactions run callback
+ * before this returns, on the calling thread. Keeping several batches in
+ * flight is how one thread reaches the store's write throughput
+ * (docs/library.md). The batch and names are copied: clear or reuse them
+ * when this returns.
+ *
+ * Thread-safety: as ab_db_mutate. The callback must not wait on the library
+ * (ab_db_mutate, ab_db_close: the thread it runs on is the one that would
+ * end the wait); it may read and free its results, signal the caller, and
+ * call ab_db_mutate_async. Call ab_db_close only after every callback ran.
+ * In-flight batches are not bounded by the library: the caller keeps a
+ * window.
+ */
+AB_DB_API void ab_db_mutate_async (AbDb *db, const char *database, const char *table,
+                                   const AbDbBatch *batch, const AbDbMutateOptions *opts,
+                                   AbDbMutateCallback callback, gpointer user_data);
 AB_DB_API guint ab_db_results_len (const AbDbResults *results);
 AB_DB_API AbDbStatus ab_db_results_status (const AbDbResults *results, guint i);
 /** The key: source and target of an edge; the id (source) of a multi-edge or vertex. */

@@ -125,32 +125,33 @@ ab_db_batch_set (AbDbBatch *batch, const char *property, AbDbValue value)
   it->n_props++;
 }
 
-AbDbResults *
-ab_db_mutate (AbDb *db, const char *database, const char *table, const AbDbBatch *batch,
-              const AbDbMutateOptions *opts, GError **error)
+/* Checks the call and fills o and the engine's items (borrowing from batch
+ * and the names); FALSE with error set on a bad call. */
+static gboolean
+prepare (AbDb *db, const char *database, const char *table, const AbDbBatch *batch,
+         const AbDbMutateOptions *opts, AbMutateOptions *o, AbMutationItem **items, GError **error)
 {
   if (!ab_lib_names_ok (db, database, table, error) || !ab_lib_require (batch, "batch", error))
-    return NULL;
+    return FALSE;
   if (batch->kind == KIND_MIXED)
     return g_set_error (error, AB_DB_ERROR, AB_DB_ERROR_INVALID,
                         "a batch holds items of one kind (edges, multi-edges or vertices)"),
-           NULL;
-  AbMutateOptions o;
-  ab_mutate_options_init (&o);
-  o.database = database;
-  o.table = table;
-  o.multi_edge = batch->kind == KIND_MULTI;
-  o.vertex = batch->kind == KIND_VERTEX;
-  o.lock = opts == NULL || !opts->no_lock;
-  o.sync_request = opts != NULL && opts->sync;
-  o.force = opts != NULL && opts->force;
-  o.actor = "libactionbase";
+           FALSE;
+  ab_mutate_options_init (o);
+  o->database = database;
+  o->table = table;
+  o->multi_edge = batch->kind == KIND_MULTI;
+  o->vertex = batch->kind == KIND_VERTEX;
+  o->lock = opts == NULL || !opts->no_lock;
+  o->sync_request = opts != NULL && opts->sync;
+  o->force = opts != NULL && opts->force;
+  o->actor = "libactionbase";
   guint n = batch->items->len;
-  g_autofree AbMutationItem *items = g_new0 (AbMutationItem, MAX (n, 1));
+  *items = g_new0 (AbMutationItem, MAX (n, 1));
   for (guint i = 0; i < n; i++)
     {
       const Item *it = &g_array_index (batch->items, Item, i);
-      items[i] = (AbMutationItem){
+      (*items)[i] = (AbMutationItem){
         .type = it->op,
         .version = it->version,
         .id = it->id,
@@ -161,13 +162,78 @@ ab_db_mutate (AbDb *db, const char *database, const char *table, const AbDbBatch
         .values = &g_array_index (batch->values, AbValue, it->first_prop),
       };
     }
-  GError *local = NULL;
-  GArray *results = ab_engine_mutate_items (db->engine, &o, items, n, &local);
-  if (results == NULL)
-    return ab_lib_propagate (error, local), NULL;
+  return TRUE;
+}
+
+static AbDbResults *
+results_new (GArray *results)
+{
   AbDbResults *r = g_new0 (AbDbResults, 1);
   r->results = results;
   return r;
+}
+
+AbDbResults *
+ab_db_mutate (AbDb *db, const char *database, const char *table, const AbDbBatch *batch,
+              const AbDbMutateOptions *opts, GError **error)
+{
+  AbMutateOptions o;
+  g_autofree AbMutationItem *items = NULL;
+  if (!prepare (db, database, table, batch, opts, &o, &items, error))
+    return NULL;
+  GError *local = NULL;
+  GArray *results = ab_engine_mutate_items (db->engine, &o, items, batch->items->len, &local);
+  if (results == NULL)
+    return ab_lib_propagate (error, local), NULL;
+  return results_new (results);
+}
+
+/* An ab_db_mutate_async in flight: the names the engine reads until done. */
+typedef struct {
+  gchar *database, *table;
+  AbDbMutateCallback callback;
+  gpointer user_data;
+} Pending;
+
+static void
+pending_free (Pending *p)
+{
+  g_free (p->database);
+  g_free (p->table);
+  g_free (p);
+}
+
+static void
+pending_done (GArray *results, GError *error, gpointer data)
+{
+  Pending *p = data;
+  GError *lib_error = NULL;
+  if (error != NULL)
+    ab_lib_propagate (&lib_error, error);
+  p->callback (results != NULL ? results_new (results) : NULL, lib_error, p->user_data);
+  pending_free (p);
+}
+
+void
+ab_db_mutate_async (AbDb *db, const char *database, const char *table, const AbDbBatch *batch,
+                    const AbDbMutateOptions *opts, AbDbMutateCallback callback, gpointer user_data)
+{
+  g_return_if_fail (callback != NULL);
+  Pending *p = g_new0 (Pending, 1);
+  p->database = g_strdup (database);
+  p->table = g_strdup (table);
+  p->callback = callback;
+  p->user_data = user_data;
+  AbMutateOptions o;
+  g_autofree AbMutationItem *items = NULL;
+  GError *error = NULL;
+  if (!prepare (db, p->database, p->table, batch, opts, &o, &items, &error))
+    {
+      callback (NULL, error, user_data);
+      pending_free (p);
+      return;
+    }
+  ab_engine_mutate_items_async (db->engine, &o, items, batch->items->len, pending_done, p);
 }
 
 static const AbKeyResult *

@@ -1,17 +1,25 @@
 /* tests/bench/lib-bench [edges [get|scan|count]]: figures of libactionbase on
  * a warm LMDB store, one thread unless said: durable INSERT in batches of
  * 1,000, GET, scan limit 25, count, GET on two threads against one, each with
- * its goal; and, as the baseline of the same run, raw LMDB on the same file
- * (a point read of one of its rows, 25 rows from a cursor): the floor under
- * any API on this store. */
+ * its goal; and, as the baselines of the same run, raw LMDB on the same file
+ * (a point read of one of its rows, 25 rows from a cursor) and the disk taking
+ * the bytes the INSERT wrote: the floors under any API on this store. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <lmdb.h>
 #include "actionbase.h"
 
 #define USERS 1000
 #define BATCH 1000
+/* Batches the pipelined INSERT keeps in flight from its one thread: LMDB's
+ * committer takes every queued batch into one transaction and one fsync. */
+#define PIPELINE 32
 
 static guint n_edges = 200000;
 
@@ -23,10 +31,10 @@ static void
 names_make (void)
 {
   users = g_new0 (gchar *, USERS + 1);
-  items = g_new0 (gchar *, n_edges / USERS + 2);
+  items = g_new0 (gchar *, 2 * (n_edges / USERS) + 3); /* the pipelined INSERT's too */
   for (guint u = 0; u < USERS; u++)
     users[u] = g_strdup_printf ("user%u", u);
-  for (guint i = 0; i <= n_edges / USERS; i++)
+  for (guint i = 0; i <= 2 * (n_edges / USERS) + 1; i++)
     items[i] = g_strdup_printf ("item%u", i);
 }
 
@@ -47,28 +55,160 @@ check (gboolean ok, GError *error, const char *what)
     g_error ("%s: %s", what, error != NULL ? error->message : "failed");
 }
 
-/* Edge k: user k % USERS likes item k / USERS. */
+/* Bytes this process has sent to the block layer (Linux /proc/self/io), -1
+ * where that is not available. */
+static gint64
+io_written (void)
+{
+  g_autofree gchar *io = NULL;
+  if (!g_file_get_contents ("/proc/self/io", &io, NULL, NULL))
+    return -1;
+  const gchar *w = strstr (io, "\nwrite_bytes: ");
+  return w != NULL ? g_ascii_strtoll (w + strlen ("\nwrite_bytes: "), NULL, 10) : -1;
+}
+
+static gint64 load_written = -1; /* bytes the durable INSERT wrote */
+
+/* Edges k0 .. k1-1 into b; edge k: user k % USERS likes item k / USERS. */
+static void
+fill (AbDbBatch *b, guint k0, guint k1)
+{
+  for (guint k = k0; k < k1; k++)
+    {
+      ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string (users[k % USERS]),
+                            ab_db_string (items[k / USERS]));
+      ab_db_batch_set (b, "created_at", ab_db_long (1700000000000 + k));
+    }
+}
+
+/* Edges 0 .. n_edges-1, one call at a time. */
 static gdouble
 load (AbDb *db)
 {
   GError *error = NULL;
   AbDbBatch *b = ab_db_batch_new ();
+  gint64 io0 = io_written ();
   gint64 t0 = g_get_monotonic_time ();
-  for (guint k = 0; k < n_edges; k++)
+  for (guint k = 0; k < n_edges; k += BATCH)
     {
-      ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string (users[k % USERS]),
-                            ab_db_string (items[k / USERS]));
-      ab_db_batch_set (b, "created_at", ab_db_long (1700000000000 + k));
-      if (ab_db_batch_len (b) == BATCH || k + 1 == n_edges)
-        {
-          AbDbResults *r = ab_db_mutate (db, "b", "likes", b, NULL, &error);
-          check (r != NULL, error, "insert");
-          ab_db_results_free (r);
-          ab_db_batch_clear (b);
-        }
+      fill (b, k, MIN (k + BATCH, n_edges));
+      AbDbResults *r = ab_db_mutate (db, "b", "likes", b, NULL, &error);
+      check (r != NULL, error, "insert");
+      ab_db_results_free (r);
+      ab_db_batch_clear (b);
     }
+  gdouble rate = n_edges / ((g_get_monotonic_time () - t0) / 1e6);
+  gint64 io1 = io_written ();
+  load_written = io0 >= 0 && io1 >= io0 ? io1 - io0 : -1;
   ab_db_batch_free (b);
-  return n_edges / ((g_get_monotonic_time () - t0) / 1e6);
+  return rate;
+}
+
+/* ab_db_mutate_async's window: batches in flight, under lock. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  guint in_flight;
+  gboolean failed;
+} Window;
+
+static void
+window_done (AbDbResults *results, GError *error, gpointer data)
+{
+  Window *w = data;
+  g_mutex_lock (&w->lock);
+  w->failed |= results == NULL;
+  w->in_flight--;
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
+  ab_db_results_free (results);
+  g_clear_error (&error);
+}
+
+static void
+window_wait (Window *w, guint at_most)
+{
+  g_mutex_lock (&w->lock);
+  while (w->in_flight > at_most)
+    g_cond_wait (&w->cond, &w->lock);
+  g_mutex_unlock (&w->lock);
+}
+
+/* Edges n_edges .. 2 n_edges-1 (new ones: the reads' figures are taken
+ * before), from one thread with up to window batches in flight. */
+static gdouble
+load_pipelined (AbDb *db, guint window)
+{
+  Window w = { 0 };
+  g_mutex_init (&w.lock);
+  g_cond_init (&w.cond);
+  AbDbBatch *b = ab_db_batch_new ();
+  gint64 t0 = g_get_monotonic_time ();
+  for (guint k = n_edges; k < 2 * n_edges; k += BATCH)
+    {
+      window_wait (&w, window - 1);
+      fill (b, k, MIN (k + BATCH, 2 * n_edges));
+      g_mutex_lock (&w.lock);
+      w.in_flight++;
+      g_mutex_unlock (&w.lock);
+      ab_db_mutate_async (db, "b", "likes", b, NULL, window_done, &w);
+      ab_db_batch_clear (b);
+    }
+  window_wait (&w, 0);
+  gdouble rate = n_edges / ((g_get_monotonic_time () - t0) / 1e6);
+  check (!w.failed, NULL, "pipelined insert");
+  ab_db_batch_free (b);
+  g_mutex_clear (&w.lock);
+  g_cond_clear (&w.cond);
+  return rate;
+}
+
+/* The disk's side of a durable INSERT: a copy of the store's file takes, per
+ * batch of BATCH edges, as many 4 KiB pages as the INSERT wrote per batch
+ * (LMDB copies every page a commit touches) in one run from a random page,
+ * as LMDB writes the pages it allocated together, then an fdatasync. Returns
+ * edges/s, or 0 when the bytes written are unknown. */
+#define RUN_PAGES 256 /* pages per write call: 1 MiB */
+
+static gdouble
+disk_ceiling (const gchar *dir)
+{
+  guint batches = (n_edges + BATCH - 1) / BATCH;
+  if (load_written <= 0 || batches == 0)
+    return 0;
+  g_autofree gchar *data = g_build_filename (dir, "data.mdb", NULL);
+  g_autofree gchar *probe = g_build_filename (dir, "disk-probe", NULL);
+  g_autofree gchar *bytes = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (data, &bytes, &len, NULL) || len < 1 << 20
+      || !g_file_set_contents (probe, bytes, (gssize) len, NULL))
+    return 0;
+  int fd = open (probe, O_WRONLY);
+  if (fd < 0)
+    return 0;
+  guint64 file_pages = len / 4096;
+  guint pages = (guint) MAX (1, load_written / 4096 / batches);
+  g_autofree gchar *run = g_malloc (RUN_PAGES * 4096);
+  memset (run, 0x5a, RUN_PAGES * 4096);
+  GRand *rand = g_rand_new_with_seed (11);
+  guint runs = MIN (batches, 50);
+  gboolean ok = fdatasync (fd) == 0;
+  gint64 t0 = g_get_monotonic_time ();
+  for (guint b = 0; b < runs && ok; b++)
+    {
+      guint64 start = g_rand_int (rand) % (file_pages > pages ? file_pages - pages : 1);
+      for (guint p = 0; p < pages && ok; p += RUN_PAGES)
+        {
+          gsize n = MIN (RUN_PAGES, pages - p) * 4096;
+          ok = pwrite (fd, run, n, (off_t) ((start + p) * 4096)) == (ssize_t) n;
+        }
+      ok = ok && fdatasync (fd) == 0;
+    }
+  gdouble secs = (g_get_monotonic_time () - t0) / 1e6;
+  g_rand_free (rand);
+  close (fd);
+  g_unlink (probe);
+  return ok && secs > 0 ? runs * (gdouble) BATCH / secs : 0;
 }
 
 typedef struct {
@@ -325,9 +465,11 @@ main (int argc, char **argv)
       g_strfreev (items);
       return system (rm) == 0 ? 0 : 1;
     }
-  /* the baseline: the same file through raw LMDB (one environment per
-   * process: the library's is closed meanwhile) */
+  /* the baselines: the same file through raw LMDB (one environment per
+   * process: the library's is closed meanwhile), and the INSERT's writes
+   * without the engine or LMDB */
   ab_db_close (db);
+  gdouble disk = disk_ceiling (dir);
   Raw raw;
   raw_open (&raw, dir);
   raw_reads (&raw, 20000, 1); /* warm */
@@ -341,7 +483,9 @@ main (int argc, char **argv)
   gdouble get2 = run_gets (db, 2, 200000);
   gdouble scan = run_scans (db, 50000);
   gdouble count = run_counts (db, 300000);
+  gdouble ins_piped = load_pipelined (db, PIPELINE);
   line ("durable INSERT, batches of 1,000", ins, 100000, "edges/s");
+  line ("  " G_STRINGIFY (PIPELINE) " in flight, ab_db_mutate_async", ins_piped, 100000, "edges/s");
   line ("GET, one thread", get1, 1000000, "ops/s");
   line ("scan limit 25, one thread", scan, 300000, "ops/s");
   line ("count, one thread", count, 2000000, "ops/s");
@@ -353,6 +497,12 @@ main (int argc, char **argv)
   printf ("baseline, same run: raw LMDB point reads on two threads / one %.2fx (GET's %.2fx is "
           "%.2f of it)\n",
           raw_get2 / raw_get, get2 / get1, (get2 / get1) / (raw_get2 / raw_get));
+  if (disk > 0)
+    printf (
+        "baseline, same run: the INSERT wrote %.1f KiB per edge (the pages LMDB's commits "
+        "copied); the disk takes that (one run of 4 KiB pages and an fdatasync per 1,000 edges) at "
+        "%.0f edges/s (INSERT %.2fx of it)\n",
+        load_written / 1024.0 / n_edges, disk, ins / disk);
   ab_db_close (db);
   g_autofree gchar *cmd = g_strdup_printf ("rm -rf '%s'", dir);
   g_strfreev (users);

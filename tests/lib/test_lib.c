@@ -114,6 +114,123 @@ prop_long (const AbDbEdges *e, guint i, const char *name)
   return v.u.l;
 }
 
+/* ab_db_mutate_async from one thread: callbacks counted under a lock. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  guint done;       /* callbacks run */
+  guint created;    /* CREATED results seen */
+  guint errors;     /* callbacks with an error */
+  gint last_code;   /* the last error's code */
+  gboolean chained; /* the callback of batch 0 submitted one more */
+  GThread *caller;
+  gboolean on_caller; /* a callback ran on the calling thread */
+} AsyncWait;
+
+static void async_done (AbDbResults *r, GError *error, gpointer data);
+
+static void
+async_submit (AsyncWait *w, guint batch, guint n)
+{
+  AbDbBatch *b = ab_db_batch_new ();
+  for (guint j = 0; j < n; j++)
+    {
+      g_autofree gchar *item = g_strdup_printf ("i%05u", batch * 1000 + j);
+      ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string ("fan"), ab_db_string (item));
+      ab_db_batch_set (b, "created_at", ab_db_long (batch * 1000 + j));
+    }
+  /* the batch is freed before the commit: the library copied what it needs */
+  ab_db_mutate_async (db, "app", "likes", b, NULL, async_done, w);
+  ab_db_batch_free (b);
+}
+
+static void
+async_done (AbDbResults *r, GError *error, gpointer data)
+{
+  AsyncWait *w = data;
+  gboolean chain = FALSE;
+  g_mutex_lock (&w->lock);
+  if (g_thread_self () == w->caller)
+    w->on_caller = TRUE;
+  if (error != NULL)
+    {
+      w->errors++;
+      w->last_code = error->code;
+      g_error_free (error);
+    }
+  else
+    {
+      for (guint i = 0; i < ab_db_results_len (r); i++)
+        w->created += ab_db_results_status (r, i) == AB_DB_CREATED;
+      chain = !w->chained;
+      w->chained = TRUE;
+      ab_db_results_free (r);
+    }
+  g_mutex_unlock (&w->lock);
+  if (chain)
+    async_submit (w, 99, 10); /* allowed from the callback */
+  g_mutex_lock (&w->lock);
+  w->done++;
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+static void
+async_wait_for (AsyncWait *w, guint n)
+{
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  g_mutex_lock (&w->lock);
+  while (w->done < n)
+    ck_assert_msg (g_cond_wait_until (&w->cond, &w->lock, deadline), "%u of %u callbacks", w->done,
+                   n);
+  g_mutex_unlock (&w->lock);
+}
+
+START_TEST (mutate_async_pipelined)
+{
+  open_store (_i);
+  create_likes ();
+  AsyncWait w = { .caller = g_thread_self () };
+  g_mutex_init (&w.lock);
+  g_cond_init (&w.cond);
+  /* 20 batches of 50 in flight at once, and one more from a callback */
+  for (guint k = 0; k < 20; k++)
+    async_submit (&w, k, 50);
+  async_wait_for (&w, 21);
+  ck_assert_uint_eq (w.errors, 0);
+  ck_assert_uint_eq (w.created, 20 * 50 + 10);
+  GError *error = NULL;
+  gint64 n = -1;
+  ck_assert (ab_db_count (db, "app", "likes", ab_db_string ("fan"), AB_DB_OUT, &n, &error));
+  ck_assert_int_eq (n, 20 * 50 + 10);
+  AbDbEdges *e
+      = ab_db_get (db, "app", "likes", ab_db_string ("fan"), ab_db_string ("i99009"), &error);
+  ck_assert_msg (e != NULL, "%s", error ? error->message : "");
+  ck_assert_uint_eq (ab_db_edges_len (e), 1);
+  ck_assert_int_eq (prop_long (e, 0, "created_at"), 99009);
+  ab_db_edges_free (e);
+
+  /* a bad call answers on the calling thread, before the call returns */
+  AbDbBatch *b = ab_db_batch_new ();
+  ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string ("a"), ab_db_string ("b"));
+  ab_db_batch_set (b, "created_at", ab_db_long (1));
+  guint before = w.done;
+  ab_db_mutate_async (db, "app", "nosuch", b, NULL, async_done, &w);
+  ck_assert_uint_eq (w.done, before + 1);
+  ck_assert (w.on_caller);
+  ck_assert_uint_eq (w.errors, 1);
+  /* with the error ab_db_mutate gives */
+  ck_assert (ab_db_mutate (db, "app", "nosuch", b, NULL, &error) == NULL);
+  ck_assert (error != NULL && error->domain == AB_DB_ERROR);
+  ck_assert_int_eq (w.last_code, error->code);
+  g_clear_error (&error);
+  ab_db_batch_free (b);
+  g_mutex_clear (&w.lock);
+  g_cond_clear (&w.cond);
+  close_store ();
+}
+END_TEST
+
 START_TEST (edges_round_trip)
 {
   open_store (_i);
@@ -573,6 +690,7 @@ main (void)
   tcase_add_loop_test (tc, multi_edges_and_vertices, 0, n);
   tcase_add_loop_test (tc, seek_agg_multihop, 0, n);
   tcase_add_loop_test (tc, queues, 0, n);
+  tcase_add_loop_test (tc, mutate_async_pipelined, 0, n);
   tcase_add_test (tc, two_processes_one_lmdb);
   tcase_add_test (tc, version_and_open_errors);
   suite_add_tcase (s, tc);
