@@ -392,10 +392,11 @@ hb_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, g
   gboolean empty, more = TRUE, ok = TRUE, go_on = TRUE;
   guint got = 0;
   PageCall x = { (AbHbStore *) base->store, r, scan_new (r, &empty), 0, 0, { 0 } };
-  HbTTimeRange *range = g_object_new (HB_TYPE_T_TIME_RANGE, NULL);
+  /* The generated TScan comes with a TTimeRange of its own (released by its
+   * finalize): set that one; replacing it leaked it. */
+  HbTTimeRange *range = x.tscan->timeRange;
   range->minStamp = 0;
   range->maxStamp = snap->max_ts + 1; /* exclusive */
-  x.tscan->timeRange = range;
   x.tscan->__isset_timeRange = TRUE;
   ab_hb_page_init (&x.page);
   while (ok && go_on && !empty && more && (r->limit == 0 || got < r->limit))
