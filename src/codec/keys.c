@@ -25,6 +25,15 @@ ab_codec_table_code (const gchar *database, const gchar *table)
   return ab_codec_code (full);
 }
 
+/* The record type whose body the salt hashes: the top-K rank and score rows
+ * take their entity's Group salt (storage-format.md §3), so an entity's
+ * ranking sits next to its group cells; every other row its own type's. */
+static AbRowType
+salt_type (AbRowType type)
+{
+  return type == AB_ROW_TOPK_RANK || type == AB_ROW_TOPK_SCORE ? AB_ROW_GROUP : type;
+}
+
 /* The salt is the hash of the encoded body, so it is written last: reserve
  * four bytes, append the body, then fill the salt in. */
 gboolean
@@ -38,12 +47,18 @@ ab_key_prefix (AbBuf *out, const AbValue *source, gint32 table_code, AbRowType t
       return FALSE;
     }
   ab_buf_put_int32 (out, table_code, AB_ORDER_ASC);
-  ab_buf_put_int8 (out, (gint8) type, AB_ORDER_ASC);
+  gsize at_type = out->len;
+  ab_buf_put_int8 (out, (gint8) salt_type (type), AB_ORDER_ASC);
 
   guint8 *salt = out->data + start; /* after the appends: they may move data */
   guint32 h = (guint32) ab_codec_hash (salt + 4, out->len - start - 4);
   for (guint i = 0; i < 4; i++)
     salt[i] = (guint8) (h >> (24 - 8 * i));
+  if (salt_type (type) != type)
+    {
+      out->len = at_type; /* the row's own type after the borrowed salt */
+      ab_buf_put_int8 (out, (gint8) type, AB_ORDER_ASC);
+    }
   return TRUE;
 }
 

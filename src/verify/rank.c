@@ -175,10 +175,24 @@ typedef struct {
   AbVerifyRun *run;
   const AbVerifyTable *t;
   GArray *entries;   /* AbTopkEntry to re-score */
-  const guint8 *key; /* the rank row found, or NULL */
+  const guint8 *key; /* the rank or score row found, or NULL */
   gsize klen;
-  gint64 rank_score; /* its score */
+  gboolean rank; /* it is a rank row */
 } Rescore;
+
+/* Is key the row of e that a write at `score` leaves: its score row, or its
+ * rank row at that score? Not when the score is 0, nor for a row of another
+ * layout (the salt of the first top-K builds, storage-format.md §3). */
+static gboolean
+is_entry_row (const AbTableDesc *t, const AbTopkEntry *e, gint64 score, gboolean rank,
+              const guint8 *key, gsize klen)
+{
+  if (score == 0)
+    return FALSE;
+  g_autoptr (GByteArray) want
+      = rank ? ab_topk_rank_key (t, e, score, NULL) : ab_topk_score_key (t, e, NULL);
+  return want != NULL && want->len == klen && memcmp (want->data, key, klen) == 0;
+}
 
 static gboolean
 plan_rescore (AbStore *reader, AbBatch *batch, gpointer data, GError **error)
@@ -193,8 +207,8 @@ plan_rescore (AbStore *reader, AbBatch *batch, gpointer data, GError **error)
       if (sk == NULL || !ab_store_get (reader, sk->data, sk->len, &old, error)
           || !ab_topk_rescore_entry (reader, r->t->desc, e, old, &score, batch, error))
         return FALSE;
-      if (r->key != NULL && (r->rank_score != score || score == 0))
-        ab_batch_delete (batch, r->key, r->klen); /* not the entry's rank row */
+      if (r->key != NULL && !is_entry_row (r->t->desc, e, score, r->rank, r->key, r->klen))
+        ab_batch_delete (batch, r->key, r->klen);
     }
   return TRUE;
 }
@@ -218,15 +232,11 @@ ab_verify_topk_repair (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *k
   g_autoptr (GArray) entries = ab_topk_entry_array_new ();
   AbTopkEntry e;
   AbKeyPeek p;
-  Rescore r = { .run = run, .t = t, .entries = entries };
-  if (!ab_topk_entry_of_row (t->desc, key, klen, ab_engine_now_ms (run->engine), &e, &r.rank_score))
+  Rescore r = { .run = run, .t = t, .entries = entries, .key = key, .klen = klen };
+  if (!ab_topk_entry_of_row (t->desc, key, klen, ab_engine_now_ms (run->engine), &e, NULL))
     return ab_store_delete (ab_engine_store (run->engine), key, klen, error); /* names no entry */
   g_array_append_val (entries, e);
-  if (ab_verify_peek (key, klen, &p) && p.type == AB_ROW_TOPK_RANK)
-    {
-      r.key = key;
-      r.klen = klen;
-    }
+  r.rank = ab_verify_peek (key, klen, &p) && p.type == AB_ROW_TOPK_RANK;
   return rescore (run, &r, error);
 }
 

@@ -497,7 +497,7 @@ build_key (Ctx *c, const gchar *row, AbRowType *type, AbValue *source)
 
 /* The key's prefix read back: source, record type and salt. The key parser
  * takes only upstream's types (-6..-1), so the top-K rows (-7, -8) are read
- * element by element. */
+ * element by element; their salt is their entity's Group salt. */
 static gboolean
 prefix_reads_back (const GByteArray *key, const AbValue *source, AbRowType type)
 {
@@ -517,12 +517,18 @@ prefix_reads_back (const GByteArray *key, const AbValue *source, AbRowType type)
       return ok;
     }
   ok = ab_codec_get_value (key->data, key->len, &pos, &back, NULL, NULL)
-       && ab_codec_get_int32 (key->data, key->len, &pos, &table, NULL)
-       && ab_codec_get_int8 (key->data, key->len, &pos, &t, NULL) && t == (gint8) type
-       && ab_value_equal (&back, source)
-       && ab_codec_key_salt (key->data) == (guint32) ab_codec_hash (key->data + 4, pos - 4);
+       && ab_codec_get_int32 (key->data, key->len, &pos, &table, NULL);
+  gsize at_type = pos;
+  ok = ok && ab_codec_get_int8 (key->data, key->len, &pos, &t, NULL) && t == (gint8) type
+       && ab_value_equal (&back, source);
   ab_value_clear (&back);
-  return ok;
+  if (!ok)
+    return FALSE;
+  /* salted as the entity's Group rows (storage-format.md §3) */
+  g_autoptr (GByteArray) body = g_byte_array_new ();
+  g_byte_array_append (body, key->data + 4, (guint) (at_type - 4));
+  ab_codec_put_int8 (body, (gint8) AB_ROW_GROUP, AB_ORDER_ASC);
+  return ab_codec_key_salt (key->data) == (guint32) ab_codec_hash (body->data, body->len);
 }
 
 /* `append` (an element) and `append-hex` (raw bytes) lines, in order. */

@@ -1,6 +1,7 @@
 /* Top-K rank (-7) and score (-8) rows under the verifier: after random writes
  * a table with three rankings verifies clean, in shards too; a deleted, moved,
- * orphan or stale row and a damaged group cell are found and repaired; a
+ * orphan or stale row, a row of the first layout's salt and a damaged group
+ * cell are found and repaired; a
  * window relative to now is checked at the verifier's (fake) clock. */
 #include <string.h>
 #include "verify_fixture.h"
@@ -222,6 +223,59 @@ START_TEST (damaged_rows)
 }
 END_TEST
 
+/* key (a rank or score row of entity) under the first top-K builds' salt:
+ * the hash of its own type's prefix body rather than the Group one. */
+static GByteArray *
+first_layout (const AbTableDesc *t, const AbTopkEntry *e, AbRowType type, const GByteArray *key)
+{
+  g_autoptr (GByteArray) prefix = g_byte_array_new ();
+  ck_assert (ab_codec_put_prefix (prefix, &e->entity, t->code, type, NULL));
+  GByteArray *old = g_byte_array_new ();
+  g_byte_array_append (old, key->data, key->len);
+  guint32 h = (guint32) ab_codec_hash (old->data + 4, prefix->len - 4);
+  for (guint i = 0; i < 4; i++)
+    old->data[i] = (guint8) (h >> (24 - 8 * i));
+  ck_assert (memcmp (old->data, key->data, 4) != 0);
+  return old;
+}
+
+/* Rows of the first layout (salted with their own type) are orphans; repair
+ * deletes them and writes the entry's rows where they belong now. */
+START_TEST (first_layout_rows)
+{
+  setup_table ((guint) _i);
+  AbStore *store = ab_engine_store (env.engine);
+  g_autoptr (AbTableDesc) t = views ();
+  g_autoptr (GArray) ranks = rows_of (AB_ROW_TOPK_RANK, "top");
+  AbTopkEntry e;
+  gint64 score;
+  gsize len;
+  const guint8 *k = g_bytes_get_data (g_array_index (ranks, AbKv, 0).key, &len);
+  ck_assert (ab_topk_entry_of_row (t, k, len, 0, &e, &score));
+  g_autoptr (GByteArray) rk = ab_topk_rank_key (t, &e, score, NULL);
+  g_autoptr (GByteArray) sk = ab_topk_score_key (t, &e, NULL);
+  g_autoptr (GByteArray) old_rk = first_layout (t, &e, AB_ROW_TOPK_RANK, rk);
+  g_autoptr (GByteArray) old_sk = first_layout (t, &e, AB_ROW_TOPK_SCORE, sk);
+  ck_assert (ab_store_delete (store, rk->data, rk->len, NULL));
+  ck_assert (ab_store_delete (store, sk->data, sk->len, NULL));
+  put_row (old_rk, score);
+  put_row (old_sk, score);
+  expect (2, 0, 2, 0, "rows of the first layout");
+  repair (4, "after repair");
+  GByteArray *gone[2] = { old_rk, old_sk }, *back[2] = { rk, sk };
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr (GBytes) v = NULL, w = NULL;
+      ck_assert (ab_store_get (store, gone[i]->data, gone[i]->len, &v, NULL));
+      ck_assert (v == NULL);
+      ck_assert (ab_store_get (store, back[i]->data, back[i]->len, &w, NULL));
+      ck_assert (w != NULL && ab_codec_get_be64 (g_bytes_get_data (w, NULL)) == score);
+    }
+  ab_topk_entry_clear (&e);
+  vf_close (&env);
+}
+END_TEST
+
 /* A group cell off by 5 moves its entry: the cell (count_wrong) and the
  * entry's score row (stale), rank row at the cells' score (missing) and at
  * the stored score (orphan); repair fixes the cell and re-scores the entry. */
@@ -427,6 +481,7 @@ main (void)
   tcase_set_timeout (tc, 180);
   tcase_add_loop_test (tc, damaged_rows, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, damaged_cell, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, first_layout_rows, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, relative_window, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
   return ab_check_run (s);
