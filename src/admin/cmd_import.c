@@ -76,6 +76,7 @@ typedef struct {
 
 typedef struct {
   gsize off;         /* into Chunk.text */
+  gsize len;         /* its bytes there, the NUL after them left out */
   guint64 line;      /* its first physical line, 1-based */
   gboolean too_long; /* longer than MAX_RECORD_BYTES: reported, not parsed */
   Mark after;        /* the file position after it */
@@ -468,7 +469,7 @@ parse_jsonl (Import *imp, gchar *text, guint64 line, Batch *b, Scratch *sc, GErr
   guint nf = imp->schema->fields->len;
   RawEdge e = { .op = AB_OP_INSERT, .props = sc->props };
   memset (sc->props, 0, nf * sizeof (Raw));
-  if (ab_import_scan_edge (text, sc->members))
+  if (ab_import_scan_edge (text, sc->members, TRUE))
     return scanned_edge (imp, sc->members, &e, error) && edge_add (imp, &e, line, b, error);
   g_autoptr (GError) local = NULL;
   g_autoptr (JsonNode) node = ab_model_json_parse (text, -1, &local);
@@ -1240,17 +1241,22 @@ push_window (Import *imp, ImportFile *f, Chunk *w, Mark start, guint64 *seq, gui
     }
   for (guint i = 0; !sorted && i < n; i++)
     order[i] = i, same[i] = FALSE;
+  /* a chunk's text sized once: a batch of the window's average record */
+  gsize chunk_bytes = n > 0 ? w->text->len / n * MIN ((gsize) imp->batch, n) * 9 / 8 + 64 : 0;
   Mark prev = start;
   Chunk *c = NULL;
   for (guint i = 0; i < n; i++)
     {
       if (c == NULL)
-        c = chunk_new (f, (*seq)++, (*index)++);
+        {
+          c = chunk_new (f, (*seq)++, (*index)++);
+          g_string_set_size (c->text, chunk_bytes);
+          g_string_truncate (c->text, 0);
+        }
       const Rec *r = &g_array_index (w->recs, Rec, order[i]);
-      Rec e = { c->text->len, r->line, r->too_long, r->after };
+      Rec e = { c->text->len, r->len, r->line, r->too_long, r->after };
       g_array_append_val (c->recs, e);
-      if (!r->too_long)
-        g_string_append (c->text, w->text->str + r->off);
+      g_string_append_len (c->text, w->text->str + r->off, (gssize) r->len);
       g_string_append_c (c->text, '\0');
       guint len = c->recs->len, batch = (guint) imp->batch;
       gboolean key_goes_on = i + 1 < n && same[i + 1] && len < 2 * batch;
@@ -1303,7 +1309,7 @@ read_file (Import *imp, ImportFile *f, guint64 *seq, GError **error)
         continue; /* the header, read at start */
       if (!too_long && blank (rec->str))
         continue;
-      Rec e = { w->text->len, first, too_long, w->end };
+      Rec e = { w->text->len, too_long ? 0 : rec->len, first, too_long, w->end };
       g_array_append_val (w->recs, e);
       if (!too_long)
         g_string_append_len (w->text, rec->str, (gssize) rec->len);
@@ -1312,9 +1318,10 @@ read_file (Import *imp, ImportFile *f, guint64 *seq, GError **error)
         {
           push_window (imp, f, w, start, seq, &index);
           start = w->end;
-          chunk_free (w);
-          w = chunk_new (f, 0, 0);
-          w->end = start;
+          /* the next window reuses this one's memory */
+          g_string_truncate (w->text, 0);
+          g_array_set_size (w->recs, 0);
+          w->lines = 0;
         }
     }
   if (!atomic_load (&imp->stop))

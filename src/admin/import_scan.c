@@ -179,7 +179,7 @@ names_unique (GArray *members)
 }
 
 gboolean
-ab_import_scan_edge (gchar *line, GArray *members)
+ab_import_scan_edge (gchar *line, GArray *members, gboolean terminate)
 {
   g_array_set_size (members, 0);
   const gchar *p = skip_ws (line);
@@ -189,7 +189,7 @@ ab_import_scan_edge (gchar *line, GArray *members)
   if (!scan_object (&p, members, FALSE) || *skip_ws (p) != '\0' || !names_unique (members))
     return FALSE;
   /* each string's closing quote becomes its terminator */
-  for (guint i = 0; i < members->len; i++)
+  for (guint i = 0; terminate && i < members->len; i++)
     {
       AbImportMember *m = &g_array_index (members, AbImportMember, i);
       if (!m->is_object && m->value.kind == AB_VALUE_STRING)

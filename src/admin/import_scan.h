@@ -19,8 +19,10 @@ typedef struct {
  * clear func). TRUE: the line is exactly one JSON object whose members are
  * strings without escapes, integers that fit in 64 bits, true, false, null,
  * or (top-level "properties" only) a flat object of those, no name repeated
- * at one level; the line is then modified in place so that each STRING value
- * is NUL-terminated. FALSE: anything else (nested values, escapes, numbers
- * with a fraction or exponent, invalid UTF-8, malformed JSON); the line is
- * unchanged and members means nothing: parse it with json-glib instead. */
-gboolean ab_import_scan_edge (gchar *line, GArray *members);
+ * at one level; with `terminate` the line is then modified in place so that
+ * each STRING value is NUL-terminated (without, the line is only read and a
+ * STRING is known by its length alone). FALSE: anything else (nested values,
+ * escapes, numbers with a fraction or exponent, invalid UTF-8, malformed
+ * JSON); the line is unchanged and members means nothing: parse it with
+ * json-glib instead. */
+gboolean ab_import_scan_edge (gchar *line, GArray *members, gboolean terminate);

@@ -1,5 +1,5 @@
 /* The import's key order for a window of JSON Lines edges: each record
- * scanned (on a copy) for its source and target, the window sorted by them,
+ * scanned (read only) for its source and target, the window sorted by them,
  * stably; a window with any key not known exactly is left in file order. */
 #include "admin/import_sort.h"
 
@@ -7,7 +7,7 @@
 #include "admin/import_scan.h"
 
 typedef struct {
-  AbValue source, target; /* INT64 or STRING borrowed from the window's copy */
+  AbValue source, target; /* INT64 or STRING borrowed from the window (not terminated) */
   guint64 sfirst, tfirst; /* a STRING's first 8 bytes, big-endian, zero-padded */
   guint index;            /* the record's place in the window */
 } Keyed;
@@ -93,26 +93,17 @@ gboolean
 ab_import_sort_window (const gchar *const *texts, guint n, AbType source_type, AbType target_type,
                        guint *order, gboolean *same)
 {
-  /* The scanner terminates strings in place: scan a copy of the window,
-   * one block, so the keys it points into stay put until the sort is done. */
-  gsize total = 0;
-  for (guint i = 0; i < n; i++)
-    total += strlen (texts[i]) + 1;
-  g_autofree gchar *copy = g_malloc (MAX (total, 1));
   g_autofree Keyed *keys = g_new (Keyed, MAX (n, 1));
   g_autoptr (GArray) members = g_array_new (FALSE, FALSE, sizeof (AbImportMember));
-  gchar *at = copy;
   for (guint i = 0; i < n; i++)
     {
-      gsize len = strlen (texts[i]) + 1;
-      memcpy (at, texts[i], len);
       keys[i].index = i;
-      if (!ab_import_scan_edge (at, members)
+      /* read only (no terminators written): the keys are known by length */
+      if (!ab_import_scan_edge ((gchar *) texts[i], members, FALSE)
           || !key_of (members, source_type, target_type, &keys[i]))
         return FALSE;
       keys[i].sfirst = first_bytes (&keys[i].source);
       keys[i].tfirst = first_bytes (&keys[i].target);
-      at += len;
     }
   g_qsort_with_data (keys, (gint) n, sizeof (Keyed), keyed_cmp, NULL);
   for (guint i = 0; i < n; i++)

@@ -59,11 +59,17 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree gchar *line = g_strndup ((const gchar *) data, size);
   g_autofree gchar *copy = g_strdup (line);
   g_autoptr (GArray) members = g_array_new (FALSE, FALSE, sizeof (AbImportMember));
-  if (!ab_import_scan_edge (line, members))
+  /* read only: the same verdict and members, the line untouched */
+  gboolean read_only = ab_import_scan_edge (line, members, FALSE);
+  AB_FUZZ_CHECK (strcmp (line, copy) == 0);
+  guint n_read_only = members->len;
+  if (!ab_import_scan_edge (line, members, TRUE))
     {
+      AB_FUZZ_CHECK (!read_only);
       AB_FUZZ_CHECK (strcmp (line, copy) == 0); /* declined: the line is untouched */
       return 0;
     }
+  AB_FUZZ_CHECK (read_only && members->len == n_read_only);
   g_autoptr (JsonNode) root = ab_model_json_parse (copy, -1, NULL);
   AB_FUZZ_CHECK (root != NULL && JSON_NODE_HOLDS_OBJECT (root));
   check_level (json_node_get_object (root), members, FALSE);
