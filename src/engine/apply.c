@@ -308,10 +308,11 @@ mutation_key_equal (gconstpointer a, gconstpointer b)
  * group cell merge (zero dropped); TTL group cells get their expiry rows.
  * With `scores` (inside a transaction, where reader sees every row the
  * increments start from), the top-K entries they move are re-scored too;
- * elsewhere *cells receives the incremented keys to re-score after the write. */
+ * elsewhere *cells and *cell_deltas receive the incremented keys and their
+ * increments, to re-score after the write. */
 static gboolean
 combine (AbEngine *engine, AbStore *reader, const AbTableDesc *t, KeyWork *works, guint n,
-         gboolean scores, AbBatch *all, GPtrArray **cells, GError **error)
+         gboolean scores, AbBatch *all, GPtrArray **cells, GArray **cell_deltas, GError **error)
 {
   g_autoptr (GHashTable) incs = g_hash_table_new (mutation_key_hash, mutation_key_equal);
   g_autoptr (GPtrArray) order = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
@@ -355,23 +356,25 @@ combine (AbEngine *engine, AbStore *reader, const AbTableDesc *t, KeyWork *works
   for (guint i = 0; i < post->items->len; i++)
     ab_batch_append (all, &g_array_index (post->items, AbMutation, i));
   if (scores)
-    return ab_engine_topk_plan (engine, reader, t, order, deltas, all, error);
+    return ab_engine_topk_plan (engine, reader, t, order, deltas, FALSE, all, error);
   if (cells != NULL)
     *cells = g_ptr_array_ref (order);
+  if (cell_deltas != NULL)
+    *cell_deltas = g_array_ref (deltas);
   return TRUE;
 }
 
 /* Stores whose batches are not transactions (hbase): the top-K entries the
- * written increments moved, re-read after the write and rewritten. A failure
- * leaves the score rows behind the cells (the verifier repairs them). */
+ * written increments (deltas) moved, re-read after the write and rewritten.
+ * A failure leaves the rank rows behind the cells (the verifier repairs them). */
 static void
-rescore_after (AbEngine *engine, const AbTableDesc *t, GPtrArray *cells)
+rescore_after (AbEngine *engine, const AbTableDesc *t, GPtrArray *cells, GArray *deltas)
 {
   g_autoptr (AbBatch) scores = ab_batch_new ();
   g_autoptr (GError) error = NULL;
   if (cells == NULL || cells->len == 0 || !ab_topk_has_any (t))
     return;
-  if (!ab_engine_topk_plan (engine, engine->store, t, cells, NULL, scores, &error)
+  if (!ab_engine_topk_plan (engine, engine->store, t, cells, deltas, TRUE, scores, &error)
       || (ab_batch_len (scores) > 0 && !ab_store_batch (engine->store, scores, &error)))
     g_warning ("top-K scores of %s.%s not rewritten: %s", t->database, t->table, error->message);
 }
@@ -566,7 +569,8 @@ plan_in_txn (AbStore *view, AbBatch *batch, gpointer data, GError **error)
     if (!job->works[i].pre)
       work_reset (&job->works[i]);
   read_and_plan (job->engine, view, job->works, job->n, batch, FALSE);
-  if (!combine (job->engine, view, job->ctx->table, job->works, job->n, TRUE, batch, NULL, error))
+  if (!combine (job->engine, view, job->ctx->table, job->works, job->n, TRUE, batch, NULL, NULL,
+                error))
     return FALSE;
   job->written = batch;
   return TRUE;
@@ -667,14 +671,15 @@ after_locks (ApplyJob *job)
   read_and_plan (engine, engine->store, works, n, NULL, FALSE);
   g_autoptr (AbBatch) all = ab_batch_new ();
   g_autoptr (GPtrArray) cells = NULL;
-  gboolean planned
-      = combine (engine, engine->store, t, works, n, FALSE, all, &cells, &job->write_error);
+  g_autoptr (GArray) deltas = NULL;
+  gboolean planned = combine (engine, engine->store, t, works, n, FALSE, all, &cells, &deltas,
+                              &job->write_error);
   gboolean released
       = planned && ab_store_batch_is_atomic (engine->store) && release_in (all, works, n);
   if (planned && ab_batch_len (all) > 0 && ab_store_batch (engine->store, all, &job->write_error))
     {
       ab_engine_cache_note (engine, t, all);
-      rescore_after (engine, t, cells);
+      rescore_after (engine, t, cells, deltas);
       for (guint i = 0; released && i < n; i++)
         g_clear_pointer (&works[i].token, g_bytes_unref);
     }

@@ -29,6 +29,12 @@ ab_topk_entry_array_new (void)
 }
 
 gboolean
+ab_topk_entry_is_cell (const AbTopkEntry *e)
+{
+  return e->n_values == e->group->n_fields && !ab_topk_is_relative (e->topk);
+}
+
+gboolean
 ab_topk_has_any (const AbTableDesc *t)
 {
   for (guint i = 0; i < t->schema->group_defs->len; i++)
@@ -324,13 +330,12 @@ rank_key_of (const GByteArray *prefix, gint64 score, const GByteArray *ranked)
   return g_byte_array_free_to_bytes (key);
 }
 
-/* ab_topk_write_entry with e's score key sk already encoded. */
+/* Moves e's rank row from `before` (when it had one) to `score`, and puts or
+ * deletes its score row sk (NULL: a cell entry, which has none). */
 static gboolean
-write_entry_at (const AbTableDesc *t, const AbTopkEntry *e, GBytes *sk, GBytes *old, gint64 score,
-                gint64 now_ms, AbBatch *out, GError **error)
+write_entry_at (const AbTableDesc *t, const AbTopkEntry *e, GBytes *sk, gboolean had, gint64 before,
+                gint64 score, gint64 now_ms, AbBatch *out, GError **error)
 {
-  gboolean had = old != NULL && g_bytes_get_size (old) >= 8;
-  gint64 before = had ? ab_codec_get_be64 (g_bytes_get_data (old, NULL)) : 0;
   if ((had && before == score) || (!had && score == 0))
     return TRUE;
   g_autoptr (GByteArray) prefix = entry_row (t, e, AB_ROW_TOPK_RANK, error);
@@ -342,13 +347,15 @@ write_entry_at (const AbTableDesc *t, const AbTopkEntry *e, GBytes *sk, GBytes *
     batch_take (out, AB_MUT_DELETE, rank_key_of (prefix, before, ranked), NULL, 0);
   if (score == 0)
     {
-      batch_take (out, AB_MUT_DELETE, g_bytes_ref (sk), NULL, 0);
+      if (sk != NULL)
+        batch_take (out, AB_MUT_DELETE, g_bytes_ref (sk), NULL, 0);
       return TRUE;
     }
   guint8 v[16];
   ab_topk_value (v, score, now_ms);
   batch_take (out, AB_MUT_PUT, rank_key_of (prefix, score, ranked), v, sizeof v);
-  batch_take (out, AB_MUT_PUT, g_bytes_ref (sk), v, sizeof v);
+  if (sk != NULL)
+    batch_take (out, AB_MUT_PUT, g_bytes_ref (sk), v, sizeof v);
   return TRUE;
 }
 
@@ -357,13 +364,18 @@ ab_topk_write_entry (const AbTableDesc *t, const AbTopkEntry *e, GBytes *old, gi
                      gint64 now_ms, AbBatch *out, GError **error)
 {
   gboolean had = old != NULL && g_bytes_get_size (old) >= 8;
-  if ((had && ab_codec_get_be64 (g_bytes_get_data (old, NULL)) == score) || (!had && score == 0))
+  gint64 before = had ? ab_codec_get_be64 (g_bytes_get_data (old, NULL)) : 0;
+  if ((had && before == score) || (!had && score == 0))
     return TRUE;
-  GByteArray *sk = ab_topk_score_key (t, e, error);
-  if (sk == NULL)
-    return FALSE;
-  g_autoptr (GBytes) key = g_byte_array_free_to_bytes (sk);
-  return write_entry_at (t, e, key, old, score, now_ms, out, error);
+  g_autoptr (GBytes) key = NULL;
+  if (!ab_topk_entry_is_cell (e))
+    {
+      GByteArray *sk = ab_topk_score_key (t, e, error);
+      if (sk == NULL)
+        return FALSE;
+      key = g_byte_array_free_to_bytes (sk);
+    }
+  return write_entry_at (t, e, key, had, before, score, now_ms, out, error);
 }
 
 const AbTopk *
@@ -622,25 +634,25 @@ plan_cell (Plan *pl, guint i, const guint8 *key, gsize len, const gint64 *delta,
   return ok;
 }
 
-/* The scores the entries start from. Inside the write transaction (old
- * given: the stored score rows) a stored score is the sum of the entry's
- * cells, and this request's share is added to it rather than summing them
- * again. Otherwise (no transaction, after HBase's batch, or no score row
- * yet) the cells are summed: an entry whose prefix is a whole cell key (no
- * field after the ranked one) has that one cell, read with the others in one
- * multi-get; the others are scanned. A relative window counts only the
- * cells inside it now. */
+/* The scores the entries start from. With `was` (inside the write
+ * transaction: was[i] the stored score row of entry i, or NULL) a stored
+ * score is the sum of the entry's cells, and this request's share is added
+ * to it rather than summing them again. Otherwise (after HBase's batch, a
+ * cell entry, or no score row yet) the cells are summed: an entry whose
+ * prefix is a whole cell key (no field after the ranked one) has that one
+ * cell, read with the others in one multi-get; the others are scanned. A
+ * relative window counts only the cells inside it now. */
 static gboolean
-stored_scores (AbStore *reader, GArray *entries, GArray *old, gint64 *scores, GError **error)
+stored_scores (AbStore *reader, GArray *entries, GBytes *const *was, gint64 *scores, GError **error)
 {
   g_autoptr (GPtrArray) cells = g_ptr_array_new ();
   g_autoptr (GArray) which = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint i = 0; i < entries->len; i++)
     {
       const AbTopkEntry *e = &g_array_index (entries, AbTopkEntry, i);
-      GBytes *was = old != NULL ? g_array_index (old, AbKv, i).value : NULL;
-      if (was != NULL && g_bytes_get_size (was) >= 8)
-        scores[i] = ab_codec_get_be64 (g_bytes_get_data (was, NULL));
+      GBytes *row = was != NULL ? was[i] : NULL;
+      if (row != NULL && g_bytes_get_size (row) >= 8)
+        scores[i] = ab_codec_get_be64 (g_bytes_get_data (row, NULL));
       else if (e->n_values == e->group->n_fields)
         {
           g_ptr_array_add (cells, e->cells);
@@ -671,9 +683,48 @@ stored_scores (AbStore *reader, GArray *entries, GArray *old, gint64 *scores, GE
   return TRUE;
 }
 
+static void
+bytes_unref0 (gpointer p)
+{
+  if (p != NULL)
+    g_bytes_unref (p);
+}
+
+/* The score rows of the entries that have one: keys[i] (NULL for a cell
+ * entry) and, read through reader, was[i] (NULL when absent). */
+static gboolean
+score_rows (AbStore *reader, const AbTableDesc *t, GArray *entries, GPtrArray *keys, GBytes **was,
+            GError **error)
+{
+  g_autoptr (GPtrArray) wanted = g_ptr_array_new ();
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const AbTopkEntry *e = &g_array_index (entries, AbTopkEntry, i);
+      GByteArray *sk = ab_topk_entry_is_cell (e) ? NULL : ab_topk_score_key (t, e, error);
+      if (sk == NULL && !ab_topk_entry_is_cell (e))
+        return FALSE;
+      g_ptr_array_add (keys, sk != NULL ? g_byte_array_free_to_bytes (sk) : NULL);
+      if (sk != NULL)
+        g_ptr_array_add (wanted, keys->pdata[i]);
+    }
+  if (wanted->len == 0)
+    return TRUE;
+  g_autoptr (GArray) old = ab_kv_array_new ();
+  GError *local = NULL;
+  if (!ab_store_multi_get (reader, wanted, old, &local))
+    return ab_engine_propagate (error, local), FALSE;
+  for (guint i = 0, j = 0; i < entries->len; i++)
+    if (keys->pdata[i] != NULL)
+      {
+        GBytes *v = g_array_index (old, AbKv, j++).value;
+        was[i] = v != NULL ? g_bytes_ref (v) : NULL;
+      }
+  return TRUE;
+}
+
 gboolean
 ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GPtrArray *cells,
-                     GArray *deltas, AbBatch *out, GError **error)
+                     GArray *deltas, gboolean applied, AbBatch *out, GError **error)
 {
   if (!ab_topk_has_any (t))
     return TRUE;
@@ -693,40 +744,37 @@ ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GP
                       error))
         return FALSE;
     }
-  if (entries->len == 0)
+  guint n = entries->len;
+  if (n == 0)
     return TRUE;
-  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
-  for (guint i = 0; i < entries->len; i++)
-    {
-      GByteArray *sk = ab_topk_score_key (t, &g_array_index (entries, AbTopkEntry, i), error);
-      if (sk == NULL)
-        return FALSE;
-      g_ptr_array_add (keys, g_byte_array_free_to_bytes (sk));
-    }
-  g_autoptr (GArray) old = ab_kv_array_new ();
-  GError *local = NULL;
-  if (!ab_store_multi_get (reader, keys, old, &local))
-    return ab_engine_propagate (error, local), FALSE;
-  g_autofree gint64 *scores = g_new0 (gint64, entries->len);
-  if (!stored_scores (reader, entries, deltas != NULL ? old : NULL, scores, error))
-    return FALSE;
-  for (guint i = 0; i < entries->len; i++)
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_full (n, bytes_unref0);
+  GBytes **was = g_new0 (GBytes *, n);
+  g_autofree gint64 *scores = g_new0 (gint64, n);
+  gboolean ok = score_rows (reader, t, entries, keys, was, error)
+                && stored_scores (reader, entries, applied ? NULL : was, scores, error);
+  for (guint i = 0; ok && i < n; i++)
     {
       AbTopkEntry *e = &g_array_index (entries, AbTopkEntry, i);
       const PlanSlot *s = of->pdata[i];
-      GBytes *was = g_array_index (old, AbKv, i).value;
+      gboolean had = was[i] != NULL && g_bytes_get_size (was[i]) >= 8;
+      gint64 before = had ? ab_codec_get_be64 (g_bytes_get_data (was[i], NULL)) : 0;
+      gint64 score = scores[i] + (applied ? 0 : s->delta);
+      if (ab_topk_entry_is_cell (e))
+        {
+          /* the cell is the score: its rank row is at the cell's old value */
+          before = applied ? scores[i] - s->delta : scores[i];
+          had = before != 0;
+        }
       g_autoptr (AbTopkWindow) w = ab_topk_window_new (t, e);
-      gint64 score = scores[i] + s->delta;
-      for (guint n = 0; w != NULL && n < s->noted->len; n++)
+      for (guint c = 0; w != NULL && c < s->noted->len; c++)
         {
           gsize kl;
           const guint8 *k
-              = g_bytes_get_data (cells->pdata[g_array_index (s->noted, guint, n)], &kl);
+              = g_bytes_get_data (cells->pdata[g_array_index (s->noted, guint, c)], &kl);
           ab_topk_window_note (w, k, kl);
         }
-      if (!write_entry_at (t, e, keys->pdata[i], was, score, pl.now, out, error))
-        return FALSE;
-      gint64 next = w != NULL ? ab_topk_window_next (w) : G_MAXINT64;
+      ok = write_entry_at (t, e, keys->pdata[i], had, before, score, pl.now, out, error);
+      gint64 next = ok && w != NULL ? ab_topk_window_next (w) : G_MAXINT64;
       if (next != G_MAXINT64)
         {
           gsize sl;
@@ -737,5 +785,8 @@ ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GP
           ab_batch_put (out, due->data, due->len, v, sizeof v);
         }
     }
-  return TRUE;
+  for (guint i = 0; i < n; i++)
+    bytes_unref0 (was[i]);
+  g_free (was);
+  return ok;
 }

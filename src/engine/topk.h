@@ -20,6 +20,10 @@ typedef struct {
 } AbTopkEntry;
 
 void ab_topk_entry_clear (AbTopkEntry *e);
+/* TRUE when e's score is one cell's value, kept in no score row: its ranked
+ * field is its group's last field (its cells prefix is a whole cell key) and
+ * its ranges are constant (data-model.md §17.1). */
+gboolean ab_topk_entry_is_cell (const AbTopkEntry *e);
 GArray *ab_topk_entry_array_new (void); /* AbTopkEntry with clear func */
 
 /* TRUE when a group of t defines a top-K. */
@@ -96,9 +100,9 @@ gboolean ab_engine_topk_refresh (AbEngine *engine, guint max, guint *refreshed, 
 guint ab_engine_topk_refresh_ms (AbEngine *engine);
 
 /* Rank rows: prefix = row(entity, dir, -7, topk) || enc(segment values);
- * key = prefix || encD(int64 score) || enc(ranked value). Score row: row(…,
- * -8, topk) || enc(segment values) || enc(ranked value). Both valued
- * be64(score) || be64(ms of the computation). */
+ * key = prefix || encD(int64 score) || enc(ranked value). Score row (entries
+ * that are not cell entries): row(…, -8, topk) || enc(segment values) ||
+ * enc(ranked value). Both valued be64(score) || be64(ms of the computation). */
 GByteArray *ab_topk_rank_prefix (const AbTableDesc *t, const AbTopkEntry *e, GError **error);
 GByteArray *ab_topk_rank_key (const AbTableDesc *t, const AbTopkEntry *e, gint64 score,
                               GError **error);
@@ -106,7 +110,8 @@ GByteArray *ab_topk_score_key (const AbTableDesc *t, const AbTopkEntry *e, GErro
 void ab_topk_value (guint8 out[16], gint64 score, gint64 now_ms);
 /* Moves e from its old score (the stored score row's value, NULL when
  * absent) to `score`: the old rank row deleted, the new rank and score rows
- * put — or both removed when the score is 0. Nothing when unchanged. */
+ * put — or both removed when the score is 0. Nothing when unchanged. A cell
+ * entry has no score row: only its rank row is put (old is then NULL). */
 gboolean ab_topk_write_entry (const AbTableDesc *t, const AbTopkEntry *e, GBytes *old, gint64 score,
                               gint64 now_ms, AbBatch *out, GError **error);
 
@@ -119,10 +124,15 @@ gboolean ab_topk_entry_of_row (const AbTableDesc *t, const guint8 *key, gsize le
                                AbTopkEntry *e, gint64 *rank_score);
 
 /* Re-scores every entry the group cells `cells` (GBytes*) belong to, read
- * through reader, plus deltas[i] for cells[i] when deltas is not NULL (the
- * increments of the batch being planned, not yet applied), and appends the
- * rank/score row changes to out. The cells are folded per entry first: one
- * score row read (one multi-get for all) and at most one rank row move per
- * entry, whatever the number of its cells in the batch. */
+ * through reader, and appends the rank/score row changes to out. deltas[i]
+ * (nullable) is the increment of cells[i] in this batch: not yet applied
+ * (`applied` FALSE: inside the write transaction, the scores start from the
+ * stored score rows and cells, and the deltas are added), or already written
+ * (`applied`: after HBase's batch, the cells read are the new scores, and a
+ * cell entry's old rank row is at the cell's value minus its delta). The
+ * cells are folded per entry first: one score row read (one multi-get for
+ * all) and at most one rank row move per entry, whatever the number of its
+ * cells in the batch. */
 gboolean ab_engine_topk_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t,
-                              GPtrArray *cells, GArray *deltas, AbBatch *out, GError **error);
+                              GPtrArray *cells, GArray *deltas, gboolean applied, AbBatch *out,
+                              GError **error);

@@ -26,7 +26,8 @@ ab_verify_topk_defined (const AbVerifyTable *t, const guint8 *key, gsize klen, c
          && ab_topk_by_code (t->desc, code, &g) != NULL;
 }
 
-/* The rank and score rows of an entry, those in the slice, valued be64(score). */
+/* The rank and score rows of an entry (a cell entry has no score row), those
+ * in the slice, valued be64(score). */
 static gboolean
 add_entry_rows (AbVerifyRun *run, const AbVerifyTable *t, const AbTopkEntry *e, gint64 score)
 {
@@ -34,7 +35,8 @@ add_entry_rows (AbVerifyRun *run, const AbVerifyTable *t, const AbTopkEntry *e, 
   if (score == 0)
     return TRUE; /* a zero score has no rows */
   ab_codec_put_be64 (v, score);
-  g_autoptr (GByteArray) sk = ab_topk_score_key (t->desc, e, NULL);
+  g_autoptr (GByteArray) sk
+      = ab_topk_entry_is_cell (e) ? NULL : ab_topk_score_key (t->desc, e, NULL);
   g_autoptr (GByteArray) rk = ab_topk_rank_key (t->desc, e, score, NULL);
   GByteArray *keys[2] = { sk, rk };
   for (guint i = 0; i < 2; i++)
@@ -178,16 +180,18 @@ typedef struct {
   const guint8 *key; /* the rank or score row found, or NULL */
   gsize klen;
   gboolean rank; /* it is a rank row */
+  gint64 before; /* a repaired cell's value before the repair, or 0 */
 } Rescore;
 
 /* Is key the row of e that a write at `score` leaves: its score row, or its
  * rank row at that score? Not when the score is 0, nor for a row of another
- * layout (the salt of the first top-K builds, storage-format.md §3). */
+ * layout (the salt of the first top-K builds, storage-format.md §3, or the
+ * score row of a cell entry). */
 static gboolean
 is_entry_row (const AbTableDesc *t, const AbTopkEntry *e, gint64 score, gboolean rank,
               const guint8 *key, gsize klen)
 {
-  if (score == 0)
+  if (score == 0 || (!rank && ab_topk_entry_is_cell (e)))
     return FALSE;
   g_autoptr (GByteArray) want
       = rank ? ab_topk_rank_key (t, e, score, NULL) : ab_topk_score_key (t, e, NULL);
@@ -209,6 +213,14 @@ plan_rescore (AbStore *reader, AbBatch *batch, gpointer data, GError **error)
         return FALSE;
       if (r->key != NULL && !is_entry_row (r->t->desc, e, score, r->rank, r->key, r->klen))
         ab_batch_delete (batch, r->key, r->klen);
+      if (r->before != 0 && r->before != score && ab_topk_entry_is_cell (e))
+        {
+          /* the cell was this entry's score: its rank row stood there */
+          g_autoptr (GByteArray) was = ab_topk_rank_key (r->t->desc, e, r->before, error);
+          if (was == NULL)
+            return FALSE;
+          ab_batch_delete (batch, was->data, was->len);
+        }
     }
   return TRUE;
 }
@@ -242,10 +254,10 @@ ab_verify_topk_repair (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *k
 
 gboolean
 ab_verify_topk_rescore_cell (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key,
-                             gsize klen, GError **error)
+                             gsize klen, gint64 before, GError **error)
 {
   g_autoptr (GArray) entries = ab_topk_entry_array_new ();
-  Rescore r = { .run = run, .t = t, .entries = entries };
+  Rescore r = { .run = run, .t = t, .entries = entries, .before = before };
   if (!t->ranked)
     return TRUE;
   if (!ab_topk_entries_of_cell (t->desc, key, klen, ab_engine_now_ms (run->engine), entries, error))

@@ -257,7 +257,9 @@ repair_one (AbVerifyRun *run, const SpoolRec *r, const guint8 *key)
       default:
         /* a repaired Group cell moves the scores of its top-K entries */
         ok = repair_count (run, r, key, &done, &local)
-             && (!done || t == NULL || ab_verify_topk_rescore_cell (run, t, key, r->klen, &local));
+             && (!done || t == NULL
+                 || ab_verify_topk_rescore_cell (
+                     run, t, key, r->klen, r->found_kind == FOUND_LONG ? r->found : 0, &local));
         break;
     }
   if (ok && done)

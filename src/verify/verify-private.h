@@ -86,11 +86,13 @@ gboolean ab_verify_topk_defined (const AbVerifyTable *t, const guint8 *key, gsiz
 gboolean ab_verify_is_topk_row (gint8 type);
 /* Repair: the entry a rank/score key names re-scored from the live cells and
  * its rows rewritten (the key deleted when it is not the entry's); after a
- * Group cell repair, the entries of that cell likewise. */
+ * Group cell repair from the value `before` (0: none), the entries of that
+ * cell likewise, a cell entry's rank row at `before` deleted (it has no
+ * score row to say where its rank row was). */
 gboolean ab_verify_topk_repair (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key,
                                 gsize klen, GError **error);
 gboolean ab_verify_topk_rescore_cell (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key,
-                                      gsize klen, GError **error);
+                                      gsize klen, gint64 before, GError **error);
 
 /* Repair (repair.c). */
 gboolean ab_verify_spool_open (AbVerifyRun *run, GError **error);
