@@ -11,7 +11,9 @@
 #      VALGRIND_SKIP="..." suites left out (default: test_store_lmdb, whose
 #                          cases kill and re-run processes of their own)
 #      VALGRIND_SUITES="test_groups ..."  only these (default: every one)
-# Each suite runs with CK_FORK=no (one process, so valgrind sees every case);
+# Each suite runs with CK_FORK=no (one process, so valgrind sees every case)
+# and AB_TEST_UNDER_VALGRIND=1 (a latency tail is not judged: valgrind runs
+# one thread at a time);
 # a failing suite's log is printed, with its servers' memcheck reports. Suites
 # that need HBase or Kafka skip those cases (their environment is not passed
 # on). A REST suite's server exits non-zero on a memcheck error, which the
@@ -55,7 +57,7 @@ run_one () {
         AB_SERVER_WRAPPER="$memcheck --log-file=$work/$name.server-%p.log" \
         "./$suite" >"$work/$name.log" 2>&1 || rc=$? ;;
     *)
-      env -u AB_HBASE_ADDR -u AB_KAFKA_ADDR -u AB_KAFKA_DIR CK_FORK=no \
+      env -u AB_HBASE_ADDR -u AB_KAFKA_ADDR -u AB_KAFKA_DIR CK_FORK=no AB_TEST_UNDER_VALGRIND=1 \
         $memcheck "./$suite" >"$work/$name.log" 2>&1 || rc=$? ;;
   esac
   # Skipped (77: needs a service not passed on) counts as clean.

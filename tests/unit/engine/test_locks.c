@@ -208,10 +208,15 @@ START_TEST (hot_key_does_not_starve_others)
                  "p50 %" G_GINT64_FORMAT " us next to a hot edge, %" G_GINT64_FORMAT
                  " us next to cold ones",
                  hot.p50, alone.p50);
-  ck_assert_msg (hot.p99 < p99_bound,
-                 "p99 %" G_GINT64_FORMAT " us next to a hot edge, %" G_GINT64_FORMAT
-                 " us next to cold ones (bound %" G_GINT64_FORMAT " us)",
-                 hot.p99, alone.p99, p99_bound);
+  /* Under valgrind (tests/valgrind.sh sets AB_TEST_UNDER_VALGRIND) threads
+   * run one at a time, so the tail among 17 threads is valgrind's
+   * scheduler: one run saw p99 254 ms hot against 159 ms cold, medians 43
+   * and 30 ms. The median above still catches a starved pool there. */
+  if (g_getenv ("AB_TEST_UNDER_VALGRIND") == NULL)
+    ck_assert_msg (hot.p99 < p99_bound,
+                   "p99 %" G_GINT64_FORMAT " us next to a hot edge, %" G_GINT64_FORMAT
+                   " us next to cold ones (bound %" G_GINT64_FORMAT " us)",
+                   hot.p99, alone.p99, p99_bound);
   /* the hot edge took writes meanwhile */
   if (hammers > 0)
     {
