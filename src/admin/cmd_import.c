@@ -14,6 +14,7 @@
 #include "admin/admin-private.h"
 #include "admin/import_scan.h"
 #include "admin/import_sort.h"
+#include "admin/import_ties.h"
 #include "catalog/catalog.h"
 #include "engine/engine.h"
 #include "model/schema.h"
@@ -113,6 +114,8 @@ typedef struct {
   GQueue queue;
   guint q_cap;
   gboolean q_closed;
+  /* chunks in flight: equal-version events of a key apply in file order */
+  AbImportTies *ties;
   /* --strict: chunks are written only after every earlier one parsed clean */
   GMutex gate_lock;
   GCond gate_cond;
@@ -711,6 +714,7 @@ blank (const gchar *s)
 static void
 queue_push (Import *imp, Chunk *c)
 {
+  ab_import_ties_add (imp->ties, c->seq); /* before a worker can take it */
   g_mutex_lock (&imp->q_lock);
   while (imp->queue.length >= imp->q_cap && !atomic_load (&imp->stop))
     g_cond_wait (&imp->q_cond, &imp->q_lock);
@@ -1108,6 +1112,9 @@ apply_chunk (Import *imp, Chunk *c)
   Batch b;
   batch_init (&b, c->recs->len);
   gboolean clean = parse_chunk (imp, c, &b);
+  ab_import_ties_ready (
+      imp->ties, c->seq,
+      ab_import_ties_marks ((const AbMutationItem *) b.items->data, b.items->len));
   if (imp->strict && !strict_gate (imp, c, clean))
     {
       if (!clean)
@@ -1179,6 +1186,7 @@ worker (gpointer data)
     {
       if (!atomic_load (&imp->stop))
         apply_chunk (imp, c);
+      ab_import_ties_done (imp->ties, c->seq);
       ab_progress_add (imp->progress, c->lines);
       chunk_free (c);
     }
@@ -1665,6 +1673,7 @@ ab_admin_import (int argc, char **argv)
   imp->batch = DEFAULT_BATCH;
   g_mutex_init (&imp->q_lock);
   g_cond_init (&imp->q_cond);
+  imp->ties = ab_import_ties_new ();
   g_mutex_init (&imp->gate_lock);
   g_cond_init (&imp->gate_cond);
   g_mutex_init (&imp->ck_lock);
@@ -1721,6 +1730,7 @@ ab_admin_import (int argc, char **argv)
     ab_progress_free (imp->progress);
   g_mutex_clear (&imp->q_lock);
   g_cond_clear (&imp->q_cond);
+  ab_import_ties_free (imp->ties);
   g_mutex_clear (&imp->gate_lock);
   g_cond_clear (&imp->gate_cond);
   g_mutex_clear (&imp->ck_lock);

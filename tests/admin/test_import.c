@@ -565,6 +565,58 @@ START_TEST (test_sorted_windows)
 }
 END_TEST
 
+/* Equal versions of a key in two batches that are applied at once (several
+ * threads): the later line still wins. Each pair of batches: 49 new edges
+ * (versions of their own) ending with key (s_i, t0)'s first event, then a
+ * batch that starts with its tie and is otherwise bad lines, so it is parsed
+ * and applied far sooner than the one before it. */
+START_TEST (test_ties_across_batches)
+{
+  enum { BATCH = 50, PAIRS = 10 };
+  Store st = { 0 };
+  store_new (&st, NULL, FALSE);
+  g_autoptr (GArray) evs = g_array_new (FALSE, TRUE, sizeof (Ev));
+  g_autoptr (GString) text = g_string_new (NULL);
+  for (guint k = 0; k < PAIRS; k++)
+    {
+      for (guint j = 0; j < 2 * BATCH; j++)
+        {
+          /* even pairs: INSERT@5 then DELETE@5 (inactive); odd: the reverse */
+          gboolean first = j == BATCH - 1, tie = j == BATCH, ins = first != (k % 2 == 1);
+          if (j > BATCH)
+            {
+              g_string_append (text, "{bad\n");
+              continue;
+            }
+          Ev e = { .type = "INSERT",
+                   .version = 100 + k * BATCH + j,
+                   .source = (k * BATCH + j) % N_SRC,
+                   .target = 1 + (k * BATCH + j) % (N_TGT - 1),
+                   .has_created = TRUE,
+                   .created_at = 1700000000000LL + j };
+          if (first || tie)
+            e = (Ev){ .type = ins ? "INSERT" : "DELETE",
+                      .version = 5,
+                      .source = k,
+                      .target = 0,
+                      .has_created = ins,
+                      .created_at = 1700000000000LL + k };
+          g_array_append_val (evs, e);
+          g_autoptr (JsonNode) n = edge_json (&e, TRUE);
+          g_autofree gchar *line = json_to_string (n, FALSE);
+          g_string_append_printf (text, "%s\n", line);
+        }
+    }
+  g_autofree gchar *file = g_build_filename (st.dir, "ties.jsonl", NULL);
+  ck_assert (g_file_set_contents (file, text->str, (gssize) text->len, NULL));
+  g_autofree gchar *out = NULL, *err = NULL;
+  int rc = run_import (IMPORT_ARGS (st.uri, "--threads", "4", "--batch", "50", file), &out, &err);
+  ck_assert_msg (rc == 1 && strstr (out, "490 skipped") != NULL, "exit %d: %s", rc, out);
+  assert_matches (st.uri, evs, 1, N_SRC, N_TGT);
+  store_clear (&st);
+}
+END_TEST
+
 START_TEST (test_csv)
 {
   Store st = { 0 };
@@ -941,6 +993,7 @@ main (void)
   tcase_add_test (tc, test_jsonl);
   tcase_add_test (tc, test_jsonl_shapes);
   tcase_add_test (tc, test_sorted_windows);
+  tcase_add_test (tc, test_ties_across_batches);
   tcase_add_test (tc, test_csv);
   tcase_add_test (tc, test_bad_lines);
   tcase_add_test (tc, test_engine_error);
