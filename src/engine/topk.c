@@ -700,12 +700,14 @@ score_rows (AbStore *reader, const AbTableDesc *t, GArray *entries, GPtrArray *k
   for (guint i = 0; i < entries->len; i++)
     {
       const AbTopkEntry *e = &g_array_index (entries, AbTopkEntry, i);
-      GByteArray *sk = ab_topk_entry_is_cell (e) ? NULL : ab_topk_score_key (t, e, error);
-      if (sk == NULL && !ab_topk_entry_is_cell (e))
+      gboolean cell = ab_topk_entry_is_cell (e);
+      GByteArray *sk = cell ? NULL : ab_topk_score_key (t, e, error);
+      if (!cell && sk == NULL)
         return FALSE;
-      g_ptr_array_add (keys, sk != NULL ? g_byte_array_free_to_bytes (sk) : NULL);
-      if (sk != NULL)
-        g_ptr_array_add (wanted, keys->pdata[i]);
+      GBytes *key = sk != NULL ? g_byte_array_free_to_bytes (sk) : NULL;
+      g_ptr_array_add (keys, key);
+      if (key != NULL)
+        g_ptr_array_add (wanted, key);
     }
   if (wanted->len == 0)
     return TRUE;
