@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the unit suites (tests/unit) under valgrind's memcheck, and the REST
 # suites (tests/rest) with every actionbased they start under memcheck, on a
-# build without sanitizers; fails on any error or definite leak. It finds what
-# ASan misses: a freed string read inside GLib's printf (ASan does not see
-# through g_strdup_printf), uninitialised reads. Builds in build/valgrind.
+# build without sanitizers or mimalloc (memcheck follows glibc's malloc only);
+# fails on any error or definite leak. It finds what ASan misses: a freed
+# string read inside GLib's printf (ASan does not see through
+# g_strdup_printf), uninitialised reads. Builds in build/valgrind.
 # tests/valgrind.supp lists the library-owned memory it ignores, and why.
 #
 # Env: VALGRIND_JOBS=2     suites run at once
@@ -28,8 +29,9 @@ cd "$top"
 [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null
 mkdir -p "$build"
 cd "$build"
-if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ] || grep -q -- '--enable-sanitizers\|--enable-fuzz' config.status; then
-  "$top/configure" CFLAGS="-O1 -g" >/dev/null
+if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ] || grep -q -- '--enable-sanitizers\|--enable-fuzz' config.status \
+   || ! grep -q -- '--without-mimalloc' config.status; then
+  "$top/configure" --without-mimalloc CFLAGS="-O1 -g" >/dev/null
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ab-valgrind.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -5,7 +5,7 @@ src_actionbase_admin_SOURCES = src/admin/main.c src/admin/admin-private.h src/ad
 	src/admin/cmd_backup.c src/admin/cmd_copy.c src/admin/catchup.c src/admin/cmd_import.c \
 	src/admin/import_scan.c src/admin/import_scan.h src/admin/import_sort.c src/admin/import_sort.h \
 	src/admin/import_ties.c src/admin/import_ties.h
-src_actionbase_admin_LDADD = $(CORE_LIBS)
+src_actionbase_admin_LDADD = $(MIMALLOC_LIBS) $(CORE_LIBS)
 src_actionbase_admin_SOURCES += src/admin/dump.c src/admin/dump.h src/admin/sha256.c src/admin/sha256.h
 
 # backup / restore (tests/admin/test_backup.c): the dump functions in-process

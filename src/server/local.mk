@@ -7,7 +7,7 @@ bin_PROGRAMS += src/actionbased
 src_actionbased_SOURCES = src/server/main.c src/server/config.c src/server/config.h \
 	src/server/health.c src/server/health.h src/server/log.c src/server/log.h \
 	$(SANITIZER_HOOKS)
-src_actionbased_LDADD = $(REST_LIBS) $(CORE_LIBS)
+src_actionbased_LDADD = $(MIMALLOC_LIBS) $(REST_LIBS) $(CORE_LIBS)
 
 check_PROGRAMS += tests/unit/server/test_config
 TESTS += tests/unit/server/test_config

@@ -7,7 +7,7 @@ src_libabcore_la_SOURCES += src/verify/verify.h src/verify/verify-private.h \
 
 bin_PROGRAMS += src/actionbase-verify
 src_actionbase_verify_SOURCES = src/verify/main.c
-src_actionbase_verify_LDADD = $(CORE_LIBS)
+src_actionbase_verify_LDADD = $(MIMALLOC_LIBS) $(CORE_LIBS)
 
 VERIFY_TEST_FIXTURE = tests/unit/verify/verify_fixture.c tests/unit/verify/verify_fixture.h
 # The fixture writes through the fault-injecting store (tests/unit/store).

@@ -128,6 +128,9 @@ else
   echo "import: $edges edges in $secs s (cpu $cpu s, threads $threads, batch $batch): $rate edges/s -- goal >= 200000: $(verdict "$rate" '>=' 200000)"
   echo "import: peak RSS $rss MiB -- goal <= 256: $(verdict "$rss" '<=' 256); $(memory import)"
   echo "import: into $import_uri"
+  # configure links the programs with mimalloc when it is installed (docs/operations.md)
+  alloc="glibc malloc"; readelf -d "$admin" 2>/dev/null | grep -q 'NEEDED.*libmimalloc' && alloc=mimalloc
+  echo "import: allocator $alloc"
   if [ "${IMPORT_SYNC:-1}" = 0 ]; then
     echo "import: durable at the end: sync=0, the import fsynced the store's data file after its last commit"
   else
