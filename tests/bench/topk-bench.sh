@@ -9,6 +9,8 @@
 #    store, answered on the HTTP loop) the same way: the floor the box itself
 #    puts under any p99 at these connections (wrk and the server share the
 #    cores, and so does whatever else runs: the load average is printed).
+#    Then both again paced (BENCH_DELAY_MS after each answer, per connection):
+#    p50/p99 at a steady rate well below what the box can serve.
 # 2. Writes: the same INSERT traffic (WRITE_BATCH edges per POST, random
 #    entity among WRITE_ENTITIES and item among WRITE_ITEMS) into a table whose
 #    group defines the top-K and into one whose identical group does not,
@@ -26,6 +28,8 @@
 #   BENCH_CONNECTIONS=16       wrk connections
 #   BENCH_THREADS=2            wrk threads
 #   BENCH_ROUNDS=2             write rounds (each runs both tables once)
+#   BENCH_DELAY_MS=1           the paced read phases: each connection waits this
+#                              long after an answer (wrk's delay hook)
 #   WRITE_BATCH=100            edges per POST in the write phases
 #   WRITE_ENTITIES=100000      entities the writes spread over
 #   WRITE_ITEMS=1000           items (targets of the ranking) per entity
@@ -54,6 +58,7 @@ secs=${BENCH_SECONDS:-10}
 conns=${BENCH_CONNECTIONS:-16}
 threads=${BENCH_THREADS:-2}
 rounds=${BENCH_ROUNDS:-2}
+delay_ms=${BENCH_DELAY_MS:-1}
 write_batch=${WRITE_BATCH:-100}
 write_entities=${WRITE_ENTITIES:-100000}
 write_items=${WRITE_ITEMS:-1000}
@@ -63,7 +68,7 @@ die() { say "error: $*"; exit 1; }
 
 # shellcheck source=bench-lib.sh
 . "$here/bench-lib.sh"
-need_counts entities load_batch secs conns threads rounds write_batch write_entities write_items
+need_counts entities load_batch secs conns threads rounds delay_ms write_batch write_entities write_items
 for n in $sizes; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "SIZES must hold positive integers (got '$n')"; done
 need_tools wrk curl awk
 bench_script=$here/topk-bench/wrk.lua
@@ -147,6 +152,18 @@ done
 bench_wrk health "$base" health ""
 H50=$wrk_p50 H99=$wrk_p99
 say "GET /health (the floor of the box): $wrk_rate req/s, p50 ${wrk_p50}us, p99 ${wrk_p99}us"
+# The same reads at a steady rate: each connection waits BENCH_DELAY_MS after
+# an answer. As fast as it goes, wrk and the server share two cores and the
+# p99 is how long a request waits for a core (the no-op /health's too); paced,
+# it is the read's own latency at that rate.
+declare -A Q50 Q99 QR
+for n in $sizes; do
+  BENCH_DELAY_MS=$delay_ms BENCH_ENTITY="s${n}_" bench_wrk "topk-paced-$n" "$base" topk "$ranked"
+  Q50[$n]=$wrk_p50 Q99[$n]=$wrk_p99 QR[$n]=$wrk_rate
+  say "paced topk limit 10, $n cells/entity: $wrk_rate req/s, p50 ${wrk_p50}us, p99 ${wrk_p99}us"
+done
+BENCH_DELAY_MS=$delay_ms bench_wrk health-paced "$base" health ""
+Q50[health]=$wrk_p50 Q99[health]=$wrk_p99 QR[health]=$wrk_rate
 
 # ---------------------------------------------------------------- writes
 # disk_writes: bytes the server has caused to be written to storage so far.
@@ -199,6 +216,12 @@ for n in $sizes; do
   printf '%-16s %10s %10s  %s\n' "$n" "${P50[$n]}" "${P99[$n]}" "$(verdict "${P99[$n]}" '<=' 2000)"
 done
 printf '%-16s %10s %10s  %s\n' "GET /health" "$H50" "$H99" "(no store: the box's floor at $conns connections)"
+printf '\nThe same, paced (each connection waits %d ms after an answer)\n' "$delay_ms"
+printf '%-16s %10s %10s %10s  %s\n' "cells/entity" "req/s" "p50 (us)" "p99 (us)" "p99 <= 2 ms"
+for n in $sizes; do
+  printf '%-16s %10s %10s %10s  %s\n' "$n" "${QR[$n]}" "${Q50[$n]}" "${Q99[$n]}" "$(verdict "${Q99[$n]}" '<=' 2000)"
+done
+printf '%-16s %10s %10s %10s\n' "GET /health" "${QR[health]}" "${Q50[health]}" "${Q99[health]}"
 flat=$(awk -v a="${P99[$last]}" -v b="${P99[$first]}" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 1) }')
 printf 'p99 at %s cells / p99 at %s cells: %sx (independent of size, <= 1.5x): %s\n' \
   "$last" "$first" "$flat" "$(verdict "$flat" '<=' 1.5)"

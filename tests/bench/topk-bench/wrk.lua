@@ -16,6 +16,11 @@ local users  = tonumber(os.getenv("BENCH_USERS") or "100")
 local items  = tonumber(os.getenv("BENCH_ITEMS") or "1000")
 local entity = os.getenv("BENCH_ENTITY") or "w"
 local batch  = tonumber(string.match(op, "^write(%d+)$") or "")
+-- BENCH_DELAY_MS > 0: each connection waits that long after an answer before
+-- its next request (wrk's delay hook): a steady rate below the box's capacity
+-- instead of as fast as it goes; latencies still count from send to answer.
+local pace   = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
+if pace > 0 then function delay() return pace end end
 if op ~= "topk" and op ~= "health" and (batch == nil or batch < 1) then error("bad BENCH_OP " .. op) end
 
 local threads = {}
