@@ -615,7 +615,8 @@ bulk_key (GRand *r, guint i)
       case 1: /* 12 shared bytes, then 0-3 bytes that are often zero */
         g_byte_array_append (k, (const guint8 *) "entity\x01\x02\x03\x04\x05\x06", 12);
         for (guint n = g_rand_int_range (r, 0, 4); n > 0; n--)
-          g_byte_array_append (k, (const guint8 *) &"\x00\x00\x01\xff"[g_rand_int_range (r, 0, 4)], 1);
+          g_byte_array_append (k, (const guint8 *) &"\x00\x00\x01\xff"[g_rand_int_range (r, 0, 4)],
+                               1);
         break;
       default: /* 1-20 random bytes */
         for (guint n = g_rand_int_range (r, 1, 21); n > 0; n--)
@@ -625,6 +626,15 @@ bulk_key (GRand *r, guint i)
           }
     }
   return g_byte_array_free_to_bytes (k);
+}
+
+/* v (NULL: absent) holds exactly the text want. */
+static gboolean
+bytes_are (GBytes *v, const gchar *want)
+{
+  gsize n = strlen (want);
+  return v != NULL && g_bytes_get_size (v) == n
+         && memcmp (g_bytes_get_data (v, NULL), want, n) == 0;
 }
 
 static gboolean
@@ -649,9 +659,7 @@ bulk_plan (AbStore *view, AbBatch *batch, gpointer data, GError **error)
     {
       const gchar *want = g_hash_table_lookup (c->model, asked->pdata[i]);
       GBytes *v = g_array_index (got, AbKv, i).value;
-      c->read_ok = want == NULL ? v == NULL
-                                : v != NULL && g_bytes_get_size (v) == strlen (want)
-                                      && memcmp (g_bytes_get_data (v, NULL), want, strlen (want)) == 0;
+      c->read_ok = want == NULL ? v == NULL : bytes_are (v, want);
     }
   for (guint i = 0; i < 4000; i++)
     {
@@ -686,8 +694,8 @@ START_TEST (test_transact_many_rows)
   if (!ab_store_can_transact (s))
     return; /* hbase: test_transact_groups checks the refusal */
   g_autoptr (GRand) r = g_rand_new_with_seed (42);
-  BulkCase c = { .keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref),
-                 .n_values = 0 };
+  BulkCase c
+      = { .keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref), .n_values = 0 };
   g_autoptr (GHashTable) seen = g_hash_table_new (g_bytes_hash, g_bytes_equal);
   g_ptr_array_add (c.keys, g_bytes_new_static ("hot", 3));
   g_hash_table_add (seen, c.keys->pdata[0]);
