@@ -702,10 +702,13 @@ START_TEST (test_transact_many_rows)
   for (guint i = 0; c.keys->len < 900; i++)
     {
       GBytes *k = bulk_key (r, i);
-      if (g_hash_table_add (seen, k))
-        g_ptr_array_add (c.keys, k);
-      else
-        g_bytes_unref (k);
+      if (g_hash_table_contains (seen, k)) /* (add would swap in k, freed next) */
+        {
+          g_bytes_unref (k);
+          continue;
+        }
+      g_hash_table_add (seen, k);
+      g_ptr_array_add (c.keys, k);
     }
   c.n_values = c.keys->len;
   for (guint i = 0; i < 30; i++)
