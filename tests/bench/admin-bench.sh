@@ -238,10 +238,11 @@ fi
 if [ -n "${AB_HBASE_ADDR:-}" ] && available copy; then
   hb="hbase://$AB_HBASE_ADDR/abbench?table=admin_$$_$RANDOM&regions=4"
   timed copy-to-hbase "$admin" copy --from "lmdb:$store" --to "$hb" --checkpoint "$tmp/ck-hb"
-  # A JVM that has not served scans yet runs the first whole-table read at
-  # 240k-270k rows/s where the next, seconds later, runs at 340k-400k (either
-  # build first): the figure is the copy's, not HBase's warm-up, so one
-  # unmeasured read of the table comes first unless HBASE_WARMUP=0.
+  # A JVM that has not served scans yet ran the first whole-table read at
+  # 240k-270k rows/s, where the baseline build reading the same table seconds
+  # later ran at 340k-356k, and the next run's first read at 400k-415k: the
+  # figure is the copy's, not HBase's warm-up, so one unmeasured read of the
+  # table comes first unless HBASE_WARMUP=0.
   if [ "${HBASE_WARMUP:-1}" != 0 ]; then
     "$admin" copy --from "$hb" --to "lmdb:$tmp/warm" >/dev/null 2>&1 || die "the warm-up read of $hb failed"
     rm -rf "$tmp/warm"
