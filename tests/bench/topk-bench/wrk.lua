@@ -5,8 +5,8 @@
 --   BENCH_ITEMS  writeN: items 0..M-1 (the group's cells per entity)
 --   BENCH_ENTITY entity name prefix (default "w")
 -- topk reads the first 10 of a random entity's ranking; health is GET
--- /health (answered on the HTTP loop, no store: the floor of the box at the
--- same connections, for the topk figures to be read against); writeN inserts new
+-- /health (answered on the HTTP loop, no store: what the box itself puts
+-- under a p99 at the same connections and threads); writeN inserts new
 -- edges (a target unique to run, thread, request and edge) of random
 -- entities and items, so each one adds 1 to a COUNT group cell. done() prints
 -- the line bench-lib.sh's bench_wrk parses (rest-bench/wrk.lua's format).
@@ -16,11 +16,6 @@ local users  = tonumber(os.getenv("BENCH_USERS") or "100")
 local items  = tonumber(os.getenv("BENCH_ITEMS") or "1000")
 local entity = os.getenv("BENCH_ENTITY") or "w"
 local batch  = tonumber(string.match(op, "^write(%d+)$") or "")
--- BENCH_DELAY_MS > 0: each connection waits that long after an answer before
--- its next request (wrk's delay hook): a steady rate below the box's capacity
--- instead of as fast as it goes; latencies still count from send to answer.
-local pace   = tonumber(os.getenv("BENCH_DELAY_MS") or "0")
-if pace > 0 then function delay() return pace end end
 if op ~= "topk" and op ~= "health" and (batch == nil or batch < 1) then error("bad BENCH_OP " .. op) end
 
 local threads = {}
