@@ -406,25 +406,35 @@ decode_float64 (guint64 e)
   return d;
 }
 
+/* The text of p[0..n) into a heap string, or into strings when given. */
 static gboolean
 decode_text (const guint8 *p, gsize n, AbOrder order, AbValueKind kind, AbValue *out,
-             GError **error)
+             GStringChunk *strings, GError **error)
 {
-  gchar *s = g_malloc (n + 1);
-  if (order == AB_ORDER_ASC)
-    memcpy (s, p, n);
+  gchar *s;
+  if (strings != NULL)
+    s = g_string_chunk_insert_len (strings, (const gchar *) p, (gssize) n);
   else
+    {
+      s = g_malloc (n + 1);
+      memcpy (s, p, n);
+      s[n] = '\0';
+    }
+  if (order != AB_ORDER_ASC)
     for (gsize i = 0; i < n; i++)
-      s[i] = (gchar) ~p[i];
-  s[n] = '\0';
+      s[i] = (gchar) ~s[i];
   if (!ab_text_is_ascii (s, n) && !g_utf8_validate_len (s, n, NULL))
     {
-      g_free (s);
+      if (strings == NULL)
+        g_free (s);
       g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
                    "text element is not valid UTF-8");
       return FALSE;
     }
-  ab_value_take_string (out, kind, s, n);
+  if (strings != NULL)
+    ab_value_borrow_string (out, kind, s, n);
+  else
+    ab_value_take_string (out, kind, s, n);
   return TRUE;
 }
 
@@ -443,7 +453,7 @@ int_kind (guint8 asc_hdr)
 /* Fills out from an element whose extent is already known to be in bounds. */
 static gboolean
 decode_element (const guint8 *p, gsize extent, guint8 hdr, AbOrder order, AbValue *out,
-                GError **error)
+                GStringChunk *strings, GError **error)
 {
   guint n = (guint) extent - 1;
   switch (hdr)
@@ -458,11 +468,30 @@ decode_element (const guint8 *p, gsize extent, guint8 hdr, AbOrder order, AbValu
       case AB_HDR_FLOAT64:
         ab_value_set_float (out, AB_VALUE_FLOAT64, decode_float64 (read_raw (p + 1, n, order)));
         return TRUE;
-      case AB_HDR_STRING: return decode_text (p + 1, n - 1, order, AB_VALUE_STRING, out, error);
-      case AB_HDR_JSON: return decode_text (p + 1, n - 1, order, AB_VALUE_JSON, out, error);
+      case AB_HDR_STRING:
+        return decode_text (p + 1, n - 1, order, AB_VALUE_STRING, out, strings, error);
+      case AB_HDR_JSON:
+        return decode_text (p + 1, n - 1, order, AB_VALUE_JSON, out, strings, error);
       default: break;
     }
   ab_value_set_int (out, int_kind (hdr), read_int (p + 1, n, order));
+  return TRUE;
+}
+
+static gboolean
+get_value (const guint8 *buf, gsize len, gsize *pos, AbValue *out, AbOrder *order_out,
+           GStringChunk *strings, GError **error)
+{
+  guint8 hdr;
+  AbOrder order;
+  gsize extent;
+  if (!read_header (buf, len, *pos, &hdr, &order, error)
+      || !element_extent (buf, len, *pos, hdr, order, &extent, error)
+      || !decode_element (buf + *pos, extent, hdr, order, out, strings, error))
+    return FALSE;
+  *pos += extent;
+  if (order_out != NULL)
+    *order_out = order;
   return TRUE;
 }
 
@@ -470,17 +499,14 @@ gboolean
 ab_codec_get_value (const guint8 *buf, gsize len, gsize *pos, AbValue *out, AbOrder *order_out,
                     GError **error)
 {
-  guint8 hdr;
-  AbOrder order;
-  gsize extent;
-  if (!read_header (buf, len, *pos, &hdr, &order, error)
-      || !element_extent (buf, len, *pos, hdr, order, &extent, error)
-      || !decode_element (buf + *pos, extent, hdr, order, out, error))
-    return FALSE;
-  *pos += extent;
-  if (order_out != NULL)
-    *order_out = order;
-  return TRUE;
+  return get_value (buf, len, pos, out, order_out, NULL, error);
+}
+
+gboolean
+ab_codec_get_value_in (const guint8 *buf, gsize len, gsize *pos, AbValue *out, AbOrder *order_out,
+                       GStringChunk *strings, GError **error)
+{
+  return get_value (buf, len, pos, out, order_out, strings, error);
 }
 
 /* Shared by the typed readers: exactly this ASC header and its payload. */

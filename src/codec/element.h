@@ -80,6 +80,11 @@ gboolean ab_buf_put_value (AbBuf *out, const AbValue *v, AbOrder order, GError *
  * order_out (nullable) receives the element's order. */
 gboolean ab_codec_get_value (const guint8 *buf, gsize len, gsize *pos, AbValue *out,
                              AbOrder *order_out, GError **error);
+/* The same with a string or json element's text put in strings (nullable:
+ * then as above) and borrowed from it: one arena for a page of values
+ * instead of a heap string each. */
+gboolean ab_codec_get_value_in (const guint8 *buf, gsize len, gsize *pos, AbValue *out,
+                                AbOrder *order_out, GStringChunk *strings, GError **error);
 /* Advances *pos past one element without decoding it. */
 gboolean ab_codec_skip (const guint8 *buf, gsize len, gsize *pos, GError **error);
 /* Typed readers: fail unless the element has exactly that header (ASC). */

@@ -118,11 +118,11 @@ lift_ts (const AbCodedProp *p, gboolean *has, gint64 *ts)
 /* Reads code || value [|| version] at *pos; values must be ASC. */
 static gboolean
 read_cell (const guint8 *buf, gsize len, gsize *pos, gboolean versioned, AbCodedProp *p,
-           GError **error)
+           GStringChunk *strings, GError **error)
 {
   AbOrder order = AB_ORDER_ASC;
   if (!ab_codec_get_int32 (buf, len, pos, &p->code, error)
-      || !ab_codec_get_value (buf, len, pos, &p->value, &order, error))
+      || !ab_codec_get_value_in (buf, len, pos, &p->value, &order, strings, error))
     return FALSE;
   if (order != AB_ORDER_ASC)
     {
@@ -158,7 +158,7 @@ decode_state_cells (const guint8 *buf, gsize len, gsize pos, AbStateValue *head,
   while (pos < len)
     {
       AbCodedProp p = { .value = AB_VALUE_INIT };
-      if (!read_cell (buf, len, &pos, TRUE, &p, error))
+      if (!read_cell (buf, len, &pos, TRUE, &p, NULL, error))
         {
           ab_value_clear (&p.value);
           return FALSE;
@@ -236,13 +236,21 @@ gboolean
 ab_codec_decode_index_stream (const guint8 *buf, gsize len, gint64 *version, AbStateCellSink sink,
                               gpointer user, GError **error)
 {
+  return ab_codec_decode_index_stream_in (buf, len, version, sink, user, NULL, error);
+}
+
+gboolean
+ab_codec_decode_index_stream_in (const guint8 *buf, gsize len, gint64 *version,
+                                 AbStateCellSink sink, gpointer user, GStringChunk *strings,
+                                 GError **error)
+{
   gsize pos = 0;
   if (!ab_codec_get_int64 (buf, len, &pos, version, error))
     return FALSE;
   while (pos < len)
     {
       AbCodedProp p = { .value = AB_VALUE_INIT };
-      gboolean ok = read_cell (buf, len, &pos, FALSE, &p, error);
+      gboolean ok = read_cell (buf, len, &pos, FALSE, &p, strings, error);
       if (ok)
         sink (&p, user);
       ab_value_clear (&p.value);

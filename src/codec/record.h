@@ -56,6 +56,11 @@ gboolean ab_buf_index_cell (AbBuf *out, gint32 code, const AbValue *value, GErro
  * failure the cells already handed over stay handed over. */
 gboolean ab_codec_decode_index_stream (const guint8 *buf, gsize len, gint64 *version,
                                        AbStateCellSink sink, gpointer user, GError **error);
+/* The same with string and json values in strings (nullable), which the
+ * values handed to sink borrow (ab_codec_get_value_in). */
+gboolean ab_codec_decode_index_stream_in (const guint8 *buf, gsize len, gint64 *version,
+                                          AbStateCellSink sink, gpointer user,
+                                          GStringChunk *strings, GError **error);
 /* props receives AbCodedProp (array with clear func), version into *version. */
 gboolean ab_codec_decode_index_value (const guint8 *buf, gsize len, gint64 *version, GArray *props,
                                       GError **error);

@@ -8,7 +8,7 @@
 void
 ab_value_clear (AbValue *v)
 {
-  if (v->kind == AB_VALUE_STRING || v->kind == AB_VALUE_JSON)
+  if ((v->kind == AB_VALUE_STRING || v->kind == AB_VALUE_JSON) && !v->borrowed)
     g_free (v->u.s.data);
   memset (v, 0, sizeof *v);
   v->kind = AB_VALUE_NULL;
@@ -18,6 +18,7 @@ void
 ab_value_copy (AbValue *dst, const AbValue *src)
 {
   *dst = *src;
+  dst->borrowed = FALSE;
   if (src->kind == AB_VALUE_STRING || src->kind == AB_VALUE_JSON)
     dst->u.s.data = g_memdup2 (src->u.s.data, src->u.s.len + 1);
 }
@@ -68,6 +69,13 @@ ab_value_take_string (AbValue *v, AbValueKind kind, gchar *data, gsize len)
   v->kind = kind;
   v->u.s.data = data;
   v->u.s.len = len;
+}
+
+void
+ab_value_borrow_string (AbValue *v, AbValueKind kind, gchar *data, gsize len)
+{
+  ab_value_take_string (v, kind, data, len);
+  v->borrowed = TRUE;
 }
 
 gboolean

@@ -19,6 +19,9 @@ typedef enum {
 
 typedef struct {
   AbValueKind kind;
+  /* strings: data belongs to an arena that outlives the value (a scan
+   * page's strings, AbEdgeFrame.strings): clear leaves it, copy duplicates */
+  gboolean borrowed;
   union {
     gboolean b;
     gint64 i;  /* INT8..INT64, already range-checked for the width */
@@ -45,6 +48,8 @@ void ab_value_set_float (AbValue *v, AbValueKind kind, gdouble f);
 void ab_value_set_string (AbValue *v, AbValueKind kind, const gchar *data, gsize len);
 /* Takes ownership of a g_malloc'd string. */
 void ab_value_take_string (AbValue *v, AbValueKind kind, gchar *data, gsize len);
+/* Points at a NUL-terminated string someone else keeps alive (borrowed). */
+void ab_value_borrow_string (AbValue *v, AbValueKind kind, gchar *data, gsize len);
 
 gboolean ab_value_is_null (const AbValue *v);
 gboolean ab_value_equal (const AbValue *a, const AbValue *b);

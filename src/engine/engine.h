@@ -195,6 +195,9 @@ typedef struct {
   gint64 total;     /* -1 = not computed */
   gchar *offset;    /* NULL unless has_next */
   gboolean has_next;
+  /* scans with borrow_strings: the edges' source and target strings, which
+   * they borrow (AbValue.borrowed): they must not outlive the frame */
+  GStringChunk *strings;
 } AbEdgeFrame;
 
 void ab_edge_frame_free (AbEdgeFrame *f);
@@ -253,6 +256,10 @@ typedef struct {
   const AbRangeSpec *filter_specs;
   guint n_filter_specs;
   gboolean edge_offsets; /* set AbEdgeOut.offset on every edge */
+  /* the edges' source and target strings in AbEdgeFrame.strings (one arena
+   * a page, not two heap strings an edge): for callers that read the frame
+   * and free it, never moving a value out of it (the library) */
+  gboolean borrow_strings;
 } AbScanParams;
 
 AbEdgeFrame *ab_engine_scan (AbEngine *engine, const gchar *db, const gchar *table,

@@ -41,11 +41,14 @@ GBytes *ab_engine_offset_suffix (const gchar *offset, guint n_fields, const gcha
 AbEdgeOut *ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir,
                                     const AbValue *start, guint n_fields, gsize plen,
                                     const AbKv *kv, GError **error);
-/* The same from borrowed key and value bytes (a scan_with visitor's). */
+/* The same from borrowed key and value bytes (a scan_with visitor's); with
+ * strings (nullable), the target's and the properties' strings go there and
+ * the edge borrows them, and shares start's when start is itself borrowed
+ * from strings. */
 AbEdgeOut *ab_engine_edge_from_index (const AbTableDesc *t, AbQueryDirection dir,
                                       const AbValue *start, guint n_fields, gsize plen,
                                       const guint8 *k, gsize klen, const guint8 *v, gsize vlen,
-                                      GError **error);
+                                      GStringChunk *strings, GError **error);
 
 /* One page of edges read from a key window (scan.c): up to limit rows made
  * edges by to_edge from the store's own bytes (NULL + error: the read

@@ -147,6 +147,8 @@ ab_edge_frame_free (AbEdgeFrame *f)
     return;
   g_ptr_array_unref (f->edges);
   g_free (f->offset);
+  if (f->strings != NULL)
+    g_string_chunk_free (f->strings);
   g_free (f);
 }
 

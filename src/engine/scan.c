@@ -116,6 +116,7 @@ typedef struct {
   GPtrArray *filters;
   gboolean total;
   gboolean edge_offsets;
+  gboolean borrow_strings;
 } ScanPlan;
 
 static gboolean
@@ -152,6 +153,7 @@ plan_scan (AbEngine *engine, const AbTableDesc *t, const AbScanParams *p, ScanPl
                            p->index != NULL ? p->index : "", t->database, t->table);
   sp->limit = p->limit < 0 ? 25 : p->limit;
   sp->edge_offsets = p->edge_offsets;
+  sp->borrow_strings = p->borrow_strings;
   if (sp->limit < 1 || (guint) sp->limit > engine->cfg.max_scan_limit)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit must be between 1 and %u",
                            engine->cfg.max_scan_limit);
@@ -210,18 +212,18 @@ prop_to_edge (AbCodedProp *cp, gpointer data)
 AbEdgeOut *
 ab_engine_edge_from_index (const AbTableDesc *t, AbQueryDirection dir, const AbValue *start,
                            guint n_fields, gsize plen, const guint8 *k, gsize klen, const guint8 *v,
-                           gsize vlen, GError **error)
+                           gsize vlen, GStringChunk *strings, GError **error)
 {
   gsize pos = plen;
   for (guint i = 0; i < n_fields; i++)
     if (!ab_codec_skip (k, klen, &pos, error))
       return NULL;
   AbValue dtarget = AB_VALUE_INIT;
-  if (!ab_codec_get_value (k, klen, &pos, &dtarget, NULL, error))
+  if (!ab_codec_get_value_in (k, klen, &pos, &dtarget, NULL, strings, error))
     return NULL;
   AbEdgeOut *e = ab_edge_out_new ();
   PropsTo pt = { t, e };
-  if (!ab_codec_decode_index_stream (v, vlen, &e->version, prop_to_edge, &pt, error))
+  if (!ab_codec_decode_index_stream_in (v, vlen, &e->version, prop_to_edge, &pt, strings, error))
     {
       ab_value_clear (&dtarget);
       ab_edge_out_free (e);
@@ -229,7 +231,11 @@ ab_engine_edge_from_index (const AbTableDesc *t, AbQueryDirection dir, const AbV
     }
   /* the decoded target moves into the edge, uncopied */
   gboolean flip = dir == AB_QDIR_IN && t->schema->kind != AB_TABLE_MULTI_EDGE;
-  ab_value_copy (flip ? &e->target : &e->source, start);
+  AbValue *from = flip ? &e->target : &e->source;
+  if (strings != NULL && start->borrowed)
+    *from = *start; /* its string already in strings (run_scan) */
+  else
+    ab_value_copy (from, start);
   *(flip ? &e->source : &e->target) = dtarget;
   return e;
 }
@@ -241,7 +247,7 @@ ab_engine_edge_from_row (const AbTableDesc *t, AbQueryDirection dir, const AbVal
   gsize klen, vlen;
   const guint8 *k = g_bytes_get_data (kv->key, &klen);
   const guint8 *v = g_bytes_get_data (kv->value, &vlen);
-  return ab_engine_edge_from_index (t, dir, start, n_fields, plen, k, klen, v, vlen, error);
+  return ab_engine_edge_from_index (t, dir, start, n_fields, plen, k, klen, v, vlen, NULL, error);
 }
 
 /* An offset this server produced is the key suffix of an index row or cache
@@ -377,7 +383,9 @@ ab_engine_read_page (AbStore *store, const AbScanRange *window, const AbPageRead
 
 typedef struct {
   const ScanPlan *sp;
+  const AbValue *start; /* sp->start, or its copy in strings */
   gsize plen;
+  GStringChunk *strings; /* the frame's, or NULL */
 } IndexRows;
 
 static AbEdgeOut *
@@ -387,8 +395,8 @@ index_row_edge (const guint8 *k, gsize klen, const guint8 *v, gsize vlen, gpoint
   const IndexRows *ir = data;
   const ScanPlan *sp = ir->sp;
   GError *local = NULL;
-  AbEdgeOut *e = ab_engine_edge_from_index (sp->t, sp->dir, &sp->start, sp->idx->n_fields, ir->plen,
-                                            k, klen, v, vlen, &local);
+  AbEdgeOut *e = ab_engine_edge_from_index (sp->t, sp->dir, ir->start, sp->idx->n_fields, ir->plen,
+                                            k, klen, v, vlen, ir->strings, &local);
   if (e == NULL)
     {
       ab_engine_fail (error, AB_ENGINE_ERROR_INTERNAL, "corrupt index row: %s", local->message);
@@ -404,7 +412,19 @@ run_scan (const ScanPlan *sp, const gchar *offset, AbEdgeFrame *frame, GError **
   if (!window_of (sp, offset, &w, error))
     return window_clear (&w), FALSE;
   AbScanRange range = window_range (&w, 0);
-  IndexRows ir = { sp, w.plen };
+  IndexRows ir = { sp, &sp->start, w.plen, NULL };
+  AbValue start = AB_VALUE_INIT;
+  if (sp->borrow_strings)
+    {
+      ir.strings = frame->strings = g_string_chunk_new (1024);
+      if (sp->start.kind == AB_VALUE_STRING || sp->start.kind == AB_VALUE_JSON)
+        {
+          gchar *s = g_string_chunk_insert_len (frame->strings, sp->start.u.s.data,
+                                                (gssize) sp->start.u.s.len);
+          ab_value_borrow_string (&start, sp->start.kind, s, sp->start.u.s.len);
+          ir.start = &start;
+        }
+    }
   AbPageRead pr = { (guint) sp->limit, w.plen, sp->edge_offsets, index_row_edge, &ir };
   gboolean ok = ab_engine_read_page (sp->engine->store, &range, &pr, frame, error);
   window_clear (&w);

@@ -123,7 +123,8 @@ ab_lib_scan_page (AbDb *db, const char *database, const char *table, const AbDbS
                      .n_range_specs = scan->n_ranges,
                      .filter_specs = filters,
                      .n_filter_specs = scan->n_filters,
-                     .edge_offsets = edge_offsets };
+                     .edge_offsets = edge_offsets,
+                     .borrow_strings = TRUE };
   GError *local = NULL;
   AbEdgeFrame *f = ab_engine_scan (db->engine, database, table, &p, &local);
   if (f == NULL)

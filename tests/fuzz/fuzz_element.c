@@ -1,6 +1,7 @@
 /* libFuzzer target: element decoding (ab_codec_get_value / ab_codec_skip) on
- * arbitrary bytes. Every element that decodes must skip to the same place and
- * re-encode (same order) to bytes that decode to an equal value. */
+ * arbitrary bytes. Every element that decodes must skip to the same place,
+ * decode the same through an arena (ab_codec_get_value_in) and re-encode
+ * (same order) to bytes that decode to an equal value. */
 #include <math.h>
 #include "codec/element.h"
 #include "fuzz.h"
@@ -35,22 +36,30 @@ round_trip (const AbValue *v, AbOrder order)
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
+  GStringChunk *strings = g_string_chunk_new (64);
   gsize pos = 0;
   while (pos < size)
     {
-      gsize skipped = pos;
-      AbValue v = AB_VALUE_INIT;
-      AbOrder order;
+      gsize skipped = pos, in_pos = pos;
+      AbValue v = AB_VALUE_INIT, in = AB_VALUE_INIT;
+      AbOrder order, in_order;
       gboolean ok = ab_codec_get_value (data, size, &pos, &v, &order, NULL);
       gboolean skip_ok = ab_codec_skip (data, size, &skipped, NULL);
+      gboolean in_ok = ab_codec_get_value_in (data, size, &in_pos, &in, &in_order, strings, NULL);
+      AB_FUZZ_CHECK (in_ok == ok);
       if (!ok)
         {
           ab_value_clear (&v);
+          ab_value_clear (&in);
           break;
         }
       AB_FUZZ_CHECK (skip_ok && skipped == pos);
+      AB_FUZZ_CHECK (in_pos == pos && in_order == order && in.kind == v.kind);
+      AB_FUZZ_CHECK (!comparable (&v) || ab_value_equal (&v, &in));
+      ab_value_clear (&in); /* borrowed text: the arena keeps it */
       round_trip (&v, order);
       ab_value_clear (&v);
     }
+  g_string_chunk_free (strings);
   return 0;
 }

@@ -452,6 +452,88 @@ START_TEST (scan_ranges_iterator_tokens)
 }
 END_TEST
 
+/* A scan's edges share one arena for their strings (the page's): sources
+ * and targets in both directions stay right on every page and after the
+ * scan that made them is gone, until their page is freed. */
+START_TEST (scan_strings_both_directions)
+{
+  open_store (_i);
+  create_likes ();
+  for (guint u = 2; u <= 6; u++)
+    insert_likes (u, 30);
+  GError *error = NULL;
+  /* IN from item i017: its likers, latest first (created_at 1000 u + 17) */
+  AbDbScan in
+      = { .index = "recent", .start = ab_db_string ("i017"), .direction = AB_DB_IN, .limit = 2 };
+  AbDbIter *it = ab_db_scan_iter (db, "app", "likes", &in, &error);
+  ck_assert (it != NULL);
+  guint u = 6;
+  while (ab_db_iter_next (it, &error))
+    {
+      const AbDbEdges *one = ab_db_iter_edge (it);
+      g_autofree gchar *liker = g_strdup_printf ("u%u", u);
+      ck_assert_str_eq (ab_db_edges_source (one, 0).u.s, liker);
+      ck_assert_str_eq (ab_db_edges_target (one, 0).u.s, "i017");
+      ck_assert_int_eq (prop_long (one, 0, "created_at"), 1000 * u + 17);
+      u--;
+    }
+  ck_assert (error == NULL);
+  ck_assert_uint_eq (u, 1);
+  ab_db_iter_free (it);
+  /* OUT, two pages held at once, the start's text freed before reading */
+  g_autofree gchar *start = g_strdup ("u4");
+  AbDbScan out
+      = { .index = "recent", .start = ab_db_string (start), .direction = AB_DB_OUT, .limit = 20 };
+  AbDbEdges *first = ab_db_scan (db, "app", "likes", &out, &error);
+  ck_assert (first != NULL && ab_db_edges_next (first) != NULL);
+  out.resume = ab_db_edges_next (first);
+  AbDbEdges *second = ab_db_scan (db, "app", "likes", &out, &error);
+  g_clear_pointer (&start, g_free);
+  ck_assert (second != NULL);
+  ck_assert_uint_eq (ab_db_edges_len (first), 20);
+  ck_assert_uint_eq (ab_db_edges_len (second), 10);
+  for (guint j = 0; j < 30; j++)
+    {
+      const AbDbEdges *page = j < 20 ? first : second;
+      guint i = j < 20 ? j : j - 20;
+      g_autofree gchar *item = g_strdup_printf ("i%03u", 29 - j);
+      ck_assert_str_eq (ab_db_edges_source (page, i).u.s, "u4");
+      ck_assert_str_eq (ab_db_edges_target (page, i).u.s, item);
+    }
+  ab_db_edges_free (second);
+  ab_db_edges_free (first);
+  /* string properties come from the page's arena too */
+  AbDbBatch *b = ab_db_batch_new ();
+  for (guint j = 0; j < 40; j++)
+    {
+      g_autofree gchar *item = g_strdup_printf ("i%03u", j);
+      g_autofree gchar *note = g_strdup_printf ("note %u %s", j, j % 2 ? "é" : "");
+      ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string ("u7"), ab_db_string (item));
+      ab_db_batch_set (b, "created_at", ab_db_long (7000 + j));
+      ab_db_batch_set (b, "note", ab_db_string (note));
+    }
+  ab_db_results_free (mutate_ok ("likes", b));
+  ab_db_batch_free (b);
+  out = (AbDbScan){
+    .index = "recent", .start = ab_db_string ("u7"), .direction = AB_DB_OUT, .limit = 40
+  };
+  AbDbEdges *noted = ab_db_scan (db, "app", "likes", &out, &error);
+  ck_assert (noted != NULL);
+  ck_assert_uint_eq (ab_db_edges_len (noted), 40);
+  for (guint i = 0; i < 40; i++)
+    {
+      guint j = 39 - i;
+      g_autofree gchar *note = g_strdup_printf ("note %u %s", j, j % 2 ? "é" : "");
+      AbDbValue v;
+      ck_assert (ab_db_edges_property (noted, i, "note", &v));
+      ck_assert_int_eq (v.type, AB_DB_STRING);
+      ck_assert_str_eq (v.u.s, note);
+    }
+  ab_db_edges_free (noted);
+  close_store ();
+}
+END_TEST
+
 START_TEST (multi_edges_and_vertices)
 {
   open_store (_i);
@@ -687,6 +769,7 @@ main (void)
   tcase_add_loop_test (tc, edges_round_trip, 0, n);
   tcase_add_loop_test (tc, bad_input_writes_nothing, 0, n);
   tcase_add_loop_test (tc, scan_ranges_iterator_tokens, 0, n);
+  tcase_add_loop_test (tc, scan_strings_both_directions, 0, n);
   tcase_add_loop_test (tc, multi_edges_and_vertices, 0, n);
   tcase_add_loop_test (tc, seek_agg_multihop, 0, n);
   tcase_add_loop_test (tc, queues, 0, n);

@@ -349,7 +349,32 @@ check_round_trip (const AbValue *v, AbOrder order)
   /* Re-encoding is byte-identical (no NaN/-0.0 canonicalisation). */
   g_autoptr (GByteArray) again = th_encode (&got, order);
   ck_assert_int_eq (th_bytes_cmp (again->data, again->len, e->data, e->len), 0);
+  ck_assert (!got.borrowed);
   ab_value_clear (&got);
+
+  /* The same into an arena: a text's bytes borrowed from it, the rest as
+   * above; clearing the value leaves the arena's copy alone (ASan would see
+   * a free of it), and a copy owns its own. */
+  GStringChunk *strings = g_string_chunk_new (16);
+  AbValue in = AB_VALUE_INIT, copy = AB_VALUE_INIT;
+  pos = 0;
+  ck_assert (ab_codec_get_value_in (buf, e->len, &pos, &in, &got_order, strings, &error));
+  ck_assert_int_eq (got_order, order);
+  ck_assert_uint_eq (pos, e->len);
+  ck_assert (ab_value_equal (&in, v));
+  gboolean text = v->kind == AB_VALUE_STRING || v->kind == AB_VALUE_JSON;
+  ck_assert_int_eq (in.borrowed, text);
+  ab_value_copy (&copy, &in);
+  ck_assert (!copy.borrowed);
+  ck_assert (ab_value_equal (&copy, v));
+  if (text)
+    ck_assert_ptr_ne (copy.u.s.data, in.u.s.data);
+  gchar *kept = text ? in.u.s.data : NULL;
+  ab_value_clear (&in);
+  if (text)
+    ck_assert_mem_eq (kept, v->u.s.data, v->u.s.len + 1);
+  ab_value_clear (&copy);
+  g_string_chunk_free (strings);
 }
 
 START_TEST (test_round_trip)
@@ -471,6 +496,15 @@ expect_decode_error (const gchar *hex, gint code)
   ck_assert_msg (g_error_matches (error, AB_CODEC_ERROR, code), "'%s': %s", hex, error->message);
   ck_assert_uint_eq (pos, 0);
   ck_assert_int_eq (v.kind, AB_VALUE_NULL);
+  /* the same through an arena */
+  GStringChunk *strings = g_string_chunk_new (16);
+  g_clear_error (&error);
+  ck_assert_msg (!ab_codec_get_value_in (buf, b->len, &pos, &v, NULL, strings, &error),
+                 "'%s' decoded", hex);
+  ck_assert_msg (g_error_matches (error, AB_CODEC_ERROR, code), "'%s': %s", hex, error->message);
+  ck_assert_uint_eq (pos, 0);
+  ck_assert_int_eq (v.kind, AB_VALUE_NULL);
+  g_string_chunk_free (strings);
 }
 
 START_TEST (test_decode_rejects)
