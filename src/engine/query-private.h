@@ -13,6 +13,8 @@ void ab_edge_out_add (AbEdgeOut *e, const AbField *field, const AbValue *v);
 void ab_edge_out_take (AbEdgeOut *e, const AbField *field, AbValue *v);
 const AbValue *ab_edge_out_lookup (const gchar *field, gpointer data);
 AbEdgeFrame *ab_edge_frame_new (void);
+/* The same with room for n edges (a scan page: no regrowth while filling). */
+AbEdgeFrame *ab_edge_frame_sized_new (guint n);
 void ab_edge_frame_filter (AbEdgeFrame *f, GPtrArray *filters);
 /* Point reads of State rows for (srcs[i], tgts[i]) pairs (AbValue*, cast
  * to the key types); the active ones are appended to frame as edges, in

@@ -132,12 +132,18 @@ ab_edge_out_take (AbEdgeOut *e, const AbField *field, AbValue *v)
 }
 
 AbEdgeFrame *
-ab_edge_frame_new (void)
+ab_edge_frame_sized_new (guint n)
 {
   AbEdgeFrame *f = g_new0 (AbEdgeFrame, 1);
-  f->edges = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_edge_out_free);
+  f->edges = g_ptr_array_new_full (n, (GDestroyNotify) ab_edge_out_free);
   f->total = -1;
   return f;
+}
+
+AbEdgeFrame *
+ab_edge_frame_new (void)
+{
+  return ab_edge_frame_sized_new (0);
 }
 
 void

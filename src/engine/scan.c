@@ -482,7 +482,9 @@ ab_engine_scan (AbEngine *engine, const gchar *db, const gchar *table, const AbS
   if (t == NULL)
     return NULL;
   ScanPlan sp = { 0 };
-  g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
+  /* room for a page (the default 25; large limits grow as they fill) */
+  g_autoptr (AbEdgeFrame) frame
+      = ab_edge_frame_sized_new (p->limit < 0 ? 25 : (guint) MIN (p->limit, 256));
   gboolean ok = plan_scan (engine, t, p, &sp, error) && run_scan (&sp, p->offset, frame, error);
   if (ok)
     ab_edge_frame_filter (frame, sp.filters);
