@@ -195,8 +195,8 @@ typedef struct {
   gint64 total;     /* -1 = not computed */
   gchar *offset;    /* NULL unless has_next */
   gboolean has_next;
-  /* scans with borrow_strings: the edges' source and target strings, which
-   * they borrow (AbValue.borrowed): they must not outlive the frame */
+  /* scans with borrow_strings: the edges' source, target and property
+   * strings, which they borrow (AbValue.borrowed): none may outlive it */
   GStringChunk *strings;
 } AbEdgeFrame;
 
@@ -256,9 +256,9 @@ typedef struct {
   const AbRangeSpec *filter_specs;
   guint n_filter_specs;
   gboolean edge_offsets; /* set AbEdgeOut.offset on every edge */
-  /* the edges' source and target strings in AbEdgeFrame.strings (one arena
-   * a page, not two heap strings an edge): for callers that read the frame
-   * and free it, never moving a value out of it (the library) */
+  /* the edges' strings in AbEdgeFrame.strings (one arena a page, not heap
+   * strings an edge): for callers that read the frame and free it, never
+   * moving a value out of it (the library) */
   gboolean borrow_strings;
 } AbScanParams;
 
