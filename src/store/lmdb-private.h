@@ -11,6 +11,7 @@ typedef struct {
   MDB_env *env;
   MDB_dbi dbi;
   gsize max_key;
+  guint psize; /* LMDB's page size: the map is made of pages this big */
   /* Every transaction holds map_lock shared; resizing the map takes it
    * exclusive, because mdb_env_set_mapsize needs no live transaction. */
   GRWLock map_lock;

@@ -401,6 +401,22 @@ ab_lmdb_before_stop (const AbScanRange *r, const MDB_val *k)
   return cmp < 0 || (cmp == 0 && r->stop_inclusive);
 }
 
+/* A leaf's rows lie in its page in the order they were inserted, not in key
+ * order, so a walk reads them at scattered places: asking for the whole page
+ * when the walk enters it lets those cache misses overlap instead of
+ * following one another (scans +7-12%, docs/operations.md). Outside the map
+ * (a write transaction's dirty copy) the hint is merely wasted. */
+static inline void
+prefetch_page (const LmdbEnv *e, guintptr *page, const void *row)
+{
+  guintptr p = (guintptr) row & ~(guintptr) (e->psize - 1);
+  if (p == *page)
+    return;
+  *page = p;
+  for (guint at = 0; at < e->psize; at += 64)
+    __builtin_prefetch ((const void *) (p + at));
+}
+
 /* The rows of a range in key order to fn until it returns FALSE, the range
  * ends or its limit is reached: the walk under every scan. */
 int
@@ -409,12 +425,14 @@ ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbLmdbRowFn fn, gp
   MDB_cursor *c;
   MDB_val k, v;
   guint n = 0;
+  guintptr page = 0;
   int rc = mdb_cursor_open (txn, e->dbi, &c);
   if (rc != 0)
     return rc;
   for (rc = ab_lmdb_scan_position (e, c, r, &k, &v); rc == 0;
        rc = mdb_cursor_get (c, &k, &v, MDB_NEXT))
     {
+      prefetch_page (e, &page, k.mv_data);
       if (!ab_lmdb_before_stop (r, &k) || (r->limit > 0 && n >= r->limit))
         break;
       n++;
@@ -1334,6 +1352,10 @@ env_setup (LmdbEnv *e, const AbLmdbOptions *o)
   if ((rc = mdb_txn_commit (txn)) != 0)
     return rc;
   e->max_key = (gsize) mdb_env_get_maxkeysize (e->env);
+  MDB_stat st;
+  if ((rc = mdb_env_stat (e->env, &st)) != 0)
+    return rc;
+  e->psize = st.ms_psize;
   read_mapsize (e);
   return 0;
 }
