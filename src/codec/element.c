@@ -256,32 +256,27 @@ ab_codec_put_value (GByteArray *out, const AbValue *v, AbOrder order, GError **e
 
 /* ---- decoding ---- */
 
-/* Payload width of a fixed-size header; -1 for text (terminated), -2 unknown. */
-static gint
-payload_width (guint8 asc_hdr)
-{
-  switch (asc_hdr)
-    {
-      case AB_HDR_NULL:
-      case AB_HDR_FALSE:
-      case AB_HDR_TRUE: return 0;
-      case AB_HDR_INT8: return 1;
-      case AB_HDR_INT16: return 2;
-      case AB_HDR_INT32:
-      case AB_HDR_FLOAT32: return 4;
-      case AB_HDR_INT64:
-      case AB_HDR_FLOAT64: return 8;
-      case AB_HDR_JSON:
-      case AB_HDR_STRING: return -1;
-      default: return -2;
-    }
-}
+/* What a header byte announces, ASC and DESC (DESC headers are the ASC ones
+ * inverted: 0xC9..0xFA, apart from 0x05..0x36): the payload width plus 2,
+ * 1 for text (ends at its terminator), 0 for no element. One table load per
+ * element instead of a switch per question. */
+#define HDR_TEXT 1
+#define HDR_WIDTH(w) ((w) + 2)
+#define HDR_BOTH(h, code) [h] = (code), [(guint8) ~(h)] = (code)
+static const guint8 header_code[256] = {
+  HDR_BOTH (AB_HDR_NULL, HDR_WIDTH (0)),    HDR_BOTH (AB_HDR_FALSE, HDR_WIDTH (0)),
+  HDR_BOTH (AB_HDR_TRUE, HDR_WIDTH (0)),    HDR_BOTH (AB_HDR_INT8, HDR_WIDTH (1)),
+  HDR_BOTH (AB_HDR_INT16, HDR_WIDTH (2)),   HDR_BOTH (AB_HDR_INT32, HDR_WIDTH (4)),
+  HDR_BOTH (AB_HDR_FLOAT32, HDR_WIDTH (4)), HDR_BOTH (AB_HDR_INT64, HDR_WIDTH (8)),
+  HDR_BOTH (AB_HDR_FLOAT64, HDR_WIDTH (8)), HDR_BOTH (AB_HDR_JSON, HDR_TEXT),
+  HDR_BOTH (AB_HDR_STRING, HDR_TEXT),
+};
 
-/* Reads the header at buf[pos]: its ASC form and the element's order. The ASC
- * headers (0x05..0x36) and their inversions (0xC9..0xFA) do not overlap. */
-static gboolean
-read_header (const guint8 *buf, gsize len, gsize pos, guint8 *asc_hdr, AbOrder *order,
-             GError **error)
+/* The element at buf[pos]: its ASC header, order and extent (header through
+ * terminator), all checked against len. */
+static inline gboolean
+element_at (const guint8 *buf, gsize len, gsize pos, guint8 *asc_hdr, AbOrder *order, gsize *extent,
+            GError **error)
 {
   if (pos >= len)
     {
@@ -289,46 +284,32 @@ read_header (const guint8 *buf, gsize len, gsize pos, guint8 *asc_hdr, AbOrder *
                    "expected an element at offset %" G_GSIZE_FORMAT, pos);
       return FALSE;
     }
-  guint8 h = buf[pos];
-  if (payload_width (h) != -2)
+  guint8 h = buf[pos], code = header_code[h];
+  if (code == 0)
     {
-      *asc_hdr = h;
-      *order = AB_ORDER_ASC;
-      return TRUE;
+      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
+                   "unknown element header 0x%02x at offset %" G_GSIZE_FORMAT, h, pos);
+      return FALSE;
     }
-  if (payload_width ((guint8) ~h) != -2)
-    {
-      *asc_hdr = (guint8) ~h;
-      *order = AB_ORDER_DESC;
-      return TRUE;
-    }
-  g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
-               "unknown element header 0x%02x at offset %" G_GSIZE_FORMAT, h, pos);
-  return FALSE;
-}
-
-/* Length of the element starting at pos (header through terminator). */
-static gboolean
-element_extent (const guint8 *buf, gsize len, gsize pos, guint8 asc_hdr, AbOrder order,
-                gsize *extent, GError **error)
-{
-  gint w = payload_width (asc_hdr);
+  gboolean desc = h >= 0x80;
+  *asc_hdr = desc ? (guint8) ~h : h;
+  *order = desc ? AB_ORDER_DESC : AB_ORDER_ASC;
   gsize avail = len - pos - 1;
-  if (w >= 0)
+  if (code != HDR_TEXT)
     {
-      if (avail < (gsize) w)
+      gsize w = (gsize) code - 2;
+      if (avail < w)
         {
           g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
-                       "element at offset %" G_GSIZE_FORMAT
-                       " needs %d payload bytes, has %" G_GSIZE_FORMAT,
+                       "element at offset %" G_GSIZE_FORMAT " needs %" G_GSIZE_FORMAT
+                       " payload bytes, has %" G_GSIZE_FORMAT,
                        pos, w, avail);
           return FALSE;
         }
-      *extent = 1 + (gsize) w;
+      *extent = 1 + w;
       return TRUE;
     }
-  const guint8 term = order == AB_ORDER_DESC ? 0xFF : 0x00;
-  const guint8 *end = avail ? memchr (buf + pos + 1, term, avail) : NULL;
+  const guint8 *end = avail ? memchr (buf + pos + 1, desc ? 0xFF : 0x00, avail) : NULL;
   if (end == NULL)
     {
       g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
@@ -345,8 +326,7 @@ ab_codec_skip (const guint8 *buf, gsize len, gsize *pos, GError **error)
   guint8 hdr;
   AbOrder order;
   gsize extent;
-  if (!read_header (buf, len, *pos, &hdr, &order, error)
-      || !element_extent (buf, len, *pos, hdr, order, &extent, error))
+  if (!element_at (buf, len, *pos, &hdr, &order, &extent, error))
     return FALSE;
   *pos += extent;
   return TRUE;
@@ -485,8 +465,7 @@ get_value (const guint8 *buf, gsize len, gsize *pos, AbValue *out, AbOrder *orde
   guint8 hdr;
   AbOrder order;
   gsize extent;
-  if (!read_header (buf, len, *pos, &hdr, &order, error)
-      || !element_extent (buf, len, *pos, hdr, order, &extent, error)
+  if (!element_at (buf, len, *pos, &hdr, &order, &extent, error)
       || !decode_element (buf + *pos, extent, hdr, order, out, strings, error))
     return FALSE;
   *pos += extent;
