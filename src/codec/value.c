@@ -6,15 +6,6 @@
 #include "codec/value.h"
 
 void
-ab_value_clear (AbValue *v)
-{
-  if ((v->kind == AB_VALUE_STRING || v->kind == AB_VALUE_JSON) && !v->borrowed)
-    g_free (v->u.s.data);
-  memset (v, 0, sizeof *v);
-  v->kind = AB_VALUE_NULL;
-}
-
-void
 ab_value_copy (AbValue *dst, const AbValue *src)
 {
   *dst = *src;
@@ -76,12 +67,6 @@ ab_value_borrow_string (AbValue *v, AbValueKind kind, gchar *data, gsize len)
 {
   ab_value_take_string (v, kind, data, len);
   v->borrowed = TRUE;
-}
-
-gboolean
-ab_value_is_null (const AbValue *v)
-{
-  return v->kind == AB_VALUE_NULL;
 }
 
 /* Header byte of the ASC encoding: the cross-kind order. */

@@ -279,12 +279,11 @@ add_edges (AbRows *rows, const AbEdgeFrame *f, AbQueryDirection dir)
       ab_value_set_int (&g_array_index (row, AbValue, 1), AB_VALUE_INT64, e->version);
       ab_value_copy (&g_array_index (row, AbValue, 2), &e->source);
       ab_value_copy (&g_array_index (row, AbValue, 3), &e->target);
-      for (guint p = 0; p < e->names->len; p++)
+      for (guint p = 0; p < e->n_props; p++)
         {
-          gint col = ab_rows_column (rows, e->names->pdata[p]);
+          gint col = ab_rows_column (rows, e->names[p]);
           if (col >= 0)
-            ab_value_copy (&g_array_index (row, AbValue, col),
-                           &g_array_index (e->values, AbValue, p));
+            ab_value_copy (&g_array_index (row, AbValue, col), &e->values[p]);
         }
     }
 }

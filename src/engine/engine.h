@@ -185,9 +185,13 @@ typedef struct {
   gint64 version;
   AbValue source;
   AbValue target;
-  GPtrArray *names; /* const gchar* property names (borrowed from schema) */
-  GArray *values;   /* AbValue, parallel to names */
-  gchar *offset;    /* scans with edge_offsets: the token resuming after this edge */
+  /* (the fields above names are what a thread's cache of freed edges
+   * poisons under ASan, query.c: names and values stay after them) */
+  guint n_props;       /* properties: names[i] = values[i], i < n_props */
+  guint props_room;    /* allocated length of names and values */
+  const gchar **names; /* borrowed from the schema */
+  AbValue *values;     /* owned (or borrowed from a frame's strings) */
+  gchar *offset;       /* scans with edge_offsets: the token resuming after this edge */
 } AbEdgeOut;
 
 typedef struct {

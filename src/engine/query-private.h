@@ -11,6 +11,8 @@ void ab_edge_out_free (AbEdgeOut *e);
 void ab_edge_out_add (AbEdgeOut *e, const AbField *field, const AbValue *v);
 /* The same moving *v in (left null) instead of copying it. */
 void ab_edge_out_take (AbEdgeOut *e, const AbField *field, AbValue *v);
+/* Appends name = *v, moving *v in (left null), null or not. */
+void ab_edge_out_push (AbEdgeOut *e, const gchar *name, AbValue *v);
 const AbValue *ab_edge_out_lookup (const gchar *field, gpointer data);
 AbEdgeFrame *ab_edge_frame_new (void);
 /* The same with room for n edges (a scan page: no regrowth while filling). */

@@ -310,12 +310,12 @@ message_of (const AbEdgeOut *e)
   AbQueueMessage *m = g_new0 (AbQueueMessage, 1);
   m->id = ab_value_to_string (&e->target);
   m->seq = e->version;
-  for (guint i = 0; i < e->names->len; i++)
+  for (guint i = 0; i < e->n_props; i++)
     {
-      const AbValue *v = &g_array_index (e->values, AbValue, i);
-      if (g_str_equal (e->names->pdata[i], "seq"))
+      const AbValue *v = &e->values[i];
+      if (g_str_equal (e->names[i], "seq"))
         m->seq = v->u.i;
-      else if (g_str_equal (e->names->pdata[i], "value") && v->kind == AB_VALUE_STRING)
+      else if (g_str_equal (e->names[i], "value") && v->kind == AB_VALUE_STRING)
         {
           m->value = json_from_string (v->u.s.data, NULL);
           if (m->value == NULL) /* raw string if it does not parse */

@@ -50,33 +50,33 @@ guint
 ab_db_edges_n_properties (const AbDbEdges *edges, guint i)
 {
   const AbEdgeOut *e = edge_at (edges, i);
-  return e != NULL ? e->names->len : 0;
+  return e != NULL ? e->n_props : 0;
 }
 
 const char *
 ab_db_edges_property_name (const AbDbEdges *edges, guint i, guint k)
 {
   const AbEdgeOut *e = edge_at (edges, i);
-  g_return_val_if_fail (e != NULL && k < e->names->len, NULL);
-  return e->names->pdata[k];
+  g_return_val_if_fail (e != NULL && k < e->n_props, NULL);
+  return e->names[k];
 }
 
 AbDbValue
 ab_db_edges_property_at (const AbDbEdges *edges, guint i, guint k)
 {
   const AbEdgeOut *e = edge_at (edges, i);
-  g_return_val_if_fail (e != NULL && k < e->values->len, ab_db_null ());
-  return ab_lib_value_out (&g_array_index (e->values, AbValue, k));
+  g_return_val_if_fail (e != NULL && k < e->n_props, ab_db_null ());
+  return ab_lib_value_out (&e->values[k]);
 }
 
 gboolean
 ab_db_edges_property (const AbDbEdges *edges, guint i, const char *name, AbDbValue *out)
 {
   const AbEdgeOut *e = edge_at (edges, i);
-  for (guint k = 0; e != NULL && name != NULL && k < e->names->len; k++)
-    if (g_str_equal (e->names->pdata[k], name))
+  for (guint k = 0; e != NULL && name != NULL && k < e->n_props; k++)
+    if (g_str_equal (e->names[k], name))
       {
-        *out = ab_lib_value_out (&g_array_index (e->values, AbValue, k));
+        *out = ab_lib_value_out (&e->values[k]);
         return TRUE;
       }
   return FALSE;

@@ -285,8 +285,8 @@ ab_api_edge_begin (AbJsonw *w, const AbEdgeOut *e)
   ab_jsonw_member_value (w, "target", &e->target);
   ab_jsonw_key (w, "properties");
   ab_jsonw_begin_object (w);
-  for (guint p = 0; p < e->names->len; p++)
-    ab_jsonw_member_value (w, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
+  for (guint p = 0; p < e->n_props; p++)
+    ab_jsonw_member_value (w, e->names[p], &e->values[p]);
   ab_jsonw_end_object (w);
 }
 
@@ -501,8 +501,8 @@ vertex_frame_body (const AbEdgeFrame *f)
       ab_jsonw_member_value (&w, "id", &e->source);
       ab_jsonw_key (&w, "properties");
       ab_jsonw_begin_object (&w);
-      for (guint p = 0; p < e->names->len; p++)
-        ab_jsonw_member_value (&w, e->names->pdata[p], &g_array_index (e->values, AbValue, p));
+      for (guint p = 0; p < e->n_props; p++)
+        ab_jsonw_member_value (&w, e->names[p], &e->values[p]);
       ab_jsonw_end_object (&w);
       ab_jsonw_member_empty_object (&w, "context");
       ab_jsonw_end_object (&w);

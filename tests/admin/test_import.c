@@ -279,10 +279,10 @@ dump_edges (GString *out, const gchar *what, AbEdgeFrame *f)
       g_autofree gchar *s = ab_value_to_string (&e->source);
       g_autofree gchar *t = ab_value_to_string (&e->target);
       g_string_append_printf (out, "%s %" G_GINT64_FORMAT " %s %s", what, e->version, s, t);
-      for (guint p = 0; p < e->names->len; p++)
+      for (guint p = 0; p < e->n_props; p++)
         {
-          g_autofree gchar *v = ab_value_to_string (&g_array_index (e->values, AbValue, p));
-          g_string_append_printf (out, " %s=%s", (const gchar *) e->names->pdata[p], v);
+          g_autofree gchar *v = ab_value_to_string (&e->values[p]);
+          g_string_append_printf (out, " %s=%s", (const gchar *) e->names[p], v);
         }
       g_string_append_c (out, '\n');
     }

@@ -70,7 +70,7 @@ assert_same (const AbEdgeFrame *a, const AbEdgeFrame *b, const gchar *what)
       g_autofree gchar *y = edge_text (b->edges->pdata[i]);
       ck_assert_msg (g_str_equal (x, y), "%s #%u: %s vs %s", what, i, x, y);
       const AbEdgeOut *ea = a->edges->pdata[i], *eb = b->edges->pdata[i];
-      ck_assert_uint_eq (ea->names->len, eb->names->len);
+      ck_assert_uint_eq (ea->n_props, eb->n_props);
     }
 }
 
@@ -137,9 +137,9 @@ row_cells (const gchar *cache, const gchar *start)
 static gint64
 weight_of (const AbEdgeOut *e)
 {
-  for (guint i = 0; i < e->names->len; i++)
-    if (g_str_equal (e->names->pdata[i], "weight"))
-      return g_array_index (e->values, AbValue, i).u.i;
+  for (guint i = 0; i < e->n_props; i++)
+    if (g_str_equal (e->names[i], "weight"))
+      return e->values[i].u.i;
   return -1;
 }
 

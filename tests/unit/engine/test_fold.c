@@ -142,12 +142,12 @@ stored (gint u, gint id, gint64 *item, gint64 *w)
   if (active)
     {
       const AbEdgeOut *e = f->edges->pdata[0];
-      for (guint i = 0; i < e->names->len; i++)
+      for (guint i = 0; i < e->n_props; i++)
         {
-          const AbValue *v = &g_array_index (e->values, AbValue, i);
-          if (g_str_equal (e->names->pdata[i], "item"))
+          const AbValue *v = &e->values[i];
+          if (g_str_equal (e->names[i], "item"))
             *item = v->u.i;
-          else if (g_str_equal (e->names->pdata[i], "w"))
+          else if (g_str_equal (e->names[i], "w"))
             *w = v->u.i;
         }
     }

@@ -89,9 +89,9 @@ random_events (guint seed)
 static const AbValue *
 prop (const AbEdgeOut *e, const gchar *name)
 {
-  for (guint i = 0; i < e->names->len; i++)
-    if (g_str_equal (e->names->pdata[i], name))
-      return &g_array_index (e->values, AbValue, i);
+  for (guint i = 0; i < e->n_props; i++)
+    if (g_str_equal (e->names[i], name))
+      return &e->values[i];
   return NULL;
 }
 

@@ -119,9 +119,9 @@ expected (const gchar *topk, gint user, const gchar *seg, gint64 now, gint64 out
 static gint64
 edge_score (const AbEdgeOut *e)
 {
-  ck_assert_uint_eq (e->names->len, 1);
-  ck_assert_str_eq (g_ptr_array_index (e->names, 0), "score");
-  return g_array_index (e->values, AbValue, 0).u.i;
+  ck_assert_uint_eq (e->n_props, 1);
+  ck_assert_str_eq (e->names[0], "score");
+  return e->values[0].u.i;
 }
 
 /* Every page (limit 2) of one ranking against the model at `now`. */
