@@ -488,56 +488,19 @@ ab_codec_get_value_in (const guint8 *buf, gsize len, gsize *pos, AbValue *out, A
   return get_value (buf, len, pos, out, order_out, strings, error);
 }
 
-/* Shared by the typed readers: exactly this ASC header and its payload. */
-static gboolean
-get_typed (const guint8 *buf, gsize len, gsize *pos, guint8 want, guint n, gint64 *out,
-           GError **error)
-{
-  if (*pos >= len || buf[*pos] != want)
-    {
-      if (*pos >= len)
-        g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
-                     "expected element 0x%02x at offset %" G_GSIZE_FORMAT ", buffer ended", want,
-                     *pos);
-      else
-        g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
-                     "expected element 0x%02x at offset %" G_GSIZE_FORMAT ", found 0x%02x", want,
-                     *pos, buf[*pos]);
-      return FALSE;
-    }
-  if (len - *pos - 1 < n)
-    {
-      g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
-                   "element at offset %" G_GSIZE_FORMAT " is truncated", *pos);
-      return FALSE;
-    }
-  *out = read_int (buf + *pos + 1, n, AB_ORDER_ASC);
-  *pos += 1 + n;
-  return TRUE;
-}
-
+/* The typed readers' refusals (their fast paths are inline, element.h). */
 gboolean
-ab_codec_get_int8 (const guint8 *buf, gsize len, gsize *pos, gint8 *out, GError **error)
+ab_codec_typed_fail (const guint8 *buf, gsize len, gsize pos, guint8 want, GError **error)
 {
-  gint64 v;
-  if (!get_typed (buf, len, pos, AB_HDR_INT8, 1, &v, error))
-    return FALSE;
-  *out = (gint8) v;
-  return TRUE;
-}
-
-gboolean
-ab_codec_get_int32 (const guint8 *buf, gsize len, gsize *pos, gint32 *out, GError **error)
-{
-  gint64 v;
-  if (!get_typed (buf, len, pos, AB_HDR_INT32, 4, &v, error))
-    return FALSE;
-  *out = (gint32) v;
-  return TRUE;
-}
-
-gboolean
-ab_codec_get_int64 (const guint8 *buf, gsize len, gsize *pos, gint64 *out, GError **error)
-{
-  return get_typed (buf, len, pos, AB_HDR_INT64, 8, out, error);
+  if (pos >= len)
+    g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
+                 "expected element 0x%02x at offset %" G_GSIZE_FORMAT ", buffer ended", want, pos);
+  else if (buf[pos] != want)
+    g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_MALFORMED,
+                 "expected element 0x%02x at offset %" G_GSIZE_FORMAT ", found 0x%02x", want, pos,
+                 buf[pos]);
+  else
+    g_set_error (error, AB_CODEC_ERROR, AB_CODEC_ERROR_TRUNCATED,
+                 "element at offset %" G_GSIZE_FORMAT " is truncated", pos);
+  return FALSE;
 }

@@ -87,7 +87,51 @@ gboolean ab_codec_get_value_in (const guint8 *buf, gsize len, gsize *pos, AbValu
                                 AbOrder *order_out, GStringChunk *strings, GError **error);
 /* Advances *pos past one element without decoding it. */
 gboolean ab_codec_skip (const guint8 *buf, gsize len, gsize *pos, GError **error);
-/* Typed readers: fail unless the element has exactly that header (ASC). */
-gboolean ab_codec_get_int8 (const guint8 *buf, gsize len, gsize *pos, gint8 *out, GError **error);
-gboolean ab_codec_get_int32 (const guint8 *buf, gsize len, gsize *pos, gint32 *out, GError **error);
-gboolean ab_codec_get_int64 (const guint8 *buf, gsize len, gsize *pos, gint64 *out, GError **error);
+/* Typed readers: fail unless the element has exactly that header (ASC).
+ * Inline, as every row value starts with them (version, cell codes); the
+ * error is set out of line. */
+gboolean ab_codec_typed_fail (const guint8 *buf, gsize len, gsize pos, guint8 want, GError **error);
+
+/* Reads the n-byte big-endian payload after the header at *pos, sign bit
+ * flipped back (the inverse of the encoders' flip), or fails. */
+static inline gboolean
+ab_codec_get_fixed (const guint8 *buf, gsize len, gsize *pos, guint8 want, guint n, gint64 *out,
+                    GError **error)
+{
+  if (*pos >= len || buf[*pos] != want || len - *pos - 1 < n)
+    return ab_codec_typed_fail (buf, len, *pos, want, error);
+  guint64 u = 0;
+  for (guint i = 0; i < n; i++) /* n is a constant: unrolled */
+    u = (u << 8) | buf[*pos + 1 + i];
+  u ^= (guint64) 1 << (8 * n - 1);
+  guint shift = 64 - 8 * n;
+  *out = (gint64) (u << shift) >> shift;
+  *pos += 1 + n;
+  return TRUE;
+}
+
+static inline gboolean
+ab_codec_get_int8 (const guint8 *buf, gsize len, gsize *pos, gint8 *out, GError **error)
+{
+  gint64 v = 0;
+  if (!ab_codec_get_fixed (buf, len, pos, AB_HDR_INT8, 1, &v, error))
+    return FALSE;
+  *out = (gint8) v;
+  return TRUE;
+}
+
+static inline gboolean
+ab_codec_get_int32 (const guint8 *buf, gsize len, gsize *pos, gint32 *out, GError **error)
+{
+  gint64 v = 0;
+  if (!ab_codec_get_fixed (buf, len, pos, AB_HDR_INT32, 4, &v, error))
+    return FALSE;
+  *out = (gint32) v;
+  return TRUE;
+}
+
+static inline gboolean
+ab_codec_get_int64 (const guint8 *buf, gsize len, gsize *pos, gint64 *out, GError **error)
+{
+  return ab_codec_get_fixed (buf, len, pos, AB_HDR_INT64, 8, out, error);
+}
