@@ -110,25 +110,19 @@ ab_codec_get_fixed (const guint8 *buf, gsize len, gsize *pos, guint8 want, guint
   return TRUE;
 }
 
-static inline gboolean
-ab_codec_get_int8 (const guint8 *buf, gsize len, gsize *pos, gint8 *out, GError **error)
-{
-  gint64 v = 0;
-  if (!ab_codec_get_fixed (buf, len, pos, AB_HDR_INT8, 1, &v, error))
-    return FALSE;
-  *out = (gint8) v;
-  return TRUE;
-}
-
-static inline gboolean
-ab_codec_get_int32 (const guint8 *buf, gsize len, gsize *pos, gint32 *out, GError **error)
-{
-  gint64 v = 0;
-  if (!ab_codec_get_fixed (buf, len, pos, AB_HDR_INT32, 4, &v, error))
-    return FALSE;
-  *out = (gint32) v;
-  return TRUE;
-}
+/* The narrower widths: out is written only on success. */
+#define AB_CODEC_GET_NARROW(name, type, hdr, n)                                                    \
+  static inline gboolean ab_codec_get_##name (const guint8 *buf, gsize len, gsize *pos, type *out, \
+                                              GError **error)                                      \
+  {                                                                                                \
+    gint64 v = 0;                                                                                  \
+    if (!ab_codec_get_fixed (buf, len, pos, hdr, n, &v, error))                                    \
+      return FALSE;                                                                                \
+    *out = (type) v;                                                                               \
+    return TRUE;                                                                                   \
+  }
+AB_CODEC_GET_NARROW (int8, gint8, AB_HDR_INT8, 1)
+AB_CODEC_GET_NARROW (int32, gint32, AB_HDR_INT32, 4)
 
 static inline gboolean
 ab_codec_get_int64 (const guint8 *buf, gsize len, gsize *pos, gint64 *out, GError **error)
