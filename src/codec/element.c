@@ -357,13 +357,11 @@ read_raw (const guint8 *p, guint n, AbOrder order)
   return v;
 }
 
-/* Inverse of put_fixed: flip the sign bit back, sign-extend from n bytes. */
+/* Inverse of put_fixed, in either order. */
 static gint64
 read_int (const guint8 *p, guint n, AbOrder order)
 {
-  guint64 u = read_raw (p, n, order) ^ ((guint64) 1 << (8 * n - 1));
-  guint shift = 64 - 8 * n;
-  return (gint64) (u << shift) >> shift;
+  return ab_codec_int_from_bits (read_raw (p, n, order), n);
 }
 
 /* A set top bit in the encoding means the number was non-negative. */

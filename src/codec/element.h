@@ -92,8 +92,17 @@ gboolean ab_codec_skip (const guint8 *buf, gsize len, gsize *pos, GError **error
  * error is set out of line. */
 gboolean ab_codec_typed_fail (const guint8 *buf, gsize len, gsize pos, guint8 want, GError **error);
 
-/* Reads the n-byte big-endian payload after the header at *pos, sign bit
- * flipped back (the inverse of the encoders' flip), or fails. */
+/* An n-byte integer payload's bits (big-endian, ASC form) back to the
+ * number: the encoders' sign-bit flip undone, the sign extended. */
+static inline gint64
+ab_codec_int_from_bits (guint64 u, guint n)
+{
+  u ^= (guint64) 1 << (8 * n - 1);
+  guint shift = 64 - 8 * n;
+  return (gint64) (u << shift) >> shift;
+}
+
+/* Reads the n-byte integer after the header want at *pos, or fails. */
 static inline gboolean
 ab_codec_get_fixed (const guint8 *buf, gsize len, gsize *pos, guint8 want, guint n, gint64 *out,
                     GError **error)
@@ -103,9 +112,7 @@ ab_codec_get_fixed (const guint8 *buf, gsize len, gsize *pos, guint8 want, guint
   guint64 u = 0;
   for (guint i = 0; i < n; i++) /* n is a constant: unrolled */
     u = (u << 8) | buf[*pos + 1 + i];
-  u ^= (guint64) 1 << (8 * n - 1);
-  guint shift = 64 - 8 * n;
-  *out = (gint64) (u << shift) >> shift;
+  *out = ab_codec_int_from_bits (u, n);
   *pos += 1 + n;
   return TRUE;
 }

@@ -61,12 +61,19 @@ typedef struct {
 static _Thread_local EdgeCache *my_edges __attribute__ ((tls_model ("initial-exec")));
 
 static void
+props_clear (AbEdgeOut *e)
+{
+  for (guint i = 0; i < e->n_props; i++)
+    ab_value_clear (&e->values[i]);
+  e->n_props = 0;
+}
+
+static void
 edge_destroy (AbEdgeOut *e)
 {
   ab_value_clear (&e->source);
   ab_value_clear (&e->target);
-  for (guint i = 0; i < e->n_props; i++)
-    ab_value_clear (&e->values[i]);
+  props_clear (e);
   g_free (e->names);
   g_free (e->values);
   g_free (e->offset);
@@ -101,9 +108,7 @@ ab_edge_out_free (AbEdgeOut *e)
     }
   ab_value_clear (&e->source);
   ab_value_clear (&e->target);
-  for (guint i = 0; i < e->n_props; i++)
-    ab_value_clear (&e->values[i]);
-  e->n_props = 0;
+  props_clear (e);
   g_clear_pointer (&e->offset, g_free);
   e->version = 0;
   EDGE_POISON (e);
