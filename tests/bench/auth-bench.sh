@@ -57,6 +57,7 @@ start_mode() {
     on) args+=(--auth) ;;
     tls|h2) args+=(--tls-cert "$tmp/srv.pem" --tls-key "$tmp/srv.key") ;;
   esac
+  : >"$tmp/ab-$mode.log" # there before the loop below reads it
   ACTIONBASE_ADMIN_KEY=$admin "$ab" "${args[@]}" 2>"$tmp/ab-$mode.log" &
   ab_pid=$!
   for _ in $(seq 100); do

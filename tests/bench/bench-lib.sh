@@ -86,10 +86,15 @@ ab_start_store() {
   shift 3
   mkdir -p "$dir"
   case $bin in /*) ;; *) bin=$PWD/$bin;; esac
+  # Emptied here, before the server's shell gets to its own redirection: the
+  # loop below may read it first (a missing file failed the caller under
+  # set -e and pipefail), and must never find an earlier server's port.
+  : >"$dir/stderr"
   (cd "$dir" && exec "$bin" --listen 127.0.0.1:0 --store "$store" "$@" >stdout 2>stderr) &
   ab_pid=$!
   ab_port=
-  for _ in $(seq 100); do
+  # up to 60 s (a server on HBase connects first); one that exits ends it
+  for _ in $(seq 600); do
     ab_port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$dir/stderr" | head -1)
     [ -n "$ab_port" ] && break
     kill -0 "$ab_pid" 2>/dev/null || break

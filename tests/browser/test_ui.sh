@@ -52,6 +52,7 @@ start_server () {
   local name=$1; shift
   local dir=$work/$name
   mkdir -p "$dir"
+  : >"$dir/server.log" # there before the loop below reads it (the server's redirection may come later)
   "$server" --listen 127.0.0.1:0 --store "lmdb:$dir/data" --wal "file:$dir/wal" \
     --http-threads 2 "$@" 2>"$dir/server.log" &
   pid=$!
