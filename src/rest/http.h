@@ -20,8 +20,8 @@ typedef enum {
 typedef struct {
   gchar *host;            /* listen address, default "127.0.0.1" (numeric or name) */
   guint16 port;           /* 0 = pick a free port; see ab_http_server_get_port */
-  guint http_threads;     /* event loops, default = number of cores */
-  guint workers;          /* worker pool for blocking routes, default max(64, 2*cores) */
+  guint http_threads;     /* event loops, default = ab_usable_cpus () */
+  guint workers;          /* worker pool for blocking routes, default max(64, 2*usable cpus) */
   gsize max_body;         /* request body limit in bytes, default 10 MiB -> 413 */
   guint drain_timeout_ms; /* graceful stop: wait this long for in-flight, default 10000 */
   gboolean access_log;    /* one g_info line per request, default TRUE */
@@ -44,6 +44,15 @@ typedef struct {
  * except the POST reads (paths ending /edges/get, /multi-edges/ids, /query
  * as upstream's read-only filter, and our /edges/multihop). */
 gboolean ab_http_is_write (const gchar *method, const gchar *path);
+
+/* The cores this process may run on: its CPU affinity (taskset, cpusets),
+ * capped by its cgroup v2 CPU quota rounded up; at least 1. The default of
+ * http_threads and the base of workers' default. */
+guint ab_usable_cpus (void);
+/* The tightest cpu.max quota, in cores rounded up, of the cgroup named on the
+ * "0::/path" line of self_cgroup (/proc/self/cgroup's text) and of the groups
+ * above it, under cgroup_root; 0 when none sets one. */
+guint ab_cgroup_cpu_limit (const gchar *cgroup_root, const gchar *self_cgroup);
 
 /* Fills defaults; host is a newly allocated string (ab_http_config_clear
  * frees it and the TLS paths). */

@@ -14,7 +14,7 @@ G_DEFINE_QUARK (ab - http - error - quark, ab_http_error)
 void
 ab_http_config_init (AbHttpConfig *cfg)
 {
-  guint cores = MAX (1, g_get_num_processors ());
+  guint cores = ab_usable_cpus ();
   memset (cfg, 0, sizeof *cfg);
   cfg->host = g_strdup ("127.0.0.1");
   cfg->port = 8080;

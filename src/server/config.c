@@ -124,7 +124,7 @@ ab_server_flags_parse (AbServerFlags *f, int *argc, char ***argv, GError **error
     { "workers", 'w', 0, G_OPTION_ARG_INT, &f->workers, "Worker threads for blocking requests",
       "N" },
     { "http-threads", 't', 0, G_OPTION_ARG_INT, &f->http_threads,
-      "HTTP event loops (default: cores)", "N" },
+      "HTTP event loops (default: the cores it may use)", "N" },
     { "max-body", 0, 0, G_OPTION_ARG_STRING, &f->max_body, "Request body limit (default 10M)",
       "BYTES" },
     { "log-level", 0, 0, G_OPTION_ARG_STRING, &f->log_level,

@@ -90,7 +90,11 @@ ab_start_store() {
   # loop below may read it first (a missing file failed the caller under
   # set -e and pipefail), and must never find an earlier server's port.
   : >"$dir/stderr"
-  (cd "$dir" && exec "$bin" --listen 127.0.0.1:0 --store "$store" "$@" >stdout 2>stderr) &
+  # AB_CPUS: a taskset CPU list the server is pinned to (its default loop
+  # count then follows: one loop per CPU it may use).
+  local pin=()
+  [ -z "${AB_CPUS:-}" ] || pin=(taskset -c "$AB_CPUS")
+  (cd "$dir" && exec "${pin[@]}" "$bin" --listen 127.0.0.1:0 --store "$store" "$@" >stdout 2>stderr) &
   ab_pid=$!
   ab_port=
   # up to 60 s (a server on HBase connects first); one that exits ends it
@@ -163,10 +167,12 @@ ab_get_has() {
 # Warns of non-2xx answers, socket errors, mutations not all CREATED and no
 # request completed at all; sets wrk_requests, wrk_rate (req/s), wrk_p50 and wrk_p99 (microseconds).
 bench_wrk() {
-  local name=$1 url=$2 op=$3 prefix=$4 out line dur non2xx sockerr notcreated
+  local name=$1 url=$2 op=$3 prefix=$4 out line dur non2xx sockerr notcreated pin=()
   out=$tmp/wrk-$name.out
+  # WRK_CPUS: a taskset CPU list wrk is pinned to
+  [ -z "${WRK_CPUS:-}" ] || pin=(taskset -c "$WRK_CPUS")
   BENCH_OP=$op BENCH_PREFIX=$prefix BENCH_USERS=$users BENCH_ITEMS=$items \
-    wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s -s "${bench_script:-$bench_lib_dir/rest-bench/wrk.lua}" "$url" >"$out" 2>&1 \
+    "${pin[@]}" wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s -s "${bench_script:-$bench_lib_dir/rest-bench/wrk.lua}" "$url" >"$out" 2>&1 \
     || { cat "$out" >&2; die "wrk failed for $name"; }
   line=$(grep '^BENCH ' "$out") || { cat "$out" >&2; die "no BENCH line from wrk for $name"; }
   kv() { sed -n "s/.* $1=\([0-9][0-9]*\).*/\1/p" <<<" $line"; }

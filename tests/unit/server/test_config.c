@@ -1,10 +1,12 @@
 /* actionbased settings: the value parsers, the config file groups, and the
  * precedence of flags over the file over the defaults. */
 #include <check.h>
+#include <sched.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "server/config.h"
+#include "rest/http.h"
 #include "ab_check.h"
 
 START_TEST (test_parse_listen)
@@ -154,6 +156,78 @@ START_TEST (test_flags_parse)
 }
 END_TEST
 
+/* The default loop count follows the CPUs the process may run on: pinned to
+ * one CPU (taskset -c N), the server starts one HTTP loop. */
+START_TEST (test_default_threads_follow_affinity)
+{
+  cpu_set_t all, one;
+  CPU_ZERO (&all);
+  ck_assert_int_eq (sched_getaffinity (0, sizeof all, &all), 0);
+  guint wide = ab_usable_cpus ();
+  ck_assert_uint_ge (wide, 1);
+  ck_assert_uint_le (wide, (guint) CPU_COUNT (&all));
+  int first = 0;
+  while (!CPU_ISSET (first, &all))
+    first++;
+  CPU_ZERO (&one);
+  CPU_SET (first, &one);
+  ck_assert_int_eq (sched_setaffinity (0, sizeof one, &one), 0);
+  AbHttpConfig cfg;
+  ab_http_config_init (&cfg);
+  guint pinned = ab_usable_cpus ();
+  ck_assert_int_eq (sched_setaffinity (0, sizeof all, &all), 0);
+  ck_assert_uint_eq (pinned, 1);
+  ck_assert_uint_eq (cfg.http_threads, 1);
+  ck_assert_uint_eq (cfg.workers, 64);
+  ab_http_config_clear (&cfg);
+}
+END_TEST
+
+static void
+put_cpu_max (const gchar *root, const gchar *group, const gchar *text)
+{
+  g_autofree gchar *dir = g_build_filename (root, group, NULL);
+  g_autofree gchar *path = g_build_filename (dir, "cpu.max", NULL);
+  ck_assert_int_eq (g_mkdir_with_parents (dir, 0700), 0);
+  ck_assert (g_file_set_contents (path, text, -1, NULL));
+}
+
+/* cgroup v2 quotas (docker --cpus): the tightest of the group and its
+ * ancestors, rounded up to whole cores; "max", garbage and v1-only
+ * hierarchies set none. */
+START_TEST (test_cgroup_cpu_quota)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *root = g_dir_make_tmp ("ab-cgroup-XXXXXX", &error);
+  ck_assert_ptr_nonnull (root);
+  put_cpu_max (root, "a", "max 100000\n");
+  put_cpu_max (root, "a/b", "150000 100000\n");
+  ck_assert_uint_eq (ab_cgroup_cpu_limit (root, "0::/a/b\n"), 2);
+  /* a v1 line before the v2 one, and a group without cpu.max below b */
+  ck_assert_uint_eq (ab_cgroup_cpu_limit (root, "12:cpu,cpuacct:/x\n0::/a/b/c\n"), 2);
+  put_cpu_max (root, "a", "50000 100000");
+  ck_assert_uint_eq (ab_cgroup_cpu_limit (root, "0::/a/b\n"), 1);
+  ck_assert_uint_eq (ab_cgroup_cpu_limit (root, "0::/a\n"), 1);
+  put_cpu_max (root, "a", "max 100000");
+  put_cpu_max (root, "a/b", "400000 100000");
+  ck_assert_uint_eq (ab_cgroup_cpu_limit (root, "0::/a/b"), 4);
+  put_cpu_max (root, "a/b", "lots 100000");
+  ck_assert_uint_eq (ab_cgroup_cpu_limit (root, "0::/a/b"), 0);
+  put_cpu_max (root, "a/b", "100000");
+  ck_assert_uint_eq (ab_cgroup_cpu_limit (root, "0::/a/b"), 0);
+  ck_assert_uint_eq (ab_cgroup_cpu_limit (root, "0::/\n"), 0);
+  ck_assert_uint_eq (ab_cgroup_cpu_limit (root, "12:cpu:/a/b\n"), 0);
+  ck_assert_uint_eq (ab_cgroup_cpu_limit (root, ""), 0);
+  const gchar *files[] = { "a/b/cpu.max", "a/cpu.max", "a/b", "a", NULL };
+  for (guint i = 0; files[i] != NULL; i++)
+    {
+      g_autofree gchar *path = g_build_filename (root, files[i], NULL);
+      ck_assert_int_eq (g_remove (path), 0);
+    }
+  ck_assert_int_eq (g_rmdir (root), 0);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -164,6 +238,8 @@ main (void)
   tcase_add_test (tc, test_file_then_flags);
   tcase_add_test (tc, test_bad_file_values);
   tcase_add_test (tc, test_flags_parse);
+  tcase_add_test (tc, test_default_threads_follow_affinity);
+  tcase_add_test (tc, test_cgroup_cpu_quota);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }
