@@ -200,6 +200,7 @@ read_phases() {
     order=
     for ((k = 0; k < m; k++)); do order+=" ${list[(pass + k) % m]}"; done
     [ $pass = 1 ] && order="health $order"
+    [ $m -gt 1 ] || order="$order health"
     for n in $order; do
       if [ $n = health ]; then
         bench_wrk "health-$tag" "$base" health ""
@@ -211,12 +212,11 @@ read_phases() {
       say "$tag cores: $n: $wrk_rate req/s, p50 ${wrk_p50}us, p99 ${wrk_p99}us"
     done
   done
-  [ $m -gt 1 ] || { bench_wrk "health-$tag" "$base" health ""
-    R50[$tag,health]=$wrk_p50 R99[$tag,health]=$wrk_p99 R99MAX[$tag,health]=$wrk_p99 RR[$tag,health]=$wrk_rate; }
-  median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+  sorted() { tr ' ' '\n' <<<"$1" | grep . | sort -n; }
+  median() { sorted "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
   for n in "${list[@]}"; do
     R50[$tag,$n]=$(median "${p50s[$n]}") R99[$tag,$n]=$(median "${p99s[$n]}")
-    R99MAX[$tag,$n]=$(tr ' ' '\n' <<<"${p99s[$n]}" | grep . | sort -n | tail -1)
+    R99MAX[$tag,$n]=$(sorted "${p99s[$n]}" | tail -1)
     RR[$tag,$n]=$(awk -v l="${rates[$n]}" 'BEGIN { k = split(l, a, " "); for (i = 1; i <= k; i++) t += a[i]; printf "%.1f", t / k }')
   done
 }
