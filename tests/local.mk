@@ -23,9 +23,10 @@ TESTS += tests/rest/test_auth
 tests_rest_test_auth_SOURCES = tests/rest/test_auth.c $(REST_HARNESS)
 tests_rest_test_auth_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_rest_test_auth_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
-# The same REST suites with the server on HBase (skipped without a gateway).
-TESTS += tests/rest/hbase-suites.sh
-EXTRA_DIST += tests/rest/hbase-suites.sh
+# The same REST suites with the server on HBase (skipped without a gateway)
+# and on rocksdb.
+TESTS += tests/rest/hbase-suites.sh tests/rest/rocksdb-suites.sh
+EXTRA_DIST += tests/rest/hbase-suites.sh tests/rest/rocksdb-suites.sh tests/rest/store-suites.sh
 check_PROGRAMS += tests/rest/test_nodes
 TESTS += tests/rest/test_nodes
 tests_rest_test_nodes_SOURCES = tests/rest/test_nodes.c $(REST_HARNESS)

@@ -202,9 +202,13 @@ ab_server_config_wal_uri (const AbServerConfig *cfg)
 {
   if (cfg->wal_uri != NULL)
     return g_strdup (cfg->wal_uri);
-  if (g_str_has_prefix (cfg->store_uri, "lmdb:"))
+  /* next to an embedded store: DIR/wal */
+  const gchar *local = g_str_has_prefix (cfg->store_uri, "lmdb:")      ? cfg->store_uri + 5
+                       : g_str_has_prefix (cfg->store_uri, "rocksdb:") ? cfg->store_uri + 8
+                                                                       : NULL;
+  if (local != NULL)
     {
-      g_autofree gchar *dir = g_strdup (cfg->store_uri + 5);
+      g_autofree gchar *dir = g_strdup (local);
       gchar *q = strchr (dir, '?');
       if (q != NULL)
         *q = '\0';

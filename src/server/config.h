@@ -40,7 +40,7 @@ typedef struct {
   GLogLevelFlags log_threshold;   /* messages above (less severe) are dropped */
   AbHttpConfig http;              /* host, port, threads, workers, body limit */
   gchar **insert_merge_databases; /* owned; engine.insert_merge_databases points here */
-  gchar *wal_uri;                 /* NULL = file:<lmdb dir>/wal (or ./actionbase-wal) */
+  gchar *wal_uri;                 /* NULL = file:<lmdb or rocksdb dir>/wal (or ./actionbase-wal) */
   gchar *cdc_uri;                 /* default "none" */
   gint system_mode;               /* -1 none, else AbMutationMode */
   gboolean auth;                  /* access control on (API keys) */

@@ -87,3 +87,10 @@ AbStore *ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **erro
 /* For transact implementations: every key of b is non-empty and, when
  * max_key > 0, at most max_key bytes; else FALSE with the reason. */
 gboolean ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error);
+
+/* URI parameters of the local backends (uri_params.c): a size "1048576",
+ * "64k", "16m" or "1g" (powers of 1024, not 0), and name=0 or name=1. */
+gboolean ab_store_parse_size (const gchar *text, gsize *out);
+gboolean ab_store_parse_flag (const gchar *param, const gchar *name, gboolean *flag);
+/* "rocksdb:DIR[?memory=BYTES&sync=0|1]" (rocksdb_uri.c, rocksdb.c). */
+AbStore *ab_store_rocksdb_open (const gchar *uri, const gchar *rest, GError **error);

@@ -8,57 +8,13 @@
 /* Default map size of a new lmdb environment (grown on demand). */
 #define AB_LMDB_DEFAULT_MAPSIZE ((gsize) 1 << 30)
 
-/* "1048576", "64k", "16m", "1g" (powers of 1024). */
-static gboolean
-parse_size (const gchar *text, gsize *out)
-{
-  gchar *end = NULL;
-  guint64 n;
-  guint shift = 0;
-  if (!g_ascii_isdigit (text[0]))
-    return FALSE;
-  n = g_ascii_strtoull (text, &end, 10);
-  switch (g_ascii_tolower (*end))
-    {
-      case '\0': break;
-      case 'k':
-        shift = 10;
-        end++;
-        break;
-      case 'm':
-        shift = 20;
-        end++;
-        break;
-      case 'g':
-        shift = 30;
-        end++;
-        break;
-      default: return FALSE;
-    }
-  if (*end != '\0' || n == 0 || n > (G_MAXSIZE >> shift))
-    return FALSE;
-  *out = (gsize) n << shift;
-  return TRUE;
-}
-
-/* name=0 or name=1 into *flag. */
-static gboolean
-parse_flag (const gchar *param, const gchar *name, gboolean *flag)
-{
-  gsize n = strlen (name);
-  if (strncmp (param, name, n) != 0 || param[n] != '='
-      || (param[n + 1] != '0' && param[n + 1] != '1') || param[n + 2] != '\0')
-    return FALSE;
-  *flag = param[n + 1] == '1';
-  return TRUE;
-}
-
 static gboolean
 parse_param (const gchar *param, AbLmdbOptions *o, GError **error)
 {
   if (g_str_has_prefix (param, "mapsize=")
-          ? parse_size (param + 8, &o->mapsize)
-          : parse_flag (param, "sync", &o->sync) || parse_flag (param, "writemap", &o->writemap))
+          ? ab_store_parse_size (param + 8, &o->mapsize)
+          : ab_store_parse_flag (param, "sync", &o->sync)
+                || ab_store_parse_flag (param, "writemap", &o->writemap))
     return TRUE;
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
                "bad lmdb URI parameter '%s' (expected mapsize=BYTES[k|m|g], sync=0|1 or "

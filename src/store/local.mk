@@ -1,10 +1,14 @@
 # store: sources and tests are listed here (included by the top Makefile.am).
 src_libabcore_la_SOURCES += src/store/store.c src/store/store.h src/store/backend.h \
-	src/store/memory.c src/store/lmdb.c src/store/lmdb_uri.c
+	src/store/memory.c src/store/lmdb.c src/store/lmdb_uri.c src/store/uri_params.c \
+	src/store/rocksdb-private.h src/store/rocksdb.c src/store/rocksdb_write.c src/store/rocksdb_uri.c
 
-STORE_TEST_HELPERS = tests/unit/store/store_test_util.c tests/unit/store/store_test_util.h
-check_PROGRAMS += tests/unit/store/test_store tests/unit/store/test_store_lmdb
-TESTS += tests/unit/store/test_store tests/unit/store/test_store_lmdb
+STORE_TEST_HELPERS = tests/unit/store/store_test_util.c tests/unit/store/store_test_util.h \
+	tests/unit/store/store_durable.c
+check_PROGRAMS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
+	tests/unit/store/test_store_rocksdb
+TESTS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
+	tests/unit/store/test_store_rocksdb
 tests_unit_store_test_store_SOURCES = tests/unit/store/test_store.c $(STORE_TEST_HELPERS)
 tests_unit_store_test_store_CFLAGS = $(TEST_CFLAGS)
 tests_unit_store_test_store_LDADD = $(TEST_LIBS)
@@ -12,6 +16,10 @@ tests_unit_store_test_store_lmdb_SOURCES = tests/unit/store/test_store_lmdb.c \
 	$(STORE_TEST_HELPERS)
 tests_unit_store_test_store_lmdb_CFLAGS = $(TEST_CFLAGS)
 tests_unit_store_test_store_lmdb_LDADD = $(TEST_LIBS)
+tests_unit_store_test_store_rocksdb_SOURCES = tests/unit/store/test_store_rocksdb.c \
+	$(STORE_TEST_HELPERS)
+tests_unit_store_test_store_rocksdb_CFLAGS = $(TEST_CFLAGS)
+tests_unit_store_test_store_rocksdb_LDADD = $(TEST_LIBS)
 
 noinst_PROGRAMS += tests/bench/store-bench
 tests_bench_store_bench_SOURCES = tests/bench/store-bench.c

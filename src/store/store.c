@@ -191,6 +191,7 @@ static const struct {
 } backends[] = {
   { "memory", "memory:", ab_store_memory_open },
   { "lmdb", "lmdb:DIR[?mapsize=BYTES&sync=0|1&writemap=0|1]", ab_store_lmdb_open },
+  { "rocksdb", "rocksdb:DIR[?memory=BYTES&sync=0|1]", ab_store_rocksdb_open },
   { "hbase", "hbase://HOST:PORT/NAMESPACE?table=NAME", ab_store_hbase_open },
 };
 

@@ -1,7 +1,8 @@
 /* libactionbase through its public header only, linked against the shared
  * library: metadata, typed batches and results, get/mget, scans with typed
  * ranges and filters, the iterator and its tokens, counts, multi-edges,
- * vertices, caches/groups/multihop, queues, errors; on memory, lmdb, HBase. */
+ * vertices, caches/groups/multihop, queues, errors; on memory, lmdb, rocksdb,
+ * HBase. */
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,12 +22,12 @@ open_store (int i)
   tmpdir = NULL;
   if (i == 0)
     uri = g_strdup ("memory:");
-  else if (i == 2)
+  else if (i == 3)
     uri = ab_hbase_test_uri ("lib", 2);
   else
     {
       tmpdir = g_dir_make_tmp ("ab-lib-XXXXXX", NULL);
-      uri = g_strdup_printf ("lmdb:%s?sync=0", tmpdir);
+      uri = g_strdup_printf ("%s:%s?sync=0", i == 1 ? "lmdb" : "rocksdb", tmpdir);
     }
   GError *error = NULL;
   db = ab_db_open (uri, NULL, &error);
@@ -765,7 +766,7 @@ main (void)
   Suite *s = suite_create ("libactionbase");
   TCase *tc = tcase_create ("api");
   tcase_set_timeout (tc, 120);
-  guint n = ab_hbase_test_n_stores (2);
+  guint n = ab_hbase_test_n_stores (3); /* memory, lmdb, rocksdb, hbase */
   tcase_add_loop_test (tc, edges_round_trip, 0, n);
   tcase_add_loop_test (tc, bad_input_writes_nothing, 0, n);
   tcase_add_loop_test (tc, scan_ranges_iterator_tokens, 0, n);

@@ -84,14 +84,16 @@ server_start (AbServer *srv, const gchar *dir, const gchar *const *extra, const 
   g_autofree gchar *log_name = g_strdup_printf ("server-%u.log", starts++);
   srv->log_path = g_build_filename (srv->dir, log_name, NULL);
   /* AB_REST_STORE=hbase runs the suite on the HBase gateway of tests/run.sh
-   * (a fresh table per server directory), =memory on the memory store;
-   * lmdb in the server directory otherwise. */
+   * (a fresh table per server directory), =memory on the memory store,
+   * =rocksdb on rocksdb in the server directory; lmdb there otherwise. */
   const gchar *hbase = g_getenv ("AB_HBASE_ADDR");
-  gboolean on_hbase = g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0 && hbase != NULL;
-  gboolean on_memory = g_strcmp0 (g_getenv ("AB_REST_STORE"), "memory") == 0;
+  const gchar *kind = g_getenv ("AB_REST_STORE");
+  gboolean on_hbase = g_strcmp0 (kind, "hbase") == 0 && hbase != NULL;
+  gboolean on_memory = g_strcmp0 (kind, "memory") == 0;
+  const gchar *local = g_strcmp0 (kind, "rocksdb") == 0 ? "rocksdb" : "lmdb";
   g_autofree gchar *store = on_hbase    ? ab_server_hbase_store (srv->dir)
                             : on_memory ? g_strdup ("memory:")
-                                        : g_strdup_printf ("lmdb:%s/data", srv->dir);
+                                        : g_strdup_printf ("%s:%s/data", local, srv->dir);
   g_autofree gchar *wal = g_strdup_printf ("file:%s/wal", srv->dir);
   GPtrArray *argv = g_ptr_array_new ();
   /* AB_SERVER_WRAPPER runs the server under a tool (tests/valgrind.sh: memcheck). */
@@ -438,6 +440,7 @@ ab_rest_main_stores (const gchar *name, void (*add) (TCase *tc), void (*setup) (
     failed = run_on_store ("hbase", name, add, setup, teardown, timeout);
   else
     failed = run_on_store ("lmdb", name, add, setup, teardown, timeout)
+             + run_on_store ("rocksdb", name, add, setup, teardown, timeout)
              + run_on_store ("memory", name, add, setup, teardown, timeout);
   return failed == 0 ? 0 : 1;
 }

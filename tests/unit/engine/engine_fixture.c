@@ -8,7 +8,7 @@
 int
 ab_test_n_stores (void)
 {
-  return (int) ab_hbase_test_n_stores (2);
+  return (int) ab_hbase_test_n_stores (3);
 }
 
 gchar *
@@ -17,10 +17,10 @@ ab_test_store_uri (int i, gchar **tmpdir)
   *tmpdir = NULL;
   if (i == 0)
     return g_strdup ("memory:");
-  if (i == 2)
+  if (i == 3)
     return ab_hbase_test_uri ("engine", 4);
   *tmpdir = g_dir_make_tmp ("ab-engine-XXXXXX", NULL);
-  return g_strdup_printf ("lmdb:%s?sync=0", *tmpdir);
+  return g_strdup_printf ("%s:%s?sync=0", i == 1 ? "lmdb" : "rocksdb", *tmpdir);
 }
 
 void

@@ -156,6 +156,31 @@ START_TEST (test_flags_parse)
 }
 END_TEST
 
+/* The default WAL lies next to an embedded store, whatever its parameters. */
+START_TEST (test_default_wal_next_to_store)
+{
+  const struct {
+    const gchar *store, *wal;
+  } cases[] = {
+    { "lmdb:/data/ab?sync=0", "file:/data/ab/wal" },
+    { "rocksdb:/data/rk?memory=1g", "file:/data/rk/wal" },
+    { "rocksdb:rel", "file:rel/wal" },
+    { "memory:", "file:./actionbase-wal" },
+    { "hbase://h:9090/ns", "file:./actionbase-wal" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      AbServerConfig cfg;
+      ab_server_config_init (&cfg);
+      g_free (cfg.store_uri);
+      cfg.store_uri = g_strdup (cases[i].store);
+      g_autofree gchar *wal = ab_server_config_wal_uri (&cfg);
+      ck_assert_str_eq (wal, cases[i].wal);
+      ab_server_config_clear (&cfg);
+    }
+}
+END_TEST
+
 /* The default loop count follows the CPUs the process may run on: pinned to
  * one CPU (taskset -c N), the server starts one HTTP loop. */
 START_TEST (test_default_threads_follow_affinity)
@@ -238,6 +263,7 @@ main (void)
   tcase_add_test (tc, test_file_then_flags);
   tcase_add_test (tc, test_bad_file_values);
   tcase_add_test (tc, test_flags_parse);
+  tcase_add_test (tc, test_default_wal_next_to_store);
   tcase_add_test (tc, test_default_threads_follow_affinity);
   tcase_add_test (tc, test_cgroup_cpu_quota);
   suite_add_tcase (s, tc);

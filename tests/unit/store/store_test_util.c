@@ -55,13 +55,13 @@ st_rmtree (const gchar *dir)
 guint
 st_backend_count (void)
 {
-  return ab_hbase_test_n_stores (2);
+  return ab_hbase_test_n_stores (3);
 }
 
 gboolean
 st_backend_hbase (guint k)
 {
-  return k == 2;
+  return k == 3;
 }
 
 AbStore *
@@ -86,7 +86,7 @@ st_open_backend (guint k)
       return st_open (uri);
     }
   dir = st_fresh_dir ("conf");
-  uri = g_strdup_printf ("lmdb:%s?sync=0", dir);
+  uri = g_strdup_printf ("%s:%s?sync=0", k == 1 ? "lmdb" : "rocksdb", dir);
   return st_open (uri);
 }
 

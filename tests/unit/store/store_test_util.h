@@ -15,8 +15,8 @@ void st_root_cleanup (void);
 gchar *st_fresh_dir (const gchar *tag);
 void st_rmtree (const gchar *dir);
 
-/* Backend k of st_backend_count(): 0 = memory, 1 = lmdb (fresh dir, sync=0),
- * 2 = hbase (a fresh table; only when AB_HBASE_ADDR names a gateway). */
+/* Backend k of st_backend_count(): 0 = memory, 1 = lmdb and 2 = rocksdb (a
+ * fresh dir each, sync=0), 3 = hbase (a fresh table; only when AB_HBASE_ADDR names a gateway). */
 guint st_backend_count (void);
 /* Backend k is hbase: batches are not atomic, and check-and-set cannot tell
  * an empty value from an absent one (docs/hbase-adapter.md §3.6). */
@@ -32,3 +32,7 @@ void st_put (AbStore *s, const guint8 *k, gsize klen, const guint8 *v, gsize vle
 void st_assert_value (AbStore *s, const guint8 *k, gsize klen, const guint8 *v, gsize vlen);
 void st_assert_counter (AbStore *s, const guint8 *k, gsize klen, gint64 expected);
 void st_assert_bytes_eq (GBytes *b, const guint8 *v, gsize vlen);
+
+/* SIGKILL a process writing durable batches to uri (sync on); reopened,
+ * the store holds every acknowledged batch whole (store_durable.c). */
+void st_check_durable_after_sigkill (const gchar *uri);

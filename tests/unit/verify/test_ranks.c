@@ -368,12 +368,7 @@ open_clocked (guint store)
 {
   g_autoptr (GError) error = NULL;
   AbEngineConfig cfg;
-  env.tmpdir = store == VF_LMDB ? g_dir_make_tmp ("ab-verify-XXXXXX", NULL) : NULL;
-  if (store == VF_HBASE)
-    env.uri = ab_hbase_test_uri ("verify", 1);
-  else
-    env.uri = env.tmpdir != NULL ? g_strdup_printf ("lmdb:%s?sync=0", env.tmpdir)
-                                 : g_strdup ("memory:");
+  env.uri = vf_store_uri (store, "verify", &env.tmpdir);
   ck_assert_msg (env.uri != NULL, "store %u needs AB_HBASE_ADDR", store);
   AbStore *inner = ab_store_open (env.uri, &error);
   ck_assert_msg (inner != NULL, "open %s: %s", env.uri, error ? error->message : "");

@@ -13,11 +13,7 @@ open_store (int i, gchar **dir)
 {
   g_autoptr (GError) error = NULL;
   g_autofree gchar *uri = NULL;
-  *dir = i == VF_LMDB ? g_dir_make_tmp ("ab-snap-XXXXXX", NULL) : NULL;
-  if (i == VF_HBASE)
-    uri = ab_hbase_test_uri ("snapshot", 1);
-  else
-    uri = *dir != NULL ? g_strdup_printf ("lmdb:%s?sync=0", *dir) : g_strdup ("memory:");
+  uri = vf_store_uri ((guint) i, "snapshot", dir);
   AbStore *s = ab_store_open (uri, &error);
   ck_assert_msg (s != NULL, "%s", error ? error->message : "");
   return s;

@@ -27,7 +27,20 @@ vf_rmdir (const gchar *dir)
 guint
 vf_n_stores (void)
 {
-  return ab_hbase_test_n_stores (2);
+  return ab_hbase_test_n_stores (3);
+}
+
+gchar *
+vf_store_uri (guint store, const gchar *tag, gchar **tmpdir)
+{
+  *tmpdir = NULL;
+  if (store == VF_HBASE)
+    return ab_hbase_test_uri (tag, 1);
+  if (store == VF_MEMORY)
+    return g_strdup ("memory:");
+  g_autofree gchar *pattern = g_strdup_printf ("ab-%s-XXXXXX", tag);
+  *tmpdir = g_dir_make_tmp (pattern, NULL);
+  return g_strdup_printf ("%s:%s?sync=0", store == VF_LMDB ? "lmdb" : "rocksdb", *tmpdir);
 }
 
 void
@@ -36,12 +49,7 @@ vf_open (VfEnv *env, guint store)
   g_autoptr (GError) error = NULL;
   AbEngineConfig cfg;
   AbStore *inner;
-  env->tmpdir = store == VF_LMDB ? g_dir_make_tmp ("ab-verify-XXXXXX", NULL) : NULL;
-  if (store == VF_HBASE)
-    env->uri = ab_hbase_test_uri ("verify", 1);
-  else
-    env->uri = env->tmpdir != NULL ? g_strdup_printf ("lmdb:%s?sync=0", env->tmpdir)
-                                   : g_strdup ("memory:");
+  env->uri = vf_store_uri (store, "verify", &env->tmpdir);
   ck_assert_msg (env->uri != NULL, "store %u needs AB_HBASE_ADDR", store);
   inner = ab_store_open (env->uri, &error);
   ck_assert_msg (inner != NULL, "open %s: %s", env->uri, error ? error->message : "");

@@ -16,8 +16,11 @@ typedef struct {
 
 /* Stores a suite can loop over: memory, lmdb and, when tests/run.sh started
  * one (AB_HBASE_ADDR), a fresh table on the real HBase. */
-enum { VF_MEMORY, VF_LMDB, VF_HBASE };
+enum { VF_MEMORY, VF_LMDB, VF_ROCKSDB, VF_HBASE };
 guint vf_n_stores (void);
+/* The URI of a fresh store of kind `store`; *tmpdir receives its directory
+ * (lmdb, rocksdb) or NULL. */
+gchar *vf_store_uri (guint store, const gchar *tag, gchar **tmpdir);
 void vf_open (VfEnv *env, guint store);
 void vf_close (VfEnv *env);
 void vf_rmdir (const gchar *dir);

@@ -1,0 +1,442 @@
+/* The rocksdb backend ("rocksdb:DIR"): one database per directory shared by
+ * the handles of a process, tuned for this workload (prefix Bloom filters on
+ * the salt, whole-key filters for State gets, one memory budget), its reads
+ * (pinned gets, bounded iterators), snapshots and checkpoint backups. */
+#include "store/rocksdb-private.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static GMutex registry_lock;
+static GHashTable *registry; /* path -> RocksEnv* */
+
+RocksEnv *
+ab_rocks_env_of (AbStore *s)
+{
+  return ((RocksStore *) s)->env;
+}
+
+gboolean
+ab_rocks_fail (GError **error, char *err, const gchar *what)
+{
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "rocksdb %s: %s", what,
+               err != NULL ? err : "unknown error");
+  rocksdb_free (err);
+  return FALSE;
+}
+
+/* ---- reads ---- */
+
+static gboolean
+rocks_get_with (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit, gpointer user,
+                GError **error)
+{
+  RocksEnv *e = ab_rocks_env_of (s);
+  char *err = NULL;
+  rocksdb_pinnableslice_t *v = rocksdb_get_pinned (e->db, e->point, (const char *) key, klen, &err);
+  if (err != NULL)
+    return ab_rocks_fail (error, err, "get");
+  if (v == NULL)
+    {
+      visit (key, klen, NULL, 0, user);
+      return TRUE;
+    }
+  size_t vlen = 0;
+  const char *data = rocksdb_pinnableslice_value (v, &vlen);
+  static const guint8 empty[1] = { 0 };
+  visit (key, klen, data != NULL ? (const guint8 *) data : empty, vlen,
+         user); /* "" is not absent */
+  rocksdb_pinnableslice_destroy (v);
+  return TRUE;
+}
+
+static gboolean
+keep_value (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
+{
+  (void) key;
+  (void) klen;
+  *(GBytes **) out = value != NULL ? g_bytes_new (value, vlen) : NULL;
+  return TRUE;
+}
+
+static gboolean
+rocks_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
+{
+  *value = NULL;
+  return rocks_get_with (s, key, klen, keep_value, value, error);
+}
+
+static gboolean
+rocks_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  for (guint i = 0; i < keys->len; i++)
+    {
+      gsize klen;
+      const guint8 *kd = g_bytes_get_data (keys->pdata[i], &klen);
+      AbKv kv = { g_bytes_ref (keys->pdata[i]), NULL };
+      gboolean ok = s->vt->get (s, kd, klen, &kv.value, error);
+      g_array_append_val (out, kv);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+rocksdb_readoptions_t *
+ab_rocks_scan_options (const AbScanRange *r, const rocksdb_snapshot_t *snapshot, GBytes **upper)
+{
+  rocksdb_readoptions_t *ro = rocksdb_readoptions_create ();
+  *upper = NULL;
+  if (snapshot != NULL)
+    rocksdb_readoptions_set_snapshot (ro, snapshot);
+  if (r->stop != NULL)
+    {
+      /* the least key after an inclusive stop is the stop and a zero byte */
+      GByteArray *b = g_byte_array_sized_new (r->stop_len + 1);
+      g_byte_array_append (b, r->stop, r->stop_len);
+      if (r->stop_inclusive)
+        g_byte_array_append (b, (const guint8 *) "", 1);
+      *upper = g_byte_array_free_to_bytes (b);
+      gsize len;
+      const char *data = g_bytes_get_data (*upper, &len);
+      rocksdb_readoptions_set_iterate_upper_bound (ro, data, len);
+    }
+  /* A range inside one salt probes the prefix filters; any other range
+   * (the verifier's, a catalog listing) reads in total order. */
+  gboolean one_prefix = r->start != NULL && r->stop != NULL && r->start_len >= AB_ROCKS_PREFIX
+                        && r->stop_len >= AB_ROCKS_PREFIX
+                        && memcmp (r->start, r->stop, AB_ROCKS_PREFIX) == 0;
+  if (one_prefix)
+    rocksdb_readoptions_set_prefix_same_as_start (ro, 1);
+  else
+    rocksdb_readoptions_set_total_order_seek (ro, 1);
+  return ro;
+}
+
+gboolean
+ab_rocks_walk (rocksdb_iterator_t *it, const AbScanRange *r, AbScanVisitor visit, gpointer user,
+               GError **error)
+{
+  guint n = 0;
+  if (r->start == NULL || r->start_len == 0)
+    rocksdb_iter_seek_to_first (it);
+  else
+    rocksdb_iter_seek (it, (const char *) r->start, r->start_len);
+  for (; rocksdb_iter_valid (it); rocksdb_iter_next (it))
+    {
+      size_t klen, vlen;
+      const guint8 *k = (const guint8 *) rocksdb_iter_key (it, &klen);
+      if (!r->start_inclusive && r->start != NULL && r->start_len > 0
+          && ab_store_key_compare (k, klen, r->start, r->start_len) == 0)
+        continue;
+      if (r->stop != NULL)
+        {
+          gint cmp = ab_store_key_compare (k, klen, r->stop, r->stop_len);
+          if (cmp > 0 || (cmp == 0 && !r->stop_inclusive))
+            break;
+        }
+      if (r->limit > 0 && n >= r->limit)
+        break;
+      n++;
+      const char *v = rocksdb_iter_value (it, &vlen);
+      static const guint8 empty[1] = { 0 };
+      if (!visit (k, klen, v != NULL ? (const guint8 *) v : empty, vlen, user))
+        break;
+    }
+  char *err = NULL;
+  rocksdb_iter_get_error (it, &err);
+  return err == NULL || ab_rocks_fail (error, err, "scan");
+}
+
+static gboolean
+rocks_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpointer user,
+                 GError **error)
+{
+  RocksEnv *e = ab_rocks_env_of (s);
+  g_autoptr (GBytes) upper = NULL;
+  rocksdb_readoptions_t *ro = ab_rocks_scan_options (range, NULL, &upper);
+  rocksdb_iterator_t *it = rocksdb_create_iterator (e->db, ro);
+  gboolean ok = ab_rocks_walk (it, range, visit, user, error);
+  rocksdb_iter_destroy (it);
+  rocksdb_readoptions_destroy (ro);
+  return ok;
+}
+
+static gboolean
+append_row (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
+{
+  AbKv kv = { g_bytes_new (key, klen), g_bytes_new (value, vlen) };
+  g_array_append_val ((GArray *) out, kv);
+  return TRUE;
+}
+
+static gboolean
+rocks_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
+{
+  return s->vt->scan_with (s, range, append_row, out, error);
+}
+
+/* ---- snapshots: a RocksDB snapshot held from open to close ---- */
+
+typedef struct {
+  AbSnapshot base;
+  const rocksdb_snapshot_t *snap;
+} RocksSnapshot;
+
+static AbSnapshot *
+rocks_snapshot_open (AbStore *s, GError **error)
+{
+  (void) error;
+  RocksSnapshot *snap = g_new0 (RocksSnapshot, 1);
+  snap->base.store = s;
+  snap->snap = rocksdb_create_snapshot (ab_rocks_env_of (s)->db);
+  return &snap->base;
+}
+
+static gboolean
+rocks_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, gpointer user,
+                     GError **error)
+{
+  RocksSnapshot *snap = (RocksSnapshot *) base;
+  RocksEnv *e = ab_rocks_env_of (base->store);
+  g_autoptr (GBytes) upper = NULL;
+  rocksdb_readoptions_t *ro = ab_rocks_scan_options (r, snap->snap, &upper);
+  rocksdb_readoptions_set_fill_cache (ro, 0); /* a whole-store pass would evict the hot blocks */
+  rocksdb_iterator_t *it = rocksdb_create_iterator (e->db, ro);
+  gboolean ok = ab_rocks_walk (it, r, visit, user, error);
+  rocksdb_iter_destroy (it);
+  rocksdb_readoptions_destroy (ro);
+  return ok;
+}
+
+static void
+rocks_snapshot_close (AbSnapshot *base)
+{
+  RocksSnapshot *snap = (RocksSnapshot *) base;
+  rocksdb_release_snapshot (ab_rocks_env_of (base->store)->db, snap->snap);
+  g_free (snap);
+}
+
+/* ---- native backup: a checkpoint (hard links to the immutable files) ---- */
+
+static gboolean
+rocks_native_backup (AbStore *s, const gchar *dir, GError **error)
+{
+  RocksEnv *e = ab_rocks_env_of (s);
+  /* A checkpoint makes its directory itself: an empty one is taken away. */
+  if (g_file_test (dir, G_FILE_TEST_EXISTS))
+    {
+      g_autoptr (GDir) d = g_dir_open (dir, 0, error);
+      if (d == NULL)
+        return FALSE;
+      if (g_dir_read_name (d) != NULL)
+        {
+          g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                       "rocksdb native backup: %s is not empty", dir);
+          return FALSE;
+        }
+      if (g_rmdir (dir) != 0)
+        {
+          int err = errno;
+          g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                       "rocksdb native backup into %s: %s", dir, g_strerror (err));
+          return FALSE;
+        }
+    }
+  else
+    {
+      g_autofree gchar *parent = g_path_get_dirname (dir);
+      if (g_mkdir_with_parents (parent, 0755) != 0)
+        {
+          int err = errno;
+          g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                       "rocksdb native backup into %s: %s", dir, g_strerror (err));
+          return FALSE;
+        }
+    }
+  char *err = NULL;
+  rocksdb_checkpoint_t *cp = rocksdb_checkpoint_object_create (e->db, &err);
+  if (err != NULL)
+    return ab_rocks_fail (error, err, "native backup");
+  /* 0: flush the memtables first, so the copy needs no log replay */
+  rocksdb_checkpoint_create (cp, dir, 0, &err);
+  rocksdb_checkpoint_object_destroy (cp);
+  if (err != NULL)
+    return ab_rocks_fail (error, err, "native backup");
+  return TRUE;
+}
+
+/* ---- environments, shared per directory ---- */
+
+/* Counters are 8-byte big-endian signed integers. Only this process writes
+ * (RocksDB locks the directory), and its committer turns each increment into
+ * a put of the new value, so no merge operand reaches the files. */
+
+static void
+env_free (RocksEnv *e)
+{
+  ab_rocks_committer_stop (e);
+  if (e->db != NULL)
+    rocksdb_close (e->db);
+  if (e->options != NULL)
+    rocksdb_options_destroy (e->options);
+  if (e->cache != NULL)
+    rocksdb_cache_destroy (e->cache);
+  if (e->point != NULL)
+    rocksdb_readoptions_destroy (e->point);
+  if (e->write != NULL)
+    rocksdb_writeoptions_destroy (e->write);
+  g_mutex_clear (&e->queue_lock);
+  g_cond_clear (&e->work_cond);
+  g_free (e->path);
+  g_free (e);
+}
+
+/* The options of this workload, from one memory budget: half of it block
+ * cache (index and filter blocks charged to it), the rest memtables. */
+static void
+env_options (RocksEnv *e)
+{
+  const AbRocksOptions *o = &e->o;
+  rocksdb_options_t *opt = rocksdb_options_create ();
+  rocksdb_options_set_create_if_missing (opt, 1);
+  int jobs = (int) MAX (2, g_get_num_processors ());
+  rocksdb_options_increase_parallelism (opt, jobs);
+  rocksdb_options_set_max_background_jobs (opt, jobs);
+  gsize memtable = MAX ((gsize) 1 << 20, o->memory / 8);
+  rocksdb_options_set_write_buffer_size (opt, memtable);
+  rocksdb_options_set_max_write_buffer_number (opt, 4);
+  rocksdb_options_set_level_compaction_dynamic_level_bytes (opt, 1);
+  rocksdb_options_set_bytes_per_sync (opt, 1 << 20);
+  rocksdb_options_set_compression (opt, rocksdb_lz4_compression);
+  rocksdb_options_set_bottommost_compression (opt, rocksdb_zstd_compression);
+  rocksdb_options_set_prefix_extractor (
+      opt, rocksdb_slicetransform_create_fixed_prefix (AB_ROCKS_PREFIX));
+  rocksdb_options_set_memtable_prefix_bloom_size_ratio (opt, 0.1);
+  rocksdb_options_set_info_log_level (opt, 2); /* warnings and worse in DIR/LOG */
+  rocksdb_options_set_keep_log_file_num (opt, 4);
+  rocksdb_block_based_table_options_t *t = rocksdb_block_based_options_create ();
+  e->cache = rocksdb_cache_create_lru (MAX ((gsize) 1 << 20, o->memory / 2));
+  rocksdb_block_based_options_set_block_cache (t, e->cache);
+  rocksdb_block_based_options_set_filter_policy (t, rocksdb_filterpolicy_create_bloom_full (10));
+  rocksdb_block_based_options_set_whole_key_filtering (t, 1);
+  rocksdb_block_based_options_set_cache_index_and_filter_blocks (t, 1);
+  rocksdb_block_based_options_set_pin_l0_filter_and_index_blocks_in_cache (t, 1);
+  rocksdb_block_based_options_set_format_version (t, 5);
+  rocksdb_options_set_block_based_table_factory (opt, t);
+  rocksdb_block_based_options_destroy (t);
+  e->options = opt;
+}
+
+static RocksEnv *
+env_new (const gchar *path, const AbRocksOptions *o, GError **error)
+{
+  RocksEnv *e = g_new0 (RocksEnv, 1);
+  e->refs = 1;
+  e->path = g_strdup (path);
+  e->o = *o;
+  g_mutex_init (&e->queue_lock);
+  g_cond_init (&e->work_cond);
+  g_queue_init (&e->pending);
+  env_options (e);
+  char *err = NULL;
+  e->db = rocksdb_open (e->options, path, &err);
+  if (err != NULL)
+    {
+      /* another process holds DIR/LOCK: say so plainly */
+      if (strstr (err, "lock") != NULL || strstr (err, "LOCK") != NULL)
+        g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                     "rocksdb %s is in use by another process (%s)", path, err);
+      else
+        g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "rocksdb open %s: %s", path, err);
+      rocksdb_free (err);
+      e->db = NULL;
+      env_free (e);
+      return NULL;
+    }
+  e->point = rocksdb_readoptions_create ();
+  e->write = rocksdb_writeoptions_create ();
+  rocksdb_writeoptions_set_sync (e->write, o->sync);
+  ab_rocks_committer_start (e);
+  return e;
+}
+
+static RocksEnv *
+env_acquire (const gchar *dir, const AbRocksOptions *o, GError **error)
+{
+  g_autofree gchar *path = NULL;
+  RocksEnv *e;
+  if (g_mkdir_with_parents (dir, 0755) != 0 || (path = realpath (dir, NULL)) == NULL)
+    {
+      int err = errno;
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "rocksdb directory %s: %s", dir,
+                   g_strerror (err));
+      return NULL;
+    }
+  g_mutex_lock (&registry_lock);
+  if (registry == NULL)
+    registry = g_hash_table_new (g_str_hash, g_str_equal);
+  e = g_hash_table_lookup (registry, path);
+  if (e != NULL)
+    e->refs++;
+  else if ((e = env_new (path, o, error)) != NULL)
+    g_hash_table_insert (registry, e->path, e);
+  g_mutex_unlock (&registry_lock);
+  return e;
+}
+
+static void
+env_release (RocksEnv *e)
+{
+  gboolean last;
+  g_mutex_lock (&registry_lock);
+  last = --e->refs == 0;
+  if (last)
+    g_hash_table_remove (registry, e->path);
+  g_mutex_unlock (&registry_lock);
+  if (last)
+    env_free (e);
+}
+
+static void
+rocks_close (AbStore *s)
+{
+  env_release (ab_rocks_env_of (s));
+  g_free (s);
+}
+
+static const AbStoreVTable rocks_vtable = {
+  .name = "rocksdb",
+  .get = rocks_get,
+  .multi_get = rocks_multi_get,
+  .scan = rocks_scan,
+  .get_with = rocks_get_with,
+  .scan_with = rocks_scan_with,
+  .batch = ab_rocks_batch,
+  .increment = ab_rocks_increment,
+  .check_and_put = ab_rocks_check_and_put,
+  .check_and_delete = ab_rocks_check_and_delete,
+  .close = rocks_close,
+  .transact = ab_rocks_transact,
+  .snapshot_open = rocks_snapshot_open,
+  .snapshot_scan = rocks_snapshot_scan,
+  .snapshot_close = rocks_snapshot_close,
+  .native_backup = rocks_native_backup,
+};
+
+AbStore *
+ab_store_rocksdb_new (const gchar *dir, const AbRocksOptions *o, GError **error)
+{
+  RocksEnv *e = env_acquire (dir, o, error);
+  if (e == NULL)
+    return NULL;
+  RocksStore *rs = g_new0 (RocksStore, 1);
+  rs->base.vt = &rocks_vtable;
+  rs->base.batch_atomic = TRUE;
+  rs->base.never_blocks = TRUE;
+  rs->base.max_key = AB_STORE_HBASE_MAX_KEY;
+  rs->env = e;
+  return &rs->base;
+}

@@ -1,0 +1,475 @@
+/* rocksdb writes: one committer thread per database takes every queued
+ * write (batches, increments, checks, transaction plans), applies them in
+ * order to one indexed write batch and writes it atomically with one sync. */
+#include "store/rocksdb-private.h"
+
+#include <string.h>
+
+#define AB_ROCKS_MAX_GROUP 1024 /* requests in one write */
+
+typedef enum {
+  REQ_BATCH,
+  REQ_INCREMENT,
+  REQ_CHECK_AND_PUT,
+  REQ_CHECK_AND_DELETE,
+  REQ_TXN,
+} ReqKind;
+
+/* One caller's write: on its stack until its wait is signalled, or
+ * (REQ_TXN) on the heap until its done callback has run. */
+typedef struct {
+  ReqKind kind;
+  const AbBatch *batch;
+  AbTxnPlan plan; /* REQ_TXN: fills txn_batch through a view of the group */
+  AbTxnDone on_done;
+  gpointer user;
+  AbBatch *txn_batch;
+  const guint8 *key, *expected, *value;
+  gsize klen, elen, vlen;
+  gboolean has_expected;
+  gint64 delta;
+  gint64 new_value; /* outcome, written by the committer before the signal */
+  gboolean applied;
+  GError *error;
+  AbWait wait; /* every kind but REQ_TXN */
+} RocksReq;
+
+/* ---- reads inside the group: the database under the batch so far ---- */
+
+/* The current value of key (malloc'd by RocksDB, rocksdb_free) or NULL. */
+static gboolean
+group_get (RocksEnv *e, const guint8 *key, gsize klen, char **value, gsize *vlen, GError **error)
+{
+  char *err = NULL;
+  size_t len = 0;
+  *value = rocksdb_writebatch_wi_get_from_batch_and_db (e->group, e->db, e->point,
+                                                        (const char *) key, klen, &len, &err);
+  *vlen = len;
+  return err == NULL || ab_rocks_fail (error, err, "read");
+}
+
+/* A plan's view of the group it runs in: it sees what the requests before
+ * it wrote. */
+typedef struct {
+  AbStore base;
+  RocksEnv *env;
+} RocksView;
+
+static gboolean
+view_get_with (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit, gpointer user,
+               GError **error)
+{
+  char *v = NULL;
+  gsize vlen = 0;
+  if (!group_get (((RocksView *) s)->env, key, klen, &v, &vlen, error))
+    return FALSE;
+  static const guint8 empty[1] = { 0 };
+  visit (key, klen, v == NULL ? NULL : vlen == 0 ? empty : (const guint8 *) v, vlen, user);
+  rocksdb_free (v);
+  return TRUE;
+}
+
+static gboolean
+view_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
+{
+  char *v = NULL;
+  gsize vlen = 0;
+  *value = NULL;
+  if (!group_get (((RocksView *) s)->env, key, klen, &v, &vlen, error))
+    return FALSE;
+  if (v != NULL)
+    *value = g_bytes_new (v, vlen);
+  rocksdb_free (v);
+  return TRUE;
+}
+
+static gboolean
+view_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  for (guint i = 0; i < keys->len; i++)
+    {
+      gsize klen;
+      const guint8 *kd = g_bytes_get_data (keys->pdata[i], &klen);
+      AbKv kv = { g_bytes_ref (keys->pdata[i]), NULL };
+      gboolean ok = view_get (s, kd, klen, &kv.value, error);
+      g_array_append_val (out, kv);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+view_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpointer user,
+                GError **error)
+{
+  RocksEnv *e = ((RocksView *) s)->env;
+  g_autoptr (GBytes) upper = NULL;
+  rocksdb_readoptions_t *ro = ab_rocks_scan_options (range, NULL, &upper);
+  /* the batch's iterator takes the database's over (and frees it) */
+  rocksdb_iterator_t *it = rocksdb_writebatch_wi_create_iterator_with_base (
+      e->group, rocksdb_create_iterator (e->db, ro));
+  gboolean ok = ab_rocks_walk (it, range, visit, user, error);
+  rocksdb_iter_destroy (it);
+  rocksdb_readoptions_destroy (ro);
+  return ok;
+}
+
+static gboolean
+append_row (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
+{
+  AbKv kv = { g_bytes_new (key, klen), g_bytes_new (value, vlen) };
+  g_array_append_val ((GArray *) out, kv);
+  return TRUE;
+}
+
+static gboolean
+view_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
+{
+  return view_scan_with (s, range, append_row, out, error);
+}
+
+static gboolean
+view_write (AbStore *s, const AbBatch *b, GError **error)
+{
+  (void) s;
+  (void) b;
+  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                       "a transaction view is read-only: plans write through their batch");
+  return FALSE;
+}
+
+static const AbStoreVTable rocks_view_vtable = {
+  .name = "rocksdb-view",
+  .get = view_get,
+  .multi_get = view_multi_get,
+  .scan = view_scan,
+  .get_with = view_get_with,
+  .scan_with = view_scan_with,
+  .batch = view_write,
+};
+
+/* ---- applying one request to the group's batch ---- */
+
+static void
+group_put (RocksEnv *e, const guint8 *key, gsize klen, const guint8 *value, gsize vlen)
+{
+  rocksdb_writebatch_wi_put (e->group, (const char *) key, klen, (const char *) value, vlen);
+}
+
+static void
+group_delete (RocksEnv *e, const guint8 *key, gsize klen)
+{
+  rocksdb_writebatch_wi_delete (e->group, (const char *) key, klen);
+}
+
+/* The counter at key plus delta, put back as 8 big-endian bytes. */
+static gboolean
+apply_increment (RocksEnv *e, const guint8 *key, gsize klen, gint64 delta, gint64 *out,
+                 GError **error)
+{
+  char *cur = NULL;
+  gsize len = 0;
+  guint64 n = 0;
+  if (!group_get (e, key, klen, &cur, &len, error))
+    return FALSE;
+  if (cur != NULL && len != 8)
+    {
+      rocksdb_free (cur);
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_WIDTH,
+                   "increment of a %zu-byte value (counters are 8-byte big-endian)", len);
+      return FALSE;
+    }
+  if (cur != NULL)
+    {
+      memcpy (&n, cur, 8);
+      n = GUINT64_FROM_BE (n);
+      rocksdb_free (cur);
+    }
+  *out = (gint64) (n + (guint64) delta); /* wraps like a Java long */
+  n = GUINT64_TO_BE ((guint64) *out);
+  group_put (e, key, klen, (const guint8 *) &n, 8);
+  return TRUE;
+}
+
+/* Whether the current value of key is `expected` (NULL: absent). */
+static gboolean
+current_is (RocksEnv *e, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
+            gboolean *found, gboolean *matches, GError **error)
+{
+  char *cur = NULL;
+  gsize len = 0;
+  if (!group_get (e, key, klen, &cur, &len, error))
+    return FALSE;
+  *found = cur != NULL;
+  if (cur == NULL || expected == NULL)
+    *matches = cur == NULL && expected == NULL;
+  else
+    *matches = len == elen && (len == 0 || memcmp (cur, expected, len) == 0);
+  rocksdb_free (cur);
+  return TRUE;
+}
+
+static gboolean
+apply_batch (RocksEnv *e, const AbBatch *b, GError **error)
+{
+  for (guint i = 0; i < b->items->len; i++)
+    {
+      const AbMutation *m = &g_array_index (b->items, AbMutation, i);
+      gint64 ignored;
+      gboolean found, matches;
+      switch (m->kind)
+        {
+          case AB_MUT_PUT: group_put (e, m->key, m->klen, m->value, m->vlen); break;
+          case AB_MUT_DELETE: group_delete (e, m->key, m->klen); break;
+          case AB_MUT_INCREMENT:
+            if (!apply_increment (e, m->key, m->klen, m->delta, &ignored, error))
+              return FALSE;
+            break;
+          case AB_MUT_DELETE_IF:
+            if (!current_is (e, m->key, m->klen, m->value, m->vlen, &found, &matches, error))
+              return FALSE;
+            if (found && matches)
+              group_delete (e, m->key, m->klen);
+            break;
+          default:
+            g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "unknown mutation kind %d",
+                         (int) m->kind);
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+apply_request (RocksEnv *e, RocksReq *req, GError **error)
+{
+  gboolean found, matches;
+  switch (req->kind)
+    {
+      case REQ_BATCH: return apply_batch (e, req->batch, error);
+      case REQ_INCREMENT:
+        return apply_increment (e, req->key, req->klen, req->delta, &req->new_value, error);
+      case REQ_CHECK_AND_PUT:
+        if (!current_is (e, req->key, req->klen, req->has_expected ? req->expected : NULL,
+                         req->elen, &found, &matches, error))
+          return FALSE;
+        req->applied = matches;
+        if (matches)
+          group_put (e, req->key, req->klen, req->value, req->vlen);
+        return TRUE;
+      case REQ_CHECK_AND_DELETE:
+        if (!current_is (e, req->key, req->klen, req->has_expected ? req->expected : NULL,
+                         req->elen, &found, &matches, error))
+          return FALSE;
+        req->applied = matches;
+        if (matches && found)
+          group_delete (e, req->key, req->klen);
+        return TRUE;
+      case REQ_TXN:
+        {
+          RocksView view = { .base = { .vt = &rocks_view_vtable,
+                                       .batch_atomic = TRUE,
+                                       .never_blocks = TRUE,
+                                       .max_key = AB_STORE_HBASE_MAX_KEY },
+                             .env = e };
+          ab_batch_clear (req->txn_batch);
+          return req->plan (&view.base, req->txn_batch, req->user, error)
+                 && ab_backend_check_batch (req->txn_batch, AB_STORE_HBASE_MAX_KEY, error)
+                 && apply_batch (e, req->txn_batch, error);
+        }
+    }
+  return FALSE;
+}
+
+/* ---- the committer ---- */
+
+static void
+txn_finish (gpointer data, gpointer unused)
+{
+  RocksReq *req = data;
+  (void) unused;
+  req->on_done (req->user, req->error);
+  g_clear_error (&req->error);
+  ab_batch_free (req->txn_batch);
+  g_free (req);
+}
+
+/* Applies reqs[0..n) to one batch, each undone alone if it fails, and
+ * writes the batch; then answers each request. */
+static void
+run_group (RocksEnv *e, RocksReq **reqs, guint n)
+{
+  char *err = NULL;
+  rocksdb_writebatch_wi_clear (e->group);
+  for (guint i = 0; i < n; i++)
+    {
+      rocksdb_writebatch_wi_set_save_point (e->group);
+      if (apply_request (e, reqs[i], &reqs[i]->error))
+        continue;
+      rocksdb_writebatch_wi_rollback_to_save_point (e->group, &err);
+      if (err != NULL)
+        g_error ("rocksdb: a write batch lost its save point: %s", err); /* cannot happen */
+    }
+  if (rocksdb_writebatch_wi_count (e->group) > 0)
+    rocksdb_write_writebatch_wi (e->db, e->write, e->group, &err);
+  GError *why = NULL;
+  if (err != NULL)
+    ab_rocks_fail (&why, err, "write");
+  for (guint i = 0; i < n; i++)
+    {
+      RocksReq *req = reqs[i];
+      if (why != NULL && req->error == NULL)
+        req->error = g_error_copy (why);
+      if (req->kind == REQ_TXN)
+        g_thread_pool_push (e->completions, req, NULL); /* one thread: in commit order */
+      else
+        ab_wait_signal (&req->wait);
+    }
+  g_clear_error (&why);
+}
+
+static gpointer
+committer_main (gpointer data)
+{
+  RocksEnv *e = data;
+  RocksReq *group[AB_ROCKS_MAX_GROUP];
+  g_mutex_lock (&e->queue_lock);
+  for (;;)
+    {
+      if (g_queue_is_empty (&e->pending))
+        {
+          if (e->stopping)
+            break;
+          g_cond_wait (&e->work_cond, &e->queue_lock);
+          continue;
+        }
+      guint n = 0;
+      while (n < AB_ROCKS_MAX_GROUP && !g_queue_is_empty (&e->pending))
+        group[n++] = g_queue_pop_head (&e->pending);
+      g_mutex_unlock (&e->queue_lock);
+      run_group (e, group, n);
+      g_mutex_lock (&e->queue_lock);
+    }
+  g_mutex_unlock (&e->queue_lock);
+  return NULL;
+}
+
+void
+ab_rocks_committer_start (RocksEnv *e)
+{
+  e->group = rocksdb_writebatch_wi_create (0, 1);
+  e->completions = g_thread_pool_new (txn_finish, NULL, 1, FALSE, NULL);
+  e->committer = g_thread_new ("ab-rocks-commit", committer_main, e);
+}
+
+void
+ab_rocks_committer_stop (RocksEnv *e)
+{
+  if (e->committer == NULL)
+    return;
+  g_mutex_lock (&e->queue_lock);
+  e->stopping = TRUE;
+  g_cond_signal (&e->work_cond);
+  g_mutex_unlock (&e->queue_lock);
+  g_thread_join (e->committer);
+  e->committer = NULL;
+  g_thread_pool_free (e->completions, FALSE, TRUE); /* runs what is queued */
+  rocksdb_writebatch_wi_destroy (e->group);
+}
+
+static void
+enqueue (RocksEnv *e, RocksReq *req)
+{
+  g_mutex_lock (&e->queue_lock);
+  g_queue_push_tail (&e->pending, req);
+  g_cond_signal (&e->work_cond);
+  g_mutex_unlock (&e->queue_lock);
+}
+
+/* Queues a synchronous request and waits until it is durable or failed. */
+static gboolean
+submit (AbStore *s, RocksReq *req, GError **error)
+{
+  if (req->key != NULL && req->klen > s->max_key)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                   "key of %zu bytes is longer than the store's limit of %zu bytes", req->klen,
+                   s->max_key);
+      return FALSE;
+    }
+  ab_wait_init (&req->wait);
+  enqueue (ab_rocks_env_of (s), req);
+  ab_wait_until_signalled (&req->wait);
+  if (req->error == NULL)
+    return TRUE;
+  g_propagate_error (error, req->error);
+  return FALSE;
+}
+
+/* ---- write verbs ---- */
+
+gboolean
+ab_rocks_batch (AbStore *s, const AbBatch *b, GError **error)
+{
+  RocksReq req = { .kind = REQ_BATCH, .batch = b };
+  return ab_backend_check_batch (b, s->max_key, error) && submit (s, &req, error);
+}
+
+void
+ab_rocks_transact (AbStore *s, AbTxnPlan plan, AbTxnDone on_done, gpointer user)
+{
+  RocksReq *req = g_new0 (RocksReq, 1);
+  req->kind = REQ_TXN;
+  req->plan = plan;
+  req->on_done = on_done;
+  req->user = user;
+  req->txn_batch = ab_batch_new ();
+  enqueue (ab_rocks_env_of (s), req);
+}
+
+gboolean
+ab_rocks_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
+                    GError **error)
+{
+  RocksReq req = { .kind = REQ_INCREMENT, .key = key, .klen = klen, .delta = delta };
+  if (!submit (s, &req, error))
+    return FALSE;
+  *new_value = req.new_value;
+  return TRUE;
+}
+
+gboolean
+ab_rocks_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                        gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
+                        GError **error)
+{
+  RocksReq req = { .kind = REQ_CHECK_AND_PUT,
+                   .key = key,
+                   .klen = klen,
+                   .expected = expected,
+                   .elen = elen,
+                   .has_expected = expected != NULL,
+                   .value = value,
+                   .vlen = vlen };
+  if (!submit (s, &req, error))
+    return FALSE;
+  *applied = req.applied;
+  return TRUE;
+}
+
+gboolean
+ab_rocks_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                           gsize elen, gboolean *applied, GError **error)
+{
+  RocksReq req = { .kind = REQ_CHECK_AND_DELETE,
+                   .key = key,
+                   .klen = klen,
+                   .expected = expected,
+                   .elen = elen,
+                   .has_expected = expected != NULL };
+  if (!submit (s, &req, error))
+    return FALSE;
+  *applied = req.applied;
+  return TRUE;
+}

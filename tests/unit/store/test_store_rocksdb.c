@@ -1,0 +1,222 @@
+/* Suite of what only the rocksdb backend promises: its URIs, reopening,
+ * handles of one process sharing one database, a clear error when another
+ * process holds the directory, durability across SIGKILL, checkpoint
+ * backups that open as stores, and plan views that see their group. */
+#include "store_test_util.h"
+#include "store/backend.h" /* the backend's name */
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static gchar *
+rocks_uri (const gchar *dir, const gchar *query)
+{
+  return g_strdup_printf ("rocksdb:%s%s%s", dir, query ? "?" : "", query ? query : "");
+}
+
+static void
+assert_open_fails (const gchar *uri, gint code, const gchar *needle)
+{
+  GError *error = NULL;
+  AbStore *s = ab_store_open (uri, &error);
+  ck_assert_msg (s == NULL, "%s opened", uri);
+  ck_assert_ptr_nonnull (error);
+  ck_assert_int_eq (error->code, code);
+  ck_assert_msg (strstr (error->message, needle) != NULL, "%s: '%s' lacks '%s'", uri,
+                 error->message, needle);
+  g_clear_error (&error);
+}
+
+START_TEST (test_uris)
+{
+  g_autofree gchar *dir = st_fresh_dir ("uri");
+  g_autofree gchar *good = rocks_uri (dir, "memory=64m&sync=0");
+  g_autofree gchar *bad_size = rocks_uri (dir, "memory=lots");
+  g_autofree gchar *bad_param = rocks_uri (dir, "mapsize=1g");
+  g_autofree gchar *bad_flag = rocks_uri (dir, "sync=yes");
+  assert_open_fails (bad_size, AB_STORE_ERROR_URI, "memory=lots");
+  assert_open_fails (bad_param, AB_STORE_ERROR_URI, "mapsize=1g");
+  assert_open_fails (bad_flag, AB_STORE_ERROR_URI, "sync=yes");
+  assert_open_fails ("rocksdb:", AB_STORE_ERROR_URI, "needs a directory");
+  assert_open_fails ("rocksdb:/proc/forbidden/db", AB_STORE_ERROR_IO, "/proc/forbidden/db");
+  assert_open_fails ("nosuch:x", AB_STORE_ERROR_URI, "rocksdb:DIR");
+  g_autoptr (AbStore) s = st_open (good);
+  ck_assert_str_eq (s->vt->name, "rocksdb");
+  ck_assert (ab_store_batch_is_atomic (s));
+  ck_assert (ab_store_can_transact (s));
+  ck_assert_uint_eq (ab_store_max_key (s), AB_STORE_HBASE_MAX_KEY);
+}
+END_TEST
+
+START_TEST (test_reopen_keeps_data)
+{
+  g_autofree gchar *dir = st_fresh_dir ("reopen");
+  g_autofree gchar *uri = rocks_uri (dir, NULL);
+  gint64 v = 0;
+  AbStore *s = st_open (uri);
+  st_put (s, ST_S ("k"), ST_S ("v"));
+  ck_assert (ab_store_increment (s, ST_S ("n"), 41, &v, NULL));
+  ab_store_close (s);
+  s = st_open (uri);
+  st_assert_value (s, ST_S ("k"), ST_S ("v"));
+  st_assert_counter (s, ST_S ("n"), 41);
+  ab_store_close (s);
+}
+END_TEST
+
+START_TEST (test_handles_share_db)
+{
+  g_autofree gchar *dir = st_fresh_dir ("share");
+  g_autofree gchar *uri = rocks_uri (dir, "sync=0");
+  g_autofree gchar *alias = g_strdup_printf ("rocksdb:%s/./?sync=0", dir);
+  g_autoptr (AbStore) a = st_open (uri);
+  AbStore *b = st_open (alias); /* RocksDB locks a directory once: the handles share it */
+  st_put (a, ST_S ("from-a"), ST_S ("1"));
+  st_assert_value (b, ST_S ("from-a"), ST_S ("1"));
+  st_put (b, ST_S ("from-b"), ST_S ("2"));
+  ab_store_close (b);
+  st_assert_value (a, ST_S ("from-b"), ST_S ("2"));
+}
+END_TEST
+
+/* A second process gets a message that names the cause, not RocksDB's
+ * LOCK file error alone. */
+START_TEST (test_other_process_holds_it)
+{
+  g_autofree gchar *dir = st_fresh_dir ("held");
+  g_autofree gchar *uri = rocks_uri (dir, "sync=0");
+  int ready[2], hold[2], status;
+  ck_assert_int_eq (pipe (ready), 0);
+  ck_assert_int_eq (pipe (hold), 0);
+  pid_t pid = fork ();
+  ck_assert_int_ge (pid, 0);
+  if (pid == 0)
+    {
+      close (hold[1]); /* so that the parent's close ends the read */
+      AbStore *s = ab_store_open (uri, NULL);
+      char c = s != NULL ? 'y' : 'n';
+      if (write (ready[1], &c, 1) != 1 || read (hold[0], &c, 1) < 0)
+        _exit (3);
+      _exit (0); /* no close: the lock goes with the process */
+    }
+  char c = 0;
+  close (hold[0]);
+  ck_assert_int_eq (read (ready[0], &c, 1), 1);
+  ck_assert_int_eq (c, 'y');
+  assert_open_fails (uri, AB_STORE_ERROR_IO, "in use by another process");
+  close (hold[1]);
+  ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+  g_autoptr (AbStore) s = st_open (uri); /* free again */
+  st_put (s, ST_S ("mine"), ST_S ("now"));
+}
+END_TEST
+
+START_TEST (test_durable_after_sigkill)
+{
+  g_autofree gchar *dir = st_fresh_dir ("dur");
+  g_autofree gchar *uri = rocks_uri (dir, NULL);
+  st_check_durable_after_sigkill (uri);
+}
+END_TEST
+
+/* A checkpoint into a missing or empty directory opens as a store of its
+ * own holding what was written before it, and nothing after. */
+START_TEST (test_native_backup)
+{
+  g_autofree gchar *dir = st_fresh_dir ("live");
+  g_autofree gchar *uri = rocks_uri (dir, "sync=0");
+  g_autofree gchar *missing = st_fresh_dir ("copy");
+  g_autofree gchar *empty = st_fresh_dir ("copy");
+  g_autoptr (AbStore) s = st_open (uri);
+  GError *error = NULL;
+  gint64 v;
+  st_put (s, ST_S ("row"), ST_S ("before"));
+  ck_assert (ab_store_increment (s, ST_S ("n"), 7, &v, NULL));
+  ck_assert_int_eq (g_mkdir_with_parents (empty, 0755), 0);
+  ck_assert_msg (ab_store_native_backup (s, missing, &error), "%s", error ? error->message : "");
+  ck_assert_msg (ab_store_native_backup (s, empty, &error), "%s", error ? error->message : "");
+  ck_assert (!ab_store_native_backup (s, missing, &error)); /* no longer empty */
+  ck_assert (strstr (error->message, "not empty") != NULL);
+  g_clear_error (&error);
+  st_put (s, ST_S ("row"), ST_S ("after"));
+  const gchar *copies[] = { missing, empty };
+  for (guint i = 0; i < G_N_ELEMENTS (copies); i++)
+    {
+      g_autofree gchar *cu = rocks_uri (copies[i], NULL);
+      g_autoptr (AbStore) c = st_open (cu);
+      st_assert_value (c, ST_S ("row"), ST_S ("before"));
+      st_assert_counter (c, ST_S ("n"), 7);
+    }
+}
+END_TEST
+
+/* Scans inside one salt use the prefix filters, scans across salts read in
+ * total order: both see every row of their range, on disk or in memory. */
+START_TEST (test_scans_across_prefixes)
+{
+  g_autofree gchar *dir = st_fresh_dir ("prefix");
+  g_autofree gchar *uri = rocks_uri (dir, "sync=0");
+  AbStore *s = st_open (uri);
+  static const gchar *salts[] = { "AAAA", "AAAB", "BBBB" };
+  for (guint i = 0; i < G_N_ELEMENTS (salts); i++)
+    for (guint r = 0; r < 10; r++)
+      {
+        g_autofree gchar *k = g_strdup_printf ("%s/%02u", salts[i], r);
+        st_put (s, ST_S (k), ST_S ("v"));
+      }
+  const struct {
+    const gchar *start, *stop;
+    guint rows;
+  } cases[] = {
+    { "AAAA/03", "AAAA/07", 4 },  /* one salt */
+    { "AAAA/05", "AAAB/05", 10 }, /* two salts */
+    { "AAAA", "BBBB/99", 30 },    /* all */
+    { "AAAC", "BBBB", 0 },        /* between */
+  };
+  /* first from the memtable, then from the table file the reopen flushed */
+  for (guint pass = 0; pass < 2; pass++, ab_store_close (s), s = pass < 2 ? st_open (uri) : NULL)
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        g_autoptr (GArray) out = ab_kv_array_new ();
+        AbScanRange r = { .start = (const guint8 *) cases[i].start,
+                          .start_len = strlen (cases[i].start),
+                          .start_inclusive = TRUE,
+                          .stop = (const guint8 *) cases[i].stop,
+                          .stop_len = strlen (cases[i].stop) };
+        ck_assert (ab_store_scan (s, &r, out, NULL));
+        ck_assert_msg (out->len == cases[i].rows, "%s..%s: %u rows", cases[i].start, cases[i].stop,
+                       out->len);
+      }
+}
+END_TEST
+
+static Suite *
+rocks_suite (void)
+{
+  Suite *suite = suite_create ("store-rocksdb");
+  TCase *tc = tcase_create ("rocksdb");
+  tcase_add_test (tc, test_uris);
+  tcase_add_test (tc, test_reopen_keeps_data);
+  tcase_add_test (tc, test_handles_share_db);
+  tcase_add_test (tc, test_other_process_holds_it);
+  tcase_add_test (tc, test_durable_after_sigkill);
+  tcase_add_test (tc, test_native_backup);
+  tcase_add_test (tc, test_scans_across_prefixes);
+  tcase_set_timeout (tc, 60);
+  suite_add_tcase (suite, tc);
+  return suite;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (rocks_suite ());
+  int failed;
+  st_root_init ();
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  st_root_cleanup ();
+  return failed == 0 ? 0 : 1;
+}
