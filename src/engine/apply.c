@@ -351,7 +351,7 @@ combine (AbEngine *engine, AbStore *reader, const AbTableDesc *t, KeyWork *works
     {
       gsize kl;
       const guint8 *k = g_bytes_get_data (order->pdata[i], &kl);
-      ab_batch_increment (all, k, kl, g_array_index (deltas, gint64, i));
+      ab_batch_add (all, k, kl, g_array_index (deltas, gint64, i));
     }
   for (guint i = 0; i < post->items->len; i++)
     ab_batch_append (all, &g_array_index (post->items, AbMutation, i));
@@ -393,7 +393,7 @@ storage_ops (const AbBatch *b)
       const guint8 *k = m->key;
       guint8 delta[8];
       const guint8 *v = m->value;
-      if (m->kind == AB_MUT_INCREMENT)
+      if (m->kind == AB_MUT_INCREMENT || m->kind == AB_MUT_ADD)
         {
           ab_codec_put_be64 (delta, m->delta);
           v = delta;

@@ -237,6 +237,24 @@ ab_engine_insert_merge (AbEngine *engine, const gchar *db)
          && g_strv_contains ((const gchar *const *) engine->cfg.insert_merge_databases, db);
 }
 
+/* The store's own health figures, as the backend names them (none on most). */
+static void
+append_store_gauges (GString *out, AbStore *store)
+{
+  AbStoreGauge g[AB_STORE_GAUGE_MAX];
+  guint n = ab_store_gauges (store, g, AB_STORE_GAUGE_MAX);
+  for (guint i = 0; i < n; i++)
+    {
+      gdouble v = g[i].value;
+      gchar value[G_ASCII_DTOSTR_BUF_SIZE];
+      gboolean whole = v >= 0 && v < 1e15 && v == (gdouble) (guint64) v;
+      g_ascii_formatd (value, sizeof value, whole ? "%.0f" : "%.6f", v);
+      g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n%s %s\n", g[i].name, g[i].help,
+                              g[i].name, g[i].type == AB_STORE_COUNTER ? "counter" : "gauge",
+                              g[i].name, value);
+    }
+}
+
 gchar *
 ab_engine_metrics_text (AbEngine *engine)
 {
@@ -280,6 +298,7 @@ ab_engine_metrics_text (AbEngine *engine)
     g_string_append_printf (out,
                             "actionbase_store_errors_total{verb=\"%s\"} %" G_GUINT64_FORMAT "\n",
                             ab_store_verb_name (v), st.errors[v]);
+  append_store_gauges (out, engine->store);
   ab_engine_sink_metrics (engine, out);
   return g_string_free (out, FALSE);
 }

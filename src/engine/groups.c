@@ -191,7 +191,7 @@ plan_groups (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const Ab
       gsize klen;
       const guint8 *k = g_bytes_get_data (c->key, &klen);
       if (c->delta != 0)
-        ab_batch_increment (batch, k, klen, c->delta);
+        ab_batch_add (batch, k, klen, c->delta);
     }
   return TRUE;
 }

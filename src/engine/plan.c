@@ -221,7 +221,7 @@ count_delta (const AbTableDesc *t, const AbValue *source, const AbValue *target,
       b.len = 0;
       if (!ab_key_count (&b, dsrc, dirs[d], t->code, error))
         return FALSE;
-      ab_batch_increment (batch, b.data, b.len, delta);
+      ab_batch_add (batch, b.data, b.len, delta);
     }
   return TRUE;
 }
@@ -267,9 +267,9 @@ count_moves (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const Ab
           || (ha && !ab_key_count (&ka, a, dirs[d], t->code, error)))
         return FALSE;
       if (hb)
-        ab_batch_increment (batch, kb.data, kb.len, -1);
+        ab_batch_add (batch, kb.data, kb.len, -1);
       if (ha)
-        ab_batch_increment (batch, ka.data, ka.len, 1);
+        ab_batch_add (batch, ka.data, ka.len, 1);
     }
   return TRUE;
 }

@@ -40,6 +40,8 @@ typedef struct {
   /* Optional (NULL for local backends): reachability and remote call counts. */
   gboolean (*ping) (AbStore *s, GError **error);
   guint (*rpc_counts) (AbStore *s, AbStoreRpcCount *out, guint max);
+  /* Optional (rocksdb): the backend's health figures, see ab_store_gauges. */
+  guint (*gauges) (AbStore *s, AbStoreGauge *out, guint max);
   /* Optional: queue plan for the next group commit and return at once;
    * done is called later (see AbTxnPlan). */
   void (*transact) (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);

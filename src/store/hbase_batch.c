@@ -78,7 +78,8 @@ fold (KeyOp *op, const AbMutation *m, GError **error)
         g_clear_pointer (&op->value, g_bytes_unref);
         op->kind = OP_DELETE;
         return TRUE;
-      case AB_MUT_INCREMENT: return fold_increment (op, m->delta, error);
+      case AB_MUT_INCREMENT:
+      case AB_MUT_ADD: return fold_increment (op, m->delta, error);
       case AB_MUT_DELETE_IF: /* sent apart (ab_hb_batch) */ return TRUE;
     }
   return FALSE;

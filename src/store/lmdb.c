@@ -573,7 +573,8 @@ apply_mutation (LmdbEnv *e, MDB_txn *txn, const AbMutation *m, GError **error)
         v.mv_size = m->vlen;
         return mdb_put (txn, e->dbi, &k, &v, 0);
       case AB_MUT_DELETE: rc = mdb_del (txn, e->dbi, &k, NULL); return rc == MDB_NOTFOUND ? 0 : rc;
-      case AB_MUT_INCREMENT: return apply_increment (e, txn, &k, m->delta, &ignored, error);
+      case AB_MUT_INCREMENT:
+      case AB_MUT_ADD: return apply_increment (e, txn, &k, m->delta, &ignored, error);
       case AB_MUT_DELETE_IF:
         {
           MDB_val cur;
@@ -810,6 +811,7 @@ apply_at_cursor (MDB_cursor *c, const AbMutation *m, GError **error)
     {
       case AB_MUT_DELETE: return found ? mdb_cursor_del (c, 0) : 0;
       case AB_MUT_INCREMENT:
+      case AB_MUT_ADD:
         {
           guint64 n = 0;
           if (found && cur.mv_size != 8)
@@ -917,7 +919,7 @@ log_batch (LmdbEnv *e, const AbBatch *b)
     {
       const AbMutation *m = &g_array_index (b->items, AbMutation, i);
       ab_lmdb_log_key (e, m->key, m->klen);
-      puts |= m->kind == AB_MUT_PUT || m->kind == AB_MUT_INCREMENT;
+      puts |= m->kind == AB_MUT_PUT || m->kind == AB_MUT_INCREMENT || m->kind == AB_MUT_ADD;
     }
   return puts;
 }

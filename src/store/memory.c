@@ -233,7 +233,8 @@ apply_mutation (AbMemStore *m, const AbMutation *mut, GArray *undo, GError **err
           return TRUE;
         }
       case AB_MUT_DELETE: store_value (m, key, NULL, undo); return TRUE;
-      case AB_MUT_INCREMENT: return apply_increment (m, key, mut->delta, &ignored, undo, error);
+      case AB_MUT_INCREMENT:
+      case AB_MUT_ADD: return apply_increment (m, key, mut->delta, &ignored, undo, error);
       case AB_MUT_DELETE_IF:
         {
           GBytes *cur = g_tree_lookup (m->map, key);

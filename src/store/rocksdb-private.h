@@ -1,6 +1,7 @@
 /* Private to the rocksdb backend's files (rocksdb.c: the database of a
  * directory and its reads; rocksdb_write.c: the committer that serialises
- * and groups every write): the shared environment and the helpers both use. */
+ * and groups every write; rocksdb_health.c: its /metrics figures): the
+ * shared environment and the helpers they use. */
 #pragma once
 #include <rocksdb/c.h>
 #include "store/backend.h"
@@ -15,6 +16,8 @@ typedef struct {
   gsize memory;  /* block cache plus memtables, in bytes (rocksdb-memory) */
   gboolean sync; /* an fsync of the write-ahead log per group commit */
 } AbRocksOptions;
+
+typedef struct _AbRocksGroup AbRocksGroup;
 
 typedef struct {
   gint refs;   /* under the registry's lock */
@@ -32,9 +35,10 @@ typedef struct {
   GCond work_cond;
   GQueue pending; /* RocksReq* */
   gboolean stopping;
-  GThread *committer;             /* started with the environment */
-  GThreadPool *completions;       /* runs the done callbacks of settled groups, in order */
-  rocksdb_writebatch_wi_t *group; /* the committer's batch, cleared per group */
+  GThread *committer;          /* started with the environment */
+  GThreadPool *completions;    /* runs the done callbacks of settled groups, in order */
+  AbRocksGroup *group;         /* the committer's rows, cleared per group */
+  rocksdb_writebatch_t *batch; /* the committer's write, made from them */
 } RocksEnv;
 
 typedef struct {
@@ -47,6 +51,14 @@ AbStore *ab_store_rocksdb_new (const gchar *dir, const AbRocksOptions *o, GError
 /* Sets error from a RocksDB error string (freed) naming `what`; FALSE. */
 gboolean ab_rocks_fail (GError **error, char *err, const gchar *what);
 
+/* get, multi_get and scan through the handle's own get_with and scan_with
+ * (the store's, or a plan's view of its group). */
+gboolean ab_rocks_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
+gboolean ab_rocks_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+gboolean ab_rocks_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
+/* Puts it on the first key inside r's start. */
+void ab_rocks_seek (rocksdb_iterator_t *it, const AbScanRange *r);
+gboolean ab_rocks_before_stop (const guint8 *key, gsize klen, const AbScanRange *r);
 /* Walks r through an iterator positioned by this function: every row in key
  * order to visit until it returns FALSE, the range ends or its limit is
  * reached. FALSE with error when the iterator reports one. */
@@ -57,6 +69,9 @@ gboolean ab_rocks_walk (rocksdb_iterator_t *it, const AbScanRange *r, AbScanVisi
  * outlive them. */
 rocksdb_readoptions_t *ab_rocks_scan_options (const AbScanRange *r,
                                               const rocksdb_snapshot_t *snapshot, GBytes **upper);
+
+/* The health figures of /metrics (rocksdb_health.c), see ab_store_gauges. */
+guint ab_rocks_gauges (AbStore *s, AbStoreGauge *out, guint max);
 
 /* Writes (rocksdb_write.c). */
 void ab_rocks_committer_start (RocksEnv *e);
@@ -71,3 +86,35 @@ gboolean ab_rocks_check_and_put (AbStore *s, const guint8 *key, gsize klen, cons
 gboolean ab_rocks_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
                                     const guint8 *expected, gsize elen, gboolean *applied,
                                     GError **error);
+
+/* The rows of one group commit (rocksdb_group.c): written in order, the
+ * latest of a key found by hash, undone to a mark, read merged with the
+ * database by a walk, and filled into a write batch in key order. */
+AbRocksGroup *ab_rocks_group_new (void);
+void ab_rocks_group_free (AbRocksGroup *g);
+void ab_rocks_group_clear (AbRocksGroup *g);
+guint ab_rocks_group_mark (AbRocksGroup *g);
+void ab_rocks_group_rollback (AbRocksGroup *g, guint mark);
+/* value NULL: a delete. Bytes are borrowed until the group is cleared,
+ * except a value with copy set. */
+void ab_rocks_group_write (AbRocksGroup *g, const guint8 *key, gsize klen, const guint8 *value,
+                           gsize vlen, gboolean copy);
+/* A counter add to key (AB_MUT_ADD): no read; written as a merge operand
+ * unless the group put or deleted key before. */
+void ab_rocks_group_add (AbRocksGroup *g, const guint8 *key, gsize klen, gint64 delta);
+typedef enum {
+  AB_ROCKS_FOUND_NONE,  /* the group did not write key */
+  AB_ROCKS_FOUND_VALUE, /* *value is its value now (NULL: deleted) */
+  AB_ROCKS_FOUND_ADDS,  /* only adds: *sum goes on top of the stored value */
+} AbRocksFound;
+/* What the group made of key; a folded counter is written into buf. */
+AbRocksFound ab_rocks_group_find (AbRocksGroup *g, const guint8 *key, gsize klen,
+                                  const guint8 **value, gsize *vlen, gint64 *sum, guint8 buf[8]);
+/* base (8 big-endian bytes, or NULL: 0) plus delta, wrapping like a Java
+ * long, into out; returns the sum. */
+guint64 ab_rocks_counter_add (const guint8 *base, gint64 delta, guint8 out[8]);
+/* ab_rocks_walk over the database (it) with the group's rows on top. */
+gboolean ab_rocks_group_walk (AbRocksGroup *g, rocksdb_iterator_t *it, const AbScanRange *r,
+                              AbScanVisitor visit, gpointer user, GError **error);
+/* The latest row of every key into wb in key order; returns how many. */
+guint ab_rocks_group_fill (AbRocksGroup *g, rocksdb_writebatch_t *wb);

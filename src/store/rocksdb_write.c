@@ -1,6 +1,6 @@
 /* rocksdb writes: one committer thread per database takes every queued
  * write (batches, increments, checks, transaction plans), applies them in
- * order to one indexed write batch and writes it atomically with one sync. */
+ * order to the group's rows and writes those atomically with one sync. */
 #include "store/rocksdb-private.h"
 
 #include <string.h>
@@ -34,18 +34,59 @@ typedef struct {
   AbWait wait; /* every kind but REQ_TXN */
 } RocksReq;
 
-/* ---- reads inside the group: the database under the batch so far ---- */
+/* ---- reads inside the group: its rows over the database ---- */
 
-/* The current value of key (malloc'd by RocksDB, rocksdb_free) or NULL. */
-static gboolean
-group_get (RocksEnv *e, const guint8 *key, gsize klen, char **value, gsize *vlen, GError **error)
+/* A value read inside the group: the group's bytes, or the database's
+ * pinned until released. */
+typedef struct {
+  const guint8 *data; /* NULL: absent */
+  gsize len;
+  rocksdb_pinnableslice_t *pin;
+  guint8 buf[8]; /* a counter folded from the group's adds */
+} GroupValue;
+
+static void
+group_value_release (GroupValue *v)
 {
+  if (v->pin != NULL)
+    rocksdb_pinnableslice_destroy (v->pin);
+  v->pin = NULL;
+}
+
+static gboolean
+group_get (RocksEnv *e, const guint8 *key, gsize klen, GroupValue *v, GError **error)
+{
+  static const guint8 empty[1] = { 0 };
+  gint64 sum = 0;
+  v->data = NULL;
+  v->len = 0;
+  v->pin = NULL;
+  AbRocksFound found = ab_rocks_group_find (e->group, key, klen, &v->data, &v->len, &sum, v->buf);
+  if (found == AB_ROCKS_FOUND_VALUE)
+    {
+      if (v->data != NULL && v->len == 0)
+        v->data = empty; /* "" is not absent */
+      return TRUE;
+    }
   char *err = NULL;
-  size_t len = 0;
-  *value = rocksdb_writebatch_wi_get_from_batch_and_db (e->group, e->db, e->point,
-                                                        (const char *) key, klen, &len, &err);
-  *vlen = len;
-  return err == NULL || ab_rocks_fail (error, err, "read");
+  v->pin = rocksdb_get_pinned (e->db, e->point, (const char *) key, klen, &err);
+  if (err != NULL)
+    return ab_rocks_fail (error, err, "read");
+  if (v->pin != NULL)
+    {
+      size_t len = 0;
+      const char *data = rocksdb_pinnableslice_value (v->pin, &len);
+      v->data = data != NULL ? (const guint8 *) data : empty;
+      v->len = len;
+    }
+  if (found == AB_ROCKS_FOUND_ADDS && (v->data == NULL || v->len == 8))
+    {
+      ab_rocks_counter_add (v->data, sum, v->buf); /* the group's adds on the stored counter */
+      group_value_release (v);
+      v->data = v->buf;
+      v->len = 8;
+    }
+  return TRUE;
 }
 
 /* A plan's view of the group it runs in: it sees what the requests before
@@ -59,43 +100,11 @@ static gboolean
 view_get_with (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit, gpointer user,
                GError **error)
 {
-  char *v = NULL;
-  gsize vlen = 0;
-  if (!group_get (((RocksView *) s)->env, key, klen, &v, &vlen, error))
+  GroupValue v;
+  if (!group_get (((RocksView *) s)->env, key, klen, &v, error))
     return FALSE;
-  static const guint8 empty[1] = { 0 };
-  visit (key, klen, v == NULL ? NULL : vlen == 0 ? empty : (const guint8 *) v, vlen, user);
-  rocksdb_free (v);
-  return TRUE;
-}
-
-static gboolean
-view_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
-{
-  char *v = NULL;
-  gsize vlen = 0;
-  *value = NULL;
-  if (!group_get (((RocksView *) s)->env, key, klen, &v, &vlen, error))
-    return FALSE;
-  if (v != NULL)
-    *value = g_bytes_new (v, vlen);
-  rocksdb_free (v);
-  return TRUE;
-}
-
-static gboolean
-view_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
-{
-  for (guint i = 0; i < keys->len; i++)
-    {
-      gsize klen;
-      const guint8 *kd = g_bytes_get_data (keys->pdata[i], &klen);
-      AbKv kv = { g_bytes_ref (keys->pdata[i]), NULL };
-      gboolean ok = view_get (s, kd, klen, &kv.value, error);
-      g_array_append_val (out, kv);
-      if (!ok)
-        return FALSE;
-    }
+  visit (key, klen, v.data, v.len, user);
+  group_value_release (&v);
   return TRUE;
 }
 
@@ -106,27 +115,11 @@ view_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpoin
   RocksEnv *e = ((RocksView *) s)->env;
   g_autoptr (GBytes) upper = NULL;
   rocksdb_readoptions_t *ro = ab_rocks_scan_options (range, NULL, &upper);
-  /* the batch's iterator takes the database's over (and frees it) */
-  rocksdb_iterator_t *it = rocksdb_writebatch_wi_create_iterator_with_base (
-      e->group, rocksdb_create_iterator (e->db, ro));
-  gboolean ok = ab_rocks_walk (it, range, visit, user, error);
+  rocksdb_iterator_t *it = rocksdb_create_iterator (e->db, ro);
+  gboolean ok = ab_rocks_group_walk (e->group, it, range, visit, user, error);
   rocksdb_iter_destroy (it);
   rocksdb_readoptions_destroy (ro);
   return ok;
-}
-
-static gboolean
-append_row (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
-{
-  AbKv kv = { g_bytes_new (key, klen), g_bytes_new (value, vlen) };
-  g_array_append_val ((GArray *) out, kv);
-  return TRUE;
-}
-
-static gboolean
-view_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
-{
-  return view_scan_with (s, range, append_row, out, error);
 }
 
 static gboolean
@@ -141,9 +134,9 @@ view_write (AbStore *s, const AbBatch *b, GError **error)
 
 static const AbStoreVTable rocks_view_vtable = {
   .name = "rocksdb-view",
-  .get = view_get,
-  .multi_get = view_multi_get,
-  .scan = view_scan,
+  .get = ab_rocks_get,
+  .multi_get = ab_rocks_multi_get,
+  .scan = ab_rocks_scan,
   .get_with = view_get_with,
   .scan_with = view_scan_with,
   .batch = view_write,
@@ -154,13 +147,13 @@ static const AbStoreVTable rocks_view_vtable = {
 static void
 group_put (RocksEnv *e, const guint8 *key, gsize klen, const guint8 *value, gsize vlen)
 {
-  rocksdb_writebatch_wi_put (e->group, (const char *) key, klen, (const char *) value, vlen);
+  ab_rocks_group_write (e->group, key, klen, value, vlen, FALSE);
 }
 
 static void
 group_delete (RocksEnv *e, const guint8 *key, gsize klen)
 {
-  rocksdb_writebatch_wi_delete (e->group, (const char *) key, klen);
+  ab_rocks_group_write (e->group, key, klen, NULL, 0, FALSE);
 }
 
 /* The counter at key plus delta, put back as 8 big-endian bytes. */
@@ -168,27 +161,20 @@ static gboolean
 apply_increment (RocksEnv *e, const guint8 *key, gsize klen, gint64 delta, gint64 *out,
                  GError **error)
 {
-  char *cur = NULL;
-  gsize len = 0;
-  guint64 n = 0;
-  if (!group_get (e, key, klen, &cur, &len, error))
+  GroupValue cur;
+  guint8 be[8];
+  if (!group_get (e, key, klen, &cur, error))
     return FALSE;
-  if (cur != NULL && len != 8)
+  if (cur.data != NULL && cur.len != 8)
     {
-      rocksdb_free (cur);
       g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_WIDTH,
-                   "increment of a %zu-byte value (counters are 8-byte big-endian)", len);
+                   "increment of a %zu-byte value (counters are 8-byte big-endian)", cur.len);
+      group_value_release (&cur);
       return FALSE;
     }
-  if (cur != NULL)
-    {
-      memcpy (&n, cur, 8);
-      n = GUINT64_FROM_BE (n);
-      rocksdb_free (cur);
-    }
-  *out = (gint64) (n + (guint64) delta); /* wraps like a Java long */
-  n = GUINT64_TO_BE ((guint64) *out);
-  group_put (e, key, klen, (const guint8 *) &n, 8);
+  *out = (gint64) ab_rocks_counter_add (cur.data, delta, be);
+  group_value_release (&cur);
+  ab_rocks_group_write (e->group, key, klen, be, 8, TRUE);
   return TRUE;
 }
 
@@ -197,16 +183,15 @@ static gboolean
 current_is (RocksEnv *e, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
             gboolean *found, gboolean *matches, GError **error)
 {
-  char *cur = NULL;
-  gsize len = 0;
-  if (!group_get (e, key, klen, &cur, &len, error))
+  GroupValue cur;
+  if (!group_get (e, key, klen, &cur, error))
     return FALSE;
-  *found = cur != NULL;
-  if (cur == NULL || expected == NULL)
-    *matches = cur == NULL && expected == NULL;
+  *found = cur.data != NULL;
+  if (cur.data == NULL || expected == NULL)
+    *matches = cur.data == NULL && expected == NULL;
   else
-    *matches = len == elen && (len == 0 || memcmp (cur, expected, len) == 0);
-  rocksdb_free (cur);
+    *matches = cur.len == elen && (elen == 0 || memcmp (cur.data, expected, elen) == 0);
+  group_value_release (&cur);
   return TRUE;
 }
 
@@ -222,6 +207,7 @@ apply_batch (RocksEnv *e, const AbBatch *b, GError **error)
         {
           case AB_MUT_PUT: group_put (e, m->key, m->klen, m->value, m->vlen); break;
           case AB_MUT_DELETE: group_delete (e, m->key, m->klen); break;
+          case AB_MUT_ADD: ab_rocks_group_add (e->group, m->key, m->klen, m->delta); break;
           case AB_MUT_INCREMENT:
             if (!apply_increment (e, m->key, m->klen, m->delta, &ignored, error))
               return FALSE;
@@ -295,24 +281,22 @@ txn_finish (gpointer data, gpointer unused)
   g_free (req);
 }
 
-/* Applies reqs[0..n) to one batch, each undone alone if it fails, and
- * writes the batch; then answers each request. */
+/* Applies reqs[0..n) to the group, each undone alone if it fails, writes
+ * the group as one batch in key order, then answers each request. */
 static void
 run_group (RocksEnv *e, RocksReq **reqs, guint n)
 {
   char *err = NULL;
-  rocksdb_writebatch_wi_clear (e->group);
+  ab_rocks_group_clear (e->group);
   for (guint i = 0; i < n; i++)
     {
-      rocksdb_writebatch_wi_set_save_point (e->group);
-      if (apply_request (e, reqs[i], &reqs[i]->error))
-        continue;
-      rocksdb_writebatch_wi_rollback_to_save_point (e->group, &err);
-      if (err != NULL)
-        g_error ("rocksdb: a write batch lost its save point: %s", err); /* cannot happen */
+      guint mark = ab_rocks_group_mark (e->group);
+      if (!apply_request (e, reqs[i], &reqs[i]->error))
+        ab_rocks_group_rollback (e->group, mark);
     }
-  if (rocksdb_writebatch_wi_count (e->group) > 0)
-    rocksdb_write_writebatch_wi (e->db, e->write, e->group, &err);
+  rocksdb_writebatch_clear (e->batch);
+  if (ab_rocks_group_fill (e->group, e->batch) > 0)
+    rocksdb_write (e->db, e->write, e->batch, &err);
   GError *why = NULL;
   if (err != NULL)
     ab_rocks_fail (&why, err, "write");
@@ -327,6 +311,7 @@ run_group (RocksEnv *e, RocksReq **reqs, guint n)
         ab_wait_signal (&req->wait);
     }
   g_clear_error (&why);
+  ab_rocks_group_clear (e->group); /* borrowed bytes go back with their requests */
 }
 
 static gpointer
@@ -358,7 +343,8 @@ committer_main (gpointer data)
 void
 ab_rocks_committer_start (RocksEnv *e)
 {
-  e->group = rocksdb_writebatch_wi_create (0, 1);
+  e->group = ab_rocks_group_new ();
+  e->batch = rocksdb_writebatch_create ();
   e->completions = g_thread_pool_new (txn_finish, NULL, 1, FALSE, NULL);
   e->committer = g_thread_new ("ab-rocks-commit", committer_main, e);
 }
@@ -375,7 +361,8 @@ ab_rocks_committer_stop (RocksEnv *e)
   g_thread_join (e->committer);
   e->committer = NULL;
   g_thread_pool_free (e->completions, FALSE, TRUE); /* runs what is queued */
-  rocksdb_writebatch_wi_destroy (e->group);
+  ab_rocks_group_free (e->group);
+  rocksdb_writebatch_destroy (e->batch);
 }
 
 static void

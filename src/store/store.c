@@ -150,6 +150,13 @@ ab_batch_increment (AbBatch *b, const guint8 *key, gsize klen, gint64 delta)
 }
 
 void
+ab_batch_add (AbBatch *b, const guint8 *key, gsize klen, gint64 delta)
+{
+  g_return_if_fail (b != NULL);
+  batch_append (b, AB_MUT_ADD, key, klen, NULL, 0, delta);
+}
+
+void
 ab_batch_delete_if (AbBatch *b, const guint8 *key, gsize klen, const guint8 *expected, gsize elen)
 {
   g_return_if_fail (b != NULL);
@@ -314,6 +321,7 @@ ab_store_mutation_name (AbMutationKind kind)
     [AB_MUT_DELETE] = "Delete",
     [AB_MUT_INCREMENT] = "Increment",
     [AB_MUT_DELETE_IF] = "CheckAndDelete",
+    [AB_MUT_ADD] = "Increment", /* an HBase Increment too */
   };
   return (guint) kind < G_N_ELEMENTS (names) ? names[kind] : "UNKNOWN";
 }
@@ -330,6 +338,13 @@ ab_store_rpc_counts (AbStore *s, AbStoreRpcCount *out, guint max)
 {
   g_return_val_if_fail (s != NULL && (out != NULL || max == 0), 0);
   return s->vt->rpc_counts == NULL ? 0 : s->vt->rpc_counts (s, out, max);
+}
+
+guint
+ab_store_gauges (AbStore *s, AbStoreGauge *out, guint max)
+{
+  g_return_val_if_fail (s != NULL && (out != NULL || max == 0), 0);
+  return s->vt->gauges == NULL ? 0 : s->vt->gauges (s, out, max);
 }
 
 /* ---- entry points ---- */

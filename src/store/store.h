@@ -1,6 +1,6 @@
 /* The datastore seam: byte keys and values sorted by unsigned byte order
  * (get, multi_get, scan, batch, increment, check-and-put, check-and-delete)
- * behind an opaque AbStore. Backends (backend.h): lmdb, memory, hbase. */
+ * behind an opaque AbStore. Backends (backend.h): lmdb, memory, rocksdb, hbase. */
 #pragma once
 #include <glib.h>
 
@@ -20,6 +20,12 @@ typedef enum {
   AB_MUT_DELETE,
   AB_MUT_INCREMENT,
   AB_MUT_DELETE_IF, /* delete when the current value equals `value`, else nothing */
+  /* An add to a row that holds a counter or nothing (Count rows, group
+   * cells): like INCREMENT, but the store may apply it without reading the
+   * row (rocksdb: a merge operand), so a row that is not an 8-byte counter
+   * is no error: such a row keeps its value (rocksdb) or fails as INCREMENT
+   * does (the others). */
+  AB_MUT_ADD,
 } AbMutationKind;
 
 /* One mutation of a batch; its bytes belong to the batch. */
@@ -29,7 +35,7 @@ typedef struct {
   gsize klen;
   const guint8 *value; /* PUT: the value; DELETE_IF: the expected one; else NULL */
   gsize vlen;
-  gint64 delta; /* INCREMENT only */
+  gint64 delta; /* INCREMENT and ADD only */
 } AbMutation;
 
 typedef struct _AbBatchChunk AbBatchChunk;
@@ -54,6 +60,8 @@ void ab_batch_append (AbBatch *b, const AbMutation *m);
 void ab_batch_put (AbBatch *b, const guint8 *key, gsize klen, const guint8 *val, gsize vlen);
 void ab_batch_delete (AbBatch *b, const guint8 *key, gsize klen);
 void ab_batch_increment (AbBatch *b, const guint8 *key, gsize klen, gint64 delta);
+/* An AB_MUT_ADD: delta to the counter at key, which holds one or nothing. */
+void ab_batch_add (AbBatch *b, const guint8 *key, gsize klen, gint64 delta);
 /* A conditional delete inside a batch (the engine's lock release riding on
  * its data batch): a mismatch is not an error. On an atomic store it commits
  * with the rest; the hbase backend sends it as a check-and-delete after the
@@ -245,6 +253,27 @@ gboolean ab_store_ping (AbStore *s, GError **error);
 /* Fills out[0..n) with the remote call counts and returns n (<= max; 0 for
  * local backends). Sum the calls of two snapshots to count round trips. */
 guint ab_store_rpc_counts (AbStore *s, AbStoreRpcCount *out, guint max);
+
+/* A figure a backend reports about its own health (for /metrics), as one
+ * Prometheus series without labels: rocksdb's compaction debt, write stalls,
+ * memtable and block cache memory, block cache hits and misses. */
+typedef enum {
+  AB_STORE_GAUGE,   /* a level that goes up and down */
+  AB_STORE_COUNTER, /* a total that only grows (its name ends in _total) */
+} AbStoreGaugeType;
+
+typedef struct {
+  const gchar *name; /* the series, "actionbase_store_<backend>_..." (static) */
+  const gchar *help; /* one line for # HELP (static) */
+  AbStoreGaugeType type;
+  gdouble value; /* bytes and counts are whole numbers; times are in seconds */
+} AbStoreGauge;
+#define AB_STORE_GAUGE_MAX 16
+
+/* Fills out[0..n) with the backend's figures of now and returns n (<= max;
+ * 0 for backends that report none: memory, lmdb, hbase). Reads only what the
+ * backend keeps in memory: never waits on I/O or a remote server. */
+guint ab_store_gauges (AbStore *s, AbStoreGauge *out, guint max);
 
 /* ---- where a write lands, for change records ---- */
 

@@ -429,10 +429,14 @@ main (int argc, char **argv)
     n_edges = (guint) strtoul (argv[1], NULL, 10);
   names_make ();
   g_autofree gchar *dir = g_dir_make_tmp ("lib-bench-XXXXXX", NULL);
-  /* AB_BENCH_LMDB_OPTS: URI parameters, e.g. "?sync=0" to see the CPU
-   * cost of the inserts without the fsyncs */
+  /* AB_BENCH_STORE: lmdb (default, with the raw LMDB baselines) or rocksdb
+   * (the library's figures alone: tests/bench/store-bench.sh sets them side
+   * by side). AB_BENCH_LMDB_OPTS: URI parameters, e.g. "?sync=0" to see the
+   * CPU cost of the inserts without the fsyncs */
+  const gchar *kind = g_getenv ("AB_BENCH_STORE") != NULL ? g_getenv ("AB_BENCH_STORE") : "lmdb";
+  gboolean lmdb = g_str_equal (kind, "lmdb");
   const gchar *opts = g_getenv ("AB_BENCH_LMDB_OPTS");
-  g_autofree gchar *uri = g_strdup_printf ("lmdb:%s%s", dir, opts != NULL ? opts : "");
+  g_autofree gchar *uri = g_strdup_printf ("%s:%s%s", kind, dir, opts != NULL ? opts : "");
   AbDb *db = must_open (uri);
   GError *error = NULL;
   check (ab_db_create_database (db, "b", "", &error), error, "database");
@@ -447,8 +451,8 @@ main (int argc, char **argv)
              "[{\"field\":\"created_at\",\"order\":\"DESC\"}]}]}}",
              &error),
          error, "table");
-  printf ("libactionbase %s, %u edges from %u users, LMDB at %s\n", ab_db_version (), n_edges,
-          USERS, dir);
+  printf ("libactionbase %s, %u edges from %u users, %s at %s\n", ab_db_version (), n_edges, USERS,
+          kind, dir);
   gdouble ins = load (db);
   const char *only = argc > 2 ? argv[2] : NULL; /* profile one read: get | scan | count */
   if (only != NULL)
@@ -469,14 +473,18 @@ main (int argc, char **argv)
    * process: the library's is closed meanwhile), and the INSERT's writes
    * without the engine or LMDB */
   ab_db_close (db);
-  gdouble disk = disk_ceiling (dir);
-  Raw raw;
-  raw_open (&raw, dir);
-  raw_reads (&raw, 20000, 1); /* warm */
-  gdouble raw_get = raw_reads (&raw, 1000000, 1);
-  gdouble raw_scan = raw_reads (&raw, 200000, 25);
-  gdouble raw_get2 = raw_gets_two (&raw, 1000000);
-  raw_close (&raw);
+  gdouble disk = 0, raw_get = 0, raw_scan = 0, raw_get2 = 0;
+  if (lmdb)
+    {
+      disk = disk_ceiling (dir);
+      Raw raw;
+      raw_open (&raw, dir);
+      raw_reads (&raw, 20000, 1); /* warm */
+      raw_get = raw_reads (&raw, 1000000, 1);
+      raw_scan = raw_reads (&raw, 200000, 25);
+      raw_get2 = raw_gets_two (&raw, 1000000);
+      raw_close (&raw);
+    }
   db = must_open (uri);
   run_gets (db, 1, 20000); /* warm */
   gdouble get1 = run_gets (db, 1, 200000);
@@ -491,12 +499,16 @@ main (int argc, char **argv)
   line ("count, one thread", count, 2000000, "ops/s");
   printf ("%-36s %12.2f %-8s goal >= %-9.2f %5.2fx %s\n", "GET, two threads / one", get2 / get1,
           "x", 1.8, get2 / get1 / 1.8, get2 / get1 >= 1.8 ? "met" : "MISSED");
-  printf ("baseline, same run: raw LMDB point read %.0f/s (GET %.2fx, count %.2fx of it), "
-          "25 rows from a cursor %.0f/s (scan %.2fx of it)\n",
-          raw_get, get1 / raw_get, count / raw_get, raw_scan, scan / raw_scan);
-  printf ("baseline, same run: raw LMDB point reads on two threads / one %.2fx (GET's %.2fx is "
-          "%.2f of it)\n",
-          raw_get2 / raw_get, get2 / get1, (get2 / get1) / (raw_get2 / raw_get));
+  if (!lmdb)
+    printf ("the INSERT wrote %.1f KiB per edge\n", load_written / 1024.0 / n_edges);
+  if (lmdb)
+    printf ("baseline, same run: raw LMDB point read %.0f/s (GET %.2fx, count %.2fx of it), "
+            "25 rows from a cursor %.0f/s (scan %.2fx of it)\n",
+            raw_get, get1 / raw_get, count / raw_get, raw_scan, scan / raw_scan);
+  if (lmdb)
+    printf ("baseline, same run: raw LMDB point reads on two threads / one %.2fx (GET's %.2fx is "
+            "%.2f of it)\n",
+            raw_get2 / raw_get, get2 / get1, (get2 / get1) / (raw_get2 / raw_get));
   if (disk > 0)
     printf (
         "baseline, same run: the INSERT wrote %.1f KiB per edge (the pages LMDB's commits "

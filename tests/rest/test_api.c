@@ -649,6 +649,61 @@ START_TEST (health_and_metrics)
 }
 END_TEST
 
+/* The value of series `name` on a /metrics page, after its HELP and TYPE
+ * lines (TYPE `type`); the value must be a number ending its line. */
+static gdouble
+series_value (const gchar *page, const gchar *name, const gchar *type)
+{
+  g_autofree gchar *help = g_strdup_printf ("\n# HELP %s ", name);
+  g_autofree gchar *typed = g_strdup_printf ("\n# TYPE %s %s\n", name, type);
+  g_autofree gchar *sample = g_strdup_printf ("\n%s ", name);
+  const gchar *h = strstr (page, help);
+  const gchar *t = strstr (page, typed);
+  const gchar *v = strstr (page, sample);
+  ck_assert_msg (h != NULL && t != NULL && v != NULL && h < t && t < v,
+                 "%s: no HELP, TYPE %s and sample in that order", name, type);
+  gchar *end = NULL;
+  const gchar *number = v + strlen (sample);
+  gdouble value = g_ascii_strtod (number, &end);
+  ck_assert_msg (end != number && *end == '\n', "%s: value '%.20s'", name, number);
+  return value;
+}
+
+/* The store's own health on /metrics: rocksdb's figures (its block cache is
+ * half the default 256 MiB budget, the memtables hold the edges just written,
+ * no write stall), and none on the other stores. */
+START_TEST (store_health_metrics)
+{
+  quick_start_setup ();
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "GET", NULL, "/metrics");
+  ck_assert_uint_eq (r.status, 200);
+  if (g_strcmp0 (g_getenv ("AB_REST_STORE"), "rocksdb") != 0)
+    {
+      ck_assert_msg (strstr (r.body, "_rocksdb_") == NULL, "%s", r.body);
+      ab_reply_clear (&r);
+      return;
+    }
+#define ROCKS(x) "actionbase_store_rocksdb_" x
+  ck_assert_double_ge (series_value (r.body, ROCKS ("pending_compaction_bytes"), "gauge"), 0);
+  ck_assert_double_eq (series_value (r.body, ROCKS ("write_stopped"), "gauge"), 0);
+  ck_assert_double_eq (series_value (r.body, ROCKS ("write_delayed"), "gauge"), 0);
+  ck_assert_double_eq (
+      series_value (r.body, ROCKS ("delayed_write_rate_bytes_per_second"), "gauge"), 0);
+  ck_assert_double_eq (series_value (r.body, ROCKS ("write_stall_seconds_total"), "counter"), 0);
+  ck_assert_double_gt (series_value (r.body, ROCKS ("memtable_bytes"), "gauge"), 0);
+  gdouble capacity = series_value (r.body, ROCKS ("block_cache_capacity_bytes"), "gauge");
+  ck_assert_double_eq (capacity, 128 << 20);
+  gdouble usage = series_value (r.body, ROCKS ("block_cache_usage_bytes"), "gauge");
+  ck_assert_double_le (usage, capacity);
+  ck_assert_double_le (series_value (r.body, ROCKS ("block_cache_pinned_bytes"), "gauge"), usage);
+  ck_assert_double_ge (series_value (r.body, ROCKS ("block_cache_hits_total"), "counter"), 0);
+  ck_assert_double_ge (series_value (r.body, ROCKS ("block_cache_misses_total"), "counter"), 0);
+#undef ROCKS
+  ab_reply_clear (&r);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -667,6 +722,7 @@ main (void)
   tcase_add_test (tc, read_only_mode);
   tcase_add_test (tc, status_filters_and_names);
   tcase_add_test (tc, health_and_metrics);
+  tcase_add_test (tc, store_health_metrics);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }

@@ -4,6 +4,7 @@
  * counters and concurrency; and where a key lives for change records. */
 #include "store_test_util.h"
 #include "codec/keys.h"
+#include "store/backend.h" /* the backend's name */
 
 #define FOR_EACH_BACKEND(tc, fn) tcase_add_loop_test (tc, fn, 0, (int) st_backend_count ())
 
@@ -419,6 +420,149 @@ START_TEST (test_batch_in_order)
 }
 END_TEST
 
+/* Counter adds (AB_MUT_ADD) in a batch: on an absent row, on a counter, after
+ * and before a put or a delete of the same key, as a later read sees them;
+ * on a row that is no counter, the row keeps its value (an error or not). */
+START_TEST (test_batch_add)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  g_autoptr (AbBatch) b = ab_batch_new ();
+  GError *error = NULL;
+  gint64 v;
+  ck_assert (ab_store_increment (s, ST_S ("have"), 40, &v, NULL));
+  st_put (s, ST_S ("was"), (const guint8 *) "\0\0\0\0\0\0\0\x05", 8);
+  ab_batch_add (b, ST_S ("new"), 5);
+  ab_batch_add (b, ST_S ("new"), -2);
+  ab_batch_add (b, ST_S ("have"), 2);
+  ab_batch_put (b, ST_S ("p"), (const guint8 *) "\0\0\0\0\0\0\0\x0a", 8);
+  ab_batch_add (b, ST_S ("p"), 1); /* on the put */
+  ab_batch_add (b, ST_S ("q"), 4);
+  ab_batch_put (b, ST_S ("q"), ST_S ("x")); /* the put wins */
+  ab_batch_delete (b, ST_S ("was"));
+  ab_batch_add (b, ST_S ("was"), 7); /* from nothing again */
+  ab_batch_add (b, ST_S ("zero"), 0);
+  ck_assert_msg (ab_store_batch (s, b, &error), "%s", error ? error->message : "");
+  st_assert_counter (s, ST_S ("new"), 3);
+  st_assert_counter (s, ST_S ("have"), 42);
+  st_assert_counter (s, ST_S ("p"), 11);
+  st_assert_value (s, ST_S ("q"), ST_S ("x"));
+  st_assert_counter (s, ST_S ("was"), 7);
+  st_assert_counter (s, ST_S ("zero"), 0);
+  /* a later increment reads what the adds made */
+  ck_assert (ab_store_increment (s, ST_S ("new"), 10, &v, NULL));
+  ck_assert_int_eq (v, 13);
+  /* the adds read back in a scan too */
+  g_autoptr (GArray) out = ab_kv_array_new ();
+  AbScanRange r = { .start = (const guint8 *) "new",
+                    .start_len = 3,
+                    .start_inclusive = TRUE,
+                    .stop = (const guint8 *) "p",
+                    .stop_len = 1,
+                    .stop_inclusive = TRUE };
+  ck_assert (ab_store_scan (s, &r, out, NULL));
+  ck_assert_uint_eq (out->len, 2);
+  st_assert_bytes_eq (g_array_index (out, AbKv, 1).value, (const guint8 *) "\0\0\0\0\0\0\0\x0b", 8);
+  /* a row that is no counter keeps its value */
+  g_autoptr (AbBatch) odd = ab_batch_new ();
+  st_put (s, ST_S ("text"), ST_S ("abc"));
+  ab_batch_add (odd, ST_S ("text"), 1);
+  if (!ab_store_batch (s, odd, &error))
+    {
+      ck_assert_int_eq (error->code, AB_STORE_ERROR_WIDTH);
+      g_clear_error (&error);
+    }
+  st_assert_value (s, ST_S ("text"), ST_S ("abc"));
+}
+END_TEST
+
+/* Plans queued back to back, each reading a counter through its view (get
+ * and scan) and adding 1 to it: each sees the adds of the plans before it,
+ * whether they share its group or were written before. */
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  guint left;
+  gint64 seen_get[24], seen_scan[24];
+  guint k;
+} AddRun;
+
+typedef struct {
+  AddRun *run;
+  guint k;
+} AddPlan;
+
+static gint64
+counter_of (GBytes *b)
+{
+  if (b == NULL)
+    return 0;
+  ck_assert_uint_eq (g_bytes_get_size (b), 8);
+  guint64 n;
+  memcpy (&n, g_bytes_get_data (b, NULL), 8);
+  return (gint64) GUINT64_FROM_BE (n);
+}
+
+static gboolean
+add_plan (AbStore *view, AbBatch *batch, gpointer data, GError **error)
+{
+  AddPlan *p = data;
+  g_autoptr (GBytes) cur = NULL;
+  g_autoptr (GArray) out = ab_kv_array_new ();
+  AbScanRange r = { .start = (const guint8 *) "tally",
+                    .start_len = 5,
+                    .start_inclusive = TRUE,
+                    .stop = (const guint8 *) "tally",
+                    .stop_len = 5,
+                    .stop_inclusive = TRUE };
+  if (!ab_store_get (view, ST_S ("tally"), &cur, error) || !ab_store_scan (view, &r, out, error))
+    return FALSE;
+  p->run->seen_get[p->k] = counter_of (cur);
+  p->run->seen_scan[p->k] = out->len == 1 ? counter_of (g_array_index (out, AbKv, 0).value) : -1;
+  ab_batch_add (batch, ST_S ("tally"), 1);
+  return TRUE;
+}
+
+static void
+add_done (gpointer data, const GError *error)
+{
+  AddPlan *p = data;
+  ck_assert_ptr_null (error);
+  g_mutex_lock (&p->run->lock);
+  p->run->left--;
+  g_cond_signal (&p->run->cond);
+  g_mutex_unlock (&p->run->lock);
+}
+
+START_TEST (test_transact_adds)
+{
+  g_autoptr (AbStore) s = st_open_backend (_i);
+  if (!ab_store_can_transact (s))
+    return; /* hbase: test_transact_groups checks the refusal */
+  enum { N = 24 };
+  AddRun run = { .left = N };
+  AddPlan plans[N];
+  g_mutex_init (&run.lock);
+  g_cond_init (&run.cond);
+  for (guint k = 0; k < N; k++)
+    {
+      plans[k] = (AddPlan){ &run, k };
+      ab_store_transact_async (s, add_plan, add_done, &plans[k]);
+    }
+  g_mutex_lock (&run.lock);
+  while (run.left > 0)
+    g_cond_wait (&run.cond, &run.lock);
+  g_mutex_unlock (&run.lock);
+  for (guint k = 0; k < N; k++)
+    {
+      ck_assert_int_eq (run.seen_get[k], k);
+      ck_assert_int_eq (run.seen_scan[k], k == 0 ? -1 : (gint64) k);
+    }
+  st_assert_counter (s, ST_S ("tally"), N);
+  g_mutex_clear (&run.lock);
+  g_cond_clear (&run.cond);
+}
+END_TEST
+
 /* A conditional delete in a batch removes its key only when the value is
  * the expected one; a mismatch or an absent key is not an error. */
 START_TEST (test_batch_delete_if)
@@ -774,6 +918,10 @@ START_TEST (test_stats)
   ck_assert_uint_eq (st.errors[AB_STORE_VERB_INCREMENT], 1);
   ck_assert_uint_eq (st.ops[AB_STORE_VERB_SCAN], 0);
   ck_assert_str_eq (ab_store_verb_name (AB_STORE_VERB_CHECK_AND_PUT), "check_and_put");
+  /* health figures for /metrics: rocksdb's alone (test_store_rocksdb.c) */
+  AbStoreGauge g[AB_STORE_GAUGE_MAX];
+  guint n = ab_store_gauges (s, g, AB_STORE_GAUGE_MAX);
+  ck_assert_msg ((n > 0) == (strcmp (s->vt->name, "rocksdb") == 0), "%s: %u", s->vt->name, n);
 }
 END_TEST
 
@@ -873,7 +1021,8 @@ START_TEST (test_mutation_names)
   ck_assert_str_eq (ab_store_mutation_name (AB_MUT_DELETE), "Delete");
   ck_assert_str_eq (ab_store_mutation_name (AB_MUT_INCREMENT), "Increment");
   ck_assert_str_eq (ab_store_mutation_name (AB_MUT_DELETE_IF), "CheckAndDelete");
-  ck_assert_str_eq (ab_store_mutation_name ((AbMutationKind) (AB_MUT_DELETE_IF + 1)), "UNKNOWN");
+  ck_assert_str_eq (ab_store_mutation_name (AB_MUT_ADD), "Increment"); /* an HBase Increment */
+  ck_assert_str_eq (ab_store_mutation_name ((AbMutationKind) (AB_MUT_ADD + 1)), "UNKNOWN");
   ck_assert_str_eq (ab_store_mutation_name ((AbMutationKind) -1), "UNKNOWN");
 }
 END_TEST
@@ -1001,6 +1150,8 @@ store_suite (void)
   FOR_EACH_BACKEND (tc, test_batch_in_order);
   FOR_EACH_BACKEND (tc, test_batch_owns_bytes);
   FOR_EACH_BACKEND (tc, test_batch_delete_if);
+  FOR_EACH_BACKEND (tc, test_batch_add);
+  FOR_EACH_BACKEND (tc, test_transact_adds);
   FOR_EACH_BACKEND (tc, test_batch_atomic_on_failure);
   FOR_EACH_BACKEND (tc, test_transact_groups);
   FOR_EACH_BACKEND (tc, test_transact_many_rows);

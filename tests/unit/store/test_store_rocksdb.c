@@ -1,7 +1,7 @@
-/* Suite of what only the rocksdb backend promises: its URIs, reopening,
- * handles of one process sharing one database, a clear error when another
- * process holds the directory, durability across SIGKILL, checkpoint
- * backups that open as stores, and plan views that see their group. */
+/* Suite of what only the rocksdb backend promises: its URIs, reopening, handles
+ * of one process sharing one database, a clear error when another process holds
+ * the directory, durability across SIGKILL, checkpoint backups that open as
+ * stores, plan views that see their group, its health figures for /metrics. */
 #include "store_test_util.h"
 #include "store/backend.h" /* the backend's name */
 
@@ -57,10 +57,19 @@ START_TEST (test_reopen_keeps_data)
   AbStore *s = st_open (uri);
   st_put (s, ST_S ("k"), ST_S ("v"));
   ck_assert (ab_store_increment (s, ST_S ("n"), 41, &v, NULL));
+  /* adds are merge operands in the files until a compaction folds them */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr (AbBatch) b = ab_batch_new ();
+      ab_batch_add (b, ST_S ("n"), 1);
+      ab_batch_add (b, ST_S ("m"), -2);
+      ck_assert (ab_store_batch (s, b, NULL));
+    }
   ab_store_close (s);
   s = st_open (uri);
   st_assert_value (s, ST_S ("k"), ST_S ("v"));
-  st_assert_counter (s, ST_S ("n"), 41);
+  st_assert_counter (s, ST_S ("n"), 44);
+  st_assert_counter (s, ST_S ("m"), -6);
   ab_store_close (s);
 }
 END_TEST
@@ -191,6 +200,126 @@ START_TEST (test_scans_across_prefixes)
 }
 END_TEST
 
+/* ---- the health figures of /metrics (rocksdb_health.c) ---- */
+
+#define FIGURE(x) "actionbase_store_rocksdb_" x
+
+/* The value of the figure called name, which must be there exactly once. */
+static gdouble
+figure (AbStore *s, const gchar *name)
+{
+  AbStoreGauge g[AB_STORE_GAUGE_MAX];
+  guint n = ab_store_gauges (s, g, AB_STORE_GAUGE_MAX);
+  gint found = -1;
+  for (guint i = 0; i < n; i++)
+    if (strcmp (g[i].name, name) == 0)
+      {
+        ck_assert_msg (found < 0, "%s twice", name);
+        found = (gint) i;
+      }
+  ck_assert_msg (found >= 0, "%s missing", name);
+  return g[found].value;
+}
+
+/* A value of 1 KiB under key "row%04u". */
+static void
+put_rows (AbStore *s, guint n)
+{
+  guint8 value[1024];
+  memset (value, 'v', sizeof value);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree gchar *k = g_strdup_printf ("row%04u", i);
+      st_put (s, ST_S (k), value, sizeof value);
+    }
+}
+
+/* Every figure once with its type and help; the block cache is half the
+ * memory budget and holds no more than that; the memtables hold what was
+ * written until a reopen flushes it; an idle store has no write stall. */
+START_TEST (test_health_figures)
+{
+  static const struct {
+    const gchar *name;
+    AbStoreGaugeType type;
+  } want[] = {
+    { FIGURE ("pending_compaction_bytes"), AB_STORE_GAUGE },
+    { FIGURE ("write_stopped"), AB_STORE_GAUGE },
+    { FIGURE ("write_delayed"), AB_STORE_GAUGE },
+    { FIGURE ("delayed_write_rate_bytes_per_second"), AB_STORE_GAUGE },
+    { FIGURE ("write_stall_seconds_total"), AB_STORE_COUNTER },
+    { FIGURE ("memtable_bytes"), AB_STORE_GAUGE },
+    { FIGURE ("block_cache_usage_bytes"), AB_STORE_GAUGE },
+    { FIGURE ("block_cache_pinned_bytes"), AB_STORE_GAUGE },
+    { FIGURE ("block_cache_capacity_bytes"), AB_STORE_GAUGE },
+    { FIGURE ("block_cache_hits_total"), AB_STORE_COUNTER },
+    { FIGURE ("block_cache_misses_total"), AB_STORE_COUNTER },
+  };
+  g_autofree gchar *dir = st_fresh_dir ("health");
+  g_autofree gchar *uri = rocks_uri (dir, "memory=64m&sync=0");
+  AbStore *s = st_open (uri);
+  AbStoreGauge g[AB_STORE_GAUGE_MAX];
+  guint n = ab_store_gauges (s, g, AB_STORE_GAUGE_MAX);
+  ck_assert_uint_eq (n, G_N_ELEMENTS (want));
+  for (guint i = 0; i < n; i++)
+    {
+      ck_assert_str_eq (g[i].name, want[i].name);
+      ck_assert_int_eq (g[i].type, want[i].type);
+      ck_assert_msg (g[i].help != NULL && *g[i].help != '\0' && strchr (g[i].help, '\n') == NULL,
+                     "%s: help", g[i].name);
+      ck_assert_msg (g[i].value >= 0, "%s = %g", g[i].name, g[i].value);
+    }
+  ck_assert_uint_eq (ab_store_gauges (s, g, 3), 3); /* max is honoured */
+  ck_assert_double_eq (figure (s, FIGURE ("block_cache_capacity_bytes")), 32 << 20);
+  gdouble empty = figure (s, FIGURE ("memtable_bytes"));
+  put_rows (s, 1000);
+  ck_assert_double_ge (figure (s, FIGURE ("memtable_bytes")), empty + 1000 * 1024);
+  gdouble usage = figure (s, FIGURE ("block_cache_usage_bytes"));
+  ck_assert_double_le (usage, 32 << 20);
+  ck_assert_double_le (figure (s, FIGURE ("block_cache_pinned_bytes")), usage);
+  static const gchar *const idle[] = {
+    FIGURE ("write_stopped"),
+    FIGURE ("write_delayed"),
+    FIGURE ("delayed_write_rate_bytes_per_second"),
+    FIGURE ("write_stall_seconds_total"),
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (idle); i++)
+    ck_assert_msg (figure (s, idle[i]) == 0, "%s = %g", idle[i], figure (s, idle[i]));
+  ab_store_close (s);
+  /* the reopen flushed the rows into a table file */
+  s = st_open (uri);
+  ck_assert_double_lt (figure (s, FIGURE ("memtable_bytes")), 1000 * 1024);
+  ab_store_close (s);
+}
+END_TEST
+
+/* Reads of a table file: the first read of a block misses the cache, the
+ * same read again hits it. */
+START_TEST (test_cache_hits_and_misses)
+{
+  g_autofree gchar *dir = st_fresh_dir ("hits");
+  g_autofree gchar *uri = rocks_uri (dir, "memory=64m&sync=0");
+  AbStore *s = st_open (uri);
+  put_rows (s, 1000);
+  ab_store_close (s);
+  s = st_open (uri); /* the rows are in a table file now, the cache is new */
+  gdouble hits = figure (s, FIGURE ("block_cache_hits_total"));
+  gdouble misses = figure (s, FIGURE ("block_cache_misses_total"));
+  g_autoptr (GBytes) v = NULL;
+  ck_assert (ab_store_get (s, ST_S ("row0500"), &v, NULL));
+  ck_assert_uint_eq (g_bytes_get_size (v), 1024);
+  gdouble misses1 = figure (s, FIGURE ("block_cache_misses_total"));
+  ck_assert_double_gt (misses1, misses);
+  gdouble hits1 = figure (s, FIGURE ("block_cache_hits_total"));
+  g_clear_pointer (&v, g_bytes_unref);
+  ck_assert (ab_store_get (s, ST_S ("row0500"), &v, NULL));
+  ck_assert_double_gt (figure (s, FIGURE ("block_cache_hits_total")), hits1);
+  ck_assert_double_eq (figure (s, FIGURE ("block_cache_misses_total")), misses1);
+  ck_assert_double_ge (hits1, hits);
+  ab_store_close (s);
+}
+END_TEST
+
 static Suite *
 rocks_suite (void)
 {
@@ -203,6 +332,8 @@ rocks_suite (void)
   tcase_add_test (tc, test_durable_after_sigkill);
   tcase_add_test (tc, test_native_backup);
   tcase_add_test (tc, test_scans_across_prefixes);
+  tcase_add_test (tc, test_health_figures);
+  tcase_add_test (tc, test_cache_hits_and_misses);
   tcase_set_timeout (tc, 60);
   suite_add_tcase (suite, tc);
   return suite;
