@@ -9,8 +9,10 @@
 #
 # Env: VALGRIND_JOBS=2     suites run at once
 #      VALGRIND_BUILD=DIR  build dir (default build/valgrind)
-#      VALGRIND_SKIP="..." suites left out (default: test_store_lmdb, whose
-#                          cases kill and re-run processes of their own)
+#      VALGRIND_SKIP="..." suites left out (default: test_store_lmdb and
+#                          test_store_rocksdb, whose cases kill and re-run
+#                          processes of their own and mount a tmpfs; the
+#                          backends themselves run in test_store)
 #      VALGRIND_SUITES="test_groups ..."  only these (default: every one)
 # Each suite runs with CK_FORK=no (one process, so valgrind sees every case)
 # and AB_TEST_UNDER_VALGRIND=1 (a latency tail is not judged: valgrind runs
@@ -23,7 +25,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${VALGRIND_JOBS:-2}
 build=${VALGRIND_BUILD:-$top/build/valgrind}
-skip=${VALGRIND_SKIP:-test_store_lmdb}
+skip=${VALGRIND_SKIP:-test_store_lmdb test_store_rocksdb}
 command -v valgrind >/dev/null || { echo "valgrind: not installed (deploy/install-deps.sh installs it)" >&2; exit 1; }
 cd "$top"
 [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null

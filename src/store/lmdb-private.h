@@ -4,6 +4,7 @@
 #pragma once
 #include <lmdb.h>
 #include "store/backend.h"
+#include "store/write_log.h"
 
 typedef struct {
   gint refs;   /* under registry_lock */
@@ -32,14 +33,12 @@ typedef struct {
   GThreadPool *completions; /* one thread running the done callbacks of settled groups */
   gboolean stopping;        /* the committer drains the queue and ends */
   gboolean writemap;        /* opened with MDB_WRITEMAP (no nested transactions) */
-  /* The write log (lmdb.c): which keys the last commits of this process
-   * wrote, one Bloom filter per commit in a ring. Only the leading thread
-   * touches it, except commit_seq, which any reader may load. */
-  guint64 *log;
-  _Atomic guint64 commit_seq; /* this process's commits so far, plus one */
-  guint64 reread_below;       /* plans made before this seq re-read all */
-  gsize next_txnid;           /* the id this process's last commit leads to; 0 = none */
-  gboolean log_dirty;         /* this transaction put a row (lmdb advances the id) */
+  /* The write log (lmdb_log.c, write_log.c): which keys the last commits of
+   * this process wrote. Only the leading thread touches it, except its
+   * commit seq, which any reader may load. */
+  AbWriteLog wlog;
+  gsize next_txnid;   /* the id this process's last commit leads to; 0 = none */
+  gboolean log_dirty; /* this transaction put a row (lmdb advances the id) */
 } LmdbEnv;
 
 typedef struct {

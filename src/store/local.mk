@@ -5,7 +5,7 @@ src_libabcore_la_SOURCES += src/store/store.c src/store/store.h src/store/backen
 	src/store/rocksdb_health.c
 
 STORE_TEST_HELPERS = tests/unit/store/store_test_util.c tests/unit/store/store_test_util.h \
-	tests/unit/store/store_durable.c
+	tests/unit/store/store_durable.c tests/unit/store/store_write_log.c
 check_PROGRAMS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
 	tests/unit/store/test_store_rocksdb
 TESTS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
@@ -27,7 +27,8 @@ tests_bench_store_bench_SOURCES = tests/bench/store-bench.c
 tests_bench_store_bench_CFLAGS = $(AM_CFLAGS)
 tests_bench_store_bench_LDADD = $(CORE_LIBS)
 # lmdb snapshots (verifier).
-src_libabcore_la_SOURCES += src/store/lmdb-private.h src/store/lmdb-snapshot.c src/store/lmdb_log.c
+src_libabcore_la_SOURCES += src/store/lmdb-private.h src/store/lmdb-snapshot.c src/store/lmdb_log.c \
+	src/store/write_log.h src/store/write_log.c
 # The fault-injecting wrapper of the verify suites: test-only, never in the
 # core library (link FAULT_STORE_LIBS before TEST_LIBS).
 check_LIBRARIES += tests/unit/store/libfaultstore.a

@@ -5,6 +5,7 @@
 #pragma once
 #include <rocksdb/c.h>
 #include "store/backend.h"
+#include "store/write_log.h"
 
 /* The first bytes of a key that the prefix extractor hands to the prefix
  * Bloom filters: an edge row's salt, the hash of its (directed source,
@@ -38,6 +39,7 @@ typedef struct {
   GThread *committer;          /* started with the environment */
   GThreadPool *completions;    /* runs the done callbacks of settled groups, in order */
   AbRocksGroup *group;         /* the committer's rows, cleared per group */
+  AbWriteLog wlog;             /* the keys of the last groups, for plans made ahead */
   rocksdb_writebatch_t *batch; /* the committer's write, made from them */
 } RocksEnv;
 
@@ -47,6 +49,10 @@ typedef struct {
 } RocksStore;
 
 RocksEnv *ab_rocks_env_of (AbStore *s);
+/* The size of one memtable under o's budget (rocksdb.c). */
+gsize ab_rocks_memtable_bytes (const AbRocksOptions *o);
+/* The free space a write must leave: two memtable flushes and a margin. */
+gsize ab_rocks_disk_reserve (const AbRocksOptions *o);
 AbStore *ab_store_rocksdb_new (const gchar *dir, const AbRocksOptions *o, GError **error);
 /* Sets error from a RocksDB error string (freed) naming `what`; FALSE. */
 gboolean ab_rocks_fail (GError **error, char *err, const gchar *what);
@@ -76,6 +82,7 @@ guint ab_rocks_gauges (AbStore *s, AbStoreGauge *out, guint max);
 /* Writes (rocksdb_write.c). */
 void ab_rocks_committer_start (RocksEnv *e);
 void ab_rocks_committer_stop (RocksEnv *e);
+guint64 ab_rocks_write_seq (AbStore *s);
 gboolean ab_rocks_batch (AbStore *s, const AbBatch *b, GError **error);
 void ab_rocks_transact (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
 gboolean ab_rocks_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,

@@ -382,6 +382,18 @@ env_free (RocksEnv *e)
   g_free (e);
 }
 
+gsize
+ab_rocks_memtable_bytes (const AbRocksOptions *o)
+{
+  return MAX ((gsize) 1 << 20, o->memory / 8);
+}
+
+gsize
+ab_rocks_disk_reserve (const AbRocksOptions *o)
+{
+  return 2 * ab_rocks_memtable_bytes (o) + ((gsize) 4 << 20);
+}
+
 /* The options of this workload, from one memory budget: half of it block
  * cache (index and filter blocks charged to it), the rest memtables. */
 static void
@@ -393,8 +405,7 @@ env_options (RocksEnv *e)
   int jobs = (int) MAX (2, g_get_num_processors ());
   rocksdb_options_increase_parallelism (opt, jobs);
   rocksdb_options_set_max_background_jobs (opt, jobs);
-  gsize memtable = MAX ((gsize) 1 << 20, o->memory / 8);
-  rocksdb_options_set_write_buffer_size (opt, memtable);
+  rocksdb_options_set_write_buffer_size (opt, ab_rocks_memtable_bytes (o));
   rocksdb_options_set_max_write_buffer_number (opt, 4);
   rocksdb_options_set_level_compaction_dynamic_level_bytes (opt, 1);
   rocksdb_options_set_bytes_per_sync (opt, 1 << 20);
@@ -529,6 +540,7 @@ static const AbStoreVTable rocks_vtable = {
   .snapshot_scan = rocks_snapshot_scan,
   .snapshot_close = rocks_snapshot_close,
   .native_backup = rocks_native_backup,
+  .write_seq = ab_rocks_write_seq,
   .gauges = ab_rocks_gauges,
 };
 

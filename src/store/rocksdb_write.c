@@ -4,6 +4,7 @@
 #include "store/rocksdb-private.h"
 
 #include <string.h>
+#include <sys/statvfs.h>
 
 #define AB_ROCKS_MAX_GROUP 1024 /* requests in one write */
 
@@ -132,8 +133,15 @@ view_write (AbStore *s, const AbBatch *b, GError **error)
   return FALSE;
 }
 
+static gboolean
+view_written_since (AbStore *s, guint64 seq, const guint8 *key, gsize klen)
+{
+  return ab_write_log_written_since (&((RocksView *) s)->env->wlog, seq, key, klen);
+}
+
 static const AbStoreVTable rocks_view_vtable = {
   .name = "rocksdb-view",
+  .written_since = view_written_since,
   .get = ab_rocks_get,
   .multi_get = ab_rocks_multi_get,
   .scan = ab_rocks_scan,
@@ -144,16 +152,27 @@ static const AbStoreVTable rocks_view_vtable = {
 
 /* ---- applying one request to the group's batch ---- */
 
+/* Every write of the group goes through these, which note its key in the
+ * write log: a plan made ahead then knows the rows it read are still so. */
 static void
-group_put (RocksEnv *e, const guint8 *key, gsize klen, const guint8 *value, gsize vlen)
+group_put (RocksEnv *e, const guint8 *key, gsize klen, const guint8 *value, gsize vlen,
+           gboolean copy)
 {
-  ab_rocks_group_write (e->group, key, klen, value, vlen, FALSE);
+  ab_write_log_key (&e->wlog, key, klen);
+  ab_rocks_group_write (e->group, key, klen, value, vlen, copy);
 }
 
 static void
 group_delete (RocksEnv *e, const guint8 *key, gsize klen)
 {
-  ab_rocks_group_write (e->group, key, klen, NULL, 0, FALSE);
+  group_put (e, key, klen, NULL, 0, FALSE);
+}
+
+static void
+group_add (RocksEnv *e, const guint8 *key, gsize klen, gint64 delta)
+{
+  ab_write_log_key (&e->wlog, key, klen);
+  ab_rocks_group_add (e->group, key, klen, delta);
 }
 
 /* The counter at key plus delta, put back as 8 big-endian bytes. */
@@ -174,7 +193,7 @@ apply_increment (RocksEnv *e, const guint8 *key, gsize klen, gint64 delta, gint6
     }
   *out = (gint64) ab_rocks_counter_add (cur.data, delta, be);
   group_value_release (&cur);
-  ab_rocks_group_write (e->group, key, klen, be, 8, TRUE);
+  group_put (e, key, klen, be, 8, TRUE);
   return TRUE;
 }
 
@@ -205,9 +224,9 @@ apply_batch (RocksEnv *e, const AbBatch *b, GError **error)
       gboolean found, matches;
       switch (m->kind)
         {
-          case AB_MUT_PUT: group_put (e, m->key, m->klen, m->value, m->vlen); break;
+          case AB_MUT_PUT: group_put (e, m->key, m->klen, m->value, m->vlen, FALSE); break;
           case AB_MUT_DELETE: group_delete (e, m->key, m->klen); break;
-          case AB_MUT_ADD: ab_rocks_group_add (e->group, m->key, m->klen, m->delta); break;
+          case AB_MUT_ADD: group_add (e, m->key, m->klen, m->delta); break;
           case AB_MUT_INCREMENT:
             if (!apply_increment (e, m->key, m->klen, m->delta, &ignored, error))
               return FALSE;
@@ -242,7 +261,7 @@ apply_request (RocksEnv *e, RocksReq *req, GError **error)
           return FALSE;
         req->applied = matches;
         if (matches)
-          group_put (e, req->key, req->klen, req->value, req->vlen);
+          group_put (e, req->key, req->klen, req->value, req->vlen, FALSE);
         return TRUE;
       case REQ_CHECK_AND_DELETE:
         if (!current_is (e, req->key, req->klen, req->has_expected ? req->expected : NULL,
@@ -281,6 +300,29 @@ txn_finish (gpointer data, gpointer unused)
   g_free (req);
 }
 
+/* Room on the disk for a write of `bytes` and the memtable flushes it may
+ * lead to. RocksDB 7.8 (Debian's build keeps its assertions) aborts the
+ * process when an append to its write-ahead log meets a full disk, so a
+ * write that could meet one is refused first, as unavailable (503), and
+ * writes resume by themselves once there is room again. */
+static gboolean
+room_to_write (RocksEnv *e, gsize bytes, GError **error)
+{
+  struct statvfs st;
+  if (statvfs (e->path, &st) != 0)
+    return TRUE; /* cannot tell: RocksDB reports what it meets */
+  guint64 avail = (guint64) st.f_bavail * st.f_frsize;
+  guint64 need = bytes + ab_rocks_disk_reserve (&e->o);
+  if (avail >= need)
+    return TRUE;
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+               "rocksdb %s: the disk is full (%" G_GUINT64_FORMAT
+               " KiB free, a write needs %" G_GUINT64_FORMAT
+               " KiB with room for a memtable flush): writes resume once space is freed",
+               e->path, avail >> 10, need >> 10);
+  return FALSE;
+}
+
 /* Applies reqs[0..n) to the group, each undone alone if it fails, writes
  * the group as one batch in key order, then answers each request. */
 static void
@@ -288,6 +330,7 @@ run_group (RocksEnv *e, RocksReq **reqs, guint n)
 {
   char *err = NULL;
   ab_rocks_group_clear (e->group);
+  ab_write_log_begin (&e->wlog, FALSE); /* RocksDB lets no other process write */
   for (guint i = 0; i < n; i++)
     {
       guint mark = ab_rocks_group_mark (e->group);
@@ -295,11 +338,18 @@ run_group (RocksEnv *e, RocksReq **reqs, guint n)
         ab_rocks_group_rollback (e->group, mark);
     }
   rocksdb_writebatch_clear (e->batch);
-  if (ab_rocks_group_fill (e->group, e->batch) > 0)
-    rocksdb_write (e->db, e->write, e->batch, &err);
   GError *why = NULL;
+  if (ab_rocks_group_fill (e->group, e->batch) > 0)
+    {
+      size_t bytes = 0;
+      rocksdb_writebatch_data (e->batch, &bytes);
+      if (room_to_write (e, bytes, &why))
+        rocksdb_write (e->db, e->write, e->batch, &err);
+    }
   if (err != NULL)
     ab_rocks_fail (&why, err, "write");
+  else if (why == NULL)
+    ab_write_log_committed (&e->wlog);
   for (guint i = 0; i < n; i++)
     {
       RocksReq *req = reqs[i];
@@ -340,9 +390,16 @@ committer_main (gpointer data)
   return NULL;
 }
 
+guint64
+ab_rocks_write_seq (AbStore *s)
+{
+  return ab_write_log_seq (&ab_rocks_env_of (s)->wlog);
+}
+
 void
 ab_rocks_committer_start (RocksEnv *e)
 {
+  ab_write_log_init (&e->wlog);
   e->group = ab_rocks_group_new ();
   e->batch = rocksdb_writebatch_create ();
   e->completions = g_thread_pool_new (txn_finish, NULL, 1, FALSE, NULL);
@@ -362,6 +419,7 @@ ab_rocks_committer_stop (RocksEnv *e)
   e->committer = NULL;
   g_thread_pool_free (e->completions, FALSE, TRUE); /* runs what is queued */
   ab_rocks_group_free (e->group);
+  ab_write_log_free (&e->wlog);
   rocksdb_writebatch_destroy (e->batch);
 }
 

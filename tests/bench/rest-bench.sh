@@ -36,6 +36,7 @@
 #                         shared machine it is the least disturbed one
 #   ACTIONBASED=PATH      server binary (default: build/bench/src/actionbased,
 #                         built with -O2 -g when missing)
+#   AB_BENCH_STORE=lmdb   the server's store: lmdb or rocksdb (in its directory)
 #   AB_ARGS="..."         extra actionbased flags (e.g. "--http-threads 2";
 #                         none by default: the issue's figures are with the
 #                         default flags, INFO access log included)
@@ -268,7 +269,9 @@ ab_dir=$tmp/ab
 # Default flags: the INFO access log writes a line per request (nginx runs
 # with access_log off; the issue asks for the server as it ships).
 # shellcheck disable=SC2086
-ab_start "$ab" "$ab_dir" ${AB_ARGS:-}
+# AB_BENCH_STORE=rocksdb: the same run with the server on rocksdb:DIR/data
+store_kind=${AB_BENCH_STORE:-lmdb}
+ab_start_store "$ab" "$ab_dir" "$store_kind:$(cd "$ab_dir" && pwd)/data" ${AB_ARGS:-}
 say "actionbased up on 127.0.0.1:$ab_port ($ab${AB_ARGS:+ $AB_ARGS})"
 ab_likes_table "$ab_dir" "$users" "$items"
 ab_get_has "$table/edges/get?source=u7&target=$(seq -s, -f 'i%g' 10 34)" '"count":25,'
@@ -365,4 +368,4 @@ row "actionbased mget 25 (pairs/s)"       ab_mget   ""        25 ""
 echo "edges/s: req/s x edges per request (mget: source-target pairs asked per second). wrk p50/p99:"
 echo "request written to response read; pgbench p50/p99: a client's time between transaction completions"
 echo "(-l log). PostgreSQL: fsync=on, synchronous_commit=on, 5 round trips per insert tx. actionbased:"
-echo "lmdb (sync), default flags (INFO access log)${AB_ARGS:+ + $AB_ARGS}, inserts lock=true; nginx: access_log off."
+echo "$store_kind (sync), default flags (INFO access log)${AB_ARGS:+ + $AB_ARGS}, inserts lock=true; nginx: access_log off."

@@ -36,3 +36,12 @@ void st_assert_bytes_eq (GBytes *b, const guint8 *v, gsize vlen);
 /* SIGKILL a process writing durable batches to uri (sync on); reopened,
  * the store holds every acknowledged batch whole (store_durable.c). */
 void st_check_durable_after_sigkill (const gchar *uri);
+
+/* The write log behind plans made ahead (store_write_log.c): a plan at seq
+ * asks whether a and b (b may be NULL) were written since. */
+void st_ask (AbStore *s, guint64 seq, const gchar *a, const gchar *b, gboolean *answer_a,
+             gboolean *answer_b);
+/* What every store with a log promises: rows committed after a seq count as
+ * written, the others not; a plan sees the keys of the plans before it in
+ * its group; a seq older than the log remembers counts as everything. */
+void st_check_write_log (AbStore *s);
