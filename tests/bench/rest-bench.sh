@@ -271,6 +271,7 @@ ab_dir=$tmp/ab
 # shellcheck disable=SC2086
 # AB_BENCH_STORE=rocksdb: the same run with the server on rocksdb:DIR/data
 store_kind=${AB_BENCH_STORE:-lmdb}
+mkdir -p "$ab_dir/data"
 ab_start_store "$ab" "$ab_dir" "$store_kind:$(cd "$ab_dir" && pwd)/data" ${AB_ARGS:-}
 say "actionbased up on 127.0.0.1:$ab_port ($ab${AB_ARGS:+ $AB_ARGS})"
 ab_likes_table "$ab_dir" "$users" "$items"
