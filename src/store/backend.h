@@ -90,9 +90,35 @@ AbStore *ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **erro
  * max_key > 0, at most max_key bytes; else FALSE with the reason. */
 gboolean ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error);
 
+/* The state a local backend keeps per directory and process, shared by its
+ * handles (shared_dir.c): embedded first in the backend's own struct. The
+ * backend's make sets path (owned, the canonical directory); the registry
+ * counts the references. */
+typedef struct {
+  gint refs;   /* under the registry's lock */
+  gchar *path; /* the canonical directory */
+} AbSharedDir;
+typedef struct {
+  GMutex lock;
+  GHashTable *by_path; /* path -> AbSharedDir*; made on first use */
+} AbDirRegistry;       /* a backend's static one, zero-initialised */
+typedef AbSharedDir *(*AbSharedDirNew) (const gchar *path, gconstpointer options, GError **error);
+/* The state of dir (created if absent, canonicalised): the one already
+ * open in this process, or make's. NULL with error naming backend. */
+AbSharedDir *ab_dir_registry_acquire (AbDirRegistry *r, const gchar *dir, const gchar *backend,
+                                      AbSharedDirNew make, gconstpointer options, GError **error);
+/* Drops a reference: TRUE when it was the last, and the caller frees d. */
+gboolean ab_dir_registry_release (AbDirRegistry *r, AbSharedDir *d);
+
 /* URI parameters of the local backends (uri_params.c): a size "1048576",
  * "64k", "16m" or "1g" (powers of 1024, not 0), and name=0 or name=1. */
 gboolean ab_store_parse_size (const gchar *text, gsize *out);
+/* DIR[?NAME=VALUE&...]: each parameter to param (which fills options), and
+ * the directory (owned) back; NULL with error for an empty directory, in
+ * the words of shape ("lmdb:DIR[?...]"), or param's error. */
+typedef gboolean (*AbStoreUriParam) (const gchar *param, gpointer options, GError **error);
+gchar *ab_store_uri_parse (const gchar *rest, const gchar *shape, AbStoreUriParam param,
+                           gpointer options, GError **error);
 gboolean ab_store_parse_flag (const gchar *param, const gchar *name, gboolean *flag);
 /* "rocksdb:DIR[?memory=BYTES&sync=0|1]" (rocksdb_uri.c, rocksdb.c). */
 AbStore *ab_store_rocksdb_open (const gchar *uri, const gchar *rest, GError **error);

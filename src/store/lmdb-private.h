@@ -7,8 +7,7 @@
 #include "store/write_log.h"
 
 typedef struct {
-  gint refs;   /* under registry_lock */
-  gchar *path; /* canonical directory, the registry key */
+  AbSharedDir dir; /* first: its path and references (shared_dir.c) */
   MDB_env *env;
   MDB_dbi dbi;
   gsize max_key;

@@ -245,7 +245,7 @@ ab_lmdb_native_backup (AbStore *s, const gchar *dir, GError **error)
       return FALSE;
     }
   g_autofree gchar *out = g_build_filename (dir, "data.mdb", NULL);
-  g_autofree gchar *source = g_build_filename (e->path, "data.mdb", NULL);
+  g_autofree gchar *source = g_build_filename (e->dir.path, "data.mdb", NULL);
   int fd = open (out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
     {

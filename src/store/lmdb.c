@@ -44,8 +44,7 @@ typedef struct {
   gboolean done; /* under queue_lock */
 } LmdbReq;
 
-static GMutex registry_lock;
-static GHashTable *registry; /* path -> LmdbEnv* */
+static AbDirRegistry registry; /* one environment per directory */
 
 void
 ab_lmdb_set_error (GError **error, int rc, const gchar *what)
@@ -111,7 +110,7 @@ grow (LmdbEnv *e, gsize seen, GError **error)
                  "lmdb map full at %zu bytes and it cannot grow to %zu: %s", seen, want,
                  mdb_strerror (rc));
   else
-    g_debug ("lmdb %s: map grown from %zu to %zu bytes", e->path, seen, e->mapsize);
+    g_debug ("lmdb %s: map grown from %zu to %zu bytes", e->dir.path, seen, e->mapsize);
   return rc == 0;
 }
 
@@ -1322,7 +1321,7 @@ env_free (LmdbEnv *e)
   g_cond_clear (&e->gather_cond);
   g_cond_clear (&e->work_cond);
   ab_lmdb_log_free (e);
-  g_free (e->path);
+  g_free (e->dir.path);
   g_free (e);
 }
 
@@ -1341,7 +1340,7 @@ env_setup (LmdbEnv *e, const AbLmdbOptions *o)
     return rc;
   if ((rc = mdb_env_set_mapsize (e->env, o->mapsize)) != 0
       || (rc = mdb_env_set_maxreaders (e->env, AB_LMDB_MAX_READERS)) != 0
-      || (rc = mdb_env_open (e->env, e->path, flags, 0644)) != 0)
+      || (rc = mdb_env_open (e->env, e->dir.path, flags, 0644)) != 0)
     return rc;
   mdb_reader_check (e->env, &dead); /* slots left by a killed process */
   if ((rc = mdb_txn_begin (e->env, NULL, 0, &txn)) != 0)
@@ -1392,8 +1391,7 @@ env_new (const gchar *path, const AbLmdbOptions *o, GError **error)
 {
   LmdbEnv *e = g_new0 (LmdbEnv, 1);
   int rc;
-  e->refs = 1;
-  e->path = g_strdup (path);
+  e->dir.path = g_strdup (path);
   e->read_pool = g_ptr_array_new ();
   e->slots = g_ptr_array_new ();
   g_rw_lock_init (&e->map_lock);
@@ -1422,40 +1420,17 @@ env_new (const gchar *path, const AbLmdbOptions *o, GError **error)
 /* A second handle on the same directory shares the first one's environment
  * (lmdb forbids opening one environment twice in a process); its mapsize and
  * sync parameters are then ignored. */
-static LmdbEnv *
-env_acquire (const gchar *dir, const AbLmdbOptions *o, GError **error)
+static AbSharedDir *
+env_make (const gchar *path, gconstpointer options, GError **error)
 {
-  g_autofree gchar *path = NULL;
-  LmdbEnv *e;
-  if (g_mkdir_with_parents (dir, 0755) != 0 || (path = realpath (dir, NULL)) == NULL)
-    {
-      int err = errno;
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb directory %s: %s", dir,
-                   g_strerror (err));
-      return NULL;
-    }
-  g_mutex_lock (&registry_lock);
-  if (registry == NULL)
-    registry = g_hash_table_new (g_str_hash, g_str_equal);
-  e = g_hash_table_lookup (registry, path);
-  if (e != NULL)
-    e->refs++;
-  else if ((e = env_new (path, o, error)) != NULL)
-    g_hash_table_insert (registry, e->path, e);
-  g_mutex_unlock (&registry_lock);
-  return e;
+  LmdbEnv *e = env_new (path, options, error);
+  return e != NULL ? &e->dir : NULL;
 }
 
 static void
 env_release (LmdbEnv *e)
 {
-  gboolean last;
-  g_mutex_lock (&registry_lock);
-  last = --e->refs == 0;
-  if (last)
-    g_hash_table_remove (registry, e->path);
-  g_mutex_unlock (&registry_lock);
-  if (last)
+  if (ab_dir_registry_release (&registry, &e->dir))
     env_free (e);
 }
 
@@ -1495,7 +1470,7 @@ static const AbStoreVTable lmdb_vtable = {
 AbStore *
 ab_store_lmdb_new (const gchar *dir, const AbLmdbOptions *o, GError **error)
 {
-  LmdbEnv *e = env_acquire (dir, o, error);
+  LmdbEnv *e = (LmdbEnv *) ab_dir_registry_acquire (&registry, dir, "lmdb", env_make, o, error);
   LmdbStore *ls;
   if (e == NULL)
     return NULL;

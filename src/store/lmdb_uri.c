@@ -9,8 +9,9 @@
 #define AB_LMDB_DEFAULT_MAPSIZE ((gsize) 1 << 30)
 
 static gboolean
-parse_param (const gchar *param, AbLmdbOptions *o, GError **error)
+parse_param (const gchar *param, gpointer options, GError **error)
 {
+  AbLmdbOptions *o = options;
   if (g_str_has_prefix (param, "mapsize=")
           ? ab_store_parse_size (param + 8, &o->mapsize)
           : ab_store_parse_flag (param, "sync", &o->sync)
@@ -26,21 +27,9 @@ parse_param (const gchar *param, AbLmdbOptions *o, GError **error)
 AbStore *
 ab_store_lmdb_open (const gchar *uri, const gchar *rest, GError **error)
 {
-  const gchar *q = strchr (rest, '?');
-  g_autofree gchar *dir = q ? g_strndup (rest, q - rest) : g_strdup (rest);
   AbLmdbOptions o = { .mapsize = AB_LMDB_DEFAULT_MAPSIZE, .sync = TRUE };
-  if (dir[0] == '\0')
-    {
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-                   "lmdb URI needs a directory: lmdb:DIR[?mapsize=BYTES&sync=0|1&writemap=0|1]");
-      return NULL;
-    }
-  if (q != NULL)
-    {
-      g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
-      for (guint i = 0; params[i] != NULL; i++)
-        if (!parse_param (params[i], &o, error))
-          return NULL;
-    }
-  return ab_store_lmdb_new (dir, &o, error);
+  (void) uri;
+  g_autofree gchar *dir = ab_store_uri_parse (
+      rest, "lmdb:DIR[?mapsize=BYTES&sync=0|1&writemap=0|1]", parse_param, &o, error);
+  return dir != NULL ? ab_store_lmdb_new (dir, &o, error) : NULL;
 }

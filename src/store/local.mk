@@ -1,7 +1,7 @@
 # store: sources and tests are listed here (included by the top Makefile.am).
 src_libabcore_la_SOURCES += src/store/store.c src/store/store.h src/store/backend.h \
 	src/store/memory.c src/store/lmdb.c src/store/lmdb_uri.c src/store/uri_params.c \
-	src/store/rocksdb-private.h src/store/rocksdb.c src/store/rocksdb_write.c src/store/rocksdb_group.c src/store/rocksdb_uri.c \
+	src/store/rocksdb-private.h src/store/rocksdb.c src/store/rocksdb_write.c src/store/rocksdb_group.c src/store/rocksdb_uri.c src/store/shared_dir.c \
 	src/store/rocksdb_health.c
 
 STORE_TEST_HELPERS = tests/unit/store/store_test_util.c tests/unit/store/store_test_util.h \

@@ -21,8 +21,7 @@ typedef struct {
 typedef struct _AbRocksGroup AbRocksGroup;
 
 typedef struct {
-  gint refs;   /* under the registry's lock */
-  gchar *path; /* canonical directory, the registry key */
+  AbSharedDir dir; /* first: its path and references (shared_dir.c) */
   rocksdb_t *db;
   rocksdb_options_t *options;
   rocksdb_cache_t *cache;
@@ -62,6 +61,10 @@ gboolean ab_rocks_fail (GError **error, char *err, const gchar *what);
 gboolean ab_rocks_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
 gboolean ab_rocks_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
 gboolean ab_rocks_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
+/* A walk of r over the database (as of snapshot, when not NULL) with the
+ * group's rows on top (when not NULL). */
+gboolean ab_rocks_scan_db (RocksEnv *e, const AbScanRange *r, const rocksdb_snapshot_t *snapshot,
+                           AbRocksGroup *group, AbScanVisitor visit, gpointer user, GError **error);
 /* Puts it on the first key inside r's start. */
 void ab_rocks_seek (rocksdb_iterator_t *it, const AbScanRange *r);
 gboolean ab_rocks_before_stop (const guint8 *key, gsize klen, const AbScanRange *r);

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static GMutex registry_lock;
-static GHashTable *registry; /* path -> RocksEnv* */
+static AbDirRegistry registry; /* one database per directory */
 
 RocksEnv *
 ab_rocks_env_of (AbStore *s)
@@ -165,18 +164,27 @@ ab_rocks_walk (rocksdb_iterator_t *it, const AbScanRange *r, AbScanVisitor visit
   return err == NULL || ab_rocks_fail (error, err, "scan");
 }
 
+gboolean
+ab_rocks_scan_db (RocksEnv *e, const AbScanRange *r, const rocksdb_snapshot_t *snapshot,
+                  AbRocksGroup *group, AbScanVisitor visit, gpointer user, GError **error)
+{
+  g_autoptr (GBytes) upper = NULL;
+  rocksdb_readoptions_t *ro = ab_rocks_scan_options (r, snapshot, &upper);
+  if (snapshot != NULL)
+    rocksdb_readoptions_set_fill_cache (ro, 0); /* a whole-store pass would evict the hot blocks */
+  rocksdb_iterator_t *it = rocksdb_create_iterator (e->db, ro);
+  gboolean ok = group != NULL ? ab_rocks_group_walk (group, it, r, visit, user, error)
+                              : ab_rocks_walk (it, r, visit, user, error);
+  rocksdb_iter_destroy (it);
+  rocksdb_readoptions_destroy (ro);
+  return ok;
+}
+
 static gboolean
 rocks_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpointer user,
                  GError **error)
 {
-  RocksEnv *e = ab_rocks_env_of (s);
-  g_autoptr (GBytes) upper = NULL;
-  rocksdb_readoptions_t *ro = ab_rocks_scan_options (range, NULL, &upper);
-  rocksdb_iterator_t *it = rocksdb_create_iterator (e->db, ro);
-  gboolean ok = ab_rocks_walk (it, range, visit, user, error);
-  rocksdb_iter_destroy (it);
-  rocksdb_readoptions_destroy (ro);
-  return ok;
+  return ab_rocks_scan_db (ab_rocks_env_of (s), range, NULL, NULL, visit, user, error);
 }
 
 static gboolean
@@ -214,16 +222,8 @@ static gboolean
 rocks_snapshot_scan (AbSnapshot *base, const AbScanRange *r, AbScanVisitor visit, gpointer user,
                      GError **error)
 {
-  RocksSnapshot *snap = (RocksSnapshot *) base;
-  RocksEnv *e = ab_rocks_env_of (base->store);
-  g_autoptr (GBytes) upper = NULL;
-  rocksdb_readoptions_t *ro = ab_rocks_scan_options (r, snap->snap, &upper);
-  rocksdb_readoptions_set_fill_cache (ro, 0); /* a whole-store pass would evict the hot blocks */
-  rocksdb_iterator_t *it = rocksdb_create_iterator (e->db, ro);
-  gboolean ok = ab_rocks_walk (it, r, visit, user, error);
-  rocksdb_iter_destroy (it);
-  rocksdb_readoptions_destroy (ro);
-  return ok;
+  return ab_rocks_scan_db (ab_rocks_env_of (base->store), r, ((RocksSnapshot *) base)->snap, NULL,
+                           visit, user, error);
 }
 
 static void
@@ -378,7 +378,7 @@ env_free (RocksEnv *e)
     rocksdb_writeoptions_destroy (e->write);
   g_mutex_clear (&e->queue_lock);
   g_cond_clear (&e->work_cond);
-  g_free (e->path);
+  g_free (e->dir.path);
   g_free (e);
 }
 
@@ -450,8 +450,7 @@ static RocksEnv *
 env_new (const gchar *path, const AbRocksOptions *o, GError **error)
 {
   RocksEnv *e = g_new0 (RocksEnv, 1);
-  e->refs = 1;
-  e->path = g_strdup (path);
+  e->dir.path = g_strdup (path);
   e->o = *o;
   g_mutex_init (&e->queue_lock);
   g_cond_init (&e->work_cond);
@@ -479,40 +478,17 @@ env_new (const gchar *path, const AbRocksOptions *o, GError **error)
   return e;
 }
 
-static RocksEnv *
-env_acquire (const gchar *dir, const AbRocksOptions *o, GError **error)
+static AbSharedDir *
+env_make (const gchar *path, gconstpointer options, GError **error)
 {
-  g_autofree gchar *path = NULL;
-  RocksEnv *e;
-  if (g_mkdir_with_parents (dir, 0755) != 0 || (path = realpath (dir, NULL)) == NULL)
-    {
-      int err = errno;
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "rocksdb directory %s: %s", dir,
-                   g_strerror (err));
-      return NULL;
-    }
-  g_mutex_lock (&registry_lock);
-  if (registry == NULL)
-    registry = g_hash_table_new (g_str_hash, g_str_equal);
-  e = g_hash_table_lookup (registry, path);
-  if (e != NULL)
-    e->refs++;
-  else if ((e = env_new (path, o, error)) != NULL)
-    g_hash_table_insert (registry, e->path, e);
-  g_mutex_unlock (&registry_lock);
-  return e;
+  RocksEnv *e = env_new (path, options, error);
+  return e != NULL ? &e->dir : NULL;
 }
 
 static void
 env_release (RocksEnv *e)
 {
-  gboolean last;
-  g_mutex_lock (&registry_lock);
-  last = --e->refs == 0;
-  if (last)
-    g_hash_table_remove (registry, e->path);
-  g_mutex_unlock (&registry_lock);
-  if (last)
+  if (ab_dir_registry_release (&registry, &e->dir))
     env_free (e);
 }
 
@@ -547,7 +523,8 @@ static const AbStoreVTable rocks_vtable = {
 AbStore *
 ab_store_rocksdb_new (const gchar *dir, const AbRocksOptions *o, GError **error)
 {
-  RocksEnv *e = env_acquire (dir, o, error);
+  RocksEnv *e
+      = (RocksEnv *) ab_dir_registry_acquire (&registry, dir, "rocksdb", env_make, o, error);
   if (e == NULL)
     return NULL;
   RocksStore *rs = g_new0 (RocksStore, 1);

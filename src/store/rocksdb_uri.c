@@ -9,8 +9,9 @@
 #define AB_ROCKS_DEFAULT_MEMORY ((gsize) 256 << 20)
 
 static gboolean
-parse_param (const gchar *param, AbRocksOptions *o, GError **error)
+parse_param (const gchar *param, gpointer options, GError **error)
 {
+  AbRocksOptions *o = options;
   if (g_str_has_prefix (param, "memory=") ? ab_store_parse_size (param + 7, &o->memory)
                                           : ab_store_parse_flag (param, "sync", &o->sync))
     return TRUE;
@@ -22,22 +23,9 @@ parse_param (const gchar *param, AbRocksOptions *o, GError **error)
 AbStore *
 ab_store_rocksdb_open (const gchar *uri, const gchar *rest, GError **error)
 {
-  const gchar *q = strchr (rest, '?');
-  g_autofree gchar *dir = q ? g_strndup (rest, q - rest) : g_strdup (rest);
   AbRocksOptions o = { .memory = AB_ROCKS_DEFAULT_MEMORY, .sync = TRUE };
   (void) uri;
-  if (dir[0] == '\0')
-    {
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
-                   "rocksdb URI needs a directory: rocksdb:DIR[?memory=BYTES&sync=0|1]");
-      return NULL;
-    }
-  if (q != NULL)
-    {
-      g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
-      for (guint i = 0; params[i] != NULL; i++)
-        if (!parse_param (params[i], &o, error))
-          return NULL;
-    }
-  return ab_store_rocksdb_new (dir, &o, error);
+  g_autofree gchar *dir
+      = ab_store_uri_parse (rest, "rocksdb:DIR[?memory=BYTES&sync=0|1]", parse_param, &o, error);
+  return dir != NULL ? ab_store_rocksdb_new (dir, &o, error) : NULL;
 }

@@ -114,13 +114,7 @@ view_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpoin
                 GError **error)
 {
   RocksEnv *e = ((RocksView *) s)->env;
-  g_autoptr (GBytes) upper = NULL;
-  rocksdb_readoptions_t *ro = ab_rocks_scan_options (range, NULL, &upper);
-  rocksdb_iterator_t *it = rocksdb_create_iterator (e->db, ro);
-  gboolean ok = ab_rocks_group_walk (e->group, it, range, visit, user, error);
-  rocksdb_iter_destroy (it);
-  rocksdb_readoptions_destroy (ro);
-  return ok;
+  return ab_rocks_scan_db (e, range, NULL, e->group, visit, user, error);
 }
 
 static gboolean
@@ -309,7 +303,7 @@ static gboolean
 room_to_write (RocksEnv *e, gsize bytes, GError **error)
 {
   struct statvfs st;
-  if (statvfs (e->path, &st) != 0)
+  if (statvfs (e->dir.path, &st) != 0)
     return TRUE; /* cannot tell: RocksDB reports what it meets */
   guint64 avail = (guint64) st.f_bavail * st.f_frsize;
   guint64 need = bytes + ab_rocks_disk_reserve (&e->o);
@@ -319,7 +313,7 @@ room_to_write (RocksEnv *e, gsize bytes, GError **error)
                "rocksdb %s: the disk is full (%" G_GUINT64_FORMAT
                " KiB free, a write needs %" G_GUINT64_FORMAT
                " KiB with room for a memtable flush): writes resume once space is freed",
-               e->path, avail >> 10, need >> 10);
+               e->dir.path, avail >> 10, need >> 10);
   return FALSE;
 }
 

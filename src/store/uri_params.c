@@ -5,6 +5,25 @@
 
 #include <string.h>
 
+gchar *
+ab_store_uri_parse (const gchar *rest, const gchar *shape, AbStoreUriParam param, gpointer options,
+                    GError **error)
+{
+  const gchar *q = strchr (rest, '?');
+  g_autofree gchar *dir = q ? g_strndup (rest, q - rest) : g_strdup (rest);
+  if (dir[0] == '\0')
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI, "%.*s URI needs a directory: %s",
+                   (int) strcspn (shape, ":"), shape, shape);
+      return NULL;
+    }
+  g_auto (GStrv) params = q != NULL ? g_strsplit (q + 1, "&", -1) : NULL;
+  for (guint i = 0; params != NULL && params[i] != NULL; i++)
+    if (!param (params[i], options, error))
+      return NULL;
+  return g_steal_pointer (&dir);
+}
+
 gboolean
 ab_store_parse_size (const gchar *text, gsize *out)
 {

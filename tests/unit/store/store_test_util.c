@@ -73,6 +73,37 @@ st_open (const gchar *uri)
   return s;
 }
 
+gchar *
+st_uri (const gchar *scheme, const gchar *dir, const gchar *query)
+{
+  return g_strdup_printf ("%s:%s%s%s", scheme, dir, query ? "?" : "", query ? query : "");
+}
+
+void
+st_assert_open_fails (const gchar *uri, gint code, const gchar *needle)
+{
+  GError *error = NULL;
+  AbStore *s = ab_store_open (uri, &error);
+  ck_assert_msg (s == NULL, "%s opened", uri);
+  ck_assert_ptr_nonnull (error);
+  ck_assert_int_eq (error->code, code);
+  ck_assert_msg (strstr (error->message, needle) != NULL, "%s: '%s' lacks '%s'", uri,
+                 error->message, needle);
+  g_clear_error (&error);
+}
+
+int
+st_run (Suite *suite)
+{
+  SRunner *sr = srunner_create (suite);
+  st_root_init ();
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  st_root_cleanup ();
+  return failed == 0 ? 0 : 1;
+}
+
 AbStore *
 st_open_backend (guint k)
 {

@@ -23,6 +23,12 @@ guint st_backend_count (void);
 gboolean st_backend_hbase (guint k);
 AbStore *st_open_backend (guint k);
 AbStore *st_open (const gchar *uri);
+/* "SCHEME:DIR" or "SCHEME:DIR?QUERY" (query NULL: none). */
+gchar *st_uri (const gchar *scheme, const gchar *dir, const gchar *query);
+/* Opening uri fails with code and a message holding needle. */
+void st_assert_open_fails (const gchar *uri, gint code, const gchar *needle);
+/* Runs suite with a scratch root around it; main's exit status. */
+int st_run (Suite *suite);
 
 /* Strings as keys and values (without their NUL). */
 #define ST_S(str) (const guint8 *) (str), strlen (str)

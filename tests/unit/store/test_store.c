@@ -1170,12 +1170,5 @@ store_suite (void)
 int
 main (void)
 {
-  SRunner *sr = srunner_create (store_suite ());
-  int failed;
-  st_root_init ();
-  srunner_run_all (sr, CK_NORMAL);
-  failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  st_root_cleanup ();
-  return failed == 0 ? 0 : 1;
+  return st_run (store_suite ());
 }

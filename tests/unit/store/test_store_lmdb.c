@@ -12,42 +12,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static gchar *
-lmdb_uri (const gchar *dir, const gchar *query)
-{
-  return g_strdup_printf ("lmdb:%s%s%s", dir, query ? "?" : "", query ? query : "");
-}
-
-static void
-assert_open_fails (const gchar *uri, gint code, const gchar *needle)
-{
-  GError *error = NULL;
-  AbStore *s = ab_store_open (uri, &error);
-  ck_assert_msg (s == NULL, "%s opened", uri);
-  ck_assert_ptr_nonnull (error);
-  ck_assert_int_eq (error->code, code);
-  ck_assert_msg (strstr (error->message, needle) != NULL, "%s: '%s' lacks '%s'", uri,
-                 error->message, needle);
-  g_clear_error (&error);
-}
-
 START_TEST (test_uris)
 {
   g_autofree gchar *dir = st_fresh_dir ("uri");
-  g_autofree gchar *good = lmdb_uri (dir, "mapsize=1m&sync=0");
-  g_autofree gchar *bad_size = lmdb_uri (dir, "mapsize=lots");
-  g_autofree gchar *bad_param = lmdb_uri (dir, "fsync=yes");
-  g_autofree gchar *bad_flag = lmdb_uri (dir, "writemap=yes");
+  g_autofree gchar *good = st_uri ("lmdb", dir, "mapsize=1m&sync=0");
+  g_autofree gchar *bad_size = st_uri ("lmdb", dir, "mapsize=lots");
+  g_autofree gchar *bad_param = st_uri ("lmdb", dir, "fsync=yes");
+  g_autofree gchar *bad_flag = st_uri ("lmdb", dir, "writemap=yes");
   g_autoptr (AbStore) s = NULL;
-  assert_open_fails ("", AB_STORE_ERROR_URI, "unknown store URI");
-  assert_open_fails ("redis://x", AB_STORE_ERROR_URI, "unknown store URI");
-  assert_open_fails ("memory:x", AB_STORE_ERROR_URI, "unknown store URI");
-  assert_open_fails ("lmdb:", AB_STORE_ERROR_URI, "needs a directory");
-  assert_open_fails (bad_size, AB_STORE_ERROR_URI, "mapsize=lots");
-  assert_open_fails (bad_param, AB_STORE_ERROR_URI, "fsync=yes");
-  assert_open_fails (bad_flag, AB_STORE_ERROR_URI, "writemap=yes");
-  assert_open_fails ("hbase://localhost:9090/bad-ns", AB_STORE_ERROR_URI, "namespace");
-  assert_open_fails ("lmdb:/proc/forbidden/db", AB_STORE_ERROR_IO, "/proc/forbidden/db");
+  st_assert_open_fails ("", AB_STORE_ERROR_URI, "unknown store URI");
+  st_assert_open_fails ("redis://x", AB_STORE_ERROR_URI, "unknown store URI");
+  st_assert_open_fails ("memory:x", AB_STORE_ERROR_URI, "unknown store URI");
+  st_assert_open_fails ("lmdb:", AB_STORE_ERROR_URI, "needs a directory");
+  st_assert_open_fails (bad_size, AB_STORE_ERROR_URI, "mapsize=lots");
+  st_assert_open_fails (bad_param, AB_STORE_ERROR_URI, "fsync=yes");
+  st_assert_open_fails (bad_flag, AB_STORE_ERROR_URI, "writemap=yes");
+  st_assert_open_fails ("hbase://localhost:9090/bad-ns", AB_STORE_ERROR_URI, "namespace");
+  st_assert_open_fails ("lmdb:/proc/forbidden/db", AB_STORE_ERROR_IO, "/proc/forbidden/db");
   s = st_open (good);
   ck_assert_str_eq (s->uri, good);
   ck_assert_str_eq (s->vt->name, "lmdb");
@@ -57,7 +38,7 @@ END_TEST
 START_TEST (test_reopen_keeps_data)
 {
   g_autofree gchar *dir = st_fresh_dir ("reopen");
-  g_autofree gchar *uri = lmdb_uri (dir, NULL);
+  g_autofree gchar *uri = st_uri ("lmdb", dir, NULL);
   AbStore *s = st_open (uri);
   st_put (s, ST_S ("k"), ST_S ("v"));
   ck_assert (ab_store_increment (s, ST_S ("n"), 41, NULL, NULL));
@@ -72,7 +53,7 @@ END_TEST
 START_TEST (test_handles_share_env)
 {
   g_autofree gchar *dir = st_fresh_dir ("share");
-  g_autofree gchar *uri = lmdb_uri (dir, "sync=0");
+  g_autofree gchar *uri = st_uri ("lmdb", dir, "sync=0");
   g_autofree gchar *alias = g_strdup_printf ("lmdb:%s/./?sync=0", dir);
   AbStore *a = st_open (uri);
   AbStore *b = st_open (alias);
@@ -151,9 +132,9 @@ START_TEST (test_reader_threads_outlive_stores)
   g_autofree gchar *da = st_fresh_dir ("slot-a");
   g_autofree gchar *db = st_fresh_dir ("slot-b");
   g_autofree gchar *dc = st_fresh_dir ("slot-c");
-  g_autofree gchar *ua = lmdb_uri (da, "sync=0");
-  g_autofree gchar *ub = lmdb_uri (db, "sync=0");
-  g_autofree gchar *uc = lmdb_uri (dc, "sync=0");
+  g_autofree gchar *ua = st_uri ("lmdb", da, "sync=0");
+  g_autofree gchar *ub = st_uri ("lmdb", db, "sync=0");
+  g_autofree gchar *uc = st_uri ("lmdb", dc, "sync=0");
   Relay r = { .a = st_open (ua), .b = st_open (ub), .c = st_open (uc) };
   g_mutex_init (&r.lock);
   g_cond_init (&r.cond);
@@ -190,7 +171,7 @@ END_TEST
 START_TEST (test_key_too_long)
 {
   g_autofree gchar *dir = st_fresh_dir ("long");
-  g_autofree gchar *uri = lmdb_uri (dir, "sync=0");
+  g_autofree gchar *uri = st_uri ("lmdb", dir, "sync=0");
   g_autoptr (AbStore) s = st_open (uri);
   g_autoptr (GBytes) v = NULL;
   g_autoptr (GArray) out = ab_kv_array_new ();
@@ -330,7 +311,7 @@ assert_loaded (AbStore *s, guint id, guint batches, guint rows)
 START_TEST (test_map_grows_concurrently)
 {
   g_autofree gchar *dir = st_fresh_dir ("grow");
-  g_autofree gchar *uri = lmdb_uri (dir, "mapsize=256k&sync=0");
+  g_autofree gchar *uri = st_uri ("lmdb", dir, "mapsize=256k&sync=0");
   g_autoptr (AbStore) s = st_open (uri);
   atomic_int stop = 0;
   Loader l[6];
@@ -357,7 +338,7 @@ END_TEST
 START_TEST (test_map_grows_for_one_big_batch)
 {
   g_autofree gchar *dir = st_fresh_dir ("bigbatch");
-  g_autofree gchar *uri = lmdb_uri (dir, "mapsize=128k&sync=0");
+  g_autofree gchar *uri = st_uri ("lmdb", dir, "mapsize=128k&sync=0");
   g_autoptr (AbStore) s = st_open (uri);
   Loader l = { .s = s, .id = 0, .batches = 1, .rows = 3000 };
   load_worker (&l);
@@ -406,7 +387,7 @@ START_TEST (test_group_isolates_failures)
 {
   g_autofree gchar *dir = st_fresh_dir ("iso");
   /* fsync on: real groups */
-  g_autofree gchar *uri = lmdb_uri (dir, _i == 1 ? "writemap=1" : NULL);
+  g_autofree gchar *uri = st_uri ("lmdb", dir, _i == 1 ? "writemap=1" : NULL);
   g_autoptr (AbStore) s = st_open (uri);
   IsoWorker w[ISO_THREADS];
   GThread *t[ISO_THREADS];
@@ -436,7 +417,7 @@ END_TEST
 START_TEST (test_write_log)
 {
   g_autofree gchar *dir = st_fresh_dir ("wlog");
-  g_autofree gchar *uri = lmdb_uri (dir, "sync=0");
+  g_autofree gchar *uri = st_uri ("lmdb", dir, "sync=0");
   g_autoptr (AbStore) s = st_open (uri);
   gboolean a;
   guint64 before_any = ab_store_write_seq (s);
@@ -466,7 +447,7 @@ END_TEST
 START_TEST (test_write_log_other_process)
 {
   g_autofree gchar *dir = st_fresh_dir ("wlog2");
-  g_autofree gchar *uri = lmdb_uri (dir, "sync=0");
+  g_autofree gchar *uri = st_uri ("lmdb", dir, "sync=0");
   int go[2], status;
   ck_assert_int_eq (pipe (go), 0);
   pid_t pid = fork ();
@@ -507,8 +488,8 @@ END_TEST
 START_TEST (test_writemap_alone)
 {
   g_autofree gchar *dir = st_fresh_dir ("wmap");
-  g_autofree gchar *plain = lmdb_uri (dir, NULL);
-  g_autofree gchar *uri = lmdb_uri (dir, "writemap=1&sync=0");
+  g_autofree gchar *plain = st_uri ("lmdb", dir, NULL);
+  g_autofree gchar *uri = st_uri ("lmdb", dir, "writemap=1&sync=0");
   int up[2], go[2], status;
   char c;
   ck_assert_int_eq (pipe (up), 0);
@@ -530,7 +511,7 @@ START_TEST (test_writemap_alone)
   close (go[0]);
   ck_assert_int_eq (read (up[0], &c, 1), 1);
   g_autofree gchar *who = g_strdup_printf ("process %ld has it open", (long) pid);
-  assert_open_fails (uri, AB_STORE_ERROR_IO, who);
+  st_assert_open_fails (uri, AB_STORE_ERROR_IO, who);
   ck_assert_int_eq (write (go[1], "g", 1), 1);
   ck_assert_int_eq (waitpid (pid, &status, 0), pid);
   ck_assert (WIFEXITED (status) && WEXITSTATUS (status) == 0);
@@ -546,7 +527,7 @@ END_TEST
 START_TEST (test_durable_after_sigkill)
 {
   g_autofree gchar *dir = st_fresh_dir ("dur");
-  g_autofree gchar *uri = lmdb_uri (dir, NULL);
+  g_autofree gchar *uri = st_uri ("lmdb", dir, NULL);
   st_check_durable_after_sigkill (uri);
 }
 END_TEST
@@ -576,12 +557,5 @@ lmdb_suite (void)
 int
 main (void)
 {
-  SRunner *sr = srunner_create (lmdb_suite ());
-  int failed;
-  st_root_init ();
-  srunner_run_all (sr, CK_NORMAL);
-  failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  st_root_cleanup ();
-  return failed == 0 ? 0 : 1;
+  return st_run (lmdb_suite ());
 }

@@ -13,38 +13,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static gchar *
-rocks_uri (const gchar *dir, const gchar *query)
-{
-  return g_strdup_printf ("rocksdb:%s%s%s", dir, query ? "?" : "", query ? query : "");
-}
-
-static void
-assert_open_fails (const gchar *uri, gint code, const gchar *needle)
-{
-  GError *error = NULL;
-  AbStore *s = ab_store_open (uri, &error);
-  ck_assert_msg (s == NULL, "%s opened", uri);
-  ck_assert_ptr_nonnull (error);
-  ck_assert_int_eq (error->code, code);
-  ck_assert_msg (strstr (error->message, needle) != NULL, "%s: '%s' lacks '%s'", uri,
-                 error->message, needle);
-  g_clear_error (&error);
-}
-
 START_TEST (test_uris)
 {
   g_autofree gchar *dir = st_fresh_dir ("uri");
-  g_autofree gchar *good = rocks_uri (dir, "memory=64m&sync=0");
-  g_autofree gchar *bad_size = rocks_uri (dir, "memory=lots");
-  g_autofree gchar *bad_param = rocks_uri (dir, "mapsize=1g");
-  g_autofree gchar *bad_flag = rocks_uri (dir, "sync=yes");
-  assert_open_fails (bad_size, AB_STORE_ERROR_URI, "memory=lots");
-  assert_open_fails (bad_param, AB_STORE_ERROR_URI, "mapsize=1g");
-  assert_open_fails (bad_flag, AB_STORE_ERROR_URI, "sync=yes");
-  assert_open_fails ("rocksdb:", AB_STORE_ERROR_URI, "needs a directory");
-  assert_open_fails ("rocksdb:/proc/forbidden/db", AB_STORE_ERROR_IO, "/proc/forbidden/db");
-  assert_open_fails ("nosuch:x", AB_STORE_ERROR_URI, "rocksdb:DIR");
+  g_autofree gchar *good = st_uri ("rocksdb", dir, "memory=64m&sync=0");
+  g_autofree gchar *bad_size = st_uri ("rocksdb", dir, "memory=lots");
+  g_autofree gchar *bad_param = st_uri ("rocksdb", dir, "mapsize=1g");
+  g_autofree gchar *bad_flag = st_uri ("rocksdb", dir, "sync=yes");
+  st_assert_open_fails (bad_size, AB_STORE_ERROR_URI, "memory=lots");
+  st_assert_open_fails (bad_param, AB_STORE_ERROR_URI, "mapsize=1g");
+  st_assert_open_fails (bad_flag, AB_STORE_ERROR_URI, "sync=yes");
+  st_assert_open_fails ("rocksdb:", AB_STORE_ERROR_URI, "needs a directory");
+  st_assert_open_fails ("rocksdb:/proc/forbidden/db", AB_STORE_ERROR_IO, "/proc/forbidden/db");
+  st_assert_open_fails ("nosuch:x", AB_STORE_ERROR_URI, "rocksdb:DIR");
   g_autoptr (AbStore) s = st_open (good);
   ck_assert_str_eq (s->vt->name, "rocksdb");
   ck_assert (ab_store_batch_is_atomic (s));
@@ -56,7 +37,7 @@ END_TEST
 START_TEST (test_reopen_keeps_data)
 {
   g_autofree gchar *dir = st_fresh_dir ("reopen");
-  g_autofree gchar *uri = rocks_uri (dir, NULL);
+  g_autofree gchar *uri = st_uri ("rocksdb", dir, NULL);
   gint64 v = 0;
   AbStore *s = st_open (uri);
   st_put (s, ST_S ("k"), ST_S ("v"));
@@ -81,7 +62,7 @@ END_TEST
 START_TEST (test_handles_share_db)
 {
   g_autofree gchar *dir = st_fresh_dir ("share");
-  g_autofree gchar *uri = rocks_uri (dir, "sync=0");
+  g_autofree gchar *uri = st_uri ("rocksdb", dir, "sync=0");
   g_autofree gchar *alias = g_strdup_printf ("rocksdb:%s/./?sync=0", dir);
   g_autoptr (AbStore) a = st_open (uri);
   AbStore *b = st_open (alias); /* RocksDB locks a directory once: the handles share it */
@@ -98,7 +79,7 @@ END_TEST
 START_TEST (test_other_process_holds_it)
 {
   g_autofree gchar *dir = st_fresh_dir ("held");
-  g_autofree gchar *uri = rocks_uri (dir, "sync=0");
+  g_autofree gchar *uri = st_uri ("rocksdb", dir, "sync=0");
   int ready[2], hold[2], status;
   ck_assert_int_eq (pipe (ready), 0);
   ck_assert_int_eq (pipe (hold), 0);
@@ -117,7 +98,7 @@ START_TEST (test_other_process_holds_it)
   close (hold[0]);
   ck_assert_int_eq (read (ready[0], &c, 1), 1);
   ck_assert_int_eq (c, 'y');
-  assert_open_fails (uri, AB_STORE_ERROR_IO, "in use by another process");
+  st_assert_open_fails (uri, AB_STORE_ERROR_IO, "in use by another process");
   close (hold[1]);
   ck_assert_int_eq (waitpid (pid, &status, 0), pid);
   g_autoptr (AbStore) s = st_open (uri); /* free again */
@@ -128,7 +109,7 @@ END_TEST
 START_TEST (test_durable_after_sigkill)
 {
   g_autofree gchar *dir = st_fresh_dir ("dur");
-  g_autofree gchar *uri = rocks_uri (dir, NULL);
+  g_autofree gchar *uri = st_uri ("rocksdb", dir, NULL);
   st_check_durable_after_sigkill (uri);
 }
 END_TEST
@@ -138,7 +119,7 @@ END_TEST
 START_TEST (test_native_backup)
 {
   g_autofree gchar *dir = st_fresh_dir ("live");
-  g_autofree gchar *uri = rocks_uri (dir, "sync=0");
+  g_autofree gchar *uri = st_uri ("rocksdb", dir, "sync=0");
   g_autofree gchar *missing = st_fresh_dir ("copy");
   g_autofree gchar *empty = st_fresh_dir ("copy");
   g_autoptr (AbStore) s = st_open (uri);
@@ -156,7 +137,7 @@ START_TEST (test_native_backup)
   const gchar *copies[] = { missing, empty };
   for (guint i = 0; i < G_N_ELEMENTS (copies); i++)
     {
-      g_autofree gchar *cu = rocks_uri (copies[i], NULL);
+      g_autofree gchar *cu = st_uri ("rocksdb", copies[i], NULL);
       g_autoptr (AbStore) c = st_open (cu);
       st_assert_value (c, ST_S ("row"), ST_S ("before"));
       st_assert_counter (c, ST_S ("n"), 7);
@@ -169,7 +150,7 @@ END_TEST
 START_TEST (test_scans_across_prefixes)
 {
   g_autofree gchar *dir = st_fresh_dir ("prefix");
-  g_autofree gchar *uri = rocks_uri (dir, "sync=0");
+  g_autofree gchar *uri = st_uri ("rocksdb", dir, "sync=0");
   AbStore *s = st_open (uri);
   static const gchar *salts[] = { "AAAA", "AAAB", "BBBB" };
   for (guint i = 0; i < G_N_ELEMENTS (salts); i++)
@@ -260,7 +241,7 @@ START_TEST (test_health_figures)
     { FIGURE ("block_cache_misses_total"), AB_STORE_COUNTER },
   };
   g_autofree gchar *dir = st_fresh_dir ("health");
-  g_autofree gchar *uri = rocks_uri (dir, "memory=64m&sync=0");
+  g_autofree gchar *uri = st_uri ("rocksdb", dir, "memory=64m&sync=0");
   AbStore *s = st_open (uri);
   AbStoreGauge g[AB_STORE_GAUGE_MAX];
   guint n = ab_store_gauges (s, g, AB_STORE_GAUGE_MAX);
@@ -302,7 +283,7 @@ END_TEST
 START_TEST (test_cache_hits_and_misses)
 {
   g_autofree gchar *dir = st_fresh_dir ("hits");
-  g_autofree gchar *uri = rocks_uri (dir, "memory=64m&sync=0");
+  g_autofree gchar *uri = st_uri ("rocksdb", dir, "memory=64m&sync=0");
   AbStore *s = st_open (uri);
   put_rows (s, 1000);
   ab_store_close (s);
@@ -354,7 +335,8 @@ START_TEST (test_disk_full)
     }
   g_autofree gchar *dir = g_build_filename (mnt, "db", NULL);
   g_autofree gchar *filler = g_build_filename (mnt, "filler", NULL);
-  g_autofree gchar *uri = rocks_uri (dir, "memory=8m"); /* 1 MiB memtables: a 6 MiB reserve */
+  g_autofree gchar *uri
+      = st_uri ("rocksdb", dir, "memory=8m"); /* 1 MiB memtables: a 6 MiB reserve */
   AbStore *s = st_open (uri);
   GError *error = NULL;
   st_put (s, ST_S ("before"), ST_S ("kept"));
@@ -394,7 +376,7 @@ END_TEST
 START_TEST (test_write_log)
 {
   g_autofree gchar *dir = st_fresh_dir ("wlog");
-  g_autofree gchar *uri = rocks_uri (dir, "sync=0");
+  g_autofree gchar *uri = st_uri ("rocksdb", dir, "sync=0");
   g_autoptr (AbStore) s = st_open (uri);
   gboolean a, b;
   guint64 before_any = ab_store_write_seq (s);
@@ -430,12 +412,5 @@ rocks_suite (void)
 int
 main (void)
 {
-  SRunner *sr = srunner_create (rocks_suite ());
-  int failed;
-  st_root_init ();
-  srunner_run_all (sr, CK_NORMAL);
-  failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  st_root_cleanup ();
-  return failed == 0 ? 0 : 1;
+  return st_run (rocks_suite ());
 }
