@@ -20,11 +20,12 @@ static const gchar *LIKES_T
 static AbEngine *engine;
 static gchar *dir;
 
+/* kind: the embedded store (lmdb or rocksdb) under the engine. */
 static void
-open_engine (gint system_mode)
+open_engine_on (const gchar *kind, gint system_mode)
 {
   dir = g_dir_make_tmp ("ab-wal-XXXXXX", NULL);
-  g_autofree gchar *store = g_strdup_printf ("lmdb:%s/data?sync=0", dir);
+  g_autofree gchar *store = g_strdup_printf ("%s:%s/data?sync=0", kind, dir);
   g_autofree gchar *wal = g_strdup_printf ("file:%s/wal", dir);
   g_autofree gchar *cdc = g_strdup_printf ("file:%s/cdc", dir);
   AbEngineConfig cfg;
@@ -40,6 +41,12 @@ open_engine (gint system_mode)
   AbCatalog *cat = ab_engine_catalog (engine);
   g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (cat, "likes", "c", "t", &error);
   ck_assert (d != NULL);
+}
+
+static void
+open_engine (gint system_mode)
+{
+  open_engine_on ("lmdb", system_mode);
 }
 
 static void
@@ -217,7 +224,7 @@ count (const gchar *table, const gchar *src)
 /* The same shuffled events on an ASYNC table and a SYNC table end equal. */
 START_TEST (async_equals_sync)
 {
-  open_engine (-1);
+  open_engine_on (_i == 0 ? "lmdb" : "rocksdb", -1); /* the applier on both embedded stores */
   create_table ("a", "ASYNC");
   create_table ("s", "SYNC");
   GRand *rand = g_rand_new_with_seed (99);
@@ -309,7 +316,7 @@ main (void)
   TCase *tc = tcase_create ("wal");
   tcase_set_timeout (tc, 180);
   tcase_add_test (tc, wal_and_cdc_shapes);
-  tcase_add_test (tc, async_equals_sync);
+  tcase_add_loop_test (tc, async_equals_sync, 0, 2);
   tcase_add_test (tc, drop_deny_and_system_mode);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
