@@ -9,7 +9,8 @@
  *
  * Threads: an AbDb may be used from any number of threads at once; every
  * other object (batch, results, edges, iterator) belongs to one thread at a
- * time. The same LMDB store may be opened by several processes at once.
+ * time. The same LMDB store may be opened by several processes at once; a
+ * RocksDB store by one process at a time.
  */
 #ifndef ACTIONBASE_H
 #define ACTIONBASE_H
@@ -151,7 +152,8 @@ AB_DB_API void ab_db_options_init (AbDbOptions *opts);
 
 /**
  * ab_db_open: opens the store at uri ("memory:", "lmdb:/path/to/dir",
- * "hbase://host:port/namespace", the server's --store forms) with its
+ * "rocksdb:/path/to/dir", "hbase://host:port/namespace", the server's
+ * --store forms) with its
  * catalog. opts may be NULL (the defaults). Returns NULL with error when the
  * store cannot be opened. Close with ab_db_close.
  */

@@ -33,7 +33,7 @@ parse_args (int argc, char **argv, Args *a, GError **error)
 {
   GOptionEntry entries[] = {
     { "store", 's', 0, G_OPTION_ARG_STRING, &a->store,
-      "Datastore URI (lmdb:DIR, memory:, hbase://HOST:PORT)", "URI" },
+      "Datastore URI (lmdb:DIR, rocksdb:DIR, memory:, hbase://HOST:PORT)", "URI" },
     { "database", 'd', 0, G_OPTION_ARG_STRING, &a->database, "Only this database", "DB" },
     { "table", 't', 0, G_OPTION_ARG_STRING, &a->table, "Only this table (needs --database)",
       "TABLE" },
