@@ -85,11 +85,13 @@ ab_admin_backup (int argc, char **argv)
   g_autofree gchar *uri = NULL, *out = NULL, *chunk = NULL;
   gboolean native = FALSE;
   GOptionEntry entries[] = {
-    { "store", 0, 0, G_OPTION_ARG_STRING, &uri, "The store to back up (lmdb:DIR, hbase://...)",
-      "URI" },
+    { "store", 0, 0, G_OPTION_ARG_STRING, &uri,
+      "The store to back up (lmdb:DIR, rocksdb:DIR[?readonly=1], hbase://...)", "URI" },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out, "A new or empty directory for the backup", "DIR" },
     { "native", 0, 0, G_OPTION_ARG_NONE, &native,
-      "lmdb only: also a compacted LMDB copy in DIR/lmdb (the chunks are written from it)", NULL },
+      "lmdb and rocksdb: also the store's own copy in DIR/lmdb or DIR/rocksdb (the chunks are "
+      "written from it)",
+      NULL },
     { "chunk-size", 0, 0, G_OPTION_ARG_STRING, &chunk, "Chunk file size bound (default 64m)",
       "BYTES" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -128,10 +130,12 @@ ab_admin_backup (int argc, char **argv)
       return AB_ADMIN_EXIT_FAILED;
     }
   ab_progress_finish (o.progress);
+  g_autofree gchar *copy = native ? g_strdup_printf (" (and the store's own copy in %s/%s)", out,
+                                                     ab_store_kind (store))
+                                  : g_strdup ("");
   printf ("backup of %s: %" G_GUINT64_FORMAT " rows, %u chunks, %" G_GUINT64_FORMAT
           " bytes in %s%s\n",
-          uri, stats.rows, stats.chunks, stats.bytes, out,
-          native ? " (and the LMDB copy in " AB_DUMP_NATIVE_DIR "/)" : "");
+          uri, stats.rows, stats.chunks, stats.bytes, out, copy);
   return AB_ADMIN_EXIT_OK;
 }
 

@@ -38,7 +38,8 @@ static const guint8 DUE_PREFIX[] = { 0, 0, 0, 0, 0, 'a', 'b', 't', 'o', 'p', 'k'
 static const gchar USAGE[]
     = "Usage: actionbase-admin copy --from URI --to URI [OPTION...]\n"
       "\n"
-      "Copies the catalog and every row of one store into another (lmdb:DIR, memory:,\n"
+      "Copies the catalog and every row of one store into another (lmdb:DIR, rocksdb:DIR,\n"
+      "memory:, "
       "hbase://HOST:PORT/NS?table=T), read from a snapshot of the source in key order, so\n"
       "the source may keep serving. Rows travel byte for byte.\n"
       "\n"
@@ -252,13 +253,17 @@ by_name (gconstpointer a, gconstpointer b)
   return strcmp (*(const gchar *const *) a, *(const gchar *const *) b);
 }
 
-/* The directory of an lmdb: URI, resolved, or NULL for other schemes. */
+/* The directory of an lmdb: or rocksdb: URI, resolved, or NULL for other
+ * schemes. */
 static gchar *
-lmdb_dir (const gchar *uri)
+local_dir (const gchar *uri)
 {
-  if (!g_str_has_prefix (uri, "lmdb:"))
+  const gchar *rest = g_str_has_prefix (uri, "lmdb:")      ? uri + 5
+                      : g_str_has_prefix (uri, "rocksdb:") ? uri + 8
+                                                           : NULL;
+  if (rest == NULL)
     return NULL;
-  g_autofree gchar *dir = g_strndup (uri + 5, strcspn (uri + 5, "?"));
+  g_autofree gchar *dir = g_strndup (rest, strcspn (rest, "?"));
   gchar *real = realpath (dir, NULL);
   return real != NULL ? real : g_steal_pointer (&dir);
 }
@@ -355,9 +360,9 @@ parse_options (int argc, char **argv, CopyOptions *o)
     return usage_error ("both --from URI and --to URI are required");
   if (g_str_equal (o->from, o->to))
     return usage_error ("--from and --to name the same store");
-  g_autofree gchar *fd = lmdb_dir (o->from), *td = lmdb_dir (o->to);
+  g_autofree gchar *fd = local_dir (o->from), *td = local_dir (o->to);
   if (fd != NULL && td != NULL && g_str_equal (fd, td))
-    return usage_error ("--from and --to name the same lmdb directory %s", fd);
+    return usage_error ("--from and --to name the same store directory %s", fd);
   if (o->batch < 1 || o->batch > 1000000)
     return usage_error ("--batch %d: give 1..1000000 rows", o->batch);
   if (o->threads < 1 || o->threads > COPY_MAX_THREADS)

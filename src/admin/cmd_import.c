@@ -96,7 +96,7 @@ typedef struct {
 typedef struct {
   /* options */
   gchar *store_uri, *database, *table, *checkpoint;
-  gchar *flush_file; /* lmdb:DIR?sync=0: DIR/data.mdb, fsynced by the import */
+  gboolean nosync; /* lmdb: or rocksdb:DIR?sync=0: synced by the import */
   Format format;
   gboolean strict, verbose, insert_merge, no_sort;
   gboolean sort; /* JSON Lines of an EDGE table go in key order (not --strict, --no-sort) */
@@ -872,49 +872,36 @@ checkpoint_load (Import *imp, GError **error)
   return TRUE;
 }
 
-/* ---- lmdb:DIR?sync=0: durable by an fsync now and then ----
- * With sync off, LMDB's commits only reach the page cache (no fsync per
- * commit: the pages a commit rewrote are written to disk once, not once per
- * commit). The import makes them durable itself: DIR/data.mdb is fsynced
- * before each checkpoint is written (a checkpoint never counts lines that
- * are not on disk) and once more at the end. A crash of the machine (not of
- * the process) in between can lose or damage what was written since the
- * last fsync, as LMDB says of its NOSYNC mode. */
+/* ---- lmdb:DIR?sync=0 or rocksdb:DIR?sync=0: durable by a sync now and then ----
+ * With sync off, a commit only reaches the page cache (LMDB: no fsync per
+ * commit, so the pages a commit rewrote are written to disk once, not once
+ * per commit; RocksDB: no fsync of its write-ahead log). The import makes
+ * them durable itself: the store is synced (ab_engine_sync: LMDB's data
+ * file, RocksDB's log) before each checkpoint is written (a checkpoint never
+ * counts lines that are not on disk) and once more at the end. A crash of
+ * the machine (not of the process) in between can lose what was written
+ * since the last sync, as both stores say of that mode. */
 
-/* DIR/data.mdb of an lmdb: URI whose last sync= parameter is 0, else NULL. */
-static gchar *
-nosync_lmdb_file (const gchar *uri)
+/* An lmdb: or rocksdb: URI whose last sync= parameter is 0. */
+static gboolean
+local_nosync (const gchar *uri)
 {
   const gchar *q = strchr (uri, '?');
-  if (!g_str_has_prefix (uri, "lmdb:") || q == NULL)
-    return NULL;
+  if ((!g_str_has_prefix (uri, "lmdb:") && !g_str_has_prefix (uri, "rocksdb:")) || q == NULL)
+    return FALSE;
   g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
   gboolean nosync = FALSE;
   for (guint i = 0; params[i] != NULL; i++)
     if (g_str_equal (params[i], "sync=0") || g_str_equal (params[i], "sync=1"))
       nosync = params[i][5] == '0';
-  if (!nosync)
-    return NULL;
-  g_autofree gchar *dir = g_strndup (uri + 5, (gsize) (q - (uri + 5)));
-  return g_build_filename (dir, "data.mdb", NULL);
+  return nosync;
 }
 
-/* Makes every commit so far durable (lmdb:DIR?sync=0 only). */
+/* Makes every commit so far durable (sync=0 stores only). */
 static gboolean
 flush_store (Import *imp, GError **error)
 {
-  if (imp->flush_file == NULL)
-    return TRUE;
-  int fd = open (imp->flush_file, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || fdatasync (fd) != 0)
-    {
-      int saved = errno;
-      if (fd >= 0)
-        close (fd);
-      return fail (error, "fsync %s: %s", imp->flush_file, g_strerror (saved));
-    }
-  close (fd);
-  return TRUE;
+  return !imp->nosync || ab_engine_sync (imp->engine, error);
 }
 
 /* Called with ck_lock held. Writes at most once a second unless forced. */
@@ -924,7 +911,7 @@ checkpoint_maybe (Import *imp, gboolean force)
   if (imp->checkpoint == NULL)
     return;
   gint64 now = g_get_monotonic_time ();
-  gint64 every = imp->flush_file != NULL ? CHECKPOINT_NOSYNC_EVERY_US : CHECKPOINT_EVERY_US;
+  gint64 every = imp->nosync ? CHECKPOINT_NOSYNC_EVERY_US : CHECKPOINT_EVERY_US;
   if (!force && (!imp->ck_dirty || now - imp->ck_last < every))
     return;
   imp->ck_last = now;
@@ -1543,12 +1530,12 @@ run (Import *imp, gchar **paths)
   gchar *merge[] = { imp->database, NULL };
   if (imp->insert_merge)
     cfg.insert_merge_databases = merge;
-  imp->flush_file = nosync_lmdb_file (imp->store_uri);
-  if (imp->flush_file != NULL)
+  imp->nosync = local_nosync (imp->store_uri);
+  if (imp->nosync)
     fprintf (stderr,
-             "%s: sync=0: commits are made durable by an fsync of %s before each checkpoint "
-             "and at the end\n",
-             imp->store_uri, imp->flush_file);
+             "%s: sync=0: commits are made durable by a sync of the store before each "
+             "checkpoint and at the end\n",
+             imp->store_uri);
   imp->engine = ab_engine_open (imp->store_uri, &cfg, &error);
   if (imp->engine == NULL)
     {
@@ -1639,7 +1626,7 @@ run (Import *imp, gchar **paths)
   g_mutex_lock (&imp->ck_lock);
   checkpoint_maybe (imp, TRUE);
   g_mutex_unlock (&imp->ck_lock);
-  if (imp->flush_file != NULL && !flush_store (imp, &error))
+  if (imp->nosync && !flush_store (imp, &error))
     {
       fprintf (stderr, "actionbase-admin import: %s\n", error->message);
       stop_import (imp, error->message);
@@ -1680,7 +1667,7 @@ ab_admin_import (int argc, char **argv)
   g_auto (GStrv) paths = NULL;
   GOptionEntry entries[] = {
     { "store", 0, 0, G_OPTION_ARG_STRING, &imp->store_uri,
-      "Store URI (lmdb:DIR, hbase://HOST:PORT/NS?table=T, memory:)", "URI" },
+      "Store URI (lmdb:DIR, rocksdb:DIR, hbase://HOST:PORT/NS?table=T, memory:)", "URI" },
     { "database", 0, 0, G_OPTION_ARG_STRING, &imp->database, "Database", "NAME" },
     { "table", 0, 0, G_OPTION_ARG_STRING, &imp->table, "Table (or alias)", "NAME" },
     { "format", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer) parse_format,
@@ -1739,7 +1726,6 @@ ab_admin_import (int argc, char **argv)
   g_free (imp->database);
   g_free (imp->table);
   g_free (imp->checkpoint);
-  g_free (imp->flush_file);
   g_free (imp);
   return rc;
 }

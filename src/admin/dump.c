@@ -282,6 +282,61 @@ file_sha256 (const gchar *path, gchar **hex, guint64 *size, GError **error)
   return TRUE;
 }
 
+/* file, bytes and sha256 of one file of the native copy into b's object. */
+static gboolean
+native_file (JsonBuilder *b, const gchar *native_dir, const gchar *kind, const gchar *name,
+             GError **error)
+{
+  g_autofree gchar *path = g_build_filename (native_dir, name, NULL);
+  g_autofree gchar *rel = g_build_filename (kind, name, NULL);
+  g_autofree gchar *sha = NULL;
+  guint64 size;
+  if (!file_sha256 (path, &sha, &size, error))
+    return FALSE;
+  json_builder_set_member_name (b, "file");
+  json_builder_add_string_value (b, rel);
+  json_builder_set_member_name (b, "bytes");
+  json_builder_add_int_value (b, (gint64) size);
+  json_builder_set_member_name (b, "sha256");
+  json_builder_add_string_value (b, sha);
+  return TRUE;
+}
+
+static gint
+name_cmp (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const gchar *const *) a, *(const gchar *const *) b);
+}
+
+/* The native copy's files: LMDB's one data.mdb as the object's own members;
+ * a RocksDB checkpoint's files as "files", in name order (without its info
+ * logs, which the open of the copy writes). */
+static gboolean
+native_files (JsonBuilder *b, const gchar *native_dir, const gchar *kind, GError **error)
+{
+  if (g_str_equal (kind, "lmdb"))
+    return native_file (b, native_dir, kind, "data.mdb", error);
+  g_autoptr (GDir) d = g_dir_open (native_dir, 0, error);
+  if (d == NULL)
+    return FALSE;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (const gchar *n; (n = g_dir_read_name (d)) != NULL;)
+    if (!g_str_has_prefix (n, "LOG") && !g_str_equal (n, "LOCK"))
+      g_ptr_array_add (names, g_strdup (n));
+  g_ptr_array_sort (names, name_cmp);
+  json_builder_set_member_name (b, "files");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < names->len; i++)
+    {
+      json_builder_begin_object (b);
+      if (!native_file (b, native_dir, kind, names->pdata[i], error))
+        return FALSE;
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  return TRUE;
+}
+
 static gboolean
 write_manifest (Writer *w, const AbDumpBackupOptions *o, const gchar *native_dir, GError **error)
 {
@@ -305,21 +360,12 @@ write_manifest (Writer *w, const AbDumpBackupOptions *o, const gchar *native_dir
   json_builder_add_int_value (b, (gint64) w->chunk_max);
   if (native_dir != NULL)
     {
-      g_autofree gchar *file = g_build_filename (native_dir, "data.mdb", NULL);
-      g_autofree gchar *sha = NULL;
-      guint64 size;
-      if (!file_sha256 (file, &sha, &size, error))
-        return FALSE;
       json_builder_set_member_name (b, "native");
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "kind");
-      json_builder_add_string_value (b, "lmdb");
-      json_builder_set_member_name (b, "file");
-      json_builder_add_string_value (b, AB_DUMP_NATIVE_DIR "/data.mdb");
-      json_builder_set_member_name (b, "bytes");
-      json_builder_add_int_value (b, (gint64) size);
-      json_builder_set_member_name (b, "sha256");
-      json_builder_add_string_value (b, sha);
+      json_builder_add_string_value (b, o->native_kind);
+      if (!native_files (b, native_dir, o->native_kind, error))
+        return FALSE;
       json_builder_end_object (b);
     }
   json_builder_set_member_name (b, "chunks");
@@ -425,20 +471,26 @@ ab_dump_backup (AbStore *store, const gchar *dir, const AbDumpBackupOptions *o, 
       g_autoptr (AbSnapshot) snap = ab_store_snapshot_open (store, error);
       return snap != NULL && write_dump (snap, dir, o, NULL, stats, error);
     }
-  /* The native copy first, then the chunks from that copy: one snapshot. */
-  g_autofree gchar *native = g_build_filename (dir, AB_DUMP_NATIVE_DIR, NULL);
+  /* The native copy first, then the chunks from that copy: one snapshot.
+   * The copy is KIND:DIR/KIND; a RocksDB one is read read-only, so that
+   * its files stay the checkpoint's. */
+  AbDumpBackupOptions with_kind = *o;
+  with_kind.native_kind = ab_store_kind (store);
+  g_autofree gchar *native = g_build_filename (dir, with_kind.native_kind, NULL);
   if (!ab_store_native_backup (store, native, error))
     return FALSE;
-  g_autofree gchar *uri = g_strdup_printf ("lmdb:%s", native);
+  gboolean rocks = g_str_equal (with_kind.native_kind, "rocksdb");
+  g_autofree gchar *uri
+      = g_strdup_printf ("%s:%s%s", with_kind.native_kind, native, rocks ? "?readonly=1" : "");
   gboolean ok;
   {
     g_autoptr (AbStore) copy = ab_store_open (uri, error);
     if (copy == NULL)
       return FALSE;
     g_autoptr (AbSnapshot) snap = ab_store_snapshot_open (copy, error);
-    ok = snap != NULL && write_dump (snap, dir, o, native, stats, error);
+    ok = snap != NULL && write_dump (snap, dir, &with_kind, native, stats, error);
   }
-  /* Opening the copy made its lock file; the backup does not need it. */
+  /* Opening the copy made its lock file (lmdb); the backup does not need it. */
   g_autofree gchar *lock = g_build_filename (native, "lock.mdb", NULL);
   g_remove (lock);
   return ok;

@@ -10,7 +10,6 @@
 #define AB_DUMP_VERSION 1
 #define AB_DUMP_MANIFEST "manifest.json"
 #define AB_DUMP_CHECKPOINT "restore-checkpoint.json"
-#define AB_DUMP_NATIVE_DIR "lmdb"
 /* Every chunk file starts with these 8 bytes. */
 #define AB_DUMP_CHUNK_MAGIC "ABDUMP\x00\x01"
 #define AB_DUMP_CHUNK_MAGIC_LEN 8
@@ -46,9 +45,11 @@ typedef struct {
 typedef struct {
   const gchar *source_uri; /* recorded in the manifest */
   gsize chunk_bytes;       /* 0 = AB_DUMP_CHUNK_DEFAULT */
-  /* lmdb only: first a compacting native copy into DIR/lmdb, then the
-   * chunks are written from that copy, so both hold the same snapshot. */
+  /* lmdb and rocksdb: first the store's own copy into DIR/KIND (lmdb:
+   * compacted; rocksdb: a checkpoint), then the chunks are written from
+   * that copy, so both hold the same snapshot. */
   gboolean native;
+  const gchar *native_kind;          /* set by ab_dump_backup: the store's kind */
   const volatile sig_atomic_t *stop; /* non-zero: stop (checked per row) */
   AbProgress *progress;              /* optional */
 } AbDumpBackupOptions;

@@ -185,6 +185,16 @@ ab_engine_reads_inline (AbEngine *engine)
   return ab_store_never_blocks (engine->store);
 }
 
+gboolean
+ab_engine_sync (AbEngine *engine, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  if (ab_store_sync (engine->store, &local))
+    return TRUE;
+  return ab_engine_fail (error, AB_ENGINE_ERROR_UNAVAILABLE, "the store did not sync: %s",
+                         local->message);
+}
+
 AbCatalog *
 ab_engine_catalog (AbEngine *engine)
 {

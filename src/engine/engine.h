@@ -63,6 +63,9 @@ gboolean ab_engine_healthy (AbEngine *engine, gchar **reason);
  * outside the process, so a caller may run them on a thread that must never
  * stall (an event loop); decided by the store, whichever it is. */
 gboolean ab_engine_reads_inline (AbEngine *engine);
+/* Makes every acknowledged write durable on a store opened with sync=0
+ * (lmdb, rocksdb: ab_store_sync); TRUE at once on the others. */
+gboolean ab_engine_sync (AbEngine *engine, GError **error);
 
 /* The configured clock (cfg.now_ms), else real time: ms since the epoch
  * (the verifier judges TTLs and top-K windows by it). */

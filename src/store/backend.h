@@ -48,6 +48,8 @@ typedef struct {
   /* Optional (lmdb): a consistent, compacted copy of the whole store in the
    * store's own file format into dir (created if absent, must be empty). */
   gboolean (*native_backup) (AbStore *s, const gchar *dir, GError **error);
+  /* Optional (lmdb, rocksdb): acknowledged writes made durable (sync=0). */
+  gboolean (*sync) (AbStore *s, GError **error);
   /* Optional (lmdb), see ab_store_write_seq and ab_store_written_since; the
    * second is called on a transaction's view. */
   guint64 (*write_seq) (AbStore *s);

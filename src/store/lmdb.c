@@ -1441,6 +1441,15 @@ lmdb_close (AbStore *s)
   g_free (s);
 }
 
+static gboolean
+lmdb_sync (AbStore *s, GError **error)
+{
+  int rc = mdb_env_sync (ab_lmdb_env_of (s)->env, 1);
+  if (rc != 0)
+    ab_lmdb_set_error (error, rc, "sync");
+  return rc == 0;
+}
+
 static guint64
 lmdb_write_seq (AbStore *s)
 {
@@ -1464,6 +1473,7 @@ static const AbStoreVTable lmdb_vtable = {
   .snapshot_scan = ab_lmdb_snapshot_scan,
   .snapshot_close = ab_lmdb_snapshot_close,
   .native_backup = ab_lmdb_native_backup,
+  .sync = lmdb_sync,
   .write_seq = lmdb_write_seq,
 };
 

@@ -15,7 +15,8 @@
 /* How a database is opened (the URI's parameters, rocksdb_uri.c). */
 typedef struct {
   gsize memory;  /* block cache plus memtables, in bytes (rocksdb-memory) */
-  gboolean sync; /* an fsync of the write-ahead log per group commit */
+  gboolean sync;     /* an fsync of the write-ahead log per group commit */
+  gboolean readonly; /* beside another process's writer: reads as of the open */
 } AbRocksOptions;
 
 typedef struct _AbRocksGroup AbRocksGroup;

@@ -283,6 +283,16 @@ rocks_native_backup (AbStore *s, const gchar *dir, GError **error)
   return TRUE;
 }
 
+/* sync=0 leaves the write-ahead log in the page cache: flushed and synced
+ * here. */
+static gboolean
+rocks_sync (AbStore *s, GError **error)
+{
+  char *err = NULL;
+  rocksdb_flush_wal (ab_rocks_env_of (s)->db, 1, &err);
+  return err == NULL || ab_rocks_fail (error, err, "sync");
+}
+
 /* ---- environments, shared per directory ---- */
 
 /* Counters are 8-byte big-endian signed integers. A checked increment is
@@ -457,13 +467,19 @@ env_new (const gchar *path, const AbRocksOptions *o, GError **error)
   g_queue_init (&e->pending);
   env_options (e);
   char *err = NULL;
-  e->db = rocksdb_open (e->options, path, &err);
+  /* Read-only takes no lock: it opens every table file the writer has now
+   * (max_open_files -1 keeps them open, so a compaction of the writer's
+   * cannot take one away) and reads them as they were. */
+  e->db = o->readonly ? rocksdb_open_for_read_only (e->options, path, 0, &err)
+                      : rocksdb_open (e->options, path, &err);
   if (err != NULL)
     {
       /* another process holds DIR/LOCK: say so plainly */
       if (strstr (err, "lock") != NULL || strstr (err, "LOCK") != NULL)
         g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                     "rocksdb %s is in use by another process (%s)", path, err);
+                     "rocksdb %s is in use by another process (%s); a reader beside it (a "
+                     "backup, a copy from it) opens it as rocksdb:%s?readonly=1",
+                     path, err, path);
       else
         g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "rocksdb open %s: %s", path, err);
       rocksdb_free (err);
@@ -516,6 +532,7 @@ static const AbStoreVTable rocks_vtable = {
   .snapshot_scan = rocks_snapshot_scan,
   .snapshot_close = rocks_snapshot_close,
   .native_backup = rocks_native_backup,
+  .sync = rocks_sync,
   .write_seq = ab_rocks_write_seq,
   .gauges = ab_rocks_gauges,
 };

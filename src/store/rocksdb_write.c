@@ -428,8 +428,20 @@ enqueue (RocksEnv *e, RocksReq *req)
 
 /* Queues a synchronous request and waits until it is durable or failed. */
 static gboolean
+read_only (RocksEnv *e, GError **error)
+{
+  if (!e->o.readonly)
+    return FALSE;
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+               "rocksdb %s is open read-only (readonly=1): it takes no writes", e->dir.path);
+  return TRUE;
+}
+
+static gboolean
 submit (AbStore *s, RocksReq *req, GError **error)
 {
+  if (read_only (ab_rocks_env_of (s), error))
+    return FALSE;
   if (req->key != NULL && req->klen > s->max_key)
     {
       g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
@@ -458,6 +470,12 @@ ab_rocks_batch (AbStore *s, const AbBatch *b, GError **error)
 void
 ab_rocks_transact (AbStore *s, AbTxnPlan plan, AbTxnDone on_done, gpointer user)
 {
+  g_autoptr (GError) refused = NULL;
+  if (read_only (ab_rocks_env_of (s), &refused))
+    {
+      on_done (user, refused);
+      return;
+    }
   RocksReq *req = g_new0 (RocksReq, 1);
   req->kind = REQ_TXN;
   req->plan = plan;

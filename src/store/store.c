@@ -677,10 +677,24 @@ ab_store_native_backup (AbStore *s, const gchar *dir, GError **error)
   if (s->vt->native_backup == NULL)
     {
       g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
-                   "the %s store has no native backup (only lmdb has one)", s->vt->name);
+                   "the %s store has no native backup (lmdb and rocksdb have one)", s->vt->name);
       return FALSE;
     }
   return s->vt->native_backup (s, dir, error);
+}
+
+const gchar *
+ab_store_kind (AbStore *s)
+{
+  g_return_val_if_fail (s != NULL, NULL);
+  return s->vt->name;
+}
+
+gboolean
+ab_store_sync (AbStore *s, GError **error)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  return s->vt->sync == NULL || s->vt->sync (s, error);
 }
 
 gboolean

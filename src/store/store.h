@@ -213,10 +213,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbSnapshot, ab_snapshot_close)
 
 /* A copy of the whole store in the backend's own file format, taken at one
  * consistent point while others keep writing (lmdb: mdb_env_copy2 with
- * MDB_CP_COMPACT into DIR/data.mdb; the copy opens as lmdb:DIR). dir is
- * created if absent and must be empty. Stores without one fail with
+ * MDB_CP_COMPACT into DIR/data.mdb; rocksdb: a checkpoint, hard links to its
+ * table files; the copy opens as KIND:DIR, KIND being ab_store_kind). dir
+ * is created if absent and must be empty. Stores without one fail with
  * AB_STORE_ERROR_UNAVAILABLE. */
 gboolean ab_store_native_backup (AbStore *s, const gchar *dir, GError **error);
+/* The backend's name, its URI scheme: "lmdb", "rocksdb", "memory", "hbase". */
+const gchar *ab_store_kind (AbStore *s);
+/* Makes every write acknowledged so far durable on a store opened with
+ * sync=0 (lmdb: an fsync of the data file; rocksdb: of its write-ahead
+ * log); a no-op elsewhere. */
+gboolean ab_store_sync (AbStore *s, GError **error);
 
 /* Convenience writes: a one-mutation batch. */
 gboolean ab_store_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *val, gsize vlen,

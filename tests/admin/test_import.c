@@ -77,6 +77,16 @@ store_new (Store *s, const gchar *uri, gboolean keep)
   return NULL;
 }
 
+/* A fresh store of kind (lmdb or rocksdb) in a temp dir of its own. */
+static void
+store_new_local (Store *s, const gchar *kind)
+{
+  g_autofree gchar *dir = g_dir_make_tmp ("ab-import-XXXXXX", NULL);
+  g_autofree gchar *uri = g_strdup_printf ("%s:%s", kind, dir);
+  store_new (s, uri, FALSE);
+  s->dir = g_steal_pointer (&dir);
+}
+
 /* ---- events ---- */
 
 typedef struct {
@@ -620,12 +630,12 @@ END_TEST
 START_TEST (test_csv)
 {
   Store st = { 0 };
-  store_new (&st, NULL, FALSE);
+  store_new_local (&st, _i == 0 ? "lmdb" : "rocksdb");
   g_autoptr (GArray) evs = events_new (2000, N_SRC, N_TGT, 23);
   g_autofree gchar *file = g_build_filename (st.dir, "events.CSV", NULL);
   write_csv (file, evs);
   g_autofree gchar *out = NULL, *err = NULL;
-  /* sync=0: the import fsyncs the store itself before the checkpoint and at the end */
+  /* sync=0: the import syncs the store itself before the checkpoint and at the end */
   g_autofree gchar *nosync = g_strdup_printf ("%s?sync=0", st.uri);
   g_autofree gchar *ckpt = g_build_filename (st.dir, "csv.ckpt", NULL);
   int rc
@@ -994,7 +1004,7 @@ main (void)
   tcase_add_test (tc, test_jsonl_shapes);
   tcase_add_test (tc, test_sorted_windows);
   tcase_add_test (tc, test_ties_across_batches);
-  tcase_add_test (tc, test_csv);
+  tcase_add_loop_test (tc, test_csv, 0, 2); /* into lmdb, into rocksdb */
   tcase_add_test (tc, test_bad_lines);
   tcase_add_test (tc, test_engine_error);
   tcase_add_test (tc, test_strict);

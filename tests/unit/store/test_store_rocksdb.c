@@ -24,6 +24,8 @@ START_TEST (test_uris)
   st_assert_open_fails (bad_param, AB_STORE_ERROR_URI, "mapsize=1g");
   st_assert_open_fails (bad_flag, AB_STORE_ERROR_URI, "sync=yes");
   st_assert_open_fails ("rocksdb:", AB_STORE_ERROR_URI, "needs a directory");
+  g_autofree gchar *bad_ro = st_uri ("rocksdb", dir, "readonly=2");
+  st_assert_open_fails (bad_ro, AB_STORE_ERROR_URI, "readonly=2");
   st_assert_open_fails ("rocksdb:/proc/forbidden/db", AB_STORE_ERROR_IO, "/proc/forbidden/db");
   st_assert_open_fails ("nosuch:x", AB_STORE_ERROR_URI, "rocksdb:DIR");
   g_autoptr (AbStore) s = st_open (good);
@@ -75,7 +77,18 @@ START_TEST (test_handles_share_db)
 END_TEST
 
 /* A second process gets a message that names the cause, not RocksDB's
- * LOCK file error alone. */
+ * LOCK file error alone; beside the writer it may read (readonly=1): the
+ * rows as they were when it opened, its own writes refused. */
+static gboolean
+refuse_nothing (AbStore *view, AbBatch *batch, gpointer user, GError **error)
+{
+  (void) view;
+  (void) user;
+  (void) error;
+  ab_batch_put (batch, ST_S ("planned"), ST_S ("x"));
+  return TRUE;
+}
+
 START_TEST (test_other_process_holds_it)
 {
   g_autofree gchar *dir = st_fresh_dir ("held");
@@ -89,7 +102,9 @@ START_TEST (test_other_process_holds_it)
     {
       close (hold[1]); /* so that the parent's close ends the read */
       AbStore *s = ab_store_open (uri, NULL);
-      char c = s != NULL ? 'y' : 'n';
+      gboolean put = s != NULL && ab_store_put (s, ST_S ("theirs"), ST_S ("1"), NULL)
+                     && ab_store_sync (s, NULL);
+      char c = put ? 'y' : 'n';
       if (write (ready[1], &c, 1) != 1 || read (hold[0], &c, 1) < 0)
         _exit (3);
       _exit (0); /* no close: the lock goes with the process */
@@ -99,10 +114,27 @@ START_TEST (test_other_process_holds_it)
   ck_assert_int_eq (read (ready[0], &c, 1), 1);
   ck_assert_int_eq (c, 'y');
   st_assert_open_fails (uri, AB_STORE_ERROR_IO, "in use by another process");
+  {
+    g_autofree gchar *ro = st_uri ("rocksdb", dir, "readonly=1");
+    g_autoptr (AbStore) r = st_open (ro);
+    GError *error = NULL;
+    st_assert_value (r, ST_S ("theirs"), ST_S ("1"));
+    ck_assert (!ab_store_put (r, ST_S ("mine"), ST_S ("no"), &error));
+    ck_assert_int_eq (error->code, AB_STORE_ERROR_UNAVAILABLE);
+    g_clear_error (&error);
+    g_autoptr (AbBatch) b = ab_batch_new ();
+    ab_batch_add (b, ST_S ("n"), 1);
+    ck_assert (!ab_store_batch (r, b, &error));
+    g_clear_error (&error);
+    ck_assert (!ab_store_transact (r, refuse_nothing, NULL, &error));
+    ck_assert (strstr (error->message, "read-only") != NULL);
+    g_clear_error (&error);
+  }
   close (hold[1]);
   ck_assert_int_eq (waitpid (pid, &status, 0), pid);
   g_autoptr (AbStore) s = st_open (uri); /* free again */
   st_put (s, ST_S ("mine"), ST_S ("now"));
+  st_assert_value (s, ST_S ("planned"), NULL, 0);
 }
 END_TEST
 
