@@ -27,6 +27,10 @@ tests_rest_test_auth_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS
 # and on rocksdb.
 TESTS += tests/rest/hbase-suites.sh tests/rest/rocksdb-suites.sh
 EXTRA_DIST += tests/rest/hbase-suites.sh tests/rest/rocksdb-suites.sh tests/rest/store-suites.sh
+# tests/bench/which-store.sh at a small size (LMDB and RocksDB side by side).
+TESTS += tests/bench/which-store-smoke.sh
+EXTRA_DIST += tests/bench/which-store-smoke.sh tests/bench/which-store.sh \
+	tests/bench/which-store/load.py tests/bench/which-store/mix.lua
 check_PROGRAMS += tests/rest/test_nodes
 TESTS += tests/rest/test_nodes
 tests_rest_test_nodes_SOURCES = tests/rest/test_nodes.c $(REST_HARNESS)

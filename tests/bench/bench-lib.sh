@@ -230,3 +230,85 @@ ab_settle() {
   done
   say "WARNING: the server was still answering requests after two minutes"
 }
+
+# ---- PostgreSQL (rest-bench.sh, which-store.sh) ----
+# The caller defines pgbin (pg_bindir), tmp, pg_data= and as_pg=() first
+# and calls pg_stop on exit.
+pg_bindir() {
+  local d
+  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+    [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && { echo "$d"; return 0; }
+  done
+  command -v pg_config >/dev/null && d=$(pg_config --bindir) && [ -x "$d/initdb" ] && { echo "$d"; return 0; }
+  command -v initdb >/dev/null && { dirname "$(readlink -f "$(command -v initdb)")"; return 0; }
+  return 1
+}
+pgbench_bin() {
+  local d
+  d=$(pg_bindir 2>/dev/null) && [ -x "$d/pgbench" ] && { echo "$d/pgbench"; return 0; }
+  command -v pgbench
+}
+pg_stop() {
+  [ -n "$pg_data" ] && [ -f "$pg_data/postmaster.pid" ] || return 0
+  "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pg_data" -m fast -w -t 30 stop >/dev/null 2>&1 \
+    || "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pg_data" -m immediate -w -t 10 stop >/dev/null 2>&1 || true
+}
+
+# pg_start ROOT CONNS: initdb in ROOT/data and a server on a free loopback
+# port (fsync and synchronous commit on), run as the postgres user when
+# root; sets pg_root, pg_data, pg_port, as_pg and psql_ (psql as postgres).
+pg_start() {
+  pg_root=$1
+  local conns=$2
+  mkdir -p "$pg_root"
+  if is_root; then
+    id postgres >/dev/null 2>&1 || die "running as root but there is no 'postgres' user to run PostgreSQL"
+    chown postgres: "$pg_root"
+    as_pg=(runuser -u postgres --)
+  fi
+  pg_port=$(free_port) || die "no free port for PostgreSQL"
+  "${as_pg[@]}" "$pgbin/initdb" -D "$pg_root/data" -U postgres -A trust -E UTF8 --no-sync \
+    >"$pg_root/initdb.log" 2>&1 || { cat "$pg_root/initdb.log" >&2; die "initdb failed"; }
+  pg_data=$pg_root/data
+  "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pg_data" -l "$pg_root/server.log" -w -t 60 \
+    -o "-p $pg_port -k $pg_root -c listen_addresses=127.0.0.1 -c max_connections=$((conns + 20)) \
+        -c fsync=on -c synchronous_commit=on -c full_page_writes=on" start >/dev/null 2>&1 \
+    || { cat "$pg_root/server.log" >&2 2>/dev/null || true; die "PostgreSQL did not start on 127.0.0.1:$pg_port"; }
+  "$pgbin/pg_isready" -h 127.0.0.1 -p "$pg_port" -t 30 >/dev/null 2>&1 || die "PostgreSQL not ready"
+  psql_() { psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres "$@"; }
+  command -v psql >/dev/null || psql_() { "$pgbin/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres "$@"; }
+}
+
+# pgbench_run NAME SCRIPT [PGBENCH ARGS...]: one pgbench run of $conns
+# clients, $threads jobs, $secs seconds on database bench; sets pg_tps,
+# pg_p50 and pg_p99 (microseconds).
+pgbench_run() {
+  local name=$1 script=$2 out failed
+  shift 2
+  out=$tmp/pgbench-$name.out
+  mkdir -p "$tmp/pglog"
+  "$pgbench" -h 127.0.0.1 -p "$pg_port" -U postgres -n -M prepared \
+    -c "$conns" -j "$threads" -T "$secs" -f "$script" "$@" \
+    -l --log-prefix="$tmp/pglog/$name" bench >"$out" 2>&1 \
+    || { cat "$out" >&2; die "pgbench failed for $name"; }
+  pg_tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)$/\1/p' "$out" | head -1)
+  [ -n "$pg_tps" ] || pg_tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out" | tail -1)
+  [ -n "$pg_tps" ] || { cat "$out" >&2; die "no tps from pgbench for $name"; }
+  failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$out")
+  [ "${failed:-0}" -eq 0 ] || say "WARNING: $name: $failed failed transactions"
+  # Latency per transaction from the per-transaction log (-l; columns: client
+  # transaction latency_us script epoch_s epoch_us). pgbench's own latency
+  # column reads a cached clock and is 0 for most transactions under load, so
+  # use each client's time between consecutive completions instead (the first
+  # transaction of a client keeps the logged latency): closed loop, so this is
+  # the request's full round trip, client-side queueing included.
+  read -r pg_p50 pg_p99 < <(cat "$tmp/pglog/$name".* | awk '
+    { t = $5 * 1000000 + $6
+      if ($1 in last) print t - last[$1]; else print $3
+      last[$1] = t }' | sort -n | awk '
+    { v[NR] = $1 } END {
+      if (NR == 0) { print "0 0"; exit }
+      i50 = int(NR * 0.50 + 0.999999); i99 = int(NR * 0.99 + 0.999999)
+      print v[i50], v[i99] }')
+  rm -f "$tmp/pglog/$name".*
+}

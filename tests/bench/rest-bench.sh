@@ -73,22 +73,8 @@ need_counts secs conns threads rounds
 # ---------------------------------------------------------------- tools
 is_root() { [ "$(id -u)" = 0 ]; }
 
-pg_bindir() {
-  local d
-  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
-    [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && { echo "$d"; return 0; }
-  done
-  command -v pg_config >/dev/null && d=$(pg_config --bindir) && [ -x "$d/initdb" ] && { echo "$d"; return 0; }
-  command -v initdb >/dev/null && { dirname "$(readlink -f "$(command -v initdb)")"; return 0; }
-  return 1
-}
 nginx_bin() {
   command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; }
-}
-pgbench_bin() {
-  local d
-  d=$(pg_bindir 2>/dev/null) && [ -x "$d/pgbench" ] && { echo "$d/pgbench"; return 0; }
-  command -v pgbench
 }
 
 install_missing() {
@@ -127,11 +113,6 @@ perf_pid=
 pg_data=
 as_pg=()
 
-pg_stop() {
-  [ -n "$pg_data" ] && [ -f "$pg_data/postmaster.pid" ] || return 0
-  "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pg_data" -m fast -w -t 30 stop >/dev/null 2>&1 \
-    || "${as_pg[@]}" "$pgbin/pg_ctl" -D "$pg_data" -m immediate -w -t 10 stop >/dev/null 2>&1 || true
-}
 
 cleanup() {
   local rc=$?
@@ -179,35 +160,10 @@ run_wrk() {
 
 # run_pgbench NAME SCRIPT: one round of PostgreSQL driven by pgbench, into R[NAME]
 run_pgbench() {
-  local name=$1 script=$2 out tps p50 p99 failed
-  out=$tmp/pgbench-$name.out
-  mkdir -p "$tmp/pglog"
-  "$pgbench" -h 127.0.0.1 -p "$pg_port" -U postgres -n -M prepared \
-    -c "$conns" -j "$threads" -T "$secs" -f "$assets/$script" \
-    -l --log-prefix="$tmp/pglog/$name" bench >"$out" 2>&1 \
-    || { cat "$out" >&2; die "pgbench failed for $name"; }
-  tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)$/\1/p' "$out" | head -1)
-  [ -n "$tps" ] || tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$out" | tail -1)
-  [ -n "$tps" ] || { cat "$out" >&2; die "no tps from pgbench for $name"; }
-  failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$out")
-  [ "${failed:-0}" -eq 0 ] || say "WARNING: $name: $failed failed transactions"
-  # Latency per transaction from the per-transaction log (-l; columns: client
-  # transaction latency_us script epoch_s epoch_us). pgbench's own latency
-  # column reads a cached clock and is 0 for most transactions under load, so
-  # use each client's time between consecutive completions instead (the first
-  # transaction of a client keeps the logged latency): closed loop, so this is
-  # the request's full round trip, client-side queueing included.
-  read -r p50 p99 < <(cat "$tmp/pglog/$name".* | awk '
-    { t = $5 * 1000000 + $6
-      if ($1 in last) print t - last[$1]; else print $3
-      last[$1] = t }' | sort -n | awk '
-    { v[NR] = $1 } END {
-      if (NR == 0) { print "0 0"; exit }
-      i50 = int(NR * 0.50 + 0.999999); i99 = int(NR * 0.99 + 0.999999)
-      print v[i50], v[i99] }')
-  rm -f "$tmp/pglog/$name".*
-  keep_best "$name" "$tps $p50 $p99"
-  say "round $round: $name: $tps TPS (p50 ${p50}us, p99 ${p99}us)"
+  local name=$1 script=$2
+  pgbench_run "$name" "$assets/$script"
+  keep_best "$name" "$pg_tps $pg_p50 $pg_p99"
+  say "round $round: $name: $pg_tps TPS (p50 ${pg_p50}us, p99 ${pg_p99}us)"
 }
 
 # ---------------------------------------------------------------- 1. nginx
@@ -241,24 +197,7 @@ wait_http "http://127.0.0.1:$ngx_port/" 10 "$nginx_pid" \
   || { cat "$ngx_dir/stdout" "$ngx_dir/error.log" >&2 2>/dev/null || true; die "nginx did not come up on 127.0.0.1:$ngx_port"; }
 say "nginx up on 127.0.0.1:$ngx_port"
 # ---------------------------------------------------------------- 2. PostgreSQL
-pg_root=$tmp/pg
-mkdir -p "$pg_root"
-if is_root; then
-  id postgres >/dev/null 2>&1 || die "running as root but there is no 'postgres' user to run PostgreSQL"
-  chown postgres: "$pg_root"
-  as_pg=(runuser -u postgres --)
-fi
-pg_port=$(free_port) || die "no free port for PostgreSQL"
-"${as_pg[@]}" "$pgbin/initdb" -D "$pg_root/data" -U postgres -A trust -E UTF8 --no-sync \
-  >"$pg_root/initdb.log" 2>&1 || { cat "$pg_root/initdb.log" >&2; die "initdb failed"; }
-pg_data=$pg_root/data
-"${as_pg[@]}" "$pgbin/pg_ctl" -D "$pg_data" -l "$pg_root/server.log" -w -t 60 \
-  -o "-p $pg_port -k $pg_root -c listen_addresses=127.0.0.1 -c max_connections=$((conns + 20)) \
-      -c fsync=on -c synchronous_commit=on -c full_page_writes=on" start >/dev/null 2>&1 \
-  || { cat "$pg_root/server.log" >&2 2>/dev/null || true; die "PostgreSQL did not start on 127.0.0.1:$pg_port"; }
-"$pgbin/pg_isready" -h 127.0.0.1 -p "$pg_port" -t 30 >/dev/null 2>&1 || die "PostgreSQL not ready"
-psql_() { psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres "$@"; }
-command -v psql >/dev/null || psql_() { "$pgbin/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$pg_port" -U postgres "$@"; }
+pg_start "$tmp/pg" "$conns"
 psql_ -d postgres -c 'CREATE DATABASE bench' >/dev/null || die "CREATE DATABASE failed"
 psql_ -d bench -f "$assets/schema.sql" >/dev/null || die "loading the PostgreSQL schema failed"
 n=$(psql_ -d bench -At -c 'SELECT count(*) FROM likes') || die "PostgreSQL preload check failed"
