@@ -8,7 +8,8 @@
 #      each successive million (a tenth below 2M) and the last over the
 #      first; disk bytes per edge after the load (the store directory, the
 #      server stopped). PostgreSQL: COPY of the same likes, counters built by
-#      one GROUP BY each, then its database size.
+#      one GROUP BY each, then its database size. Then the store settles
+#      (RocksDB: until no compaction is pending) before the mixes.
 #   2. mixes on each loaded store, BENCH_SECONDS each with BENCH_CONNECTIONS
 #      connections: read-heavy (95% reads: GET, SCAN limit 25, COUNT a third
 #      each; 5% single-edge INSERTs) and write-heavy (50/50), wrk with
@@ -86,6 +87,20 @@ declare -A R # "SIZE STORE FIELD" -> value
 # peak RSS (kB) of a process so far
 peak_rss() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
+# settle: until the store's background work is done (RocksDB: no pending
+# compaction bytes twice in a row, a second apart; at most 300 s), as a
+# service would read it in its steady state; prints the seconds it took.
+settle() {
+  local t0=$SECONDS quiet=0 pending
+  while [ $((SECONDS - t0)) -lt 300 ] && [ $quiet -lt 2 ]; do
+    pending=$(curl -sS --max-time 5 "$base/metrics" \
+      | awk '$1 == "actionbase_store_rocksdb_pending_compaction_bytes" {print $2}')
+    if [ -z "$pending" ] || [ "$pending" = 0 ]; then quiet=$((quiet + 1)); else quiet=0; fi
+    [ $quiet -ge 2 ] || sleep 1
+  done
+  echo $((SECONDS - t0))
+}
+
 # mix_ab SIZE STORE NAME WRITES: one wrk mix against the server at $base
 mix_ab() {
   local size=$1 store=$2 name=$3 w=$4
@@ -110,6 +125,8 @@ run_store() {
   R["$size $store load"]=$line
   say "$store: $line"
   ab_get_has "$table/edges/count?start=u0&direction=OUT" "\"count\":$items,"
+  R["$size $store settle"]=$(settle)
+  say "$store: settled in ${R["$size $store settle"]} s"
   mix_ab "$size" "$store" read-heavy 5
   local rss0
   rss0=$(peak_rss "$ab_pid")
@@ -206,9 +223,9 @@ echo
 echo "Which store: $(nproc) cores, ${secs}s per mix, $conns connections, ITEMS=$items, REST loads of 1,000 edges a request from $clients clients"
 for size in $sizes; do
   echo
-  printf '%-9s %-9s %10s %10s %10s %7s %9s | %-11s %9s %7s %7s | %-11s %9s %7s %7s %8s\n' \
+  printf '%-9s %-9s %10s %10s %10s %7s %9s | %-11s %9s %7s %7s | %-11s %9s %7s %7s %8s %8s\n' \
     "edges" "store" "load e/s" "first e/s" "last e/s" "last/1st" "bytes/e" \
-    "read-heavy" "req/s" "p50 ms" "p99 ms" "write-heavy" "req/s" "p50 ms" "p99 ms" "RSS MiB"
+    "read-heavy" "req/s" "p50 ms" "p99 ms" "write-heavy" "req/s" "p50 ms" "p99 ms" "RSS MiB" "settle s"
   for store in $stores; do
     load=${R["$size $store load"]:-}
     [ -n "$load" ] || continue
@@ -218,12 +235,13 @@ for size in $sizes; do
     lr=$( [ "$first" = - ] && echo - || ratio "$last" "$first")
     rh=(${R["$size $store read-heavy"]}) wh=(${R["$size $store write-heavy"]})
     rss=(${R["$size $store rss"]:-0 0})
-    printf '%-9s %-9s %10.0f %10s %10s %7s %9.0f | %-11s %9.0f %7.2f %7.2f | %-11s %9.0f %7.2f %7.2f %8s\n' \
+    printf '%-9s %-9s %10.0f %10s %10s %7s %9.0f | %-11s %9.0f %7.2f %7.2f | %-11s %9.0f %7.2f %7.2f %8s %8s\n' \
       "$size" "$store" "$(awk -v n="$size" -v s="$secs_load" 'BEGIN{print n / s}')" "$first" "$last" "$lr" \
       "$(awk -v d="${R["$size $store disk"]}" -v n="$size" 'BEGIN{print d / n}')" \
       "" "${rh[0]}" "$(awk -v v="${rh[1]}" 'BEGIN{print v / 1000}')" "$(awk -v v="${rh[2]}" 'BEGIN{print v / 1000}')" \
       "" "${wh[0]}" "$(awk -v v="${wh[1]}" 'BEGIN{print v / 1000}')" "$(awk -v v="${wh[2]}" 'BEGIN{print v / 1000}')" \
-      "$( [ "$store" = postgres ] && echo - || awk -v v="${rss[1]}" 'BEGIN{printf "%.0f", v / 1024}')"
+      "$( [ "$store" = postgres ] && echo - || awk -v v="${rss[1]}" 'BEGIN{printf "%.0f", v / 1024}')" \
+      "${R["$size $store settle"]:--}"
   done
   # ratios and the verdict of this size
   for mix in read-heavy write-heavy; do
