@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command for a laptop: installs what is missing, builds an optimised
 # actionbased in build/release and runs it on the embedded LMDB store
-# (./actionbase-data) at 127.0.0.1:8080. Extra arguments go to actionbased.
+# (./actionbase-data) at 127.0.0.1:8080; AB_STORE=rocksdb:DIR for write-heavy
+# use (docs/operations.md, "Which store"). Extra arguments go to actionbased.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
