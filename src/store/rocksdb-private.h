@@ -14,7 +14,7 @@
 
 /* How a database is opened (the URI's parameters, rocksdb_uri.c). */
 typedef struct {
-  gsize memory;  /* block cache plus memtables, in bytes (rocksdb-memory) */
+  gsize memory;      /* block cache plus memtables, in bytes (rocksdb-memory) */
   gboolean sync;     /* an fsync of the write-ahead log per group commit */
   gboolean readonly; /* beside another process's writer: reads as of the open */
 } AbRocksOptions;
