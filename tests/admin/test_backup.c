@@ -98,7 +98,7 @@ seed_on (AbTestEnv *env, guint n, int store)
 static void
 seed (AbTestEnv *env, guint n)
 {
-  seed_on (env, n, 1);
+  seed_on (env, n, AB_TEST_LMDB);
 }
 
 static gchar *
@@ -562,7 +562,7 @@ START_TEST (test_native)
 {
   const gchar *kind = _i == 0 ? "lmdb" : "rocksdb";
   AbTestEnv env = { 0 };
-  seed_on (&env, 300, _i == 0 ? 1 : 2);
+  seed_on (&env, 300, _i == 0 ? AB_TEST_LMDB : AB_TEST_ROCKSDB);
   g_autofree gchar *uri = reader_uri (kind, env.tmpdir);
   g_autofree gchar *parent = new_dir ("nat");
   g_autofree gchar *dir = g_build_filename (parent, "b", NULL);

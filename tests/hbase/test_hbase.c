@@ -87,7 +87,7 @@ START_TEST (test_rows_match_encoding_vectors)
   AbTestEnv env;
   g_autofree gchar *table = NULL;
   AbHbRaw *r;
-  ab_test_env_open (&env, 2);
+  ab_test_env_open (&env, AB_TEST_HBASE);
   ab_test_create_table (&env, "likes", LIKES_DESC);
   g_autoptr (GArray) res = ab_test_mutate (&env, "likes", "likes", ALICE_PHONE);
   ck_assert_uint_eq (res->len, 1);
@@ -174,7 +174,7 @@ START_TEST (test_wide_rows_are_qualified_cells)
 {
   AbTestEnv env;
   GError *error = NULL;
-  ab_test_env_open (&env, 2);
+  ab_test_env_open (&env, AB_TEST_HBASE);
   ab_test_create_table (&env, "likes", KINDS_DESC);
   const gchar *targets[] = { "Phone", "Laptop", "Book" }, *kinds[] = { "x", "x", "y" };
   for (guint i = 0; i < 3; i++)
@@ -378,7 +378,7 @@ START_TEST (test_five_thousand_items)
   g_autoptr (GString) body = g_string_new ("{\"mutations\":[");
   guint n, puts = 0;
   AbEngineConfig cfg;
-  g_autofree gchar *uri = ab_test_store_uri (2, &env.tmpdir);
+  g_autofree gchar *uri = ab_test_store_uri (AB_TEST_HBASE, &env.tmpdir);
   GError *error = NULL;
   ab_engine_config_init (&cfg);
   cfg.max_mutations = 5000; /* the default caps a request at 1,000 items */

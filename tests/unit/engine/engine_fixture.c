@@ -15,12 +15,12 @@ gchar *
 ab_test_store_uri (int i, gchar **tmpdir)
 {
   *tmpdir = NULL;
-  if (i == 0)
+  if (i == AB_TEST_MEMORY)
     return g_strdup ("memory:");
-  if (i == 3)
+  if (i == AB_TEST_HBASE)
     return ab_hbase_test_uri ("engine", 4);
   *tmpdir = g_dir_make_tmp ("ab-engine-XXXXXX", NULL);
-  return g_strdup_printf ("%s:%s?sync=0", i == 1 ? "lmdb" : "rocksdb", *tmpdir);
+  return g_strdup_printf ("%s:%s?sync=0", i == AB_TEST_LMDB ? "lmdb" : "rocksdb", *tmpdir);
 }
 
 void

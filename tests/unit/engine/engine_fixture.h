@@ -7,8 +7,9 @@
 #include "engine/state.h"
 #include "model/schema.h"
 
-/* Loop index -> store URI ("memory:", a fresh "lmdb:" temp dir, or with
- * AB_HBASE_ADDR set a fresh hbase:// table as index 2). */
+/* Loop index -> store URI: "memory:", a fresh "lmdb:" or "rocksdb:" temp
+ * dir, or with AB_HBASE_ADDR set a fresh hbase:// table. */
+enum { AB_TEST_MEMORY, AB_TEST_LMDB, AB_TEST_ROCKSDB, AB_TEST_HBASE };
 gchar *ab_test_store_uri (int i, gchar **tmpdir);
 int ab_test_n_stores (void);
 #define AB_TEST_N_STORES ab_test_n_stores ()

@@ -198,7 +198,7 @@ START_TEST (hot_key_does_not_starve_others)
    * keeps the 50 ms bound and the p99 a loose one. A starved pool costs at
    * least one lock backoff (100 ms) per request (up to lock_retries of
    * them), which moves the median too. */
-  gboolean remote = store_index == 2;
+  gboolean remote = store_index == AB_TEST_HBASE;
   Took alone = measure (remote ? 0 : hammers, 0, FALSE);
   gint before_hot = atomic_load (&version);
   Took hot = measure (hammers, 1, TRUE);
