@@ -39,9 +39,10 @@ static const gchar USAGE[]
     = "Usage: actionbase-admin copy --from URI --to URI [OPTION...]\n"
       "\n"
       "Copies the catalog and every row of one store into another (lmdb:DIR, rocksdb:DIR,\n"
-      "memory:, "
-      "hbase://HOST:PORT/NS?table=T), read from a snapshot of the source in key order, so\n"
-      "the source may keep serving. Rows travel byte for byte.\n"
+      "memory:, hbase://HOST:PORT/NS?table=T), read from a snapshot of the source in key\n"
+      "order, so the source may keep serving (a RocksDB source beside its server is read\n"
+      "as rocksdb:DIR?readonly=1). Rows travel byte for byte. The same store, or the\n"
+      "same local directory by any spelling, cannot be both --from and --to.\n"
       "\n"
       "Options:\n"
       "  --from URI          the source store\n"
@@ -253,21 +254,6 @@ by_name (gconstpointer a, gconstpointer b)
   return strcmp (*(const gchar *const *) a, *(const gchar *const *) b);
 }
 
-/* The directory of an lmdb: or rocksdb: URI, resolved, or NULL for other
- * schemes. */
-static gchar *
-local_dir (const gchar *uri)
-{
-  const gchar *rest = g_str_has_prefix (uri, "lmdb:")      ? uri + 5
-                      : g_str_has_prefix (uri, "rocksdb:") ? uri + 8
-                                                           : NULL;
-  if (rest == NULL)
-    return NULL;
-  g_autofree gchar *dir = g_strndup (rest, strcspn (rest, "?"));
-  gchar *real = realpath (dir, NULL);
-  return real != NULL ? real : g_steal_pointer (&dir);
-}
-
 static gchar *
 default_checkpoint (const gchar *to)
 {
@@ -360,7 +346,7 @@ parse_options (int argc, char **argv, CopyOptions *o)
     return usage_error ("both --from URI and --to URI are required");
   if (g_str_equal (o->from, o->to))
     return usage_error ("--from and --to name the same store");
-  g_autofree gchar *fd = local_dir (o->from), *td = local_dir (o->to);
+  g_autofree gchar *fd = ab_store_uri_dir (o->from), *td = ab_store_uri_dir (o->to);
   if (fd != NULL && td != NULL && g_str_equal (fd, td))
     return usage_error ("--from and --to name the same store directory %s", fd);
   if (o->batch < 1 || o->batch > 1000000)

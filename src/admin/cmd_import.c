@@ -36,8 +36,8 @@
 #define WINDOW_BATCHES 20
 #define WINDOW_MAX_BYTES (32 * 1024 * 1024)
 #define CHECKPOINT_EVERY_US G_USEC_PER_SEC
-/* With lmdb:DIR?sync=0 a checkpoint costs an fsync of the whole store's
- * dirty pages: much less often. */
+/* With sync=0 (lmdb:, rocksdb:) a checkpoint costs a sync of the store
+ * (LMDB: all its dirty pages): much less often. */
 #define CHECKPOINT_NOSYNC_EVERY_US (30 * G_USEC_PER_SEC)
 
 typedef enum { FORMAT_AUTO, FORMAT_JSONL, FORMAT_CSV } Format;
@@ -882,21 +882,6 @@ checkpoint_load (Import *imp, GError **error)
  * the machine (not of the process) in between can lose what was written
  * since the last sync, as both stores say of that mode. */
 
-/* An lmdb: or rocksdb: URI whose last sync= parameter is 0. */
-static gboolean
-local_nosync (const gchar *uri)
-{
-  const gchar *q = strchr (uri, '?');
-  if ((!g_str_has_prefix (uri, "lmdb:") && !g_str_has_prefix (uri, "rocksdb:")) || q == NULL)
-    return FALSE;
-  g_auto (GStrv) params = g_strsplit (q + 1, "&", -1);
-  gboolean nosync = FALSE;
-  for (guint i = 0; params[i] != NULL; i++)
-    if (g_str_equal (params[i], "sync=0") || g_str_equal (params[i], "sync=1"))
-      nosync = params[i][5] == '0';
-  return nosync;
-}
-
 /* Makes every commit so far durable (sync=0 stores only). */
 static gboolean
 flush_store (Import *imp, GError **error)
@@ -1485,10 +1470,11 @@ static const gchar *const DESCRIPTION
       "durably about once a second and at the end; a rerun with the same --checkpoint\n"
       "skips them. Delete FILE to import the same files from the start again.\n"
       "\n"
-      "Into LMDB, lmdb:DIR?sync=0 skips the fsync of every commit: the import\n"
-      "fsyncs DIR/data.mdb itself before each checkpoint and at the end (much\n"
-      "faster on a large store; a machine crash during the import can lose or\n"
-      "damage what was written since the last fsync).";
+      "Into LMDB or RocksDB, ?sync=0 in the URI (lmdb:DIR?sync=0, rocksdb:DIR?sync=0)\n"
+      "skips the fsync of every commit: the import syncs the store itself (LMDB's\n"
+      "data file, RocksDB's write-ahead log) before each checkpoint and at the end\n"
+      "(much faster on a large store; a machine crash during the import can lose or\n"
+      "damage what was written since the last sync).";
 
 /* Everything after the options: opens the engine, reads, applies, sums up. */
 static int
@@ -1530,7 +1516,7 @@ run (Import *imp, gchar **paths)
   gchar *merge[] = { imp->database, NULL };
   if (imp->insert_merge)
     cfg.insert_merge_databases = merge;
-  imp->nosync = local_nosync (imp->store_uri);
+  imp->nosync = ab_store_uri_defers_sync (imp->store_uri);
   if (imp->nosync)
     fprintf (stderr,
              "%s: sync=0: commits are made durable by a sync of the store before each "

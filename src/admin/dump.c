@@ -308,37 +308,67 @@ name_cmp (gconstpointer a, gconstpointer b)
   return strcmp (*(const gchar *const *) a, *(const gchar *const *) b);
 }
 
-/* The native copy's files: LMDB's one data.mdb as the object's own members;
- * a RocksDB checkpoint's files as "files", in name order (without its info
- * logs, which the open of the copy writes). */
-static gboolean
-native_files (JsonBuilder *b, const gchar *native_dir, const gchar *kind, GError **error)
+/* The names of the files in dir, in name order. */
+static GPtrArray *
+list_files (const gchar *dir, GError **error)
 {
-  if (g_str_equal (kind, "lmdb"))
-    return native_file (b, native_dir, kind, "data.mdb", error);
-  g_autoptr (GDir) d = g_dir_open (native_dir, 0, error);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, error);
   if (d == NULL)
-    return FALSE;
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+    return NULL;
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
   for (const gchar *n; (n = g_dir_read_name (d)) != NULL;)
-    if (!g_str_has_prefix (n, "LOG") && !g_str_equal (n, "LOCK"))
-      g_ptr_array_add (names, g_strdup (n));
+    g_ptr_array_add (names, g_strdup (n));
   g_ptr_array_sort (names, name_cmp);
-  json_builder_set_member_name (b, "files");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < names->len; i++)
+  return names;
+}
+
+/* The manifest's "native": the copy's kind and its files (names), hashed as
+ * the native backup left them, before anything opened the copy. One file
+ * (LMDB's data.mdb) is described by the object's own members; several (a
+ * RocksDB checkpoint) as "files", in name order. */
+static JsonNode *
+native_manifest (const gchar *native_dir, const gchar *kind, GPtrArray *names, GError **error)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "kind");
+  json_builder_add_string_value (b, kind);
+  if (names->len == 1 && !native_file (b, native_dir, kind, names->pdata[0], error))
+    return NULL;
+  if (names->len != 1)
     {
-      json_builder_begin_object (b);
-      if (!native_file (b, native_dir, kind, names->pdata[i], error))
-        return FALSE;
-      json_builder_end_object (b);
+      json_builder_set_member_name (b, "files");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < names->len; i++)
+        {
+          json_builder_begin_object (b);
+          if (!native_file (b, native_dir, kind, names->pdata[i], error))
+            return NULL;
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
     }
-  json_builder_end_array (b);
-  return TRUE;
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+/* Reading the copy may leave files of the store's own beside it (LMDB's
+ * lock file): removed, so that the copy's directory holds the files the
+ * manifest lists and nothing else. */
+static void
+remove_unlisted (const gchar *dir, GPtrArray *names)
+{
+  g_autoptr (GPtrArray) now = list_files (dir, NULL);
+  for (guint i = 0; now != NULL && i < now->len; i++)
+    if (!g_ptr_array_find_with_equal_func (names, now->pdata[i], g_str_equal, NULL))
+      {
+        g_autofree gchar *path = g_build_filename (dir, now->pdata[i], NULL);
+        g_remove (path);
+      }
 }
 
 static gboolean
-write_manifest (Writer *w, const AbDumpBackupOptions *o, const gchar *native_dir, GError **error)
+write_manifest (Writer *w, const AbDumpBackupOptions *o, JsonNode *native, GError **error)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
@@ -358,15 +388,10 @@ write_manifest (Writer *w, const AbDumpBackupOptions *o, const gchar *native_dir
   json_builder_add_int_value (b, (gint64) w->bytes);
   json_builder_set_member_name (b, "chunkBytes");
   json_builder_add_int_value (b, (gint64) w->chunk_max);
-  if (native_dir != NULL)
+  if (native != NULL)
     {
       json_builder_set_member_name (b, "native");
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "kind");
-      json_builder_add_string_value (b, o->native_kind);
-      if (!native_files (b, native_dir, o->native_kind, error))
-        return FALSE;
-      json_builder_end_object (b);
+      json_builder_add_value (b, json_node_copy (native));
     }
   json_builder_set_member_name (b, "chunks");
   json_builder_begin_array (b);
@@ -405,8 +430,8 @@ write_manifest (Writer *w, const AbDumpBackupOptions *o, const gchar *native_dir
 }
 
 static gboolean
-write_dump (AbSnapshot *snap, const gchar *dir, const AbDumpBackupOptions *o,
-            const gchar *native_dir, AbDumpStats *stats, GError **error)
+write_dump (AbSnapshot *snap, const gchar *dir, const AbDumpBackupOptions *o, JsonNode *native,
+            AbDumpStats *stats, GError **error)
 {
   Writer w = { .dir = dir,
                .chunk_max = o->chunk_bytes > 0 ? o->chunk_bytes : AB_DUMP_CHUNK_DEFAULT,
@@ -438,7 +463,7 @@ write_dump (AbSnapshot *snap, const gchar *dir, const AbDumpBackupOptions *o,
   if (w.f != NULL)
     fclose (w.f);
   if (ok)
-    ok = fsync_path (dir, error) && write_manifest (&w, o, native_dir, error);
+    ok = fsync_path (dir, error) && write_manifest (&w, o, native, error);
   if (ok && stats != NULL)
     {
       stats->rows = w.rows;
@@ -471,28 +496,26 @@ ab_dump_backup (AbStore *store, const gchar *dir, const AbDumpBackupOptions *o, 
       g_autoptr (AbSnapshot) snap = ab_store_snapshot_open (store, error);
       return snap != NULL && write_dump (snap, dir, o, NULL, stats, error);
     }
-  /* The native copy first, then the chunks from that copy: one snapshot.
-   * The copy is KIND:DIR/KIND; a RocksDB one is read read-only, so that
-   * its files stay the checkpoint's. */
-  AbDumpBackupOptions with_kind = *o;
-  with_kind.native_kind = ab_store_kind (store);
-  g_autofree gchar *native = g_build_filename (dir, with_kind.native_kind, NULL);
+  /* The native copy first, then the chunks from that copy: one snapshot. */
+  const gchar *kind = ab_store_kind (store);
+  g_autofree gchar *native = g_build_filename (dir, kind, NULL);
   if (!ab_store_native_backup (store, native, error))
     return FALSE;
-  gboolean rocks = g_str_equal (with_kind.native_kind, "rocksdb");
-  g_autofree gchar *uri
-      = g_strdup_printf ("%s:%s%s", with_kind.native_kind, native, rocks ? "?readonly=1" : "");
+  g_autoptr (GPtrArray) names = list_files (native, error);
+  g_autoptr (JsonNode) described
+      = names != NULL ? native_manifest (native, kind, names, error) : NULL;
+  if (described == NULL)
+    return FALSE;
+  g_autofree gchar *uri = ab_store_native_uri (store, native);
   gboolean ok;
   {
     g_autoptr (AbStore) copy = ab_store_open (uri, error);
     if (copy == NULL)
       return FALSE;
     g_autoptr (AbSnapshot) snap = ab_store_snapshot_open (copy, error);
-    ok = snap != NULL && write_dump (snap, dir, &with_kind, native, stats, error);
+    ok = snap != NULL && write_dump (snap, dir, o, described, stats, error);
   }
-  /* Opening the copy made its lock file (lmdb); the backup does not need it. */
-  g_autofree gchar *lock = g_build_filename (native, "lock.mdb", NULL);
-  g_remove (lock);
+  remove_unlisted (native, names);
   return ok;
 }
 

@@ -45,11 +45,10 @@ typedef struct {
 typedef struct {
   const gchar *source_uri; /* recorded in the manifest */
   gsize chunk_bytes;       /* 0 = AB_DUMP_CHUNK_DEFAULT */
-  /* lmdb and rocksdb: first the store's own copy into DIR/KIND (lmdb:
-   * compacted; rocksdb: a checkpoint), then the chunks are written from
+  /* First the store's own copy into DIR/KIND (ab_store_native_backup:
+   * lmdb compacted, rocksdb a checkpoint), then the chunks are written from
    * that copy, so both hold the same snapshot. */
   gboolean native;
-  const gchar *native_kind;          /* set by ab_dump_backup: the store's kind */
   const volatile sig_atomic_t *stop; /* non-zero: stop (checked per row) */
   AbProgress *progress;              /* optional */
 } AbDumpBackupOptions;

@@ -45,9 +45,12 @@ typedef struct {
   /* Optional: queue plan for the next group commit and return at once;
    * done is called later (see AbTxnPlan). */
   void (*transact) (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
-  /* Optional (lmdb): a consistent, compacted copy of the whole store in the
+  /* Optional (lmdb, rocksdb): a consistent copy of the whole store in the
    * store's own file format into dir (created if absent, must be empty). */
   gboolean (*native_backup) (AbStore *s, const gchar *dir, GError **error);
+  /* Optional (rocksdb): the URI parameters a native copy is read with so
+   * that reading leaves its files as they are (ab_store_native_uri). */
+  const gchar *native_read_params;
   /* Optional (lmdb, rocksdb): acknowledged writes made durable (sync=0). */
   gboolean (*sync) (AbStore *s, GError **error);
   /* Optional (lmdb), see ab_store_write_seq and ab_store_written_since; the

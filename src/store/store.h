@@ -224,6 +224,17 @@ const gchar *ab_store_kind (AbStore *s);
  * sync=0 (lmdb: an fsync of the data file; rocksdb: of its write-ahead
  * log); a no-op elsewhere. */
 gboolean ab_store_sync (AbStore *s, GError **error);
+/* The URI a native copy that ab_store_native_backup made of s in dir is
+ * read by without changing its files (rocksdb: read-only). */
+gchar *ab_store_native_uri (AbStore *s, const gchar *dir);
+
+/* What a tool may ask of a store URI before opening it (local_uri.c): the
+ * directory a local store (lmdb:DIR, rocksdb:DIR) lives in, resolved when
+ * it exists, or NULL for the others (two URIs of one directory are one
+ * store); and whether such a store acknowledges commits before they are
+ * durable (its last sync= parameter is 0: ab_store_sync makes them so). */
+gchar *ab_store_uri_dir (const gchar *uri);
+gboolean ab_store_uri_defers_sync (const gchar *uri);
 
 /* Convenience writes: a one-mutation batch. */
 gboolean ab_store_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *val, gsize vlen,

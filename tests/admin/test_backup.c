@@ -1,6 +1,6 @@
-/* actionbase-admin backup and restore on real stores: a backup taken while a
- * writer keeps writing restores to exactly its snapshot and verifies clean;
- * the binary's round trip, corruption, non-empty targets, resume, native copy, HBase. */
+/* actionbase-admin backup and restore on real stores, lmdb and rocksdb each: a backup
+ * taken while a writer writes restores to exactly its snapshot and verifies clean; the
+ * binary's round trip, corruption, non-empty targets, resume, native copy; HBase. */
 #include <check.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
@@ -74,7 +74,8 @@ run (Run *r, const gchar *program, ...)
 #define assert_contains(hay, needle) \
   ck_assert_msg (strstr ((hay), (needle)) != NULL, "expected '%s' in:\n%s", (needle), (hay))
 
-/* An engine on a fresh lmdb directory with likes.likes and n edges. */
+/* An engine on a fresh store (AB_TEST_LMDB, AB_TEST_ROCKSDB) with likes.likes
+ * and n edges. */
 static void
 seed_on (AbTestEnv *env, guint n, int store)
 {
@@ -94,26 +95,21 @@ seed_on (AbTestEnv *env, guint n, int store)
     }
 }
 
-/* seed on lmdb (ab_test_store_uri's store 1) */
-static void
-seed (AbTestEnv *env, guint n)
+/* The URI the env's store (or a native copy) is read by, in this process
+ * and in another: lmdb's as it is; rocksdb read-only beside the test's own
+ * writer (in this process every open of a directory shares the first). */
+static gchar *
+reader_uri (int store, const gchar *dir)
 {
-  seed_on (env, n, AB_TEST_LMDB);
+  return store == AB_TEST_LMDB ? g_strdup_printf ("lmdb:%s?sync=0", dir)
+                               : g_strdup_printf ("rocksdb:%s?readonly=1", dir);
 }
 
+/* A store of the kind of store in dir, as the binary is given it. */
 static gchar *
-env_uri (const AbTestEnv *env)
+local_uri (int store, const gchar *dir)
 {
-  return g_strdup_printf ("lmdb:%s?sync=0", env->tmpdir);
-}
-
-/* The URI another process reads the env's store by: lmdb's as it is; a
- * rocksdb store read-only beside the test's own writer. */
-static gchar *
-reader_uri (const gchar *kind, const gchar *dir)
-{
-  return g_str_equal (kind, "lmdb") ? g_strdup_printf ("lmdb:%s?sync=0", dir)
-                                    : g_strdup_printf ("rocksdb:%s?readonly=1", dir);
+  return g_strdup_printf ("%s:%s", ab_test_store_kind (store), dir);
 }
 
 static gchar *
@@ -270,8 +266,8 @@ writer_main (gpointer data)
 START_TEST (test_backup_while_writing)
 {
   AbTestEnv env = { 0 };
-  seed (&env, 400);
-  g_autofree gchar *uri = env_uri (&env);
+  seed_on (&env, 400, _i);
+  g_autofree gchar *uri = reader_uri (_i, env.tmpdir);
   g_autofree gchar *dir = new_dir ("bk");
   g_autoptr (GError) error = NULL;
   g_autoptr (AbStore) src = ab_store_open (uri, &error);
@@ -308,9 +304,9 @@ START_TEST (test_backup_while_writing)
   ck_assert_msg (differs, "no write landed after the snapshot");
   ck_assert (ab_dump_check (dir, NULL, &error));
 
-  /* into lmdb: the same rows, and the verifier finds nothing */
-  g_autofree gchar *tdir = new_dir ("tgt");
-  g_autofree gchar *turi = g_strdup_printf ("lmdb:%s?sync=0", tdir);
+  /* into a store of the same kind: the same rows, and the verifier finds nothing */
+  g_autofree gchar *tdir = NULL;
+  g_autofree gchar *turi = ab_test_store_uri (_i, &tdir);
   {
     g_autoptr (AbStore) target = ab_store_open (turi, &error);
     ck_assert (target != NULL);
@@ -349,12 +345,12 @@ END_TEST
 START_TEST (test_cli_round_trip)
 {
   AbTestEnv env = { 0 };
-  seed (&env, 300);
-  g_autofree gchar *uri = env_uri (&env);
+  seed_on (&env, 300, _i);
+  g_autofree gchar *uri = reader_uri (_i, env.tmpdir);
   g_autofree gchar *parent = new_dir ("cli");
   g_autofree gchar *dir = g_build_filename (parent, "backup", NULL);
   g_autofree gchar *tdir = new_dir ("tgt");
-  g_autofree gchar *turi = g_strdup_printf ("lmdb:%s", tdir);
+  g_autofree gchar *turi = local_uri (_i, tdir);
   Run r = { 0 };
 
   run (&r, "actionbase-admin", "backup", "--help", NULL);
@@ -403,18 +399,30 @@ START_TEST (test_cli_round_trip)
   run (&r, "actionbase-verify", "--store", turi, NULL);
   ck_assert_msg (r.status == 0, "verify: %s%s", r.out, r.err);
   run_clear (&r);
+  /* the dump is the same whatever store it came from: into the other kind too */
+  g_autofree gchar *odir = new_dir ("other");
+  g_autofree gchar *ouri = local_uri (_i == AB_TEST_LMDB ? AB_TEST_ROCKSDB : AB_TEST_LMDB, odir);
+  run (&r, "actionbase-admin", "restore", "--in", dir, "--store", ouri, NULL);
+  ck_assert_msg (r.status == 0, "restore into %s: %s", ouri, r.err);
+  run_clear (&r);
+  {
+    g_autoptr (GPtrArray) want = uri_rows (uri);
+    g_autoptr (GPtrArray) got = uri_rows (ouri);
+    assert_same_rows (want, got);
+  }
 
   ab_test_env_close (&env);
   rm_rf (parent);
   rm_rf (tdir);
+  rm_rf (odir);
 }
 END_TEST
 
 /* A backup of a seeded store in a new directory (in-process), small chunks. */
 static gchar *
-backup_of (AbTestEnv *env, GPtrArray **rows)
+backup_of (AbTestEnv *env, int store, GPtrArray **rows)
 {
-  g_autofree gchar *uri = env_uri (env);
+  g_autofree gchar *uri = reader_uri (store, env->tmpdir);
   gchar *dir = new_dir ("bk");
   g_autoptr (GError) error = NULL;
   g_autoptr (AbStore) src = ab_store_open (uri, &error);
@@ -428,9 +436,9 @@ backup_of (AbTestEnv *env, GPtrArray **rows)
 START_TEST (test_corrupt_chunk)
 {
   AbTestEnv env = { 0 };
-  seed (&env, 200);
+  seed_on (&env, 200, _i);
   g_autoptr (GPtrArray) rows = NULL;
-  g_autofree gchar *dir = backup_of (&env, &rows);
+  g_autofree gchar *dir = backup_of (&env, _i, &rows);
   g_autofree gchar *chunk = g_build_filename (dir, "chunk-000002.bin", NULL);
   g_autofree gchar *data = NULL;
   gsize len;
@@ -439,7 +447,7 @@ START_TEST (test_corrupt_chunk)
   ck_assert (g_file_set_contents (chunk, data, (gssize) len, NULL));
 
   g_autofree gchar *tdir = new_dir ("tgt");
-  g_autofree gchar *turi = g_strdup_printf ("lmdb:%s", tdir);
+  g_autofree gchar *turi = local_uri (_i, tdir);
   Run r = { 0 };
   run (&r, "actionbase-admin", "restore", "--in", dir, "--store", turi, NULL);
   ck_assert_int_eq (r.status, 1);
@@ -477,11 +485,11 @@ END_TEST
 START_TEST (test_non_empty_target)
 {
   AbTestEnv env = { 0 };
-  seed (&env, 150);
+  seed_on (&env, 150, _i);
   g_autoptr (GPtrArray) rows = NULL;
-  g_autofree gchar *dir = backup_of (&env, &rows);
+  g_autofree gchar *dir = backup_of (&env, _i, &rows);
   g_autofree gchar *tdir = new_dir ("tgt");
-  g_autofree gchar *turi = g_strdup_printf ("lmdb:%s", tdir);
+  g_autofree gchar *turi = local_uri (_i, tdir);
   static const guint8 extra[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
   {
     g_autoptr (GError) error = NULL;
@@ -515,11 +523,11 @@ END_TEST
 START_TEST (test_resume)
 {
   AbTestEnv env = { 0 };
-  seed (&env, 250);
+  seed_on (&env, 250, _i);
   g_autoptr (GPtrArray) rows = NULL;
-  g_autofree gchar *dir = backup_of (&env, &rows);
+  g_autofree gchar *dir = backup_of (&env, _i, &rows);
   g_autofree gchar *tdir = new_dir ("tgt");
-  g_autofree gchar *turi = g_strdup_printf ("lmdb:%s", tdir);
+  g_autofree gchar *turi = local_uri (_i, tdir);
   g_autoptr (GError) error = NULL;
   {
     g_autoptr (AbStore) t = ab_store_open (turi, &error);
@@ -537,9 +545,12 @@ START_TEST (test_resume)
   ck_assert_int_eq (r.status, 1);
   assert_contains (r.err, "--resume");
   run_clear (&r);
-  run (&r, "actionbase-admin", "restore", "--in", dir, "--store", "lmdb:/nonexistent-elsewhere",
-       "--resume", NULL);
+  /* --resume into another store than the checkpoint's: refused */
+  g_autofree gchar *edir = new_dir ("else");
+  g_autofree gchar *elsewhere = local_uri (_i, edir);
+  run (&r, "actionbase-admin", "restore", "--in", dir, "--store", elsewhere, "--resume", NULL);
   ck_assert_int_eq (r.status, 1);
+  assert_contains (r.err, "is of a restore into");
   run_clear (&r);
   run (&r, "actionbase-admin", "restore", "--in", dir, "--store", turi, "--resume", NULL);
   ck_assert_msg (r.status == 0, "restore --resume: %s", r.err);
@@ -551,19 +562,20 @@ START_TEST (test_resume)
   ab_test_env_close (&env);
   rm_rf (dir);
   rm_rf (tdir);
+  rm_rf (edir);
 }
 END_TEST
 
 /* backup --native on lmdb (a compacted copy) and rocksdb (a checkpoint,
  * taken beside the test's own writer): the copy opens as a store holding
- * the rows the chunks hold, the manifest has each of its files' SHA-256,
- * and the chunks restore the same rows. */
+ * the rows the chunks hold, its directory holds the files the manifest lists
+ * with their SHA-256 and nothing else, and the chunks restore the same rows. */
 START_TEST (test_native)
 {
-  const gchar *kind = _i == 0 ? "lmdb" : "rocksdb";
+  const gchar *kind = ab_test_store_kind (_i);
   AbTestEnv env = { 0 };
-  seed_on (&env, 300, _i == 0 ? AB_TEST_LMDB : AB_TEST_ROCKSDB);
-  g_autofree gchar *uri = reader_uri (kind, env.tmpdir);
+  seed_on (&env, 300, _i);
+  g_autofree gchar *uri = reader_uri (_i, env.tmpdir);
   g_autofree gchar *parent = new_dir ("nat");
   g_autofree gchar *dir = g_build_filename (parent, "b", NULL);
   Run r = { 0 };
@@ -572,9 +584,10 @@ START_TEST (test_native)
   run_clear (&r);
   g_autoptr (GPtrArray) want = uri_rows (uri);
   g_autofree gchar *native = g_build_filename (dir, kind, NULL);
-  g_autofree gchar *nuri = reader_uri (kind, native);
+  g_autofree gchar *nuri = reader_uri (_i, native);
   /* The manifest's SHA-256 of each file of the copy is the file's (GLib's
-   * own hash); the copy is left without a lock file. */
+   * own hash); reading the copy left no file of its own there (a lock file,
+   * an info log). */
   {
     g_autofree gchar *manifest = NULL;
     g_autofree gchar *mpath = g_build_filename (dir, AB_DUMP_MANIFEST, NULL);
@@ -583,8 +596,6 @@ START_TEST (test_native)
     guint files = 0;
     for (const gchar *n; d != NULL && (n = g_dir_read_name (d)) != NULL;)
       {
-        if (g_str_has_prefix (n, "LOG"))
-          continue; /* rocksdb's info log */
         g_autofree gchar *file = g_build_filename (native, n, NULL);
         g_autofree gchar *data = NULL;
         gsize len = 0;
@@ -592,7 +603,9 @@ START_TEST (test_native)
         g_autofree gchar *sum
             = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (guchar *) data, len);
         assert_contains (manifest, sum);
-        ck_assert_msg (!g_str_equal (n, "lock.mdb") && !g_str_equal (n, "LOCK"), "%s left", n);
+        ck_assert_msg (!g_str_equal (n, "lock.mdb") && !g_str_equal (n, "LOCK")
+                           && !g_str_has_prefix (n, "LOG"),
+                       "%s left", n);
         files++;
       }
     ck_assert_uint_ge (files, 1);
@@ -628,8 +641,8 @@ START_TEST (test_hbase)
       return;
     }
   AbTestEnv env = { 0 };
-  seed (&env, 300);
-  g_autofree gchar *uri = env_uri (&env);
+  seed_on (&env, 300, AB_TEST_LMDB);
+  g_autofree gchar *uri = reader_uri (AB_TEST_LMDB, env.tmpdir);
   g_autofree gchar *parent = new_dir ("hb");
   g_autofree gchar *dir = g_build_filename (parent, "from-lmdb", NULL);
   g_autofree gchar *dir2 = g_build_filename (parent, "from-hbase", NULL);
@@ -708,12 +721,13 @@ backup_suite (void)
   Suite *s = suite_create ("backup");
   TCase *tc = tcase_create ("core");
   tcase_set_timeout (tc, 120);
-  tcase_add_test (tc, test_backup_while_writing);
-  tcase_add_test (tc, test_cli_round_trip);
-  tcase_add_test (tc, test_corrupt_chunk);
-  tcase_add_test (tc, test_non_empty_target);
-  tcase_add_test (tc, test_resume);
-  tcase_add_loop_test (tc, test_native, 0, 2); /* lmdb, rocksdb */
+  /* each on lmdb and on rocksdb */
+  tcase_add_loop_test (tc, test_backup_while_writing, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
+  tcase_add_loop_test (tc, test_cli_round_trip, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
+  tcase_add_loop_test (tc, test_corrupt_chunk, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
+  tcase_add_loop_test (tc, test_non_empty_target, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
+  tcase_add_loop_test (tc, test_resume, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
+  tcase_add_loop_test (tc, test_native, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
   tcase_add_test (tc, test_sha256);
   tcase_add_test (tc, test_hbase);
   suite_add_tcase (s, tc);

@@ -1,7 +1,6 @@
-/* actionbase-admin copy on real stores: a source written through the engine
- * (indexes, groups with and without TTL, caches, aliases, two databases and a
- * 200k-row bulk table), copied whole and by database, killed and resumed,
- * mirrored with --rescan, checked by full scans and the verifier; LMDB <-> HBase. */
+/* actionbase-admin copy on real stores: a source written through the engine (indexes,
+ * groups, caches, aliases, two databases, a bulk table) copied whole and by database into
+ * and from LMDB, RocksDB, HBase, killed and resumed, mirrored with --rescan, verified. */
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -122,17 +121,18 @@ add_alias (AbTestEnv *env, const gchar *db, const gchar *alias, const gchar *tab
   ck_assert_msg (a != NULL, "alias: %s", error ? error->message : "");
 }
 
-/* Into DIR: databases "db" (likes with wide rows, follows, an alias) and
- * "db2" (views, and likes again: same table name, other code) and "bulk"
- * (items, big). The engine is closed when it returns. */
+/* Into a store (AB_TEST_LMDB, AB_TEST_ROCKSDB) in DIR: databases "db" (likes
+ * with wide rows, follows, an alias) and "db2" (views, and likes again: same
+ * table name, other code) and "bulk" (items, big). The engine is closed when
+ * it returns. */
 static void
-build_source (gboolean bulk, const gchar *dir)
+build_source (int store, gboolean bulk, const gchar *dir)
 {
   AbTestEnv env = { 0 };
   AbEngineConfig cfg;
   ab_engine_config_init (&cfg);
   cfg.ttl_sweep_ms = 0;
-  g_autofree gchar *uri = g_strdup_printf ("lmdb:%s?sync=0", dir);
+  g_autofree gchar *uri = g_strdup_printf ("%s:%s?sync=0", ab_test_store_kind (store), dir);
   g_autoptr (GError) error = NULL;
   env.engine = ab_engine_open (uri, &cfg, &error);
   ck_assert_msg (env.engine != NULL, "engine: %s", error ? error->message : "");
@@ -168,7 +168,7 @@ setup (void)
   ck_assert_int_ge (pid, 0);
   if (pid == 0)
     {
-      build_source (TRUE, src_dir);
+      build_source (AB_TEST_LMDB, TRUE, src_dir);
       _exit (0);
     }
   ck_assert_int_eq (waitpid (pid, &status, 0), pid);
@@ -409,16 +409,22 @@ START_TEST (test_lmdb_to_memory)
 }
 END_TEST
 
-START_TEST (test_lmdb_to_lmdb_binary)
+/* Into a store of each local kind (lmdb, rocksdb) through the binary: byte
+ * for byte (on RocksDB counters are merge operands until a compaction, read
+ * back as the same 8 bytes); run again, nothing to do; a fresh copy into the
+ * non-empty target, a checkpoint of another copy, the same directory named
+ * twice (by another spelling, by another kind) refused. */
+START_TEST (test_to_local_binary)
 {
   g_autofree gchar *dir = tmp_dir ();
   g_autofree gchar *ckpt = g_build_filename (dir, "ck", NULL);
   g_autofree gchar *tdir = g_build_filename (dir, "target", NULL);
-  g_autofree gchar *to_uri = g_strdup_printf ("lmdb:%s", tdir);
+  const gchar *kind = ab_test_store_kind (_i);
+  g_autofree gchar *to_uri = g_strdup_printf ("%s:%s", kind, tdir);
   g_autofree gchar *err = NULL;
   const gchar *args[]
       = { "--from", src_uri, "--to", to_uri, "--checkpoint", ckpt, "--threads", "2", NULL };
-  ck_assert_int_eq (copy_bin (args, &err), 0);
+  ck_assert_msg (copy_bin (args, &err) == 0, "copy into %s:\n%s", to_uri, err);
   assert_contains (err, "complete:");
   g_clear_pointer (&err, g_free);
   {
@@ -449,6 +455,18 @@ START_TEST (test_lmdb_to_lmdb_binary)
   const gchar *same[] = { "--from", src_uri, "--to", src_uri, NULL };
   ck_assert_int_eq (copy_bin (same, &err), 2);
   g_clear_pointer (&err, g_free);
+  g_autofree gchar *alias = g_strdup_printf ("%s:%s/./?sync=0", kind, tdir);
+  g_autofree gchar *cross
+      = g_strdup_printf ("%s:%s", ab_test_store_kind (AB_TEST_LMDB + AB_TEST_ROCKSDB - _i), tdir);
+  const gchar *respelt[] = { "--from", to_uri, "--to", alias, NULL };
+  const gchar *other_kind[] = { "--from", cross, "--to", to_uri, NULL };
+  const gchar *const *both[] = { respelt, other_kind };
+  for (guint i = 0; i < G_N_ELEMENTS (both); i++)
+    {
+      ck_assert_int_eq (copy_bin (both[i], &err), 2);
+      assert_contains (err, "same store directory");
+      g_clear_pointer (&err, g_free);
+    }
   assert_verifies (open_store (to_uri), 4);
   ab_test_rmdir (tdir);
   ab_test_rmdir (dir);
@@ -456,9 +474,7 @@ START_TEST (test_lmdb_to_lmdb_binary)
 END_TEST
 
 /* LMDB to RocksDB and back through the binary: byte for byte both ways
- * (counters, which RocksDB holds as merge operands until a compaction,
- * read back as the same 8 bytes); the same directory named twice, by
- * another spelling, refused. */
+ * (a RocksDB source read from one snapshot as an LMDB one is). */
 START_TEST (test_lmdb_rocksdb_round_trip)
 {
   g_autofree gchar *dir = tmp_dir ();
@@ -472,22 +488,12 @@ START_TEST (test_lmdb_rocksdb_round_trip)
   const gchar *there[] = { "--from", src_uri, "--to", r_uri, "--checkpoint", ck1, NULL };
   ck_assert_int_eq (copy_bin (there, &err), 0);
   g_clear_pointer (&err, g_free);
-  {
-    g_autoptr (AbStore) to = open_store (r_uri);
-    assert_same_store (src_uri, to);
-  }
   const gchar *back[] = { "--from", r_uri, "--to", l_uri, "--checkpoint", ck2, NULL };
-  ck_assert_int_eq (copy_bin (back, &err), 0);
-  g_clear_pointer (&err, g_free);
+  ck_assert_msg (copy_bin (back, &err) == 0, "copy from rocksdb:\n%s", err);
   {
     g_autoptr (AbStore) to = open_store (l_uri);
     assert_same_store (src_uri, to);
   }
-  g_autofree gchar *alias = g_strdup_printf ("rocksdb:%s/./?sync=0", rdir);
-  const gchar *same[] = { "--from", r_uri, "--to", alias, NULL };
-  ck_assert_int_eq (copy_bin (same, &err), 2);
-  assert_contains (err, "same store directory");
-  assert_verifies (open_store (r_uri), 4);
   g_autofree gchar *rm = g_strdup_printf ("rm -rf '%s'", dir);
   ck_assert_int_eq (system (rm), 0);
 }
@@ -619,7 +625,8 @@ START_TEST (test_kill_and_resume)
   g_autofree gchar *dir = tmp_dir ();
   g_autofree gchar *ckpt = g_build_filename (dir, "ck", NULL);
   g_autofree gchar *tdir = g_build_filename (dir, "target", NULL);
-  g_autofree gchar *to_uri = g_strdup_printf ("lmdb:%s", tdir); /* durable: a commit per batch */
+  /* lmdb or rocksdb, durable: a synced commit per batch */
+  g_autofree gchar *to_uri = g_strdup_printf ("%s:%s", ab_test_store_kind (_i), tdir);
   const gchar *args[] = { "--from", src_uri,     "--to", to_uri, "--checkpoint", ckpt, "--batch",
                           "500",    "--threads", "2",    NULL };
   /* Killed twice (the second time while resuming), then run to its end. */
@@ -767,8 +774,8 @@ END_TEST
 START_TEST (test_rescan)
 {
   g_autofree gchar *sdir = tmp_dir ();
-  g_autofree gchar *suri = g_strdup_printf ("lmdb:%s", sdir);
-  build_source (FALSE, sdir);
+  g_autofree gchar *suri = g_strdup_printf ("%s:%s", ab_test_store_kind (_i), sdir);
+  build_source (_i, FALSE, sdir);
   g_autofree gchar *dir = tmp_dir ();
   g_autofree gchar *ckpt = g_build_filename (dir, "ck", NULL);
   g_autofree gchar *ckdb = g_build_filename (dir, "ckdb", NULL);
@@ -932,11 +939,12 @@ main (void)
   tcase_add_unchecked_fixture (tc, setup, teardown);
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_lmdb_to_memory);
-  tcase_add_test (tc, test_lmdb_to_lmdb_binary);
+  /* into (from, for the rescan) lmdb and rocksdb */
+  tcase_add_loop_test (tc, test_to_local_binary, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
   tcase_add_test (tc, test_lmdb_rocksdb_round_trip);
   tcase_add_test (tc, test_database_filter);
-  tcase_add_test (tc, test_kill_and_resume);
-  tcase_add_test (tc, test_rescan);
+  tcase_add_loop_test (tc, test_kill_and_resume, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
+  tcase_add_loop_test (tc, test_rescan, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
   tcase_add_test (tc, test_wal_catch_up);
   tcase_add_test (tc, test_hbase_round_trip);
   tcase_add_test (tc, test_hbase_ranges_kill_and_resume);

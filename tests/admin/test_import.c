@@ -1,6 +1,6 @@
-/* actionbase-admin import on real stores: the binary loads JSON Lines and CSV
- * files (out-of-order versions, deletes, duplicates, bad lines, --strict, kill -9
- * and resume) and clients must see what the same events sent one by one produce. */
+/* actionbase-admin import into lmdb and rocksdb: the binary loads JSON Lines and CSV files
+ * (out-of-order versions, deletes, duplicates, bad lines, --strict, kill -9 and resume) and
+ * clients must see what the same events sent one by one produce. */
 #include <signal.h>
 #include <string.h>
 #include <glib/gstdio.h>
@@ -36,7 +36,7 @@ static const gchar *TABLE_JSON
 
 typedef struct {
   gchar *uri;
-  gchar *dir; /* lmdb temp dir or NULL */
+  gchar *dir; /* lmdb or rocksdb temp dir, or NULL */
 } Store;
 
 static void
@@ -483,13 +483,14 @@ run_import (const gchar *const *args, gchar **out, gchar **err)
 START_TEST (test_jsonl)
 {
   Store st = { 0 };
-  store_new (&st, NULL, FALSE);
+  store_new_local (&st, ab_test_store_kind (_i));
   g_autoptr (GArray) evs = events_new (3000, N_SRC, N_TGT, 11);
   g_autofree gchar *file = g_build_filename (st.dir, "events.jsonl", NULL);
   write_jsonl (file, evs, 0, evs->len);
   g_autofree gchar *out = NULL, *err = NULL;
-  /* the offline load's URI: LMDB's pages written in its map */
-  g_autofree gchar *offline = g_strdup_printf ("%s?sync=0&writemap=1", st.uri);
+  /* the offline load's URI: no sync per commit; LMDB's pages written in its map */
+  g_autofree gchar *offline
+      = g_strdup_printf ("%s?sync=0%s", st.uri, _i == AB_TEST_LMDB ? "&writemap=1" : "");
   int rc = run_import (IMPORT_ARGS (offline, "--threads", "4", "--batch", "37", file), &out, &err);
   ck_assert_msg (rc == 0, "exit %d: %s %s", rc, out, err);
   g_autofree gchar *sum
@@ -630,7 +631,7 @@ END_TEST
 START_TEST (test_csv)
 {
   Store st = { 0 };
-  store_new_local (&st, _i == 0 ? "lmdb" : "rocksdb");
+  store_new_local (&st, ab_test_store_kind (_i));
   g_autoptr (GArray) evs = events_new (2000, N_SRC, N_TGT, 23);
   g_autofree gchar *file = g_build_filename (st.dir, "events.CSV", NULL);
   write_csv (file, evs);
@@ -924,7 +925,7 @@ END_TEST
 START_TEST (test_kill_and_resume)
 {
   Store st = { 0 };
-  store_new (&st, NULL, FALSE);
+  store_new_local (&st, ab_test_store_kind (_i));
   g_autoptr (GArray) evs = events_new (BIG_N, BIG_SRC, BIG_TGT, 77);
   ck_assert_uint_eq (evs->len, 200000);
   g_autofree gchar *file = g_build_filename (st.dir, "big.jsonl", NULL);
@@ -1000,15 +1001,16 @@ main (void)
   TCase *tc = tcase_create ("import");
   tcase_set_timeout (tc, 1800);
   tcase_add_test (tc, test_usage);
-  tcase_add_test (tc, test_jsonl);
+  /* into lmdb and into rocksdb */
+  tcase_add_loop_test (tc, test_jsonl, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
   tcase_add_test (tc, test_jsonl_shapes);
   tcase_add_test (tc, test_sorted_windows);
   tcase_add_test (tc, test_ties_across_batches);
-  tcase_add_loop_test (tc, test_csv, 0, 2); /* into lmdb, into rocksdb */
+  tcase_add_loop_test (tc, test_csv, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
   tcase_add_test (tc, test_bad_lines);
   tcase_add_test (tc, test_engine_error);
   tcase_add_test (tc, test_strict);
-  tcase_add_test (tc, test_kill_and_resume);
+  tcase_add_loop_test (tc, test_kill_and_resume, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1);
   tcase_add_test (tc, test_hbase);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);

@@ -11,6 +11,14 @@ ab_test_n_stores (void)
   return (int) ab_hbase_test_n_stores (3);
 }
 
+const gchar *
+ab_test_store_kind (int i)
+{
+  static const gchar *const kinds[] = { "memory", "lmdb", "rocksdb", "hbase" };
+  g_assert (i >= 0 && i < (int) G_N_ELEMENTS (kinds));
+  return kinds[i];
+}
+
 gchar *
 ab_test_store_uri (int i, gchar **tmpdir)
 {
@@ -20,7 +28,7 @@ ab_test_store_uri (int i, gchar **tmpdir)
   if (i == AB_TEST_HBASE)
     return ab_hbase_test_uri ("engine", 4);
   *tmpdir = g_dir_make_tmp ("ab-engine-XXXXXX", NULL);
-  return g_strdup_printf ("%s:%s?sync=0", i == AB_TEST_LMDB ? "lmdb" : "rocksdb", *tmpdir);
+  return g_strdup_printf ("%s:%s?sync=0", ab_test_store_kind (i), *tmpdir);
 }
 
 void

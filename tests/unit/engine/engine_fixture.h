@@ -11,6 +11,10 @@
  * dir, or with AB_HBASE_ADDR set a fresh hbase:// table. */
 enum { AB_TEST_MEMORY, AB_TEST_LMDB, AB_TEST_ROCKSDB, AB_TEST_HBASE };
 gchar *ab_test_store_uri (int i, gchar **tmpdir);
+/* The URI scheme of store i: "memory", "lmdb", "rocksdb", "hbase". The local
+ * stores are AB_TEST_LMDB and AB_TEST_ROCKSDB: a suite runs a test on each
+ * with tcase_add_loop_test (tc, test, AB_TEST_LMDB, AB_TEST_ROCKSDB + 1). */
+const gchar *ab_test_store_kind (int i);
 int ab_test_n_stores (void);
 #define AB_TEST_N_STORES ab_test_n_stores ()
 void ab_test_rmdir (const gchar *dir);

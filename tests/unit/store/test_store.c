@@ -2,6 +2,7 @@
  * backend (memory:, lmdb:, hbase:// when AB_HBASE_ADDR is set) and checks the
  * contract of store.h: order, scan bounds, increments, check-and-set, batches,
  * counters and concurrency; and where a key lives for change records. */
+#include <stdlib.h>
 #include "store_test_util.h"
 #include "codec/keys.h"
 #include "store/backend.h" /* the backend's name */
@@ -1025,6 +1026,50 @@ START_TEST (test_mutation_names)
 }
 END_TEST
 
+/* What a tool asks of a URI before opening it (local_uri.c): the directory
+ * of a local store, resolved (two spellings are one store), none for the
+ * others; sync=0 (the last sync= wins) on local stores only; the URI a
+ * native copy is read by. */
+START_TEST (test_local_uris)
+{
+  g_autofree gchar *tmp = g_dir_make_tmp ("ab-uri-XXXXXX", NULL);
+  g_autofree gchar *real = realpath (tmp, NULL);
+  static const gchar *const kinds[] = { "lmdb", "rocksdb" };
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      g_autofree gchar *uri = g_strdup_printf ("%s:%s/./?sync=0", kinds[i], tmp);
+      g_autofree gchar *dir = ab_store_uri_dir (uri);
+      ck_assert_str_eq (dir, real);
+      g_autofree gchar *missing = g_strdup_printf ("%s:%s/new?sync=1", kinds[i], tmp);
+      g_autofree gchar *new_dir = ab_store_uri_dir (missing);
+      g_autofree gchar *want = g_build_filename (tmp, "new", NULL);
+      ck_assert_str_eq (new_dir, want);
+      ck_assert (ab_store_uri_defers_sync (uri));
+      ck_assert (!ab_store_uri_defers_sync (missing));
+      g_autofree gchar *plain = g_strdup_printf ("%s:%s", kinds[i], tmp);
+      ck_assert (!ab_store_uri_defers_sync (plain));
+      g_autofree gchar *last = g_strdup_printf ("%s:%s?sync=0&memory=1m&sync=1", kinds[i], tmp);
+      ck_assert (!ab_store_uri_defers_sync (last));
+      g_autofree gchar *off = g_strdup_printf ("%s:%s?nosync=1&sync=0", kinds[i], tmp);
+      ck_assert (ab_store_uri_defers_sync (off));
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *own = g_strdup_printf ("%s:%s/%s", kinds[i], tmp, kinds[i]);
+      g_autoptr (AbStore) s = ab_store_open (own, &error);
+      ck_assert_msg (s != NULL, "open %s: %s", own, error ? error->message : "");
+      g_autofree gchar *native = ab_store_native_uri (s, "/backup/x");
+      g_autofree gchar *native_want
+          = g_strdup_printf ("%s:/backup/x%s", kinds[i], i == 0 ? "" : "?readonly=1");
+      ck_assert_str_eq (native, native_want);
+    }
+  ck_assert_ptr_null (ab_store_uri_dir ("memory:"));
+  ck_assert_ptr_null (ab_store_uri_dir ("hbase://localhost:9090/ns?table=t"));
+  ck_assert (!ab_store_uri_defers_sync ("memory:"));
+  ck_assert (!ab_store_uri_defers_sync ("hbase://localhost:9090/ns?table=t&sync=0"));
+  g_autofree gchar *rm = g_strdup_printf ("rm -rf '%s'", tmp);
+  ck_assert_int_eq (system (rm), 0);
+}
+END_TEST
+
 /* ---- concurrency ---- */
 
 #define INC_THREADS 16
@@ -1156,6 +1201,7 @@ store_suite (void)
   FOR_EACH_BACKEND (tc, test_stats);
   tcase_add_test (tc, test_cell_coords);
   tcase_add_test (tc, test_mutation_names);
+  tcase_add_test (tc, test_local_uris);
   FOR_EACH_BACKEND (cc, test_concurrent_increments);
   FOR_EACH_BACKEND (cc, test_concurrent_check_and_put);
   tcase_set_timeout (tc, 60);
