@@ -3,7 +3,8 @@
 # only when something is missing (so a warm machine skips apt entirely).
 # Used by the README's start command, tests/run.sh and .ci/run.
 # --tests (tests/run.sh) adds what only the test suites need: the browser suite
-# of the web console (tests/browser) drives chromium through Selenium.
+# of the web console (tests/browser) drives chromium through Selenium, the
+# which-store smoke test compares against PostgreSQL.
 set -euo pipefail
 for_tests=0
 for arg in "$@"; do
@@ -30,8 +31,10 @@ PKGS=(build-essential autoconf automake libtool pkg-config
 # only when no java / mvn is on the PATH.
 command -v java >/dev/null || PKGS+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null || PKGS+=(maven)
-# ... and the library's API reference (make api-docs, tests/lib/test_api_docs.sh).
-if [ "$for_tests" = 1 ]; then PKGS+=(chromium chromium-driver python3-selenium doxygen); fi
+# ... and the library's API reference (make api-docs, tests/lib/test_api_docs.sh),
+# and PostgreSQL (initdb, pg_ctl, psql, pgbench) for tests/bench/which-store-smoke.sh,
+# which starts its own server on a free loopback port.
+if [ "$for_tests" = 1 ]; then PKGS+=(chromium chromium-driver python3-selenium doxygen postgresql); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,8 +1,10 @@
-# Shared by the REST benches (rest-bench.sh, hop-bench.sh, hbase-bench.sh):
-# sourced, not run. Ports, waiting for a server, stopping processes, building
-# and starting actionbased (on a fresh LMDB directory or a given store), the
-# preloaded likes table, one wrk run of rest-bench/wrk.lua, the server's
-# remote store call counters and goal verdicts. Callers define say() and die().
+# Shared by the REST benches (rest-bench.sh, hop-bench.sh, hbase-bench.sh,
+# which-store.sh): sourced, not run. Ports, waiting for a server, stopping
+# processes, building and starting actionbased (on a fresh LMDB directory or a
+# given store), the likes table (empty or preloaded), one wrk run of
+# rest-bench/wrk.lua, the server's remote store call counters, goal verdicts,
+# a process's RSS sampled over a phase and a PostgreSQL server. Callers
+# define say() and die().
 
 bench_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -17,6 +19,8 @@ need_tools() {
   local t
   for t; do command -v "$t" >/dev/null || die "$t not found"; done
 }
+
+is_root() { [ "$(id -u)" = 0 ]; }
 
 free_port() {
   python3 - <<'PY' 2>/dev/null && return 0
@@ -121,20 +125,26 @@ ab_post() {
   printf '%s' "${out%$'\n'*}"
 }
 
-# ab_likes_table DIR USERS ITEMS: on the server at $base, creates the likes
-# table (v2 service and label "likes": created_at LONG, index "recent" DESC,
-# both directions) and preloads USERS x ITEMS edges u<g/ITEMS> -> i<g%ITEMS>
-# with created_at = version = 1700000000000 + g, 1000 per POST (every one
-# CREATED); checks that GET, SCAN limit 25 (25 back when ITEMS >= 25) and
-# COUNT answer them. Sets table (the v3 path prefix). DIR gets the bodies.
-ab_likes_table() {
-  local dir=$1 nu=$2 ni=$3 total chunk per ans created
-  total=$((nu * ni))
+# ab_likes_create DIR: on the server at $base, creates the empty likes table
+# (v2 service and label "likes": created_at LONG, index "recent" DESC, both
+# directions). Sets table (the v3 path prefix). DIR gets the bodies.
+ab_likes_create() {
+  local dir=$1
   printf '{"desc":"Likes"}' >"$dir/svc.json"
   printf '%s' '{"desc":"Like","type":"INDEXED","schema":{"src":{"type":"STRING"},"tgt":{"type":"STRING"},"fields":[{"name":"created_at","type":"LONG","nullable":false}]},"dirType":"BOTH","storage":"datastore://likes/likes","indices":[{"name":"recent","fields":[{"name":"created_at","order":"DESC"}]}]}' >"$dir/label.json"
   ab_post /graph/v2/service/likes "$dir/svc.json" '"CREATED"' >/dev/null
   ab_post /graph/v2/service/likes/label/likes "$dir/label.json" '"likes.likes"' >/dev/null
   table=/graph/v3/databases/likes/tables/likes
+}
+
+# ab_likes_table DIR USERS ITEMS: ab_likes_create, then preloads USERS x
+# ITEMS edges u<g/ITEMS> -> i<g%ITEMS> with created_at = version =
+# 1700000000000 + g, 1000 per POST (every one CREATED); checks that GET, SCAN
+# limit 25 (25 back when ITEMS >= 25) and COUNT answer them.
+ab_likes_table() {
+  local dir=$1 nu=$2 ni=$3 total chunk per ans created
+  total=$((nu * ni))
+  ab_likes_create "$dir"
   for ((chunk = 0; chunk * 1000 < total; chunk++)); do
     per=$((total - chunk * 1000 < 1000 ? total - chunk * 1000 : 1000))
     awk -v c="$chunk" -v n="$per" -v ni="$ni" 'BEGIN {
@@ -229,6 +239,31 @@ ab_settle() {
     sleep 1
   done
   say "WARNING: the server was still answering requests after two minutes"
+}
+
+# rss_watch_start PID FILE: samples PID's VmRSS and RssAnon (kB) into FILE
+# five times a second, in the background (rss_watch_pid, which the caller's
+# exit trap stops), until rss_watch_stop or the process's end.
+rss_watch_start() {
+  local pid=$1 file=$2
+  : >"$file"
+  (
+    trap 'exit 0' TERM
+    while awk '$1 == "VmRSS:" { r = $2 } $1 == "RssAnon:" { a = $2 } END { print r + 0, a + 0 }' \
+      "/proc/$pid/status" >>"$file" 2>/dev/null; do
+      sleep 0.2
+    done
+  ) &
+  rss_watch_pid=$!
+}
+
+# rss_watch_stop FILE: stops the sampler; sets rss_max_kb and rss_anon_max_kb
+# (the largest samples) and rss_samples.
+rss_watch_stop() {
+  stop_pid "$rss_watch_pid" 2
+  rss_watch_pid=
+  read -r rss_max_kb rss_anon_max_kb rss_samples < <(awk '
+    $1 > r { r = $1 } $2 > a { a = $2 } END { print r + 0, a + 0, NR }' "$1")
 }
 
 # ---- PostgreSQL (rest-bench.sh, which-store.sh) ----

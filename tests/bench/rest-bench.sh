@@ -64,15 +64,13 @@ items=50
 say() { printf 'rest-bench: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-# need_counts, need_tools, free_port, wait_http, stop_pid, ab_binary, ab_start,
-# ab_post, ab_likes_table, bench_wrk, ab_settle, verdict
+# need_counts, need_tools, is_root, free_port, wait_http, stop_pid, ab_binary,
+# ab_start, ab_post, ab_likes_table, bench_wrk, ab_settle, verdict
 # shellcheck source=bench-lib.sh
 . "$here/bench-lib.sh"
 need_counts secs conns threads rounds
 
 # ---------------------------------------------------------------- tools
-is_root() { [ "$(id -u)" = 0 ]; }
-
 nginx_bin() {
   command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; }
 }

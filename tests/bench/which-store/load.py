@@ -3,12 +3,16 @@
 batches of 1,000 edges from several client threads, and the rate of each
 successive slice of the load (a million edges, or a tenth of a smaller load).
 
-Edge g (0 <= g < N): source u<g // ITEMS>, target t<(g * 40507) % N> (a
-bijection over 0..N-1 for N coprime with 40507, so every target is unique and
-the targets of one source are spread over the key space), created_at =
-version = 1700000000000 + g. mix.lua reads the same names back.
+Edge g (0 <= g < N): source u<((g * SPREAD) % N) // ITEMS>, target
+t<(g * 40507) % N>, created_at = version = 1700000000000 + g. Both products
+are bijections over 0..N-1 (SPREAD and 40507 coprime with N), so every source
+has ITEMS edges (the last fewer when ITEMS does not divide N) and every target
+one; with SPREAD near 0.618 N a batch of
+consecutive edges touches as many sources as edges, spread over the key space,
+and a source's edges arrive scattered over the whole load, as real
+interactions do (no run of sequential ids). mix.lua reads the same names back.
 
-Usage: load.py BASE_URL TABLE_PREFIX N ITEMS THREADS
+Usage: load.py BASE_URL TABLE_PREFIX N ITEMS THREADS SPREAD
 Prints: LOAD edges=N seconds=S slice=K rates=R1,R2,...  (edges/s per slice)
 """
 import http.client
@@ -22,20 +26,21 @@ BATCH = 1000
 MULT = 40507
 
 
-def body(first, n, total, items):
+def body(first, n, total, items, spread):
     muts = []
     for g in range(first, first + n):
         v = 1700000000000 + g
         muts.append('{"type":"INSERT","edge":{"version":%d,"source":"u%d","target":"t%d",'
-                    '"properties":{"created_at":%d}}}' % (v, g // items, (g * MULT) % total, v))
+                    '"properties":{"created_at":%d}}}'
+                    % (v, (g * spread) % total // items, (g * MULT) % total, v))
     return ('{"mutations":[' + ",".join(muts) + "]}").encode()
 
 
 def main():
-    base, prefix, total, items, nthreads = sys.argv[1], sys.argv[2], int(sys.argv[3]), \
-        int(sys.argv[4]), int(sys.argv[5])
-    if math.gcd(total, MULT) != 1:
-        sys.exit("load.py: N must be coprime with %d" % MULT)
+    base, prefix, total, items, nthreads, spread = sys.argv[1], sys.argv[2], \
+        int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+    if math.gcd(total, MULT) != 1 or math.gcd(total, spread) != 1:
+        sys.exit("load.py: N must be coprime with %d and with SPREAD %d" % (MULT, spread))
     url = urlparse(base)
     slice_edges = 1000000 if total >= 2000000 else max(BATCH, total // 10)
     # (a slice of a few batches from several clients is noise: read large loads)
@@ -52,7 +57,7 @@ def main():
                     return
                 state["next"] = first + BATCH
             n = min(BATCH, total - first)
-            conn.request("POST", prefix + "/edges?lock=true", body(first, n, total, items),
+            conn.request("POST", prefix + "/edges?lock=true", body(first, n, total, items, spread),
                          {"Content-Type": "application/json"})
             resp = conn.getresponse()
             data = resp.read()
