@@ -76,7 +76,8 @@ tests_rest_test_tls_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_rest_test_tls_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
 check_PROGRAMS += tests/rest/test_hostile
 TESTS += tests/rest/test_hostile
-tests_rest_test_hostile_SOURCES = tests/rest/test_hostile.c $(REST_HARNESS)
+tests_rest_test_hostile_SOURCES = tests/rest/test_hostile.c $(REST_HARNESS) \
+	tests/small_disk.c tests/small_disk.h
 tests_rest_test_hostile_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_rest_test_hostile_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
 # Regression inputs of the fuzz targets, replayed through the targets' own

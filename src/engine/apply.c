@@ -536,9 +536,10 @@ work_reset (KeyWork *w)
   g_clear_error (&w->error);
 }
 
-/* Results, CDC, and the end of the job. */
+/* Results, CDC, and the end of the job. refused: the store turned the whole
+ * request away before writing any of it (see AbApplyDone), else NULL. */
 static void
-job_finish (ApplyJob *job, const GError *write_error)
+job_finish (ApplyJob *job, const GError *write_error, const GError *refused)
 {
   for (guint i = 0; i < job->n; i++)
     finish (&job->works[i], (GError *) write_error);
@@ -556,7 +557,7 @@ job_finish (ApplyJob *job, const GError *write_error)
   gpointer user = job->user;
   g_free (job);
   if (done != NULL)
-    done (user);
+    done (refused, user);
 }
 
 /* ---- inside the store's write transaction ---- */
@@ -576,13 +577,18 @@ plan_in_txn (AbStore *view, AbBatch *batch, gpointer data, GError **error)
   return TRUE;
 }
 
+/* A transaction is one atomic batch: when the store refused it as
+ * unavailable (a full disk, a read-only or closed store), nothing of the
+ * request was written and the request as a whole is refused. */
 static void
 txn_done (gpointer data, const GError *error)
 {
   ApplyJob *job = data;
   if (error == NULL && job->written != NULL)
     ab_engine_cache_note (job->engine, job->ctx->table, job->written);
-  job_finish (job, error);
+  gboolean refused
+      = error != NULL && g_error_matches (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE);
+  job_finish (job, error, refused ? error : NULL);
 }
 
 /* ---- the lock protocol's waves ----
@@ -637,7 +643,7 @@ static void
 waves_done (ApplyJob *job)
 {
   GError *write_error = g_steal_pointer (&job->write_error);
-  job_finish (job, write_error);
+  job_finish (job, write_error, NULL);
   g_clear_error (&write_error);
 }
 
@@ -717,8 +723,9 @@ ab_engine_apply_async (AbEngine *engine, const AbWalContext *ctx, GPtrArray *gro
 }
 
 static void
-apply_wait_done (gpointer data)
+apply_wait_done (const GError *refused, gpointer data)
 {
+  (void) refused; /* the results say it too: ERROR on every planned key */
   ab_wait_signal (data);
 }
 

@@ -116,11 +116,14 @@ void ab_engine_sink_metrics (AbEngine *engine, GString *out);
  * for groups[i] and emits their CDC records. */
 void ab_engine_apply (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups,
                       GArray *results);
-/* The same without waiting: done(user) runs once every result is filled and
- * the CDC records are out (on the store's completion thread, or before this
- * returns on a store without transactions). ctx, groups and results must
- * live until then. */
-typedef void (*AbApplyDone) (gpointer user);
+/* The same without waiting: done(refused, user) runs once every result is
+ * filled and the CDC records are out (on the store's completion thread, or
+ * before this returns on a store without transactions). ctx, groups and
+ * results must live until then. refused is set (borrowed for the call) when
+ * the store turned the request's one atomic batch away as unavailable (a
+ * full disk, a read-only store): nothing of it was written, each planned
+ * key is ERROR with that reason. */
+typedef void (*AbApplyDone) (const GError *refused, gpointer user);
 void ab_engine_apply_async (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups,
                             GArray *results, AbApplyDone done, gpointer user);
 

@@ -212,11 +212,20 @@ mutate_begin (MutateJob *job, GError **error)
   return TRUE;
 }
 
+/* A request the store refused whole (nothing of it written) answers 503
+ * with the store's reason rather than ERROR per key: the client retries it
+ * as it is (docs/rest-api.md §3.4). */
 static void
-mutate_applied (gpointer data)
+mutate_applied (const GError *refused, gpointer data)
 {
   MutateJob *job = data;
-  job->done (g_steal_pointer (&job->results), NULL, job->user);
+  if (refused != NULL)
+    job->done (NULL,
+               g_error_new (AB_ENGINE_ERROR, AB_ENGINE_ERROR_UNAVAILABLE,
+                            "nothing of the mutation was written: %s", refused->message),
+               job->user);
+  else
+    job->done (g_steal_pointer (&job->results), NULL, job->user);
   mutate_job_free (job);
 }
 
@@ -233,7 +242,7 @@ mutate_start (MutateJob *job)
       mutate_job_free (job);
     }
   else if (job->ctx.queued)
-    mutate_applied (job);
+    mutate_applied (NULL, job);
   else
     ab_engine_apply_async (job->engine, &job->ctx, job->groups, job->results, mutate_applied, job);
 }

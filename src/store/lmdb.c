@@ -4,6 +4,7 @@
 #include "store/lmdb-private.h"
 
 #include <errno.h>
+#include <sys/statvfs.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,10 @@
 #define AB_LMDB_MAX_GROUP 1024 /* requests in one write transaction */
 #define AB_LMDB_READ_POOL 32   /* idle read transactions kept for reuse */
 #define AB_LMDB_MAX_READERS 512
-#define AB_LMDB_MAX_MAPSIZE ((gsize) 1 << 44) /* 16 TiB: stop doubling here */
-#define AB_LMDB_GATHER_MAX_US 200             /* longest wait for a group to fill */
-#define REQ_FAILED (-1)                       /* a request failed on its own; its GError says why */
+#define AB_LMDB_MAX_MAPSIZE ((gsize) 1 << 44)  /* 16 TiB: stop doubling here */
+#define AB_LMDB_GATHER_MAX_US 200              /* longest wait for a group to fill */
+#define AB_LMDB_FULL_BELOW ((guint64) 1 << 20) /* EIO with less free than this: a full disk */
+#define REQ_FAILED (-1) /* a request failed on its own; its GError says why */
 
 #define REQ_PLAN_FAILED (-2) /* a plan refused before writing anything */
 
@@ -50,6 +52,26 @@ void
 ab_lmdb_set_error (GError **error, int rc, const gchar *what)
 {
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "lmdb %s: %s", what, mdb_strerror (rc));
+}
+
+/* A write transaction's failure. A full disk fails the commit while it
+ * writes the data pages, before the meta page that would make them the
+ * store: nothing of the group happened and the next commit that finds room
+ * succeeds. LMDB reports ENOSPC, or EIO for a short write (the write that
+ * took the last free bytes); either with the disk (nearly) full then is a
+ * full disk: unavailable, with the reason. */
+static void
+set_commit_error (LmdbEnv *e, int rc, GError **error)
+{
+  struct statvfs st;
+  if ((rc == ENOSPC || rc == EDQUOT || rc == EIO) && statvfs (e->dir.path, &st) == 0
+      && (rc != EIO || (guint64) st.f_bavail * st.f_frsize < AB_LMDB_FULL_BELOW))
+    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+                 "lmdb %s: the disk is full (%s, %" G_GUINT64_FORMAT
+                 " KiB free): writes resume once space is freed",
+                 e->dir.path, g_strerror (rc), ((guint64) st.f_bavail * st.f_frsize) >> 10);
+  else
+    ab_lmdb_set_error (error, rc, "write transaction");
 }
 
 LmdbEnv *
@@ -1081,7 +1103,7 @@ run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
             continue;
         }
       if (why == NULL)
-        ab_lmdb_set_error (&why, rc, "write transaction");
+        set_commit_error (e, rc, &why);
       fail_all (reqs, settled, why);
       return settled;
     }

@@ -5,7 +5,8 @@ src_libabcore_la_SOURCES += src/store/store.c src/store/store.h src/store/backen
 	src/store/rocksdb_health.c src/store/local_uri.c
 
 STORE_TEST_HELPERS = tests/unit/store/store_test_util.c tests/unit/store/store_test_util.h \
-	tests/unit/store/store_durable.c tests/unit/store/store_write_log.c
+	tests/unit/store/store_durable.c tests/unit/store/store_write_log.c \
+	tests/unit/store/store_disk_full.c tests/small_disk.c tests/small_disk.h
 check_PROGRAMS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
 	tests/unit/store/test_store_rocksdb
 TESTS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \

@@ -43,6 +43,12 @@ void st_assert_bytes_eq (GBytes *b, const guint8 *v, gsize vlen);
  * the store holds every acknowledged batch whole (store_durable.c). */
 void st_check_durable_after_sigkill (const gchar *uri);
 
+/* A full disk (store_disk_full.c, on a 24 MiB tmpfs it mounts): a batch
+ * that does not fit is refused as unavailable, nothing of it written, reads
+ * go on, writes resume once space is freed. FALSE when it could not mount
+ * (not root): said on stderr. */
+gboolean st_check_disk_full (const gchar *scheme, const gchar *params);
+
 /* The write log behind plans made ahead (store_write_log.c): a plan at seq
  * asks whether a and b (b may be NULL) were written since. */
 void st_ask (AbStore *s, guint64 seq, const gchar *a, const gchar *b, gboolean *answer_a,

@@ -524,6 +524,15 @@ END_TEST
 
 /* ---- durability: SIGKILL a writer, every acknowledged batch survives ---- */
 
+/* A full disk: the commit that meets it fails as unavailable, nothing of
+ * it written (its meta page is never reached); writes resume once space is
+ * freed (store_disk_full.c). */
+START_TEST (test_disk_full)
+{
+  st_check_disk_full ("lmdb", NULL);
+}
+END_TEST
+
 START_TEST (test_durable_after_sigkill)
 {
   g_autofree gchar *dir = st_fresh_dir ("dur");
@@ -547,6 +556,7 @@ lmdb_suite (void)
   tcase_add_loop_test (tc, test_group_isolates_failures, 0, 2);
   tcase_add_test (tc, test_writemap_alone);
   tcase_add_test (tc, test_durable_after_sigkill);
+  tcase_add_test (tc, test_disk_full);
   tcase_add_test (tc, test_write_log);
   tcase_add_test (tc, test_write_log_other_process);
   tcase_set_timeout (tc, 240);

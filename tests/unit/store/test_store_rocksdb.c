@@ -8,8 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/mount.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -339,67 +337,10 @@ END_TEST
 
 /* A full disk: a write that could meet it fails as unavailable with the
  * reason, before RocksDB's log append does (RocksDB 7.8 aborts the process
- * there); reads go on; once space is freed writes resume, and everything
- * acknowledged before is there after a reopen. On a small tmpfs of its own
- * (the suites run as root in CI; elsewhere the test says why it cannot). */
-static void
-fill_to (const gchar *path, const gchar *dir, guint64 leave)
-{
-  struct statvfs st;
-  ck_assert_int_eq (statvfs (dir, &st), 0);
-  guint64 avail = (guint64) st.f_bavail * st.f_frsize;
-  int fd = open (path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
-  ck_assert_int_ge (fd, 0);
-  ck_assert_int_eq (posix_fallocate (fd, 0, (off_t) (avail > leave ? avail - leave : 0)), 0);
-  close (fd);
-}
-
+ * there); 1 MiB memtables keep a 6 MiB reserve (store_disk_full.c). */
 START_TEST (test_disk_full)
 {
-  g_autofree gchar *mnt = st_fresh_dir ("full");
-  ck_assert_int_eq (g_mkdir_with_parents (mnt, 0755), 0);
-  if (mount ("tmpfs", mnt, "tmpfs", 0, "size=24m") != 0)
-    {
-      int err = errno;
-      ck_assert_msg (err == EPERM, "mount tmpfs: %s", g_strerror (err));
-      g_printerr ("test_disk_full: not run: mounting a tmpfs needs root (%s)\n", g_strerror (err));
-      return;
-    }
-  g_autofree gchar *dir = g_build_filename (mnt, "db", NULL);
-  g_autofree gchar *filler = g_build_filename (mnt, "filler", NULL);
-  g_autofree gchar *uri
-      = st_uri ("rocksdb", dir, "memory=8m"); /* 1 MiB memtables: a 6 MiB reserve */
-  AbStore *s = st_open (uri);
-  GError *error = NULL;
-  st_put (s, ST_S ("before"), ST_S ("kept"));
-  fill_to (filler, mnt, 1 << 20);
-  for (guint i = 0; i < 3; i++)
-    {
-      g_autoptr (AbBatch) b = ab_batch_new ();
-      ab_batch_put (b, ST_S ("during"), ST_S ("lost"));
-      ab_batch_add (b, ST_S ("n"), 1);
-      ck_assert (!ab_store_batch (s, b, &error));
-      ck_assert_int_eq (error->code, AB_STORE_ERROR_UNAVAILABLE);
-      ck_assert_msg (strstr (error->message, "disk is full") != NULL, "%s", error->message);
-      g_clear_error (&error);
-    }
-  gint64 v;
-  ck_assert (!ab_store_increment (s, ST_S ("n"), 1, &v, &error));
-  g_clear_error (&error);
-  st_assert_value (s, ST_S ("before"), ST_S ("kept")); /* reads go on */
-  st_assert_value (s, ST_S ("during"), NULL, 0);
-  ck_assert_int_eq (unlink (filler), 0);
-  st_put (s, ST_S ("after"), ST_S ("written"));
-  ck_assert (ab_store_increment (s, ST_S ("n"), 5, &v, NULL));
-  ck_assert_int_eq (v, 5);
-  ab_store_close (s);
-  s = st_open (uri);
-  st_assert_value (s, ST_S ("before"), ST_S ("kept"));
-  st_assert_value (s, ST_S ("after"), ST_S ("written"));
-  st_assert_value (s, ST_S ("during"), NULL, 0);
-  st_assert_counter (s, ST_S ("n"), 5);
-  ab_store_close (s);
-  ck_assert_int_eq (umount2 (mnt, MNT_DETACH), 0);
+  st_check_disk_full ("rocksdb", "memory=8m");
 }
 END_TEST
 
