@@ -6,7 +6,8 @@ src_actionbase_admin_SOURCES = src/admin/main.c src/admin/admin-private.h src/ad
 	src/admin/import_scan.c src/admin/import_scan.h src/admin/import_sort.c src/admin/import_sort.h \
 	src/admin/import_ties.c src/admin/import_ties.h
 src_actionbase_admin_LDADD = $(MIMALLOC_LIBS) $(CORE_LIBS)
-src_actionbase_admin_SOURCES += src/admin/dump.c src/admin/dump.h src/admin/sha256.c src/admin/sha256.h
+src_actionbase_admin_SOURCES += src/admin/dump.c src/admin/dump.h src/admin/sha256.c src/admin/sha256.h \
+	$(PROGRAM_SLICES)
 
 # backup / restore (tests/admin/test_backup.c): the dump functions in-process
 # and the real binary (src/actionbase-admin, src/actionbase-verify) as a child.

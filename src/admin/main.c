@@ -3,10 +3,9 @@
  * subcommand exits 0 when done, 1 with a message saying how to resume, 2 on usage. */
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "admin/admin-private.h"
+#include "server/slices.h"
 
 typedef struct {
   const gchar *name;
@@ -32,25 +31,10 @@ usage (FILE *out)
   return out == stdout ? AB_ADMIN_EXIT_OK : AB_ADMIN_EXIT_USAGE;
 }
 
-/* GLib before 2.76 serves GBytes, arrays and lists from its slice allocator,
- * whose per-thread magazines cost this tool's threads (rows made on one,
- * freed on another) 10-15% of the import's CPU; with G_SLICE=always-malloc
- * those come from malloc, as they do from 2.76 on. GLib reads the variable
- * when the library loads, so it is set here and the program started again,
- * once (docs/operations.md, Bulk import). */
-static void
-slices_from_malloc (char **argv)
-{
-  if (getenv ("G_SLICE") != NULL || glib_check_version (2, 76, 0) == NULL)
-    return;
-  setenv ("G_SLICE", "always-malloc", 1);
-  execv ("/proc/self/exe", argv); /* returns only on failure: run on as is */
-}
-
 int
 main (int argc, char **argv)
 {
-  slices_from_malloc (argv);
+  ab_slices_from_malloc (argv);
   signal (SIGPIPE, SIG_IGN); /* a dropped HBase gateway connection is an error, not a death */
   if (argc < 2)
     return usage (stderr);

@@ -3,10 +3,12 @@
 # top Makefile.am).
 # LeakSanitizer settings for programs that run h2o loops (never in a library).
 SANITIZER_HOOKS = src/server/sanitizer_hooks.c
+# Linked into each program (not the library: a host keeps its own allocator).
+PROGRAM_SLICES = src/server/slices.c src/server/slices.h
 bin_PROGRAMS += src/actionbased
 src_actionbased_SOURCES = src/server/main.c src/server/config.c src/server/config.h \
 	src/server/health.c src/server/health.h src/server/log.c src/server/log.h \
-	$(SANITIZER_HOOKS)
+	$(SANITIZER_HOOKS) $(PROGRAM_SLICES)
 src_actionbased_LDADD = $(MIMALLOC_LIBS) $(REST_LIBS) $(CORE_LIBS)
 
 check_PROGRAMS += tests/unit/server/test_config

@@ -16,6 +16,7 @@
 #include "server/config.h"
 #include "server/health.h"
 #include "server/log.h"
+#include "server/slices.h"
 
 static GLogLevelFlags log_threshold = G_LOG_LEVEL_INFO;
 static gint64 started_at_us;
@@ -249,6 +250,7 @@ main (int argc, char **argv)
   AbServerConfig cfg;
   AbEngineConfig ecfg;
 
+  ab_slices_from_malloc (argv);
   started_at_us = g_get_monotonic_time ();
   signal (SIGPIPE, SIG_IGN);
   /* Installed first so that warnings about the settings use it too. */

@@ -6,7 +6,7 @@ src_libabcore_la_SOURCES += src/verify/verify.h src/verify/verify-private.h \
 	src/verify/compare.c src/verify/repair.c src/verify/rank.c
 
 bin_PROGRAMS += src/actionbase-verify
-src_actionbase_verify_SOURCES = src/verify/main.c
+src_actionbase_verify_SOURCES = src/verify/main.c $(PROGRAM_SLICES)
 src_actionbase_verify_LDADD = $(MIMALLOC_LIBS) $(CORE_LIBS)
 
 VERIFY_TEST_FIXTURE = tests/unit/verify/verify_fixture.c tests/unit/verify/verify_fixture.h

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "verify/verify.h"
+#include "server/slices.h"
 
 static gboolean
 parse_shard (const gchar *text, guint *k, guint *n, GError **error)
@@ -112,6 +113,7 @@ main (int argc, char **argv)
   Args a = { 0 };
   g_autoptr (GError) error = NULL;
   int status = 2;
+  ab_slices_from_malloc (argv);
   /* An HBase gateway that hangs up must cost a failed call, not the process. */
   signal (SIGPIPE, SIG_IGN);
   if (parse_args (argc, argv, &a, &error))
