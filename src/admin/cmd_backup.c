@@ -216,6 +216,8 @@ ab_admin_restore (int argc, char **argv)
   ab_progress_finish (o.progress);
   printf ("restored %" G_GUINT64_FORMAT " rows (%u chunks) from %s into %s", stats.rows,
           stats.chunks, in, uri);
+  if (stats.table_files > 0)
+    printf (", each chunk ingested as a table file");
   if (stats.chunks_skipped > 0)
     printf (", after the %u chunks an earlier run wrote", stats.chunks_skipped);
   printf ("\n");

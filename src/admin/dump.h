@@ -40,6 +40,7 @@ typedef struct {
   guint64 bytes; /* chunk file bytes */
   guint chunks;
   guint chunks_skipped; /* restore --resume: chunks already written */
+  guint table_files;    /* restore: chunks ingested whole (rocksdb), not batched */
 } AbDumpStats;
 
 typedef struct {

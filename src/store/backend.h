@@ -51,6 +51,8 @@ typedef struct {
   /* Optional (rocksdb): the URI parameters a native copy is read with so
    * that reading leaves its files as they are (ab_store_native_uri). */
   const gchar *native_read_params;
+  /* Optional (rocksdb): a sorted load of s (see ab_store_load_new). */
+  AbStoreLoad *(*load_new) (AbStore *s);
   /* Optional (lmdb, rocksdb): acknowledged writes made durable (sync=0). */
   gboolean (*sync) (AbStore *s, GError **error);
   /* Optional (lmdb), see ab_store_write_seq and ab_store_written_since; the
@@ -58,6 +60,20 @@ typedef struct {
   guint64 (*write_seq) (AbStore *s);
   gboolean (*written_since) (AbStore *view, guint64 seq, const guint8 *key, gsize klen);
 } AbStoreVTable;
+
+/* What a backend's sorted load does (store.h): put, commit and free; the
+ * backend embeds AbStoreLoad first in its own struct. */
+typedef struct {
+  gboolean (*put) (AbStoreLoad *l, const guint8 *key, gsize klen, const guint8 *value, gsize vlen,
+                   GError **error);
+  gboolean (*commit) (AbStoreLoad *l, GError **error);
+  void (*free) (AbStoreLoad *l);
+} AbStoreLoadVTable;
+
+struct _AbStoreLoad {
+  const AbStoreLoadVTable *vt;
+  guint files; /* committed table files */
+};
 
 typedef struct _AbStoreCounters AbStoreCounters;
 

@@ -88,6 +88,11 @@ void ab_rocks_committer_start (RocksEnv *e);
 void ab_rocks_committer_stop (RocksEnv *e);
 guint64 ab_rocks_write_seq (AbStore *s);
 gboolean ab_rocks_batch (AbStore *s, const AbBatch *b, GError **error);
+/* Ingests the table file at path through the committer, between groups
+ * (rocksdb_load.c's commits). */
+gboolean ab_rocks_ingest (AbStore *s, const gchar *path, GError **error);
+/* A sorted load of s (store.h), NULL on a read-only store. */
+AbStoreLoad *ab_rocks_load_new (AbStore *s);
 void ab_rocks_transact (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
 gboolean ab_rocks_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
                              gint64 *new_value, GError **error);

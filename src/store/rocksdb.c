@@ -532,6 +532,7 @@ static const AbStoreVTable rocks_vtable = {
   .snapshot_scan = rocks_snapshot_scan,
   .snapshot_close = rocks_snapshot_close,
   .native_backup = rocks_native_backup,
+  .load_new = ab_rocks_load_new,
   .native_read_params = "readonly=1",
   .sync = rocks_sync,
   .write_seq = ab_rocks_write_seq,

@@ -14,6 +14,7 @@ typedef enum {
   REQ_CHECK_AND_PUT,
   REQ_CHECK_AND_DELETE,
   REQ_TXN,
+  REQ_INGEST, /* a sorted load's table file, ingested alone between groups */
 } ReqKind;
 
 /* One caller's write: on its stack until its wait is signalled, or
@@ -29,7 +30,8 @@ typedef struct {
   gsize klen, elen, vlen;
   gboolean has_expected;
   gint64 delta;
-  gint64 new_value; /* outcome, written by the committer before the signal */
+  const gchar *path; /* REQ_INGEST */
+  gint64 new_value;  /* outcome, written by the committer before the signal */
   gboolean applied;
   GError *error;
   AbWait wait; /* every kind but REQ_TXN */
@@ -277,6 +279,7 @@ apply_request (RocksEnv *e, RocksReq *req, GError **error)
                  && ab_backend_check_batch (req->txn_batch, AB_STORE_HBASE_MAX_KEY, error)
                  && apply_batch (e, req->txn_batch, error);
         }
+      case REQ_INGEST: break; /* never in a group: run_ingest */
     }
   return FALSE;
 }
@@ -358,6 +361,34 @@ run_group (RocksEnv *e, RocksReq **reqs, guint n)
   ab_rocks_group_clear (e->group); /* borrowed bytes go back with their requests */
 }
 
+/* Ingests a sorted load's table file (moved into the database). Its keys
+ * are not in the write log, so every plan made before it re-reads. */
+static void
+run_ingest (RocksEnv *e, RocksReq *req)
+{
+  ab_write_log_begin (&e->wlog, TRUE);
+  if (room_to_write (e, 0, &req->error))
+    {
+      char *err = NULL;
+      rocksdb_ingestexternalfileoptions_t *io = rocksdb_ingestexternalfileoptions_create ();
+      rocksdb_ingestexternalfileoptions_set_move_files (io, 1);
+      const char *files[] = { req->path };
+      rocksdb_ingest_external_file (e->db, files, 1, io, &err);
+      rocksdb_ingestexternalfileoptions_destroy (io);
+      if (err != NULL)
+        ab_rocks_fail (&req->error, err, "ingest a table file");
+    }
+  if (req->error == NULL)
+    ab_write_log_committed (&e->wlog);
+  ab_wait_signal (&req->wait);
+}
+
+static gboolean
+next_is_ingest (RocksEnv *e)
+{
+  return ((RocksReq *) g_queue_peek_head (&e->pending))->kind == REQ_INGEST;
+}
+
 static gpointer
 committer_main (gpointer data)
 {
@@ -373,8 +404,16 @@ committer_main (gpointer data)
           g_cond_wait (&e->work_cond, &e->queue_lock);
           continue;
         }
+      if (next_is_ingest (e))
+        {
+          RocksReq *req = g_queue_pop_head (&e->pending);
+          g_mutex_unlock (&e->queue_lock);
+          run_ingest (e, req);
+          g_mutex_lock (&e->queue_lock);
+          continue;
+        }
       guint n = 0;
-      while (n < AB_ROCKS_MAX_GROUP && !g_queue_is_empty (&e->pending))
+      while (n < AB_ROCKS_MAX_GROUP && !g_queue_is_empty (&e->pending) && !next_is_ingest (e))
         group[n++] = g_queue_pop_head (&e->pending);
       g_mutex_unlock (&e->queue_lock);
       run_group (e, group, n);
@@ -459,6 +498,13 @@ submit (AbStore *s, RocksReq *req, GError **error)
 }
 
 /* ---- write verbs ---- */
+
+gboolean
+ab_rocks_ingest (AbStore *s, const gchar *path, GError **error)
+{
+  RocksReq req = { .kind = REQ_INGEST, .path = path };
+  return submit (s, &req, error);
+}
 
 gboolean
 ab_rocks_batch (AbStore *s, const AbBatch *b, GError **error)

@@ -683,6 +683,42 @@ ab_store_native_backup (AbStore *s, const gchar *dir, GError **error)
   return s->vt->native_backup (s, dir, error);
 }
 
+AbStoreLoad *
+ab_store_load_new (AbStore *s)
+{
+  g_return_val_if_fail (s != NULL, NULL);
+  return s->vt->load_new != NULL ? s->vt->load_new (s) : NULL;
+}
+
+gboolean
+ab_store_load_put (AbStoreLoad *l, const guint8 *key, gsize klen, const guint8 *value, gsize vlen,
+                   GError **error)
+{
+  g_return_val_if_fail (l != NULL && key != NULL && klen > 0, FALSE);
+  return l->vt->put (l, key, klen, value, vlen, error);
+}
+
+gboolean
+ab_store_load_commit (AbStoreLoad *l, GError **error)
+{
+  g_return_val_if_fail (l != NULL, FALSE);
+  return l->vt->commit (l, error);
+}
+
+guint
+ab_store_load_files (AbStoreLoad *l)
+{
+  g_return_val_if_fail (l != NULL, 0);
+  return l->files;
+}
+
+void
+ab_store_load_free (AbStoreLoad *l)
+{
+  if (l != NULL)
+    l->vt->free (l);
+}
+
 const gchar *
 ab_store_kind (AbStore *s)
 {

@@ -236,6 +236,27 @@ gchar *ab_store_native_uri (AbStore *s, const gchar *dir);
 gchar *ab_store_uri_dir (const gchar *uri);
 gboolean ab_store_uri_defers_sync (const gchar *uri);
 
+/* ---- sorted loads ----
+ * Rows in strictly increasing key order, written the fastest way a store
+ * has for a tool that has the store to itself (restore): on rocksdb a table
+ * file written beside the database and ingested whole at each commit (no
+ * log, no memtable; the file lands in the lowest level it does not overlap).
+ * ab_store_load_new returns NULL when the store has none: write batches.
+ * Rows put are neither seen nor durable until ab_store_load_commit; a key
+ * out of order fails the put. Free without a commit drops what was put
+ * since the last one. Plans made ahead (ab_store_write_seq) before a commit
+ * re-read every row after it. */
+typedef struct _AbStoreLoad AbStoreLoad;
+AbStoreLoad *ab_store_load_new (AbStore *s);
+gboolean ab_store_load_put (AbStoreLoad *l, const guint8 *key, gsize klen, const guint8 *value,
+                            gsize vlen, GError **error);
+/* Makes every row put so far durable and seen; the load goes on after. */
+gboolean ab_store_load_commit (AbStoreLoad *l, GError **error);
+/* The table files committed so far (what a tool reports). */
+guint ab_store_load_files (AbStoreLoad *l);
+void ab_store_load_free (AbStoreLoad *l);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbStoreLoad, ab_store_load_free)
+
 /* Convenience writes: a one-mutation batch. */
 gboolean ab_store_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *val, gsize vlen,
                        GError **error);

@@ -1070,6 +1070,18 @@ START_TEST (test_local_uris)
 }
 END_TEST
 
+/* Sorted loads are rocksdb's alone: every other store says it has none
+ * (its callers write batches then). */
+START_TEST (test_sorted_load_support)
+{
+  AbStore *s = st_open_backend (_i);
+  AbStoreLoad *l = ab_store_load_new (s);
+  ck_assert_int_eq (l != NULL, g_str_equal (ab_store_kind (s), "rocksdb"));
+  ab_store_load_free (l);
+  ab_store_close (s);
+}
+END_TEST
+
 /* ---- concurrency ---- */
 
 #define INC_THREADS 16
@@ -1202,6 +1214,7 @@ store_suite (void)
   tcase_add_test (tc, test_cell_coords);
   tcase_add_test (tc, test_mutation_names);
   tcase_add_test (tc, test_local_uris);
+  FOR_EACH_BACKEND (tc, test_sorted_load_support);
   FOR_EACH_BACKEND (cc, test_concurrent_increments);
   FOR_EACH_BACKEND (cc, test_concurrent_check_and_put);
   tcase_set_timeout (tc, 60);
