@@ -5,6 +5,7 @@
 #include <glib.h>
 #include "rest/router.h"
 #include "rest/metrics.h"
+#include "store/cpus.h" /* ab_usable_cpus: the default of http_threads and workers */
 
 #define AB_HTTP_ERROR (ab_http_error_quark ())
 GQuark ab_http_error_quark (void);
@@ -44,15 +45,6 @@ typedef struct {
  * except the POST reads (paths ending /edges/get, /multi-edges/ids, /query
  * as upstream's read-only filter, and our /edges/multihop). */
 gboolean ab_http_is_write (const gchar *method, const gchar *path);
-
-/* The cores this process may run on: its CPU affinity (taskset, cpusets),
- * capped by its cgroup v2 CPU quota rounded up; at least 1. The default of
- * http_threads and the base of workers' default. */
-guint ab_usable_cpus (void);
-/* The tightest cpu.max quota, in cores rounded up, of the cgroup named on the
- * "0::/path" line of self_cgroup (/proc/self/cgroup's text) and of the groups
- * above it, under cgroup_root; 0 when none sets one. */
-guint ab_cgroup_cpu_limit (const gchar *cgroup_root, const gchar *self_cgroup);
 
 /* Fills defaults; host is a newly allocated string (ab_http_config_clear
  * frees it and the TLS paths). */

@@ -3,7 +3,7 @@
 noinst_LIBRARIES += src/librest.a
 src_librest_a_SOURCES = \
 	src/rest/router.c src/rest/router.h \
-	src/rest/http.c src/rest/http.h src/rest/http-private.h src/rest/http_support.c src/rest/cpus.c \
+	src/rest/http.c src/rest/http.h src/rest/http-private.h src/rest/http_support.c \
 	src/rest/http_h2o.h src/rest/http_loop.c src/rest/http_tls.c \
 	src/rest/metrics.c src/rest/metrics.h
 REST_LIBS = src/librest.a $(H2O_LIBS) $(OPENSSL_LIBS) $(SOUP_LIBS)

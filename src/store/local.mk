@@ -2,7 +2,8 @@
 src_libabcore_la_SOURCES += src/store/store.c src/store/store.h src/store/backend.h \
 	src/store/memory.c src/store/lmdb.c src/store/lmdb_uri.c src/store/uri_params.c \
 	src/store/rocksdb-private.h src/store/rocksdb.c src/store/rocksdb_write.c src/store/rocksdb_group.c src/store/rocksdb_uri.c src/store/shared_dir.c \
-	src/store/rocksdb_health.c src/store/rocksdb_load.c src/store/local_uri.c
+	src/store/rocksdb_health.c src/store/rocksdb_load.c src/store/local_uri.c \
+	src/store/cpus.c src/store/cpus.h
 
 STORE_TEST_HELPERS = tests/unit/store/store_test_util.c tests/unit/store/store_test_util.h \
 	tests/unit/store/store_durable.c tests/unit/store/store_write_log.c \

@@ -41,6 +41,8 @@ typedef struct {
   AbRocksGroup *group;         /* the committer's rows, cleared per group */
   AbWriteLog wlog;             /* the keys of the last groups, for plans made ahead */
   rocksdb_writebatch_t *batch; /* the committer's write, made from them */
+  guint8 *operands;            /* merge operands written per counter since its last put,
+                     * a sketch by hash (rocksdb_write.c, fold_counter) */
 } RocksEnv;
 
 typedef struct {
@@ -132,5 +134,10 @@ guint64 ab_rocks_counter_add (const guint8 *base, gint64 delta, guint8 out[8]);
 /* ab_rocks_walk over the database (it) with the group's rows on top. */
 gboolean ab_rocks_group_walk (AbRocksGroup *g, rocksdb_iterator_t *it, const AbScanRange *r,
                               AbScanVisitor visit, gpointer user, GError **error);
+/* Asked for each counter the group adds sum to: TRUE and its new value in
+ * out to write it as a put, FALSE to write sum as a merge operand. */
+typedef gboolean (*AbRocksFold) (gpointer user, const guint8 *key, gsize klen, gint64 sum,
+                                 guint8 out[8]);
 /* The latest row of every key into wb in key order; returns how many. */
-guint ab_rocks_group_fill (AbRocksGroup *g, rocksdb_writebatch_t *wb);
+guint ab_rocks_group_fill (AbRocksGroup *g, rocksdb_writebatch_t *wb, AbRocksFold fold,
+                           gpointer user);

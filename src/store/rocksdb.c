@@ -3,6 +3,7 @@
  * the salt, whole-key filters for State gets, one memory budget), its reads
  * (pinned gets, bounded iterators), snapshots and checkpoint backups. */
 #include "store/rocksdb-private.h"
+#include "store/cpus.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -412,7 +413,8 @@ env_options (RocksEnv *e)
   const AbRocksOptions *o = &e->o;
   rocksdb_options_t *opt = rocksdb_options_create ();
   rocksdb_options_set_create_if_missing (opt, 1);
-  int jobs = (int) MAX (2, g_get_num_processors ());
+  /* flushes and compactions: as many as the cores this process may use */
+  int jobs = (int) MAX (2, ab_usable_cpus ());
   rocksdb_options_increase_parallelism (opt, jobs);
   rocksdb_options_set_max_background_jobs (opt, jobs);
   rocksdb_options_set_write_buffer_size (opt, ab_rocks_memtable_bytes (o));
@@ -427,9 +429,11 @@ env_options (RocksEnv *e)
   rocksdb_options_set_merge_operator (
       opt, rocksdb_mergeoperator_create (NULL, counter_destroy, counter_full_merge,
                                          counter_partial_merge, counter_free, counter_name));
-  /* A hot counter's operands would pile up in the memtable and every read
-   * would fold them all: past this many the write folds them into a put. */
-  rocksdb_options_set_max_successive_merges (opt, 64);
+  /* A hot counter's operands are folded by the committer (fold_counter in
+   * rocksdb_write.c), not by RocksDB's max_successive_merges. Whole keys in
+   * the memtables' Bloom filter: a get of a row the memtables lack (a new
+   * edge's State) skips their skip lists. */
+  rocksdb_options_set_memtable_whole_key_filtering (opt, 1);
   rocksdb_options_set_info_log_level (opt, 2); /* warnings and worse in DIR/LOG */
   rocksdb_options_set_keep_log_file_num (opt, 4);
   rocksdb_options_enable_statistics (opt); /* cache hits, stall time: rocksdb_health.c */

@@ -279,7 +279,7 @@ ab_rocks_group_walk (AbRocksGroup *g, rocksdb_iterator_t *it, const AbScanRange 
 }
 
 guint
-ab_rocks_group_fill (AbRocksGroup *g, rocksdb_writebatch_t *wb)
+ab_rocks_group_fill (AbRocksGroup *g, rocksdb_writebatch_t *wb, AbRocksFold fold, gpointer user)
 {
   /* In key order, the memtable's skip list finds each row next to the one
    * before it instead of searching from its head. */
@@ -293,8 +293,14 @@ ab_rocks_group_fill (AbRocksGroup *g, rocksdb_writebatch_t *wb)
       guint8 buf[8];
       if (resolve (g, (gint) (row - ROW (g, 0)), &v, &vlen, &sum, buf) == AB_ROCKS_FOUND_ADDS)
         {
-          ab_rocks_counter_add (NULL, sum, buf); /* a merge operand: the database adds it */
-          rocksdb_writebatch_merge (wb, (const char *) row->key, row->klen, (const char *) buf, 8);
+          if (fold (user, row->key, row->klen, sum, buf))
+            rocksdb_writebatch_put (wb, (const char *) row->key, row->klen, (const char *) buf, 8);
+          else
+            {
+              ab_rocks_counter_add (NULL, sum, buf); /* a merge operand: the database adds it */
+              rocksdb_writebatch_merge (wb, (const char *) row->key, row->klen, (const char *) buf,
+                                        8);
+            }
         }
       else if (v != NULL)
         rocksdb_writebatch_put (wb, (const char *) row->key, row->klen, (const char *) v, vlen);

@@ -5,6 +5,7 @@
 
 #include <string.h>
 #include <sys/statvfs.h>
+#include <xxhash.h>
 
 #define AB_ROCKS_MAX_GROUP 1024 /* requests in one write */
 
@@ -320,6 +321,38 @@ room_to_write (RocksEnv *e, gsize bytes, GError **error)
   return FALSE;
 }
 
+/* A hot counter's operands would pile up in the memtable until a flush
+ * folds them, and every read would fold them all. RocksDB's own bound
+ * (max_successive_merges) searches the memtable for the key's operands at
+ * every add: a fifth of the committer under a write load. Instead the
+ * committer counts the operands it writes per counter in a sketch (a byte
+ * per hash slot, never less than the key's own count unless a key sharing
+ * its slot was folded) and writes the counter's value as a put once it
+ * reaches AB_ROCKS_FOLD_AFTER: one read per that many adds. */
+#define AB_ROCKS_FOLD_SLOTS ((gsize) 1 << 20)
+#define AB_ROCKS_FOLD_AFTER 64
+
+static gboolean
+fold_counter (gpointer user, const guint8 *key, gsize klen, gint64 sum, guint8 out[8])
+{
+  RocksEnv *e = user;
+  guint8 *count = &e->operands[XXH3_64bits (key, klen) % AB_ROCKS_FOLD_SLOTS];
+  if (++*count < AB_ROCKS_FOLD_AFTER)
+    return FALSE;
+  *count = 0;
+  char *err = NULL;
+  rocksdb_pinnableslice_t *pin
+      = rocksdb_get_pinned (e->db, e->point, (const char *) key, klen, &err);
+  size_t len = 0;
+  const char *cur = pin != NULL ? rocksdb_pinnableslice_value (pin, &len) : NULL;
+  gboolean folded = err == NULL && (cur == NULL || len == 8);
+  if (folded) /* else an operand: the merge operator says what it makes of it */
+    ab_rocks_counter_add ((const guint8 *) cur, sum, out);
+  rocksdb_pinnableslice_destroy (pin);
+  g_free (err);
+  return folded;
+}
+
 /* Applies reqs[0..n) to the group, each undone alone if it fails, writes
  * the group as one batch in key order, then answers each request. */
 static void
@@ -336,7 +369,7 @@ run_group (RocksEnv *e, RocksReq **reqs, guint n)
     }
   rocksdb_writebatch_clear (e->batch);
   GError *why = NULL;
-  if (ab_rocks_group_fill (e->group, e->batch) > 0)
+  if (ab_rocks_group_fill (e->group, e->batch, fold_counter, e) > 0)
     {
       size_t bytes = 0;
       rocksdb_writebatch_data (e->batch, &bytes);
@@ -435,6 +468,7 @@ ab_rocks_committer_start (RocksEnv *e)
   ab_write_log_init (&e->wlog);
   e->group = ab_rocks_group_new ();
   e->batch = rocksdb_writebatch_create ();
+  e->operands = g_new0 (guint8, AB_ROCKS_FOLD_SLOTS);
   e->completions = g_thread_pool_new (txn_finish, NULL, 1, FALSE, NULL);
   e->committer = g_thread_new ("ab-rocks-commit", committer_main, e);
 }
@@ -454,6 +488,7 @@ ab_rocks_committer_stop (RocksEnv *e)
   ab_rocks_group_free (e->group);
   ab_write_log_free (&e->wlog);
   rocksdb_writebatch_destroy (e->batch);
+  g_free (e->operands);
 }
 
 static void

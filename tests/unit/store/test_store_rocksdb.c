@@ -3,7 +3,8 @@
  * the directory, durability across SIGKILL, checkpoint backups that open as
  * stores, plan views that see their group, its health figures for /metrics. */
 #include "store_test_util.h"
-#include "store/backend.h" /* the backend's name */
+#include "store/backend.h"         /* the backend's name */
+#include "store/rocksdb-private.h" /* its statistics, for the operands a read folded */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -249,6 +250,38 @@ put_rows (AbStore *s, guint n)
     }
 }
 
+/* A hot counter: 300 adds, each its own write, leave at most 64 merge
+ * operands for a read to fold (the committer writes the value as a put
+ * every 64: fold_counter), and the value is every add. */
+static gdouble
+most_operands_folded (AbStore *s)
+{
+  g_autofree gchar *stats = rocksdb_options_statistics_get_string (ab_rocks_env_of (s)->options);
+  const gchar *line = strstr (stats, "rocksdb.read.num.merge_operands ");
+  ck_assert_ptr_nonnull (line);
+  const gchar *p100 = strstr (line, "P100 : ");
+  ck_assert_ptr_nonnull (p100);
+  return g_ascii_strtod (p100 + strlen ("P100 : "), NULL);
+}
+
+START_TEST (test_hot_counter_folded)
+{
+  g_autofree gchar *dir = st_fresh_dir ("hot");
+  g_autofree gchar *uri = st_uri ("rocksdb", dir, "sync=0");
+  AbStore *s = st_open (uri);
+  for (guint i = 0; i < 300; i++)
+    {
+      g_autoptr (AbBatch) b = ab_batch_new ();
+      ab_batch_add (b, ST_S ("hot"), 1);
+      ck_assert (ab_store_batch (s, b, NULL));
+    }
+  st_assert_counter (s, ST_S ("hot"), 300);
+  gdouble most = most_operands_folded (s);
+  ck_assert_msg (most > 0 && most <= 64, "a read folded %g operands", most);
+  ab_store_close (s);
+}
+END_TEST
+
 /* Every figure once with its type and help; the block cache is half the
  * memory budget and holds no more than that; the memtables hold what was
  * written until a reopen flushes it; an idle store has no write stall. */
@@ -441,6 +474,7 @@ rocks_suite (void)
   tcase_add_test (tc, test_write_log);
   tcase_add_test (tc, test_sorted_load);
   tcase_add_test (tc, test_health_figures);
+  tcase_add_test (tc, test_hot_counter_folded);
   tcase_add_test (tc, test_cache_hits_and_misses);
   tcase_set_timeout (tc, 60);
   suite_add_tcase (suite, tc);

@@ -1,10 +1,9 @@
-/* How many cores this process may use, for the default number of HTTP loops
- * and workers: the CPUs of its affinity mask (taskset, a cpuset), capped by
- * the CPU quota of its cgroup v2 and the cgroups above it (docker --cpus). */
-#define G_LOG_DOMAIN "ab-http"
+/* How many cores this process may use (cpus.h): the CPUs of its affinity
+ * mask (taskset, a cpuset), capped by the CPU quota of its cgroup v2 and the
+ * cgroups above it (docker --cpus). */
 #include <sched.h>
 #include <string.h>
-#include "rest/http.h"
+#include "store/cpus.h"
 
 /* The quota of one cpu.max file ("QUOTA PERIOD" or "max PERIOD") in cores,
  * rounded up; 0 when there is none or the file cannot be read. */
