@@ -110,6 +110,8 @@ AbStore *ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **erro
 /* For transact implementations: every key of b is non-empty and, when
  * max_key > 0, at most max_key bytes; else FALSE with the reason. */
 gboolean ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error);
+/* The same for one key of klen bytes. */
+gboolean ab_backend_check_key (gsize klen, gsize max_key, GError **error);
 
 /* The state a local backend keeps per directory and process, shared by its
  * handles (shared_dir.c): embedded first in the backend's own struct. The

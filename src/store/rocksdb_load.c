@@ -13,7 +13,6 @@ typedef struct {
   rocksdb_envoptions_t *env_options;
   rocksdb_sstfilewriter_t *writer; /* NULL: no file open */
   gchar *path;                     /* the open file's */
-  guint64 rows;                    /* in the open file */
   guint opened;                    /* files opened so far (their names) */
 } RocksLoad;
 
@@ -24,7 +23,6 @@ drop_file (RocksLoad *l)
   if (l->path != NULL)
     g_unlink (l->path); /* not there once ingested (moved) */
   g_clear_pointer (&l->path, g_free);
-  l->rows = 0;
 }
 
 static gboolean
@@ -33,13 +31,8 @@ load_put (AbStoreLoad *base, const guint8 *key, gsize klen, const guint8 *value,
 {
   RocksLoad *l = (RocksLoad *) base;
   char *err = NULL;
-  if (klen > l->store->max_key)
-    {
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                   "key of %zu bytes is longer than the store's limit of %zu bytes", klen,
-                   l->store->max_key);
-      return FALSE;
-    }
+  if (!ab_backend_check_key (klen, l->store->max_key, error))
+    return FALSE;
   if (l->writer == NULL)
     {
       /* In the database's directory: the ingestion moves it by a link. */
@@ -55,7 +48,6 @@ load_put (AbStoreLoad *base, const guint8 *key, gsize klen, const guint8 *value,
   rocksdb_sstfilewriter_put (l->writer, (const char *) key, klen, (const char *) value, vlen, &err);
   if (err != NULL)
     return ab_rocks_fail (error, err, "load a row (keys must come in increasing order)");
-  l->rows++;
   return TRUE;
 }
 

@@ -516,13 +516,8 @@ submit (AbStore *s, RocksReq *req, GError **error)
 {
   if (read_only (ab_rocks_env_of (s), error))
     return FALSE;
-  if (req->key != NULL && req->klen > s->max_key)
-    {
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                   "key of %zu bytes is longer than the store's limit of %zu bytes", req->klen,
-                   s->max_key);
-      return FALSE;
-    }
+  if (req->key != NULL && !ab_backend_check_key (req->klen, s->max_key, error))
+    return FALSE;
   ab_wait_init (&req->wait);
   enqueue (ab_rocks_env_of (s), req);
   ab_wait_until_signalled (&req->wait);

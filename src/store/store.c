@@ -499,19 +499,21 @@ gboolean
 ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error)
 {
   for (guint i = 0; i < b->items->len; i++)
-    {
-      gsize klen = g_array_index (b->items, AbMutation, i).klen;
-      if (!check_write_key (klen, error))
-        return FALSE;
-      if (max_key > 0 && klen > max_key)
-        {
-          g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                       "key of %zu bytes is longer than the store's limit of %zu bytes", klen,
-                       max_key);
-          return FALSE;
-        }
-    }
+    if (!ab_backend_check_key (g_array_index (b->items, AbMutation, i).klen, max_key, error))
+      return FALSE;
   return TRUE;
+}
+
+gboolean
+ab_backend_check_key (gsize klen, gsize max_key, GError **error)
+{
+  if (!check_write_key (klen, error))
+    return FALSE;
+  if (max_key == 0 || klen <= max_key)
+    return TRUE;
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+               "key of %zu bytes is longer than the store's limit of %zu bytes", klen, max_key);
+  return FALSE;
 }
 
 guint64
