@@ -37,6 +37,9 @@
 #   ACTIONBASED=PATH      server binary (default: build/bench/src/actionbased,
 #                         built with -O2 -g when missing)
 #   AB_BENCH_STORE=lmdb   the server's store: lmdb or rocksdb (in its directory)
+#   AB_CPUS=1 WRK_CPUS=0  taskset CPU lists: the server and nginx on AB_CPUS
+#                         (one loop / one worker per CPU), wrk on WRK_CPUS;
+#                         unset, all three share every core
 #   AB_ARGS="..."         extra actionbased flags (e.g. "--http-threads 2";
 #                         none by default: the issue's figures are with the
 #                         default flags, INFO access log included)
@@ -168,9 +171,16 @@ run_pgbench() {
 ngx_dir=$tmp/nginx
 mkdir -p "$ngx_dir"
 ngx_port=$(free_port) || die "no free port for nginx"
+# AB_CPUS pins nginx to the server's CPUs too, one worker per CPU: the
+# ceiling is then measured on the cores the server gets.
+ngx_pin=() ngx_workers=auto
+if [ -n "${AB_CPUS:-}" ]; then
+  ngx_pin=(taskset -c "$AB_CPUS")
+  ngx_workers=$(taskset -c "$AB_CPUS" nproc)
+fi
 cat >"$ngx_dir/nginx.conf" <<EOF
 daemon off;
-worker_processes auto;
+worker_processes $ngx_workers;
 pid $ngx_dir/nginx.pid;
 error_log $ngx_dir/error.log warn;
 events { worker_connections 4096; }
@@ -189,7 +199,7 @@ http {
   }
 }
 EOF
-"$nginx" -p "$ngx_dir" -c "$ngx_dir/nginx.conf" -e "$ngx_dir/error.log" >"$ngx_dir/stdout" 2>&1 &
+"${ngx_pin[@]}" "$nginx" -p "$ngx_dir" -c "$ngx_dir/nginx.conf" -e "$ngx_dir/error.log" >"$ngx_dir/stdout" 2>&1 &
 nginx_pid=$!
 wait_http "http://127.0.0.1:$ngx_port/" 10 "$nginx_pid" \
   || { cat "$ngx_dir/stdout" "$ngx_dir/error.log" >&2 2>/dev/null || true; die "nginx did not come up on 127.0.0.1:$ngx_port"; }
