@@ -17,6 +17,7 @@ PKGS=(build-essential autoconf automake libtool pkg-config
       libglib2.0-dev libjson-glib-dev libh2o-evloop-dev libssl-dev libsoup-3.0-dev
       libthrift-c-glib-dev thrift-compiler libxxhash-dev liblmdb-dev check
       librocksdb-dev             # the log-structured store (rocksdb:DIR)
+      libsqlite3-dev             # SQL transform steps of /graph/v3/query
       libmimalloc-dev            # the programs' allocator (configure --with-mimalloc)
       curl jq valgrind
       wrk                        # load generator of tests/bench/*-bench.sh

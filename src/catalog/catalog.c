@@ -46,7 +46,7 @@ ab_catalog_key_database (const guint8 *key, gsize klen, gchar **database)
   gchar kind = (gchar) key[sizeof META_PREFIX];
   if ((kind != KIND_DATABASE && kind != KIND_TABLE && kind != KIND_ALIAS) || klen <= at
       || key[at] != 0)
-    return TRUE; /* catalog-wide: revision, API keys, storages */
+    return TRUE; /* catalog-wide: revision, API keys, documents */
   const guint8 *db = key + at + 1;
   const guint8 *end = memchr (db, 0, klen - at - 1);
   *database = g_strndup ((const gchar *) db, end != NULL ? (gsize) (end - db) : klen - at - 1);
@@ -99,7 +99,7 @@ parse_json_bytes (GBytes *bytes, GError **error)
 /* Decodes one stored descriptor row into the right map. */
 static gboolean
 load_row (const AbKv *kv, GHashTable *dbs, GHashTable *tables, GHashTable *aliases,
-          GHashTable *keys, GHashTable *storages, GError **error)
+          GHashTable *keys, GHashTable *docs, GError **error)
 {
   gsize klen;
   const guint8 *k = g_bytes_get_data (kv->key, &klen);
@@ -137,17 +137,8 @@ load_row (const AbKv *kv, GHashTable *dbs, GHashTable *tables, GHashTable *alias
         return FALSE;
       g_hash_table_replace (keys, g_strdup (k->hash), k);
     }
-  else if (kind == KIND_STORAGE)
-    {
-      JsonObject *o = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      const gchar *name
-          = o != NULL ? json_object_get_string_member_with_default (o, "name", NULL) : NULL;
-      if (name == NULL)
-        return g_set_error_literal (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
-                                    "a storage row without a name"),
-               FALSE;
-      g_hash_table_replace (storages, g_strdup (name), g_steal_pointer (&node));
-    }
+  else
+    ab_catalog_doc_load (docs, kind, k, klen, node);
   return TRUE;
 }
 
@@ -173,9 +164,9 @@ ab_catalog_reload (AbCatalog *cat, GError **error)
   g_autoptr (GHashTable) tables = new_map ((GDestroyNotify) ab_table_desc_unref);
   g_autoptr (GHashTable) aliases = new_map ((GDestroyNotify) ab_alias_desc_unref);
   g_autoptr (GHashTable) keys = new_map ((GDestroyNotify) ab_api_key_unref);
-  g_autoptr (GHashTable) storages = new_map ((GDestroyNotify) json_node_unref);
+  g_autoptr (GHashTable) docs = ab_catalog_docs_new ();
   for (guint i = 0; i < rows->len; i++)
-    if (!load_row (&g_array_index (rows, AbKv, i), dbs, tables, aliases, keys, storages, error))
+    if (!load_row (&g_array_index (rows, AbKv, i), dbs, tables, aliases, keys, docs, error))
       {
         g_prefix_error (error, "catalog row is corrupt: ");
         return FALSE;
@@ -191,12 +182,12 @@ ab_catalog_reload (AbCatalog *cat, GError **error)
   g_hash_table_unref (cat->tables);
   g_hash_table_unref (cat->aliases);
   g_hash_table_unref (cat->keys);
-  g_hash_table_unref (cat->storages);
+  g_hash_table_unref (cat->docs);
   cat->databases = g_steal_pointer (&dbs);
   cat->tables = g_steal_pointer (&tables);
   cat->aliases = g_steal_pointer (&aliases);
   cat->keys = g_steal_pointer (&keys);
-  cat->storages = g_steal_pointer (&storages);
+  cat->docs = g_steal_pointer (&docs);
   cat->revision = rev;
   atomic_fetch_add_explicit (&cat->generation, 1, memory_order_release);
   g_rw_lock_writer_unlock (&cat->lock);
@@ -214,7 +205,7 @@ ab_catalog_open (AbStore *store, GError **error)
   cat->tables = new_map ((GDestroyNotify) ab_table_desc_unref);
   cat->aliases = new_map ((GDestroyNotify) ab_alias_desc_unref);
   cat->keys = new_map ((GDestroyNotify) ab_api_key_unref);
-  cat->storages = new_map ((GDestroyNotify) json_node_unref);
+  cat->docs = ab_catalog_docs_new ();
   cat->revision = -1;
   static atomic_uint_fast64_t ids;
   cat->id = atomic_fetch_add (&ids, 1) + 1;
@@ -245,7 +236,7 @@ ab_catalog_free (AbCatalog *cat)
   g_hash_table_unref (cat->tables);
   g_hash_table_unref (cat->aliases);
   g_hash_table_unref (cat->keys);
-  g_hash_table_unref (cat->storages);
+  g_hash_table_unref (cat->docs);
   g_rw_lock_clear (&cat->lock);
   g_mutex_clear (&cat->ddl);
   g_free (cat);
@@ -394,39 +385,4 @@ AbAliasDesc *
 ab_catalog_get_alias (AbCatalog *cat, const gchar *db, const gchar *alias)
 {
   return lookup_pair (cat, &cat->aliases, db, alias, (RefFunc) ab_alias_desc_ref);
-}
-
-/* ---- v2 storages ---- */
-
-static const gchar *
-storage_name (gconstpointer node)
-{
-  return json_object_get_string_member (json_node_get_object ((JsonNode *) node), "name");
-}
-
-GPtrArray *
-ab_catalog_list_storages (AbCatalog *cat)
-{
-  return list_map (cat, &cat->storages, NULL, NULL, storage_name, (RefFunc) json_node_copy,
-                   (GDestroyNotify) json_node_unref);
-}
-
-gboolean
-ab_catalog_has_storage (AbCatalog *cat, const gchar *name)
-{
-  g_rw_lock_reader_lock (&cat->lock);
-  gboolean found = g_hash_table_contains (cat->storages, name);
-  g_rw_lock_reader_unlock (&cat->lock);
-  return found;
-}
-
-gboolean
-ab_catalog_put_storage (AbCatalog *cat, const gchar *name, JsonNode *entity, GError **error)
-{
-  if (!JSON_NODE_HOLDS_OBJECT (entity) || g_strcmp0 (storage_name (entity), name) != 0)
-    return g_set_error (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
-                        "storage entity must be an object named %s", name),
-           FALSE;
-  g_autoptr (GMutexLocker) guard = g_mutex_locker_new (&cat->ddl);
-  return ab_catalog_persist (cat, KIND_STORAGE, NULL, name, entity, error);
 }

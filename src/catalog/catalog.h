@@ -111,10 +111,32 @@ AbApiKey *ab_catalog_create_key (AbCatalog *cat, const gchar *name, const AbGran
                                  GError **error);
 GPtrArray *ab_catalog_list_keys (AbCatalog *cat);
 
-/* ---- v2 storages (the upstream console's `create storage`) ----
- * Recorded, listed and checked by name for v2 label creation; they do not
- * change where data goes (a server has one store). Persisted like every
- * descriptor, so every node and every restart sees the same. */
+/* ---- documents: catalog-wide JSON entities by kind and name ----
+ * Persisted like every descriptor (every node and every restart sees the
+ * same, backups and copies carry them); the catalog checks nothing in them
+ * but their names: their meaning belongs to who writes them. */
+typedef enum {
+  AB_CATALOG_STORAGE = 's',     /* v2 storages (the upstream console's `create storage`) */
+  AB_CATALOG_QUERY = 'q',       /* prepared queries, by id */
+  AB_CATALOG_QUERY_ALIAS = 'n', /* their aliases, by alias */
+} AbCatalogDoc;
+
+/* JsonNode* deep copies (the caller may change them), sorted by name. */
+GPtrArray *ab_catalog_list_docs (AbCatalog *cat, AbCatalogDoc kind);
+/* A deep copy, or NULL when there is none. */
+JsonNode *ab_catalog_get_doc (AbCatalog *cat, AbCatalogDoc kind, const gchar *name);
+/* Creates or replaces (entity a JSON object), or deletes (entity NULL). */
+gboolean ab_catalog_put_doc (AbCatalog *cat, AbCatalogDoc kind, const gchar *name, JsonNode *entity,
+                             GError **error);
+/* The same under the catalog's DDL lock held by the caller's function
+ * `change`: it reads the documents it needs and writes with put (so that a
+ * check and its write are one step among this process's DDL). */
+typedef gboolean (*AbCatalogChange) (AbCatalog *cat, gpointer user, GError **error);
+gboolean ab_catalog_change_docs (AbCatalog *cat, AbCatalogChange change, gpointer user,
+                                 GError **error);
+
+/* v2 storages: recorded, listed and checked by name for v2 label creation;
+ * they do not change where data goes (a server has one store). */
 GPtrArray *ab_catalog_list_storages (AbCatalog *cat); /* JsonNode* copies, by name */
 gboolean ab_catalog_has_storage (AbCatalog *cat, const gchar *name);
 /* Creates or replaces; entity is a JSON object whose "name" is name. */

@@ -5,7 +5,14 @@
 #include "engine/engine.h"
 #include "model/types.h"
 
-typedef enum { AB_ITEM_SELF, AB_ITEM_GET, AB_ITEM_COUNT, AB_ITEM_SCAN, AB_ITEM_CACHE } AbItemKind;
+typedef enum {
+  AB_ITEM_SELF,
+  AB_ITEM_GET,
+  AB_ITEM_COUNT,
+  AB_ITEM_SCAN,
+  AB_ITEM_CACHE,
+  AB_ITEM_SQL, /* a transform step: a SELECT over earlier items' rows */
+} AbItemKind;
 typedef enum { AB_VERTEX_VALUE, AB_VERTEX_REF, AB_VERTEX_STEP } AbVertexKind;
 
 typedef struct _AbDocItem AbDocItem;
@@ -60,6 +67,8 @@ struct _AbDocItem {
   gint limit;                 /* SCAN, CACHE; < 0 = the default */
   gchar *offset;              /* SCAN, CACHE */
   gchar *ranges;              /* SCAN, CACHE */
+  gchar *sql;                 /* SQL */
+  GArray *sql_args;           /* SQL: AbValue of ?1, ?2... (ab_doc_bind) */
   gboolean include;
   gboolean memoize;
   GPtrArray *post; /* AbPostProc* */
@@ -69,9 +78,39 @@ struct _AbDocItem {
 void ab_doc_item_free (AbDocItem *item);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbDocItem, ab_doc_item_free)
 
-/* {"query":[items...], "stats":[...]} -> AbDocItem* in order; NULL + 400
- * naming the member ("query[1].source.ref") on bad input. */
+/* {"query":[items...], "stats":[...]} or {"fetch":[items...],
+ * "transform":[SQL steps...]} -> AbDocItem* in order (fetch, then
+ * transform); NULL + 400 naming the member ("fetch[1].source.ref") on bad
+ * input. Placeholders are replaced before (ab_doc_bind). */
 GPtrArray *ab_doc_parse (JsonNode *body, GError **error);
+
+/* ---- arguments (doc_bind.c) ---- */
+
+/* A registration's argument declarations [{name, type, comment}] -> *out,
+ * name -> AbType*; 400 for a bad name or type, a name declared twice. */
+gboolean ab_doc_declarations (JsonArray *declared, GHashTable **out, GError **error);
+/* A copy of doc's query/fetch/transform/stats with every string that is one
+ * "{name}" placeholder replaced by argument `name` of args (cast to its
+ * declared type when declared is not NULL), and each {name} in an "sql"
+ * statement (outside '...') made a parameter ?N whose value goes into the
+ * step's "arguments". 400: an argument missing, extra or not castable. */
+JsonNode *ab_doc_bind (JsonObject *doc, GHashTable *declared, JsonObject *args, GError **error);
+/* 400 unless the placeholders doc uses are exactly the declared names. */
+gboolean ab_doc_check_placeholders (JsonObject *doc, GHashTable *declared, GError **error);
+
+/* ---- SQL transforms (doc_sql.c) ---- */
+
+typedef struct {
+  guint max_rows; /* rows a statement may answer */
+  gint64 max_us;  /* how long it may run; 0 = unbounded */
+} AbSqlLimits;
+
+/* Runs one read-only SELECT, params (AbValue, nullable) bound to ?1...,
+ * over the rows of earlier items (done: name -> AbRows*), each a temporary
+ * table of that name with its columns, on this thread's connection. 400: not exactly one SELECT, an SQL error, more than
+ * max_rows rows, longer than max_us. */
+AbRows *ab_doc_sql_run (GHashTable *done, const gchar *sql, GArray *params, const AbSqlLimits *lim,
+                        GError **error);
 
 /* ---- rows (doc_rows.c) ---- */
 

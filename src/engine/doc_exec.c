@@ -11,7 +11,8 @@
 
 #define UNBOUNDED G_MAXUINT64
 
-static const gchar *const item_kinds[] = { "SELF", "GET", "COUNT", "SCAN", "CACHE" };
+static const gchar *const item_kinds[] = { "SELF", "GET", "COUNT", "SCAN", "CACHE", "SQL" };
+#define SQL_MAX_US (2 * G_USEC_PER_SEC) /* how long one transform may run */
 
 static guint64
 times (guint64 a, guint64 b)
@@ -128,6 +129,8 @@ plan_item (Plan *pl, const AbDocItem *it, guint64 *rows, GError **error)
   guint64 s, t = 1;
   guint limit = 1;
   const AbCache *cache;
+  if (it->kind == AB_ITEM_SQL)
+    return *rows = pl->engine->cfg.max_hop_edges, TRUE; /* bounded when run */
   if (!plan_vertex (pl, it, &it->source, &s, error)
       || (it->kind == AB_ITEM_GET && !plan_vertex (pl, it, &it->target, &t, error)))
     return FALSE;
@@ -420,9 +423,24 @@ read_item (Run *r, const AbDocItem *it, GError **error)
 }
 
 static AbRows *
+run_sql (Run *r, const AbDocItem *it, GError **error)
+{
+  AbSqlLimits lim = { r->engine->cfg.max_hop_edges, SQL_MAX_US };
+  GError *local = NULL;
+  AbRows *rows = ab_doc_sql_run (r->done, it->sql, it->sql_args, &lim, &local);
+  if (rows == NULL)
+    {
+      item_fail (it, error, "%s", local->message);
+      g_error_free (local);
+    }
+  return rows;
+}
+
+static AbRows *
 run_item (Run *r, const AbDocItem *it, GError **error)
 {
-  g_autoptr (AbRows) rows = read_item (r, it, error);
+  g_autoptr (AbRows) rows
+      = it->kind == AB_ITEM_SQL ? run_sql (r, it, error) : read_item (r, it, error);
   if (rows == NULL)
     return NULL;
   for (guint i = 0; i < it->post->len; i++)
@@ -443,8 +461,27 @@ run_item (Run *r, const AbDocItem *it, GError **error)
   return g_steal_pointer (&rows);
 }
 
+/* A body in upstream's current form ({arguments, fetch, transform}): its
+ * placeholders bound to the arguments sent with it, as they came. */
 GPtrArray *
 ab_engine_query_doc (AbEngine *engine, JsonNode *body, GError **error)
+{
+  JsonObject *o = JSON_NODE_HOLDS_OBJECT (body) ? json_node_get_object (body) : NULL;
+  if (o == NULL || json_object_has_member (o, "query"))
+    return ab_engine_query_bound (engine, body, error);
+  JsonNode *args = json_object_get_member (o, "arguments");
+  if (args != NULL && !JSON_NODE_HOLDS_OBJECT (args) && !JSON_NODE_HOLDS_NULL (args))
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "'arguments' must be an object of values by name."),
+           NULL;
+  g_autoptr (JsonNode) bound = ab_doc_bind (
+      o, NULL, args != NULL && JSON_NODE_HOLDS_OBJECT (args) ? json_node_get_object (args) : NULL,
+      error);
+  return bound != NULL ? ab_engine_query_bound (engine, bound, error) : NULL;
+}
+
+GPtrArray *
+ab_engine_query_bound (AbEngine *engine, JsonNode *body, GError **error)
 {
   g_autoptr (GPtrArray) items = ab_doc_parse (body, error);
   if (items == NULL || !plan (engine, items, error))

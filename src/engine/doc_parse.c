@@ -335,6 +335,9 @@ ab_doc_item_free (AbDocItem *item)
   g_free (item->cache);
   g_free (item->offset);
   g_free (item->ranges);
+  g_free (item->sql);
+  if (item->sql_args != NULL)
+    g_array_unref (item->sql_args);
   g_ptr_array_unref (item->post);
   g_ptr_array_unref (item->aggs);
   g_free (item);
@@ -417,24 +420,83 @@ parse_stats (JsonObject *body, GError **error)
   return TRUE;
 }
 
+/* A transform step: {"type":"SQL","name","sql","arguments"}; always in
+ * the answer (a transform is what a query is for). */
+static gboolean
+parse_transform (JsonObject *o, const gchar *path, Budget *b, AbDocItem **out, GError **error)
+{
+  static const gchar *const kinds[] = { "SQL" };
+  if (++b->items > DOC_MAX_ITEMS)
+    return ab_model_invalid (error, "a query has at most %u items, STEP items included.",
+                             DOC_MAX_ITEMS);
+  g_autoptr (AbDocItem) it = g_new0 (AbDocItem, 1);
+  it->kind = AB_ITEM_SQL;
+  it->include = TRUE;
+  it->post = g_ptr_array_new ();
+  it->aggs = g_ptr_array_new ();
+  it->sql_args = g_array_new (FALSE, TRUE, sizeof (AbValue));
+  g_array_set_clear_func (it->sql_args, (GDestroyNotify) ab_value_clear);
+  guint kind;
+  JsonArray *args = NULL;
+  if (!enum_member (o, path, "type", kinds, G_N_ELEMENTS (kinds), &kind, error)
+      || !ab_model_json_string (o, path, "name", TRUE, NULL, &it->name, error)
+      || !ab_model_json_string (o, path, "sql", TRUE, NULL, &it->sql, error)
+      || !ab_model_json_array (o, path, "arguments", FALSE, &args, error))
+    return FALSE;
+  for (guint i = 0; args != NULL && i < json_array_get_length (args); i++)
+    {
+      g_autofree gchar *ap = g_strdup_printf ("%s.arguments[%u]", path, i);
+      AbValue v = AB_VALUE_INIT;
+      JsonNode *n = json_array_get_element (args, i);
+      if (!JSON_NODE_HOLDS_NULL (n) && !scalar_value (n, ap, &v, error))
+        return FALSE;
+      g_array_append_val (it->sql_args, v);
+    }
+  *out = g_steal_pointer (&it);
+  return TRUE;
+}
+
+/* The items of array `member` of body (absent: none unless required). */
+static gboolean
+parse_items (JsonObject *body, const gchar *member, gboolean required, Budget *b, GPtrArray *items,
+             GError **error)
+{
+  JsonArray *a = NULL;
+  if (!ab_model_json_array (body, NULL, member, required, &a, error))
+    return FALSE;
+  gboolean transform = g_str_equal (member, "transform");
+  for (guint i = 0; a != NULL && i < json_array_get_length (a); i++)
+    {
+      g_autofree gchar *ep = NULL;
+      JsonObject *e = element_object (a, i, member, &ep, error);
+      AbDocItem *it = NULL;
+      if (e == NULL
+          || !(transform ? parse_transform (e, ep, b, &it, error)
+                         : parse_item (e, ep, 0, b, &it, error)))
+        return FALSE;
+      g_ptr_array_add (items, it);
+    }
+  return TRUE;
+}
+
 GPtrArray *
 ab_doc_parse (JsonNode *body, GError **error)
 {
   GError *local = NULL;
   JsonObject *o = ab_model_json_object (body, "the request body", &local);
-  JsonArray *a = NULL;
   g_autoptr (GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_doc_item_free);
   Budget b = { 0 };
-  if (o != NULL && ab_model_json_array (o, NULL, "query", TRUE, &a, &local)
-      && parse_stats (o, &local))
-    for (guint i = 0; i < json_array_get_length (a) && local == NULL; i++)
-      {
-        g_autofree gchar *ep = NULL;
-        JsonObject *e = element_object (a, i, "query", &ep, &local);
-        AbDocItem *it = NULL;
-        if (e != NULL && parse_item (e, ep, 0, &b, &it, &local))
-          g_ptr_array_add (items, it);
-      }
+  /* upstream's earlier form (query) or its current one (fetch, transform:
+   * one of them at least) */
+  gboolean earlier = o != NULL && json_object_has_member (o, "query");
+  gboolean some = o != NULL && json_object_has_member (o, "transform");
+  if (o != NULL && parse_stats (o, &local))
+    {
+      if (earlier)
+        parse_items (o, "query", TRUE, &b, items, &local);
+      else if (parse_items (o, "fetch", !some, &b, items, &local))
+        parse_items (o, "transform", FALSE, &b, items, &local);
+    }
   if (local != NULL)
     return ab_engine_propagate (error, local), NULL;
   return g_steal_pointer (&items);

@@ -418,3 +418,39 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbRows, ab_rows_free)
  * aggregators. Returns the included items' rows (AbRows*, query order).
  * Bounded like multihop: fan-out checked before any read, 400 beyond. */
 GPtrArray *ab_engine_query_doc (AbEngine *engine, JsonNode *body, GError **error);
+/* The same for a document whose arguments are already bound (ab_doc_bind):
+ * upstream's current form {fetch, transform} (SQL steps over earlier rows)
+ * or the earlier {query}. */
+GPtrArray *ab_engine_query_bound (AbEngine *engine, JsonNode *doc, GError **error);
+
+/* ---- prepared queries (prepared.c, docs/rest-api.md §11.5) ----
+ * Query documents registered with typed arguments ({name} placeholders), kept
+ * in the catalog by a UUID id, named by aliases (^[a-z][a-z0-9_]{0,63}$), run
+ * by id or alias. Entities are JSON objects (new references); errors 400
+ * (bad request), 404 (no such query or alias). */
+typedef enum { AB_PREPARED_ACTIVE, AB_PREPARED_INACTIVE, AB_PREPARED_ALL } AbPreparedStatus;
+/* NULL -> ACTIVE; else ACTIVE, INACTIVE or ALL (400 otherwise). */
+gboolean ab_engine_prepared_status (const gchar *text, AbPreparedStatus *out, GError **error);
+JsonNode *ab_engine_prepared_register (AbEngine *e, JsonObject *req, const gchar *actor,
+                                       GError **error);
+GPtrArray *ab_engine_prepared_list (AbEngine *e, AbPreparedStatus status);
+JsonNode *ab_engine_prepared_get (AbEngine *e, const gchar *id_or_alias, GError **error);
+/* The same from what this node holds (never reads the store): NULL when
+ * it holds no such active query (another node's may not have arrived yet). */
+JsonNode *ab_engine_prepared_peek (AbEngine *e, const gchar *id_or_alias);
+/* comment/arguments/fetch/transform/stats replaced where req has them. */
+JsonNode *ab_engine_prepared_amend (AbEngine *e, const gchar *id, JsonObject *req,
+                                    const gchar *actor, GError **error);
+/* 400 while an alias names it. */
+gboolean ab_engine_prepared_delete (AbEngine *e, const gchar *id, GError **error);
+JsonNode *ab_engine_prepared_alias_create (AbEngine *e, JsonObject *req, const gchar *actor,
+                                           GError **error);
+GPtrArray *ab_engine_prepared_aliases (AbEngine *e, AbPreparedStatus status);
+JsonNode *ab_engine_prepared_alias_get (AbEngine *e, const gchar *alias, GError **error);
+/* target, comment and active replaced where req has them. */
+JsonNode *ab_engine_prepared_alias_update (AbEngine *e, const gchar *alias, JsonObject *req,
+                                           const gchar *actor, GError **error);
+gboolean ab_engine_prepared_alias_delete (AbEngine *e, const gchar *alias, GError **error);
+/* Runs the active query an id or alias names with args (values by name). */
+GPtrArray *ab_engine_prepared_run (AbEngine *e, const gchar *id_or_alias, JsonObject *args,
+                                   GError **error);

@@ -10,7 +10,7 @@ src_lib_libactionbase_la_SOURCES = src/lib/actionbase.h src/lib/lib-private.h sr
 	src/lib/more.c src/lib/queue.c
 src_lib_libactionbase_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 src_lib_libactionbase_la_LIBADD = src/libabcore.la src/store/libhbthrift.la \
-	src/store/libhbwire.la $(GLIB_LIBS) $(JSON_LIBS) $(XXHASH_LIBS) $(LMDB_LIBS) $(ROCKSDB_LIBS) \
+	src/store/libhbwire.la $(GLIB_LIBS) $(JSON_LIBS) $(XXHASH_LIBS) $(LMDB_LIBS) $(ROCKSDB_LIBS) $(SQLITE_LIBS) \
 	$(RDKAFKA_LIBS) $(THRIFT_LIBS) -lm
 src_lib_libactionbase_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/src/lib/actionbase.map

@@ -294,3 +294,31 @@ ab_model_json_add_bool (JsonBuilder *b, const gchar *member, gboolean value)
   json_builder_set_member_name (b, member);
   json_builder_add_boolean_value (b, value);
 }
+
+JsonNode *
+ab_model_json_deep_copy (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *a = json_node_get_array (node);
+      JsonArray *out = json_array_sized_new (json_array_get_length (a));
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        json_array_add_element (out, ab_model_json_deep_copy (json_array_get_element (a, i)));
+      JsonNode *n = json_node_init_array (json_node_alloc (), out);
+      json_array_unref (out);
+      return n;
+    }
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *o = json_node_get_object (node);
+      JsonObject *out = json_object_new ();
+      g_autoptr (GList) members = json_object_get_members (o);
+      for (GList *m = members; m != NULL; m = m->next)
+        json_object_set_member (out, m->data,
+                                ab_model_json_deep_copy (json_object_get_member (o, m->data)));
+      JsonNode *n = json_node_init_object (json_node_alloc (), out);
+      json_object_unref (out);
+      return n;
+    }
+  return json_node_copy (node); /* a value or null: copied by value */
+}

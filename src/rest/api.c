@@ -148,5 +148,6 @@ ab_api_register (AbRouter *router, AbEngine *engine)
   ab_api_register_queue (router, engine);
   ab_api_register_admin (router, engine);
   ab_api_register_query (router, engine);
+  ab_api_register_prepared (router, engine);
   ab_api_register_ui (router, engine);
 }

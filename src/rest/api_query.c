@@ -1,6 +1,6 @@
 /* POST /graph/v3/query: upstream's query document (ActionbaseQuery), run by
- * the engine; the answer is {"items":[{name, data, rows, stats, offset,
- * hasNext}]}, one entry per included item, in query order. */
+ * the engine, and POST /graph/v3/query/{id}: a prepared query run by id or
+ * alias; the answer is {"items":[{name, data, rows, stats, offset, hasNext}]}. */
 #include "rest/api-private.h"
 
 #define ENGINE(ud) ((AbEngine *) (ud))
@@ -34,15 +34,14 @@ write_rows (AbJsonw *w, const AbRows *r)
 }
 
 static void
-query (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+answer_items (AbHttpResponse *resp, GPtrArray *items, GError *error)
 {
-  g_autoptr (JsonNode) body = ab_api_body (req, resp);
-  if (body == NULL)
-    return;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) items = ab_engine_query_doc (ENGINE (ud), body, &error);
   if (items == NULL)
-    return ab_api_error (resp, error);
+    {
+      ab_api_error (resp, error);
+      g_error_free (error);
+      return;
+    }
   AbJsonw w;
   ab_jsonw_init (&w, 256);
   ab_jsonw_begin_object (&w);
@@ -53,10 +52,46 @@ query (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   ab_jsonw_end_array (&w);
   ab_jsonw_end_object (&w);
   ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (&w));
+  g_ptr_array_unref (items);
+}
+
+static void
+query (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) body = ab_api_body (req, resp);
+  if (body == NULL)
+    return;
+  GError *error = NULL;
+  GPtrArray *r = ab_engine_query_doc (ENGINE (ud), body, &error);
+  answer_items (resp, r, error);
+}
+
+/* {"arguments": {name: value...}} (an empty body: no arguments). */
+static void
+query_prepared (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) body = NULL;
+  JsonObject *args = NULL;
+  if (g_bytes_get_size (req->body) > 0)
+    {
+      body = ab_api_body (req, resp);
+      JsonObject *o = body != NULL ? ab_api_object (body, resp) : NULL;
+      if (o == NULL)
+        return;
+      JsonNode *a = json_object_get_member (o, "arguments");
+      if (a != NULL && !JSON_NODE_HOLDS_OBJECT (a) && !JSON_NODE_HOLDS_NULL (a))
+        return ab_http_response_error (resp, 400,
+                                       "'arguments' must be an object of values by name.");
+      args = a != NULL && JSON_NODE_HOLDS_OBJECT (a) ? json_node_get_object (a) : NULL;
+    }
+  GError *error = NULL;
+  GPtrArray *r = ab_engine_prepared_run (ENGINE (ud), ab_http_param (req, "id"), args, &error);
+  answer_items (resp, r, error);
 }
 
 void
 ab_api_register_query (AbRouter *r, AbEngine *e)
 {
   ab_router_add (r, "POST", "/graph/v3/query", AB_ROUTE_BLOCKING, query, e);
+  ab_router_add (r, "POST", "/graph/v3/query/{id}", AB_ROUTE_BLOCKING, query_prepared, e);
 }

@@ -94,16 +94,25 @@ collect_scopes (JsonNode *n, GPtrArray *out)
   g_list_free (members);
 }
 
+/* A query document's tables: the body's, or those of the prepared query
+ * the route names (by id or alias). */
 static void
-query_need (const AbHttpRequest *req, AbAuthNeed *n)
+query_need (AbEngine *engine, const AbHttpRequest *req, AbAuthNeed *n)
 {
-  gsize len;
-  const gchar *data = g_bytes_get_data (req->body, &len);
-  g_autoptr (JsonNode) body = ab_model_json_parse (data, (gssize) len, NULL);
+  g_autoptr (JsonNode) doc = NULL;
+  const gchar *id = ab_http_param (req, "id");
+  if (id != NULL)
+    doc = ab_engine_prepared_peek (engine, id);
+  else
+    {
+      gsize len;
+      const gchar *data = g_bytes_get_data (req->body, &len);
+      doc = ab_model_json_parse (data, (gssize) len, NULL);
+    }
   n->letters = "r";
   n->more = g_ptr_array_new_with_free_func (g_free);
-  if (body != NULL)
-    collect_scopes (body, n->more);
+  if (doc != NULL)
+    collect_scopes (doc, n->more);
   n->scope = n->more->len > 0 ? g_strdup (n->more->pdata[0]) : g_strdup ("*");
 }
 
@@ -115,7 +124,7 @@ ab_auth_need_clear (AbAuthNeed *n)
 }
 
 void
-ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *n)
+ab_auth_need_of (AbEngine *engine, const AbHttpRequest *req, AbAuthNeed *n)
 {
   const gchar *route = req->route != NULL ? req->route : "";
   memset (n, 0, sizeof *n);
@@ -139,8 +148,8 @@ ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *n)
       n->letters = read ? "r" : "w";
       n->scope = scope_of (req, "database", "table");
     }
-  else if (g_str_equal (route, "/graph/v3/query"))
-    query_need (req, n);
+  else if (g_str_equal (route, "/graph/v3/query") || g_str_equal (route, "/graph/v3/query/{id}"))
+    query_need (engine, req, n);
   else if (g_str_has_suffix (route, "/edges/multihop"))
     {
       /* a read over tables of one database (POST only for its body) */
@@ -212,7 +221,7 @@ guard (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
 {
   AbAuth *a = data;
   g_auto (AbAuthNeed) need = { 0 };
-  ab_auth_need_of (req, &need);
+  ab_auth_need_of (a->engine, req, &need);
   if (need.open)
     return TRUE;
   const gchar *token = token_of (req);

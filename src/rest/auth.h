@@ -18,7 +18,8 @@ void ab_auth_install (AbAuth *auth, AbRouter *router);
 /* What a route needs: accepted permission letters and the scope
  * ("*", "db" or "db.table"); open routes need nothing. A query document
  * (POST /graph/v3/query) needs its letters on every table it names: those
- * scopes are in `more`. */
+ * scopes are in `more`; so does a prepared query run by id (the tables of
+ * its registration as this node holds it; "*" when it holds none). */
 typedef struct {
   gboolean open;
   const gchar *letters;
@@ -26,7 +27,7 @@ typedef struct {
   GPtrArray *more; /* gchar*, or NULL */
 } AbAuthNeed;
 
-void ab_auth_need_of (const AbHttpRequest *req, AbAuthNeed *need);
+void ab_auth_need_of (AbEngine *engine, const AbHttpRequest *req, AbAuthNeed *need);
 void ab_auth_need_clear (AbAuthNeed *need);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (AbAuthNeed, ab_auth_need_clear)
 /* Whether a grant list (AbGrant array) satisfies a need; *missing (may be
