@@ -257,6 +257,9 @@ ab_http_is_write (const gchar *method, const gchar *path)
       || g_str_equal (method, "OPTIONS"))
     return FALSE;
   g_autofree gchar *bare = g_strndup (path, strcspn (path, "?"));
+  /* draining a node is not a write */
+  if (g_str_equal (bare, "/graph/health/readiness"))
+    return FALSE;
   /* a prepared query run by id reads, as a query document does */
   if (g_str_has_prefix (bare, "/graph/v3/query/") && strchr (bare + 16, '/') == NULL)
     return FALSE;

@@ -7,8 +7,8 @@ SANITIZER_HOOKS = src/server/sanitizer_hooks.c
 PROGRAM_SLICES = src/server/slices.c src/server/slices.h
 bin_PROGRAMS += src/actionbased
 src_actionbased_SOURCES = src/server/main.c src/server/config.c src/server/config.h \
-	src/server/health.c src/server/health.h src/server/log.c src/server/log.h \
-	$(SANITIZER_HOOKS) $(PROGRAM_SLICES)
+	src/server/health.c src/server/health.h src/server/probes.c src/server/probes.h \
+	src/server/log.c src/server/log.h $(SANITIZER_HOOKS) $(PROGRAM_SLICES)
 src_actionbased_LDADD = $(MIMALLOC_LIBS) $(REST_LIBS) $(CORE_LIBS)
 
 check_PROGRAMS += tests/unit/server/test_config
@@ -24,6 +24,13 @@ tests_unit_server_test_health_SOURCES = tests/unit/server/test_health.c \
 	src/server/health.c src/server/health.h
 tests_unit_server_test_health_CFLAGS = $(TEST_CFLAGS)
 tests_unit_server_test_health_LDADD = $(GLIB_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/unit/server/test_probes
+TESTS += tests/unit/server/test_probes
+tests_unit_server_test_probes_SOURCES = tests/unit/server/test_probes.c \
+	src/server/probes.c src/server/probes.h src/server/health.c src/server/health.h
+tests_unit_server_test_probes_CFLAGS = $(TEST_CFLAGS)
+tests_unit_server_test_probes_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
 
 check_PROGRAMS += tests/unit/server/test_log
 TESTS += tests/unit/server/test_log

@@ -15,38 +15,16 @@
 #include "rest/router.h"
 #include "server/config.h"
 #include "server/health.h"
+#include "server/probes.h"
 #include "server/log.h"
 #include "server/slices.h"
 
 static GLogLevelFlags log_threshold = G_LOG_LEVEL_INFO;
 static gint64 started_at_us;
 static gboolean serving_read_only; /* --read-only: shown on /health and /metrics */
+static AbProbes *probes;           /* the readiness on /metrics */
 
-/* ---- built-in routes ---- */
-
-static void
-health_handler (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
-{
-  g_autofree gchar *reason = NULL;
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  gboolean up = ab_health_get (data, &reason);
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "status");
-  json_builder_add_string_value (b, up ? "UP" : "DOWN");
-  if (serving_read_only)
-    {
-      json_builder_set_member_name (b, "readOnly");
-      json_builder_add_boolean_value (b, TRUE);
-    }
-  if (!up)
-    {
-      json_builder_set_member_name (b, "reason");
-      json_builder_add_string_value (b, reason != NULL ? reason : "store unavailable");
-    }
-  json_builder_end_object (b);
-  ab_http_response_json (resp, up ? 200 : 503, json_builder_get_root (b));
-}
+/* ---- built-in routes (the probes: probes.c) ---- */
 
 static void
 metrics_handler (const AbHttpRequest *req, AbHttpResponse *resp, gpointer data)
@@ -69,8 +47,12 @@ process_metrics (gpointer data)
                           "actionbase_start_time_seconds %.3f\n"
                           "# HELP actionbase_read_only Whether writes are refused (--read-only).\n"
                           "# TYPE actionbase_read_only gauge\n"
-                          "actionbase_read_only %d\n",
-                          start, serving_read_only ? 1 : 0);
+                          "actionbase_read_only %d\n"
+                          "# HELP actionbase_ready Whether /graph/health/readiness answers UP.\n"
+                          "# TYPE actionbase_ready gauge\n"
+                          "actionbase_ready %d\n",
+                          start, serving_read_only ? 1 : 0,
+                          probes != NULL && ab_probes_ready (probes, NULL) ? 1 : 0);
 }
 
 /* ---- life cycle ---- */
@@ -184,8 +166,9 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   ab_metrics_add_provider (metrics, process_metrics, NULL, NULL);
   ab_metrics_add_provider (metrics, engine_metrics, engine, NULL);
   AbHealth *health = ab_health_new (engine_healthy, engine, HEALTH_PROBE_MS, HEALTH_TIMEOUT_MS);
-  /* Neither touches the store: they answer on the loop even when every worker waits on it. */
-  ab_router_add (router, "GET", "/health", AB_ROUTE_ALWAYS_INLINE, health_handler, health);
+  probes = ab_probes_new (health, cfg->http.read_only);
+  ab_probes_register (probes, router);
+  /* It does not touch the store: it answers on the loop even when every worker waits on it. */
   ab_router_add (router, "GET", "/metrics", AB_ROUTE_ALWAYS_INLINE, metrics_handler, metrics);
   ab_api_register (router, engine);
   AbAuth *auth = NULL;
@@ -221,6 +204,7 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
       serve_until_signalled (server, engine);
     }
   g_clear_pointer (&server, ab_http_server_free);
+  g_clear_pointer (&probes, ab_probes_free);
   ab_health_free (health);
   ab_engine_close (engine);
   ab_router_free (router);

@@ -621,6 +621,11 @@ START_TEST (read_only_mode)
   ck_assert_int_eq (ab_json_int (c, "count"), 2);
   g_autoptr (JsonNode) h = ab_http_ok (&srv, "GET", "/health", NULL);
   ck_assert (ab_json_bool (h, "readOnly"));
+  /* draining a read-only node is not a write; running a prepared query is a read */
+  g_autoptr (JsonNode) drained
+      = ab_http_ok (&srv, "PUT", "/graph/health/readiness", "{\"ready\":true}");
+  ab_expect_error (&srv, "POST", "/graph/v3/query/no_such_query", "{}", 404, "no_such_query");
+  ab_expect_error (&srv, "POST", "/graph/v3/prepared-queries", "{}", 403, "read-only");
   /* upstream's engine information, as its graph controller answers it */
   g_autoptr (JsonNode) g2 = ab_http_ok (&srv, "GET", "/graph/v2", NULL);
   ck_assert_str_eq (ab_json_str (g2, "engine"), "Graph");
@@ -645,6 +650,52 @@ START_TEST (health_and_metrics)
   ck_assert_ptr_nonnull (strstr (r.body, "/health"));
   /* nothing waits on the worker pool between requests (/metrics is inline) */
   ck_assert_ptr_nonnull (strstr (r.body, "\nactionbase_http_requests_in_flight 0\n"));
+  ab_reply_clear (&r);
+}
+END_TEST
+
+/* The probes: `/` as upstream's root answers it, /graph/health like
+ * /health, liveness, and readiness drained and back by PUT (shown on
+ * /metrics); all answered without a key (test_auth checks the PUT needs one). */
+START_TEST (probes)
+{
+  g_autoptr (JsonNode) root = ab_http_ok (&srv, "GET", "/", NULL);
+  ck_assert_str_eq (ab_json_str (root, "status"), "UP");
+  ck_assert_str_eq (ab_json_str (root, "message"), "Actionbase is running");
+  ck_assert_str_eq (ab_json_str (root, "version"), PACKAGE_VERSION);
+  g_autoptr (GDateTime) stamp
+      = g_date_time_new_from_iso8601 (ab_json_str (root, "timestamp"), NULL);
+  ck_assert_ptr_nonnull (stamp);
+  static const gchar *const up[]
+      = { "/graph/health", "/graph/health/liveness", "/graph/health/readiness" };
+  for (guint i = 0; i < G_N_ELEMENTS (up); i++)
+    {
+      g_autoptr (JsonNode) n = ab_http_ok (&srv, "GET", up[i], NULL);
+      ck_assert_str_eq (ab_json_str (n, "status"), "UP");
+    }
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "PUT", "{\"ready\":false}", "/graph/health/readiness");
+  ck_assert_uint_eq (r.status, 503);
+  ck_assert_str_eq (ab_json_str (r.json, "status"), "OUT_OF_SERVICE");
+  ck_assert_ptr_nonnull (strstr (ab_json_str (r.json, "reason"), "drained"));
+  ab_reply_clear (&r);
+  ab_http (&srv, &r, "GET", NULL, "/graph/health/readiness");
+  ck_assert_uint_eq (r.status, 503);
+  ab_reply_clear (&r);
+  /* drained, the node still serves everything else */
+  g_autoptr (JsonNode) live = ab_http_ok (&srv, "GET", "/graph/health/liveness", NULL);
+  g_autoptr (JsonNode) health = ab_http_ok (&srv, "GET", "/graph/health", NULL);
+  g_autoptr (JsonNode) dbs = ab_http_ok (&srv, "GET", DB, NULL);
+  ab_http (&srv, &r, "GET", NULL, "/metrics");
+  ck_assert_ptr_nonnull (strstr (r.body, "\nactionbase_ready 0\n"));
+  ab_reply_clear (&r);
+  ab_expect_error (&srv, "PUT", "/graph/health/readiness", "{\"ready\":\"no\"}", 400, "ready");
+  ab_expect_error (&srv, "PUT", "/graph/health/readiness", "{}", 400, "ready");
+  g_autoptr (JsonNode) back
+      = ab_http_ok (&srv, "PUT", "/graph/health/readiness", "{\"ready\":true}");
+  ck_assert_str_eq (ab_json_str (back, "status"), "UP");
+  ab_http (&srv, &r, "GET", NULL, "/metrics");
+  ck_assert_ptr_nonnull (strstr (r.body, "\nactionbase_ready 1\n"));
   ab_reply_clear (&r);
 }
 END_TEST
@@ -718,6 +769,7 @@ main (void)
   tcase_add_test (tc, schema_update_rules);
   tcase_add_test (tc, bad_input);
   tcase_add_test (tc, long_ids);
+  tcase_add_test (tc, probes);
   tcase_add_test (tc, v2_storages);
   tcase_add_test (tc, read_only_mode);
   tcase_add_test (tc, status_filters_and_names);

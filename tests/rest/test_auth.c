@@ -106,6 +106,23 @@ START_TEST (keys_and_grants)
   json_node_unref (counted);
   ck_assert_uint_eq (as (writer, "POST", "/graph/v3/query", q_u, NULL), 403);
   ck_assert_uint_eq (as (reader, "POST", "/graph/v3/query", q_u, NULL), 200);
+  /* a prepared query: registering needs c on *, running r on its tables */
+  g_autofree gchar *reg = g_strdup_printf ("{\"fetch\":%s", strchr (q_u, '[')); /* q_u's items */
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v3/prepared-queries", reg, NULL), 403);
+  JsonNode *pq = NULL;
+  ck_assert_uint_eq (as (ADMIN, "POST", "/graph/v3/prepared-queries", reg, &pq), 200);
+  g_autofree gchar *run = g_strdup_printf ("/graph/v3/query/%s", ab_json_str (pq, "id"));
+  json_node_unref (pq);
+  ck_assert_uint_eq (as (writer, "POST", run, "{}", NULL), 403);
+  ck_assert_uint_eq (as (reader, "POST", run, "{}", NULL), 200);
+  ck_assert_uint_eq (as (NULL, "POST", run, "{}", NULL), 401);
+  /* the probes are open; draining a node is an admin's */
+  ck_assert_uint_eq (as (NULL, "GET", "/", NULL, NULL), 200);
+  ck_assert_uint_eq (as (NULL, "GET", "/graph/health/readiness", NULL, NULL), 200);
+  ck_assert_uint_eq (as (NULL, "GET", "/graph/health/liveness", NULL, NULL), 200);
+  ck_assert_uint_eq (as (NULL, "PUT", "/graph/health/readiness", "{\"ready\":true}", NULL), 401);
+  ck_assert_uint_eq (as (reader, "PUT", "/graph/health/readiness", "{\"ready\":true}", NULL), 403);
+  ck_assert_uint_eq (as (ADMIN, "PUT", "/graph/health/readiness", "{\"ready\":true}", NULL), 200);
   ck_assert_uint_eq (as (reader, "GET", "/metrics", NULL, NULL), 403);
   ck_assert_uint_eq (as (ADMIN, "GET", "/metrics", NULL, NULL), 200);
   ck_assert_uint_eq (as (reader, "GET", "/admin/v1/keys", NULL, NULL), 403);
