@@ -292,13 +292,35 @@ typedef struct {
   JsonNode *result;
 } Change;
 
+/* The document of kind `kind` named name, or NULL + 404. */
+static JsonNode *
+existing (AbCatalog *cat, AbCatalogDoc kind, const gchar *name, GError **error)
+{
+  JsonNode *n = ab_catalog_get_doc (cat, kind, name);
+  if (n == NULL)
+    not_found (error, kind == AB_CATALOG_QUERY ? "query" : "query alias", name);
+  return n;
+}
+
+/* Runs change under the catalog's DDL lock; its result (NULL on error). */
+static JsonNode *
+changed (AbEngine *e, AbCatalogChange change, const gchar *name, JsonObject *req,
+         const gchar *actor, GError **error)
+{
+  Change c = { e, name, req, actor, NULL };
+  if (!ab_catalog_change_docs (cat_of (e), change, &c, error))
+    return NULL;
+  /* a deletion answers an empty object: its caller only asks whether it worked */
+  return c.result != NULL ? c.result : object_node (json_object_new ());
+}
+
 static gboolean
 amend (AbCatalog *cat, gpointer user, GError **error)
 {
   Change *c = user;
-  g_autoptr (JsonNode) old = ab_catalog_get_doc (cat, AB_CATALOG_QUERY, c->name);
+  g_autoptr (JsonNode) old = existing (cat, AB_CATALOG_QUERY, c->name, error);
   if (old == NULL)
-    return not_found (error, "query", c->name);
+    return FALSE;
   GError *local = NULL;
   g_autoptr (JsonNode) entity = merge_request (c->req, obj (old), &local);
   if (entity == NULL)
@@ -314,17 +336,16 @@ JsonNode *
 ab_engine_prepared_amend (AbEngine *e, const gchar *id, JsonObject *req, const gchar *actor,
                           GError **error)
 {
-  Change c = { e, id, req, actor, NULL };
-  return ab_catalog_change_docs (cat_of (e), amend, &c, error) ? c.result : NULL;
+  return changed (e, amend, id, req, actor, error);
 }
 
 static gboolean
 delete_query (AbCatalog *cat, gpointer user, GError **error)
 {
   Change *c = user;
-  g_autoptr (JsonNode) old = ab_catalog_get_doc (cat, AB_CATALOG_QUERY, c->name);
+  g_autoptr (JsonNode) old = existing (cat, AB_CATALOG_QUERY, c->name, error);
   if (old == NULL)
-    return not_found (error, "query", c->name);
+    return FALSE;
   g_autoptr (GPtrArray) aliases = ab_catalog_list_docs (cat, AB_CATALOG_QUERY_ALIAS);
   g_autoptr (GString) naming = g_string_new (NULL);
   for (guint i = 0; i < aliases->len; i++)
@@ -340,8 +361,8 @@ delete_query (AbCatalog *cat, gpointer user, GError **error)
 gboolean
 ab_engine_prepared_delete (AbEngine *e, const gchar *id, GError **error)
 {
-  Change c = { e, id, NULL, NULL, NULL };
-  return ab_catalog_change_docs (cat_of (e), delete_query, &c, error);
+  g_autoptr (JsonNode) done = changed (e, delete_query, id, NULL, NULL, error);
+  return done != NULL;
 }
 
 /* ---- aliases ---- */
@@ -401,8 +422,7 @@ alias_create (AbCatalog *cat, gpointer user, GError **error)
 JsonNode *
 ab_engine_prepared_alias_create (AbEngine *e, JsonObject *req, const gchar *actor, GError **error)
 {
-  Change c = { e, NULL, req, actor, NULL };
-  return ab_catalog_change_docs (cat_of (e), alias_create, &c, error) ? c.result : NULL;
+  return changed (e, alias_create, NULL, req, actor, error);
 }
 
 GPtrArray *
@@ -424,9 +444,9 @@ static gboolean
 alias_update (AbCatalog *cat, gpointer user, GError **error)
 {
   Change *c = user;
-  g_autoptr (JsonNode) entity = ab_catalog_get_doc (cat, AB_CATALOG_QUERY_ALIAS, c->name);
+  g_autoptr (JsonNode) entity = existing (cat, AB_CATALOG_QUERY_ALIAS, c->name, error);
   if (entity == NULL)
-    return not_found (error, "query alias", c->name);
+    return FALSE;
   JsonObject *o = obj (entity);
   g_autofree gchar *target = NULL, *comment = NULL;
   gboolean active = json_object_get_boolean_member_with_default (o, "active", FALSE);
@@ -454,25 +474,24 @@ JsonNode *
 ab_engine_prepared_alias_update (AbEngine *e, const gchar *alias, JsonObject *req,
                                  const gchar *actor, GError **error)
 {
-  Change c = { e, alias, req, actor, NULL };
-  return ab_catalog_change_docs (cat_of (e), alias_update, &c, error) ? c.result : NULL;
+  return changed (e, alias_update, alias, req, actor, error);
 }
 
 static gboolean
 alias_delete (AbCatalog *cat, gpointer user, GError **error)
 {
   Change *c = user;
-  g_autoptr (JsonNode) old = ab_catalog_get_doc (cat, AB_CATALOG_QUERY_ALIAS, c->name);
+  g_autoptr (JsonNode) old = existing (cat, AB_CATALOG_QUERY_ALIAS, c->name, error);
   if (old == NULL)
-    return not_found (error, "query alias", c->name);
+    return FALSE;
   return ab_catalog_put_doc (cat, AB_CATALOG_QUERY_ALIAS, c->name, NULL, error);
 }
 
 gboolean
 ab_engine_prepared_alias_delete (AbEngine *e, const gchar *alias, GError **error)
 {
-  Change c = { e, alias, NULL, NULL, NULL };
-  return ab_catalog_change_docs (cat_of (e), alias_delete, &c, error);
+  g_autoptr (JsonNode) done = changed (e, alias_delete, alias, NULL, NULL, error);
+  return done != NULL;
 }
 
 /* ---- running ---- */
