@@ -188,7 +188,7 @@ merge_request (JsonObject *req, JsonObject *base, GError **error)
   json_object_set_string_member (o, "comment", comment);
   for (guint i = 0; i < G_N_ELEMENTS (arrays); i++)
     {
-      JsonNode *v;
+      JsonNode *v = NULL;
       if (!array_member (req, arrays[i],
                          base != NULL ? json_object_get_member (base, arrays[i]) : NULL, &v, error))
         return NULL;
