@@ -349,6 +349,22 @@ START_TEST (test_cli_round_trip)
 {
   AbTestEnv env = { 0 };
   seed_on (&env, 300, _i);
+  /* a prepared query and its alias are catalog rows: they travel too */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) req = json_from_string (
+      "{\"comment\":\"kept\",\"transform\":[{\"type\":\"SQL\",\"name\":\"one\",\"sql\":"
+      "\"SELECT 1 AS x\"}]}",
+      NULL);
+  g_autoptr (JsonNode) pq
+      = ab_engine_prepared_register (env.engine, json_node_get_object (req), "test", &error);
+  ck_assert_msg (pq != NULL, "register: %s", error ? error->message : "");
+  g_autofree gchar *alias_body
+      = g_strdup_printf ("{\"alias\":\"kept\",\"target\":\"%s\"}",
+                         json_object_get_string_member (json_node_get_object (pq), "id"));
+  g_autoptr (JsonNode) areq = json_from_string (alias_body, NULL);
+  g_autoptr (JsonNode) alias
+      = ab_engine_prepared_alias_create (env.engine, json_node_get_object (areq), "test", &error);
+  ck_assert_msg (alias != NULL, "alias: %s", error ? error->message : "");
   g_autofree gchar *uri = reader_uri (_i, env.tmpdir);
   g_autofree gchar *parent = new_dir ("cli");
   g_autofree gchar *dir = g_build_filename (parent, "backup", NULL);
@@ -403,6 +419,21 @@ START_TEST (test_cli_round_trip)
   run (&r, "actionbase-verify", "--store", turi, NULL);
   ck_assert_msg (r.status == 0, "verify: %s%s", r.out, r.err);
   run_clear (&r);
+  {
+    AbEngineConfig cfg;
+    ab_engine_config_init (&cfg);
+    AbEngine *restored = ab_engine_open (turi, &cfg, &error);
+    ck_assert_msg (restored != NULL, "open %s: %s", turi, error ? error->message : "");
+    g_autoptr (JsonNode) got = ab_engine_prepared_get (restored, "kept", &error);
+    ck_assert_msg (got != NULL, "the prepared query after restore: %s",
+                   error ? error->message : "");
+    ck_assert_str_eq (json_object_get_string_member (json_node_get_object (got), "comment"),
+                      "kept");
+    g_autoptr (GPtrArray) items = ab_engine_prepared_run (restored, "kept", NULL, &error);
+    ck_assert_msg (items != NULL, "run: %s", error ? error->message : "");
+    ck_assert_uint_eq (items->len, 1);
+    ab_engine_close (restored);
+  }
   /* the dump is the same whatever store it came from: into the other kind too */
   g_autofree gchar *odir = new_dir ("other");
   g_autofree gchar *ouri = local_uri (_i == AB_TEST_LMDB ? AB_TEST_ROCKSDB : AB_TEST_LMDB, odir);
