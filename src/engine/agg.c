@@ -40,13 +40,27 @@ group_field_type (gconstpointer data, const gchar *field, AbType *out)
 {
   const AbTableDesc *t = ((gconstpointer *) data)[0];
   const AbGroup *g = ((gconstpointer *) data)[1];
-  for (guint i = 0; i < g->n_fields; i++)
-    if (g_str_equal (g->fields[i].name, field))
-      {
-        *out = ab_group_field_type (t->schema, &g->fields[i]);
-        return TRUE;
-      }
-  return FALSE;
+  gint i = ab_group_field_named (g, field);
+  if (i >= 0)
+    *out = ab_group_field_type (t->schema, &g->fields[i]);
+  return i >= 0;
+}
+
+/* Ranges may call a bucketed field by its bucket's name (upstream's `day`):
+ * from here on each names the field itself. */
+static void
+canonical_fields (const AbGroup *g, GPtrArray *ranges)
+{
+  for (guint i = 0; i < ranges->len; i++)
+    {
+      AbPredicate *p = ranges->pdata[i];
+      gint at = ab_group_field_named (g, p->field);
+      if (at >= 0 && !g_str_equal (p->field, g->fields[at].name))
+        {
+          g_free (p->field);
+          p->field = g_strdup (g->fields[at].name);
+        }
+    }
 }
 
 /* Range fields: a prefix of the group's fields, eq on all but the last. */
@@ -287,6 +301,8 @@ ab_engine_agg (AbEngine *engine, const gchar *db, const gchar *table, const AbAg
   gconstpointer typing[2] = { t, g };
   g_autoptr (GPtrArray) ranges
       = ab_predicates_parse_typed (p->ranges, FALSE, "ranges", group_field_type, typing, error);
+  if (ranges != NULL)
+    canonical_fields (g, ranges);
   if (ranges == NULL || !check_ranges (g, ranges, error)
       || !run_agg (engine, t, g, p, ranges, r, error))
     return NULL;

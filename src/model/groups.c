@@ -6,6 +6,10 @@
 #include "model/groups.h"
 #include "model/schema-private.h"
 
+static void bucket_free (AbBucket *b);
+typedef AbBucket AbBucketOwned;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbBucketOwned, bucket_free)
+
 static void
 bucket_free (AbBucket *b)
 {
@@ -14,6 +18,7 @@ bucket_free (AbBucket *b)
   if (b->tz != NULL)
     g_time_zone_unref (b->tz);
   g_free (b->pattern);
+  g_free (b->name);
   g_free (b);
 }
 
@@ -118,44 +123,83 @@ parse_timezone (const gchar *name, const gchar *path, GError **error)
   return tz;
 }
 
+/* Upstream's value units: how many per millisecond (0: a second is 1000 ms). */
+static gboolean
+value_unit (const gchar *unit, gint64 *per_ms)
+{
+  static const struct {
+    const gchar *name;
+    gint64 per_ms;
+  } units[] = {
+    { "NANOSECOND", 1000000 }, { "MICROSECOND", 1000 }, { "MILLISECOND", 1 }, { "SECOND", 0 }
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_ascii_strcasecmp (unit, units[i].name) == 0)
+      return *per_ms = units[i].per_ms, TRUE;
+  return FALSE;
+}
+
+/* The bucket a format makes of an upstream value unit: minute with mm, hour
+ * with HH, else day; finer than a minute is 400, as upstream has it. */
+static gboolean
+format_unit (const gchar *format, const gchar *path, AbBucketUnit *out, GError **error)
+{
+  if (format == NULL)
+    return ab_model_invalid (error, "%s.format is required with a value unit", path);
+  if (strchr (format, 'S') != NULL)
+    return ab_model_invalid (error, "%s.format: Units below milliseconds are not supported: %s",
+                             path, format);
+  if (strstr (format, "ss") != NULL)
+    return ab_model_invalid (error, "%s.format: Second units are not supported: %s", path, format);
+  *out = strstr (format, "mm") != NULL  ? AB_BUCKET_MINUTE
+         : strchr (format, 'H') != NULL ? AB_BUCKET_HOUR
+                                        : AB_BUCKET_DAY;
+  return TRUE;
+}
+
 static AbBucket *
 parse_bucket (JsonObject *o, const gchar *path, GError **error)
 {
-  g_autofree gchar *type = NULL, *unit = NULL, *tzname = NULL, *format = NULL;
+  g_autofree gchar *type = NULL, *unit = NULL, *tzname = NULL, *format = NULL, *name = NULL;
   if (!ab_model_json_string (o, path, "type", FALSE, "date", &type, error)
       || !ab_model_json_string (o, path, "unit", TRUE, NULL, &unit, error)
       || !ab_model_json_string (o, path, "timezone", FALSE, "UTC", &tzname, error)
-      || !ab_model_json_string (o, path, "format", FALSE, NULL, &format, error))
+      || !ab_model_json_string (o, path, "format", FALSE, NULL, &format, error)
+      || !ab_model_json_string (o, path, "name", FALSE, NULL, &name, error))
     return NULL;
   if (g_ascii_strcasecmp (type, "date") != 0)
     return ab_model_invalid (error, "%s.type: unknown bucket type '%s' (supported: date)", path,
                              type),
            NULL;
-  AbBucket *b = g_new0 (AbBucket, 1);
+  g_autoptr (AbBucketOwned) b = g_new0 (AbBucket, 1);
+  b->per_ms = 1;
   guint u = 0;
   while (u < G_N_ELEMENTS (UNIT_NAMES) && g_ascii_strcasecmp (unit, UNIT_NAMES[u]) != 0)
     u++;
-  if (u == G_N_ELEMENTS (UNIT_NAMES))
-    return bucket_free (b),
-           ab_model_invalid (error,
-                             "%s.unit: unknown unit '%s' (minute, hour, day, "
-                             "week, month, year)",
+  if (u < G_N_ELEMENTS (UNIT_NAMES))
+    b->unit = (AbBucketUnit) u;
+  else if (!value_unit (unit, &b->per_ms))
+    return ab_model_invalid (error,
+                             "%s.unit: unknown unit '%s' (minute, hour, day, week, month, year; "
+                             "or what the value counts: NANOSECOND, MICROSECOND, MILLISECOND, "
+                             "SECOND)",
                              path, unit),
            NULL;
-  b->unit = (AbBucketUnit) u;
+  else if (!format_unit (format, path, &b->unit, error))
+    return NULL;
+  b->name = g_steal_pointer (&name);
   b->tz = parse_timezone (tzname, path, error);
-  const gchar *f = format != NULL ? format : UNIT_FORMATS[u];
+  const gchar *f = format != NULL ? format : UNIT_FORMATS[b->unit];
   b->pattern = b->tz == NULL     ? NULL
                : strchr (f, '%') ? g_strdup (f)
                                  : java_pattern (f, path, error);
   if (b->pattern == NULL)
-    return bucket_free (b), NULL;
+    return NULL;
   g_autoptr (GDateTime) probe = g_date_time_new_now (b->tz);
   g_autofree gchar *text = g_date_time_format (probe, b->pattern);
   if (text == NULL || *text == '\0')
-    return bucket_free (b), ab_model_invalid (error, "%s.format: '%s' formats nothing", path, f),
-           NULL;
-  return b;
+    return ab_model_invalid (error, "%s.format: '%s' formats nothing", path, f), NULL;
+  return g_steal_pointer (&b);
 }
 
 /* Start of the unit containing `t` (all in the bucket's zone). */
@@ -184,7 +228,15 @@ ab_bucket_apply (const AbBucket *b, const AbValue *in, AbValue *out)
   ab_value_set_null (out);
   if (in == NULL || in->kind < AB_VALUE_INT8 || in->kind > AB_VALUE_INT64)
     return;
-  gint64 ms = in->u.i;
+  gint64 v = in->u.i, ms;
+  if (b->per_ms == 0)
+    {
+      if (v > G_MAXINT64 / 1000 || v < G_MININT64 / 1000)
+        return;
+      ms = v * 1000;
+    }
+  else
+    ms = v / b->per_ms - (v % b->per_ms < 0 ? 1 : 0); /* floor */
   gint64 secs = ms / 1000 - (ms % 1000 < 0 ? 1 : 0);
   g_autoptr (GDateTime) utc = g_date_time_new_from_unix_utc (secs);
   g_autoptr (GDateTime) local = utc != NULL ? g_date_time_to_timezone (utc, b->tz) : NULL;
@@ -192,6 +244,18 @@ ab_bucket_apply (const AbBucket *b, const AbValue *in, AbValue *out)
   gchar *text = start != NULL ? g_date_time_format (start, b->pattern) : NULL;
   if (text != NULL)
     ab_value_take_string (out, AB_VALUE_STRING, text, strlen (text));
+}
+
+gint
+ab_group_field_named (const AbGroup *g, const gchar *name)
+{
+  for (guint i = 0; i < g->n_fields; i++)
+    if (g_str_equal (g->fields[i].name, name))
+      return (gint) i;
+  for (guint i = 0; i < g->n_fields; i++)
+    if (g->fields[i].bucket != NULL && g_strcmp0 (g->fields[i].bucket->name, name) == 0)
+      return (gint) i;
+  return -1;
 }
 
 /* ---- field resolution ---- */
@@ -311,7 +375,7 @@ group_field_index (const AbSchema *s, const AbGroup *g, const gchar *name)
   for (guint i = 0; canon != NULL && i < g->n_fields; i++)
     if (g_str_equal (g->fields[i].name, canon))
       return (gint) i;
-  return -1;
+  return ab_group_field_named (g, name); /* a bucket's name */
 }
 
 /* One `field:op:value` item of a top-K's ranges: placeholders (`{name}`, how

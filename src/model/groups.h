@@ -18,11 +18,18 @@ typedef enum {
 
 /* {"type":"date","unit":"day","timezone":"UTC","format":"yyyyMMdd"}: an
  * epoch-millisecond value becomes the text of the start of its unit in the
- * time zone, formatted (Java-style letters or a strftime pattern with %). */
+ * time zone, formatted (Java-style letters or a strftime pattern with %).
+ * Upstream's newer form {"type":"date","name":"day","unit":"MILLISECOND",
+ * "timezone":"UTC","format":"yyyy-MM-dd"}: unit is what the value counts
+ * (NANOSECOND, MICROSECOND, MILLISECOND or SECOND since the epoch), the
+ * format says the bucket (minute with mm, hour with HH, else day), and
+ * `name` is what ranges may call the field. */
 typedef struct {
   AbBucketUnit unit;
   GTimeZone *tz;
   gchar *pattern; /* g_date_time_format pattern */
+  gint64 per_ms;  /* the value's units per millisecond (1e6 ns .. 1 ms); 0: seconds */
+  gchar *name;    /* NULL unless given */
 } AbBucket;
 
 typedef struct {
@@ -98,3 +105,6 @@ AbType ab_group_field_type (const AbSchema *schema, const AbGroupField *f);
 /* Bucket of one value: a string, or null when the input is null, not an
  * integer, or out of the calendar's range. out must be clear. */
 void ab_bucket_apply (const AbBucket *b, const AbValue *in, AbValue *out);
+/* The index of the group field called `name` (its own name, or its
+ * bucket's name), or -1. */
+gint ab_group_field_named (const AbGroup *g, const gchar *name);

@@ -159,6 +159,57 @@ START_TEST (agg_endpoint)
 }
 END_TEST
 
+/* Upstream's newer bucket: the unit is what the value counts (MILLISECOND),
+ * the format makes the day, and ranges call the field by the bucket's name. */
+START_TEST (upstream_buckets)
+{
+  g_autoptr (JsonNode) d = ok ("POST", DB, "{\"database\":\"shop\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) t
+      = ok ("POST", DB "/shop/tables",
+            "{\"table\":\"purchases\",\"storage\":\"datastore://shop/purchases\",\"comment\":\"\","
+            "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+            "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
+            "\"properties\":[{\"name\":\"category\",\"type\":\"string\",\"nullable\":false,"
+            "\"comment\":\"\"},{\"name\":\"purchasedAt\",\"type\":\"long\",\"nullable\":false,"
+            "\"comment\":\"\"}],\"indexes\":[],\"caches\":[],"
+            "\"groups\":[{\"group\":\"purchased\",\"type\":\"COUNT\",\"directionType\":\"OUT\","
+            "\"fields\":[{\"name\":\"category\"},{\"name\":\"purchasedAt\",\"bucket\":{\"type\":"
+            "\"date\",\"name\":\"day\",\"unit\":\"MILLISECOND\",\"timezone\":\"UTC\",\"format\":"
+            "\"yyyy-MM-dd\"}}]}]}}");
+  static const gint64 at[] = { 1710000000000LL, 1710000000000LL + DAY, 1710000000000LL + 3 * DAY };
+  for (guint i = 0; i < G_N_ELEMENTS (at); i++)
+    {
+      g_autofree gchar *body = g_strdup_printf (
+          "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"u1\","
+          "\"target\":\"i%u\",\"properties\":{\"category\":\"grocery\",\"purchasedAt\":"
+          "%" G_GINT64_FORMAT "}}}]}",
+          i, at[i]);
+      g_autoptr (JsonNode) m = ok ("POST", DB "/shop/tables/purchases/edges", body);
+      ck_assert_str_eq (ab_json_str (m, "results.0.status"), "CREATED");
+    }
+  g_autoptr (JsonNode) all = ok ("GET",
+                                 DB "/shop/tables/purchases/edges/agg/purchased?start=u1"
+                                    "&direction=OUT&ranges=category:eq:grocery",
+                                 NULL);
+  ck_assert_int_eq (ab_json_int (all, "sum"), 3);
+  ck_assert_str_eq (ab_json_str (all, "cells.0.key.purchasedAt"), "2024-03-12");
+  g_autoptr (JsonNode) two = ok ("GET",
+                                 DB "/shop/tables/purchases/edges/agg/purchased?start=u1"
+                                    "&direction=OUT&ranges=category:eq:grocery;day:bt:2024-03-09,"
+                                    "2024-03-10",
+                                 NULL);
+  ck_assert_int_eq (ab_json_int (two, "sum"), 2);
+  expect_400 ("POST", DB "/shop/tables",
+              "{\"table\":\"bad\",\"storage\":\"datastore://shop/bad\",\"comment\":\"\","
+              "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{"
+              "\"type\":\"string\"},\"direction\":\"OUT\",\"properties\":[{\"name\":\"at\","
+              "\"type\":\"long\",\"nullable\":false}],\"groups\":[{\"group\":\"g\",\"type\":"
+              "\"COUNT\",\"fields\":[{\"name\":\"at\",\"bucket\":{\"type\":\"date\",\"unit\":"
+              "\"MILLISECOND\",\"format\":\"yyyy-MM-dd HH:mm:ss\"}}]}]}}",
+              "Second units are not supported");
+}
+END_TEST
+
 START_TEST (seek_endpoint)
 {
   create_tables ();
@@ -275,6 +326,7 @@ main (void)
   tcase_add_checked_fixture (tc, setup, teardown);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, agg_endpoint);
+  tcase_add_test (tc, upstream_buckets);
   tcase_add_test (tc, seek_endpoint);
   tcase_add_test (tc, multihop_endpoint);
   suite_add_tcase (s, tc);

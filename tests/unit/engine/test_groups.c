@@ -406,6 +406,15 @@ START_TEST (schema_rules)
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
                        "\"bucket\":{\"unit\":\"day\",\"format\":\"yyyyQQ\"}}]}]",
                        "[]", "pattern letters");
+  expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
+                       "\"bucket\":{\"unit\":\"MILLISECOND\",\"format\":\"yyyyMMddHHmmss\"}}]}]",
+                       "[]", "Second units are not supported");
+  expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
+                       "\"bucket\":{\"unit\":\"MILLISECOND\",\"format\":\"HH:mm:ss.SSS\"}}]}]",
+                       "[]", "below milliseconds");
+  expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
+                       "\"bucket\":{\"unit\":\"SECOND\"}}]}]",
+                       "[]", "format is required");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"ttl\":0}]", "[]", "ttl");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\"},{\"group\":\"g\",\"type\":\"SUM\","
                        "\"valueField\":\"at\"}]",
@@ -437,6 +446,18 @@ START_TEST (buckets)
     { "{\"unit\":\"week\"}", 1735689599999LL, "202501" }, /* Tue 2024-12-31: ISO week 1 of 2025 */
     { "{\"unit\":\"week\",\"format\":\"%Y-%m-%d\"}", 1735689599999LL, "2024-12-30" },
     { "{\"unit\":\"day\"}", -1LL, "19691231" },
+    /* upstream's newer form: the unit is what the value counts, the format the bucket */
+    { "{\"type\":\"date\",\"name\":\"day\",\"unit\":\"MILLISECOND\",\"timezone\":\"UTC\","
+      "\"format\":\"yyyy-MM-dd\"}",
+      1710000000000LL, "2024-03-09" },
+    { "{\"name\":\"day\",\"unit\":\"SECOND\",\"format\":\"yyyy-MM-dd\"}", 1710000000LL,
+      "2024-03-09" },
+    { "{\"name\":\"h\",\"unit\":\"MICROSECOND\",\"format\":\"yyyyMMddHH\"}", 1710000000123456LL,
+      "2024030916" },
+    { "{\"name\":\"m\",\"unit\":\"NANOSECOND\",\"timezone\":\"+09:00\","
+      "\"format\":\"yyyyMMddHHmm\"}",
+      1710000000123456789LL, "202403100100" },
+    { "{\"unit\":\"MILLISECOND\",\"format\":\"yyyy-MM-dd\"}", -1LL, "1969-12-31" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
