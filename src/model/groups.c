@@ -340,6 +340,10 @@ parse_group_kind (JsonObject *o, const gchar *path, AbGroup *g, GError **error)
                              "%s.ttl: %" G_GINT64_FORMAT " is not -1 (keep) or a positive number "
                              "of milliseconds",
                              path, g->ttl);
+  /* Long.MAX_VALUE, upstream's way to say "never": no expiry that far can be
+   * written (now + ttl would overflow), so it is kept forever as -1 is */
+  if (g->ttl > AB_GROUP_TTL_MAX)
+    g->ttl = -1;
   if (g->type == AB_GROUP_SUM)
     g->value_field = g_steal_pointer (&value);
   return TRUE;

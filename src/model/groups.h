@@ -7,6 +7,10 @@
 
 typedef enum { AB_GROUP_COUNT, AB_GROUP_SUM } AbGroupType;
 
+/* A group ttl beyond this (about 3,000 years, in ms) never expires: it is
+ * kept as -1 (upstream writes Long.MAX_VALUE for that). */
+#define AB_GROUP_TTL_MAX G_GINT64_CONSTANT (100000000000000)
+
 typedef enum {
   AB_BUCKET_MINUTE,
   AB_BUCKET_HOUR,

@@ -1,5 +1,6 @@
 /* Group, cache and multihop endpoints: GET …/edges/agg/{group} (cells of a
- * group row), GET …/edges/seek/{cache} (an EdgeFrame in cache order) and
+ * group row), GET …/multi-edges/count (an agg of the edges to one target),
+ * GET …/edges/seek/{cache} (an EdgeFrame in cache order) and
  * POST /graph/v3/databases/{db}/edges/multihop (the 2-hop query). */
 #include <string.h>
 #include "rest/api-private.h"
@@ -88,6 +89,62 @@ agg (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   if (r == NULL)
     return ab_api_error (resp, error);
   ab_http_response_bytes (resp, 200, NULL, agg_body (p.group, p.direction, r));
+}
+
+/* The multi-edges from each start to one target, counted by a COUNT group
+ * whose first field is the counter (`_target` going OUT, `_source` IN): its
+ * agg with ranges `counter:eq:target` before the caller's own. */
+#define MULTI_EDGE_COUNT_GROUP "_count"
+
+static void
+multi_edge_count (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  const gchar *target = ab_http_query_get (req, "target");
+  const gchar *ranges = ab_http_query_get (req, "ranges");
+  const gchar *group = ab_http_query_get (req, "group");
+  GPtrArray *starts = req->query != NULL ? g_hash_table_lookup (req->query, "start") : NULL;
+  AbQueryDirection dir;
+  if (!ab_api_require_direction (req, &dir, resp))
+    return;
+  if (starts == NULL || starts->len == 0 || target == NULL)
+    return ab_http_response_error (resp, 400, "'start' and 'target' are required.");
+  if (strpbrk (target, ";") != NULL)
+    return ab_http_response_error (resp, 400, "'target' may not hold ';' (it goes into ranges).");
+  g_autofree gchar *all = g_strdup_printf (
+      "%s:eq:%s%s%s", dir == AB_QDIR_OUT ? "_target" : "_source", target,
+      ranges != NULL && *ranges != '\0' ? ";" : "", ranges != NULL ? ranges : "");
+  AbAggParams p = { .group = group != NULL ? group : MULTI_EDGE_COUNT_GROUP,
+                    .direction = dir,
+                    .ranges = all,
+                    .limit = -1 };
+  g_auto (AbJsonw) w;
+  ab_jsonw_init (&w, 128);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_key (&w, "counts");
+  ab_jsonw_begin_array (&w);
+  for (guint i = 0; i < starts->len; i++)
+    {
+      p.start = starts->pdata[i];
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AbAggResult) r = ab_engine_agg (ENGINE (ud), ab_http_param (req, "database"),
+                                                 ab_http_param (req, "table"), &p, &error);
+      if (r == NULL)
+        return ab_api_error (resp, error);
+      gint64 n = 0;
+      for (guint c = 0; c < r->values->len; c++)
+        n += g_array_index (r->values, gint64, c);
+      ab_jsonw_begin_object (&w);
+      ab_jsonw_member_value (&w, "start", &r->start);
+      ab_jsonw_member_string (&w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
+      ab_jsonw_member_int (&w, "count", n);
+      ab_jsonw_member_empty_object (&w, "context");
+      ab_jsonw_end_object (&w);
+    }
+  ab_jsonw_end_array (&w);
+  ab_jsonw_member_int (&w, "count", starts->len);
+  ab_jsonw_member_empty_object (&w, "context");
+  ab_jsonw_end_object (&w);
+  ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (&w));
 }
 
 static void
@@ -305,6 +362,8 @@ ab_api_register_agg (AbRouter *r, AbEngine *e)
   g_autofree gchar *a = g_strconcat (t, "/edges/agg/{group}", NULL);
   g_autofree gchar *s = g_strconcat (t, "/edges/seek/{cache}", NULL);
   ab_router_add (r, "GET", a, AB_ROUTE_INLINE, agg, e);
+  g_autofree gchar *m = g_strconcat (t, "/multi-edges/count", NULL);
+  ab_router_add (r, "GET", m, AB_ROUTE_INLINE, multi_edge_count, e);
   ab_router_add (r, "GET", s, AB_ROUTE_INLINE, seek, e);
   ab_router_add (r, "POST", "/graph/v3/databases/{database}/edges/multihop", AB_ROUTE_BLOCKING,
                  multihop, e);

@@ -210,6 +210,62 @@ START_TEST (upstream_buckets)
 }
 END_TEST
 
+/* upstream's MultiEdgeCountE2ETest: multi-edges from a source to a target
+ * counted through a COUNT group (Long.MAX_VALUE ttl = never), and within a
+ * window of the bucket called `time`. */
+START_TEST (multi_edge_count)
+{
+  g_autoptr (JsonNode) d = ok ("POST", DB, "{\"database\":\"count-test-db\",\"comment\":\"c\"}");
+  g_autoptr (JsonNode) t
+      = ok ("POST", DB "/count-test-db/tables",
+            "{\"table\":\"count-multi-edge\",\"storage\":\"datastore://test_namespace/"
+            "agg_count_multi_edge\",\"mode\":\"SYNC\",\"comment\":\"\",\"schema\":{\"type\":"
+            "\"MULTI_EDGE\",\"id\":{\"type\":\"string\",\"comment\":\"\"},\"source\":{\"type\":"
+            "\"string\",\"comment\":\"\"},\"target\":{\"type\":\"string\",\"comment\":\"\"},"
+            "\"properties\":[{\"name\":\"paidAt\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+            "\"\"}],\"direction\":\"BOTH\",\"indexes\":[],\"groups\":[{\"group\":\"_count\","
+            "\"type\":\"COUNT\",\"fields\":[{\"name\":\"_target\"}],\"directionType\":\"OUT\","
+            "\"ttl\":9223372036854775807},{\"group\":\"day\",\"type\":\"COUNT\",\"fields\":[{"
+            "\"name\":\"_target\"},{\"name\":\"paidAt\",\"bucket\":{\"type\":\"date\",\"name\":"
+            "\"time\",\"unit\":\"MILLISECOND\",\"timezone\":\"+09:00\",\"format\":\"yyyyMMdd\"}}],"
+            "\"directionType\":\"OUT\",\"ttl\":31536000000}]}}");
+  g_autoptr (JsonNode) m
+      = ok ("POST", DB "/count-test-db/tables/count-multi-edge/multi-edges",
+            "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"id\":\"e1\",\"source\":"
+            "\"userA\",\"target\":\"postB\",\"properties\":{\"paidAt\":1718380800000}}},{\"type\":"
+            "\"INSERT\",\"edge\":{\"version\":2,\"id\":\"e2\",\"source\":\"userA\",\"target\":"
+            "\"postB\",\"properties\":{\"paidAt\":1718380800000}}},{\"type\":\"INSERT\",\"edge\":{"
+            "\"version\":3,\"id\":\"e3\",\"source\":\"userA\",\"target\":\"postC\",\"properties\":{"
+            "\"paidAt\":1718380800000}}}]}");
+#define MC DB "/count-test-db/tables/count-multi-edge/multi-edges/count"
+  g_autoptr (JsonNode) all
+      = ok ("GET", MC "?group=_count&start=userA&start=userZ&target=postB&direction=OUT", NULL);
+  ck_assert_int_eq (ab_json_int (all, "count"), 2);
+  ck_assert_str_eq (ab_json_str (all, "counts.0.start"), "userA");
+  ck_assert_str_eq (ab_json_str (all, "counts.0.direction"), "OUT");
+  ck_assert_int_eq (ab_json_int (all, "counts.0.count"), 2);
+  ck_assert_int_eq (ab_json_int (all, "counts.1.count"), 0);
+  g_autoptr (JsonNode) dflt = ok ("GET", MC "?start=userA&target=postC&direction=OUT", NULL);
+  ck_assert_int_eq (ab_json_int (dflt, "counts.0.count"), 1); /* group _count by default */
+  g_autoptr (JsonNode) june
+      = ok ("GET",
+            MC "?group=day&start=userA&target=postB&direction=OUT&ranges=time:bt:20240601,20240630",
+            NULL);
+  ck_assert_int_eq (ab_json_int (june, "counts.0.count"), 2);
+  g_autoptr (JsonNode) july
+      = ok ("GET",
+            MC "?group=day&start=userA&target=postB&direction=OUT&ranges=time:bt:20240701,20240731",
+            NULL);
+  ck_assert_int_eq (ab_json_int (july, "counts.0.count"), 0);
+  expect_400 ("GET", MC "?start=userA&direction=OUT", NULL, "target");
+  expect_400 ("GET", MC "?target=postB&direction=OUT", NULL, "start");
+  expect_400 ("GET", MC "?start=userA&target=postB", NULL, "direction");
+  expect_400 ("GET", MC "?start=userA&target=postB&direction=IN", NULL, "OUT only");
+  expect_400 ("GET", MC "?group=nope&start=userA&target=postB&direction=OUT", NULL, "nope");
+#undef MC
+}
+END_TEST
+
 START_TEST (seek_endpoint)
 {
   create_tables ();
@@ -327,6 +383,7 @@ main (void)
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, agg_endpoint);
   tcase_add_test (tc, upstream_buckets);
+  tcase_add_test (tc, multi_edge_count);
   tcase_add_test (tc, seek_endpoint);
   tcase_add_test (tc, multihop_endpoint);
   suite_add_tcase (s, tc);
