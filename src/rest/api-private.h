@@ -51,5 +51,6 @@ void ab_api_register_queue (AbRouter *router, AbEngine *engine);
 void ab_api_register_admin (AbRouter *router, AbEngine *engine);
 void ab_api_register_query (AbRouter *router, AbEngine *engine);
 void ab_api_register_prepared (AbRouter *router, AbEngine *engine);
+void ab_api_register_v2_edge (AbRouter *router, AbEngine *engine);
 /* The web console: GET /ui, /ui/ and /ui/{asset} from the compiled-in assets. */
 void ab_api_register_ui (AbRouter *router, AbEngine *engine);

@@ -142,6 +142,7 @@ ab_api_register (AbRouter *router, AbEngine *engine)
   ab_router_add (router, "GET", "/graph/v3", AB_ROUTE_INLINE, tenant_info, engine);
   ab_api_register_meta (router, engine);
   ab_api_register_v2 (router, engine);
+  ab_api_register_v2_edge (router, engine);
   ab_api_register_data (router, engine);
   ab_api_register_agg (router, engine);
   ab_api_register_topk (router, engine);

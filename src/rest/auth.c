@@ -116,6 +116,21 @@ query_need (AbEngine *engine, const AbHttpRequest *req, AbAuthNeed *n)
   n->scope = n->more->len > 0 ? g_strdup (n->more->pdata[0]) : g_strdup ("*");
 }
 
+/* /graph/v2/edge: w on the body's "label" ("service.label" = db.table);
+ * "*" when it has none (the handler answers 400). */
+static void
+v2_edge_need (const AbHttpRequest *req, AbAuthNeed *n)
+{
+  gsize len;
+  const gchar *data = g_bytes_get_data (req->body, &len);
+  g_autoptr (JsonNode) body = ab_model_json_parse (data, (gssize) len, NULL);
+  const gchar *label = body != NULL && JSON_NODE_HOLDS_OBJECT (body)
+                           ? ab_model_json_get_string (json_node_get_object (body), "label")
+                           : NULL;
+  n->letters = "w";
+  n->scope = g_strdup (label != NULL && strchr (label, '.') != NULL ? label : "*");
+}
+
 void
 ab_auth_need_clear (AbAuthNeed *n)
 {
@@ -151,6 +166,10 @@ ab_auth_need_of (AbEngine *engine, const AbHttpRequest *req, AbAuthNeed *n)
       n->letters = read ? "r" : "w";
       n->scope = scope_of (req, "database", "table");
     }
+  else if (g_str_equal (route, "/graph/v2/edge"))
+    v2_edge_need (req, n);
+  else if (strstr (route, "/label/{l}/edge") != NULL)
+    n->letters = "w", n->scope = scope_of (req, "s", "l");
   else if (g_str_equal (route, "/graph/v3/query") || g_str_equal (route, "/graph/v3/query/{id}"))
     query_need (engine, req, n);
   else if (g_str_has_suffix (route, "/edges/multihop"))

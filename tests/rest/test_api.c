@@ -700,6 +700,71 @@ START_TEST (probes)
 }
 END_TEST
 
+/* The label-based v2 edge writes (upstream's V2EdgeStorageOpsSpec and
+ * what a v2 client sends): POST/PUT/DELETE /graph/v2/edge with a label, the
+ * service/label routes, /sync, the mutation context opt-in and the 400s. */
+START_TEST (v2_edges)
+{
+  g_autoptr (JsonNode) d = ab_http_ok (&srv, "POST", DB, "{\"database\":\"svc\",\"comment\":\"\"}");
+  g_autoptr (JsonNode) t = ab_http_ok (
+      &srv, "POST", DB "/svc/tables",
+      "{\"table\":\"lbl\",\"storage\":\"datastore://s/l\",\"mode\":\"SYNC\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\",\"properties\":"
+      "[{\"name\":\"score\",\"type\":\"long\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[]}}");
+  g_autoptr (JsonNode) a = ab_http_ok (
+      &srv, "POST", "/graph/v2/edge",
+      "{\"label\":\"svc.lbl\",\"edges\":[{\"ts\":1,\"src\":\"a\",\"tgt\":\"b\",\"props\":{"
+      "\"score\":1}}]}");
+  ck_assert_str_eq (ab_json_str (a, "result.0.status"), "CREATED");
+  ck_assert_str_eq (ab_json_str (a, "result.0.edge.src"), "a");
+  ck_assert_int_eq (ab_json_int (a, "result.0.edge.props.score"), 1);
+  ck_assert (ab_json_bool (a, "result.0.edge.active"));
+  ck_assert_ptr_nonnull (ab_json_str (a, "result.0.traceId"));
+  ck_assert_ptr_null (ab_json_at (a, "result.0.context"));
+  /* the opt-in header adds the storage operations (upstream's spec) */
+  AbReply r = { 0 };
+  static const gchar *const hdr[] = { "AB-Include-Mutation-Context", "true", NULL };
+  const gchar *xy = "{\"label\":\"svc.lbl\",\"edges\":[{\"ts\":1,\"src\":\"x\",\"tgt\":"
+                    "\"y\",\"props\":{\"score\":2}}]}";
+  g_autoptr (GBytes) body = g_bytes_new_static (xy, strlen (xy));
+  ab_http_raw (&srv, &r, "POST", body, "/graph/v2/edge", hdr);
+  ck_assert_uint_eq (r.status, 200);
+  ck_assert_str_eq (ab_json_str (r.json, "result.0.status"), "CREATED");
+  ck_assert_str_eq (ab_json_str (r.json, "result.0.context.storageOps.0.kind"), "Put");
+  ck_assert_str_eq (ab_json_str (r.json, "result.0.context.storageOps.0.table"), "edges");
+  ck_assert_str_eq (ab_json_str (r.json, "result.0.context.storageOps.0.cells.0.family"), "Zg==");
+  ck_assert_str_eq (ab_json_str (r.json, "result.0.context.storageOps.0.cells.0.qualifier"),
+                    "ZQ==");
+  ab_reply_clear (&r);
+  /* the service/label routes: update through /sync, delete with ?mode=SYNC */
+  g_autoptr (JsonNode) u
+      = ab_http_ok (&srv, "PUT", "/graph/v2/service/svc/label/lbl/edge/sync",
+                    "{\"edges\":[{\"ts\":2,\"src\":\"a\",\"tgt\":\"b\",\"props\":{\"score\":5}}]}");
+  ck_assert_str_eq (ab_json_str (u, "result.0.status"), "UPDATED");
+  g_autoptr (JsonNode) got
+      = ab_http_ok (&srv, "GET", DB "/svc/tables/lbl/edges/get?source=a&target=b", NULL);
+  ck_assert_int_eq (ab_json_int (got, "edges.0.properties.score"), 5);
+  g_autoptr (JsonNode) del
+      = ab_http_ok (&srv, "POST", "/graph/v2/service/svc/label/lbl/edge/delete?mode=SYNC",
+                    "{\"edges\":[{\"ts\":3,\"src\":\"a\",\"tgt\":\"b\"}]}");
+  ck_assert_str_eq (ab_json_str (del, "result.0.status"), "DELETED");
+  ck_assert (!ab_json_bool (del, "result.0.edge.active"));
+  g_autoptr (JsonNode) c
+      = ab_http_ok (&srv, "GET", DB "/svc/tables/lbl/edges/count?start=a&direction=OUT", NULL);
+  ck_assert_int_eq (ab_json_int (c, "count"), 0);
+  ab_expect_error (&srv, "POST", "/graph/v2/edge", "{\"label\":\"svclbl\",\"edges\":[]}", 400,
+                   "service.label");
+  ab_expect_error (&srv, "POST", "/graph/v2/edge",
+                   "{\"label\":\"svc.lbl\",\"edges\":[{\"src\":1}]}", 400, "edges[0]");
+  ab_expect_error (&srv, "POST", "/graph/v2/edge?mode=LATER",
+                   "{\"label\":\"svc.lbl\",\"edges\":[]}", 400, "mode");
+  ab_expect_error (&srv, "POST", "/graph/v2/edge", "{\"label\":\"svc.nope\",\"edges\":[]}", 400,
+                   "nope");
+}
+END_TEST
+
 /* The value of series `name` on a /metrics page, after its HELP and TYPE
  * lines (TYPE `type`); the value must be a number ending its line. */
 static gdouble
@@ -770,6 +835,7 @@ main (void)
   tcase_add_test (tc, bad_input);
   tcase_add_test (tc, long_ids);
   tcase_add_test (tc, probes);
+  tcase_add_test (tc, v2_edges);
   tcase_add_test (tc, v2_storages);
   tcase_add_test (tc, read_only_mode);
   tcase_add_test (tc, status_filters_and_names);

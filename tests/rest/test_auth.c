@@ -116,6 +116,20 @@ START_TEST (keys_and_grants)
   ck_assert_uint_eq (as (writer, "POST", run, "{}", NULL), 403);
   ck_assert_uint_eq (as (reader, "POST", run, "{}", NULL), 200);
   ck_assert_uint_eq (as (NULL, "POST", run, "{}", NULL), 401);
+  /* v2 edge writes need w on the label's table */
+  static const gchar *V2
+      = "{\"label\":\"d.%s\",\"edges\":[{\"ts\":1,\"src\":\"a\",\"tgt\":\"b\"}]}";
+  g_autofree gchar *v2_t = g_strdup_printf (V2, "t");
+  g_autofree gchar *v2_u = g_strdup_printf (V2, "u");
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v2/edge", v2_t, NULL), 200);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v2/edge", v2_u, NULL), 403);
+  ck_assert_uint_eq (as (reader, "POST", "/graph/v2/edge", v2_t, NULL), 403);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v2/service/d/label/t/edge",
+                         "{\"edges\":[{\"ts\":2,\"src\":\"a\",\"tgt\":\"b\"}]}", NULL),
+                     200);
+  ck_assert_uint_eq (as (writer, "POST", "/graph/v2/service/d/label/u/edge",
+                         "{\"edges\":[{\"ts\":2,\"src\":\"a\",\"tgt\":\"b\"}]}", NULL),
+                     403);
   /* the probes are open; draining a node is an admin's */
   ck_assert_uint_eq (as (NULL, "GET", "/", NULL, NULL), 200);
   ck_assert_uint_eq (as (NULL, "GET", "/graph/health/readiness", NULL, NULL), 200);
