@@ -4,6 +4,7 @@
 #pragma once
 #include "engine/engine.h"
 #include "model/types.h"
+#include "model/groups.h"
 
 typedef enum {
   AB_ITEM_SELF,
@@ -11,7 +12,8 @@ typedef enum {
   AB_ITEM_COUNT,
   AB_ITEM_SCAN,
   AB_ITEM_CACHE,
-  AB_ITEM_SQL, /* a transform step: a SELECT over earlier items' rows */
+  AB_ITEM_SQL,  /* a transform step: a SELECT over earlier items' rows */
+  AB_ITEM_TOPK, /* upstream's top-K read: a SCAN of the rank table once resolved */
 } AbItemKind;
 typedef enum { AB_VERTEX_VALUE, AB_VERTEX_REF, AB_VERTEX_STEP } AbVertexKind;
 
@@ -68,6 +70,8 @@ struct _AbDocItem {
   gchar *offset;              /* SCAN, CACHE */
   gchar *ranges;              /* SCAN, CACHE */
   gchar *sql;                 /* SQL */
+  gchar *topk;                /* TOPK: the declaration's name */
+  GHashTable *dims;           /* TOPK: dimensionValues, field -> text (or NULL) */
   GArray *sql_args;           /* SQL: AbValue of ?1, ?2... (ab_doc_bind) */
   gboolean include;
   gboolean memoize;
@@ -83,6 +87,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbDocItem, ab_doc_item_free)
  * transform); NULL + 400 naming the member ("fetch[1].source.ref") on bad
  * input. Placeholders are replaced before (ab_doc_bind). */
 GPtrArray *ab_doc_parse (JsonNode *body, GError **error);
+/* TOPK items made SCANs of their rank table's metric_desc index from the
+ * keys of their entities (VALUE only); 400 for an unknown top-K, a rank
+ * table without that index, an entity that is not VALUE. */
+gboolean ab_doc_resolve_topks (AbEngine *engine, GPtrArray *items, GError **error);
 
 /* ---- arguments (doc_bind.c) ---- */
 
@@ -97,6 +105,17 @@ gboolean ab_doc_declarations (JsonArray *declared, GHashTable **out, GError **er
 JsonNode *ab_doc_bind (JsonObject *doc, GHashTable *declared, JsonObject *args, GError **error);
 /* 400 unless the placeholders doc uses are exactly the declared names. */
 gboolean ab_doc_check_placeholders (JsonObject *doc, GHashTable *declared, GError **error);
+
+/* ---- rank rows of upstream's top-K (rank.c) ---- */
+
+/* value appended to a rank key, '|' first unless the key is empty, with
+ * '|' and '\' escaped by '\'. */
+void ab_rank_key_append (GString *key, const gchar *value);
+/* db|table|topk|entity|values of the ranking's key fields (the group's
+ * fields without a bucket other than the dimension; values: field name ->
+ * text, absent = ""); entity __GLOBAL__ for a global ranking. */
+GString *ab_rank_key (const gchar *db, const gchar *table, const AbGroup *g, const AbRankTopk *k,
+                      const gchar *entity, GHashTable *values);
 
 /* ---- SQL transforms (doc_sql.c) ---- */
 

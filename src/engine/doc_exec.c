@@ -11,7 +11,7 @@
 
 #define UNBOUNDED G_MAXUINT64
 
-static const gchar *const item_kinds[] = { "SELF", "GET", "COUNT", "SCAN", "CACHE", "SQL" };
+static const gchar *const item_kinds[] = { "SELF", "GET", "COUNT", "SCAN", "CACHE", "SQL", "TOPK" };
 #define SQL_MAX_US (2 * G_USEC_PER_SEC) /* how long one transform may run */
 
 static guint64
@@ -131,6 +131,8 @@ plan_item (Plan *pl, const AbDocItem *it, guint64 *rows, GError **error)
   const AbCache *cache;
   if (it->kind == AB_ITEM_SQL)
     return *rows = pl->engine->cfg.max_hop_edges, TRUE; /* bounded when run */
+  if (it->kind == AB_ITEM_TOPK)                         /* left unresolved: inside a STEP */
+    return item_fail (it, error, "TOPK items run at the top level of `fetch`");
   if (!plan_vertex (pl, it, &it->source, &s, error)
       || (it->kind == AB_ITEM_GET && !plan_vertex (pl, it, &it->target, &t, error)))
     return FALSE;
@@ -484,7 +486,7 @@ GPtrArray *
 ab_engine_query_bound (AbEngine *engine, JsonNode *body, GError **error)
 {
   g_autoptr (GPtrArray) items = ab_doc_parse (body, error);
-  if (items == NULL || !plan (engine, items, error))
+  if (items == NULL || !ab_doc_resolve_topks (engine, items, error) || !plan (engine, items, error))
     return NULL;
   Run r = { engine,
             g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) ab_rows_free) };

@@ -336,6 +336,9 @@ ab_doc_item_free (AbDocItem *item)
   g_free (item->offset);
   g_free (item->ranges);
   g_free (item->sql);
+  g_free (item->topk);
+  if (item->dims != NULL)
+    g_hash_table_unref (item->dims);
   if (item->sql_args != NULL)
     g_array_unref (item->sql_args);
   g_ptr_array_unref (item->post);
@@ -364,11 +367,46 @@ parse_window (JsonObject *o, const gchar *path, guint depth, Budget *b, AbDocIte
          && ab_model_json_string (o, path, "ranges", FALSE, NULL, &it->ranges, error);
 }
 
+/* TOPK: {topk, entity?, dimensionValues?: {field: value}, limit? (10), offset?} */
+static gboolean
+parse_topk_item (JsonObject *o, const gchar *path, guint depth, Budget *b, AbDocItem *it,
+                 GError **error)
+{
+  JsonObject *dims = NULL;
+  if (!ab_model_json_string (o, path, "topk", TRUE, NULL, &it->topk, error)
+      || !ab_model_json_child (o, path, "dimensionValues", FALSE, &dims, error)
+      || !limit_member (o, path, FALSE, SCAN_DEFAULT_LIMIT, &it->limit, error)
+      || !ab_model_json_string (o, path, "offset", FALSE, NULL, &it->offset, error))
+    return FALSE;
+  it->direction = AB_QDIR_OUT;
+  it->dims = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GList) names = dims != NULL ? json_object_get_members (dims) : NULL;
+  for (GList *m = names; m != NULL; m = m->next)
+    {
+      JsonNode *v = json_object_get_member (dims, m->data);
+      g_autofree gchar *vp = g_strdup_printf ("%s.dimensionValues.%s", path, (gchar *) m->data);
+      AbValue x = AB_VALUE_INIT;
+      if (!scalar_value (v, vp, &x, error))
+        return FALSE;
+      g_hash_table_insert (it->dims, g_strdup (m->data), ab_value_to_string (&x));
+      ab_value_clear (&x);
+    }
+  if (json_object_has_member (o, "entity"))
+    return parse_vertex (o, path, "entity", depth, b, &it->source, error);
+  it->source.kind = AB_VERTEX_VALUE; /* no entity: the one ranking keyed "" */
+  it->source.values = g_array_new (FALSE, TRUE, sizeof (AbValue));
+  g_array_set_clear_func (it->source.values, (GDestroyNotify) ab_value_clear);
+  AbValue none = AB_VALUE_INIT;
+  ab_value_set_string (&none, AB_VALUE_STRING, "", 0);
+  g_array_append_val (it->source.values, none);
+  return TRUE;
+}
+
 static gboolean
 parse_item (JsonObject *o, const gchar *path, guint depth, Budget *b, AbDocItem **out,
             GError **error)
 {
-  static const gchar *const kinds[] = { "SELF", "GET", "COUNT", "SCAN", "CACHE" };
+  static const gchar *const kinds[] = { "SELF", "GET", "COUNT", "SCAN", "CACHE", "SQL", "TOPK" };
   if (++b->items > DOC_MAX_ITEMS)
     return ab_model_invalid (error, "a query has at most %u items, STEP items included.",
                              DOC_MAX_ITEMS);
@@ -380,11 +418,15 @@ parse_item (JsonObject *o, const gchar *path, guint depth, Budget *b, AbDocItem 
   if (!enum_member (o, path, "type", kinds, G_N_ELEMENTS (kinds), &kind, error))
     return FALSE;
   it->kind = (AbItemKind) kind;
+  if (it->kind == AB_ITEM_SQL)
+    return ab_model_invalid (error, "'%s.type': SQL steps go in `transform`.", path);
+  gboolean topk = it->kind == AB_ITEM_TOPK;
   if (!ab_model_json_string (o, path, "name", FALSE, NULL, &it->name, error)
       || !ab_model_json_string (o, path, "database", TRUE, NULL, &it->database, error)
       || !ab_model_json_string (o, path, "table", TRUE, NULL, &it->table, error)
-      || !parse_vertex (o, path, "source", depth, b, &it->source, error)
-      || !parse_window (o, path, depth, b, it, error)
+      || !(topk ? parse_topk_item (o, path, depth, b, it, error)
+                : parse_vertex (o, path, "source", depth, b, &it->source, error)
+                      && parse_window (o, path, depth, b, it, error))
       || !ab_model_json_bool (o, path, "include", FALSE, &it->include, error)
       || !ab_model_json_bool (o, path, "memoize", FALSE, &it->memoize, error)
       || !parse_list (o, path, "post", parse_post, it->post, error)

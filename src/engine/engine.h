@@ -423,6 +423,13 @@ GPtrArray *ab_engine_query_doc (AbEngine *engine, JsonNode *body, GError **error
  * or the earlier {query}. */
 GPtrArray *ab_engine_query_bound (AbEngine *engine, JsonNode *doc, GError **error);
 
+/* POST /aggregations/v1/aggregate ({"items":[{database, table, edge}]}): for
+ * each ranking of upstream's current top-K declaration an event belongs to,
+ * the metric recomputed from the group's cells and written to the rank
+ * table; {"items":[{database, table, source, target, status, error}]}, a
+ * failing ranking ERROR in a 200 (rank.c, docs/rest-api.md §11.6). */
+JsonNode *ab_engine_aggregate (AbEngine *e, JsonObject *body, GError **error);
+
 /* ---- prepared queries (prepared.c, docs/rest-api.md §11.5) ----
  * Query documents registered with typed arguments ({name} placeholders), kept
  * in the catalog by a UUID id, named by aliases (^[a-z][a-z0-9_]{0,63}$), run

@@ -34,7 +34,7 @@ src_libabcore_la_SOURCES += src/engine/derive.h src/engine/wide.h src/engine/gro
 	src/engine/topk.c src/engine/topk.h src/engine/topk_read.c src/engine/topk_window.c \
 	src/engine/multihop.c src/engine/fanout.c src/engine/doc.h src/engine/doc_parse.c \
 	src/engine/doc_rows.c src/engine/doc_exec.c src/engine/doc_sql.c src/engine/doc_bind.c \
-	src/engine/prepared.c
+	src/engine/prepared.c src/engine/rank.c
 
 check_PROGRAMS += tests/unit/engine/test_groups tests/unit/engine/test_caches \
 	tests/unit/engine/test_multihop tests/unit/engine/test_topk

@@ -33,6 +33,18 @@ topk_free (AbTopk *k)
   g_free (k);
 }
 
+static void
+rank_topk_free (AbRankTopk *k)
+{
+  g_free (k->name);
+  g_free (k->dimension);
+  g_free (k->ranges);
+  g_free (k->rank_db);
+  g_free (k->rank_table);
+  g_strfreev (k->additional);
+  g_free (k);
+}
+
 void
 ab_group_free (AbGroup *g)
 {
@@ -40,6 +52,8 @@ ab_group_free (AbGroup *g)
     return;
   if (g->topks != NULL)
     g_ptr_array_unref (g->topks);
+  if (g->ranks != NULL)
+    g_ptr_array_unref (g->ranks);
   for (guint i = 0; i < g->n_fields; i++)
     {
       g_free (g->fields[i].name);
@@ -526,12 +540,62 @@ parse_topk (const AbSchema *s, const AbGroup *g, JsonNode *node, const gchar *pa
   return k;
 }
 
+/* {topk, entity, dimension, rank: "db.table", ranges?, additionalProperties?,
+ * refreshAfterMillis?, refreshQueue?}: the rank table is checked when used. */
+static AbRankTopk *
+parse_rank_topk (JsonObject *o, const gchar *path, GError **error)
+{
+  g_autofree gchar *name = NULL, *entity = NULL, *dimension = NULL, *ranges = NULL, *rank = NULL,
+                   *queue = NULL;
+  JsonArray *extra = NULL;
+  gint64 refresh;
+  if (!ab_model_json_string (o, path, "topk", TRUE, NULL, &name, error)
+      || !ab_model_json_string (o, path, "entity", TRUE, NULL, &entity, error)
+      || !ab_model_json_string (o, path, "dimension", TRUE, NULL, &dimension, error)
+      || !ab_model_json_string (o, path, "rank", TRUE, NULL, &rank, error)
+      || !ab_model_json_string (o, path, "ranges", FALSE, "", &ranges, error)
+      || !ab_model_json_int (o, path, "refreshAfterMillis", -1, &refresh, error)
+      || !ab_model_json_string (o, path, "refreshQueue", FALSE, NULL, &queue, error)
+      || !ab_model_json_array (o, path, "additionalProperties", FALSE, &extra, error))
+    return NULL;
+  const gchar *dot = strchr (rank, '.');
+  if (*name == '\0')
+    return ab_model_invalid (error, "%s.topk: top-K names must not be empty", path), NULL;
+  if (dot == NULL || dot == rank || dot[1] == '\0')
+    return ab_model_invalid (error,
+                             "%s.rank: rank table must be a fully-qualified `database.table`, "
+                             "got: %s",
+                             path, rank),
+           NULL;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; extra != NULL && i < json_array_get_length (extra); i++)
+    {
+      JsonNode *n = json_array_get_element (extra, i);
+      if (!JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+        return ab_model_invalid (error, "%s.additionalProperties[%u] must be a field name", path,
+                                 i),
+               NULL;
+      g_ptr_array_add (names, g_strdup (json_node_get_string (n)));
+    }
+  g_ptr_array_add (names, NULL);
+  AbRankTopk *k = g_new0 (AbRankTopk, 1);
+  k->name = g_steal_pointer (&name);
+  k->global = g_str_equal (entity, "__GLOBAL__");
+  k->dimension = g_steal_pointer (&dimension);
+  k->ranges = g_steal_pointer (&ranges);
+  k->rank_db = g_strndup (rank, (gsize) (dot - rank));
+  k->rank_table = g_strdup (dot + 1);
+  k->additional = (gchar **) g_ptr_array_free (g_steal_pointer (&names), FALSE);
+  return k;
+}
+
 static gboolean
 parse_aggregations (const AbSchema *s, JsonObject *o, const gchar *path, AbGroup *g, GError **error)
 {
   JsonObject *aggs = NULL;
   JsonArray *topks = NULL;
   g->topks = g_ptr_array_new_with_free_func ((GDestroyNotify) topk_free);
+  g->ranks = g_ptr_array_new_with_free_func ((GDestroyNotify) rank_topk_free);
   if (!ab_model_json_child (o, path, "aggregations", FALSE, &aggs, error))
     return FALSE;
   g_autofree gchar *apath = ab_model_json_path (path, "aggregations");
@@ -540,7 +604,17 @@ parse_aggregations (const AbSchema *s, JsonObject *o, const gchar *path, AbGroup
   for (guint k = 0; topks != NULL && k < json_array_get_length (topks); k++)
     {
       g_autofree gchar *kpath = ab_model_json_item_path (apath, "topk", k);
-      AbTopk *t = parse_topk (s, g, json_array_get_element (topks, k), kpath, error);
+      JsonNode *node = json_array_get_element (topks, k);
+      if (JSON_NODE_HOLDS_OBJECT (node)
+          && json_object_has_member (json_node_get_object (node), "rank"))
+        {
+          AbRankTopk *r = parse_rank_topk (json_node_get_object (node), kpath, error);
+          if (r == NULL)
+            return FALSE;
+          g_ptr_array_add (g->ranks, r);
+          continue;
+        }
+      AbTopk *t = parse_topk (s, g, node, kpath, error);
       if (t == NULL)
         return FALSE;
       g_ptr_array_add (g->topks, t);
@@ -681,6 +755,10 @@ unique_topks (GPtrArray *groups, GError **error)
         if (!g_hash_table_add (seen, ((AbTopk *) g->topks->pdata[k])->name))
           return ab_model_invalid (error, "schema.groups: duplicate top-K name '%s'",
                                    ((AbTopk *) g->topks->pdata[k])->name);
+      for (guint k = 0; k < g->ranks->len; k++)
+        if (!g_hash_table_add (seen, ((AbRankTopk *) g->ranks->pdata[k])->name))
+          return ab_model_invalid (error, "schema.groups: duplicate top-K name '%s'",
+                                   ((AbRankTopk *) g->ranks->pdata[k])->name);
     }
   return TRUE;
 }
@@ -757,6 +835,22 @@ ab_schema_topk (const AbSchema *schema, const gchar *name, const AbGroup **group
           {
             *group = g;
             return g->topks->pdata[k];
+          }
+    }
+  return NULL;
+}
+
+const AbRankTopk *
+ab_schema_rank_topk (const AbSchema *schema, const gchar *name, const AbGroup **group)
+{
+  for (guint i = 0; schema->group_defs != NULL && i < schema->group_defs->len; i++)
+    {
+      const AbGroup *g = schema->group_defs->pdata[i];
+      for (guint k = 0; name != NULL && k < g->ranks->len; k++)
+        if (g_str_equal (((AbRankTopk *) g->ranks->pdata[k])->name, name))
+          {
+            *group = g;
+            return g->ranks->pdata[k];
           }
     }
   return NULL;

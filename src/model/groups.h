@@ -36,6 +36,20 @@ typedef struct {
   gchar *name;    /* NULL unless given */
 } AbBucket;
 
+/* Upstream's current top-K declaration (`aggregations.topk[]` with a
+ * `rank` table): rankings the caller asks for by POST /aggregations/v1/
+ * aggregate, each a row of the user's rank table (docs/rest-api.md §11.6);
+ * nothing is kept at write time. */
+typedef struct {
+  gchar *name;
+  gboolean global;  /* entity "__GLOBAL__": one ranking for all */
+  gchar *dimension; /* the ranked field (source/_source, target/_target or a property) */
+  gchar *ranges;    /* template, {name} placeholders filled from the event */
+  gchar *rank_db;   /* the rank table */
+  gchar *rank_table;
+  gchar **additional; /* field names copied onto the row (NULL-terminated) */
+} AbRankTopk;
+
 typedef struct {
   gchar *name;      /* property, or version/source/target (v2 names mapped) */
   AbBucket *bucket; /* NULL: the raw value */
@@ -67,6 +81,7 @@ typedef struct {
   AbDirectionType direction;
   gint64 ttl;       /* ms; -1 = cells never expire */
   GPtrArray *topks; /* AbTopk*, `aggregations.topk` (never NULL) */
+  GPtrArray *ranks; /* AbRankTopk*, those of them with a `rank` table (never NULL) */
 } AbGroup;
 
 typedef struct {
@@ -97,6 +112,9 @@ const AbGroup *ab_schema_group_by_code (const AbSchema *schema, gint32 code);
 const AbCache *ab_schema_cache_by_code (const AbSchema *schema, gint32 code);
 /* A top-K by name, with its group in *group; NULL when absent. */
 const AbTopk *ab_schema_topk (const AbSchema *schema, const gchar *name, const AbGroup **group);
+/* The rank declaration called name and its group, or NULL. */
+const AbRankTopk *ab_schema_rank_topk (const AbSchema *schema, const gchar *name,
+                                       const AbGroup **group);
 
 /* A bound relative to now, as upstream writes them: `now`, or `now` then
  * + or -, digits and m (minutes), h (hours) or d (days): the offset in ms. */

@@ -82,9 +82,25 @@ aggregations (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (&w));
 }
 
+/* POST /aggregations/v1/aggregate: upstream's top-K rank rows, recomputed */
+static void
+aggregate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) body = ab_api_body (req, resp);
+  JsonObject *o = body != NULL ? ab_api_object (body, resp) : NULL;
+  if (o == NULL)
+    return;
+  g_autoptr (GError) error = NULL;
+  JsonNode *out = ab_engine_aggregate (ENGINE (ud), o, &error);
+  if (out == NULL)
+    return ab_api_error (resp, error);
+  ab_http_response_json (resp, 200, out);
+}
+
 void
 ab_api_register_topk (AbRouter *r, AbEngine *e)
 {
+  ab_router_add (r, "POST", "/aggregations/v1/aggregate", AB_ROUTE_BLOCKING, aggregate, e);
   ab_router_add (r, "GET", "/graph/v3/databases/{database}/tables/{table}/edges/topk/{topk}",
                  AB_ROUTE_INLINE, topk, e);
   ab_router_add (r, "GET", "/graph/v3/aggregations", AB_ROUTE_INLINE, aggregations, e);

@@ -361,6 +361,126 @@ START_TEST (kept_across_restarts)
 }
 END_TEST
 
+/* upstream's PreparedQueryE2ETest as it is: a MULTI_EDGE table whose COUNT
+ * group declares a top-K with a rank table, /aggregations/v1/aggregate, and
+ * a registered TOPK fetch with an SQL transform; then a purchase cancelled
+ * and aggregated again lowers the metric (upstream's TopkScenarioTest). */
+#define AGG_ITEM(t)                                                                          \
+  "{\"database\":\"shop\",\"table\":\"purchases_table\",\"edge\":{\"version\":1,\"source\":" \
+  "\"user1\",\"target\":\"" t "\",\"properties\":{\"category\":\"grocery\",\"purchasedAt\":" \
+  "1710000000000},\"context\":{}}}"
+
+static void
+upstream_topk_setup (void)
+{
+  g_autoptr (JsonNode) d
+      = ok ("POST", "/graph/v3/databases", "{\"database\":\"shop\",\"comment\":\"test\"}");
+  g_autoptr (JsonNode) rank = ok (
+      "POST", "/graph/v3/databases/shop/tables",
+      "{\"table\":\"purchases_table__topk\",\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":"
+      "\"string\",\"comment\":\"database|table|topk|entity|dimensionValues\"},\"target\":{"
+      "\"type\":\"string\",\"comment\":\"topkDimensionValue\"},\"properties\":[{\"name\":"
+      "\"metric\",\"type\":\"long\",\"comment\":\"aggregated metric\",\"nullable\":false},{"
+      "\"name\":\"additionalProperties\",\"type\":\"string\",\"comment\":\"carried "
+      "properties as JSON\",\"nullable\":true}],\"direction\":\"OUT\",\"indexes\":[{\"index\":"
+      "\"metric_desc\",\"fields\":[{\"field\":\"metric\",\"order\":\"DESC\"}]}],\"groups\":[],"
+      "\"caches\":[]},\"storage\":\"datastore://test_namespace/purchases_table__topk\",\"mode\":"
+      "\"SYNC\",\"comment\":\"topk rank rows\"}");
+  g_autoptr (JsonNode) t = ok (
+      "POST", "/graph/v3/databases/shop/tables",
+      "{\"table\":\"purchases_table\",\"schema\":{\"type\":\"MULTI_EDGE\",\"id\":{\"type\":"
+      "\"long\",\"comment\":\"order id\"},\"source\":{\"type\":\"string\",\"comment\":\"user\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"item\"},\"properties\":[{\"name\":"
+      "\"category\",\"type\":\"string\",\"comment\":\"item category\",\"nullable\":false},{"
+      "\"name\":\"purchasedAt\",\"type\":\"long\",\"comment\":\"purchase time ms\",\"nullable\":"
+      "false}],\"direction\":\"OUT\",\"indexes\":[],\"groups\":[{\"group\":\"purchased_count\","
+      "\"type\":\"COUNT\",\"fields\":[{\"name\":\"_target\"},{\"name\":\"category\"},{\"name\":"
+      "\"purchasedAt\",\"bucket\":{\"type\":\"date\",\"name\":\"day\",\"unit\":\"MILLISECOND\","
+      "\"timezone\":\"UTC\",\"format\":\"yyyy-MM-dd\"}}],\"directionType\":\"OUT\","
+      "\"aggregations\":{\"topk\":[{\"topk\":\"top_purchased\",\"entity\":\"source\",\"ranges\":"
+      "\"_target:eq:{_target};category:eq:{category};day:bt:2023-11-14,2024-11-13\",\"dimension\":"
+      "\"target\",\"rank\":\"shop.purchases_table__topk\",\"additionalProperties\":["
+      "\"category\"]}]}}],\"caches\":[]},\"storage\":\"datastore://test_namespace/"
+      "purchases_table\",\"mode\":\"SYNC\",\"comment\":\"user-to-item purchase edges\"}");
+  g_autoptr (JsonNode) m = ok (
+      "POST", "/graph/v3/databases/shop/tables/purchases_table/multi-edges",
+      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"id\":1,\"source\":"
+      "\"user1\",\"target\":\"item1\",\"properties\":{\"category\":\"grocery\",\"purchasedAt\":"
+      "1710000000000}}},{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"id\":2,\"source\":"
+      "\"user1\",\"target\":\"item1\",\"properties\":{\"category\":\"grocery\",\"purchasedAt\":"
+      "1710000000000}}},{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"id\":3,\"source\":"
+      "\"user1\",\"target\":\"item2\",\"properties\":{\"category\":\"grocery\",\"purchasedAt\":"
+      "1710000000000}}}]}");
+  g_autoptr (JsonNode) a = ok ("POST", "/aggregations/v1/aggregate",
+                               "{\"items\":[" AGG_ITEM ("item1") "," AGG_ITEM ("item2") "]}");
+  ck_assert_uint_eq (ab_json_len (a, "items"), 2);
+  ck_assert_str_eq (ab_json_str (a, "items.0.status"), "SUCCESS");
+  ck_assert_str_eq (ab_json_str (a, "items.0.source"),
+                    "shop|purchases_table|top_purchased|user1|grocery");
+  ck_assert_str_eq (ab_json_str (a, "items.0.target"), "item1");
+}
+
+START_TEST (upstream_topk)
+{
+  upstream_topk_setup ();
+  const gchar *topk_fetch
+      = "\"fetch\":[{\"type\":\"TOPK\",\"name\":\"ranked\",\"database\":\"shop\",\"table\":"
+        "\"purchases_table\",\"topk\":\"top_purchased\",\"entity\":{\"type\":\"VALUE\","
+        "\"value\":[\"{entity}\"]},\"dimensionValues\":{\"category\":\"grocery\"},\"limit\":"
+        "\"{limit}\"%s}]";
+  g_autofree gchar *fetch = g_strdup_printf (topk_fetch, "");
+  g_autofree gchar *reg_body = g_strdup_printf (
+      "{\"comment\":\"top purchased grocery items for one user\",\"arguments\":[{\"name\":"
+      "\"entity\",\"type\":\"string\",\"comment\":\"the user asked about\"},{\"name\":"
+      "\"limit\",\"type\":\"int\",\"comment\":\"how many ranked rows to read\"}],%s,"
+      "\"transform\":[{\"type\":\"SQL\",\"name\":\"result\",\"sql\":\"SELECT target AS itemId, "
+      "metric FROM ranked ORDER BY metric DESC\"}]}",
+      fetch);
+  g_autoptr (JsonNode) reg = ok ("POST", PQ, reg_body);
+  const gchar *id = ab_json_str (reg, "id");
+  g_autoptr (JsonNode) n = run (id, "{\"entity\":\"user1\",\"limit\":100}");
+  ck_assert_uint_eq (ab_json_len (n, "items"), 1);
+  ck_assert_str_eq (ab_json_str (n, "items.0.name"), "result");
+  ck_assert_uint_eq (ab_json_len (n, "items.0.data"), 2);
+  ck_assert_str_eq (ab_json_str (n, "items.0.data.0.itemId"), "item1");
+  ck_assert_int_eq (ab_json_int (n, "items.0.data.0.metric"), 2);
+  ck_assert_str_eq (ab_json_str (n, "items.0.data.1.itemId"), "item2");
+  g_autoptr (JsonNode) one = run (id, "{\"entity\":\"user1\",\"limit\":\"1\"}");
+  ck_assert_uint_eq (ab_json_len (one, "items.0.data"), 1);
+  ck_assert_str_eq (ab_json_str (one, "items.0.data.0.itemId"), "item1");
+  /* sent whole, the TOPK step included: the rank rows themselves */
+  g_autofree gchar *whole_fetch = g_strdup_printf (topk_fetch, ",\"include\":true");
+  g_autofree gchar *whole
+      = g_strdup_printf ("{\"arguments\":{\"entity\":\"user1\",\"limit\":100},%s}", whole_fetch);
+  g_autoptr (JsonNode) w = ok ("POST", Q, whole);
+  ck_assert_str_eq (ab_json_str (w, "items.0.name"), "ranked");
+  ck_assert_uint_eq (ab_json_len (w, "items.0.data"), 2);
+  ck_assert_str_eq (ab_json_str (w, "items.0.data.0.additionalProperties"),
+                    "{\"category\":\"grocery\"}");
+  /* a cancelled purchase, aggregated again: the metric is recomputed, not decremented */
+  g_autoptr (JsonNode) del
+      = ok ("POST", "/graph/v3/databases/shop/tables/purchases_table/multi-edges",
+            "{\"mutations\":[{\"type\":\"DELETE\",\"edge\":{\"version\":2,\"id\":1,\"source\":"
+            "\"user1\",\"target\":\"item1\",\"properties\":{}}}]}");
+  g_autoptr (JsonNode) again
+      = ok ("POST", "/aggregations/v1/aggregate", "{\"items\":[" AGG_ITEM ("item1") "]}");
+  g_autoptr (JsonNode) after = run (id, "{\"entity\":\"user1\",\"limit\":100}");
+  ck_assert_int_eq (ab_json_int (after, "items.0.data.0.metric"), 1);
+  /* refused: an unknown top-K, an entity that is not a VALUE, a bad item */
+  ab_expect_error (&srv, "POST", Q,
+                   "{\"fetch\":[{\"type\":\"TOPK\",\"name\":\"r\",\"database\":\"shop\","
+                   "\"table\":\"purchases_table\",\"topk\":\"nope\"}]}",
+                   400, "Unknown topk `nope` for shop.purchases_table.");
+  ab_expect_error (&srv, "POST", Q,
+                   "{\"fetch\":[{\"type\":\"TOPK\",\"name\":\"r\",\"database\":\"shop\","
+                   "\"table\":\"purchases_table\",\"topk\":\"top_purchased\",\"entity\":{\"type\":"
+                   "\"REF\",\"ref\":\"x\",\"field\":\"y\"}}]}",
+                   400, "VALUE");
+  ab_expect_error (&srv, "POST", "/aggregations/v1/aggregate",
+                   "{\"items\":[{\"database\":\"shop\"}]}", 400, "table");
+}
+END_TEST
+
 static void
 add_tests (TCase *tc)
 {
@@ -371,6 +491,7 @@ add_tests (TCase *tc)
   tcase_add_test (tc, sql_steps);
   tcase_add_test (tc, sql_parameters);
   tcase_add_test (tc, kept_across_restarts);
+  tcase_add_test (tc, upstream_topk);
 }
 
 int
