@@ -97,10 +97,116 @@ aggregate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   ab_http_response_json (resp, 200, out);
 }
 
+static gint
+column_of (const AbRows *r, const gchar *name)
+{
+  for (guint i = 0; i < r->columns->len; i++)
+    if (g_str_equal (r->columns->pdata[i], name))
+      return (gint) i;
+  return -1;
+}
+
+/* POST /aggregations/v1/databases/{db}/tables/{t}/topks/{topk} {entity?,
+ * dimensionValues?, limit?, offset?}: a ranking of upstream's top-K as
+ * {"topks":[{value, metric, properties}], "count"} (the TOPK step's rows). */
+static void
+rank_read (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) body = ab_api_body (req, resp);
+  JsonObject *o = body != NULL ? ab_api_object (body, resp) : NULL;
+  if (o == NULL)
+    return;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "fetch");
+  json_builder_begin_array (b);
+  json_builder_begin_object (b);
+  static const gchar *const fixed[][2] = { { "type", "TOPK" },
+                                           { "name", "topks" },
+                                           { "database", "database" },
+                                           { "table", "table" },
+                                           { "topk", "topk" } };
+  for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
+    {
+      json_builder_set_member_name (b, fixed[i][0]);
+      const gchar *param = i < 2 ? NULL : ab_http_param (req, fixed[i][1]);
+      json_builder_add_string_value (b, param != NULL ? param : fixed[i][1]);
+    }
+  json_builder_set_member_name (b, "include");
+  json_builder_add_boolean_value (b, TRUE);
+  JsonNode *entity = json_object_get_member (o, "entity");
+  if (entity != NULL && !JSON_NODE_HOLDS_NULL (entity))
+    {
+      json_builder_set_member_name (b, "entity");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "type");
+      json_builder_add_string_value (b, "VALUE");
+      json_builder_set_member_name (b, "value");
+      json_builder_begin_array (b);
+      json_builder_add_value (b, json_node_copy (entity));
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  static const gchar *const passed[] = { "dimensionValues", "limit", "offset" };
+  for (guint i = 0; i < G_N_ELEMENTS (passed); i++)
+    {
+      JsonNode *v = json_object_get_member (o, passed[i]);
+      if (v != NULL && !JSON_NODE_HOLDS_NULL (v))
+        {
+          json_builder_set_member_name (b, passed[i]);
+          json_builder_add_value (b, json_node_copy (v));
+        }
+    }
+  json_builder_end_object (b);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  g_autoptr (JsonNode) doc = json_builder_get_root (b);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) items = ab_engine_query_bound (ENGINE (ud), doc, &error);
+  if (items == NULL)
+    return ab_api_error (resp, error);
+  const AbRows *rows = items->pdata[0];
+  gint target = column_of (rows, "target");
+  gint metric = column_of (rows, "metric");
+  gint extra = column_of (rows, "additionalProperties");
+  AbJsonw w;
+  ab_jsonw_init (&w, 64 + 64 * (gsize) rows->rows->len);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_key (&w, "topks");
+  ab_jsonw_begin_array (&w);
+  for (guint i = 0; i < rows->rows->len; i++)
+    {
+      GArray *row = rows->rows->pdata[i];
+      ab_jsonw_begin_object (&w);
+      if (target >= 0)
+        ab_jsonw_member_value (&w, "value", &g_array_index (row, AbValue, target));
+      if (metric >= 0)
+        ab_jsonw_member_value (&w, "metric", &g_array_index (row, AbValue, metric));
+      const AbValue *props = extra >= 0 ? &g_array_index (row, AbValue, extra) : NULL;
+      g_autoptr (JsonNode) parsed = props != NULL && props->kind == AB_VALUE_STRING
+                                        ? json_from_string (props->u.s.data, NULL)
+                                        : NULL;
+      if (parsed != NULL && JSON_NODE_HOLDS_OBJECT (parsed))
+        {
+          ab_jsonw_key (&w, "properties");
+          ab_jsonw_node (&w, parsed);
+        }
+      else
+        ab_jsonw_member_empty_object (&w, "properties");
+      ab_jsonw_end_object (&w);
+    }
+  ab_jsonw_end_array (&w);
+  ab_jsonw_member_int (&w, "count", rows->rows->len);
+  ab_jsonw_end_object (&w);
+  ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (&w));
+}
+
 void
 ab_api_register_topk (AbRouter *r, AbEngine *e)
 {
   ab_router_add (r, "POST", "/aggregations/v1/aggregate", AB_ROUTE_BLOCKING, aggregate, e);
+  ab_router_add (r, "POST", "/aggregations/v1/databases/{database}/tables/{table}/topks/{topk}",
+                 AB_ROUTE_BLOCKING, rank_read, e);
   ab_router_add (r, "GET", "/graph/v3/databases/{database}/tables/{table}/edges/topk/{topk}",
                  AB_ROUTE_INLINE, topk, e);
   ab_router_add (r, "GET", "/graph/v3/aggregations", AB_ROUTE_INLINE, aggregations, e);

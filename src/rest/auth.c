@@ -166,6 +166,8 @@ ab_auth_need_of (AbEngine *engine, const AbHttpRequest *req, AbAuthNeed *n)
       n->letters = read ? "r" : "w";
       n->scope = scope_of (req, "database", "table");
     }
+  else if (g_str_has_suffix (route, "/topks/{topk}"))
+    n->letters = "r", n->scope = scope_of (req, "database", "table");
   else if (g_str_equal (route, "/aggregations/v1/aggregate"))
     n->letters = "w", n->scope = g_strdup ("*"); /* writes the rank tables its schemas name */
   else if (g_str_equal (route, "/graph/v2/edge"))

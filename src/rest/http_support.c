@@ -257,6 +257,9 @@ ab_http_is_write (const gchar *method, const gchar *path)
       || g_str_equal (method, "OPTIONS"))
     return FALSE;
   g_autofree gchar *bare = g_strndup (path, strcspn (path, "?"));
+  /* a ranking read with its parameters in a body */
+  if (g_str_has_prefix (bare, "/aggregations/v1/databases/") && strstr (bare, "/topks/") != NULL)
+    return FALSE;
   /* draining a node is not a write */
   if (g_str_equal (bare, "/graph/health/readiness"))
     return FALSE;

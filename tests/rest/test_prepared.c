@@ -457,6 +457,24 @@ START_TEST (upstream_topk)
   ck_assert_uint_eq (ab_json_len (w, "items.0.data"), 2);
   ck_assert_str_eq (ab_json_str (w, "items.0.data.0.additionalProperties"),
                     "{\"category\":\"grocery\"}");
+  /* the REST read of a ranking (upstream's MetadataAggQueryControllerE2ETest) */
+#define TOPKS "/aggregations/v1/databases/shop/tables/purchases_table/topks/top_purchased"
+  g_autoptr (JsonNode) tk
+      = ok ("POST", TOPKS, "{\"entity\":\"user1\",\"dimensionValues\":{\"category\":\"grocery\"}}");
+  ck_assert_int_eq (ab_json_int (tk, "count"), 2);
+  ck_assert_str_eq (ab_json_str (tk, "topks.0.value"), "item1");
+  ck_assert_int_eq (ab_json_int (tk, "topks.0.metric"), 2);
+  ck_assert_str_eq (ab_json_str (tk, "topks.0.properties.category"), "grocery");
+  g_autoptr (JsonNode) top1
+      = ok ("POST", TOPKS,
+            "{\"entity\":\"user1\",\"dimensionValues\":{\"category\":\"grocery\"},\"limit\":1}");
+  ck_assert_int_eq (ab_json_int (top1, "count"), 1);
+  g_autoptr (JsonNode) unsplit = ok ("POST", TOPKS, "{\"entity\":\"user1\"}");
+  ck_assert_int_eq (ab_json_int (unsplit, "count"), 0); /* the unsplit key holds nothing */
+  ab_expect_error (&srv, "POST",
+                   "/aggregations/v1/databases/shop/tables/purchases_table/topks/nope", "{}", 400,
+                   "Unknown topk");
+#undef TOPKS
   /* a cancelled purchase, aggregated again: the metric is recomputed, not decremented */
   g_autoptr (JsonNode) del
       = ok ("POST", "/graph/v3/databases/shop/tables/purchases_table/multi-edges",
