@@ -41,6 +41,8 @@ GBytes *ab_api_frame_body (const AbEdgeFrame *f);
  * context?}]} for an array of AbKeyResult. Uses no request state, so any
  * thread may call it (a commit completion, say). */
 GBytes *ab_api_mutation_body (GArray *results, gboolean multi_edge);
+/* A key result's message (ERROR and INVALID only) and context members. */
+void ab_api_key_result_tail (AbJsonw *w, const AbKeyResult *r);
 
 void ab_api_register_meta (AbRouter *router, AbEngine *engine);
 void ab_api_register_agg (AbRouter *router, AbEngine *engine);

@@ -28,6 +28,18 @@ query_bool (const AbHttpRequest *req, const gchar *name, gboolean dflt, gboolean
   return TRUE;
 }
 
+void
+ab_api_key_result_tail (AbJsonw *w, const AbKeyResult *r)
+{
+  if (r->message != NULL && (r->status == AB_STATUS_ERROR || r->status == AB_STATUS_INVALID))
+    ab_jsonw_member_string (w, "message", r->message);
+  if (r->context != NULL)
+    {
+      ab_jsonw_key (w, "context");
+      ab_jsonw_node (w, r->context);
+    }
+}
+
 /* {"results":[{source, target | id, status, count, message?, context?}]}:
  * message (ours, upstream has none) says why a key is ERROR or INVALID.
  * multi_edge: keys by id (multi-edges and vertices). */
@@ -52,13 +64,7 @@ ab_api_mutation_body (GArray *results, gboolean multi_edge)
         }
       ab_jsonw_member_string (&w, "status", ab_key_status_name (r->status));
       ab_jsonw_member_int (&w, "count", r->count);
-      if (r->message != NULL && (r->status == AB_STATUS_ERROR || r->status == AB_STATUS_INVALID))
-        ab_jsonw_member_string (&w, "message", r->message);
-      if (r->context != NULL)
-        {
-          ab_jsonw_key (&w, "context");
-          ab_jsonw_node (&w, r->context);
-        }
+      ab_api_key_result_tail (&w, r);
       ab_jsonw_end_object (&w);
     }
   ab_jsonw_end_array (&w);

@@ -134,13 +134,7 @@ v2_body (GArray *results, JsonArray *edges, AbOpType op, const gchar *trace)
           ab_jsonw_member_bool (&w, "active", op != AB_OP_DELETE);
           ab_jsonw_end_object (&w);
         }
-      if (failed && r->message != NULL)
-        ab_jsonw_member_string (&w, "message", r->message);
-      if (r->context != NULL)
-        {
-          ab_jsonw_key (&w, "context");
-          ab_jsonw_node (&w, r->context);
-        }
+      ab_api_key_result_tail (&w, r);
       ab_jsonw_end_object (&w);
     }
   ab_jsonw_end_array (&w);
