@@ -320,5 +320,20 @@ ab_model_json_deep_copy (JsonNode *node)
       json_object_unref (out);
       return n;
     }
-  return json_node_copy (node); /* a value or null: copied by value */
+  /* a value or null: a new value (json_node_copy would share the JsonValue,
+   * whose reference count json-glib does not change atomically) */
+  JsonNode *n = json_node_alloc ();
+  if (JSON_NODE_HOLDS_NULL (node))
+    return json_node_init_null (n);
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_INT64:
+      return json_node_init_int (n, json_node_get_int (node));
+    case G_TYPE_DOUBLE:
+      return json_node_init_double (n, json_node_get_double (node));
+    case G_TYPE_BOOLEAN:
+      return json_node_init_boolean (n, json_node_get_boolean (node));
+    default:
+      return json_node_init_string (n, json_node_get_string (node));
+    }
 }

@@ -253,8 +253,10 @@ ab_schema_copy (const AbSchema *schema)
     g_ptr_array_add (c->indexes, index_copy (schema->indexes->pdata[k]));
   json_node_unref (c->groups);
   json_node_unref (c->caches);
-  c->groups = schema->groups ? json_node_copy (schema->groups) : ab_model_json_empty_array ();
-  c->caches = schema->caches ? json_node_copy (schema->caches) : ab_model_json_empty_array ();
+  c->groups
+      = schema->groups ? ab_model_json_deep_copy (schema->groups) : ab_model_json_empty_array ();
+  c->caches
+      = schema->caches ? ab_model_json_deep_copy (schema->caches) : ab_model_json_empty_array ();
   /* The definitions are re-derived from the copied JSON (it parsed before). */
   if (!ab_schema_parse_groups (c, NULL))
     g_warn_if_reached ();

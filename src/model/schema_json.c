@@ -307,7 +307,7 @@ static void
 add_array_copy (JsonBuilder *b, const gchar *member, JsonNode *node)
 {
   json_builder_set_member_name (b, member);
-  json_builder_add_value (b, node ? json_node_copy (node) : ab_model_json_empty_array ());
+  json_builder_add_value (b, node ? ab_model_json_deep_copy (node) : ab_model_json_empty_array ());
 }
 
 static void

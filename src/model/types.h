@@ -71,8 +71,9 @@ gboolean ab_model_cast_view (const AbValue *in, AbType type, const gchar *field,
  * Errors: AB_MODEL_ERROR_INVALID. Every request body should come through
  * here so that casting never sees a silently altered value. */
 JsonNode *ab_model_json_parse (const gchar *data, gssize len, GError **error);
-/* A copy sharing nothing with node (json_node_copy shares objects and
- * arrays): for trees one thread keeps while another changes its copy. */
+/* A copy sharing nothing with node (json_node_copy shares objects, arrays
+ * and values, and json-glib counts their references without atomics): for
+ * trees one thread keeps while others read and change their copies. */
 JsonNode *ab_model_json_deep_copy (JsonNode *node);
 
 /* The shortest decimal that reads back as the same float, widened to double,

@@ -576,6 +576,94 @@ START_TEST (storages)
 }
 END_TEST
 
+/* Documents read from many threads at once (a prepared query run by every
+ * worker): each read is a copy of its own. json_node_copy shares values
+ * whose reference counts json-glib changes without atomics, which corrupted
+ * the catalog's copy under load (a crash of the server, seen by
+ * tests/bench/query-bench.sh). */
+#define READERS 4
+#define READS 20000
+
+static gpointer
+read_docs (gpointer data)
+{
+  for (guint i = 0; i < READS; i++)
+    {
+      g_autoptr (JsonNode) q = ab_catalog_get_doc (data, AB_CATALOG_QUERY, "q1");
+      g_autoptr (GPtrArray) all = ab_catalog_list_docs (data, AB_CATALOG_QUERY);
+      if (q == NULL || all->len != 1
+          || json_object_get_int_member (json_node_get_object (q), "n") != 7)
+        return GINT_TO_POINTER (1);
+    }
+  return NULL;
+}
+
+START_TEST (documents_across_threads)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) doc = json_from_string (
+      "{\"id\":\"q1\",\"n\":7,\"x\":1.5,\"ok\":true,\"nothing\":null,"
+      "\"fetch\":[{\"type\":\"SCAN\",\"limit\":\"{limit}\",\"value\":[\"a\",2,false]}]}",
+      NULL);
+  ck_assert (ab_catalog_put_doc (cat, AB_CATALOG_QUERY, "q1", doc, &error));
+  GThread *t[READERS];
+  for (guint i = 0; i < READERS; i++)
+    t[i] = g_thread_new ("reader", read_docs, cat);
+  guint failed = 0;
+  for (guint i = 0; i < READERS; i++)
+    failed += GPOINTER_TO_INT (g_thread_join (t[i]));
+  ck_assert_uint_eq (failed, 0);
+  /* and a copy changed by its reader leaves the catalog's as it was */
+  g_autoptr (JsonNode) mine = ab_catalog_get_doc (cat, AB_CATALOG_QUERY, "q1");
+  json_object_set_int_member (json_node_get_object (mine), "n", 8);
+  g_autoptr (JsonNode) again = ab_catalog_get_doc (cat, AB_CATALOG_QUERY, "q1");
+  ck_assert_int_eq (json_object_get_int_member (json_node_get_object (again), "n"), 7);
+}
+END_TEST
+
+/* A table's description written out by many threads at once (concurrent
+ * GETs of a table with groups and caches): its JSON parts are copied
+ * deeply, so no reference count of the cached descriptor is touched. */
+static gpointer
+describe_table (gpointer data)
+{
+  for (guint i = 0; i < READS / 4; i++)
+    {
+      g_autoptr (AbTableDesc) t = ab_catalog_get_table (data, "d", "g");
+      g_autoptr (JsonNode) n = ab_table_desc_to_json (t);
+      g_autoptr (AbSchema) copy = ab_schema_copy (t->schema);
+      if (n == NULL || copy == NULL)
+        return GINT_TO_POINTER (1);
+    }
+  return NULL;
+}
+
+START_TEST (tables_across_threads)
+{
+  new_database ("d");
+  g_autoptr (JsonNode) body = json_from_string (
+      "{\"table\":\"g\",\"storage\":\"datastore://d/g\",\"comment\":\"t\",\"schema\":{"
+      "\"type\":\"EDGE\",\"source\":{\"type\":\"string\"},\"target\":{\"type\":\"string\"},"
+      "\"direction\":\"OUT\",\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":"
+      "false}],\"groups\":[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
+      "\"bucket\":{\"type\":\"date\",\"unit\":\"day\"}}]}],\"caches\":[{\"cache\":\"c\","
+      "\"fields\":[{\"field\":\"at\",\"order\":\"DESC\"}],\"limit\":5}]}}",
+      NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (AbTableDesc) proto = ab_table_desc_from_create_request ("d", NULL, body, &error);
+  ck_assert_msg (proto != NULL, "%s", error ? error->message : "");
+  g_autoptr (AbTableDesc) made = ab_catalog_create_table (cat, proto, "tester", &error);
+  ck_assert_msg (made != NULL, "%s", error ? error->message : "");
+  GThread *t[READERS];
+  for (guint i = 0; i < READERS; i++)
+    t[i] = g_thread_new ("describer", describe_table, cat);
+  guint failed = 0;
+  for (guint i = 0; i < READERS; i++)
+    failed += GPOINTER_TO_INT (g_thread_join (t[i]));
+  ck_assert_uint_eq (failed, 0);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -592,6 +680,8 @@ main (void)
   tcase_add_test (tc, corrupt_row);
   tcase_add_test (tc, api_keys);
   tcase_add_test (tc, storages);
+  tcase_add_test (tc, documents_across_threads);
+  tcase_add_test (tc, tables_across_threads);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }
