@@ -327,13 +327,9 @@ ab_model_json_deep_copy (JsonNode *node)
     return json_node_init_null (n);
   switch (json_node_get_value_type (node))
     {
-    case G_TYPE_INT64:
-      return json_node_init_int (n, json_node_get_int (node));
-    case G_TYPE_DOUBLE:
-      return json_node_init_double (n, json_node_get_double (node));
-    case G_TYPE_BOOLEAN:
-      return json_node_init_boolean (n, json_node_get_boolean (node));
-    default:
-      return json_node_init_string (n, json_node_get_string (node));
+      case G_TYPE_INT64: return json_node_init_int (n, json_node_get_int (node));
+      case G_TYPE_DOUBLE: return json_node_init_double (n, json_node_get_double (node));
+      case G_TYPE_BOOLEAN: return json_node_init_boolean (n, json_node_get_boolean (node));
+      default: return json_node_init_string (n, json_node_get_string (node));
     }
 }
