@@ -333,3 +333,11 @@ ab_model_json_deep_copy (JsonNode *node)
       default: return json_node_init_string (n, json_node_get_string (node));
     }
 }
+
+void
+ab_model_json_add_array_copy (JsonBuilder *b, const gchar *member, JsonNode *node)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_add_value (b, node != NULL ? ab_model_json_deep_copy (node)
+                                          : ab_model_json_empty_array ());
+}

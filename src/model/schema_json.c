@@ -2,6 +2,7 @@
  * camel-case type names, defaults for omitted members) and the response form
  * written; plus the enum-member helpers the v2 parser shares. */
 #include <string.h>
+#include "model/json_get.h"
 #include "model/schema-private.h"
 
 static gboolean
@@ -304,13 +305,6 @@ add_index (JsonBuilder *b, const AbIndex *idx)
 }
 
 static void
-add_array_copy (JsonBuilder *b, const gchar *member, JsonNode *node)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_value (b, node ? ab_model_json_deep_copy (node) : ab_model_json_empty_array ());
-}
-
-static void
 add_edge_members (JsonBuilder *b, const AbSchema *s)
 {
   add_key_field (b, "source", s->source_type, s->source_comment);
@@ -323,8 +317,8 @@ add_edge_members (JsonBuilder *b, const AbSchema *s)
   for (guint k = 0; k < s->indexes->len; k++)
     add_index (b, s->indexes->pdata[k]);
   json_builder_end_array (b);
-  add_array_copy (b, "groups", s->groups);
-  add_array_copy (b, "caches", s->caches);
+  ab_model_json_add_array_copy (b, "groups", s->groups);
+  ab_model_json_add_array_copy (b, "caches", s->caches);
 }
 
 /* Member order follows upstream's classes: MultiEdge(id, source, target,

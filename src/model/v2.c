@@ -357,13 +357,6 @@ add_v2_indices (JsonBuilder *b, const AbSchema *s)
   json_builder_end_array (b);
 }
 
-static void
-add_array_copy (JsonBuilder *b, const gchar *member, JsonNode *node)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_value (b, node ? ab_model_json_deep_copy (node) : ab_model_json_empty_array ());
-}
-
 JsonNode *
 ab_table_desc_to_v2_label (const AbTableDesc *t)
 {
@@ -378,8 +371,8 @@ ab_table_desc_to_v2_label (const AbTableDesc *t)
   ab_model_json_add_string (b, "dirType", ab_dirtype_name (t->schema->direction));
   ab_model_json_add_string (b, "storage", t->storage);
   add_v2_indices (b, t->schema);
-  add_array_copy (b, "groups", t->schema->groups);
-  add_array_copy (b, "caches", t->schema->caches);
+  ab_model_json_add_array_copy (b, "groups", t->schema->groups);
+  ab_model_json_add_array_copy (b, "caches", t->schema->caches);
   ab_model_json_add_bool (b, "event", FALSE);
   /* v2 MULTI_EDGE labels are read-only in the v2 engine (docs/data-model.md §9) */
   ab_model_json_add_bool (b, "readOnly", t->schema->kind == AB_TABLE_MULTI_EDGE);
