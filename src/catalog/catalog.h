@@ -142,6 +142,28 @@ gboolean ab_catalog_has_storage (AbCatalog *cat, const gchar *name);
 /* Creates or replaces; entity is a JSON object whose "name" is name. */
 gboolean ab_catalog_put_storage (AbCatalog *cat, const gchar *name, JsonNode *entity,
                                  GError **error);
+/* Datastore references (references.c, docs/rest-api.md §7.1): every object
+ * bound to an HBase table `ns:table` by its storage, active or not. */
+typedef enum {
+  AB_DATASTORE_REF_STORAGE, /* a v2 storage whose conf names the table */
+  AB_DATASTORE_REF_LABEL,   /* a table whose storage URI names it */
+  AB_DATASTORE_REF_ALIAS,   /* an alias of such a table */
+} AbDatastoreRefKind;
+
+typedef struct {
+  gchar *ns; /* NULL: the URI left it out, so it matches any namespace */
+  gchar *table;
+  AbDatastoreRefKind kind;
+  gchar *name; /* "db.table", "db.alias" or the storage's name */
+  gboolean active;
+} AbDatastoreRef;
+
+GPtrArray *ab_catalog_datastore_refs (AbCatalog *cat); /* AbDatastoreRef* */
+void ab_datastore_ref_free (AbDatastoreRef *r);
+const gchar *ab_datastore_ref_kind_name (AbDatastoreRefKind kind);
+/* ns NULL matches any namespace. */
+gboolean ab_datastore_ref_matches (const AbDatastoreRef *r, const gchar *ns, const gchar *table);
+
 /* The key whose hash matches, or NULL. */
 AbApiKey *ab_catalog_find_key (AbCatalog *cat, const gchar *hash);
 gboolean ab_catalog_revoke_key (AbCatalog *cat, const gchar *id, GError **error);

@@ -47,9 +47,10 @@ group_field_type (gconstpointer data, const gchar *field, AbType *out)
 }
 
 /* Ranges may call a bucketed field by its bucket's name (upstream's `day`):
- * from here on each names the field itself. */
+ * from here on each names the field itself. A bound of a bucketed field
+ * relative to now (`now`, `now-365d`) becomes the text of its bucket. */
 static void
-canonical_fields (const AbGroup *g, GPtrArray *ranges)
+canonical_fields (const AbGroup *g, GPtrArray *ranges, gint64 now)
 {
   for (guint i = 0; i < ranges->len; i++)
     {
@@ -59,6 +60,18 @@ canonical_fields (const AbGroup *g, GPtrArray *ranges)
         {
           g_free (p->field);
           p->field = g_strdup (g->fields[at].name);
+        }
+      const AbBucket *b = at >= 0 ? g->fields[at].bucket : NULL;
+      for (guint v = 0; b != NULL && v < p->values->len; v++)
+        {
+          AbValue *value = &g_array_index (p->values, AbValue, v);
+          gint64 offset;
+          gchar *text
+              = value->kind == AB_VALUE_STRING && ab_topk_now_offset (value->u.s.data, &offset)
+                    ? ab_bucket_format_ms (b, now + offset)
+                    : NULL;
+          if (text != NULL)
+            ab_value_take_string (value, AB_VALUE_STRING, text, strlen (text));
         }
     }
 }
@@ -293,6 +306,10 @@ ab_engine_agg (AbEngine *engine, const gchar *db, const gchar *table, const AbAg
   const AbGroup *g = find_group (t, p, error);
   if (g == NULL)
     return NULL;
+  if (p->require_ranges && g->n_fields > 0 && (p->ranges == NULL || p->ranges[0] == '\0'))
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "`ranges` is required for group `%s`.", g->name),
+           NULL;
   g_autoptr (AbAggResult) r = result_new (g->n_fields);
   for (guint i = 0; i < g->n_fields; i++)
     r->fields[i] = g_strdup (g->fields[i].name);
@@ -302,7 +319,7 @@ ab_engine_agg (AbEngine *engine, const gchar *db, const gchar *table, const AbAg
   g_autoptr (GPtrArray) ranges
       = ab_predicates_parse_typed (p->ranges, FALSE, "ranges", group_field_type, typing, error);
   if (ranges != NULL)
-    canonical_fields (g, ranges);
+    canonical_fields (g, ranges, ab_engine_now_ms (engine));
   if (ranges == NULL || !check_ranges (g, ranges, error)
       || !run_agg (engine, t, g, p, ranges, r, error))
     return NULL;

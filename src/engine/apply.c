@@ -118,8 +118,16 @@ plan_key (KeyWork *w, GBytes *stored)
   ab_state_copy (after, before);
   w->has_states = TRUE;
   g_ptr_array_sort (g->events, by_version);
+  /* a PURGE drops the stored state and the events before it (§2.5) */
+  const AbEvent *purge = ab_events_last_purge (g->events);
+  if (purge != NULL)
+    ab_state_transit (after, purge, w->insert_merge);
   for (guint i = 0; i < g->events->len; i++)
-    ab_state_transit (after, g->events->pdata[i], w->insert_merge);
+    {
+      const AbEvent *ev = g->events->pdata[i];
+      if (purge == NULL || ev->seq > purge->seq)
+        ab_state_transit (after, ev, w->insert_merge);
+    }
   if (!ab_state_check_valid (t->schema, after, &w->error))
     return w->insert_merge ? AB_STATUS_INVALID : AB_STATUS_ERROR;
   w->batch = ab_batch_new ();

@@ -69,6 +69,7 @@ struct _AbDocItem {
   gint limit;                 /* SCAN, CACHE; < 0 = the default */
   gchar *offset;              /* SCAN, CACHE */
   gchar *ranges;              /* SCAN, CACHE */
+  gchar *filters;             /* SCAN, CACHE: kept edges of each page read */
   gchar *sql;                 /* SQL */
   gchar *topk;                /* TOPK: the declaration's name */
   GHashTable *dims;           /* TOPK: dimensionValues, field -> text (or NULL) */

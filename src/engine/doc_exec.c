@@ -2,7 +2,8 @@
  * index and cache and bounds each item's fan-out before anything is read,
  * then the items in order (SELF/GET/COUNT/SCAN/CACHE), each from values, an
  * earlier item's column or a nested item, then its post-processors and
- * aggregators. Caps are multihop's (engine.h). */
+ * aggregators, or one item alone (the v2 label edge read). Caps are
+ * multihop's (engine.h). */
 #include <string.h>
 #include "engine/doc.h"
 #include "engine/query-private.h"
@@ -58,20 +59,22 @@ item_table (AbEngine *engine, const AbDocItem *it, const AbCache **cache, guint 
       && kind == AB_TABLE_VERTEX)
     return item_fail (it, error, "%s.%s is a vertex table (use SELF)", it->database, it->table),
            NULL;
-  guint max = engine->cfg.max_scan_limit;
+  guint max = engine->cfg.max_scan_limit, dflt = max;
   *cache = NULL;
   if (it->kind == AB_ITEM_CACHE)
     {
       if ((*cache = ab_engine_find_cache (t, it->cache, error)) == NULL)
         return NULL;
-      max = MIN ((*cache)->limit, max);
+      ab_cache_limits (*cache, &dflt, &max);
     }
   else if (it->kind == AB_ITEM_SCAN && ab_schema_index (t->schema, it->index) == NULL)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "index `%s` is not found in label `%s.%s`.", it->index, it->database,
                            it->table),
            NULL;
-  *limit = it->limit < 0 ? max : (guint) it->limit;
+  *limit = it->limit < 0 ? dflt : (guint) it->limit;
+  if (*cache != NULL && *limit > max)
+    *limit = max; /* as seek: cut to what a trimmed row keeps */
   if ((it->kind == AB_ITEM_SCAN || it->kind == AB_ITEM_CACHE) && (*limit < 1 || *limit > max))
     return item_fail (it, error, "limit must be between 1 and %u", max), NULL;
   return g_steal_pointer (&t);
@@ -367,12 +370,16 @@ read_windows (Run *r, const AbDocItem *it, AbTableDesc *t, const AbCache *cache,
                    .limit = limit,
                    .ranges = it->ranges,
                    .offset = it->offset };
+  g_autoptr (GPtrArray) filters = ab_predicates_parse (t, it->filters, TRUE, "filters", error);
+  if (filters == NULL)
+    return NULL;
   GError *local = NULL;
   AbHopRead *reads = ab_hop_read_all (r->engine, &hp, srcs, TRUE, &local);
   AbRows *rows = local == NULL ? edge_rows (t) : NULL;
   for (guint i = 0; rows != NULL && i < srcs->len; i++)
     if (reads[i].frame != NULL)
       {
+        ab_edge_frame_filter (reads[i].frame, filters);
         add_edges (rows, reads[i].frame, it->direction);
         if (srcs->len == 1 && reads[i].frame->has_next)
           {
@@ -460,6 +467,59 @@ run_item (Run *r, const AbDocItem *it, GError **error)
     if (!ab_rows_aggregate (&rows, it->aggs->pdata[i], error))
       return NULL; /* a COUNT or SUM answers new rows: no cursor (ab_rows_new) */
   rows->name = g_strdup (it->name);
+  return g_steal_pointer (&rows);
+}
+
+/* The type of a column of an item's rows: COUNT's source is the start
+ * vertex, a multi-edge's target (and SELF source) its id. */
+static AbType
+column_type (const AbTableDesc *t, const AbDocItem *it, const gchar *name)
+{
+  const AbSchema *s = t->schema;
+  gboolean source = g_str_equal (name, "source");
+  AbType type = AB_TYPE_STRING;
+  if (g_str_equal (name, "COUNT(1)"))
+    return AB_TYPE_LONG;
+  if (it->kind == AB_ITEM_COUNT && source)
+    return it->direction == AB_QDIR_IN ? s->target_type : s->source_type;
+  if (s->kind == AB_TABLE_MULTI_EDGE
+      && (g_str_equal (name, "target") || (source && it->kind == AB_ITEM_SELF)))
+    return s->id_type;
+  if (g_str_equal (name, "direction") || !ab_engine_field_type (t, name, &type))
+    return AB_TYPE_STRING;
+  return type;
+}
+
+AbRows *
+ab_engine_query_item (AbEngine *engine, JsonNode *item, const gchar *filters, GArray **types,
+                      GError **error)
+{
+  JsonArray *query = json_array_new ();
+  JsonObject *o = json_object_new ();
+  json_array_add_element (query, json_node_copy (item));
+  json_object_set_array_member (o, "query", query);
+  g_autoptr (JsonNode) doc = json_node_new (JSON_NODE_OBJECT);
+  json_node_take_object (doc, o); /* {"query": [item]} */
+  g_autoptr (GPtrArray) items = ab_doc_parse (doc, error);
+  if (items == NULL || !plan (engine, items, error))
+    return NULL;
+  AbDocItem *it = items->pdata[0];
+  it->filters = g_strdup (filters);
+  Run r = { engine,
+            g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) ab_rows_free) };
+  g_autoptr (AbRows) rows = run_item (&r, it, error);
+  g_hash_table_unref (r.done);
+  if (rows == NULL || types == NULL)
+    return g_steal_pointer (&rows);
+  g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, it->database, it->table, NULL, error);
+  if (t == NULL)
+    return NULL;
+  *types = g_array_sized_new (FALSE, FALSE, sizeof (AbType), rows->columns->len);
+  for (guint c = 0; c < rows->columns->len; c++)
+    {
+      AbType type = column_type (t, it, rows->columns->pdata[c]);
+      g_array_append_val (*types, type);
+    }
   return g_steal_pointer (&rows);
 }
 

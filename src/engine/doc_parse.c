@@ -335,6 +335,7 @@ ab_doc_item_free (AbDocItem *item)
   g_free (item->cache);
   g_free (item->offset);
   g_free (item->ranges);
+  g_free (item->filters);
   g_free (item->sql);
   g_free (item->topk);
   if (item->dims != NULL)
@@ -364,7 +365,8 @@ parse_window (JsonObject *o, const gchar *path, guint depth, Budget *b, AbDocIte
                                scan ? &it->index : &it->cache, error)
          && limit_member (o, path, FALSE, scan ? SCAN_DEFAULT_LIMIT : -1, &it->limit, error)
          && ab_model_json_string (o, path, "offset", FALSE, NULL, &it->offset, error)
-         && ab_model_json_string (o, path, "ranges", FALSE, NULL, &it->ranges, error);
+         && ab_model_json_string (o, path, "ranges", FALSE, NULL, &it->ranges, error)
+         && ab_model_json_string (o, path, "filters", FALSE, NULL, &it->filters, error);
 }
 
 /* TOPK: {topk, entity?, dimensionValues?: {field: value}, limit? (10), offset?} */

@@ -131,3 +131,7 @@ void ab_engine_apply_async (AbEngine *engine, const AbWalContext *ctx, GPtrArray
 gboolean ab_engine_applier_start (AbEngine *engine, GError **error);
 void ab_engine_applier_stop (AbEngine *engine);
 void ab_engine_applier_metrics (AbEngine *engine, GString *out);
+
+/* A queue's table (a reference), the catalog reloaded once on a miss (a
+ * queue made on another node); NULL when there is none. */
+AbTableDesc *ab_queue_lookup (AbEngine *engine, const gchar *db, const gchar *table);

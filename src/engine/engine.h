@@ -114,6 +114,8 @@ typedef struct {
   gboolean force;           /* ?force=true */
   gboolean include_context; /* AB-Include-Mutation-Context: true */
   gboolean internal;        /* the async applier: apply now, no WAL, no mode checks */
+  gboolean purge;           /* the v2 purge route: PURGE items allowed (else 400, but for
+                             * internal writes, which replay the WAL's PURGE records) */
   const gchar *request_id;
   const gchar *actor;
 } AbMutateOptions;
@@ -141,14 +143,16 @@ typedef struct {
   JsonNode *context; /* storage ops when include_context, else NULL */
 } AbKeyResult;
 
+/* PURGE is upstream's hard delete (docs/data-model.md §2.5): the key's State
+ * row goes, whatever its version; typed items never carry it. */
+typedef enum { AB_OP_INSERT, AB_OP_UPDATE, AB_OP_DELETE, AB_OP_PURGE } AbOpType;
+
 /* The typed form of one mutation item, as the library builds it (no JSON):
  * values are cast to the schema's types with the REST rules (model/types.h,
  * ab_model_cast_value), a property name the schema lacks is a 400, a null
  * value is an explicit null. Edge tables: source and target; multi-edge
  * tables: id, with source/target filling _source/_target; vertex tables: id
  * (or source). Borrowed for the call only. */
-typedef enum { AB_OP_INSERT, AB_OP_UPDATE, AB_OP_DELETE } AbOpType;
-
 typedef struct {
   AbOpType type;
   gint64 version;
@@ -300,8 +304,9 @@ typedef struct {
   const gchar *group;
   const gchar *start;
   AbQueryDirection direction;
-  const gchar *ranges; /* or NULL */
-  gint limit;          /* < 0 = default (1000) */
+  const gchar *ranges;     /* or NULL */
+  gint limit;              /* < 0 = default (1000) */
+  gboolean require_ranges; /* a group with fields without ranges is 400 (the REST route) */
 } AbAggParams;
 
 typedef struct {
@@ -332,9 +337,10 @@ typedef struct {
 AbEdgeFrame *ab_engine_topk (AbEngine *engine, const gchar *db, const gchar *table,
                              const AbTopkParams *p, GError **error);
 
-/* seek: the top `limit` edges of a cache row (default and maximum the
- * cache's limit); ranges: eq on leading cache fields, a range only on the
- * last one given. When trimming has left the row incomplete for the window
+/* seek: the top `limit` edges of a cache row (default the cache's limit; a
+ * larger one is cut to limit + tolerance, what a trimmed row keeps); ranges:
+ * eq on leading cache fields, a range only on the last one given. When
+ * trimming has left the row incomplete for the window
  * and the table has an index with the cache's fields and orders, the answer
  * comes from that index instead. Pages like scan: `offset` is set when more
  * cells remain and continues after the last one (the same token works on the
@@ -343,7 +349,7 @@ typedef struct {
   const gchar *cache;
   const gchar *start;
   AbQueryDirection direction;
-  gint limit;          /* < 0 = the cache's limit */
+  gint limit;          /* < 0 = the cache's limit; 0 is refused */
   const gchar *ranges; /* or NULL */
   const gchar *offset; /* the previous page's `offset`, or NULL for the first page */
 } AbSeekParams;
@@ -356,6 +362,14 @@ AbEdgeFrame *ab_engine_seek (AbEngine *engine, const gchar *db, const gchar *tab
  * entries of rankings relative to now whose window has moved (the
  * refresher, docs/data-model.md §17.1). */
 gboolean ab_engine_maintain (AbEngine *engine, guint *trimmed, guint *expired, GError **error);
+/* POST …/edges/prune ({"type": "CACHE", "targets": [{start, direction}]}):
+ * trims now, for each target and each cache of the table (in the directions
+ * the table keeps), the cache row to limit + tolerance cells, as the
+ * background does; {"results": [{start, direction, type, name, status}]},
+ * status PRUNED when cells were removed, SKIPPED when none lay beyond.
+ * The body is checked whole first (400, nothing trimmed). */
+JsonNode *ab_engine_prune (AbEngine *engine, const gchar *db, const gchar *table, JsonObject *body,
+                           GError **error);
 
 /* multihop: two hops, each over a cache (seek) or an index (scan) of an edge
  * table, from start nodes; the second hop starts from the distinct far ends
@@ -422,13 +436,27 @@ GPtrArray *ab_engine_query_doc (AbEngine *engine, JsonNode *body, GError **error
  * upstream's current form {fetch, transform} (SQL steps over earlier rows)
  * or the earlier {query}. */
 GPtrArray *ab_engine_query_bound (AbEngine *engine, JsonNode *doc, GError **error);
+/* One item of a query document ({"type", "name", "database", ...} as an
+ * element of "query") run alone, planned and bounded as in a document: its
+ * rows (upstream's v2 label edge read, docs/rest-api.md §2). filters
+ * (§4.3 syntax, nullable) keep the edges of a SCAN's page that match.
+ * *types (nullable) receives each column's AbType, in column order. */
+AbRows *ab_engine_query_item (AbEngine *engine, JsonNode *item, const gchar *filters,
+                              GArray **types, GError **error);
 
 /* POST /aggregations/v1/aggregate ({"items":[{database, table, edge}]}): for
  * each ranking of upstream's current top-K declaration an event belongs to,
  * the metric recomputed from the group's cells and written to the rank
  * table; {"items":[{database, table, source, target, status, error}]}, a
- * failing ranking ERROR in a 200 (rank.c, docs/rest-api.md §11.6). */
+ * failing ranking ERROR in a 200 (rank.c, docs/rest-api.md §11.6). A
+ * ranking declared with refreshAfterMillis over a window relative to now
+ * also queues its refresh on queue/v1 namespace `topk`. */
 JsonNode *ab_engine_aggregate (AbEngine *e, JsonObject *body, GError **error);
+/* POST /aggregations/v1/sweep ({"items":[{type: TOPK, item}]}, the values
+ * of queued refreshes): each ranking recomputed as aggregate does, nothing
+ * queued again; {"items":[{database, table, topk, entity, status, error}]},
+ * SKIPPED when the top-K is no longer declared. */
+JsonNode *ab_engine_sweep (AbEngine *e, JsonObject *body, GError **error);
 
 /* ---- prepared queries (prepared.c, docs/rest-api.md §11.5) ----
  * Query documents registered with typed arguments ({name} placeholders), kept

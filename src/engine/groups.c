@@ -40,11 +40,13 @@ group_directions (const AbGroup *g, AbDirection dirs[2])
 }
 
 /* SUM: the value field cast to long (floats truncated, numeric text parsed,
- * booleans 0/1, anything else 0). */
+ * booleans 0/1, anything else 0); 1 per edge without a value field. */
 static gint64
 sum_value (const AbTableDesc *t, const AbGroup *g, const AbValue *s, const AbValue *tg,
            const AbState *st)
 {
+  if (g->value_field == NULL)
+    return 1;
   AbValue v = AB_VALUE_INIT;
   ab_engine_field_value (t, g->value_field, s, tg, st, &v);
   gint64 out = 0;
@@ -115,7 +117,9 @@ ab_engine_group_cells (const AbTableDesc *t, const AbValue *s, const AbValue *tg
   return TRUE;
 }
 
-/* row || per field enc(value, order) || enc(dtarget). */
+/* row || per field enc(value, order) || enc(dtarget); NULL without an error
+ * when the edge has no directed source or a value outside a field's
+ * `dimension` list (the cache does not keep it). */
 static GByteArray *
 cache_cell_key (const AbTableDesc *t, const AbCache *c, const AbValue *s, const AbValue *tg,
                 const AbState *st, AbDirection dir, GError **error)
@@ -128,10 +132,13 @@ cache_cell_key (const AbTableDesc *t, const AbCache *c, const AbValue *s, const 
     {
       AbValue v = AB_VALUE_INIT;
       ab_engine_field_value (t, c->fields[i].field, s, tg, st, &v);
-      gboolean ok = ab_codec_put_value (key, &v, c->fields[i].order, error);
+      g_autofree gchar *text
+          = c->allowed[i] != NULL && v.kind != AB_VALUE_NULL ? ab_value_to_string (&v) : NULL;
+      gboolean keep = c->allowed[i] == NULL || (text != NULL && ab_cache_allows (c, i, text));
+      gboolean ok = keep && ab_codec_put_value (key, &v, c->fields[i].order, error);
       ab_value_clear (&v);
       if (!ok)
-        return NULL;
+        return NULL; /* an error, or a value outside the field's `dimension`: no cell */
     }
   if (key == NULL || !ab_codec_put_value (key, dtgt, AB_ORDER_ASC, error))
     return NULL;
@@ -159,7 +166,7 @@ ab_engine_cache_cells (const AbTableDesc *t, const AbValue *s, const AbValue *tg
         if (local != NULL)
           return g_propagate_error (error, local), FALSE;
         if (k == NULL)
-          continue; /* no directed source (multi-edge without an endpoint) */
+          continue; /* no directed source, or outside a `dimension` list */
         AbWideCell cell
             = { .key = g_byte_array_free_to_bytes (k), .value = g_bytes_ref (vbytes), .cache = c };
         g_array_append_val (out, cell);

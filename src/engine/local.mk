@@ -4,7 +4,7 @@ src_libabcore_la_SOURCES += src/engine/engine.h src/engine/engine-private.h \
 	src/engine/plan.c src/engine/lock.c src/engine/mutate.c src/engine/apply.c \
 	src/engine/predicate.h src/engine/predicate.c src/engine/query-private.h \
 	src/engine/query.c src/engine/scan.c \
-	src/engine/ulid.h src/engine/ulid.c src/engine/queue.h src/engine/queue.c \
+	src/engine/ulid.h src/engine/ulid.c src/engine/queue.h src/engine/queue.c src/engine/queue_db.c \
 	src/engine/records.c src/engine/applier.c
 
 ENGINE_TEST_FIXTURE = tests/unit/engine/engine_fixture.c tests/unit/engine/engine_fixture.h

@@ -36,19 +36,21 @@ plan_hop (AbEngine *engine, const gchar *db, const AbHop *hop, guint k, AbHopPla
   if ((hop->cache == NULL) == (hop->index == NULL))
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "hops[%u]: name exactly one of `cache` or `index`", k);
-  guint max = engine->cfg.max_scan_limit;
+  guint max = engine->cfg.max_scan_limit, dflt = 25;
   if (hop->cache != NULL)
     {
       hp->cache = ab_engine_find_cache (hp->t, hop->cache, error);
       if (hp->cache == NULL)
         return FALSE;
-      max = MIN (hp->cache->limit, max);
+      ab_cache_limits (hp->cache, &dflt, &max);
     }
   else if (ab_schema_index (hp->t->schema, hop->index) == NULL)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "hops[%u]: index `%s` is not found in label `%s.%s`.", k, hop->index, db,
                            hop->table);
-  hp->limit = hop->limit < 0 ? (hop->cache != NULL ? max : 25) : (guint) hop->limit;
+  hp->limit = hop->limit < 0 ? dflt : (guint) hop->limit;
+  if (hop->cache != NULL && hp->limit > max)
+    hp->limit = max; /* as seek: cut to what a trimmed row keeps */
   if (hp->limit < 1 || hp->limit > max)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "hops[%u]: limit must be between 1 and %u", k, max);

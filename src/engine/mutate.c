@@ -82,13 +82,10 @@ queue_results (const AbTableDesc *t, const AbMutateOptions *o, gint system, GPtr
       r->count = g->events->len;
       if (!intent)
         continue;
-      const AbEvent *top = g->events->pdata[0];
-      for (guint e = 1; e < g->events->len; e++)
-        if (((AbEvent *) g->events->pdata[e])->version >= top->version)
-          top = g->events->pdata[e];
+      const AbEvent *top = ab_events_last_folded (g->events);
       r->status = top->type == AB_OP_INSERT   ? AB_STATUS_CREATED
                   : top->type == AB_OP_UPDATE ? AB_STATUS_UPDATED
-                                              : AB_STATUS_DELETED;
+                                              : AB_STATUS_DELETED; /* DELETE, PURGE */
     }
 }
 
@@ -142,6 +139,28 @@ check_endpoint (const AbTableDesc *t, const AbMutateOptions *o, GError **error)
                          "Table %s.%s %s: use the %s endpoints.", t->database, t->table, is, use);
 }
 
+/* PURGE items come from the v2 purge route (opts->purge) or, replayed from
+ * the WAL, from internal writes; any other request naming one is a 400 as
+ * for an unknown type. */
+static gboolean
+check_purges (const AbMutateOptions *o, GPtrArray *groups, GError **error)
+{
+  const AbEvent *first = NULL;
+  for (guint i = 0; !o->purge && !o->internal && i < groups->len; i++)
+    {
+      GPtrArray *events = ((AbKeyGroup *) groups->pdata[i])->events;
+      for (guint e = 0; e < events->len; e++)
+        {
+          const AbEvent *ev = events->pdata[e];
+          if (ev->type == AB_OP_PURGE && (first == NULL || ev->seq < first->seq))
+            first = ev;
+        }
+    }
+  return first == NULL
+         || ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                            "mutations[%u]: type must be INSERT, UPDATE or DELETE", first->seq);
+}
+
 /* One mutation request from its body to its results; lives until they are
  * handed over (the async path owns it on the heap). */
 typedef struct {
@@ -192,7 +211,7 @@ mutate_begin (MutateJob *job, GError **error)
                                                          engine->cfg.max_mutations, error)
                             : ab_engine_group_items (t, job->items, job->n_items, merge,
                                                      engine->cfg.max_mutations, error);
-  if (job->groups == NULL)
+  if (job->groups == NULL || !check_purges (opts, job->groups, error))
     return FALSE;
   /* Results are answered sorted by "<source>:<target>" (or the id). */
   g_ptr_array_sort (job->groups, by_sort_key);

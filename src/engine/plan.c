@@ -1,7 +1,7 @@
 /* The record plan of one key (docs/data-model.md §4-§5): from the before and after
- * states, the status and the State put, Index puts/deletes per index and
- * direction, Count increments and the Group/Cache cells (groups.c), appended
- * to one store batch. */
+ * states, the status and the State put (or delete, after a purge), Index
+ * puts/deletes per index and direction, Count increments and the Group/Cache
+ * cells (groups.c), appended to one store batch. */
 #include <string.h>
 #include "engine/wide.h"
 
@@ -302,6 +302,23 @@ plan_rows (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const AbSt
   return ab_engine_plan_wide (t, s, tg, before, after, batch, error);
 }
 
+/* after is the initial state, which only a PURGE folds to (docs/data-model.md
+ * §2.5): no State row (none to delete: IDLE, nothing written); an active
+ * edge's other rows go as for a DELETE. */
+static AbKeyStatus
+plan_purge (const AbTableDesc *t, const AbValue *source, const AbValue *target,
+            const AbState *before, const AbState *after, const AbBuf *skey, AbBatch *batch,
+            GError **error)
+{
+  if (ab_state_is_initial (before))
+    return AB_STATUS_IDLE;
+  ab_batch_delete (batch, skey->data, skey->len);
+  if (before->active && t->schema->kind != AB_TABLE_VERTEX
+      && !plan_rows (t, source, target, before, after, AB_STATUS_DELETED, batch, error))
+    return AB_STATUS_ERROR;
+  return AB_STATUS_DELETED;
+}
+
 AbKeyStatus
 ab_engine_plan (const AbTableDesc *t, const AbValue *source, const AbValue *target,
                 const AbState *before, const AbState *after, AbBatch *batch, GError **error)
@@ -314,8 +331,11 @@ ab_engine_plan (const AbTableDesc *t, const AbValue *source, const AbValue *targ
   ab_buf_init (&skey);
   ab_buf_init (&bval);
   ab_buf_init (&aval);
-  if (!ab_key_state (&skey, source, ktarget, t->code, error)
-      || !ab_state_encode_buf (t->schema, after, &aval, error))
+  if (!ab_key_state (&skey, source, ktarget, t->code, error))
+    return AB_STATUS_ERROR;
+  if (ab_state_is_initial (after))
+    return plan_purge (t, source, target, before, after, &skey, batch, error);
+  if (!ab_state_encode_buf (t->schema, after, &aval, error))
     return AB_STATUS_ERROR;
   gboolean initial = ab_state_is_initial (before);
   if (!initial && !ab_state_encode_buf (t->schema, before, &bval, error))

@@ -1,10 +1,11 @@
-/* Background upkeep of wide rows: trimming the cache rows written since the
- * last round to their limit (with a boundary marker), the TTL sweep, the
- * top-K refresher, and the engine-owned thread that runs them on intervals. */
+/* Upkeep of wide rows: trimming cache rows to limit + tolerance (with a
+ * boundary marker) in the background and on request (POST …/edges/prune),
+ * the TTL sweep, the top-K refresher, and the thread running them. */
 #include <string.h>
 #include "engine/wide.h"
 #include "engine/topk.h"
 #include "codec/bytes.h"
+#include "model/json_get.h"
 
 #define PRUNE_READ_CAP 4096 /* cells read past the limit per row and round */
 #define SWEEP_PAGE 1000
@@ -17,7 +18,7 @@ struct _AbMaint {
   GCond cond;
   gboolean stop;
   GThread *thread;
-  GHashTable *dirty; /* GBytes row -> GUINT_TO_POINTER (limit) */
+  GHashTable *dirty; /* GBytes row -> GUINT_TO_POINTER (bound: limit + tolerance) */
 };
 
 static GHashTable *
@@ -46,7 +47,8 @@ ab_engine_cache_note (AbEngine *engine, const AbTableDesc *t, const AbBatch *b)
       if (c == NULL)
         continue;
       g_mutex_lock (&m->mu);
-      g_hash_table_replace (m->dirty, g_bytes_new (k, row_len), GUINT_TO_POINTER (c->limit));
+      g_hash_table_replace (m->dirty, g_bytes_new (k, row_len),
+                            GUINT_TO_POINTER (ab_cache_bound (c)));
       g_mutex_unlock (&m->mu);
     }
 }
@@ -73,7 +75,9 @@ write_boundary (AbEngine *engine, GBytes *row, GBytes *old, const guint8 *q, gsi
   return ab_store_put (engine->store, mark->data, mark->len, q, qlen, error);
 }
 
-/* Trims one row: the marker (if any) first, then the cells in order. */
+/* Trims one row to `limit` cells (a cache's bound), reading at most
+ * PRUNE_READ_CAP cells past it (*again: more may remain): the marker (if
+ * any) first, then the cells in order. */
 static gboolean
 prune_row (AbEngine *engine, GBytes *row, guint limit, gboolean *again, guint *trimmed,
            GError **error)
@@ -142,6 +146,157 @@ ab_engine_cache_prune (AbEngine *engine, guint *trimmed, GError **error)
   g_hash_table_unref (rows);
   g_mutex_unlock (&m->round);
   return ok;
+}
+
+/* ---- POST …/edges/prune: given cache rows trimmed now ---- */
+
+typedef struct {
+  AbValue start;
+  AbQueryDirection dir;
+} PruneTarget;
+
+static void
+prune_target_clear (gpointer p)
+{
+  ab_value_clear (&((PruneTarget *) p)->start);
+}
+
+/* One target {start, direction}, the start cast to the key type of its
+ * direction; path names it in errors. */
+static gboolean
+prune_target (const AbTableDesc *t, JsonNode *node, const gchar *path, PruneTarget *pt,
+              GError **error)
+{
+  JsonObject *o = ab_model_json_object (node, path, error);
+  g_autofree gchar *dir = NULL;
+  if (o == NULL || !ab_model_json_string (o, path, "direction", TRUE, NULL, &dir, error))
+    return FALSE;
+  if (!ab_query_direction_parse (dir, &pt->dir))
+    return ab_model_invalid (error, "%s.direction: '%s' is not OUT or IN", path, dir);
+  g_autofree gchar *field = ab_model_json_path (path, "start");
+  AbType type = pt->dir == AB_QDIR_OUT ? t->schema->source_type : t->schema->target_type;
+  JsonNode *start = json_object_get_member (o, "start");
+  if (!ab_model_cast_json (start, type, field, &pt->start, error))
+    return FALSE;
+  if (ab_value_is_null (&pt->start))
+    return ab_model_json_missing (path, "start", error);
+  return TRUE;
+}
+
+/* The body {"type": "CACHE", "targets": [...]}, checked whole before
+ * anything is trimmed; the targets (clear func set) or NULL. */
+static GArray *
+prune_targets (AbEngine *engine, const AbTableDesc *t, JsonObject *body, GError **error)
+{
+  g_autofree gchar *type = NULL;
+  JsonArray *items = NULL;
+  if (!ab_model_json_string (body, NULL, "type", TRUE, NULL, &type, error)
+      || !ab_model_json_array (body, NULL, "targets", TRUE, &items, error))
+    return NULL;
+  if (!g_str_equal (type, "CACHE"))
+    return ab_model_invalid (error, "type: '%s' is not a prune type (CACHE)", type), NULL;
+  guint n = json_array_get_length (items);
+  if (n > engine->cfg.max_mutations)
+    return ab_model_invalid (error, "targets: %u targets, at most %u in one request", n,
+                             engine->cfg.max_mutations),
+           NULL;
+  g_autoptr (GArray) out = g_array_sized_new (FALSE, TRUE, sizeof (PruneTarget), n);
+  g_array_set_clear_func (out, prune_target_clear);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree gchar *path = g_strdup_printf ("targets[%u]", i);
+      PruneTarget pt = { AB_VALUE_INIT, AB_QDIR_OUT };
+      gboolean ok = prune_target (t, json_array_get_element (items, i), path, &pt, error);
+      g_array_append_val (out, pt);
+      if (!ok)
+        return NULL;
+    }
+  return g_steal_pointer (&out);
+}
+
+/* Trims the row of (start, dir) of cache c to its bound, every cell past it
+ * (in reads of PRUNE_READ_CAP); *removed = cells deleted. */
+static gboolean
+prune_cache_row (AbEngine *engine, const AbTableDesc *t, const AbCache *c, const PruneTarget *pt,
+                 guint *removed, GError **error)
+{
+  GError *local = NULL;
+  g_autoptr (GByteArray) key = ab_codec_wide_key (&pt->start, (AbDirection) pt->dir, t->code,
+                                                  AB_ROW_CACHE, c->code, &local);
+  g_autoptr (GBytes) row = key != NULL ? g_bytes_new (key->data, key->len) : NULL;
+  gboolean again = row != NULL;
+  while (again)
+    if (!prune_row (engine, row, ab_cache_bound (c), &again, removed, &local))
+      break;
+  if (local != NULL)
+    return ab_engine_propagate (error, local), FALSE;
+  return TRUE;
+}
+
+static gboolean
+keeps_direction (const AbTableDesc *t, AbQueryDirection dir)
+{
+  AbDirection dirs[2];
+  guint n = ab_engine_directions (t, dirs);
+  for (guint i = 0; i < n; i++)
+    if ((AbQueryDirection) dirs[i] == dir)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+add_prune_result (JsonBuilder *b, const PruneTarget *pt, const AbCache *c, gboolean pruned)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "start");
+  json_builder_add_value (b, ab_model_value_to_json (&pt->start));
+  ab_model_json_add_string (b, "direction", pt->dir == AB_QDIR_OUT ? "OUT" : "IN");
+  ab_model_json_add_string (b, "type", "CACHE");
+  ab_model_json_add_string (b, "name", c->name);
+  ab_model_json_add_string (b, "status", pruned ? "PRUNED" : "SKIPPED");
+  json_builder_end_object (b);
+}
+
+JsonNode *
+ab_engine_prune (AbEngine *engine, const gchar *db, const gchar *table, JsonObject *body,
+                 GError **error)
+{
+  g_autoptr (AbTableDesc) t = ab_engine_resolve (engine, db, table, NULL, error);
+  if (t == NULL)
+    return NULL;
+  GError *local = NULL;
+  g_autoptr (GArray) targets = prune_targets (engine, t, body, &local);
+  if (targets == NULL)
+    return ab_engine_propagate (error, local), NULL;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "results");
+  json_builder_begin_array (b);
+  GPtrArray *caches = t->schema->cache_defs;
+  struct _AbMaint *m = engine->maint;
+  if (m != NULL) /* after a background round, never beside one */
+    g_mutex_lock (&m->round);
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < targets->len; i++)
+    {
+      const PruneTarget *pt = &g_array_index (targets, PruneTarget, i);
+      if (!keeps_direction (t, pt->dir)) /* a cache keeps the directions its table keeps */
+        continue;
+      for (guint k = 0; ok && k < caches->len; k++)
+        {
+          guint removed = 0;
+          ok = prune_cache_row (engine, t, caches->pdata[k], pt, &removed, error);
+          if (ok)
+            add_prune_result (b, pt, caches->pdata[k], removed > 0);
+        }
+    }
+  if (m != NULL)
+    g_mutex_unlock (&m->round);
+  if (!ok)
+    return NULL;
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
 }
 
 gboolean

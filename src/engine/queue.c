@@ -47,17 +47,24 @@ info_from_table (const AbTableDesc *t, AbQueueInfo *out)
   return TRUE;
 }
 
+AbTableDesc *
+ab_queue_lookup (AbEngine *engine, const gchar *db, const gchar *table)
+{
+  AbTableDesc *t = ab_catalog_get_table (engine->catalog, db, table);
+  if (t == NULL)
+    {
+      ab_catalog_refresh (engine->catalog, NULL);
+      t = ab_catalog_get_table (engine->catalog, db, table);
+    }
+  return t;
+}
+
 /* The backing table of a queue, or NOT_FOUND. */
 static AbTableDesc *
 queue_table (AbEngine *engine, const gchar *ns, const gchar *queue, AbQueueInfo *info,
              GError **error)
 {
-  AbTableDesc *t = ab_catalog_get_table (engine->catalog, ns, queue);
-  if (t == NULL)
-    {
-      ab_catalog_refresh (engine->catalog, NULL);
-      t = ab_catalog_get_table (engine->catalog, ns, queue);
-    }
+  AbTableDesc *t = ab_queue_lookup (engine, ns, queue);
   AbQueueInfo tmp = { 0 };
   if (t != NULL && info_from_table (t, info != NULL ? info : &tmp))
     {
@@ -174,6 +181,20 @@ usable_queue (AbEngine *engine, const gchar *ns, const gchar *queue, const gint6
   return NULL;
 }
 
+static void
+enqueued_clear (gpointer p)
+{
+  g_free (((AbEnqueued *) p)->id);
+}
+
+GArray *
+ab_enqueued_array_new (guint n)
+{
+  GArray *a = g_array_sized_new (FALSE, TRUE, sizeof (AbEnqueued), n);
+  g_array_set_clear_func (a, enqueued_clear);
+  return a;
+}
+
 static gboolean
 message_item (JsonNode *m, guint i, gint64 partitions, JsonBuilder *b, AbEnqueued *out,
               GError **error)
@@ -193,6 +214,7 @@ message_item (JsonNode *m, guint i, gint64 partitions, JsonBuilder *b, AbEnqueue
                            "messages[%u].seq must be a long%s%s", i, local ? ": " : "",
                            local ? local->message : "");
   out->partition = ab_queue_partition_of (json_node_get_string (key), partitions);
+  out->id = g_malloc (27);
   ab_ulid_new (out->id);
   JsonNode *value = json_object_get_member (o, "value");
   g_autofree gchar *text
@@ -234,7 +256,7 @@ ab_queue_enqueue (AbEngine *engine, const gchar *ns, const gchar *queue, JsonArr
   if (t == NULL)
     return NULL;
   guint n = json_array_get_length (messages);
-  g_autoptr (GArray) out = g_array_sized_new (FALSE, TRUE, sizeof (AbEnqueued), n);
+  g_autoptr (GArray) out = ab_enqueued_array_new (n);
   g_array_set_size (out, n);
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);

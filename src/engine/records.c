@@ -1,6 +1,6 @@
 /* WAL and CDC record values (docs/data-model.md §13): one WAL record per event,
  * written before processing, and one CDC record per applied key, built from
- * the key's highest-version event with before/after states and the count
+ * the event it folded last with before/after states and the count
  * delta. Keys are "<src>:<tgt>" ("<id>:-" for a vertex, whose records are
  * those of the edge (id, "-")). */
 #include <string.h>
@@ -161,7 +161,7 @@ AbSinkRecord *
 ab_engine_cdc_record (AbEngine *engine, const AbWalContext *ctx, const AbKeyGroup *g,
                       const AbKeyResult *r, const AbState *before, const AbState *after)
 {
-  const AbEvent *last = g->events->pdata[g->events->len - 1]; /* sorted by version */
+  const AbEvent *last = ab_events_last_folded (g->events);
   g_auto (AbJsonw) b;
   ab_jsonw_init (&b, 1024);
   ab_jsonw_begin_object (&b);
@@ -170,10 +170,8 @@ ab_engine_cdc_record (AbEngine *engine, const AbWalContext *ctx, const AbKeyGrou
   ab_jsonw_member_string (&b, "status", ab_key_status_name (r->status));
   add_state (&b, "before", ctx->table, g, before);
   add_state (&b, "after", ctx->table, g, after);
-  ab_jsonw_member_int (&b, "acc",
-                       r->status == AB_STATUS_CREATED   ? 1
-                       : r->status == AB_STATUS_DELETED ? -1
-                                                        : 0);
+  /* a purge of a deleted edge is DELETED and moves no count */
+  ab_jsonw_member_int (&b, "acc", (gint) after->active - (gint) before->active);
   ab_jsonw_member_string (&b, "message", r->message);
   add_trailer (engine, &b, ctx, TRUE);
   return finish_record (&b, ctx->table, g);

@@ -30,10 +30,13 @@ check_ranges (const AbCache *c, GPtrArray *ranges, GError **error)
   return TRUE;
 }
 
-/* An index with exactly the cache's fields and orders, if the table has one. */
+/* An index with exactly the cache's fields and orders, if the table has one
+ * (never for a cache with a `dimension` list: the index holds every edge). */
 static const AbIndex *
 equivalent_index (const AbTableDesc *t, const AbCache *c)
 {
+  if (ab_cache_has_dimensions (c))
+    return NULL;
   for (guint i = 0; i < t->schema->indexes->len; i++)
     {
       const AbIndex *idx = t->schema->indexes->pdata[i];
@@ -244,12 +247,10 @@ ab_engine_seek (AbEngine *engine, const gchar *db, const gchar *table, const AbS
   const AbCache *c = ab_engine_find_cache (t, p->cache, error);
   if (c == NULL)
     return NULL;
-  guint limit = p->limit < 0 ? c->limit : (guint) p->limit;
-  if (limit < 1 || limit > c->limit)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "limit must be between 1 and %u (the limit of cache `%s`)", c->limit,
-                           c->name),
-           NULL;
+  if (p->limit == 0)
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "limit must be at least 1"), NULL;
+  /* beyond limit + tolerance a trimmed row holds nothing: larger limits are cut to it */
+  guint limit = p->limit < 0 ? c->limit : MIN ((guint) p->limit, ab_cache_bound (c));
   AbValue start = AB_VALUE_INIT;
   if (!ab_query_cast_start (t, p->start, p->direction, &start, error))
     return NULL;

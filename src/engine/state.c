@@ -218,6 +218,13 @@ transit_times (AbState *st, AbOpType op, gint64 ev, gboolean override)
 void
 ab_state_transit (AbState *st, const AbEvent *e, gboolean insert_merge)
 {
+  if (e->type == AB_OP_PURGE)
+    {
+      guint n = st->n;
+      ab_state_clear (st);
+      ab_state_init (st, n);
+      return;
+    }
   gint64 ev = e->version;
   gboolean override = ev == st->version;
   st->version = MAX (ev, st->version);
@@ -236,6 +243,35 @@ ab_state_transit (AbState *st, const AbEvent *e, gboolean insert_merge)
       else
         transit_insert_slot (cur, p, ev);
     }
+}
+
+const AbEvent *
+ab_events_last_purge (GPtrArray *events)
+{
+  const AbEvent *last = NULL;
+  for (guint i = 0; i < events->len; i++)
+    {
+      const AbEvent *ev = events->pdata[i];
+      if (ev->type == AB_OP_PURGE && (last == NULL || ev->seq > last->seq))
+        last = ev;
+    }
+  return last;
+}
+
+const AbEvent *
+ab_events_last_folded (GPtrArray *events)
+{
+  const AbEvent *purge = ab_events_last_purge (events), *top = NULL;
+  for (guint i = 0; i < events->len; i++)
+    {
+      const AbEvent *ev = events->pdata[i];
+      if (purge != NULL && ev->seq <= purge->seq)
+        continue;
+      if (top == NULL || ev->version > top->version
+          || (ev->version == top->version && ev->seq > top->seq))
+        top = ev;
+    }
+  return top != NULL ? top : purge;
 }
 
 gboolean
@@ -265,14 +301,14 @@ ab_state_check_valid (const AbSchema *schema, const AbState *st, GError **error)
 const gchar *
 ab_op_name (AbOpType op)
 {
-  static const gchar *names[] = { "INSERT", "UPDATE", "DELETE" };
+  static const gchar *names[] = { "INSERT", "UPDATE", "DELETE", "PURGE" };
   return AB_ENUM_NAME (names, op);
 }
 
 gboolean
 ab_op_parse (const gchar *name, AbOpType *out)
 {
-  for (AbOpType op = AB_OP_INSERT; op <= AB_OP_DELETE; op++)
+  for (AbOpType op = AB_OP_INSERT; op <= AB_OP_PURGE; op++)
     if (g_strcmp0 (name, ab_op_name (op)) == 0)
       {
         *out = op;

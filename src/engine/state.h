@@ -61,8 +61,16 @@ gboolean ab_state_encode_buf (const AbSchema *schema, const AbState *st, AbBuf *
 void ab_event_init (AbEvent *ev, guint n_fields);
 void ab_event_clear (AbEvent *ev);
 
-/* docs/data-model.md §2: applies one event in place. */
+/* docs/data-model.md §2: applies one event in place (a PURGE returns st to
+ * the initial state). */
 void ab_state_transit (AbState *st, const AbEvent *ev, gboolean insert_merge);
+/* §2.5, of one key's events (AbEvent*, in any order): the last PURGE in
+ * request order, or NULL. Only the events after it fold, onto the initial
+ * state. */
+const AbEvent *ab_events_last_purge (GPtrArray *events);
+/* The event folded last: the highest-version one after the last PURGE (on
+ * equal versions the later in the request), else that PURGE. */
+const AbEvent *ab_events_last_folded (GPtrArray *events);
 /* §2.4: FALSE (with message) when an active state lacks a required field. */
 gboolean ab_state_check_valid (const AbSchema *schema, const AbState *st, GError **error);
 

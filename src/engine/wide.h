@@ -33,7 +33,7 @@ gboolean ab_engine_ttl_sweep (AbEngine *engine, guint max, guint *removed, GErro
 
 /* Remembers the cache rows a written batch put cells into (to trim). */
 void ab_engine_cache_note (AbEngine *engine, const AbTableDesc *t, const AbBatch *b);
-/* Trims every remembered row to its limit; *trimmed = cells deleted. */
+/* Trims every remembered row to limit + tolerance; *trimmed = cells deleted. */
 gboolean ab_engine_cache_prune (AbEngine *engine, guint *trimmed, GError **error);
 
 /* The maintenance thread (prune.c): cache trimming and the TTL sweep on

@@ -42,6 +42,7 @@ rank_topk_free (AbRankTopk *k)
   g_free (k->rank_db);
   g_free (k->rank_table);
   g_strfreev (k->additional);
+  g_free (k->refresh_queue);
   g_free (k);
 }
 
@@ -71,7 +72,11 @@ ab_cache_free (AbCache *c)
   if (c == NULL)
     return;
   for (guint i = 0; i < c->n_fields; i++)
-    g_free (c->fields[i].field);
+    {
+      g_free (c->fields[i].field);
+      g_strfreev (c->allowed[i]);
+    }
+  g_free (c->allowed);
   g_free (c->fields);
   g_free (c->name);
   g_free (c);
@@ -236,28 +241,74 @@ truncate_to_unit (const AbBucket *b, GDateTime *t)
   return day == NULL ? NULL : g_date_time_add_days (day, 1 - g_date_time_get_day_of_week (day));
 }
 
+/* A value in the bucket's unit as epoch ms (floored); FALSE on overflow. */
+static gboolean
+value_ms (const AbBucket *b, gint64 v, gint64 *ms)
+{
+  if (b->per_ms != 0)
+    {
+      *ms = v / b->per_ms - (v % b->per_ms < 0 ? 1 : 0); /* floor */
+      return TRUE;
+    }
+  if (v > G_MAXINT64 / 1000 || v < G_MININT64 / 1000)
+    return FALSE;
+  *ms = v * 1000;
+  return TRUE;
+}
+
+/* The start of the bucket holding the instant ms, in the bucket's zone. */
+static GDateTime *
+bucket_start (const AbBucket *b, gint64 ms)
+{
+  gint64 secs = ms / 1000 - (ms % 1000 < 0 ? 1 : 0);
+  g_autoptr (GDateTime) utc = g_date_time_new_from_unix_utc (secs);
+  g_autoptr (GDateTime) local = utc != NULL ? g_date_time_to_timezone (utc, b->tz) : NULL;
+  return local != NULL ? truncate_to_unit (b, local) : NULL;
+}
+
+gchar *
+ab_bucket_format_ms (const AbBucket *b, gint64 ms)
+{
+  g_autoptr (GDateTime) start = bucket_start (b, ms);
+  return start != NULL ? g_date_time_format (start, b->pattern) : NULL;
+}
+
 void
 ab_bucket_apply (const AbBucket *b, const AbValue *in, AbValue *out)
 {
   ab_value_set_null (out);
-  if (in == NULL || in->kind < AB_VALUE_INT8 || in->kind > AB_VALUE_INT64)
+  gint64 ms;
+  if (in == NULL || in->kind < AB_VALUE_INT8 || in->kind > AB_VALUE_INT64
+      || !value_ms (b, in->u.i, &ms))
     return;
-  gint64 v = in->u.i, ms;
-  if (b->per_ms == 0)
-    {
-      if (v > G_MAXINT64 / 1000 || v < G_MININT64 / 1000)
-        return;
-      ms = v * 1000;
-    }
-  else
-    ms = v / b->per_ms - (v % b->per_ms < 0 ? 1 : 0); /* floor */
-  gint64 secs = ms / 1000 - (ms % 1000 < 0 ? 1 : 0);
-  g_autoptr (GDateTime) utc = g_date_time_new_from_unix_utc (secs);
-  g_autoptr (GDateTime) local = utc != NULL ? g_date_time_to_timezone (utc, b->tz) : NULL;
-  g_autoptr (GDateTime) start = local != NULL ? truncate_to_unit (b, local) : NULL;
-  gchar *text = start != NULL ? g_date_time_format (start, b->pattern) : NULL;
+  gchar *text = ab_bucket_format_ms (b, ms);
   if (text != NULL)
     ab_value_take_string (out, AB_VALUE_STRING, text, strlen (text));
+}
+
+gboolean
+ab_bucket_bounds (const AbBucket *b, gint64 value, gint64 *start_ms, gint64 *next_ms)
+{
+  gint64 ms;
+  g_autoptr (GDateTime) start = value_ms (b, value, &ms) ? bucket_start (b, ms) : NULL;
+  if (start == NULL)
+    return FALSE;
+  GDateTime *next = NULL;
+  switch (b->unit)
+    {
+      case AB_BUCKET_MINUTE: next = g_date_time_add_minutes (start, 1); break;
+      case AB_BUCKET_HOUR: next = g_date_time_add_hours (start, 1); break;
+      case AB_BUCKET_DAY: next = g_date_time_add_days (start, 1); break;
+      case AB_BUCKET_WEEK: next = g_date_time_add_weeks (start, 1); break;
+      case AB_BUCKET_MONTH: next = g_date_time_add_months (start, 1); break;
+      case AB_BUCKET_YEAR: next = g_date_time_add_years (start, 1); break;
+    }
+  if (next == NULL)
+    return FALSE;
+  *start_ms = g_date_time_to_unix (start) * 1000;
+  *next_ms = g_date_time_to_unix (next) * 1000;
+  g_date_time_unref (next);
+  return TRUE;
 }
 
 gint
@@ -368,9 +419,15 @@ check_value_field (const AbSchema *s, const gchar *path, AbGroup *g, GError **er
 {
   if (g->type != AB_GROUP_SUM)
     return TRUE;
+  if (g_str_equal (g->value_field, "-"))
+    {
+      /* no valueField (upstream declares such SUM groups): 1 per edge, as COUNT */
+      g_clear_pointer (&g->value_field, g_free);
+      return TRUE;
+    }
   AbType type;
   const gchar *canon = canonical_field (s, g->value_field, &type);
-  if (canon == NULL || g_str_equal (g->value_field, "-"))
+  if (canon == NULL)
     return ab_model_invalid (error,
                              "%s.valueField: a SUM group needs a numeric field to sum, got '%s'",
                              path, g->value_field);
@@ -586,6 +643,8 @@ parse_rank_topk (JsonObject *o, const gchar *path, GError **error)
   k->rank_db = g_strndup (rank, (gsize) (dot - rank));
   k->rank_table = g_strdup (dot + 1);
   k->additional = (gchar **) g_ptr_array_free (g_steal_pointer (&names), FALSE);
+  k->refresh_after_ms = refresh;
+  k->refresh_queue = queue != NULL ? g_steal_pointer (&queue) : g_strdup ("refresh");
   return k;
 }
 
@@ -657,16 +716,42 @@ parse_group (const AbSchema *s, JsonNode *node, const gchar *path, GError **erro
 
 /* ---- caches ---- */
 
+/* A cache field's optional `dimension`: the values (strings, numbers or
+ * booleans, kept as text) an edge must have in that field to enter the cache. */
+static gboolean
+parse_dimension (JsonObject *fo, const gchar *fpath, GStrv *out, GError **error)
+{
+  JsonArray *values = NULL;
+  if (!ab_model_json_array (fo, fpath, "dimension", FALSE, &values, error))
+    return FALSE;
+  if (values == NULL)
+    return TRUE;
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  for (guint i = 0; i < json_array_get_length (values); i++)
+    {
+      JsonNode *v = json_array_get_element (values, i);
+      if (!JSON_NODE_HOLDS_VALUE (v))
+        return ab_model_invalid (error, "%s.dimension[%u] must be a value", fpath, i);
+      g_autofree gchar *text = json_node_get_value_type (v) == G_TYPE_STRING
+                                   ? g_strdup (json_node_get_string (v))
+                                   : json_to_string (v, FALSE);
+      g_strv_builder_add (b, text);
+    }
+  *out = g_strv_builder_end (b);
+  return TRUE;
+}
+
 static gpointer
 parse_cache (const AbSchema *s, JsonNode *node, const gchar *path, GError **error)
 {
   JsonObject *o = ab_model_json_object (node, path, error);
   g_autofree gchar *name = NULL;
   JsonArray *fields = NULL;
-  gint64 limit;
+  gint64 limit, tolerance;
   if (o == NULL || !ab_model_json_string (o, path, "cache", TRUE, NULL, &name, error)
       || !ab_model_json_array (o, path, "fields", FALSE, &fields, error)
-      || !ab_model_json_int (o, path, "limit", AB_CACHE_DEFAULT_LIMIT, &limit, error))
+      || !ab_model_json_int (o, path, "limit", AB_CACHE_DEFAULT_LIMIT, &limit, error)
+      || !ab_model_json_int (o, path, "tolerance", 0, &tolerance, error))
     return NULL;
   if (*name == '\0')
     return ab_model_invalid (error, "%s.cache: cache names must not be empty", path), NULL;
@@ -674,12 +759,20 @@ parse_cache (const AbSchema *s, JsonNode *node, const gchar *path, GError **erro
     return ab_model_invalid (error, "%s.limit: %" G_GINT64_FORMAT " is not between 1 and %d", path,
                              limit, AB_CACHE_MAX_LIMIT),
            NULL;
+  if (tolerance < 0 || tolerance > AB_CACHE_MAX_TOLERANCE)
+    return ab_model_invalid (error,
+                             "%s.tolerance: %" G_GINT64_FORMAT " is not between 0 and %d (the "
+                             "spare cells a row keeps beyond its limit)",
+                             path, tolerance, AB_CACHE_MAX_TOLERANCE),
+           NULL;
   AbCache *c = g_new0 (AbCache, 1);
   c->name = g_steal_pointer (&name);
   c->code = ab_codec_code (c->name);
   c->limit = (guint) limit;
+  c->tolerance = (guint) tolerance;
   guint n = fields != NULL ? json_array_get_length (fields) : 0;
   c->fields = g_new0 (AbIndexField, MAX (n, 1));
+  c->allowed = g_new0 (GStrv, MAX (n, 1));
   for (guint k = 0; k < n; k++)
     {
       g_autofree gchar *fpath = ab_model_json_item_path (path, "fields", k);
@@ -699,8 +792,38 @@ parse_cache (const AbSchema *s, JsonNode *node, const gchar *path, GError **erro
                NULL;
       c->fields[k].field = g_strdup (canon);
       c->n_fields++;
+      if (!parse_dimension (fo, fpath, &c->allowed[k], error))
+        return ab_cache_free (c), NULL;
     }
   return c;
+}
+
+gboolean
+ab_cache_allows (const AbCache *c, guint i, const gchar *text)
+{
+  return c->allowed[i] == NULL || g_strv_contains ((const gchar *const *) c->allowed[i], text);
+}
+
+gboolean
+ab_cache_has_dimensions (const AbCache *c)
+{
+  for (guint i = 0; i < c->n_fields; i++)
+    if (c->allowed[i] != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+guint
+ab_cache_bound (const AbCache *c)
+{
+  return c->limit + c->tolerance;
+}
+
+void
+ab_cache_limits (const AbCache *c, guint *dflt, guint *max)
+{
+  *dflt = MIN (c->limit, *max);
+  *max = MIN (ab_cache_bound (c), *max);
 }
 
 /* ---- the schema's lists ---- */

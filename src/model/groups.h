@@ -47,7 +47,9 @@ typedef struct {
   gchar *ranges;    /* template, {name} placeholders filled from the event */
   gchar *rank_db;   /* the rank table */
   gchar *rank_table;
-  gchar **additional; /* field names copied onto the row (NULL-terminated) */
+  gchar **additional;      /* field names copied onto the row (NULL-terminated) */
+  gint64 refresh_after_ms; /* > 0: a refresh is queued on namespace `topk` */
+  gchar *refresh_queue;    /* that queue ("refresh" unless declared) */
 } AbRankTopk;
 
 typedef struct {
@@ -77,7 +79,7 @@ typedef struct {
   AbGroupType type;
   AbGroupField *fields;
   guint n_fields;
-  gchar *value_field; /* SUM: the summed field; COUNT: NULL */
+  gchar *value_field; /* SUM: the summed field, or NULL (adds 1, like COUNT); COUNT: NULL */
   AbDirectionType direction;
   gint64 ttl;       /* ms; -1 = cells never expire */
   GPtrArray *topks; /* AbTopk*, `aggregations.topk` (never NULL) */
@@ -89,18 +91,33 @@ typedef struct {
   gint32 code;          /* ab_codec_code(name) */
   AbIndexField *fields; /* field + order, like an index */
   guint n_fields;
-  guint limit; /* cells kept per row, > 0 */
+  guint limit;     /* cells a seek shows by default, > 0 */
+  guint tolerance; /* spare cells kept beyond limit (absorbing deletes), >= 0 */
+  GStrv *allowed;  /* per field: the `dimension` values an edge must have to
+                    * enter the cache (as text), or NULL for any */
 } AbCache;
 
 #define AB_GROUP_COUNT_NAME "__count__"
 #define AB_CACHE_DEFAULT_LIMIT 100
 #define AB_CACHE_MAX_LIMIT 10000
+#define AB_CACHE_MAX_TOLERANCE 10000
+
+/* The cells a trimmed row keeps: limit + tolerance. */
+guint ab_cache_bound (const AbCache *c);
+/* Whether a cache keeps an edge whose field i has the value `text`. */
+gboolean ab_cache_allows (const AbCache *c, guint i, const gchar *text);
+/* Whether any field of the cache has a `dimension` list. */
+gboolean ab_cache_has_dimensions (const AbCache *c);
+/* A read of a cache row (multihop, query items): its default limit (the
+ * cache's) and its most (the bound), both within *max on entry. */
+void ab_cache_limits (const AbCache *c, guint *dflt, guint *max);
 
 /* Parses schema->groups and schema->caches into schema->group_defs and
  * schema->cache_defs (replacing previous ones), checking every rule: unique
  * non-empty names, `__count__` reserved, known fields, SUM over a numeric
  * valueField, buckets on integer fields, ttl -1 or > 0, cache limit in
- * 1..AB_CACHE_MAX_LIMIT. Errors: AB_MODEL_ERROR_INVALID naming the member. */
+ * 1..AB_CACHE_MAX_LIMIT, tolerance in 0..AB_CACHE_MAX_TOLERANCE (default 0).
+ * Errors: AB_MODEL_ERROR_INVALID naming the member. */
 gboolean ab_schema_parse_groups (AbSchema *schema, GError **error);
 void ab_group_free (AbGroup *g);
 void ab_cache_free (AbCache *c);
@@ -127,6 +144,11 @@ AbType ab_group_field_type (const AbSchema *schema, const AbGroupField *f);
 /* Bucket of one value: a string, or null when the input is null, not an
  * integer, or out of the calendar's range. out must be clear. */
 void ab_bucket_apply (const AbBucket *b, const AbValue *in, AbValue *out);
+/* The text of the bucket holding the instant ms (epoch), or NULL. */
+gchar *ab_bucket_format_ms (const AbBucket *b, gint64 ms);
+/* The bucket holding a value (in the bucket's value unit): its start and the
+ * next bucket's start, both in epoch ms; FALSE out of the calendar's range. */
+gboolean ab_bucket_bounds (const AbBucket *b, gint64 value, gint64 *start_ms, gint64 *next_ms);
 /* The index of the group field called `name` (its own name, or its
  * bucket's name), or -1. */
 gint ab_group_field_named (const AbGroup *g, const gchar *name);

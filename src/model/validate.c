@@ -46,9 +46,8 @@ ab_model_validate_name (const gchar *what, const gchar *name, GError **error)
     return TRUE;
   g_autofree gchar *shown = show (name);
   return ab_model_invalid (error,
-                           "Invalid %s name '%s': a name starts with a letter, "
-                           "has at most 64 characters, and contains only letters, "
-                           "digits, '_' and '-' (^[a-zA-Z][a-zA-Z0-9_-]{0,63}$)",
+                           "Invalid %s name '%s': must start with a letter, contain only "
+                           "alphanumeric/underscore/hyphen, max 64 chars",
                            what, shown);
 }
 

@@ -28,6 +28,9 @@ gboolean ab_api_opt_string (JsonObject *o, const gchar *name, const gchar **out,
                             AbHttpResponse *resp);
 gboolean ab_api_opt_bool (JsonObject *o, const gchar *name, gboolean *set, gboolean *out,
                           AbHttpResponse *resp);
+/* Values of a repeatable parameter (?a=x&a=y), each also split on commas;
+ * empty ones dropped. Never NULL. */
+GPtrArray *ab_api_list_param (const AbHttpRequest *req, const gchar *name);
 /* The actor of a request (X-Actor-ID, legacy X-AB-Actor-ID, else "-"). */
 const gchar *ab_api_actor (const AbHttpRequest *req);
 /* Answers 200 with the writer's document (the writer is emptied). */
@@ -50,9 +53,14 @@ void ab_api_register_topk (AbRouter *router, AbEngine *engine);
 void ab_api_register_v2 (AbRouter *router, AbEngine *engine);
 void ab_api_register_data (AbRouter *router, AbEngine *engine);
 void ab_api_register_queue (AbRouter *router, AbEngine *engine);
+void ab_api_register_queue_db (AbRouter *router, AbEngine *engine);
+/* The enqueue answer of both queue/v1 forms (res: AbEnqueued). */
+void ab_api_enqueue_answer (AbHttpResponse *resp, guint accepted, GArray *res);
 void ab_api_register_admin (AbRouter *router, AbEngine *engine);
+void ab_api_register_datastore (AbRouter *router, AbEngine *engine);
 void ab_api_register_query (AbRouter *router, AbEngine *engine);
 void ab_api_register_prepared (AbRouter *router, AbEngine *engine);
 void ab_api_register_v2_edge (AbRouter *router, AbEngine *engine);
+void ab_api_register_v2_query (AbRouter *router, AbEngine *engine);
 /* The web console: GET /ui, /ui/ and /ui/{asset} from the compiled-in assets. */
 void ab_api_register_ui (AbRouter *router, AbEngine *engine);

@@ -34,6 +34,22 @@ ab_api_body (const AbHttpRequest *req, AbHttpResponse *resp)
   return root;
 }
 
+/* Values of a repeatable parameter, each also split on commas (empty parts dropped). */
+GPtrArray *
+ab_api_list_param (const AbHttpRequest *req, const gchar *name)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *given = ab_http_query_all (req, name);
+  for (guint i = 0; given != NULL && i < given->len; i++)
+    {
+      g_auto (GStrv) parts = g_strsplit (given->pdata[i], ",", -1);
+      for (gchar **p = parts; *p != NULL; p++)
+        if (**p != '\0')
+          g_ptr_array_add (out, g_strdup (*p));
+    }
+  return out;
+}
+
 JsonObject *
 ab_api_object (JsonNode *node, AbHttpResponse *resp)
 {
@@ -147,7 +163,9 @@ ab_api_register (AbRouter *router, AbEngine *engine)
   ab_api_register_agg (router, engine);
   ab_api_register_topk (router, engine);
   ab_api_register_queue (router, engine);
+  ab_api_register_queue_db (router, engine);
   ab_api_register_admin (router, engine);
+  ab_api_register_datastore (router, engine);
   ab_api_register_query (router, engine);
   ab_api_register_prepared (router, engine);
   ab_api_register_ui (router, engine);

@@ -1,6 +1,6 @@
-/* Group, cache and multihop endpoints: GET …/edges/agg/{group} (cells of a
- * group row), GET …/multi-edges/count (an agg of the edges to one target),
- * GET …/edges/seek/{cache} (an EdgeFrame in cache order) and
+/* Group, cache and multihop endpoints: GET …/edges/agg/{group} (a group's
+ * value and cells per start), GET …/multi-edges/count (an agg of the edges to
+ * one target), GET …/edges/seek/{cache} (an EdgeFrame in cache order) and
  * POST /graph/v3/databases/{db}/edges/multihop (the 2-hop query). */
 #include <string.h>
 #include "rest/api-private.h"
@@ -25,38 +25,43 @@ query_limit (const AbHttpRequest *req, gint *out, AbHttpResponse *resp)
   return TRUE;
 }
 
-static GBytes *
-agg_body (const gchar *group, AbQueryDirection dir, const AbAggResult *r)
+/* The sum of an agg's cells: a group's value (upstream's `value`). */
+static gint64
+agg_value (const AbAggResult *r)
 {
-  AbJsonw w;
   gint64 sum = 0;
-  ab_jsonw_init (&w, 128 + 64 * (gsize) r->values->len);
-  ab_jsonw_begin_object (&w);
-  ab_jsonw_member_string (&w, "group", group);
-  ab_jsonw_member_value (&w, "start", &r->start);
-  ab_jsonw_member_string (&w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
-  ab_jsonw_key (&w, "cells");
-  ab_jsonw_begin_array (&w);
+  for (guint c = 0; c < r->values->len; c++)
+    sum += g_array_index (r->values, gint64, c);
+  return sum;
+}
+
+/* One item of `groups`: upstream's {start, direction, value, context} with
+ * our per-key `cells` and `hasNext`. */
+static void
+agg_group (AbJsonw *w, AbQueryDirection dir, const AbAggResult *r)
+{
+  ab_jsonw_begin_object (w);
+  ab_jsonw_member_value (w, "start", &r->start);
+  ab_jsonw_member_string (w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
+  ab_jsonw_member_int (w, "value", agg_value (r));
+  ab_jsonw_key (w, "cells");
+  ab_jsonw_begin_array (w);
   for (guint c = 0; c < r->values->len; c++)
     {
-      ab_jsonw_begin_object (&w);
-      ab_jsonw_key (&w, "key");
-      ab_jsonw_begin_object (&w);
+      ab_jsonw_begin_object (w);
+      ab_jsonw_key (w, "key");
+      ab_jsonw_begin_object (w);
       for (guint f = 0; f < r->n_fields; f++)
-        ab_jsonw_member_value (&w, r->fields[f],
+        ab_jsonw_member_value (w, r->fields[f],
                                &g_array_index (r->keys, AbValue, c * r->n_fields + f));
-      ab_jsonw_end_object (&w);
-      ab_jsonw_member_int (&w, "value", g_array_index (r->values, gint64, c));
-      ab_jsonw_end_object (&w);
-      sum += g_array_index (r->values, gint64, c);
+      ab_jsonw_end_object (w);
+      ab_jsonw_member_int (w, "value", g_array_index (r->values, gint64, c));
+      ab_jsonw_end_object (w);
     }
-  ab_jsonw_end_array (&w);
-  ab_jsonw_member_int (&w, "count", r->values->len);
-  ab_jsonw_member_int (&w, "sum", sum);
-  ab_jsonw_member_bool (&w, "hasNext", r->has_next);
-  ab_jsonw_member_empty_object (&w, "context");
-  ab_jsonw_end_object (&w);
-  return ab_jsonw_finish (&w);
+  ab_jsonw_end_array (w);
+  ab_jsonw_member_bool (w, "hasNext", r->has_next);
+  ab_jsonw_member_empty_object (w, "context");
+  ab_jsonw_end_object (w);
 }
 
 /* start, direction, limit and ranges of a window read (agg, seek); FALSE
@@ -77,18 +82,63 @@ window_params (const AbHttpRequest *req, const gchar **start, AbQueryDirection *
   return TRUE;
 }
 
+/* The `start` values (repeatable or comma separated), at most this many. */
+#define MAX_STARTS 1000
+
+static GPtrArray *
+starts_param (const AbHttpRequest *req, AbHttpResponse *resp)
+{
+  g_autoptr (GPtrArray) starts = ab_api_list_param (req, "start");
+  if (starts->len == 0)
+    return ab_http_response_error (resp, 400, "'start' is required."), NULL;
+  if (starts->len > MAX_STARTS)
+    return ab_http_response_error (resp, 400, "at most 1000 'start' values per request."), NULL;
+  return g_steal_pointer (&starts);
+}
+
+typedef void (*AggItemFn) (AbJsonw *w, AbQueryDirection dir, const AbAggResult *r);
+
+/* {["group",] member: [one item per start, in request order], "count",
+ * "context"}: the agg of p for each start, written by item. */
+static void
+agg_each (const AbHttpRequest *req, AbHttpResponse *resp, AbEngine *e, AbAggParams *p,
+          GPtrArray *starts, const gchar *group, const gchar *member, AggItemFn item)
+{
+  g_auto (AbJsonw) w;
+  ab_jsonw_init (&w, 256);
+  ab_jsonw_begin_object (&w);
+  if (group != NULL)
+    ab_jsonw_member_string (&w, "group", group);
+  ab_jsonw_key (&w, member);
+  ab_jsonw_begin_array (&w);
+  for (guint i = 0; i < starts->len; i++)
+    {
+      p->start = starts->pdata[i];
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AbAggResult) r = ab_engine_agg (e, ab_http_param (req, "database"),
+                                                 ab_http_param (req, "table"), p, &error);
+      if (r == NULL)
+        return ab_api_error (resp, error);
+      item (&w, p->direction, r);
+    }
+  ab_jsonw_end_array (&w);
+  ab_jsonw_member_int (&w, "count", starts->len);
+  ab_jsonw_member_empty_object (&w, "context");
+  ab_jsonw_end_object (&w);
+  ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (&w));
+}
+
+/* One group per `start` (repeatable), in request order; a group with fields
+ * needs `ranges` here (internal callers read whole rows). */
 static void
 agg (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  AbAggParams p = { .group = ab_http_param (req, "group") };
+  AbAggParams p = { .group = ab_http_param (req, "group"), .require_ranges = TRUE };
   if (!window_params (req, &p.start, &p.direction, &p.limit, &p.ranges, resp))
     return;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (AbAggResult) r = ab_engine_agg (ENGINE (ud), ab_http_param (req, "database"),
-                                             ab_http_param (req, "table"), &p, &error);
-  if (r == NULL)
-    return ab_api_error (resp, error);
-  ab_http_response_bytes (resp, 200, NULL, agg_body (p.group, p.direction, r));
+  g_autoptr (GPtrArray) starts = starts_param (req, resp);
+  if (starts != NULL)
+    agg_each (req, resp, ENGINE (ud), &p, starts, p.group, "groups", agg_group);
 }
 
 /* The multi-edges from each start to one target, counted by a COUNT group
@@ -97,17 +147,30 @@ agg (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 #define MULTI_EDGE_COUNT_GROUP "_count"
 
 static void
+count_item (AbJsonw *w, AbQueryDirection dir, const AbAggResult *r)
+{
+  ab_jsonw_begin_object (w);
+  ab_jsonw_member_value (w, "start", &r->start);
+  ab_jsonw_member_string (w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
+  ab_jsonw_member_int (w, "count", agg_value (r));
+  ab_jsonw_member_empty_object (w, "context");
+  ab_jsonw_end_object (w);
+}
+
+static void
 multi_edge_count (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   const gchar *target = ab_http_query_get (req, "target");
   const gchar *ranges = ab_http_query_get (req, "ranges");
   const gchar *group = ab_http_query_get (req, "group");
-  GPtrArray *starts = req->query != NULL ? g_hash_table_lookup (req->query, "start") : NULL;
   AbQueryDirection dir;
   if (!ab_api_require_direction (req, &dir, resp))
     return;
-  if (starts == NULL || starts->len == 0 || target == NULL)
+  if (target == NULL)
     return ab_http_response_error (resp, 400, "'start' and 'target' are required.");
+  g_autoptr (GPtrArray) starts = starts_param (req, resp);
+  if (starts == NULL)
+    return;
   if (strpbrk (target, ";") != NULL)
     return ab_http_response_error (resp, 400, "'target' may not hold ';' (it goes into ranges).");
   g_autofree gchar *all = g_strdup_printf (
@@ -117,34 +180,7 @@ multi_edge_count (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
                     .direction = dir,
                     .ranges = all,
                     .limit = -1 };
-  g_auto (AbJsonw) w;
-  ab_jsonw_init (&w, 128);
-  ab_jsonw_begin_object (&w);
-  ab_jsonw_key (&w, "counts");
-  ab_jsonw_begin_array (&w);
-  for (guint i = 0; i < starts->len; i++)
-    {
-      p.start = starts->pdata[i];
-      g_autoptr (GError) error = NULL;
-      g_autoptr (AbAggResult) r = ab_engine_agg (ENGINE (ud), ab_http_param (req, "database"),
-                                                 ab_http_param (req, "table"), &p, &error);
-      if (r == NULL)
-        return ab_api_error (resp, error);
-      gint64 n = 0;
-      for (guint c = 0; c < r->values->len; c++)
-        n += g_array_index (r->values, gint64, c);
-      ab_jsonw_begin_object (&w);
-      ab_jsonw_member_value (&w, "start", &r->start);
-      ab_jsonw_member_string (&w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
-      ab_jsonw_member_int (&w, "count", n);
-      ab_jsonw_member_empty_object (&w, "context");
-      ab_jsonw_end_object (&w);
-    }
-  ab_jsonw_end_array (&w);
-  ab_jsonw_member_int (&w, "count", starts->len);
-  ab_jsonw_member_empty_object (&w, "context");
-  ab_jsonw_end_object (&w);
-  ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (&w));
+  agg_each (req, resp, ENGINE (ud), &p, starts, NULL, "counts", count_item);
 }
 
 static void

@@ -1,6 +1,6 @@
-/* Data endpoints (docs/rest-api.md §3-§4): edge, multi-edge and vertex mutations,
- * count and counts, get (GET and POST), vertices/get, and index scans, with
- * the EdgeFrame / VertexFrame / Count response shapes. */
+/* Data endpoints (docs/rest-api.md §3-§4, §11.2): edge, multi-edge and vertex
+ * mutations, cache prune, count and counts, get (GET and POST), vertices/get,
+ * and index scans, with the EdgeFrame / VertexFrame / Count response shapes. */
 #include <stdlib.h>
 #include <string.h>
 #include "rest/api-private.h"
@@ -234,29 +234,13 @@ count (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   ab_api_answer (resp, &w);
 }
 
-/* Values of a repeatable parameter, each also split on commas. */
-static GPtrArray *
-list_param (const AbHttpRequest *req, const gchar *name)
-{
-  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
-  GPtrArray *all = ab_http_query_all (req, name);
-  for (guint i = 0; all != NULL && i < all->len; i++)
-    {
-      g_auto (GStrv) parts = g_strsplit (all->pdata[i], ",", -1);
-      for (guint j = 0; parts[j] != NULL; j++)
-        if (parts[j][0] != '\0')
-          g_ptr_array_add (out, g_strdup (parts[j]));
-    }
-  return out;
-}
-
 static void
 counts (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   AbQueryDirection dir;
   if (!ab_api_require_direction (req, &dir, resp))
     return;
-  g_autoptr (GPtrArray) starts = list_param (req, "start");
+  g_autoptr (GPtrArray) starts = ab_api_list_param (req, "start");
   if (starts->len == 0)
     return ab_http_response_error (resp, 400, "'start' is required.");
   g_auto (AbJsonw) w = { 0 };
@@ -339,8 +323,8 @@ get_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   static const gchar *const rejected[] = { "ranges", "features", NULL };
   if (!ab_api_reject_params (req, rejected, "get", resp))
     return;
-  g_autoptr (GPtrArray) sources = list_param (req, "source");
-  g_autoptr (GPtrArray) targets = list_param (req, "target");
+  g_autoptr (GPtrArray) sources = ab_api_list_param (req, "source");
+  g_autoptr (GPtrArray) targets = ab_api_list_param (req, "target");
   GError *error = NULL;
   AbEdgeFrame *f
       = ab_engine_get (ENGINE (ud), ab_http_param (req, "database"), ab_http_param (req, "table"),
@@ -465,7 +449,7 @@ scan_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 get_ids (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (GPtrArray) ids = list_param (req, "ids");
+  g_autoptr (GPtrArray) ids = ab_api_list_param (req, "ids");
   GError *error = NULL;
   AbEdgeFrame *f = ab_engine_get_ids (ENGINE (ud), ab_http_param (req, "database"),
                                       ab_http_param (req, "table"), ids,
@@ -525,7 +509,7 @@ vertex_frame_body (const AbEdgeFrame *f)
 static void
 get_vertices (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (GPtrArray) ids = list_param (req, "id");
+  g_autoptr (GPtrArray) ids = ab_api_list_param (req, "id");
   g_autoptr (GError) error = NULL;
   g_autoptr (AbEdgeFrame) f = ab_engine_get_vertices (ENGINE (ud), ab_http_param (req, "database"),
                                                       ab_http_param (req, "table"), ids,
@@ -533,6 +517,22 @@ get_vertices (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   if (f == NULL)
     return ab_api_error (resp, error);
   ab_http_response_bytes (resp, 200, NULL, vertex_frame_body (f));
+}
+
+/* POST …/edges/prune: cache rows of the given starts trimmed now (§11.2). */
+static void
+prune (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) body = ab_api_body (req, resp);
+  JsonObject *o = body != NULL ? ab_api_object (body, resp) : NULL;
+  if (o == NULL)
+    return;
+  g_autoptr (GError) error = NULL;
+  JsonNode *out = ab_engine_prune (ENGINE (ud), ab_http_param (req, "database"),
+                                   ab_http_param (req, "table"), o, &error);
+  if (out == NULL)
+    return ab_api_error (resp, error);
+  ab_http_response_json (resp, 200, out);
 }
 
 void
@@ -558,6 +558,8 @@ ab_api_register_data (AbRouter *r, AbEngine *e)
   ab_router_add (r, "POST", g1, I, post_get_edges, e);
   ab_router_add (r, "GET", s1, I, scan, e);
   ab_router_add (r, "DELETE", s1, B, scan_delete, e);
+  g_autofree gchar *p1 = g_strconcat (t, "/edges/prune", NULL);
+  ab_router_add (r, "POST", p1, B, prune, e);
   g_autofree gchar *i1 = g_strconcat (t, "/multi-edges/ids", NULL);
   ab_router_add (r, "GET", i1, I, get_ids, e);
   ab_router_add (r, "POST", i1, I, post_get_ids, e);

@@ -117,23 +117,10 @@ queue_partitions (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   ab_queue_info_clear (&q);
 }
 
-static void
-enqueue (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+/* {"accepted", "results": [{partition, id, status}]}, for both forms. */
+void
+ab_api_enqueue_answer (AbHttpResponse *resp, guint accepted, GArray *res)
 {
-  g_autoptr (JsonNode) node = ab_api_body (req, resp);
-  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
-  if (o == NULL)
-    return;
-  JsonNode *mn = json_object_get_member (o, "messages");
-  if (mn == NULL || !JSON_NODE_HOLDS_ARRAY (mn))
-    return ab_http_response_error (resp, 400, "'messages' must be an array.");
-  guint accepted = 0;
-  GError *error = NULL;
-  g_autoptr (GArray) res
-      = ab_queue_enqueue (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
-                          json_node_get_array (mn), &accepted, &error);
-  if (res == NULL)
-    return fail (resp, error);
   AbJsonw w;
   ab_jsonw_init (&w, 64 + 96 * (gsize) res->len);
   ab_jsonw_begin_object (&w);
@@ -152,6 +139,26 @@ enqueue (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   ab_jsonw_end_array (&w);
   ab_jsonw_end_object (&w);
   ab_api_answer (resp, &w);
+}
+
+static void
+enqueue (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
+  if (o == NULL)
+    return;
+  JsonNode *mn = json_object_get_member (o, "messages");
+  if (mn == NULL || !JSON_NODE_HOLDS_ARRAY (mn))
+    return ab_http_response_error (resp, 400, "'messages' must be an array.");
+  guint accepted = 0;
+  GError *error = NULL;
+  g_autoptr (GArray) res
+      = ab_queue_enqueue (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
+                          json_node_get_array (mn), &accepted, &error);
+  if (res == NULL)
+    return fail (resp, error);
+  ab_api_enqueue_answer (resp, accepted, res);
 }
 
 /* Integer query/path values: FALSE (400 answered) when malformed. */

@@ -1,6 +1,6 @@
-/* Top-K endpoints: GET …/edges/topk/{topk} (one page of a ranking, as an
- * EdgeFrame) and GET /graph/v3/aggregations (every table's top-K
- * definitions). docs/rest-api.md "Top-K". */
+/* Top-K endpoints: this server's GET …/edges/topk/{topk} and GET
+ * /graph/v3/aggregations, and upstream's /aggregations/v1 (aggregate, sweep,
+ * metadata, topks reads). docs/rest-api.md §7 and §11.6. */
 #include "rest/api-private.h"
 #include "model/groups.h"
 #include "model/jsonw.h"
@@ -51,50 +51,150 @@ definition (AbJsonw *w, const AbTableDesc *t, const AbGroup *g, const AbTopk *k)
   ab_jsonw_end_object (w);
 }
 
+/* Every table of every database through fn, inside {"<member>": [...]}. */
 static void
-aggregations (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+list_tables (AbHttpResponse *resp, AbEngine *e, const gchar *member,
+             void (*fn) (AbJsonw *w, const AbTableDesc *t))
 {
-  (void) req;
-  AbCatalog *cat = ab_engine_catalog (ENGINE (ud));
+  AbCatalog *cat = ab_engine_catalog (e);
   g_autoptr (GPtrArray) dbs = ab_catalog_list_databases (cat);
   AbJsonw w;
   ab_jsonw_init (&w, 256);
   ab_jsonw_begin_object (&w);
-  ab_jsonw_key (&w, "topk");
+  ab_jsonw_key (&w, member);
   ab_jsonw_begin_array (&w);
   for (guint d = 0; d < dbs->len; d++)
     {
       const AbDatabaseDesc *db = dbs->pdata[d];
       g_autoptr (GPtrArray) tables = ab_catalog_list_tables (cat, db->database);
       for (guint i = 0; tables != NULL && i < tables->len; i++)
-        {
-          const AbTableDesc *t = tables->pdata[i];
-          for (guint j = 0; t->schema->group_defs != NULL && j < t->schema->group_defs->len; j++)
-            {
-              const AbGroup *g = t->schema->group_defs->pdata[j];
-              for (guint k = 0; k < g->topks->len; k++)
-                definition (&w, t, g, g->topks->pdata[k]);
-            }
-        }
+        fn (&w, tables->pdata[i]);
     }
   ab_jsonw_end_array (&w);
   ab_jsonw_end_object (&w);
   ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (&w));
 }
 
-/* POST /aggregations/v1/aggregate: upstream's top-K rank rows, recomputed */
 static void
-aggregate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+definitions (AbJsonw *w, const AbTableDesc *t)
+{
+  for (guint j = 0; t->schema->group_defs != NULL && j < t->schema->group_defs->len; j++)
+    {
+      const AbGroup *g = t->schema->group_defs->pdata[j];
+      for (guint k = 0; k < g->topks->len; k++)
+        definition (w, t, g, g->topks->pdata[k]);
+    }
+}
+
+static void
+aggregations (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  (void) req;
+  list_tables (resp, ENGINE (ud), "topk", definitions);
+}
+
+/* The fields that identify a rank row of k, so a consumer may collapse a
+ * batch of events before aggregating: the entity's end (per direction kept)
+ * unless global, then the group's fields without a bucket. Appended to out
+ * unless already there. */
+static void
+dedupe_fields (const AbGroup *g, const AbRankTopk *k, GPtrArray *out)
+{
+  const gchar *ends[] = { !k->global && g->direction != AB_DIRTYPE_IN ? "source" : NULL,
+                          !k->global && g->direction != AB_DIRTYPE_OUT ? "target" : NULL };
+  for (guint i = 0; i < G_N_ELEMENTS (ends); i++)
+    if (ends[i] != NULL && !g_ptr_array_find_with_equal_func (out, ends[i], g_str_equal, NULL))
+      g_ptr_array_add (out, (gpointer) ends[i]);
+  for (guint f = 0; f < g->n_fields; f++)
+    if (g->fields[f].bucket == NULL
+        && !g_ptr_array_find_with_equal_func (out, g->fields[f].name, g_str_equal, NULL))
+      g_ptr_array_add (out, g->fields[f].name);
+}
+
+static void
+string_array (AbJsonw *w, const gchar *name, GPtrArray *values)
+{
+  ab_jsonw_key (w, name);
+  ab_jsonw_begin_array (w);
+  for (guint i = 0; i < values->len; i++)
+    ab_jsonw_string (w, values->pdata[i]);
+  ab_jsonw_end_array (w);
+}
+
+/* A table declaring upstream's top-K: {type, database, table, dedupes}. */
+static void
+rank_item (AbJsonw *w, const AbTableDesc *t)
+{
+  gboolean any = FALSE;
+  for (guint j = 0; t->schema->group_defs != NULL && j < t->schema->group_defs->len; j++)
+    any = any || ((const AbGroup *) t->schema->group_defs->pdata[j])->ranks->len > 0;
+  if (!any)
+    return;
+  ab_jsonw_begin_object (w);
+  ab_jsonw_member_string (w, "type", "TOPK");
+  ab_jsonw_member_string (w, "database", t->database);
+  ab_jsonw_member_string (w, "table", t->table);
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  ab_jsonw_key (w, "dedupes");
+  ab_jsonw_begin_array (w);
+  for (guint j = 0; j < t->schema->group_defs->len; j++)
+    {
+      const AbGroup *g = t->schema->group_defs->pdata[j];
+      for (guint k = 0; k < g->ranks->len; k++)
+        {
+          const AbRankTopk *rk = g->ranks->pdata[k];
+          g_autoptr (GPtrArray) fields = g_ptr_array_new ();
+          dedupe_fields (g, rk, fields);
+          dedupe_fields (g, rk, all);
+          ab_jsonw_begin_object (w);
+          ab_jsonw_member_string (w, "name", rk->name);
+          string_array (w, "fields", fields);
+          ab_jsonw_end_object (w);
+        }
+    }
+  ab_jsonw_end_array (w);
+  string_array (w, "dedupeFields", all); /* the other stored form: every dedupe's fields */
+  ab_jsonw_end_object (w);
+}
+
+/* GET /aggregations/v1/metadata[?type=TOPK]: the tables that declare
+ * upstream's top-K. */
+static void
+rank_metadata (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  const gchar *type = ab_http_query_get (req, "type");
+  if (type != NULL && g_ascii_strcasecmp (type, "TOPK") != 0)
+    return ab_http_response_error (resp, 400, "'type' must be TOPK.");
+  list_tables (resp, ENGINE (ud), "items", rank_item);
+}
+
+static void
+items_call (const AbHttpRequest *req, AbHttpResponse *resp, AbEngine *e,
+            JsonNode *(*fn) (AbEngine *, JsonObject *, GError **) )
 {
   g_autoptr (JsonNode) body = ab_api_body (req, resp);
   JsonObject *o = body != NULL ? ab_api_object (body, resp) : NULL;
   if (o == NULL)
     return;
   g_autoptr (GError) error = NULL;
-  JsonNode *out = ab_engine_aggregate (ENGINE (ud), o, &error);
+  JsonNode *out = fn (e, o, &error);
   if (out == NULL)
     return ab_api_error (resp, error);
   ab_http_response_json (resp, 200, out);
+}
+
+/* POST /aggregations/v1/aggregate: upstream's top-K rank rows, recomputed */
+static void
+aggregate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  items_call (req, resp, ENGINE (ud), ab_engine_aggregate);
+}
+
+/* POST /aggregations/v1/sweep: queued refreshes recomputed */
+static void
+sweep (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  items_call (req, resp, ENGINE (ud), ab_engine_sweep);
 }
 
 static gint
@@ -205,9 +305,11 @@ void
 ab_api_register_topk (AbRouter *r, AbEngine *e)
 {
   ab_router_add (r, "POST", "/aggregations/v1/aggregate", AB_ROUTE_BLOCKING, aggregate, e);
+  ab_router_add (r, "POST", "/aggregations/v1/sweep", AB_ROUTE_BLOCKING, sweep, e);
   ab_router_add (r, "POST", "/aggregations/v1/databases/{database}/tables/{table}/topks/{topk}",
                  AB_ROUTE_BLOCKING, rank_read, e);
   ab_router_add (r, "GET", "/graph/v3/databases/{database}/tables/{table}/edges/topk/{topk}",
                  AB_ROUTE_INLINE, topk, e);
   ab_router_add (r, "GET", "/graph/v3/aggregations", AB_ROUTE_INLINE, aggregations, e);
+  ab_router_add (r, "GET", "/aggregations/v1/metadata", AB_ROUTE_INLINE, rank_metadata, e);
 }

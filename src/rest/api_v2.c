@@ -348,6 +348,71 @@ storage_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   answer_status (resp, "CREATED", entity);
 }
 
+/* The stored storage called name (a copy), or NULL. */
+static JsonNode *
+storage_find (AbEngine *e, const gchar *name)
+{
+  g_autoptr (GPtrArray) all = ab_catalog_list_storages (ab_engine_catalog (e));
+  for (guint i = 0; i < all->len; i++)
+    {
+      JsonObject *o = json_node_get_object (all->pdata[i]);
+      if (g_strcmp0 (json_object_get_string_member_with_default (o, "name", NULL), name) == 0)
+        return json_node_copy (all->pdata[i]);
+    }
+  return NULL;
+}
+
+static void
+storage_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  JsonNode *entity = storage_find (ud, ab_http_param (req, "n"));
+  if (entity == NULL)
+    return ab_http_response_error (resp, 404, "No such storage.");
+  ab_http_response_json (resp, 200, entity);
+}
+
+/* PUT: desc, type, conf and active replace what is stored; the rest stays. */
+static void
+storage_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
+  if (o == NULL)
+    return;
+  const gchar *name = ab_http_param (req, "n");
+  JsonNode *entity = storage_find (ud, name);
+  if (entity == NULL)
+    return ab_http_response_error (resp, 404, "No such storage.");
+  static const gchar *const members[] = { "desc", "type", "conf", "active" };
+  static const GType types[] = { G_TYPE_STRING, G_TYPE_STRING, G_TYPE_NONE, G_TYPE_BOOLEAN };
+  for (guint i = 0; i < G_N_ELEMENTS (members); i++)
+    {
+      JsonNode *v = json_object_get_member (o, members[i]);
+      if (v == NULL)
+        continue;
+      gboolean ok = types[i] == G_TYPE_NONE
+                        ? JSON_NODE_HOLDS_OBJECT (v)
+                        : JSON_NODE_HOLDS_VALUE (v) && json_node_get_value_type (v) == types[i];
+      if (!ok)
+        {
+          json_node_unref (entity);
+          g_autofree gchar *m = g_strdup_printf ("'%s' must be %s.", members[i],
+                                                 types[i] == G_TYPE_NONE      ? "an object"
+                                                 : types[i] == G_TYPE_BOOLEAN ? "a boolean"
+                                                                              : "a string");
+          return ab_http_response_error (resp, 400, m);
+        }
+      json_object_set_member (json_node_get_object (entity), members[i], json_node_copy (v));
+    }
+  GError *error = NULL;
+  if (!ab_catalog_put_storage (CAT (ud), name, entity, &error))
+    {
+      json_node_unref (entity);
+      return fail (resp, error);
+    }
+  answer_status (resp, "UPDATED", entity);
+}
+
 /* GET /graph/v2: upstream's graph controller answers the v2 engine's class
  * name, {"engine":"Graph"}; the upstream console and health checks call it. */
 static void
@@ -396,5 +461,7 @@ ab_api_register_v2 (AbRouter *r, AbEngine *e)
   both (r, "DELETE", a, ap, B, alias_delete, e);
   both (r, "GET", "/graph/v2/storage", "/graph/v2/storages", I, storage_list, e);
   both (r, "POST", "/graph/v2/storage/{n}", NULL, B, storage_create, e);
+  both (r, "GET", "/graph/v2/storage/{n}", NULL, I, storage_get, e);
+  both (r, "PUT", "/graph/v2/storage/{n}", NULL, B, storage_update, e);
   ab_router_add (r, "GET", "/graph/v2", AB_ROUTE_ALWAYS_INLINE, graph_info, "Graph");
 }

@@ -1,6 +1,6 @@
 /* The label-based v2 edge writes (docs/rest-api.md §2.5): /graph/v2/edge with
  * {label, edges:[{ts, src, tgt, props}]} and /graph/v2/service/{s}/label/{l}/
- * edge[/sync|/delete] with {edges}, run as v3 mutations of table s.l. */
+ * edge[/sync|/delete|/purge] with {edges}, run as v3 mutations of table s.l. */
 #include <string.h>
 #include "rest/api-private.h"
 #include "model/json_get.h"
@@ -16,15 +16,17 @@ typedef struct {
 static const Route POST_EDGE = { AB_OP_INSERT, FALSE, FALSE };
 static const Route PUT_EDGE = { AB_OP_UPDATE, FALSE, FALSE };
 static const Route DELETE_EDGE = { AB_OP_DELETE, FALSE, FALSE };
+static const Route PURGE_EDGE = { AB_OP_PURGE, FALSE, TRUE }; /* no mode: the table's */
 static const Route LABEL_ROUTES[2][3] = {
   { { AB_OP_INSERT, FALSE, TRUE }, { AB_OP_UPDATE, FALSE, TRUE }, { AB_OP_DELETE, FALSE, TRUE } },
   { { AB_OP_INSERT, TRUE, TRUE }, { AB_OP_UPDATE, TRUE, TRUE }, { AB_OP_DELETE, TRUE, TRUE } },
 };
 
-static const gchar *const OP_NAMES[] = { "INSERT", "UPDATE", "DELETE" };
+static const gchar *const OP_NAMES[] = { "INSERT", "UPDATE", "DELETE", "PURGE" };
 
 /* {"mutations":[{type, edge:{version, source, target, properties}}]} of the
- * v2 edges; NULL + 400 answered when one is malformed. */
+ * v2 edges (a purge's properties left out: it ignores them); NULL + 400
+ * answered when one is malformed. */
 static JsonNode *
 v3_body (JsonArray *edges, AbOpType op, AbHttpResponse *resp)
 {
@@ -59,7 +61,7 @@ v3_body (JsonArray *edges, AbOpType op, AbHttpResponse *resp)
           json_builder_add_value (b, json_node_copy (json_object_get_member (e, from[k])));
         }
       json_builder_set_member_name (b, "properties");
-      if (props != NULL && JSON_NODE_HOLDS_OBJECT (props))
+      if (props != NULL && JSON_NODE_HOLDS_OBJECT (props) && op != AB_OP_PURGE)
         json_builder_add_value (b, json_node_copy (props));
       else
         {
@@ -131,7 +133,7 @@ v2_body (GArray *results, JsonArray *edges, AbOpType op, const gchar *trace)
             }
           else
             ab_jsonw_member_empty_object (&w, "props");
-          ab_jsonw_member_bool (&w, "active", op != AB_OP_DELETE);
+          ab_jsonw_member_bool (&w, "active", op != AB_OP_DELETE && op != AB_OP_PURGE);
           ab_jsonw_end_object (&w);
         }
       ab_api_key_result_tail (&w, r);
@@ -167,7 +169,7 @@ write_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, const 
   if (o == NULL)
     return;
   gboolean sync = route->sync;
-  if (!route->sync && !mode_param (req, &sync, resp))
+  if (!route->sync && route->op != AB_OP_PURGE && !mode_param (req, &sync, resp))
     return;
   g_autofree gchar *db = NULL, *table = NULL;
   if (route->by_label)
@@ -193,6 +195,7 @@ write_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, const 
   opt.table = table;
   opt.edges_endpoint = TRUE;
   opt.sync_request = sync;
+  opt.purge = route->op == AB_OP_PURGE;
   opt.request_id = req->request_id;
   opt.actor = ab_api_actor (req);
   const gchar *ctx = ab_http_header_get (req, "ab-include-mutation-context");
@@ -218,6 +221,7 @@ HANDLER (label_delete, &LABEL_ROUTES[0][2])
 HANDLER (label_sync_post, &LABEL_ROUTES[1][0])
 HANDLER (label_sync_put, &LABEL_ROUTES[1][1])
 HANDLER (label_sync_delete, &LABEL_ROUTES[1][2])
+HANDLER (label_purge, &PURGE_EDGE)
 #undef HANDLER
 
 void
@@ -235,5 +239,8 @@ ab_api_register_v2_edge (AbRouter *r, AbEngine *e)
   ab_router_add (r, "POST", LABEL "/sync", B, label_sync_post, e);
   ab_router_add (r, "PUT", LABEL "/sync", B, label_sync_put, e);
   ab_router_add (r, "DELETE", LABEL "/sync", B, label_sync_delete, e);
+  ab_router_add (r, "POST", LABEL "/purge", B, label_purge, e);
+  ab_router_add (r, "DELETE", LABEL "/purge", B, label_purge, e);
 #undef LABEL
+  ab_api_register_v2_query (r, e); /* the GET of the same path */
 }

@@ -52,15 +52,17 @@ queue_need (const AbHttpRequest *req, AbAuthNeed *n)
 {
   const gchar *route = req->route;
   gboolean messages = g_str_has_suffix (route, "/messages") || g_str_has_suffix (route, "/poll");
+  /* /queue/v1/namespaces/{ns}/... or /queue/v1/databases/{database}/... */
+  const gchar *db = ab_http_param (req, "ns") != NULL ? "ns" : "database";
   if (messages)
     {
       n->letters = is_read (req) ? "r" : "w";
-      n->scope = scope_of (req, "ns", "queue");
+      n->scope = scope_of (req, db, "queue");
     }
   else
     {
       n->letters = is_read (req) ? "rc" : "c";
-      n->scope = scope_of (req, "ns", NULL);
+      n->scope = scope_of (req, db, NULL);
     }
 }
 
@@ -155,6 +157,8 @@ ab_auth_need_of (AbEngine *engine, const AbHttpRequest *req, AbAuthNeed *n)
     n->letters = "r", n->scope = g_strdup ("*");
   else if (g_str_has_prefix (route, "/admin/"))
     n->letters = "a", n->scope = g_strdup ("*");
+  else if (g_str_has_prefix (route, "/graph/v3/datastore/")) /* HBase tables: a to drop one */
+    n->letters = is_read (req) ? "rc" : "a", n->scope = g_strdup ("*");
   else if (g_str_has_prefix (route, "/queue/v1/"))
     queue_need (req, n);
   else if (strstr (route, "/tables/{table}/edges") != NULL
@@ -168,12 +172,13 @@ ab_auth_need_of (AbEngine *engine, const AbHttpRequest *req, AbAuthNeed *n)
     }
   else if (g_str_has_suffix (route, "/topks/{topk}"))
     n->letters = "r", n->scope = scope_of (req, "database", "table");
-  else if (g_str_equal (route, "/aggregations/v1/aggregate"))
+  else if (g_str_equal (route, "/aggregations/v1/aggregate")
+           || g_str_equal (route, "/aggregations/v1/sweep"))
     n->letters = "w", n->scope = g_strdup ("*"); /* writes the rank tables its schemas name */
   else if (g_str_equal (route, "/graph/v2/edge"))
     v2_edge_need (req, n);
-  else if (strstr (route, "/label/{l}/edge") != NULL)
-    n->letters = "w", n->scope = scope_of (req, "s", "l");
+  else if (strstr (route, "/label/{l}/edge") != NULL) /* GET: the v2 edge read; writes, purge: w */
+    n->letters = is_read (req) ? "r" : "w", n->scope = scope_of (req, "s", "l");
   else if (g_str_equal (route, "/graph/v3/query") || g_str_equal (route, "/graph/v3/query/{id}"))
     query_need (engine, req, n);
   else if (g_str_has_suffix (route, "/edges/multihop"))

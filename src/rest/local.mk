@@ -25,5 +25,5 @@ tests_unit_rest_test_router_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
 
 # The Actionbase API handlers (lead): metadata v3, v2, data endpoints.
 src_librest_a_SOURCES += src/rest/api.h src/rest/api-private.h src/rest/api.c \
-	src/rest/api_meta.c src/rest/api_v2.c src/rest/api_v2_edge.c src/rest/api_data.c src/rest/api_agg.c src/rest/api_topk.c src/rest/api_query.c src/rest/api_prepared.c src/rest/api_queue.c \
-	src/rest/api_admin.c src/rest/auth.h src/rest/auth.c
+	src/rest/api_meta.c src/rest/api_v2.c src/rest/api_v2_edge.c src/rest/api_v2_query.c src/rest/api_data.c src/rest/api_agg.c src/rest/api_topk.c src/rest/api_query.c src/rest/api_prepared.c src/rest/api_queue.c src/rest/api_queue_db.c \
+	src/rest/api_admin.c src/rest/api_datastore.c src/rest/auth.h src/rest/auth.c

@@ -161,8 +161,11 @@ export const meta = {
 };
 
 // A queue's backing table carries "queue/v1 {...}" in its comment.
+// A queue of the namespaces form (`queue/v1 {"partitions":N}`), the one the
+// console manages; the databases form (`{"partitionCount":N,...}`) is a table here.
 export function isQueueTable(t) {
-  return t && typeof t.comment === 'string' && t.comment.startsWith('queue/v1 ');
+  return t && typeof t.comment === 'string' && t.comment.startsWith('queue/v1 ')
+    && t.comment.includes('"partitions"');
 }
 
 // ---- what the current key may do ----

@@ -295,9 +295,9 @@ function renderOpFields() {
   } else if (op === 'agg') {
     const groups = ['__count__', ...(s.groups || []).map((g) => g.group)];
     const group = errs.add(field('Group', h('select', { id: 'q-group' }, options(groups)), { match: /group/i }));
-    const start = input('q-start', 'Start', {}, { match: /start/i });
+    const start = input('q-start', 'Start (several: comma separated)', {}, { match: /start/i });
     const dir = directionField();
-    const limit = input('q-limit', 'Limit', { type: 'number', min: 1 }, { match: /limit/i });
+    const limit = input('q-limit', 'Limit (cells per start)', { type: 'number', min: 1 }, { match: /limit/i });
     const groupFields = [...new Set((s.groups || []).flatMap((g) => (g.fields || []).map((f) => f.name)))];
     const ranges = conditions('ranges', groupFields);
     const rangesField = errs.add(field('Ranges', ranges.control, { match: /range/i }));
@@ -306,16 +306,19 @@ function renderOpFields() {
       build: () => ({
         method: 'GET',
         path: withQuery(`${base()}/edges/agg/${enc(group.control.value)}`, [
-          ['start', start.control.value],
+          ...start.control.value.split(',').map((v) => ['start', v.trim()]),
           ['direction', dir.control.value],
           ['limit', limit.control.value],
           ['ranges', ranges.value()],
         ]),
       }),
+      // One row per group (its start and value), then one per cell (its key fields and value).
       render: (r) => {
-        if (!r.ok || !r.json || !Array.isArray(r.json.cells)) return { table: null };
-        const rows = r.json.cells.map((c) => ({ ...c.key, value: c.value }));
-        return { table: objectsTable(rows, { caption: 'cells' }), summary: `count ${r.json.count} · sum ${r.json.sum} · hasNext ${r.json.hasNext}` };
+        if (!r.ok || !r.json || !Array.isArray(r.json.groups)) return { table: null };
+        const groups = r.json.groups;
+        const keys = [...new Set(groups.flatMap((g) => (g.cells || []).flatMap((c) => Object.keys(c.key || {}))))];
+        const rows = groups.flatMap((g) => [{ start: g.start, value: g.value, hasNext: g.hasNext }, ...(g.cells || []).map((c) => ({ ...c.key, value: c.value }))]);
+        return { table: objectsTable(rows, { caption: 'groups and cells', columns: [...new Set(['start', ...keys, 'value', 'hasNext'])] }), summary: `count ${r.json.count}` };
       },
     };
   } else if (op === 'ids') {

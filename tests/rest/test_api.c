@@ -502,6 +502,19 @@ START_TEST (v2_storages)
   ck_assert_str_eq (ab_json_str (r.json, "content.0.name"), "main");
   ck_assert_str_eq (ab_json_str (r.json, "content.0.hbaseTable"), "t");
   ab_reply_clear (&r);
+  /* one storage read and changed */
+  g_autoptr (JsonNode) one = ab_http_ok (&srv, "GET", "/graph/v2/storage/main", NULL);
+  ck_assert_str_eq (ab_json_str (one, "name"), "main");
+  g_autoptr (JsonNode) put = ab_http_ok (&srv, "PUT", "/graph/v2/storage/main",
+                                         "{\"desc\":\"main cluster\",\"active\":false}");
+  ck_assert_str_eq (ab_json_str (put, "status"), "UPDATED");
+  ck_assert_str_eq (ab_json_str (put, "result.desc"), "main cluster");
+  ck_assert (!ab_json_bool (put, "result.active"));
+  ck_assert_str_eq (ab_json_str (put, "result.hbaseTable"), "t"); /* the rest stays */
+  ab_expect_error (&srv, "PUT", "/graph/v2/storage/main", "{\"active\":\"no\"}", 400,
+                   "'active' must be a boolean.");
+  ab_expect_error (&srv, "GET", "/graph/v2/storage/other", NULL, 404, "No such storage.");
+  ab_expect_error (&srv, "PUT", "/graph/v2/storage/other", "{}", 404, "No such storage.");
 }
 END_TEST
 
@@ -619,6 +632,10 @@ START_TEST (read_only_mode)
   g_autoptr (JsonNode) c
       = ab_http_ok (&srv, "GET", T "/edges/count?start=Phone&direction=IN", NULL);
   ck_assert_int_eq (ab_json_int (c, "count"), 2);
+  g_autoptr (JsonNode) v2 = ab_http_ok (
+      &srv, "GET", "/graph/v2/service/likes/label/likes/edge?src=Phone&dir=IN&select=COUNT(1)",
+      NULL);
+  ck_assert_int_eq (ab_json_int (v2, "data.0.COUNT(1)"), 2);
   g_autoptr (JsonNode) h = ab_http_ok (&srv, "GET", "/health", NULL);
   ck_assert (ab_json_bool (h, "readOnly"));
   /* draining a read-only node is not a write; running a prepared query is a read */
@@ -765,6 +782,236 @@ START_TEST (v2_edges)
 }
 END_TEST
 
+/* GET /graph/v2/service/{s}/label/{l}/edge: the v2 edge read. */
+#define V2_READ "/graph/v2/service/rd/label/likes/edge?"
+
+static JsonNode *
+v2_read (const gchar *query)
+{
+  g_autofree gchar *path = g_strconcat (V2_READ, query, NULL);
+  return ab_http_ok (&srv, "GET", path, NULL);
+}
+
+/* Edges written through the v2 POST, then read back as upstream's v2
+ * DataFrame: a scan paged by offset/hasNext, point reads both ways,
+ * COUNT(1), self edges, select, jsoncompact, filter, stats and the 400s. */
+START_TEST (v2_edge_reads)
+{
+  g_autoptr (JsonNode) svc = ab_http_ok (&srv, "POST", "/graph/v2/service/rd", "{\"desc\":\"\"}");
+  g_autoptr (JsonNode) lbl
+      = ab_http_ok (&srv, "POST", "/graph/v2/service/rd/label/likes", QUICK_LABEL);
+  g_autoptr (JsonNode) w = ab_http_ok (
+      &srv, "POST", "/graph/v2/service/rd/label/likes/edge?mode=SYNC",
+      "{\"edges\":[{\"ts\":10,\"src\":\"u1\",\"tgt\":\"p1\",\"props\":{\"created_at\":10}},"
+      "{\"ts\":11,\"src\":\"u1\",\"tgt\":\"p2\",\"props\":{\"created_at\":11}},"
+      "{\"ts\":12,\"src\":\"u1\",\"tgt\":\"p3\",\"props\":{\"created_at\":12}},"
+      "{\"ts\":13,\"src\":\"u2\",\"tgt\":\"p1\",\"props\":{\"created_at\":13}},"
+      "{\"ts\":14,\"src\":\"u1\",\"tgt\":\"u1\",\"props\":{\"created_at\":14}}]}");
+  ck_assert_uint_eq (ab_json_len (w, "result"), 5);
+  /* a scan of the index, newest first, in pages of 3 */
+  g_autoptr (JsonNode) p1 = v2_read ("src=u1&index=recent&limit=3");
+  ck_assert_int_eq (ab_json_int (p1, "rows"), 3);
+  ck_assert_str_eq (ab_json_str (p1, "data.0.target"), "u1");
+  ck_assert_str_eq (ab_json_str (p1, "data.2.target"), "p2");
+  ck_assert_str_eq (ab_json_str (p1, "data.0.direction"), "OUT");
+  ck_assert_int_eq (ab_json_int (p1, "data.0.version"), 14);
+  ck_assert_int_eq (ab_json_int (p1, "data.0.created_at"), 14);
+  ck_assert_uint_eq (ab_json_len (p1, "stats"), 0);
+  ck_assert (ab_json_bool (p1, "hasNext"));
+  g_autofree gchar *offset = g_uri_escape_string (ab_json_str (p1, "offset"), NULL, TRUE);
+  g_autofree gchar *next = g_strdup_printf ("src=u1&index=recent&limit=3&offset=%s", offset);
+  g_autoptr (JsonNode) p2 = v2_read (next);
+  ck_assert_int_eq (ab_json_int (p2, "rows"), 1);
+  ck_assert_str_eq (ab_json_str (p2, "data.0.target"), "p1");
+  ck_assert (!ab_json_bool (p2, "hasNext"));
+  ck_assert (ab_json_is_null (p2, "offset"));
+  /* src with tgt: point reads in request order; dir=IN from the tgt side */
+  g_autoptr (JsonNode) got = v2_read ("src=u1&tgt=p1,p2,p9");
+  ck_assert_int_eq (ab_json_int (got, "rows"), 2);
+  ck_assert_str_eq (ab_json_str (got, "data.1.target"), "p2");
+  g_autoptr (JsonNode) in = v2_read ("src=p1&tgt=u1,u2&dir=IN&stats=TGT_DEGREE");
+  ck_assert_int_eq (ab_json_int (in, "rows"), 2);
+  ck_assert_str_eq (ab_json_str (in, "data.1.source"), "u2");
+  ck_assert_str_eq (ab_json_str (in, "data.1.target"), "p1");
+  ck_assert_uint_eq (ab_json_len (in, "stats"), 0); /* TGT_DEGREE: with one tgt only */
+  /* select=COUNT(1) alone: a count per src, answered whole */
+  g_autoptr (JsonNode) counts = v2_read ("src=u1,u2&select=COUNT(1)");
+  ck_assert_int_eq (ab_json_int (counts, "data.0.COUNT(1)"), 4);
+  ck_assert_int_eq (ab_json_int (counts, "data.1.COUNT(1)"), 1);
+  ck_assert_str_eq (ab_json_str (counts, "data.1.source"), "u2");
+  /* self: the edge from a vertex to itself */
+  g_autoptr (JsonNode) self = v2_read ("self=u1,u2");
+  ck_assert_int_eq (ab_json_int (self, "rows"), 1);
+  ck_assert_str_eq (ab_json_str (self, "data.0.target"), "u1");
+  /* select, repeated or comma separated, in its order */
+  g_autoptr (JsonNode) sel
+      = v2_read ("src=u1&index=recent&limit=1&select=created_at&select=target");
+  ck_assert_uint_eq (json_object_get_size (json_node_get_object (ab_json_at (sel, "data.0"))), 2);
+  ck_assert_int_eq (ab_json_int (sel, "data.0.created_at"), 14);
+  g_autoptr (JsonNode) compact
+      = v2_read ("src=u1&index=recent&select=target,created_at&format=jsoncompact");
+  ck_assert_str_eq (ab_json_str (compact, "meta.0.name"), "target");
+  ck_assert_str_eq (ab_json_str (compact, "meta.0.type"), "STRING");
+  ck_assert_str_eq (ab_json_str (compact, "meta.1.type"), "LONG");
+  ck_assert_str_eq (ab_json_str (compact, "data.1.0"), "p3");
+  ck_assert_int_eq (ab_json_int (compact, "data.1.1"), 12);
+  ck_assert_int_eq (ab_json_int (compact, "rows"), 4);
+  /* filter keeps the edges of the page that match; stats count the src */
+  g_autoptr (JsonNode) f = v2_read ("src=u1&index=recent&filter=created_at:bt:11,12;target:in:"
+                                    "p1,p3&stats=SRC_DEGREE");
+  ck_assert_int_eq (ab_json_int (f, "rows"), 1);
+  ck_assert_str_eq (ab_json_str (f, "data.0.target"), "p3");
+  ck_assert_str_eq (ab_json_str (f, "stats.0.name"), "SRC_DEGREE");
+  ck_assert_int_eq (ab_json_int (f, "stats.0.value"), 4);
+  ab_expect_error (&srv, "GET", V2_READ "index=recent", NULL, 400, "src is required");
+  ab_expect_error (&srv, "GET", V2_READ "src=u1,u2&tgt=p1", NULL, 400, "tgt should be null");
+  ab_expect_error (&srv, "GET", V2_READ "src=u1&index=recent&select=nope", NULL, 400, "`nope`");
+  ab_expect_error (&srv, "GET", V2_READ "src=u1&index=recent&filter=created_at:zz:1", NULL, 400,
+                   "operator");
+  ab_expect_error (&srv, "GET", V2_READ "src=u1&index=recent&filter=mood:eq:1", NULL, 400, "mood");
+  ab_expect_error (&srv, "GET", V2_READ "src=u1&index=recent&dir=BOTH", NULL, 400, "BOTH");
+  ab_expect_error (&srv, "GET", V2_READ "src=u1", NULL, 400, "index");
+  ab_expect_error (&srv, "GET", V2_READ "src=u1&index=recent&stats=MANY", NULL, 400, "MANY");
+}
+END_TEST
+
+/* …/label/{l}/edge/purge: upstream's v2 hard delete. */
+#define PURGE_LABEL "/graph/v2/service/pg/label/likes/edge"
+
+static JsonNode *
+v3_count (const gchar *table, const gchar *start, const gchar *direction)
+{
+  g_autofree gchar *path = g_strdup_printf (DB "/pg/tables/%s/edges/count?start=%s&direction=%s",
+                                            table, start, direction);
+  return ab_http_ok (&srv, "GET", path, NULL);
+}
+
+/* Written through the v2 POST, purged (DELETE and POST) whatever their
+ * version: gone from reads, counts and the State row, so that an INSERT
+ * older than the purged edge creates it again (a DELETE's tombstone makes
+ * that IDLE); a missing edge IDLE, a deleted one DELETED with no count
+ * moved; the 400s; an ASYNC label queues the purge and the applier runs it. */
+START_TEST (v2_edge_purge)
+{
+  g_autoptr (JsonNode) svc = ab_http_ok (&srv, "POST", "/graph/v2/service/pg", "{\"desc\":\"\"}");
+  g_autoptr (JsonNode) lbl
+      = ab_http_ok (&srv, "POST", "/graph/v2/service/pg/label/likes", QUICK_LABEL);
+  g_autoptr (JsonNode) w = ab_http_ok (
+      &srv, "POST", PURGE_LABEL "?mode=SYNC",
+      "{\"edges\":[{\"ts\":10,\"src\":\"u1\",\"tgt\":\"p1\",\"props\":{\"created_at\":10}},"
+      "{\"ts\":11,\"src\":\"u1\",\"tgt\":\"p2\",\"props\":{\"created_at\":11}},"
+      "{\"ts\":12,\"src\":\"u1\",\"tgt\":\"p3\",\"props\":{\"created_at\":12}}]}");
+  ck_assert_uint_eq (ab_json_len (w, "result"), 3);
+  g_autoptr (JsonNode) d = ab_http_ok (&srv, "DELETE", PURGE_LABEL "/sync",
+                                       "{\"edges\":[{\"ts\":13,\"src\":\"u1\",\"tgt\":\"p3\"}]}");
+  ck_assert_str_eq (ab_json_str (d, "result.0.status"), "DELETED");
+  /* versions older than the stored ones, props neither cast nor kept */
+  g_autoptr (JsonNode) p
+      = ab_http_ok (&srv, "DELETE", PURGE_LABEL "/purge",
+                    "{\"edges\":[{\"ts\":1,\"src\":\"u1\",\"tgt\":\"p9\"},"
+                    "{\"ts\":1,\"src\":\"u1\",\"tgt\":\"p3\"},"
+                    "{\"ts\":1,\"src\":\"u1\",\"tgt\":\"p1\",\"props\":{\"created_at\":\"soon\"}}],"
+                    "\"audit\":{\"actor\":\"ops\"}}");
+  ck_assert_uint_eq (ab_json_len (p, "result"), 3);
+  ck_assert_str_eq (ab_json_str (p, "result.0.edge.tgt"), "p1");
+  ck_assert_str_eq (ab_json_str (p, "result.0.status"), "DELETED");
+  ck_assert_str_eq (ab_json_str (p, "result.0.edge.props.created_at"), "soon");
+  ck_assert (!ab_json_bool (p, "result.0.edge.active"));
+  ck_assert_int_eq (ab_json_int (p, "result.0.edge.ts"), 1);
+  ck_assert_str_eq (ab_json_str (p, "result.1.edge.tgt"), "p3");
+  ck_assert_str_eq (ab_json_str (p, "result.1.status"), "DELETED"); /* its tombstone */
+  ck_assert_str_eq (ab_json_str (p, "result.2.edge.tgt"), "p9");
+  ck_assert_str_eq (ab_json_str (p, "result.2.status"), "IDLE");
+  /* gone from the v2 and v3 reads; counts dropped by the active edge only */
+  g_autoptr (JsonNode) got = ab_http_ok (&srv, "GET", PURGE_LABEL "?src=u1&tgt=p1,p2,p3", NULL);
+  ck_assert_int_eq (ab_json_int (got, "rows"), 1);
+  ck_assert_str_eq (ab_json_str (got, "data.0.target"), "p2");
+  g_autoptr (JsonNode) scan = ab_http_ok (&srv, "GET", PURGE_LABEL "?src=u1&index=recent", NULL);
+  ck_assert_int_eq (ab_json_int (scan, "rows"), 1);
+  g_autoptr (JsonNode) in
+      = ab_http_ok (&srv, "GET", PURGE_LABEL "?src=p1&dir=IN&index=recent", NULL);
+  ck_assert_int_eq (ab_json_int (in, "rows"), 0);
+  g_autoptr (JsonNode) v3
+      = ab_http_ok (&srv, "GET", DB "/pg/tables/likes/edges/get?source=u1&target=p1", NULL);
+  ck_assert_uint_eq (ab_json_len (v3, "edges"), 0);
+  g_autoptr (JsonNode) c1 = v3_count ("likes", "u1", "OUT");
+  ck_assert_int_eq (ab_json_int (c1, "count"), 1);
+  g_autoptr (JsonNode) c2 = v3_count ("likes", "p1", "IN");
+  ck_assert_int_eq (ab_json_int (c2, "count"), 0);
+  /* no State row left: an older INSERT creates the edge again, where a
+   * DELETE's tombstone answers IDLE */
+  g_autoptr (JsonNode) again = ab_http_ok (
+      &srv, "POST", PURGE_LABEL "?mode=SYNC",
+      "{\"edges\":[{\"ts\":5,\"src\":\"u1\",\"tgt\":\"p1\",\"props\":{\"created_at\":5}},"
+      "{\"ts\":5,\"src\":\"u1\",\"tgt\":\"p3\",\"props\":{\"created_at\":5}}]}");
+  ck_assert_str_eq (ab_json_str (again, "result.0.status"), "CREATED");
+  ck_assert_str_eq (ab_json_str (again, "result.1.status"), "CREATED");
+  g_autoptr (JsonNode) d2 = ab_http_ok (&srv, "DELETE", PURGE_LABEL "/sync",
+                                        "{\"edges\":[{\"ts\":20,\"src\":\"u1\",\"tgt\":\"p2\"}]}");
+  g_autoptr (JsonNode) older = ab_http_ok (
+      &srv, "POST", PURGE_LABEL "?mode=SYNC",
+      "{\"edges\":[{\"ts\":15,\"src\":\"u1\",\"tgt\":\"p2\",\"props\":{\"created_at\":15}}]}");
+  ck_assert_str_eq (ab_json_str (older, "result.0.status"), "IDLE");
+  g_autoptr (JsonNode) c3 = v3_count ("likes", "u1", "OUT");
+  ck_assert_int_eq (ab_json_int (c3, "count"), 2);
+  g_autoptr (JsonNode) back = ab_http_ok (&srv, "GET", PURGE_LABEL "?src=u1&tgt=p1", NULL);
+  ck_assert_int_eq (ab_json_int (back, "data.0.version"), 5);
+  /* POST does the same; the context shows the State row deleted; a second
+   * purge finds nothing */
+  AbReply r = { 0 };
+  static const gchar *const hdr[] = { "AB-Include-Mutation-Context", "true", NULL };
+  const gchar *one = "{\"edges\":[{\"ts\":0,\"src\":\"u1\",\"tgt\":\"p1\"}]}";
+  g_autoptr (GBytes) body = g_bytes_new_static (one, strlen (one));
+  ab_http_raw (&srv, &r, "POST", body, PURGE_LABEL "/purge", hdr);
+  ck_assert_uint_eq (r.status, 200);
+  ck_assert_str_eq (ab_json_str (r.json, "result.0.status"), "DELETED");
+  ck_assert_str_eq (ab_json_str (r.json, "result.0.context.storageOps.0.kind"), "Delete");
+  ab_reply_clear (&r);
+  g_autoptr (JsonNode) twice = ab_http_ok (&srv, "POST", PURGE_LABEL "/purge", one);
+  ck_assert_str_eq (ab_json_str (twice, "result.0.status"), "IDLE");
+  g_autoptr (JsonNode) c4 = v3_count ("likes", "u1", "OUT");
+  ck_assert_int_eq (ab_json_int (c4, "count"), 1);
+  /* the EdgesRequest's 400s; PURGE is no v3 mutation type */
+  ab_expect_error (&srv, "DELETE", PURGE_LABEL "/purge", "{\"edges\":[{\"src\":\"u1\"}]}", 400,
+                   "edges[0]");
+  ab_expect_error (&srv, "POST", PURGE_LABEL "/purge", "{\"edge\":[]}", 400, "'edges'");
+  ab_expect_error (&srv, "POST", PURGE_LABEL "/purge", "[]", 400, "");
+  ab_expect_error (&srv, "POST", "/graph/v2/service/pg/label/nope/edge/purge", "{\"edges\":[]}",
+                   400, "nope");
+  ab_expect_error (&srv, "POST", DB "/pg/tables/likes/edges/sync",
+                   "{\"mutations\":[{\"type\":\"PURGE\",\"edge\":{\"version\":1,\"source\":"
+                   "\"u1\",\"target\":\"p2\"}}]}",
+                   400, "type must be INSERT, UPDATE or DELETE");
+  /* an ASYNC label: QUEUED, then applied from the WAL */
+  g_autoptr (JsonNode) later
+      = ab_http_ok (&srv, "POST", "/graph/v2/service/pg/label/later",
+                    "{\"desc\":\"\",\"type\":\"INDEXED\",\"schema\":{\"src\":{\"type\":\"STRING\"},"
+                    "\"tgt\":{\"type\":\"STRING\"},\"fields\":[]},\"dirType\":\"OUT\","
+                    "\"storage\":\"datastore://pg/later\",\"indices\":[],\"mode\":\"ASYNC\"}");
+  g_autoptr (JsonNode) aw
+      = ab_http_ok (&srv, "POST", "/graph/v2/service/pg/label/later/edge?mode=SYNC",
+                    "{\"edges\":[{\"ts\":9,\"src\":\"a\",\"tgt\":\"b\"}]}");
+  ck_assert_str_eq (ab_json_str (aw, "result.0.status"), "CREATED");
+  g_autoptr (JsonNode) ap
+      = ab_http_ok (&srv, "DELETE", "/graph/v2/service/pg/label/later/edge/purge",
+                    "{\"edges\":[{\"ts\":1,\"src\":\"a\",\"tgt\":\"b\"}]}");
+  ck_assert_str_eq (ab_json_str (ap, "result.0.status"), "QUEUED");
+  gint64 n = 1;
+  for (guint i = 0; i < 200 && n != 0; i++)
+    {
+      g_autoptr (JsonNode) c = v3_count ("later", "a", "OUT");
+      n = ab_json_int (c, "count");
+      if (n != 0)
+        g_usleep (50000);
+    }
+  ck_assert_int_eq (n, 0);
+  g_autoptr (JsonNode) re
+      = ab_http_ok (&srv, "POST", "/graph/v2/service/pg/label/later/edge?mode=SYNC",
+                    "{\"edges\":[{\"ts\":2,\"src\":\"a\",\"tgt\":\"b\"}]}");
+  ck_assert_str_eq (ab_json_str (re, "result.0.status"), "CREATED");
+}
+END_TEST
+
 /* The value of series `name` on a /metrics page, after its HELP and TYPE
  * lines (TYPE `type`); the value must be a number ending its line. */
 static gdouble
@@ -836,6 +1083,8 @@ main (void)
   tcase_add_test (tc, long_ids);
   tcase_add_test (tc, probes);
   tcase_add_test (tc, v2_edges);
+  tcase_add_test (tc, v2_edge_reads);
+  tcase_add_test (tc, v2_edge_purge);
   tcase_add_test (tc, v2_storages);
   tcase_add_test (tc, read_only_mode);
   tcase_add_test (tc, status_filters_and_names);

@@ -130,6 +130,14 @@ START_TEST (keys_and_grants)
   ck_assert_uint_eq (as (writer, "POST", "/graph/v2/service/d/label/u/edge",
                          "{\"edges\":[{\"ts\":2,\"src\":\"a\",\"tgt\":\"b\"}]}", NULL),
                      403);
+  /* ... and reading them back r: a read-only key can GET, not POST */
+  ck_assert_uint_eq (as (reader, "GET", "/graph/v2/service/d/label/t/edge?src=a&tgt=b", NULL, NULL),
+                     200);
+  ck_assert_uint_eq (as (reader, "POST", "/graph/v2/service/d/label/t/edge",
+                         "{\"edges\":[{\"ts\":3,\"src\":\"a\",\"tgt\":\"b\"}]}", NULL),
+                     403);
+  ck_assert_uint_eq (as (writer, "GET", "/graph/v2/service/d/label/u/edge?src=a&tgt=b", NULL, NULL),
+                     403);
   /* the probes are open; draining a node is an admin's */
   ck_assert_uint_eq (as (NULL, "GET", "/", NULL, NULL), 200);
   ck_assert_uint_eq (as (NULL, "GET", "/graph/health/readiness", NULL, NULL), 200);
@@ -140,6 +148,13 @@ START_TEST (keys_and_grants)
   ck_assert_uint_eq (as (reader, "GET", "/metrics", NULL, NULL), 403);
   ck_assert_uint_eq (as (ADMIN, "GET", "/metrics", NULL, NULL), 200);
   ck_assert_uint_eq (as (reader, "GET", "/admin/v1/keys", NULL, NULL), 403);
+  /* datastore references are metadata reads; a drop is an admin's; a sweep writes rank tables */
+  ck_assert_uint_eq (as (reader, "GET", "/graph/v3/datastore/hbase/references", NULL, NULL), 403);
+  ck_assert_uint_eq (as (ADMIN, "GET", "/graph/v3/datastore/hbase/references", NULL, NULL), 200);
+  ck_assert_uint_eq (as (writer, "DELETE", "/graph/v3/datastore/hbase/tables/ns:x", NULL, NULL),
+                     403);
+  ck_assert_uint_eq (as (writer, "POST", "/aggregations/v1/sweep", "{\"items\":[]}", NULL), 403);
+  ck_assert_uint_eq (as (ADMIN, "POST", "/aggregations/v1/sweep", "{\"items\":[]}", NULL), 200);
   ck_assert_uint_eq (as (ADMIN, "POST", "/admin/v1/keys",
                          "{\"name\":\"x\",\"grants\":[{\"scope\":\"d\",\"permissions\":\"rz\"}]}",
                          NULL),

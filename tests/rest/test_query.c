@@ -144,6 +144,93 @@ START_TEST (two_hops)
   ck_assert_int_eq (ab_json_int (in, "items.0.data.0.source"), 2000);
   ck_assert_int_eq (ab_json_int (in, "items.0.data.0.target"), 3001);
   ck_assert_str_eq (ab_json_str (in, "items.0.data.0.direction"), "IN");
+
+  /* filters keep the matching edges of each page read, on SCAN and CACHE items */
+  g_autoptr (JsonNode) f
+      = query ("{\"type\":\"SCAN\",\"name\":\"f\",\"database\":\"db1\",\"table\":\"follows\","
+               "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"direction\":\"OUT\","
+               "\"index\":\"created_at_desc\",\"filters\":\"tags:eq:b\",\"include\":true},"
+               "{\"type\":\"CACHE\",\"name\":\"c\",\"database\":\"db2\",\"table\":\"wishlist\","
+               "\"source\":{\"type\":\"VALUE\",\"value\":[2000]},\"direction\":\"OUT\","
+               "\"cache\":\"recent\",\"filters\":\"createdAt:lt:201\",\"include\":true}");
+  ck_assert_int_eq (ab_json_int (f, "items.0.rows"), 1);
+  ck_assert_int_eq (ab_json_int (f, "items.0.data.0.target"), 2001);
+  ck_assert_int_eq (ab_json_int (f, "items.1.rows"), 1);
+  ck_assert_int_eq (ab_json_int (f, "items.1.data.0.target"), 3000);
+  expect_400 ("{\"type\":\"SCAN\",\"name\":\"f\",\"database\":\"db1\",\"table\":\"follows\","
+              "\"source\":{\"type\":\"VALUE\",\"value\":[1000]},\"direction\":\"OUT\","
+              "\"index\":\"created_at_desc\",\"filters\":\"nope:eq:1\"}",
+              "nope");
+}
+END_TEST
+
+/* upstream's EdgeCacheQueryE2ETest and ActionbaseQueryE2ETest: a cache
+ * field's `dimension` list keeps only the edges with one of its values. */
+START_TEST (cache_dimensions)
+{
+  g_autoptr (JsonNode) d = ok ("POST", DB, "{\"database\":\"dims\",\"comment\":\"\"}");
+  g_autoptr (JsonNode) t = ok (
+      "POST", DB "/dims/tables",
+      "{\"table\":\"wishlist\",\"storage\":\"datastore://ns/dims\",\"comment\":\"\",\"mode\":"
+      "\"SYNC\",\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"long\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"BOTH\",\"properties\":["
+      "{\"name\":\"createdAt\",\"type\":\"long\",\"nullable\":true,\"comment\":\"\"},"
+      "{\"name\":\"permission\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"by_permission\",\"fields\":[{\"field\":\"permission\",\"order\":"
+      "\"ASC\"},{\"field\":\"createdAt\",\"order\":\"DESC\"}]}],\"groups\":[],\"caches\":["
+      "{\"cache\":\"whitelisted\",\"fields\":[{\"field\":\"permission\",\"order\":\"ASC\","
+      "\"dimension\":[\"me\"]},{\"field\":\"createdAt\",\"order\":\"DESC\"}],\"limit\":100}]}}");
+  ck_assert_str_eq (ab_json_str (t, "schema.caches.0.fields.0.dimension.0"), "me");
+  const gchar *perms[] = { "me", "others", "others", "others", "others" };
+  for (guint i = 0; i < G_N_ELEMENTS (perms); i++)
+    {
+      g_autofree gchar *props = g_strdup_printf (",\"permission\":\"%s\"", perms[i]);
+      insert ("dims", "wishlist", 1, 2 + i, 500 - 100 * (gint64) i, props);
+    }
+  g_autoptr (JsonNode) all
+      = ok ("GET", DB "/dims/tables/wishlist/edges/seek/whitelisted?start=1&direction=OUT", NULL);
+  ck_assert_int_eq (ab_json_int (all, "count"), 1);
+  ck_assert_int_eq (ab_json_int (all, "edges.0.target"), 2);
+  ck_assert_str_eq (ab_json_str (all, "edges.0.properties.permission"), "me");
+  /* the table's index with the same fields does not stand in for the cache */
+  g_autoptr (JsonNode) others
+      = ok ("GET",
+            DB "/dims/tables/wishlist/edges/seek/"
+               "whitelisted?start=1&direction=OUT&ranges=permission:eq:others",
+            NULL);
+  ck_assert_int_eq (ab_json_int (others, "count"), 0);
+  /* an edge changed into the list enters it, one changed out of it leaves */
+  g_autoptr (JsonNode) mv = ok (
+      "POST", DB "/dims/tables/wishlist/edges",
+      "{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":600,\"source\":1,\"target\":3,"
+      "\"properties\":{\"permission\":\"me\"}}},{\"type\":\"UPDATE\",\"edge\":{\"version\":700,"
+      "\"source\":1,\"target\":2,\"properties\":{\"permission\":\"others\"}}}]}");
+  ck_assert_str_eq (ab_json_str (mv, "results.0.status"), "UPDATED");
+  g_autoptr (JsonNode) moved
+      = ok ("GET", DB "/dims/tables/wishlist/edges/seek/whitelisted?start=1&direction=OUT", NULL);
+  ck_assert_int_eq (ab_json_int (moved, "count"), 1);
+  ck_assert_int_eq (ab_json_int (moved, "edges.0.target"), 3);
+  /* a CACHE item of the query document reads the same */
+  g_autoptr (JsonNode) q
+      = query ("{\"type\":\"CACHE\",\"name\":\"c\",\"database\":\"dims\",\"table\":\"wishlist\","
+               "\"source\":{\"type\":\"VALUE\",\"value\":[1]},\"direction\":\"OUT\","
+               "\"cache\":\"whitelisted\",\"include\":true}");
+  ck_assert_int_eq (ab_json_int (q, "items.0.rows"), 1);
+  ck_assert_int_eq (ab_json_int (q, "items.0.data.0.target"), 3);
+  g_autoptr (JsonNode) none
+      = query ("{\"type\":\"CACHE\",\"name\":\"c\",\"database\":\"dims\",\"table\":\"wishlist\","
+               "\"source\":{\"type\":\"VALUE\",\"value\":[1]},\"direction\":\"OUT\","
+               "\"cache\":\"whitelisted\",\"ranges\":\"permission:eq:others\",\"include\":true}");
+  ck_assert_int_eq (ab_json_int (none, "items.0.rows"), 0);
+  ab_expect_error (
+      &srv, "POST", DB "/dims/tables",
+      "{\"table\":\"bad\",\"storage\":\"datastore://ns/bad\",\"comment\":\"\",\"schema\":{"
+      "\"type\":\"EDGE\",\"source\":{\"type\":\"long\"},\"target\":{\"type\":\"long\"},"
+      "\"direction\":\"OUT\",\"properties\":[{\"name\":\"p\",\"type\":\"string\",\"nullable\":true}"
+      "],"
+      "\"caches\":[{\"cache\":\"c\",\"fields\":[{\"field\":\"p\",\"order\":\"ASC\",\"dimension\":"
+      "[{\"x\":1}]}],\"limit\":10}]}}",
+      400, "dimension[0] must be a value");
 }
 END_TEST
 
@@ -267,8 +354,14 @@ START_TEST (bad_documents)
   expect_400 (
       "{\"type\":\"CACHE\",\"database\":\"db1\",\"table\":\"follows\","
       "\"source\":{\"type\":\"VALUE\",\"value\":[1]},\"direction\":\"OUT\",\"cache\":\"recent\","
-      "\"limit\":101}",
+      "\"limit\":0}",
       "limit must be between 1 and 100");
+  /* above the cache's bound (limit + tolerance) a CACHE item is cut to it, as seek is */
+  g_autoptr (JsonNode) cut
+      = query ("{\"type\":\"CACHE\",\"name\":\"c\",\"database\":\"db1\",\"table\":\"follows\","
+               "\"source\":{\"type\":\"VALUE\",\"value\":[1]},\"direction\":\"OUT\","
+               "\"cache\":\"recent\",\"limit\":101,\"include\":true}");
+  ck_assert_int_eq (ab_json_int (cut, "items.0.rows"), 0);
   /* fan-out: up to 1000 vertices x 1000 rows is refused before any read */
   g_autofree gchar *wide = g_strdup_printf (
       "{\"type\":\"SCAN\",\"name\":\"a\",\"database\":\"db1\",\"table\":\"follows\","
@@ -310,6 +403,7 @@ static void
 add_tests (TCase *tc)
 {
   tcase_add_test (tc, two_hops);
+  tcase_add_test (tc, cache_dimensions);
   tcase_add_test (tc, get_count_self_and_pages);
   tcase_add_test (tc, post_and_aggregators);
   tcase_add_test (tc, bad_documents);

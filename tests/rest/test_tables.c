@@ -385,6 +385,73 @@ START_TEST (queue_life_cycle)
 }
 END_TEST
 
+/* upstream's DatastoreTableReferencesE2ETest: a table bound to
+ * datastore://refs_ns/<suffix> in database db_<suffix>. */
+static void
+bind_table (const gchar *suffix)
+{
+  g_autofree gchar *db = g_strdup_printf ("{\"database\":\"db_%s\",\"comment\":\"refs\"}", suffix);
+  g_autoptr (JsonNode) d = ok ("POST", DB, db);
+  g_autofree gchar *path = g_strdup_printf (DB "/db_%s/tables", suffix);
+  g_autofree gchar *body = g_strdup_printf (
+      "{\"table\":\"tbl_%s\",\"storage\":\"datastore://refs_ns/%s\",\"mode\":\"SYNC\","
+      "\"comment\":\"refs\",\"schema\":{\"type\":\"EDGE\",\"direction\":\"OUT\",\"source\":{"
+      "\"type\":\"long\",\"comment\":\"src\"},\"target\":{\"type\":\"long\",\"comment\":\"tgt\"},"
+      "\"properties\":[],\"indexes\":[],\"groups\":[]}}",
+      suffix, suffix);
+  g_autoptr (JsonNode) t = ok ("POST", path, body);
+}
+
+#define REFS "/graph/v3/datastore/hbase"
+
+START_TEST (datastore_references)
+{
+  bind_table ("bound");
+  g_autoptr (JsonNode) one = ok ("GET", REFS "/tables/refs_ns:bound/references", NULL);
+  ck_assert_uint_eq (ab_json_len (one, "references"), 1);
+  ck_assert_str_eq (ab_json_str (one, "references.0.kind"), "LABEL");
+  ck_assert_str_eq (ab_json_str (one, "references.0.name"), "db_bound.tbl_bound");
+  ck_assert (ab_json_bool (one, "references.0.active"));
+  g_autoptr (JsonNode) none = ok ("GET", REFS "/tables/refs_ns:unbound/references", NULL);
+  ck_assert_uint_eq (ab_json_len (none, "references"), 0);
+  /* the whole cluster from one call, and narrowed to a namespace */
+  bind_table ("bulk");
+  g_autoptr (JsonNode) all = ok ("GET", REFS "/references", NULL);
+  ck_assert_uint_eq (ab_json_len (all, "references.refs_ns:bulk"), 1);
+  ck_assert_str_eq (ab_json_str (all, "references.refs_ns:bulk.0.kind"), "LABEL");
+  g_autoptr (JsonNode) mine = ok ("GET", REFS "/references?namespace=refs_ns", NULL);
+  ck_assert_ptr_nonnull (ab_json_at (mine, "references.refs_ns:bound"));
+  g_autoptr (JsonNode) other = ok ("GET", REFS "/references?namespace=somewhere_else", NULL);
+  ck_assert_uint_eq (json_object_get_size (json_node_get_object (ab_json_at (other, "references"))),
+                     0);
+  /* dropping a table something active is bound to is refused, naming it */
+  ab_expect_error (&srv, "DELETE", REFS "/tables/refs_ns:bound", NULL, 400,
+                   "is used by LABEL db_bound.tbl_bound");
+  /* an alias of the table is listed too, and a v2 storage naming the table */
+  g_autoptr (JsonNode) al = ok ("POST", DB "/db_bound/aliases",
+                                "{\"alias\":\"latest\",\"table\":\"tbl_bound\",\"comment\":\"\"}");
+  g_autoptr (JsonNode) st
+      = ok ("POST", "/graph/v2/storage/bound_store",
+            "{\"desc\":\"\",\"type\":\"HBASE\",\"conf\":{\"namespace\":\"refs_ns\","
+            "\"tableName\":\"bound\"}}");
+  g_autoptr (JsonNode) three = ok ("GET", REFS "/tables/refs_ns:bound/references", NULL);
+  ck_assert_uint_eq (ab_json_len (three, "references"), 3);
+  ck_assert_str_eq (ab_json_str (three, "references.0.kind"), "STORAGE");
+  ck_assert_str_eq (ab_json_str (three, "references.0.name"), "bound_store");
+  ck_assert_str_eq (ab_json_str (three, "references.2.kind"), "ALIAS");
+  ck_assert_str_eq (ab_json_str (three, "references.2.name"), "db_bound.latest");
+  /* a deactivated table keeps its binding, inactive; it no longer blocks a drop */
+  bind_table ("deactivated");
+  g_autoptr (JsonNode) off
+      = ok ("PUT", DB "/db_deactivated/tables/tbl_deactivated", "{\"active\":false}");
+  g_autoptr (JsonNode) still = ok ("GET", REFS "/tables/refs_ns:deactivated/references", NULL);
+  ck_assert_uint_eq (ab_json_len (still, "references"), 1);
+  ck_assert (!ab_json_bool (still, "references.0.active"));
+  ab_expect_error (&srv, "DELETE", REFS "/tables/refs_ns:deactivated", NULL, 400,
+                   "does not drop HBase tables");
+}
+END_TEST
+
 int
 main (void)
 {
@@ -396,6 +463,7 @@ main (void)
   tcase_add_test (tc, immutable_and_scan_delete);
   tcase_add_test (tc, queue_scenario);
   tcase_add_test (tc, queue_life_cycle);
+  tcase_add_test (tc, datastore_references);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }

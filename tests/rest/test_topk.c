@@ -325,8 +325,8 @@ check_ranking (const gchar *topk, gint user, const gchar *seg, Counts counts, gb
               && (ab_json_int (page, s) != want[seen][0]
                   || ab_json_int (page, tg) != want[seen][1]))
             {
-              g_autofree gchar *ap
-                  = g_strdup_printf (VIEWS "/edges/agg/by_item?start=%d&direction=OUT", user);
+              g_autofree gchar *ap = g_strdup_printf (
+                  VIEWS "/edges/agg/by_item?start=%d&direction=OUT&ranges=item:gte:1", user);
               g_autoptr (JsonNode) a = ok ("GET", ap, NULL);
               g_autofree gchar *txt = json_to_string (a, FALSE);
               g_printerr ("agg: %s\n", txt);

@@ -1,7 +1,8 @@
 /* Caches on every store: over 1,000 edges per source with updates and
  * deletes, a limit-10 cache equals the top 10 of the equivalent index scan
  * after every request (trimming rounds in between), a cache without an
- * equivalent index stays in order and bounded, and the trimming boundary. */
+ * equivalent index stays in order and bounded, the trimming boundary, and
+ * trimming to limit + tolerance in the background and on request (prune). */
 #include <string.h>
 #include "engine_fixture.h"
 #include "engine/wide.h"
@@ -318,10 +319,11 @@ START_TEST (trim_boundary)
   put_edge ("INSERT", 6, 6);
   assert_targets (seek ("heavy", "a", AB_QDIR_OUT, -1, NULL), "6,4,3");
   assert_targets (seek ("recent", "a", AB_QDIR_OUT, -1, NULL), "6,4,3");
-  /* errors: unknown cache, limit over the cache's, ranges out of order */
+  /* a limit over the cache's reads what the trimmed row keeps */
+  assert_targets (seek ("heavy", "a", AB_QDIR_OUT, 4, NULL), "6,4,3");
+  /* errors: unknown cache, limit 0, ranges out of order */
   AbSeekParams bad[] = {
     { .cache = "nope", .start = "a", .direction = AB_QDIR_OUT, .limit = -1 },
-    { .cache = "heavy", .start = "a", .direction = AB_QDIR_OUT, .limit = 4 },
     { .cache = "heavy", .start = "a", .direction = AB_QDIR_OUT, .limit = 0 },
     { .cache = "heavy",
       .start = "a",
@@ -345,6 +347,161 @@ START_TEST (trim_boundary)
 }
 END_TEST
 
+/* "recent": limit 2 with 1 spare cell; "heavy": limit 3, no spare. */
+static const gchar *TOLERANT
+    = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"long\",\"comment\":\"\"},\"direction\":\"OUT\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,"
+      "\"comment\":\"\"},{\"name\":\"weight\",\"type\":\"int\",\"nullable\":false,"
+      "\"comment\":\"\"}],\"indexes\":[],"
+      "\"caches\":[{\"cache\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":"
+      "\"DESC\"}],\"limit\":2,\"tolerance\":1},"
+      "{\"cache\":\"heavy\",\"fields\":[{\"field\":\"weight\",\"order\":\"DESC\"}],"
+      "\"limit\":3}]}}";
+
+/* ab_engine_prune on body; the results as "name:status" joined by ",", or
+ * NULL with *error. */
+static gchar *
+prune (const gchar *body, GError **error)
+{
+  g_autoptr (JsonNode) n = ab_test_json (body);
+  g_autoptr (JsonNode) out
+      = ab_engine_prune (env.engine, "likes", "likes", json_node_get_object (n), error);
+  if (out == NULL)
+    return NULL;
+  JsonArray *results = json_object_get_array_member (json_node_get_object (out), "results");
+  g_autoptr (GString) got = g_string_new (NULL);
+  for (guint i = 0; i < json_array_get_length (results); i++)
+    {
+      JsonObject *r = json_array_get_object_element (results, i);
+      ck_assert_str_eq (json_object_get_string_member (r, "type"), "CACHE");
+      ck_assert_str_eq (json_object_get_string_member (r, "start"), "a");
+      g_string_append_printf (got, "%s%s:%s", i ? "," : "",
+                              json_object_get_string_member (r, "name"),
+                              json_object_get_string_member (r, "status"));
+    }
+  return g_strdup (got->str);
+}
+
+static void
+assert_prune (const gchar *body, const gchar *want)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *got = prune (body, &error);
+  ck_assert_msg (got != NULL, "prune %s: %s", body, error ? error->message : "");
+  ck_assert_str_eq (got, want);
+}
+
+#define PRUNE_A_OUT "{\"type\":\"CACHE\",\"targets\":[{\"start\":\"a\",\"direction\":\"OUT\"}]}"
+
+/* limit + tolerance cells kept, by the background round and by a prune of
+ * given starts; what seek shows of them; the prune body's errors. */
+START_TEST (tolerance_and_prune)
+{
+  AbEngineConfig cfg;
+  ab_engine_config_init (&cfg);
+  cfg.cache_prune_ms = 0; /* no background round but the test's own */
+  cfg.ttl_sweep_ms = 0;
+  ab_test_env_open_with (&env, _i, &cfg);
+  ab_test_create_table (&env, "likes", TOLERANT);
+  for (guint v = 1; v <= 5; v++)
+    put_edge ("INSERT", v, v);
+  /* on request: each cache of the start, cut to its bound */
+  assert_prune (PRUNE_A_OUT, "recent:PRUNED,heavy:PRUNED");
+  ck_assert_uint_eq (row_cells ("recent", "a"), 3);
+  ck_assert_uint_eq (row_cells ("heavy", "a"), 3);
+  assert_prune (PRUNE_A_OUT, "recent:SKIPPED,heavy:SKIPPED");
+  /* an OUT table keeps no IN rows: no cache matches an IN target */
+  assert_prune ("{\"type\":\"CACHE\",\"targets\":[{\"start\":5,\"direction\":\"IN\"}]}", "");
+  assert_prune ("{\"type\":\"CACHE\",\"targets\":[]}", "");
+  /* seek: the limit by default, up to limit + tolerance on request */
+  assert_targets (seek ("recent", "a", AB_QDIR_OUT, -1, NULL), "5,4");
+  assert_targets (seek ("recent", "a", AB_QDIR_OUT, 10, NULL), "5,4,3");
+  assert_pages ("recent", 2, "5,4|3");
+  /* the rows the background remembered are within their bound already */
+  guint trimmed = 1;
+  ck_assert (ab_engine_maintain (env.engine, &trimmed, NULL, NULL));
+  ck_assert_uint_eq (trimmed, 0);
+  /* the background round keeps limit + tolerance too */
+  put_edge ("INSERT", 6, 6);
+  put_edge ("INSERT", 7, 7);
+  ck_assert (ab_engine_maintain (env.engine, &trimmed, NULL, NULL));
+  ck_assert_uint_eq (trimmed, 4); /* two cells of each cache */
+  ck_assert_uint_eq (row_cells ("recent", "a"), 3);
+  assert_targets (seek ("recent", "a", AB_QDIR_OUT, 10, NULL), "7,6,5");
+  /* a delete in the window: the spare cell keeps a full page */
+  put_edge ("DELETE", 7, 9);
+  assert_targets (seek ("recent", "a", AB_QDIR_OUT, -1, NULL), "6,5");
+  assert_prune (PRUNE_A_OUT, "recent:SKIPPED,heavy:SKIPPED");
+  /* bad bodies: 400 before anything is trimmed */
+  static const gchar *const bad[] = {
+    "{\"targets\":[]}",
+    "{\"type\":\"INDEX\",\"targets\":[]}",
+    "{\"type\":\"CACHE\"}",
+    "{\"type\":\"CACHE\",\"targets\":{}}",
+    "{\"type\":\"CACHE\",\"targets\":[\"a\"]}",
+    "{\"type\":\"CACHE\",\"targets\":[{\"start\":\"a\"}]}",
+    "{\"type\":\"CACHE\",\"targets\":[{\"start\":\"a\",\"direction\":\"BOTH\"}]}",
+    "{\"type\":\"CACHE\",\"targets\":[{\"direction\":\"OUT\"}]}",
+    "{\"type\":\"CACHE\",\"targets\":[{\"start\":null,\"direction\":\"OUT\"}]}",
+    "{\"type\":\"CACHE\",\"targets\":[{\"start\":\"a\",\"direction\":\"OUT\"},{\"start\":{},"
+    "\"direction\":\"OUT\"}]}",
+  };
+  put_edge ("INSERT", 8, 8);
+  put_edge ("INSERT", 9, 9);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree gchar *got = prune (bad[i], &error);
+      ck_assert_msg (got == NULL, "accepted %s", bad[i]);
+      ab_assert_error (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST);
+    }
+  /* 9,8,6,5 in each: nothing trimmed */
+  ck_assert_uint_eq (row_cells ("recent", "a"), 4);
+  ck_assert_uint_eq (row_cells ("heavy", "a"), 4);
+  ab_test_env_close (&env);
+}
+END_TEST
+
+/* tolerance: an integer 0..10000, 0 by default. */
+START_TEST (tolerance_rule)
+{
+  static const struct {
+    const gchar *cache;
+    const gchar *needle; /* NULL: accepted */
+  } cases[] = {
+    { "{\"cache\":\"c\",\"tolerance\":-1}", "tolerance: -1 is not between 0 and 10000" },
+    { "{\"cache\":\"c\",\"tolerance\":10001}", "tolerance" },
+    { "{\"cache\":\"c\",\"tolerance\":\"one\"}", "tolerance" },
+    { "{\"cache\":\"c\",\"tolerance\":1.5}", "tolerance" },
+    { "{\"cache\":\"c\",\"limit\":5,\"tolerance\":0}", NULL },
+    { "{\"cache\":\"c\",\"limit\":5,\"tolerance\":10000}", NULL },
+    { "{\"cache\":\"c\",\"limit\":5}", NULL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree gchar *json = g_strdup_printf (
+          "{\"type\":\"EDGE\",\"direction\":\"OUT\",\"source\":{\"type\":\"string\"},"
+          "\"target\":{\"type\":\"string\"},\"caches\":[%s]}",
+          cases[i].cache);
+      g_autoptr (JsonNode) n = ab_test_json (json);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (AbSchema) s = ab_schema_from_json (n, &error);
+      if (cases[i].needle == NULL)
+        {
+          ck_assert_msg (s != NULL, "%s: %s", cases[i].cache, error ? error->message : "");
+          const AbCache *c = ab_schema_cache (s, "c");
+          ck_assert_uint_eq (ab_cache_bound (c), 5 + c->tolerance);
+          continue;
+        }
+      ck_assert_msg (s == NULL, "accepted %s", cases[i].cache);
+      ck_assert_msg (strstr (error->message, cases[i].needle) != NULL, "'%s' lacks '%s'",
+                     error->message, cases[i].needle);
+    }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -353,6 +510,8 @@ main (void)
   tcase_set_timeout (tc, 600);
   tcase_add_loop_test (tc, random_against_index, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, trim_boundary, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, tolerance_and_prune, 0, AB_TEST_N_STORES);
+  tcase_add_test (tc, tolerance_rule);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }

@@ -396,6 +396,121 @@ START_TEST (validation_rejects_whole_request)
 }
 END_TEST
 
+/* The State row of likes.likes (src, tgt), or NULL when there is none. */
+static GBytes *
+state_row (const gchar *src, const gchar *tgt)
+{
+  g_autoptr (AbTableDesc) t = ab_engine_resolve (env.engine, "likes", "likes", NULL, NULL);
+  AbValue s = AB_VALUE_INIT, d = AB_VALUE_INIT;
+  ab_value_set_string (&s, AB_VALUE_STRING, src, strlen (src));
+  ab_value_set_string (&d, AB_VALUE_STRING, tgt, strlen (tgt));
+  g_auto (AbBuf) key;
+  ab_buf_init (&key);
+  ck_assert (ab_key_state (&key, &s, &d, t->code, NULL));
+  ab_value_clear (&s);
+  ab_value_clear (&d);
+  GBytes *value = NULL;
+  ck_assert (ab_store_get (env.engine->store, key.data, key.len, &value, NULL));
+  return value;
+}
+
+/* A request with PURGE items, as the v2 purge route sends it. */
+static GArray *
+purge_request (const gchar *items)
+{
+  AbMutateOptions o;
+  ab_mutate_options_init (&o);
+  o.database = "likes";
+  o.table = "likes";
+  o.purge = TRUE;
+  g_autofree gchar *body = g_strdup_printf ("{\"mutations\":[%s]}", items);
+  g_autoptr (JsonNode) n = ab_test_json (body);
+  g_autoptr (GError) error = NULL;
+  GArray *r = ab_engine_mutate (env.engine, &o, n, &error);
+  ck_assert_msg (r != NULL, "purge: %s", error != NULL ? error->message : "");
+  return r;
+}
+
+#define PURGE_ITEM(src, tgt)                                                             \
+  "{\"type\":\"PURGE\",\"edge\":{\"version\":1,\"source\":\"" src "\",\"target\":\"" tgt \
+  "\",\"properties\":{}}}"
+#define ITEM(type, v, src, tgt)                                                                  \
+  "{\"type\":\"" type "\",\"edge\":{\"version\":" #v ",\"source\":\"" src "\",\"target\":\"" tgt \
+  "\",\"properties\":{\"created_at\":" #v "}}}"
+
+/* docs/data-model.md §2.5: PURGE removes the State row of an active or
+ * deleted edge whatever the versions (DELETED), writes nothing for a
+ * missing one (IDLE), drops the Index rows and the count of an active edge
+ * only; an older INSERT then creates the edge again. In one request the last
+ * PURGE wins over the events before it, whatever their versions. Only the
+ * purge option admits PURGE items. */
+START_TEST (purge_hard_deletes)
+{
+  open_likes (_i);
+  g_autoptr (GArray) w
+      = ab_test_mutate (&env, "likes", "likes",
+                        "{\"mutations\":[" ITEM ("INSERT", 100, "a", "b") "," ITEM (
+                            "INSERT", 101, "a", "c") "," ITEM ("INSERT", 102, "d", "b") "]}");
+  ck_assert_int_eq (mutate_one ("DELETE", 6, "x", "y", "{}"), AB_STATUS_IDLE); /* a tombstone */
+  g_autoptr (GBytes) tomb = state_row ("x", "y");
+  ck_assert_ptr_nonnull (tomb);
+  g_autoptr (GArray) p
+      = purge_request (PURGE_ITEM ("a", "b") "," PURGE_ITEM ("x", "y") "," PURGE_ITEM ("m", "n"));
+  ck_assert_int_eq (result (p, 0)->status, AB_STATUS_DELETED); /* a:b */
+  ck_assert_int_eq (result (p, 1)->status, AB_STATUS_IDLE);    /* m:n */
+  ck_assert_int_eq (result (p, 2)->status, AB_STATUS_DELETED); /* x:y, its tombstone */
+  ck_assert_uint_eq (result (p, 0)->count, 1);
+  g_autoptr (GBytes) ab = state_row ("a", "b");
+  g_autoptr (GBytes) xy = state_row ("x", "y");
+  g_autoptr (GBytes) mn = state_row ("m", "n");
+  ck_assert_ptr_null (ab);
+  ck_assert_ptr_null (xy);
+  ck_assert_ptr_null (mn);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 1);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "b", AB_QDIR_IN), 1);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "x", AB_QDIR_OUT), 0);
+  g_autoptr (AbEdgeFrame) out = scan ("a", AB_QDIR_OUT, -1, NULL, NULL, NULL, NULL);
+  assert_edges (out, (const gchar *const[]){ "a->c", NULL });
+  g_autoptr (AbEdgeFrame) in = scan ("b", AB_QDIR_IN, -1, NULL, NULL, NULL, NULL);
+  assert_edges (in, (const gchar *const[]){ "d->b", NULL });
+  /* no tombstone: older INSERTs create both again */
+  ck_assert_int_eq (mutate_one ("INSERT", 1, "a", "b", "{\"created_at\":1}"), AB_STATUS_CREATED);
+  ck_assert_int_eq (mutate_one ("INSERT", 1, "x", "y", "{\"created_at\":1}"), AB_STATUS_CREATED);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 2);
+  /* one request: events before the last PURGE are dropped, those after fold
+   * onto nothing (the applier replays the WAL so) */
+  g_autoptr (GArray) mixed
+      = purge_request (ITEM ("INSERT", 500, "a", "b") "," PURGE_ITEM ("a", "b") "," ITEM (
+          "INSERT", 7, "a", "b") "," ITEM ("INSERT", 900, "a", "c") "," PURGE_ITEM ("a", "c"));
+  ck_assert_int_eq (result (mixed, 0)->status, AB_STATUS_UPDATED); /* a:b, at 7 now */
+  ck_assert_int_eq (result (mixed, 1)->status, AB_STATUS_DELETED); /* a:c */
+  g_autoptr (AbEdgeFrame) left = scan ("a", AB_QDIR_OUT, -1, NULL, NULL, NULL, NULL);
+  assert_edges (left, (const gchar *const[]){ "a->b", NULL });
+  ck_assert_int_eq (((AbEdgeOut *) left->edges->pdata[0])->version, 7);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "a", AB_QDIR_OUT), 1);
+  /* PURGE is no type of the other routes, nor of typed items */
+  expect_mutation_error (
+      "{\"mutations\":[" ITEM ("INSERT", 3, "q", "r") "," PURGE_ITEM ("a", "b") "]}",
+      "mutations[1]: type must be INSERT, UPDATE or DELETE");
+  AbMutationItem item = { .type = AB_OP_PURGE, .version = 1 };
+  ab_value_set_string (&item.source, AB_VALUE_STRING, "a", 1);
+  ab_value_set_string (&item.target, AB_VALUE_STRING, "b", 1);
+  AbMutateOptions o;
+  ab_mutate_options_init (&o);
+  o.database = "likes";
+  o.table = "likes";
+  o.purge = TRUE;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) typed = ab_engine_mutate_items (env.engine, &o, &item, 1, &error);
+  ck_assert_ptr_null (typed);
+  ab_assert_error (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST);
+  ab_value_clear (&item.source);
+  ab_value_clear (&item.target);
+  ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "q", AB_QDIR_OUT), 0);
+  ab_test_env_close (&env);
+}
+END_TEST
+
 /* 31: mget cap. */
 START_TEST (mget_cap)
 {
@@ -785,6 +900,7 @@ main (void)
   tcase_add_loop_test (tc, scan_errors_and_total, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, out_of_order_idempotent_and_missing, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, validation_rejects_whole_request, 0, AB_TEST_N_STORES);
+  tcase_add_loop_test (tc, purge_hard_deletes, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, mget_cap, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, vertex_rows, 0, AB_TEST_N_STORES);
   tcase_add_loop_test (tc, lock_contention_and_stale_sweep, 0, AB_TEST_N_STORES);

@@ -391,7 +391,8 @@ START_TEST (schema_rules)
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"MAX\"}]", "[]", "COUNT or SUM");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"SUM\",\"valueField\":\"name\"}]", "[]",
                        "not numeric");
-  expect_schema_error ("[{\"group\":\"g\",\"type\":\"SUM\"}]", "[]", "needs a numeric field");
+  expect_schema_error ("[{\"group\":\"g\",\"type\":\"SUM\",\"valueField\":\"zz\"}]", "[]",
+                       "needs a numeric field"); /* none at all is 1 per edge (test_agg) */
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"zz\"}]}]",
                        "[]", "unknown field");
   expect_schema_error ("[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"name\","
@@ -487,6 +488,47 @@ START_TEST (buckets)
 }
 END_TEST
 
+/* Bucket bounds (when a top-K refresh is due): the start of the value's
+ * bucket and of the next one, in the bucket's zone. */
+START_TEST (bucket_bounds)
+{
+  static const struct {
+    const gchar *bucket;
+    gint64 value, start, next;
+  } cases[] = {
+    /* 2026-01-01T14:32Z: that UTC day, then 2026-01-02 */
+    { "{\"unit\":\"MILLISECOND\",\"format\":\"yyyy-MM-dd\"}", 1767277920000LL, 1767225600000LL,
+      1767312000000LL },
+    /* the same instant in seconds, by the hour */
+    { "{\"unit\":\"SECOND\",\"format\":\"yyyyMMddHH\"}", 1767277920LL, 1767276000000LL,
+      1767279600000LL },
+    /* +09:00: 2026-01-01T23:32+09:00 is that local day, from 2026-01-01T00:00+09:00 */
+    { "{\"unit\":\"day\",\"timezone\":\"+09:00\"}", 1767277920000LL, 1767193200000LL,
+      1767279600000LL },
+    /* February 2024 has 29 days */
+    { "{\"unit\":\"month\"}", 1707955200000LL, 1706745600000LL, 1709251200000LL },
+    /* ISO weeks start on Monday: Thu 2026-01-01 is in the week from Mon 2025-12-29 */
+    { "{\"unit\":\"week\"}", 1767277920000LL, 1766966400000LL, 1767571200000LL },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree gchar *json = g_strdup_printf (
+          "{\"type\":\"EDGE\",\"direction\":\"BOTH\",\"source\":{\"type\":\"string\"},\"target\":{"
+          "\"type\":\"string\"},"
+          "\"properties\":[{\"name\":\"at\",\"type\":\"long\",\"nullable\":false}],"
+          "\"groups\":[{\"group\":\"g\",\"type\":\"COUNT\",\"fields\":[{\"name\":\"at\","
+          "\"bucket\":%s}]}]}",
+          cases[i].bucket);
+      g_autoptr (AbSchema) s = ab_test_schema (json);
+      const AbBucket *b = ab_schema_group (s, "g")->fields[0].bucket;
+      gint64 start = 0, next = 0;
+      ck_assert (ab_bucket_bounds (b, cases[i].value, &start, &next));
+      ck_assert_msg (start == cases[i].start && next == cases[i].next,
+                     "case %u: %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT, i, start, next);
+    }
+}
+END_TEST
+
 int
 main (void)
 {
@@ -498,6 +540,7 @@ main (void)
   tcase_add_loop_test (tc, ttl_expiry, 0, AB_TEST_N_STORES);
   tcase_add_test (tc, schema_rules);
   tcase_add_test (tc, buckets);
+  tcase_add_test (tc, bucket_bounds);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }

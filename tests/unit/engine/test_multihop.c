@@ -363,7 +363,7 @@ START_TEST (social_graph)
   const gchar *none[] = { NULL };
   expect_400 (none, hop ("follows", "recent", NULL, AB_QDIR_OUT, 5),
               hop ("likes", "recent", NULL, AB_QDIR_OUT, 4), "start");
-  expect_400 (one, hop ("follows", "recent", NULL, AB_QDIR_OUT, 21),
+  expect_400 (one, hop ("follows", "recent", NULL, AB_QDIR_OUT, 0),
               hop ("likes", "recent", NULL, AB_QDIR_OUT, 4), "limit must be between 1 and 20");
   expect_400 (one, hop ("follows", "recent", "recent_idx", AB_QDIR_OUT, 5),
               hop ("likes", "recent", NULL, AB_QDIR_OUT, 4), "exactly one");

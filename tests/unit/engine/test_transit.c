@@ -28,7 +28,7 @@ teardown (void)
 }
 
 /* Applies "I@1" style steps: I insert, A age, E email, C comment, N comment
- * null, D delete, each followed by @version. */
+ * null, D delete, P purge, each followed by @version. */
 static void
 apply (AbState *st, const gchar *steps, gboolean merge)
 {
@@ -48,6 +48,7 @@ apply (AbState *st, const gchar *steps, gboolean merge)
           case 'C': ev = ab_test_event (schema, AB_OP_UPDATE, v, "{\"comment\":\"c\"}"); break;
           case 'N': ev = ab_test_event (schema, AB_OP_UPDATE, v, "{\"comment\":null}"); break;
           case 'D': ev = ab_test_event (schema, AB_OP_DELETE, v, NULL); break;
+          case 'P': ev = ab_test_event (schema, AB_OP_PURGE, v, NULL); break;
           default: ck_abort_msg ("bad step %s", p);
         }
       ab_state_transit (st, ev, merge);
@@ -352,12 +353,65 @@ START_TEST (round_trip_keeps_presence)
 }
 END_TEST
 
+/* §2.5: a PURGE returns any state, active or deleted, to the initial state,
+ * whatever its version; what follows folds onto that. */
+START_TEST (purge_returns_to_initial)
+{
+  AbState st;
+  run (&st, "I@5; E@6; P@1", FALSE);
+  ck_assert (ab_state_is_initial (&st));
+  ab_state_clear (&st);
+  run (&st, "I@5; D@9; P@100", FALSE);
+  ck_assert (ab_state_is_initial (&st));
+  ab_state_clear (&st);
+  run (&st, "I@5; P@9; I@3", FALSE); /* older than anything purged: created */
+  assert_times (&st, TRUE, 3, 3, -1);
+  assert_slot_str (&st, NAME, "n", 3);
+  ab_state_clear (&st);
+}
+END_TEST
+
+static AbEvent *
+seq_event (AbOpType type, gint64 version, guint seq)
+{
+  AbEvent *ev = ab_test_event (schema, type, version,
+                               type == AB_OP_INSERT ? "{\"name\":\"n\",\"age\":7}" : NULL);
+  ev->seq = seq;
+  return ev;
+}
+
+/* The last PURGE in request order splits a key's events; the event folded
+ * last is the highest-version one after it (the later on a tie), else the
+ * PURGE itself. */
+START_TEST (last_purge_and_last_folded)
+{
+  g_autoptr (GPtrArray) evs = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_test_event_free);
+  g_ptr_array_add (evs, seq_event (AB_OP_INSERT, 50, 0));
+  g_ptr_array_add (evs, seq_event (AB_OP_INSERT, 7, 3));
+  g_ptr_array_add (evs, seq_event (AB_OP_PURGE, 90, 1));
+  g_ptr_array_add (evs, seq_event (AB_OP_UPDATE, 7, 4));
+  g_ptr_array_add (evs, seq_event (AB_OP_PURGE, 1, 2));
+  ck_assert_uint_eq (ab_events_last_purge (evs)->seq, 2);
+  ck_assert_uint_eq (ab_events_last_folded (evs)->seq, 4); /* 7@3 and 7@4: the later */
+  g_ptr_array_add (evs, seq_event (AB_OP_PURGE, 0, 5));
+  ck_assert_uint_eq (ab_events_last_purge (evs)->seq, 5);
+  ck_assert_uint_eq (ab_events_last_folded (evs)->seq, 5);
+  g_ptr_array_set_size (evs, 2);
+  ck_assert_ptr_null (ab_events_last_purge (evs));
+  ck_assert_uint_eq (ab_events_last_folded (evs)->seq, 0); /* the highest version */
+}
+END_TEST
+
 /* Names of ops and key statuses, and "UNKNOWN" (no read out of bounds) for a
  * value past either table. */
 START_TEST (op_and_status_names)
 {
   ck_assert_str_eq (ab_op_name (AB_OP_DELETE), "DELETE");
-  ck_assert_str_eq (ab_op_name ((AbOpType) (AB_OP_DELETE + 1)), "UNKNOWN");
+  ck_assert_str_eq (ab_op_name (AB_OP_PURGE), "PURGE");
+  ck_assert_str_eq (ab_op_name ((AbOpType) (AB_OP_PURGE + 1)), "UNKNOWN");
+  AbOpType op = AB_OP_INSERT;
+  ck_assert (ab_op_parse ("PURGE", &op) && op == AB_OP_PURGE);
+  ck_assert (!ab_op_parse ("purge", &op));
   ck_assert_str_eq (ab_op_name ((AbOpType) -1), "UNKNOWN");
   ck_assert_str_eq (ab_key_status_name (AB_STATUS_INVALID), "INVALID");
   ck_assert_str_eq (ab_key_status_name ((AbKeyStatus) (AB_STATUS_INVALID + 1)), "UNKNOWN");
@@ -389,6 +443,8 @@ main (void)
   tcase_add_test (tc, s16_insert_merge_order);
   tcase_add_test (tc, round_trip_keeps_presence);
   tcase_add_test (tc, op_and_status_names);
+  tcase_add_test (tc, purge_returns_to_initial);
+  tcase_add_test (tc, last_purge_and_last_folded);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }

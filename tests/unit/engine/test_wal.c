@@ -77,18 +77,26 @@ close_engine (void)
   g_clear_pointer (&dir, g_free);
 }
 
+/* purge: as the v2 purge route asks (PURGE items allowed). */
 static GArray *
-mutate (const gchar *table, const gchar *body, gboolean sync, GError **error)
+mutate_with (const gchar *table, const gchar *body, gboolean sync, gboolean purge, GError **error)
 {
   AbMutateOptions o;
   ab_mutate_options_init (&o);
   o.database = "likes";
   o.table = table;
   o.sync_request = sync;
+  o.purge = purge;
   o.request_id = "req-1";
   o.actor = "alice";
   g_autoptr (JsonNode) n = ab_test_json (body);
   return ab_engine_mutate (engine, &o, n, error);
+}
+
+static GArray *
+mutate (const gchar *table, const gchar *body, gboolean sync, GError **error)
+{
+  return mutate_with (table, body, sync, FALSE, error);
 }
 
 /* Every JSON line of every segment in dir/sub, in order. */
@@ -309,6 +317,101 @@ START_TEST (drop_deny_and_system_mode)
 }
 END_TEST
 
+#define EDGE_ITEM(type, v, src, tgt)                                                             \
+  "{\"type\":\"" type "\",\"edge\":{\"version\":" #v ",\"source\":\"" src "\",\"target\":\"" tgt \
+  "\",\"properties\":{\"created_at\":" #v "}}}"
+#define ONE(type, v, src, tgt) "{\"mutations\":[" EDGE_ITEM (type, v, src, tgt) "]}"
+
+static AbKeyStatus
+status_of (GArray *r, guint i)
+{
+  ck_assert_ptr_nonnull (r);
+  ck_assert_uint_lt (i, r->len);
+  return g_array_index (r, AbKeyResult, i).status;
+}
+
+static JsonObject *
+member_object (JsonNode *n, const gchar *name)
+{
+  return json_object_get_object_member (json_node_get_object (n), name);
+}
+
+/* A PURGE's WAL record (op PURGE, no props) and CDC records (DELETED, after
+ * null, acc -1 for an active edge and 0 for a tombstone); on an ASYNC table
+ * QUEUED, then applied from the WAL: no State row left, so an older INSERT
+ * creates the edge again. Under a system ASYNC mode its intent is DELETED. */
+START_TEST (purge_records_and_async)
+{
+  open_engine (-1);
+  create_table ("a", "ASYNC");
+  create_table ("s", "SYNC");
+  g_autoptr (GError) error = NULL;
+  const gchar *both = "{\"mutations\":[" EDGE_ITEM ("INSERT", 10, "u", "v") "," EDGE_ITEM (
+      "INSERT", 10, "w", "x") "]}";
+  g_autoptr (GArray) i1 = mutate ("a", both, TRUE, &error);
+  g_autoptr (GArray) i2 = mutate ("s", both, FALSE, &error);
+  g_autoptr (GArray) d1 = mutate ("s", ONE ("DELETE", 11, "w", "x"), FALSE, &error);
+  ck_assert_int_eq (status_of (d1, 0), AB_STATUS_DELETED);
+  const gchar *purge
+      = "{\"mutations\":[{\"type\":\"PURGE\",\"edge\":{\"version\":1,\"source\":\"u\","
+        "\"target\":\"v\",\"properties\":{}}},{\"type\":\"PURGE\",\"edge\":{\"version\":1,"
+        "\"source\":\"w\",\"target\":\"x\",\"properties\":{}}}]}";
+  g_autoptr (GArray) q = mutate_with ("a", purge, FALSE, TRUE, &error);
+  ck_assert_int_eq (status_of (q, 0), AB_STATUS_QUEUED);
+  g_autoptr (GArray) p = mutate_with ("s", purge, FALSE, TRUE, &error);
+  ck_assert_int_eq (status_of (p, 0), AB_STATUS_DELETED);
+  ck_assert_int_eq (status_of (p, 1), AB_STATUS_DELETED); /* its tombstone */
+  ck_assert_int_eq (count ("s", "u"), 0);
+  ck_assert_int_eq (count ("s", "w"), 0);
+  /* WAL: 2 + 2 inserts, the delete, then the purges of a and s */
+  g_autoptr (GPtrArray) wal = read_lines ("wal");
+  ck_assert_uint_eq (wal->len, 9);
+  for (guint i = 5; i < 9; i++)
+    {
+      ck_assert_str_eq (str_at (wal->pdata[i], "op", NULL), "PURGE");
+      ck_assert_int_eq (int_at (wal->pdata[i], "edge", "ts"), 1);
+      JsonObject *edge = member_object (wal->pdata[i], "edge");
+      ck_assert_uint_eq (json_object_get_size (json_object_get_object_member (edge, "props")), 0);
+    }
+  ck_assert (json_object_get_boolean_member (member_object (wal->pdata[5], "mode"), "queue"));
+  /* CDC: s's purges at once, a's once the applier has run them */
+  ck_assert (ab_engine_applier_drain (engine, 30000));
+  g_autoptr (GPtrArray) cdc = read_lines ("cdc");
+  guint purges = 0;
+  for (guint i = 0; i < cdc->len; i++)
+    {
+      JsonNode *c = cdc->pdata[i];
+      if (g_strcmp0 (str_at (c, "op", NULL), "PURGE") != 0)
+        continue;
+      purges++;
+      ck_assert_str_eq (str_at (c, "status", NULL), "DELETED");
+      ck_assert (json_object_get_null_member (json_node_get_object (c), "after"));
+      ck_assert (!json_object_get_null_member (json_node_get_object (c), "before"));
+      gboolean was_active = json_object_get_boolean_member (member_object (c, "before"), "active");
+      ck_assert_int_eq (int_at (c, "acc", NULL), was_active ? -1 : 0);
+    }
+  ck_assert_uint_eq (purges, 4); /* s's two, and a's two once applied */
+  /* the applier purged a's edges: gone, counts down, and no State row */
+  ck_assert_int_eq (count ("a", "u"), 0);
+  ck_assert_int_eq (count ("a", "w"), 0);
+  g_autoptr (GArray) again = mutate ("a", ONE ("INSERT", 5, "u", "v"), TRUE, &error);
+  ck_assert_int_eq (status_of (again, 0), AB_STATUS_CREATED);
+  g_autoptr (GArray) again_s = mutate ("s", ONE ("INSERT", 5, "w", "x"), FALSE, &error);
+  ck_assert_int_eq (status_of (again_s, 0), AB_STATUS_CREATED);
+  close_engine ();
+  /* a system ASYNC mode answers a purge's intent */
+  open_engine (AB_MODE_ASYNC);
+  create_table ("likes", "SYNC");
+  g_autoptr (GArray) c = mutate ("likes", ONE ("INSERT", 10, "u", "v"), FALSE, &error);
+  ck_assert_int_eq (status_of (c, 0), AB_STATUS_CREATED);
+  g_autoptr (GArray) intent = mutate_with ("likes", purge, FALSE, TRUE, &error);
+  ck_assert_int_eq (status_of (intent, 0), AB_STATUS_DELETED);
+  ck_assert (ab_engine_applier_drain (engine, 30000));
+  ck_assert_int_eq (count ("likes", "u"), 0);
+  close_engine ();
+}
+END_TEST
+
 int
 main (void)
 {
@@ -318,6 +421,7 @@ main (void)
   tcase_add_test (tc, wal_and_cdc_shapes);
   tcase_add_loop_test (tc, async_equals_sync, 0, 2);
   tcase_add_test (tc, drop_deny_and_system_mode);
+  tcase_add_test (tc, purge_records_and_async);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }

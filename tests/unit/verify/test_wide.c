@@ -1,7 +1,7 @@
 /* Group and Cache cells under the verifier: a table with a bucketed COUNT, a
  * SUM, a TTL group and a trimmed cache verifies clean after random writes
- * (unsharded and in shards); damaged cells are found in the count/index
- * classes, and repair leaves the store clean. */
+ * (unsharded and in shards) and after purges; damaged cells are found in the
+ * count/index classes, and repair leaves the store clean. */
 #include <string.h>
 #include "verify_fixture.h"
 #include "codec/bytes.h"
@@ -147,6 +147,69 @@ START_TEST (clean_then_damaged)
 }
 END_TEST
 
+/* A request of PURGE items (the v2 purge route's), or of other items
+ * mixed in; every key must be applied. */
+static void
+purge_keys (const gchar *items)
+{
+  AbMutateOptions o;
+  ab_mutate_options_init (&o);
+  o.database = "db";
+  o.table = "likes";
+  o.purge = TRUE;
+  g_autofree gchar *body = g_strdup_printf ("{\"mutations\":[%s]}", items);
+  g_autoptr (JsonNode) n = vf_json (body);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) r = ab_engine_mutate (env.engine, &o, n, &error);
+  ck_assert_msg (r != NULL, "purge: %s", error != NULL ? error->message : "");
+  for (guint i = 0; i < r->len; i++)
+    {
+      AbKeyStatus st = g_array_index (r, AbKeyResult, i).status;
+      ck_assert_msg (st != AB_STATUS_ERROR && st != AB_STATUS_INVALID, "key %u: %s", i,
+                     ab_key_status_name (st));
+    }
+}
+
+/* After purges of active, deleted and missing edges (their State rows gone,
+ * their Index, Count, Group and Cache rows gone or moved as for a delete)
+ * the store verifies clean, and again once older INSERTs created some again. */
+START_TEST (purged_clean)
+{
+  vf_open (&env, (guint) _i);
+  vf_create_table (&env, "db", LIKES);
+  random_writes (11 + _i);
+  AbValue start = AB_VALUE_INIT;
+  gint64 n = -1;
+  ck_assert (ab_engine_count (env.engine, "db", "likes", "u0", AB_QDIR_OUT, &start, &n, NULL));
+  ab_value_clear (&start);
+  ck_assert_int_gt (n, 0);
+  g_autoptr (GString) items = g_string_new (NULL);
+  for (guint u = 0; u < 8; u += 2)
+    for (guint p = 0; p < 20; p += (u == 0 ? 1 : 3))
+      g_string_append_printf (items,
+                              "%s{\"type\":\"PURGE\",\"edge\":{\"version\":0,\"source\":\"u%u\","
+                              "\"target\":\"p%u\",\"properties\":{}}}",
+                              items->len > 0 ? "," : "", u, p);
+  purge_keys (items->str);
+  vf_assert_clean (&env, "after purges");
+  ck_assert (ab_engine_count (env.engine, "db", "likes", "u0", AB_QDIR_OUT, &start, &n, NULL));
+  ab_value_clear (&start);
+  ck_assert_int_eq (n, 0); /* every edge of u0 purged */
+  g_string_truncate (items, 0);
+  for (guint p = 0; p < 5; p++)
+    g_string_append_printf (items,
+                            "%s{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"u0\","
+                            "\"target\":\"p%u\",\"properties\":{\"at\":%u,\"n\":%u}}}",
+                            p > 0 ? "," : "", p, 86400000 * p, p);
+  purge_keys (items->str);
+  ck_assert (ab_engine_count (env.engine, "db", "likes", "u0", AB_QDIR_OUT, &start, &n, NULL));
+  ab_value_clear (&start);
+  ck_assert_int_eq (n, 5);
+  vf_assert_clean (&env, "after inserts older than the purged edges");
+  vf_close (&env);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -154,6 +217,7 @@ main (void)
   TCase *tc = tcase_create ("wide");
   tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, clean_then_damaged, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, purged_clean, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }
