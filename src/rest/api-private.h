@@ -54,7 +54,8 @@ void ab_api_register_v2 (AbRouter *router, AbEngine *engine);
 void ab_api_register_data (AbRouter *router, AbEngine *engine);
 void ab_api_register_queue (AbRouter *router, AbEngine *engine);
 void ab_api_register_queue_db (AbRouter *router, AbEngine *engine);
-/* The enqueue answer of both queue/v1 forms (res: AbEnqueued). */
+/* The enqueue body and answer of both queue/v1 forms (res: AbEnqueued). */
+JsonNode *ab_api_messages_body (const AbHttpRequest *req, AbHttpResponse *resp);
 void ab_api_enqueue_answer (AbHttpResponse *resp, guint accepted, GArray *res);
 void ab_api_register_admin (AbRouter *router, AbEngine *engine);
 void ab_api_register_datastore (AbRouter *router, AbEngine *engine);

@@ -117,6 +117,21 @@ queue_partitions (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   ab_queue_info_clear (&q);
 }
 
+/* The body of an enqueue, both forms: an object whose "messages" is an
+ * array (owned), or NULL with 400 answered. */
+JsonNode *
+ab_api_messages_body (const AbHttpRequest *req, AbHttpResponse *resp)
+{
+  g_autoptr (JsonNode) node = ab_api_body (req, resp);
+  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
+  if (o == NULL)
+    return NULL;
+  JsonNode *mn = json_object_get_member (o, "messages");
+  if (mn == NULL || !JSON_NODE_HOLDS_ARRAY (mn))
+    return ab_http_response_error (resp, 400, "'messages' must be an array."), NULL;
+  return g_steal_pointer (&node);
+}
+
 /* {"accepted", "results": [{partition, id, status}]}, for both forms. */
 void
 ab_api_enqueue_answer (AbHttpResponse *resp, guint accepted, GArray *res)
@@ -144,18 +159,15 @@ ab_api_enqueue_answer (AbHttpResponse *resp, guint accepted, GArray *res)
 static void
 enqueue (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (JsonNode) node = ab_api_body (req, resp);
-  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
-  if (o == NULL)
+  g_autoptr (JsonNode) node = ab_api_messages_body (req, resp);
+  if (node == NULL)
     return;
-  JsonNode *mn = json_object_get_member (o, "messages");
-  if (mn == NULL || !JSON_NODE_HOLDS_ARRAY (mn))
-    return ab_http_response_error (resp, 400, "'messages' must be an array.");
+  JsonArray *messages = json_object_get_array_member (json_node_get_object (node), "messages");
   guint accepted = 0;
   GError *error = NULL;
   g_autoptr (GArray) res
       = ab_queue_enqueue (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
-                          json_node_get_array (mn), &accepted, &error);
+                          messages, &accepted, &error);
   if (res == NULL)
     return fail (resp, error);
   ab_api_enqueue_answer (resp, accepted, res);

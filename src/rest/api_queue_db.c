@@ -70,18 +70,15 @@ queue_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 enqueue (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (JsonNode) node = ab_api_body (req, resp);
-  JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
-  if (o == NULL)
+  g_autoptr (JsonNode) node = ab_api_messages_body (req, resp);
+  if (node == NULL)
     return;
-  JsonNode *mn = json_object_get_member (o, "messages");
-  if (mn == NULL || !JSON_NODE_HOLDS_ARRAY (mn))
-    return ab_http_response_error (resp, 400, "'messages' must be an array.");
+  JsonArray *messages = json_object_get_array_member (json_node_get_object (node), "messages");
   guint accepted = 0;
   GError *error = NULL;
-  g_autoptr (GArray) res = ab_queue_db_enqueue (
-      ENGINE (ud), ab_http_param (req, "database"), ab_http_param (req, "queue"),
-      json_node_get_array (mn), ab_api_actor (req), &accepted, &error);
+  g_autoptr (GArray) res = ab_queue_db_enqueue (ENGINE (ud), ab_http_param (req, "database"),
+                                                ab_http_param (req, "queue"), messages,
+                                                ab_api_actor (req), &accepted, &error);
   if (res == NULL)
     return fail (resp, error);
   ab_api_enqueue_answer (resp, accepted, res);
