@@ -14,6 +14,9 @@
 #                          processes of their own and mount a tmpfs; the
 #                          backends themselves run in test_store)
 #      VALGRIND_SUITES="test_groups ..."  only these (default: every one)
+# A REST suite that loops over the stores runs on lmdb alone here
+# (AB_REST_STORE=lmdb): the server code under memcheck is the same, and three
+# stores would triple the slowest part of a CI run.
 # Each suite runs with CK_FORK=no (one process, so valgrind sees every case)
 # and AB_TEST_UNDER_VALGRIND=1 (a latency tail is not judged: valgrind runs
 # one thread at a time);
@@ -60,7 +63,7 @@ run_one () {
       # G_SLICE set: the server keeps its process (it would start itself
       # again with it, and memcheck does not follow an exec: slices.h).
       env -u AB_HBASE_ADDR -u AB_KAFKA_ADDR -u AB_KAFKA_DIR CK_FORK=no CK_TIMEOUT_MULTIPLIER=30 \
-        G_SLICE=always-malloc AB_SERVER_WRAPPER="$memcheck --log-file=$work/$name.server-%p.log" \
+        AB_REST_STORE=lmdb G_SLICE=always-malloc AB_SERVER_WRAPPER="$memcheck --log-file=$work/$name.server-%p.log" \
         "./$suite" >"$work/$name.log" 2>&1 || rc=$? ;;
     *)
       env -u AB_HBASE_ADDR -u AB_KAFKA_ADDR -u AB_KAFKA_DIR CK_FORK=no AB_TEST_UNDER_VALGRIND=1 \

@@ -436,8 +436,9 @@ ab_rest_main_stores (const gchar *name, void (*add) (TCase *tc), void (*setup) (
                      void (*teardown) (void), guint timeout)
 {
   gint failed;
-  if (g_strcmp0 (g_getenv ("AB_REST_STORE"), "hbase") == 0)
-    failed = run_on_store ("hbase", name, add, setup, teardown, timeout);
+  const gchar *only = g_getenv ("AB_REST_STORE");
+  if (only != NULL && *only != '\0') /* hbase-suites.sh, valgrind.sh: that store alone */
+    failed = run_on_store (only, name, add, setup, teardown, timeout);
   else
     failed = run_on_store ("lmdb", name, add, setup, teardown, timeout)
              + run_on_store ("rocksdb", name, add, setup, teardown, timeout)
