@@ -2,7 +2,7 @@
  * and a manifest, checking a dump (every length, checksum, count and key
  * bound) before anything is written, and restoring it with a checkpoint. */
 #include "admin/dump.h"
-#include "admin/sha256.h"
+#include "admin/digest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -462,6 +462,7 @@ write_dump (AbSnapshot *snap, const gchar *dir, const AbDumpBackupOptions *o, Js
     }
   if (w.f != NULL)
     fclose (w.f);
+  ab_sha256_clear (&w.sum); /* a chunk given up half-written */
   if (ok)
     ok = fsync_path (dir, error) && write_manifest (&w, o, native, error);
   if (ok && stats != NULL)
@@ -694,6 +695,7 @@ reader_close (ChunkReader *r)
   if (r->f != NULL)
     fclose (r->f);
   r->f = NULL;
+  ab_sha256_clear (&r->sum);
   g_clear_pointer (&r->in, g_free);
   g_clear_pointer (&r->path, g_free);
   g_clear_pointer (&r->key, g_byte_array_unref);
