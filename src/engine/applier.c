@@ -1,7 +1,7 @@
 /* The built-in async applier: a thread that tails the WAL from the position
  * saved in the store, applies the records of ASYNC mutations through the
- * normal engine path (internal SYNC mode, no WAL), saves the new position,
- * and reports lag. Re-applying a record is harmless: transitions are
+ * normal engine path (internal SYNC mode, no WAL), saves the new position
+ * (at most once a second), and reports lag. Re-applying a record is harmless: transitions are
  * version-idempotent, so delivery is at-least-once and the result exact. */
 #include <stdatomic.h>
 #include <string.h>
@@ -25,7 +25,18 @@ typedef struct _AbApplier {
   atomic_uint_fast64_t applied, skipped, failed;
   gint64 lags[LAG_SAMPLES]; /* ms, ring buffer */
   guint n_lags, next_lag;
+  /* applier thread only: the position read up to and not saved yet, whether
+   * anything was applied before it, and when a position was last saved */
+  GBytes *unsaved;
+  gboolean unsaved_applied;
+  gint64 saved_at_us;
 } AbApplier;
+
+/* A position is saved at most once a second, and one that only passed over
+ * skipped records at most once a minute (so that the WAL can still be
+ * trimmed): on a remote store a save is a call (docs/wal.md). */
+#define SAVE_APPLIED_US G_USEC_PER_SEC
+#define SAVE_SKIPPED_US (60 * G_USEC_PER_SEC)
 
 /* The record's effective mode (system, then request, then table). */
 static const gchar *
@@ -253,6 +264,20 @@ save_position (AbApplier *a, GBytes *position)
     g_warning ("applier could not save its WAL position: %s", error->message);
 }
 
+/* Saves the unsaved position when it is due (always when final). */
+static void
+maybe_save (AbApplier *a, gboolean final)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 wait = a->unsaved_applied ? SAVE_APPLIED_US : SAVE_SKIPPED_US;
+  if (a->unsaved == NULL || (!final && now - a->saved_at_us < wait))
+    return;
+  save_position (a, a->unsaved);
+  g_clear_pointer (&a->unsaved, g_bytes_unref);
+  a->unsaved_applied = FALSE;
+  a->saved_at_us = now;
+}
+
 static void
 process (AbApplier *a, GPtrArray *entries)
 {
@@ -262,7 +287,9 @@ process (AbApplier *a, GPtrArray *entries)
   for (guint i = 0; i < batches->len; i++)
     if (!apply_with_retries (a->engine, &n, batches->pdata[i], &a->stop))
       atomic_fetch_add (&a->failed, 1);
-  save_position (a, ((AbSinkEntry *) entries->pdata[entries->len - 1])->position);
+  g_clear_pointer (&a->unsaved, g_bytes_unref);
+  a->unsaved = g_bytes_ref (((AbSinkEntry *) entries->pdata[entries->len - 1])->position);
+  a->unsaved_applied |= batches->len > 0;
 }
 
 /* The reader starts at the position saved in the store; a store that is
@@ -300,12 +327,14 @@ run (gpointer data)
         }
       if (entries->len > 0)
         process (a, entries);
+      maybe_save (a, FALSE);
       g_mutex_lock (&a->mu);
       if (entries->len == 0)
         a->idle_rounds++;
       g_cond_broadcast (&a->cond);
       g_mutex_unlock (&a->mu);
     }
+  maybe_save (a, TRUE);
   return NULL;
 }
 

@@ -265,6 +265,25 @@ append_store_gauges (GString *out, AbStore *store)
     }
 }
 
+/* Calls of each method per mutated edge since the start (the mutation
+ * results of every status summed): the call budget as it runs, reads for
+ * queries included (docs/hbase-adapter.md §3.9, §9). */
+static void
+append_rpc_per_mutation (GString *out, AbEngine *engine, const AbStoreRpcCount *rpc, guint n_rpc)
+{
+  guint64 edges = 0;
+  for (AbKeyStatus s = AB_STATUS_CREATED; s <= AB_STATUS_INVALID; s++)
+    edges += (guint64) atomic_load (&engine->statuses[s]);
+  if (n_rpc == 0 || edges == 0)
+    return;
+  g_string_append (out, "# HELP actionbase_store_rpc_per_mutation Remote calls by method per "
+                        "mutated edge since the start.\n"
+                        "# TYPE actionbase_store_rpc_per_mutation gauge\n");
+  for (guint i = 0; i < n_rpc; i++)
+    g_string_append_printf (out, "actionbase_store_rpc_per_mutation{method=\"%s\"} %.4f\n",
+                            rpc[i].name, (gdouble) rpc[i].calls / (gdouble) edges);
+}
+
 gchar *
 ab_engine_metrics_text (AbEngine *engine)
 {
@@ -296,6 +315,7 @@ ab_engine_metrics_text (AbEngine *engine)
   for (guint i = 0; i < n_rpc; i++)
     g_string_append_printf (out, "actionbase_store_rpc_seconds_total{method=\"%s\"} %.6f\n",
                             rpc[i].name, rpc[i].micros / 1e6);
+  append_rpc_per_mutation (out, engine, rpc, n_rpc);
   g_string_append (out, "# HELP actionbase_store_operations_total Datastore calls by verb.\n"
                         "# TYPE actionbase_store_operations_total counter\n");
   for (guint v = 0; v < AB_STORE_VERB_COUNT; v++)

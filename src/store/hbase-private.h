@@ -48,9 +48,11 @@ typedef struct {
   guint regions;    /* pre-split regions of a new table (default 16) */
   guint retries;    /* extra attempts of a retryable call (default 2) */
   gint compression; /* HbTCompressionAlgorithm of a new table (default NONE) */
+  guint share;      /* shared calls of a kind in flight at once (default 1; 0: none, §3.9) */
 } AbHbConfig;
 
 typedef struct _AbHbConn AbHbConn;
+typedef struct _AbHbShare AbHbShare;
 
 /* hbase_reader.c: the transport under the buffered/framed one, reading the
  * socket 64 KiB at a time (c_glib reads each field with its own recv). */
@@ -80,6 +82,8 @@ typedef struct {
   atomic_bool ready;      /* namespace and table known to exist */
   GMutex ready_lock;
   GThreadPool *workers; /* runs parallel jobs (ab_hb_run_parallel) */
+  AbHbShare *reads;     /* multi_get's getMultiple calls, shared (§3.9) */
+  AbHbShare *writes;    /* batch's puts, deletes and increments, shared */
   atomic_uint_fast64_t calls[AB_HB_RPC_COUNT];
   atomic_uint_fast64_t errors[AB_HB_RPC_COUNT];
   atomic_uint_fast64_t micros[AB_HB_RPC_COUNT];
@@ -108,6 +112,20 @@ typedef struct {
 /* Runs the jobs concurrently over the pool (the first in the caller's
  * thread); TRUE when all succeeded, else the first error (WIDTH preferred). */
 gboolean ab_hb_run_parallel (AbHbStore *h, AbHbJob *jobs, guint n, GError **error);
+/* The same, leaving each failed job's error in it. */
+void ab_hb_run_jobs (AbHbStore *h, AbHbJob *jobs, guint n);
+
+/* Shared calls (hbase_share.c, docs/hbase-adapter.md §3.9). A caller submits
+ * its op; while max_in_flight runs of the share are under way it waits, then
+ * one caller leads every waiting op (at most AB_HB_SHARE_MAX) into one run,
+ * which sets errors[i] for each op that failed. */
+#define AB_HB_SHARE_MAX 64
+typedef void (*AbHbShareRun) (AbHbStore *h, gpointer *ops, guint n, GError **errors);
+AbHbShare *ab_hb_share_new (guint max_in_flight, AbHbShareRun run);
+void ab_hb_share_free (AbHbShare *s);
+gboolean ab_hb_share_submit (AbHbStore *h, AbHbShare *s, gpointer op, GError **error);
+/* Runs so far and the ops they carried. */
+void ab_hb_share_counts (AbHbShare *s, guint64 *calls, guint64 *callers);
 
 /* hbase://... into cfg (hbase_uri.c): rest is what follows "hbase:", uri
  * the whole text for messages; clear frees its strings. */
@@ -125,6 +143,8 @@ gboolean ab_hb_ensure_table (AbHbStore *h, GError **error);
 /* Batches (hbase_batch.c); their conditional deletes as parallel
  * check-and-deletes (hbase.c). */
 gboolean ab_hb_batch (AbStore *s, const AbBatch *b, GError **error);
+/* The share run of batches (ops are const AbBatch *). */
+void ab_hb_batch_run (AbHbStore *h, gpointer *ops, guint n, GError **errors);
 gboolean ab_hb_delete_ifs (AbHbStore *h, GPtrArray *items, GError **error);
 
 /* Where a datastore key lives (hbase_cells.c): a narrow key is the row, with

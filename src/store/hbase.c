@@ -130,10 +130,12 @@ single_key (GPtrArray *keys)
   return one;
 }
 
+/* keys into out in one getMultiple per 1000 non-empty keys (a plain get
+ * for one). */
 static gboolean
-hb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+multi_get_now (AbHbStore *h, GPtrArray *keys, GArray *out, GError **error)
 {
-  AbHbStore *h = (AbHbStore *) s;
+  AbStore *s = &h->base;
   GBytes *one = single_key (keys);
   if (one != NULL)
     {
@@ -178,6 +180,54 @@ hb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
   for (guint c = 0; c < n_calls; c++)
     multi_call_clear (&calls[c]);
   return ok;
+}
+
+/* One caller's multi_get in a shared read (§3.9). */
+typedef struct {
+  GPtrArray *keys;
+  GArray *out;
+} GetOp;
+
+/* The share's run: every caller's keys in one multi_get_now, each caller's
+ * rows handed back in its own order. */
+static void
+run_gets (AbHbStore *h, gpointer *ops, guint n, GError **errors)
+{
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  GError *error = NULL;
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_extend (all, ((GetOp *) ops[i])->keys, NULL, NULL);
+  if (!multi_get_now (h, all, rows, &error))
+    {
+      for (guint i = 0; i < n; i++)
+        errors[i] = g_error_copy (error);
+      g_error_free (error);
+      return;
+    }
+  for (guint i = 0, at = 0; i < n; i++)
+    {
+      GetOp *op = ops[i];
+      for (guint j = 0; j < op->keys->len; j++, at++)
+        {
+          AbKv *from = &g_array_index (rows, AbKv, at);
+          AbKv kv = { g_steal_pointer (&from->key), g_steal_pointer (&from->value) };
+          g_array_append_val (op->out, kv);
+        }
+    }
+}
+
+static gboolean
+hb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  AbHbStore *h = (AbHbStore *) s;
+  GetOp op = { keys, out };
+  guint wanted = 0;
+  for (guint i = 0; i < keys->len; i++)
+    wanted += g_bytes_get_size (keys->pdata[i]) > 0;
+  if (wanted == 0)
+    return multi_get_now (h, keys, out, error); /* no call */
+  return ab_hb_ensure_table (h, error) && ab_hb_share_submit (h, h->reads, &op, error);
 }
 
 /* ---- scan ---- */
@@ -638,11 +688,43 @@ hb_rpc_counts (AbStore *s, AbStoreRpcCount *out, guint max)
   return n;
 }
 
+/* The shares' figures (§3.9): runs, and the callers they carried. */
+static guint
+hb_gauges (AbStore *s, AbStoreGauge *out, guint max)
+{
+  AbHbStore *h = (AbHbStore *) s;
+  static const struct {
+    const gchar *calls, *callers, *calls_help, *callers_help;
+  } names[] = {
+    { "actionbase_store_hbase_shared_reads_total",
+      "actionbase_store_hbase_shared_read_callers_total",
+      "Shared multi-row reads (one get or getMultiple each, docs/hbase-adapter.md 3.9).",
+      "Callers (mutation requests, queries) whose rows those shared reads carried." },
+    { "actionbase_store_hbase_shared_writes_total",
+      "actionbase_store_hbase_shared_write_callers_total",
+      "Shared write waves (one put/putMultiple, delete and increment per row each, 3.9).",
+      "Batches (mutation requests, upkeep) whose rows those shared write waves carried." },
+  };
+  AbHbShare *shares[] = { h->reads, h->writes };
+  guint n = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (names) && n + 2 <= max; i++)
+    {
+      guint64 calls, callers;
+      ab_hb_share_counts (shares[i], &calls, &callers);
+      out[n++] = (AbStoreGauge){ names[i].calls, names[i].calls_help, AB_STORE_COUNTER, calls };
+      out[n++]
+          = (AbStoreGauge){ names[i].callers, names[i].callers_help, AB_STORE_COUNTER, callers };
+    }
+  return n;
+}
+
 static void
 hb_close (AbStore *s)
 {
   AbHbStore *h = (AbHbStore *) s;
   ab_hb_pool_clear (h);
+  g_clear_pointer (&h->reads, ab_hb_share_free);
+  g_clear_pointer (&h->writes, ab_hb_share_free);
   g_clear_pointer (&h->table_name, g_byte_array_unref);
   g_clear_pointer (&h->addr, g_free);
   g_mutex_clear (&h->ready_lock);
@@ -662,6 +744,7 @@ static const AbStoreVTable hb_vtable = {
   .close = hb_close,
   .ping = hb_ping,
   .rpc_counts = hb_rpc_counts,
+  .gauges = hb_gauges,
   .snapshot_open = hb_snapshot_open,
   .snapshot_scan = hb_snapshot_scan,
   .snapshot_close = hb_snapshot_close,
@@ -703,5 +786,7 @@ ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **error)
   h->addr = strchr (h->cfg.host, ':') ? g_strdup_printf ("[%s]:%u", h->cfg.host, h->cfg.port)
                                       : g_strdup_printf ("%s:%u", h->cfg.host, h->cfg.port);
   ab_hb_pool_init (h);
+  h->reads = ab_hb_share_new (h->cfg.share, run_gets);
+  h->writes = ab_hb_share_new (h->cfg.share, ab_hb_batch_run);
   return &h->base;
 }

@@ -1,7 +1,8 @@
 /* The hbase backend's batch: folds the ordered mutations into one final
- * operation per key, then sends every put in putMultiple calls and every
- * delete in deleteMultiple calls (split under the gateway's frame limit) and
- * one increment call per row (all its cells), all at once over the pool;
+ * operation per key (the batches of callers sharing the call, §3.9, in
+ * arrival order), then sends every put in putMultiple calls and every delete
+ * in deleteMultiple calls (split under the gateway's frame limit) and one
+ * increment call per row (all its cells), all at once over the pool;
  * conditional deletes follow as check-and-deletes once those succeeded.
  * Not atomic. */
 #include "store/hbase-private.h"
@@ -16,8 +17,9 @@ typedef enum { OP_PUT, OP_DELETE, OP_INCREMENT } OpKind;
 typedef struct {
   GBytes *key;
   OpKind kind;
-  GBytes *value; /* OP_PUT */
-  gint64 delta;  /* OP_INCREMENT */
+  GBytes *value;  /* OP_PUT */
+  gint64 delta;   /* OP_INCREMENT */
+  guint64 owners; /* bit i: the i-th batch of a shared run wants it */
 } KeyOp;
 
 static void
@@ -124,6 +126,7 @@ typedef struct {
   GPtrArray *result; /* deleteMultiple's (always empty) answer */
   HbTIncrement *inc;
   HbTResult *inc_result;
+  guint64 owners; /* the batches whose ops ride in this call */
 } BatchCall;
 
 static gboolean
@@ -181,7 +184,7 @@ batch_call_clear (BatchCall *x)
  * open one would pass the frame budget. */
 static void
 add_to_multi (AbHbStore *h, GArray *calls, GArray *jobs, gint *open, gsize *bytes, AbHbRpc rpc,
-              gpointer item, gsize size)
+              gpointer item, gsize size, guint64 owners)
 {
   if (*open < 0 || (*bytes + size > MAX_CALL_BYTES && *bytes > 0))
     {
@@ -194,26 +197,30 @@ add_to_multi (AbHbStore *h, GArray *calls, GArray *jobs, gint *open, gsize *byte
       *bytes = 0;
     }
   g_ptr_array_add (g_array_index (calls, BatchCall, *open).items, item);
+  g_array_index (calls, BatchCall, *open).owners |= owners;
   *bytes += size;
 }
 
 /* An increment of a cell whose row already has one in this batch joins it:
  * a Group row's buckets go in one call. */
 static void
-add_increment (AbHbStore *h, GArray *calls, GArray *jobs, GHashTable *inc_rows, const guint8 *k,
-               gsize klen, gint64 delta)
+add_increment (AbHbStore *h, GArray *calls, GArray *jobs, GHashTable *inc_rows, const KeyOp *op)
 {
   AbHbAddr a;
+  gsize klen;
+  const guint8 *k = g_bytes_get_data (op->key, &klen);
   ab_hb_addr (k, klen, &a);
   g_autoptr (GBytes) row = g_bytes_new (a.row, a.row_len);
   gpointer at = g_hash_table_lookup (inc_rows, row);
   if (at != NULL)
     {
-      ab_hb_increment_add (g_array_index (calls, BatchCall, GPOINTER_TO_UINT (at) - 1).inc, &a,
-                           delta);
+      BatchCall *x = &g_array_index (calls, BatchCall, GPOINTER_TO_UINT (at) - 1);
+      ab_hb_increment_add (x->inc, &a, op->delta);
+      x->owners |= op->owners;
       return;
     }
-  BatchCall x = { h, NULL, NULL, ab_hb_increment_new (k, klen, delta, FALSE), NULL };
+  BatchCall x
+      = { h, NULL, NULL, ab_hb_increment_new (k, klen, op->delta, FALSE), NULL, op->owners };
   AbHbJob job = { AB_HB_RPC_INCREMENT, FALSE, call_increment };
   g_array_append_val (calls, x);
   g_array_append_val (jobs, job);
@@ -236,31 +243,93 @@ plan_calls (AbHbStore *h, GArray *ops, GArray *calls, GArray *jobs)
       if (op->kind == OP_PUT)
         {
           add_to_multi (h, calls, jobs, &open_put, &put_bytes, AB_HB_RPC_PUT_MULTIPLE,
-                        ab_hb_put_new (k, klen, v, vlen), ab_hb_wire_size (klen, vlen));
+                        ab_hb_put_new (k, klen, v, vlen), ab_hb_wire_size (klen, vlen), op->owners);
         }
       else if (op->kind == OP_DELETE)
         {
           add_to_multi (h, calls, jobs, &open_del, &del_bytes, AB_HB_RPC_DELETE_MULTIPLE,
-                        ab_hb_delete_new (k, klen), ab_hb_wire_size (klen, 0));
+                        ab_hb_delete_new (k, klen), ab_hb_wire_size (klen, 0), op->owners);
         }
       else if (op->delta != 0)
         {
-          add_increment (h, calls, jobs, inc_rows, k, klen, op->delta);
+          add_increment (h, calls, jobs, inc_rows, op);
         }
     }
 }
 
-gboolean
-ab_hb_batch (AbStore *s, const AbBatch *b, GError **error)
+/* Folds one batch's collapsed ops (as the owner-th of a shared run) into
+ * merged, after the earlier batches' ops. An increment of a key another
+ * batch puts a non-counter value to fails this batch with WIDTH, as it
+ * would have applied after that put; none of its ops is merged then. */
+static gboolean
+merge_batch (GArray *merged, GHashTable *at_of, GArray *ops, guint owner, GError **error)
 {
-  AbHbStore *h = (AbHbStore *) s;
-  g_autoptr (GArray) ops = collapse (b, error);
-  g_autoptr (GArray) calls = NULL, jobs = NULL;
-  gboolean ok;
-  if (ops == NULL || !ab_hb_ensure_table (h, error))
-    return FALSE;
-  calls = g_array_new (FALSE, TRUE, sizeof (BatchCall));
-  jobs = g_array_new (FALSE, TRUE, sizeof (AbHbJob));
+  for (guint i = 0; i < ops->len; i++)
+    {
+      KeyOp *op = &g_array_index (ops, KeyOp, i);
+      guint at = GPOINTER_TO_UINT (g_hash_table_lookup (at_of, op->key));
+      KeyOp *m = at > 0 ? &g_array_index (merged, KeyOp, at - 1) : NULL;
+      if (m != NULL && op->kind == OP_INCREMENT && m->kind == OP_PUT
+          && g_bytes_get_size (m->value) != 8)
+        return fold_increment (m, 0, error); /* fails: not a counter */
+    }
+  for (guint i = 0; i < ops->len; i++)
+    {
+      KeyOp *op = &g_array_index (ops, KeyOp, i);
+      guint at = GPOINTER_TO_UINT (g_hash_table_lookup (at_of, op->key));
+      if (at == 0)
+        {
+          KeyOp copy = { g_bytes_ref (op->key), op->kind,
+                         op->value != NULL ? g_bytes_ref (op->value) : NULL, op->delta,
+                         G_GUINT64_CONSTANT (1) << owner };
+          g_array_append_val (merged, copy);
+          g_hash_table_insert (at_of, copy.key, GUINT_TO_POINTER (merged->len));
+          continue;
+        }
+      KeyOp *m = &g_array_index (merged, KeyOp, at - 1);
+      m->owners |= G_GUINT64_CONSTANT (1) << owner;
+      if (op->kind == OP_INCREMENT)
+        fold_increment (m, op->delta, NULL); /* checked above */
+      else
+        {
+          g_clear_pointer (&m->value, g_bytes_unref);
+          m->kind = op->kind;
+          m->value = op->value != NULL ? g_bytes_ref (op->value) : NULL;
+        }
+    }
+  return TRUE;
+}
+
+/* A failed call's error to every batch whose ops rode in it (WIDTH wins). */
+static void
+blame (const BatchCall *x, GError *failure, guint n, GError **errors)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      if ((x->owners & (G_GUINT64_CONSTANT (1) << i)) == 0)
+        continue;
+      if (errors[i] != NULL
+          && (errors[i]->code == AB_STORE_ERROR_WIDTH || failure->code != AB_STORE_ERROR_WIDTH))
+        continue;
+      g_clear_error (&errors[i]);
+      errors[i] = g_error_copy (failure);
+    }
+}
+
+void
+ab_hb_batch_run (AbHbStore *h, gpointer *batches, guint n, GError **errors)
+{
+  g_autoptr (GArray) ops = g_array_new (FALSE, TRUE, sizeof (KeyOp));
+  g_autoptr (GHashTable) at_of = g_hash_table_new (g_bytes_hash, g_bytes_equal);
+  g_array_set_clear_func (ops, key_op_clear);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GArray) mine = collapse (batches[i], &errors[i]);
+      if (mine != NULL)
+        merge_batch (ops, at_of, mine, i, &errors[i]);
+    }
+  g_autoptr (GArray) calls = g_array_new (FALSE, TRUE, sizeof (BatchCall));
+  g_autoptr (GArray) jobs = g_array_new (FALSE, TRUE, sizeof (AbHbJob));
   plan_calls (h, ops, calls, jobs);
   /* ctx pointers are taken only now: the arrays no longer move. A multi
    * call of one item goes as put / deleteSingle: the gateway runs the multi
@@ -275,12 +344,30 @@ ab_hb_batch (AbStore *s, const AbBatch *b, GError **error)
       else if (x->items != NULL && x->items->len == 1 && job->rpc == AB_HB_RPC_DELETE_MULTIPLE)
         job->rpc = AB_HB_RPC_DELETE_SINGLE, job->fn = call_delete_single;
     }
-  ok = ab_hb_run_parallel (h, (AbHbJob *) jobs->data, jobs->len, error);
-  for (guint i = 0; i < calls->len; i++)
-    batch_call_clear (&g_array_index (calls, BatchCall, i));
+  ab_hb_run_jobs (h, (AbHbJob *) jobs->data, jobs->len);
+  for (guint i = 0; i < jobs->len; i++)
+    {
+      AbHbJob *job = &g_array_index (jobs, AbHbJob, i);
+      if (job->error != NULL)
+        blame (&g_array_index (calls, BatchCall, i), job->error, n, errors);
+      g_clear_error (&job->error);
+      batch_call_clear (&g_array_index (calls, BatchCall, i));
+    }
+}
+
+gboolean
+ab_hb_batch (AbStore *s, const AbBatch *b, GError **error)
+{
+  AbHbStore *h = (AbHbStore *) s;
   g_autoptr (GPtrArray) conditional = g_ptr_array_new ();
   for (guint i = 0; i < b->items->len; i++)
     if (g_array_index (b->items, AbMutation, i).kind == AB_MUT_DELETE_IF)
       g_ptr_array_add (conditional, &g_array_index (b->items, AbMutation, i));
-  return ok && (conditional->len == 0 || ab_hb_delete_ifs (h, conditional, error));
+  if (!ab_hb_ensure_table (h, error))
+    return FALSE;
+  /* the unconditional rows ride in the share's calls; this batch's
+   * conditional deletes follow once those succeeded */
+  if (conditional->len < b->items->len && !ab_hb_share_submit (h, h->writes, (gpointer) b, error))
+    return FALSE;
+  return conditional->len == 0 || ab_hb_delete_ifs (h, conditional, error);
 }

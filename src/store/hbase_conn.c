@@ -391,12 +391,12 @@ first_error (AbHbJob *jobs, guint n, GError **error)
   return FALSE;
 }
 
-gboolean
-ab_hb_run_parallel (AbHbStore *h, AbHbJob *jobs, guint n, GError **error)
+void
+ab_hb_run_jobs (AbHbStore *h, AbHbJob *jobs, guint n)
 {
   WaitGroup wg = { .pending = n > 0 ? n - 1 : 0 };
   if (n == 0)
-    return TRUE;
+    return;
   g_mutex_init (&wg.lock);
   g_cond_init (&wg.done);
   for (guint i = 1; i < n; i++)
@@ -412,5 +412,11 @@ ab_hb_run_parallel (AbHbStore *h, AbHbJob *jobs, guint n, GError **error)
   g_mutex_unlock (&wg.lock);
   g_mutex_clear (&wg.lock);
   g_cond_clear (&wg.done);
+}
+
+gboolean
+ab_hb_run_parallel (AbHbStore *h, AbHbJob *jobs, guint n, GError **error)
+{
+  ab_hb_run_jobs (h, jobs, n);
   return first_error (jobs, n, error);
 }

@@ -1,6 +1,6 @@
 /* The hbase backend's URI: hbase://HOST[:PORT][/NAMESPACE][?table=NAME&
  * transport=framed|buffered&protocol=binary|compact&pool=N&timeout_ms=N&
- * regions=N&retries=N&compression=none|gz|lz4|snappy|zstd] into AbHbConfig. */
+ * regions=N&retries=N&compression=none|gz|lz4|snappy|zstd&share=N] into AbHbConfig. */
 #include "store/hbase-private.h"
 
 #include <string.h>
@@ -11,7 +11,7 @@ uri_fail (GError **error, const gchar *uri, const gchar *why)
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
                "bad hbase store URI '%s': %s (expected hbase://HOST:PORT/NAMESPACE"
                "?table=NAME&transport=framed|buffered&protocol=binary|compact&pool=N"
-               "&timeout_ms=N&regions=N&retries=N&compression=none|gz|lz4|snappy|zstd)",
+               "&timeout_ms=N&regions=N&retries=N&compression=none|gz|lz4|snappy|zstd&share=N)",
                uri, why);
   return FALSE;
 }
@@ -88,6 +88,8 @@ parse_param (AbHbConfig *cfg, const gchar *param)
     return parse_uint (v, 1, 256, &cfg->regions);
   if (strcmp (key, "retries") == 0)
     return parse_uint (v, 0, 10, &cfg->retries);
+  if (strcmp (key, "share") == 0)
+    return parse_uint (v, 0, 64, &cfg->share);
   if (strcmp (key, "compression") == 0)
     return parse_compression (v, &cfg->compression);
   return FALSE;
@@ -135,6 +137,7 @@ ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, const gchar *rest, GError
                        .timeout_ms = 5000,
                        .regions = 16,
                        .retries = 2,
+                       .share = 1,
                        .compression = HB_T_COMPRESSION_ALGORITHM_NONE };
   cfg->table = g_strdup ("actionbase");
   if (!g_str_has_prefix (rest, "//"))

@@ -295,7 +295,8 @@ guint ab_store_rpc_counts (AbStore *s, AbStoreRpcCount *out, guint max);
 
 /* A figure a backend reports about its own health (for /metrics), as one
  * Prometheus series without labels: rocksdb's compaction debt, write stalls,
- * memtable and block cache memory, block cache hits and misses. */
+ * memtable and block cache memory, block cache hits and misses; hbase's
+ * shared calls and the callers they carried. */
 typedef enum {
   AB_STORE_GAUGE,   /* a level that goes up and down */
   AB_STORE_COUNTER, /* a total that only grows (its name ends in _total) */
@@ -310,7 +311,7 @@ typedef struct {
 #define AB_STORE_GAUGE_MAX 16
 
 /* Fills out[0..n) with the backend's figures of now and returns n (<= max;
- * 0 for backends that report none: memory, lmdb, hbase). Reads only what the
+ * 0 for backends that report none: memory, lmdb). Reads only what the
  * backend keeps in memory: never waits on I/O or a remote server. */
 guint ab_store_gauges (AbStore *s, AbStoreGauge *out, guint max);
 

@@ -1,6 +1,7 @@
 /* hbase-bench: figures of the hbase backend against a live gateway.
  *   hbase-bench raw HOST:PORT N [C]  raw Thrift2 put and get calls/s over C connections
- *                                    (default 1), each a thread making calls one at a time
+ *                                    (default 1), each a thread making calls one at a time,
+ *                                    then N/6 single-edge INSERTs' calls, nothing shared
  *   hbase-bench engine URI N         single-edge INSERT and GET rate and p50/p99 (INSERT
  *                                    with its calls and ms per Thrift method), and the
  *                                    Thrift round trips of one request of 1, 10, 100 edges */
@@ -49,14 +50,44 @@ report (const gchar *name, GArray *us, gint64 total_us)
           g_array_index (us, gint64, MIN (us->len - 1, us->len * 99 / 100)) / 1000.0, us->len);
 }
 
+/* What one raw op is: a put, a get, or the calls of one single-edge INSERT
+ * made one after another with nothing shared (lock, State read, the three
+ * rows, two Count increments, release: 6 calls). */
+typedef enum { RAW_PUT, RAW_GET, RAW_MIX } RawOp;
+#define RAW_MIX_CALLS 6
+
 typedef struct {
   AbHbRaw *raw;
   const gchar *table;
   guint first, step, n; /* keys first, first + step, ... below n */
-  gboolean put;
-  GArray *us; /* per-call microseconds */
+  RawOp op;
+  GArray *us; /* per-op microseconds */
   GError *error;
 } RawJob;
+
+static gboolean
+raw_mix (RawJob *j, const gchar *key)
+{
+  g_autofree gchar *lock = g_strconcat (key, "-lock", NULL);
+  g_autofree gchar *state = g_strconcat (key, "-state", NULL);
+  g_autofree gchar *out = g_strconcat (key, "-out", NULL), *in = g_strconcat (key, "-in", NULL);
+  g_autofree gchar *c_out = g_strconcat (key, "-cout", NULL);
+  g_autofree gchar *c_in = g_strconcat (key, "-cin", NULL);
+  const guint8 *rows[] = { (guint8 *) state, (guint8 *) out, (guint8 *) in };
+  const gsize lens[] = { strlen (state), strlen (out), strlen (in) };
+  const guint8 stamp[9] = { 0x80, 0, 0, 0x01, 0x8c, 0x12, 0x34, 0x56, 0x78 };
+  g_autoptr (GByteArray) v = NULL;
+  gboolean applied = FALSE;
+  return ab_hb_raw_check_and_put (j->raw, j->table, (guint8 *) lock, strlen (lock), stamp,
+                                  sizeof stamp, &applied, &j->error)
+         && ab_hb_raw_get (j->raw, j->table, (guint8 *) state, strlen (state), &v, &j->error)
+         && ab_hb_raw_put_rows (j->raw, j->table, rows, lens, 3,
+                                (const guint8 *) "0123456789abcdef0123456789", 26, &j->error)
+         && ab_hb_raw_increment (j->raw, j->table, (guint8 *) c_out, strlen (c_out), 1, &j->error)
+         && ab_hb_raw_increment (j->raw, j->table, (guint8 *) c_in, strlen (c_in), 1, &j->error)
+         && ab_hb_raw_check_and_delete (j->raw, j->table, (guint8 *) lock, strlen (lock), stamp,
+                                        sizeof stamp, &applied, &j->error);
+}
 
 static gpointer
 raw_job (gpointer data)
@@ -69,9 +100,13 @@ raw_job (gpointer data)
       g_autoptr (GByteArray) v = NULL;
       gboolean ok;
       g_snprintf (key, sizeof key, "%02x-raw-%u", (i * 37) & 0xff, i);
-      ok = j->put ? ab_hb_raw_put (j->raw, j->table, (guint8 *) key, strlen (key),
-                                   (const guint8 *) "0123456789abcdef0123456789", 26, &j->error)
-                  : ab_hb_raw_get (j->raw, j->table, (guint8 *) key, strlen (key), &v, &j->error);
+      if (j->op == RAW_MIX)
+        ok = raw_mix (j, key);
+      else
+        ok = j->op == RAW_PUT
+                 ? ab_hb_raw_put (j->raw, j->table, (guint8 *) key, strlen (key),
+                                  (const guint8 *) "0123456789abcdef0123456789", 26, &j->error)
+                 : ab_hb_raw_get (j->raw, j->table, (guint8 *) key, strlen (key), &v, &j->error);
       if (!ok)
         break;
       d = g_get_monotonic_time () - s;
@@ -96,10 +131,10 @@ run_raw (const gchar *addr, guint n, guint conns)
   for (guint c = 0; c < conns; c++)
     if ((jobs[c].raw = ab_hb_raw_connect (addr, FALSE, FALSE, &error)) == NULL)
       die ("connect", error);
-  for (guint pass = 0; pass < 2; pass++)
+  for (RawOp pass = RAW_PUT; pass <= RAW_MIX; pass++)
     {
       g_autoptr (GArray) lat = g_array_new (FALSE, FALSE, sizeof (gint64));
-      const gchar *op = pass == 0 ? "put" : "get";
+      const gchar *op = pass == RAW_PUT ? "put" : pass == RAW_GET ? "get" : "INSERT mix";
       g_autofree gchar *name = conns > 1 ? g_strdup_printf ("raw Thrift %s x%u", op, conns)
                                          : g_strdup_printf ("raw Thrift %s", op);
       gint64 t0 = g_get_monotonic_time ();
@@ -109,8 +144,8 @@ run_raw (const gchar *addr, guint n, guint conns)
                               .table = table,
                               .first = c,
                               .step = conns,
-                              .n = n,
-                              .put = pass == 0,
+                              .n = pass == RAW_MIX ? n / RAW_MIX_CALLS : n,
+                              .op = pass,
                               .us = g_array_new (FALSE, FALSE, sizeof (gint64)) };
           threads[c] = g_thread_new ("raw", raw_job, &jobs[c]);
         }
@@ -120,7 +155,7 @@ run_raw (const gchar *addr, guint n, guint conns)
       for (guint c = 0; c < conns; c++)
         {
           if (jobs[c].error != NULL)
-            die (pass == 0 ? "put" : "get", jobs[c].error);
+            die (op, jobs[c].error);
           g_array_append_vals (lat, jobs[c].us->data, jobs[c].us->len);
           g_array_unref (jobs[c].us);
         }

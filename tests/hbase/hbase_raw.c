@@ -131,3 +131,90 @@ ab_hb_raw_put (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen, co
   g_object_unref (put);
   return ok;
 }
+
+/* One f:e cell of row as a TPut. */
+static HbTPut *
+put_of (const guint8 *row, gsize rlen, const guint8 *value, gsize vlen)
+{
+  HbTPut *put = g_object_new (HB_TYPE_T_PUT, NULL);
+  HbTColumnValue *cv = g_object_new (HB_TYPE_T_COLUMN_VALUE, NULL);
+  put->row = bytes (row, rlen);
+  cv->family = bytes ("f", 1);
+  cv->qualifier = bytes ("e", 1);
+  cv->value = bytes (value, vlen);
+  g_ptr_array_add (put->columnValues, cv);
+  return put;
+}
+
+static gboolean
+raw_done (gboolean ok, HbTIOError *io, GError **error)
+{
+  if (io != NULL)
+    g_prefix_error (error, "%s: ", io->message);
+  g_clear_object (&io);
+  return ok;
+}
+
+gboolean
+ab_hb_raw_put_rows (AbHbRaw *r, const gchar *table, const guint8 *const *rows, const gsize *rlens,
+                    guint n, const guint8 *value, gsize vlen, GError **error)
+{
+  g_autoptr (GByteArray) t = bytes (table, strlen (table));
+  g_autoptr (GPtrArray) puts = g_ptr_array_new_with_free_func (g_object_unref);
+  HbTIOError *io = NULL;
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (puts, put_of (rows[i], rlens[i], value, vlen));
+  return raw_done (hb_t_h_base_service_client_put_multiple (r->client, t, puts, &io, error), io,
+                   error);
+}
+
+gboolean
+ab_hb_raw_check_and_put (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
+                         const guint8 *value, gsize vlen, gboolean *applied, GError **error)
+{
+  g_autoptr (GByteArray) t = bytes (table, strlen (table));
+  g_autoptr (GByteArray) k = bytes (row, rlen), f = bytes ("f", 1), q = bytes ("e", 1);
+  HbTPut *put = put_of (row, rlen, value, vlen);
+  HbTIOError *io = NULL;
+  gboolean ok = hb_t_h_base_service_client_check_and_put (r->client, applied, t, k, f, q, NULL, put,
+                                                          &io, error);
+  g_object_unref (put);
+  return raw_done (ok, io, error);
+}
+
+gboolean
+ab_hb_raw_check_and_delete (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
+                            const guint8 *value, gsize vlen, gboolean *applied, GError **error)
+{
+  g_autoptr (GByteArray) t = bytes (table, strlen (table));
+  g_autoptr (GByteArray) k = bytes (row, rlen), f = bytes ("f", 1), q = bytes ("e", 1);
+  g_autoptr (GByteArray) v = bytes (value, vlen);
+  HbTDelete *del = g_object_new (HB_TYPE_T_DELETE, NULL);
+  HbTIOError *io = NULL;
+  del->row = bytes (row, rlen);
+  gboolean ok = hb_t_h_base_service_client_check_and_delete (r->client, applied, t, k, f, q, v, del,
+                                                             &io, error);
+  g_object_unref (del);
+  return raw_done (ok, io, error);
+}
+
+gboolean
+ab_hb_raw_increment (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen, gint64 delta,
+                     GError **error)
+{
+  g_autoptr (GByteArray) t = bytes (table, strlen (table));
+  HbTIncrement *inc = g_object_new (HB_TYPE_T_INCREMENT, NULL);
+  HbTColumnIncrement *col = g_object_new (HB_TYPE_T_COLUMN_INCREMENT, NULL);
+  HbTResult *res = g_object_new (HB_TYPE_T_RESULT, NULL);
+  HbTIOError *io = NULL;
+  inc->row = bytes (row, rlen);
+  col->family = bytes ("f", 1);
+  col->qualifier = bytes ("e", 1);
+  col->amount = delta;
+  col->__isset_amount = TRUE;
+  g_ptr_array_add (inc->columns, col);
+  gboolean ok = hb_t_h_base_service_client_increment (r->client, &res, t, inc, &io, error);
+  g_object_unref (res);
+  g_object_unref (inc);
+  return raw_done (ok, io, error);
+}

@@ -21,3 +21,17 @@ gboolean ab_hb_raw_get_cell (AbHbRaw *r, const gchar *table, const guint8 *row, 
                              GError **error);
 gboolean ab_hb_raw_put (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
                         const guint8 *value, gsize vlen, GError **error);
+/* n rows of one value in one putMultiple. */
+gboolean ab_hb_raw_put_rows (AbHbRaw *r, const gchar *table, const guint8 *const *rows,
+                             const gsize *rlens, guint n, const guint8 *value, gsize vlen,
+                             GError **error);
+/* put-if-absent of f:e / delete of the row if f:e holds value. */
+gboolean ab_hb_raw_check_and_put (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
+                                  const guint8 *value, gsize vlen, gboolean *applied,
+                                  GError **error);
+gboolean ab_hb_raw_check_and_delete (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
+                                     const guint8 *value, gsize vlen, gboolean *applied,
+                                     GError **error);
+/* f:e += delta (an 8-byte counter). */
+gboolean ab_hb_raw_increment (AbHbRaw *r, const gchar *table, const guint8 *row, gsize rlen,
+                              gint64 delta, GError **error);

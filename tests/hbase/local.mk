@@ -8,6 +8,16 @@ tests_hbase_test_hbase_SOURCES = tests/hbase/test_hbase.c tests/hbase/hbase_test
 	$(HBASE_RAW) $(STORE_TEST_HELPERS) $(ENGINE_TEST_FIXTURE)
 tests_hbase_test_hbase_CFLAGS = $(TEST_CFLAGS)
 tests_hbase_test_hbase_LDADD = $(TEST_LIBS)
+# The call budgets of docs/hbase-adapter.md §9, parsed from the doc and
+# measured per request against the gateway's counters.
+check_PROGRAMS += tests/hbase/test_budget
+TESTS += tests/hbase/test_budget
+tests_hbase_test_budget_SOURCES = tests/hbase/test_budget.c tests/hbase/hbase_test_uri.h \
+	$(STORE_TEST_HELPERS) $(ENGINE_TEST_FIXTURE)
+tests_hbase_test_budget_CPPFLAGS = $(AM_CPPFLAGS) -DAB_DOCS_DIR=\"$(abs_top_srcdir)/docs\"
+tests_hbase_test_budget_CFLAGS = $(TEST_CFLAGS)
+tests_hbase_test_budget_LDADD = $(TEST_LIBS)
+EXTRA_DIST += docs/hbase-adapter.md
 EXTRA_DIST += hbase/pom.xml hbase/start.sh hbase/stop.sh hbase/create-table.sh \
 	hbase/lib.sh hbase/gateway.sh \
 	hbase/log4j.properties hbase/README.md tests/hbase/restart-check.sh
@@ -17,4 +27,5 @@ noinst_PROGRAMS += tests/bench/hbase-bench
 tests_bench_hbase_bench_SOURCES = tests/bench/hbase-bench.c $(HBASE_RAW)
 tests_bench_hbase_bench_CFLAGS = $(AM_CFLAGS)
 tests_bench_hbase_bench_LDADD = $(CORE_LIBS)
-$(tests_hbase_test_hbase_OBJECTS) $(tests_bench_hbase_bench_OBJECTS): $(HBASE_GEN_H)
+$(tests_hbase_test_hbase_OBJECTS) $(tests_hbase_test_budget_OBJECTS) \
+	$(tests_bench_hbase_bench_OBJECTS): $(HBASE_GEN_H)

@@ -1,7 +1,8 @@
 /* HBase-only checks against the real gateway named by AB_HBASE_ADDR (skipped,
  * exit 77, without it): the engine's raw rows equal docs/storage-format.md §9, a 5,000
- * item request, same-millisecond delete/put, call counts, lazy connecting,
- * Group and Cache cells as real qualifiers of their wide rows. */
+ * item request, same-millisecond delete/put, call counts, shared calls
+ * (§3.9), lazy connecting, Group and Cache cells as real qualifiers of their
+ * wide rows. */
 #include <string.h>
 
 #include "../unit/engine/engine_fixture.h"
@@ -10,7 +11,8 @@
 #include "codec/keys.h"
 #include "hbase_raw.h"
 #include "hbase_test_uri.h"
-#include "store/backend.h" /* a suite of the hbase backend: its handle's uri */
+#include "store/backend.h"       /* a suite of the hbase backend: its handle's uri */
+#include "store/hbase-private.h" /* ab_hb_batch_run: a shared write run, driven directly */
 
 static const gchar *LIKES_DESC
     = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
@@ -503,6 +505,155 @@ START_TEST (test_call_counts)
 }
 END_TEST
 
+static gint64
+counter_of (AbStore *s, const gchar *key)
+{
+  g_autoptr (GBytes) v = NULL;
+  GError *error = NULL;
+  ck_assert (ab_store_get (s, ST_S (key), &v, &error));
+  ck_assert_msg (v != NULL && g_bytes_get_size (v) == 8, "%s is not a counter", key);
+  return (gint64) GUINT64_FROM_BE (*(const guint64 *) g_bytes_get_data (v, NULL));
+}
+
+/* One shared write run of four batches (§3.9): increments of one row from
+ * two batches are summed into one call; a batch whose increment meets
+ * another batch's non-counter put fails alone with WIDTH, and none of its
+ * rows is written; the others are written. */
+START_TEST (test_shared_run_sums_and_blames)
+{
+  g_autofree gchar *uri = ab_hbase_test_uri ("share", 1);
+  g_autoptr (AbStore) s = st_open (uri);
+  g_autoptr (AbBatch) a = ab_batch_new (), b = ab_batch_new ();
+  g_autoptr (AbBatch) c = ab_batch_new (), d = ab_batch_new ();
+  GError *error = NULL, *errors[4] = { NULL };
+  ck_assert (ab_store_ping (s, &error));
+  ab_batch_put (a, ST_S ("text"), ST_S ("not a counter"));
+  ab_batch_increment (a, ST_S ("count"), 2);
+  ab_batch_increment (b, ST_S ("text"), 1); /* after a's put: WIDTH */
+  ab_batch_put (b, ST_S ("b-row"), ST_S ("b"));
+  ab_batch_increment (c, ST_S ("count"), 3);
+  ab_batch_put (c, ST_S ("c-row"), ST_S ("c"));
+  ab_batch_delete (d, ST_S ("c-row")); /* after c's put: the row ends deleted */
+  ab_batch_increment (d, ST_S ("count"), -1);
+  gpointer ops[] = { a, b, c, d };
+  guint64 incs = calls_of (s, "increment"), puts = calls_of (s, "putMultiple");
+  ab_hb_batch_run ((AbHbStore *) s, ops, 4, errors);
+  ck_assert_ptr_null (errors[0]);
+  ck_assert_msg (errors[1] != NULL && errors[1]->code == AB_STORE_ERROR_WIDTH, "b: %s",
+                 errors[1] ? errors[1]->message : "no error");
+  ck_assert_ptr_null (errors[2]);
+  ck_assert_ptr_null (errors[3]);
+  g_clear_error (&errors[1]);
+  ck_assert_uint_eq (calls_of (s, "increment"), incs + 1); /* 2 + 3 - 1 in one call */
+  ck_assert_uint_eq (calls_of (s, "putMultiple"), puts);   /* one put: a's text */
+  ck_assert_int_eq (counter_of (s, "count"), 4);
+  st_assert_value (s, ST_S ("text"), ST_S ("not a counter"));
+  st_assert_value (s, ST_S ("b-row"), NULL, 0);
+  st_assert_value (s, ST_S ("c-row"), NULL, 0);
+}
+END_TEST
+
+typedef struct {
+  AbStore *s;
+  guint id;
+} Writer;
+
+#define SHARE_THREADS 16
+#define SHARE_ROUNDS 30
+
+/* Each round: a batch of its own row and a counter every thread adds to,
+ * then a multi_get of its rows so far; every answer must be its own. */
+static gpointer
+share_writer (gpointer data)
+{
+  Writer *w = data;
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  for (guint r = 0; r < SHARE_ROUNDS; r++)
+    {
+      g_autoptr (AbBatch) b = ab_batch_new ();
+      g_autoptr (GArray) rows = ab_kv_array_new ();
+      g_autofree gchar *k = g_strdup_printf ("w%02u-%02u", w->id, r);
+      GError *error = NULL;
+      ab_batch_put (b, ST_S (k), ST_S (k));
+      ab_batch_increment (b, ST_S ("all"), 1);
+      ck_assert_msg (ab_store_batch (w->s, b, &error), "batch: %s", error ? error->message : "");
+      g_ptr_array_add (keys, g_bytes_new (k, strlen (k)));
+      ck_assert (ab_store_multi_get (w->s, keys, rows, &error));
+      ck_assert_uint_eq (rows->len, keys->len);
+      for (guint i = 0; i < rows->len; i++)
+        {
+          AbKv *kv = &g_array_index (rows, AbKv, i);
+          ck_assert (g_bytes_equal (kv->key, keys->pdata[i]));
+          ck_assert_msg (kv->value != NULL && g_bytes_equal (kv->value, kv->key),
+                         "thread %u read a wrong row %u", w->id, i);
+        }
+    }
+  return NULL;
+}
+
+static guint64
+gauge_of (AbStore *s, const gchar *name)
+{
+  AbStoreGauge g[AB_STORE_GAUGE_MAX];
+  guint n = ab_store_gauges (s, g, AB_STORE_GAUGE_MAX);
+  for (guint i = 0; i < n; i++)
+    if (strcmp (g[i].name, name) == 0)
+      return (guint64) g[i].value;
+  ck_abort_msg ("no gauge %s", name);
+  return 0;
+}
+
+/* Sixteen threads writing and reading at once: every caller gets its own
+ * rows back, the shared counter is exact, and calls were shared (more
+ * callers than runs: with one run in flight, the others queue behind it). */
+START_TEST (test_shared_calls_under_load)
+{
+  g_autofree gchar *uri = ab_hbase_test_uri ("shareload", 1);
+  g_autoptr (AbStore) s = st_open (uri);
+  Writer w[SHARE_THREADS];
+  GThread *t[SHARE_THREADS];
+  GError *error = NULL;
+  ck_assert (ab_store_ping (s, &error));
+  for (guint i = 0; i < SHARE_THREADS; i++)
+    {
+      w[i] = (Writer){ s, i };
+      t[i] = g_thread_new ("writer", share_writer, &w[i]);
+    }
+  for (guint i = 0; i < SHARE_THREADS; i++)
+    g_thread_join (t[i]);
+  ck_assert_int_eq (counter_of (s, "all"), SHARE_THREADS * SHARE_ROUNDS);
+  guint64 writes = gauge_of (s, "actionbase_store_hbase_shared_writes_total");
+  guint64 writers = gauge_of (s, "actionbase_store_hbase_shared_write_callers_total");
+  guint64 reads = gauge_of (s, "actionbase_store_hbase_shared_reads_total");
+  guint64 readers = gauge_of (s, "actionbase_store_hbase_shared_read_callers_total");
+  ck_assert_uint_eq (writers, SHARE_THREADS * SHARE_ROUNDS);
+  ck_assert_uint_eq (readers, SHARE_THREADS * SHARE_ROUNDS);
+  ck_assert_msg (writes < writers && reads < readers,
+                 "no call was shared: %" G_GUINT64_FORMAT " write runs, %" G_GUINT64_FORMAT
+                 " read runs for %u callers each",
+                 writes, reads, SHARE_THREADS * SHARE_ROUNDS);
+  /* the increments of one run are summed: fewer increment calls than adds */
+  ck_assert_uint_lt (calls_of (s, "increment"), SHARE_THREADS * SHARE_ROUNDS);
+}
+END_TEST
+
+/* share=0: every caller makes its own calls. */
+START_TEST (test_share_off)
+{
+  g_autofree gchar *base = ab_hbase_test_uri ("shareoff", 1);
+  g_autofree gchar *uri = g_strconcat (base, "&share=0", NULL);
+  g_autoptr (AbStore) s = st_open (uri);
+  g_autoptr (AbBatch) b = ab_batch_new ();
+  GError *error = NULL;
+  ab_batch_increment (b, ST_S ("n"), 1);
+  ck_assert (ab_store_batch (s, b, &error));
+  ck_assert (ab_store_batch (s, b, &error));
+  ck_assert_int_eq (counter_of (s, "n"), 2);
+  ck_assert_uint_eq (gauge_of (s, "actionbase_store_hbase_shared_writes_total"), 2);
+  ck_assert_uint_eq (calls_of (s, "increment"), 2);
+}
+END_TEST
+
 /* Opening never connects; a down gateway shows as UNAVAILABLE with a reason. */
 START_TEST (test_gateway_down)
 {
@@ -542,6 +693,7 @@ START_TEST (test_bad_uris)
     "hbase://h/ns?regions=300",
     "hbase://h/ns?what=1",
     "hbase://h/ns?compression=brotli",
+    "hbase://h/ns?share=65",
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -576,6 +728,9 @@ main (void)
   tcase_add_test (tc, test_five_thousand_items);
   tcase_add_test (tc, test_delete_then_put_same_millisecond);
   tcase_add_test (tc, test_call_counts);
+  tcase_add_test (tc, test_shared_run_sums_and_blames);
+  tcase_add_test (tc, test_shared_calls_under_load);
+  tcase_add_test (tc, test_share_off);
   tcase_add_test (tc, test_gateway_down);
   tcase_add_test (tc, test_bad_uris);
   tcase_set_timeout (tc, 180);

@@ -1,0 +1,157 @@
+/* Shared calls of the hbase backend (docs/hbase-adapter.md §3.9): a caller
+ * that needs a call of a kind while `share` calls of that kind are in flight
+ * waits; the next free leader sends the work of every waiting caller as one
+ * call and hands each caller its own outcome. */
+#include "store/hbase-private.h"
+
+/* A caller's place in the queue; its own condition, so that a finished run
+ * wakes its members and the next leader, not every waiter. */
+typedef struct {
+  gpointer op;
+  GError *error;
+  gboolean taken; /* in a run: only its end may finish the slot */
+  gboolean done;
+  GCond wake;
+} Slot;
+
+struct _AbHbShare {
+  GMutex mu;
+  GPtrArray *waiting; /* Slot*, oldest first */
+  guint in_flight;
+  guint max_in_flight; /* 0: every caller runs alone, at once */
+  AbHbShareRun run;
+  atomic_uint_fast64_t calls;   /* leader runs */
+  atomic_uint_fast64_t callers; /* slots they served */
+};
+
+AbHbShare *
+ab_hb_share_new (guint max_in_flight, AbHbShareRun run)
+{
+  AbHbShare *s = g_new0 (AbHbShare, 1);
+  g_mutex_init (&s->mu);
+  s->waiting = g_ptr_array_new ();
+  s->max_in_flight = max_in_flight;
+  s->run = run;
+  return s;
+}
+
+void
+ab_hb_share_free (AbHbShare *s)
+{
+  if (s == NULL)
+    return;
+  g_ptr_array_unref (s->waiting);
+  g_mutex_clear (&s->mu);
+  g_free (s);
+}
+
+/* A run that found the gateway unavailable (down, stalled, every
+ * connection busy) fails the callers still queued with its reason at once:
+ * they would meet the same gateway, and each caller's wait stays within one
+ * call budget (the request timeout is two). Called with the mutex held. */
+static void
+fail_queued (AbHbShare *s, GError **errors, guint n)
+{
+  const GError *down = NULL;
+  for (guint i = 0; i < n && down == NULL; i++)
+    if (errors[i] != NULL
+        && g_error_matches (errors[i], AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE))
+      down = errors[i];
+  for (guint i = 0; down != NULL && i < s->waiting->len; i++)
+    {
+      Slot *w = s->waiting->pdata[i];
+      w->error = g_error_copy (down);
+      w->done = TRUE;
+      g_cond_signal (&w->wake);
+    }
+  if (down != NULL)
+    g_ptr_array_set_size (s->waiting, 0);
+}
+
+/* Runs a group of slots (taken off the queue) with the mutex released. */
+static void
+lead (AbHbStore *h, AbHbShare *s, Slot **group, guint n, GError **errors)
+{
+  gpointer ops[AB_HB_SHARE_MAX];
+  for (guint i = 0; i < n; i++)
+    ops[i] = group[i]->op;
+  s->run (h, ops, n, errors);
+  atomic_fetch_add_explicit (&s->calls, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit (&s->callers, n, memory_order_relaxed);
+}
+
+/* A caller still queued when its call budget ran out leaves the queue. */
+static void
+give_up (AbHbStore *h, AbHbShare *s, Slot *slot)
+{
+  g_ptr_array_remove (s->waiting, slot);
+  slot->done = TRUE;
+  g_set_error (&slot->error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+               "hbase %s: no shared call could start within %u ms (the calls before it are "
+               "still running)",
+               h->addr, h->cfg.timeout_ms);
+}
+
+gboolean
+ab_hb_share_submit (AbHbStore *h, AbHbShare *s, gpointer op, GError **error)
+{
+  Slot slot = { op, NULL, FALSE, FALSE };
+  if (s->max_in_flight == 0)
+    {
+      Slot *one = &slot;
+      lead (h, s, &one, 1, &slot.error);
+    }
+  else
+    {
+      gint64 deadline = g_get_monotonic_time () + (gint64) h->cfg.timeout_ms * 1000;
+      g_cond_init (&slot.wake);
+      g_mutex_lock (&s->mu);
+      g_ptr_array_add (s->waiting, &slot);
+      while (!slot.done)
+        {
+          if (slot.taken || s->in_flight >= s->max_in_flight)
+            {
+              if (!g_cond_wait_until (&slot.wake, &s->mu, deadline) && !slot.taken && !slot.done
+                  && s->in_flight >= s->max_in_flight)
+                give_up (h, s, &slot);
+              continue;
+            }
+          Slot *group[AB_HB_SHARE_MAX];
+          GError *errors[AB_HB_SHARE_MAX] = { NULL };
+          guint n = MIN (s->waiting->len, AB_HB_SHARE_MAX);
+          for (guint i = 0; i < n; i++)
+            {
+              group[i] = s->waiting->pdata[i];
+              group[i]->taken = TRUE;
+            }
+          g_ptr_array_remove_range (s->waiting, 0, n);
+          s->in_flight++;
+          g_mutex_unlock (&s->mu);
+          lead (h, s, group, n, errors);
+          g_mutex_lock (&s->mu);
+          for (guint i = 0; i < n; i++)
+            {
+              group[i]->error = errors[i];
+              group[i]->done = TRUE;
+              g_cond_signal (&group[i]->wake);
+            }
+          fail_queued (s, errors, n);
+          s->in_flight--;
+          if (s->waiting->len > 0) /* the oldest waiter leads next */
+            g_cond_signal (&((Slot *) s->waiting->pdata[0])->wake);
+        }
+      g_mutex_unlock (&s->mu);
+      g_cond_clear (&slot.wake);
+    }
+  if (slot.error == NULL)
+    return TRUE;
+  g_propagate_error (error, slot.error);
+  return FALSE;
+}
+
+void
+ab_hb_share_counts (AbHbShare *s, guint64 *calls, guint64 *callers)
+{
+  *calls = atomic_load_explicit (&s->calls, memory_order_relaxed);
+  *callers = atomic_load_explicit (&s->callers, memory_order_relaxed);
+}
