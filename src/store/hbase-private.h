@@ -38,17 +38,18 @@ typedef enum {
 typedef struct {
   gchar *host;
   guint port;
-  gchar *ns;        /* "default" when the URI has none */
-  gchar *table;     /* "actionbase" */
-  gboolean framed;  /* transport=framed | buffered (default, as a stock gateway) */
-  gboolean compact; /* protocol=compact | binary (default) */
-  guint pool;       /* connections (default 16) */
-  guint timeout_ms; /* budget of one call: pool wait, connect, send, receive and its
+  gchar *ns;           /* "default" when the URI has none */
+  gchar *table;        /* "actionbase" */
+  gboolean framed;     /* transport=framed | buffered (default, as a stock gateway) */
+  gboolean compact;    /* protocol=compact | binary (default) */
+  guint pool;          /* connections (default 16) */
+  guint timeout_ms;    /* budget of one call: pool wait, connect, send, receive and its
                        * retries (default 5000, half the HTTP request timeout) */
-  guint regions;    /* pre-split regions of a new table (default 16) */
-  guint retries;    /* extra attempts of a retryable call (default 2) */
-  gint compression; /* HbTCompressionAlgorithm of a new table (default NONE) */
-  guint share;      /* shared calls of a kind in flight at once (default 1; 0: none, §3.9) */
+  guint regions;       /* pre-split regions of a new table (default 16) */
+  guint retries;       /* extra attempts of a retryable call (default 2) */
+  gint compression;    /* HbTCompressionAlgorithm of a new table (default NONE) */
+  guint share;         /* shared calls of a kind in flight at once (default 1; 0: none, §3.9) */
+  guint share_wait_us; /* a lone leader's wait for company under load (default 300) */
 } AbHbConfig;
 
 typedef struct _AbHbConn AbHbConn;
@@ -118,10 +119,11 @@ void ab_hb_run_jobs (AbHbStore *h, AbHbJob *jobs, guint n);
 /* Shared calls (hbase_share.c, docs/hbase-adapter.md §3.9). A caller submits
  * its op; while max_in_flight runs of the share are under way it waits, then
  * one caller leads every waiting op (at most AB_HB_SHARE_MAX) into one run,
- * which sets errors[i] for each op that failed. */
+ * which sets errors[i] for each op that failed. A leader alone waits wait_us
+ * first when the last run carried several callers. */
 #define AB_HB_SHARE_MAX 64
 typedef void (*AbHbShareRun) (AbHbStore *h, gpointer *ops, guint n, GError **errors);
-AbHbShare *ab_hb_share_new (guint max_in_flight, AbHbShareRun run);
+AbHbShare *ab_hb_share_new (guint max_in_flight, guint wait_us, AbHbShareRun run);
 void ab_hb_share_free (AbHbShare *s);
 gboolean ab_hb_share_submit (AbHbStore *h, AbHbShare *s, gpointer op, GError **error);
 /* Runs so far and the ops they carried. */

@@ -786,7 +786,7 @@ ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **error)
   h->addr = strchr (h->cfg.host, ':') ? g_strdup_printf ("[%s]:%u", h->cfg.host, h->cfg.port)
                                       : g_strdup_printf ("%s:%u", h->cfg.host, h->cfg.port);
   ab_hb_pool_init (h);
-  h->reads = ab_hb_share_new (h->cfg.share, run_gets);
-  h->writes = ab_hb_share_new (h->cfg.share, ab_hb_batch_run);
+  h->reads = ab_hb_share_new (h->cfg.share, h->cfg.share_wait_us, run_gets);
+  h->writes = ab_hb_share_new (h->cfg.share, h->cfg.share_wait_us, ab_hb_batch_run);
   return &h->base;
 }

@@ -1,7 +1,8 @@
 /* Shared calls of the hbase backend (docs/hbase-adapter.md §3.9): a caller
  * that needs a call of a kind while `share` calls of that kind are in flight
- * waits; the next free leader sends the work of every waiting caller as one
- * call and hands each caller its own outcome. */
+ * waits; the next free leader (after a short wait for company when the last
+ * run was shared) sends the work of every waiting caller as one call and
+ * hands each caller its own outcome. */
 #include "store/hbase-private.h"
 
 /* A caller's place in the queue; its own condition, so that a finished run
@@ -19,18 +20,21 @@ struct _AbHbShare {
   GPtrArray *waiting; /* Slot*, oldest first */
   guint in_flight;
   guint max_in_flight; /* 0: every caller runs alone, at once */
+  guint wait_us;       /* a lone leader's wait for company, under load */
+  guint last_n;        /* callers of the last run */
   AbHbShareRun run;
   atomic_uint_fast64_t calls;   /* leader runs */
   atomic_uint_fast64_t callers; /* slots they served */
 };
 
 AbHbShare *
-ab_hb_share_new (guint max_in_flight, AbHbShareRun run)
+ab_hb_share_new (guint max_in_flight, guint wait_us, AbHbShareRun run)
 {
   AbHbShare *s = g_new0 (AbHbShare, 1);
   g_mutex_init (&s->mu);
   s->waiting = g_ptr_array_new ();
   s->max_in_flight = max_in_flight;
+  s->wait_us = wait_us;
   s->run = run;
   return s;
 }
@@ -118,7 +122,19 @@ ab_hb_share_submit (AbHbStore *h, AbHbShare *s, gpointer op, GError **error)
             }
           Slot *group[AB_HB_SHARE_MAX];
           GError *errors[AB_HB_SHARE_MAX] = { NULL };
+          if (s->wait_us > 0 && s->waiting->len == 1 && s->last_n > 1)
+            {
+              /* alone, but the last run was shared: others are likely on
+               * their way (the keys whose locks are being taken); the slot
+               * is held so that they queue instead of leading */
+              s->in_flight++;
+              g_mutex_unlock (&s->mu);
+              g_usleep (s->wait_us);
+              g_mutex_lock (&s->mu);
+              s->in_flight--;
+            }
           guint n = MIN (s->waiting->len, AB_HB_SHARE_MAX);
+          s->last_n = n;
           for (guint i = 0; i < n; i++)
             {
               group[i] = s->waiting->pdata[i];

@@ -1,6 +1,7 @@
 /* The hbase backend's URI: hbase://HOST[:PORT][/NAMESPACE][?table=NAME&
  * transport=framed|buffered&protocol=binary|compact&pool=N&timeout_ms=N&
- * regions=N&retries=N&compression=none|gz|lz4|snappy|zstd&share=N] into AbHbConfig. */
+ * regions=N&retries=N&compression=none|gz|lz4|snappy|zstd&share=N&share_wait_us=N]
+ * into AbHbConfig. */
 #include "store/hbase-private.h"
 
 #include <string.h>
@@ -11,7 +12,8 @@ uri_fail (GError **error, const gchar *uri, const gchar *why)
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_URI,
                "bad hbase store URI '%s': %s (expected hbase://HOST:PORT/NAMESPACE"
                "?table=NAME&transport=framed|buffered&protocol=binary|compact&pool=N"
-               "&timeout_ms=N&regions=N&retries=N&compression=none|gz|lz4|snappy|zstd&share=N)",
+               "&timeout_ms=N&regions=N&retries=N&compression=none|gz|lz4|snappy|zstd&share=N"
+               "&share_wait_us=N)",
                uri, why);
   return FALSE;
 }
@@ -90,6 +92,8 @@ parse_param (AbHbConfig *cfg, const gchar *param)
     return parse_uint (v, 0, 10, &cfg->retries);
   if (strcmp (key, "share") == 0)
     return parse_uint (v, 0, 64, &cfg->share);
+  if (strcmp (key, "share_wait_us") == 0)
+    return parse_uint (v, 0, 100000, &cfg->share_wait_us);
   if (strcmp (key, "compression") == 0)
     return parse_compression (v, &cfg->compression);
   return FALSE;
@@ -138,6 +142,7 @@ ab_hb_config_parse (AbHbConfig *cfg, const gchar *uri, const gchar *rest, GError
                        .regions = 16,
                        .retries = 2,
                        .share = 1,
+                       .share_wait_us = 300,
                        .compression = HB_T_COMPRESSION_ALGORITHM_NONE };
   cfg->table = g_strdup ("actionbase");
   if (!g_str_has_prefix (rest, "//"))

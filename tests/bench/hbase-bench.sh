@@ -5,8 +5,8 @@
 # connection on the same gateway in the same run.
 # Then the issue's REST figures, in the same run: raw Thrift2 put/get calls/s
 # over BENCH_CONNECTIONS bare connections, and actionbased (default flags) on
-# the same gateway driven by wrk over as many connections: GET edge,
-# single-edge INSERT and an INSERT batch of 100 edges, then batches of 1,000
+# the same gateway driven by wrk over as many connections: GET edge, SCAN
+# of 25, single-edge INSERT and an INSERT batch of 100 edges, then batches of 1,000
 # edges from BATCH_CLIENTS connections, with the Thrift calls per request read
 # from the server's /metrics (actionbase_store_rpc_total) before and after
 # each phase. Goals, printed met/MISSED:
@@ -116,6 +116,7 @@ rest_phase() {  # rest_phase NAME OP: one wrk run, calls per request from /metri
   say "$1: $wrk_rate req/s (p50 ${wrk_p50}us, p99 ${wrk_p99}us), calls/request $(cut -d' ' -f4- <<<"${R[$1]}")"
 }
 rest_phase get get
+rest_phase scan scan
 rest_phase insert insert
 rest_phase batch100 batch100
 # the issue's batch figure: 1,000 edges a request from a few clients
@@ -158,8 +159,9 @@ row "raw Thrift put x$conns" "$raw_put" - "$(raw_p put 50)" "$(raw_p put 99)" 1 
 row "raw Thrift INSERT mix x$conns" "$(awk -v m="$raw_mix" 'BEGIN { printf "%.0f", m * 6 }')" "$raw_mix" "$(raw_p "INSERT mix" 50)" "$(raw_p "INSERT mix" 99)" 6 ""
 printf '%-28s %9s\n' "" "req/s"
 rest_row "REST GET edge" get 0 "${get_goal}x raw get (>= 0.6x) $(verdict "$get_goal" '>=' 0.6)"
+rest_row "REST SCAN of 25" scan 0 ""
 rest_row "REST INSERT 1 edge" insert 1 "${ins_goal}x raw put/calls = $ins_bound (>= 0.7x) $(verdict "$ins_goal" '>=' 0.7); calls <= 4.5 $(verdict "$(f insert 4)" '<=' 4.5); p99 <= 40 ms $(verdict "$ins_p99" '<=' 40); $(awk -v r="$(f insert 1)" -v m="$raw_mix" 'BEGIN { printf "%.2f", r / m }')x the raw INSERT mix"
 rest_row "REST INSERT batch of 100" batch100 100 "$(awk -v c="$(f batch100 4)" 'BEGIN { printf "%.2f", c / 100 }') calls per edge"
 rest_row "REST batch of 1000 x$batch_clients" batch1000 1000 "$b_calls calls per edge (<= 4.2) $(verdict "$b_calls" '<=' 4.2); ${b_goal}x raw put/calls = $b_bound edges/s (>= 0.8x) $(verdict "$b_goal" '>=' 0.8)"
 methods() { cut -d' ' -f5- <<<"${R[$1]}"; }
-echo "calls/req by method: GET: $(methods get); INSERT: $(methods insert); batch 100: $(methods batch100); batch 1000: $(methods batch1000)"
+echo "calls/req by method: GET: $(methods get); SCAN: $(methods scan); INSERT: $(methods insert); batch 100: $(methods batch100); batch 1000: $(methods batch1000)"

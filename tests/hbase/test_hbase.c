@@ -694,6 +694,7 @@ START_TEST (test_bad_uris)
     "hbase://h/ns?what=1",
     "hbase://h/ns?compression=brotli",
     "hbase://h/ns?share=65",
+    "hbase://h/ns?share_wait_us=100001",
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
