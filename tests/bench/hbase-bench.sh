@@ -4,7 +4,8 @@
 # hbase://, and next to them raw Thrift2 put/get calls/s from one bare c_glib
 # connection on the same gateway in the same run.
 # Then the issue's REST figures, in the same run: raw Thrift2 put/get calls/s
-# over BENCH_CONNECTIONS bare connections, and actionbased (default flags) on
+# over BENCH_CONNECTIONS bare connections (before and after the REST phases,
+# the higher counts), and actionbased (default flags) on
 # the same gateway driven by wrk over as many connections: GET edge, SCAN
 # of 25, single-edge INSERT and an INSERT batch of 100 edges, then batches of 1,000
 # edges from BATCH_CLIENTS connections, with the Thrift calls per request read
@@ -93,10 +94,10 @@ awk -v p="$put" -v c="$calls" -v i="$ins" 'BEGIN {
 
 # ---------------------------------------------------------------- REST
 # Raw calls over as many connections as wrk opens, right before the REST phases.
+# The gateway's own rates move by up to 1.6x between runs (its JVMs' and the
+# region server's background work): measured before the REST phases and
+# again after them, the higher of the two is the ceiling the goals use.
 rawc=$("$bin" raw "$addr" "$((n * 4))" "$conns")
-raw_put=$(rate "raw Thrift put x$conns" "$rawc")
-raw_get=$(rate "raw Thrift get x$conns" "$rawc")
-raw_mix=$(rate "raw Thrift INSERT mix x$conns" "$rawc")
 store="hbase://$addr/abbench?table=rest$run${AB_STORE_ARGS:-}"
 # shellcheck disable=SC2086
 ab_start_store "$ab" "$tmp/ab" "$store" ${AB_ARGS:-}
@@ -125,6 +126,17 @@ conns=$batch_clients threads=$(( batch_clients < threads ? batch_clients : threa
 rest_phase batch1000 batch1000
 conns=$conns_all threads=$threads_all
 stop_pid "$ab_pid" 15; ab_pid=
+rawc2=$("$bin" raw "$addr" "$((n * 4))" "$conns")
+say "raw x$conns before the REST phases: $(tr '\n' ';' <<<"$rawc")"
+say "raw x$conns after them:             $(tr '\n' ';' <<<"$rawc2")"
+ceiling() {  # ceiling LABEL: the higher ops/s of the two raw runs; rawc := its text
+  local a b
+  a=$(rate "$1" "$rawc") b=$(rate "$1" "$rawc2")
+  awk -v a="$a" -v b="$b" 'BEGIN { print (b > a ? b : a) }'
+}
+raw_put=$(ceiling "raw Thrift put x$conns")
+raw_get=$(ceiling "raw Thrift get x$conns")
+raw_mix=$(ceiling "raw Thrift INSERT mix x$conns")
 
 f() { awk -v i="$2" '{print $i}' <<<"${R[$1]}"; }   # f PHASE FIELD
 ms() { awk -v x="$1" 'BEGIN { printf "%.2f", x / 1000 }'; }
@@ -136,8 +148,10 @@ rest_row() {  # rest_row LABEL PHASE EDGES-PER-REQUEST GOAL
   [ "$3" = 0 ] || e=$(awk -v r="$(f "$2" 1)" -v k="$3" 'BEGIN { printf "%.0f", r * k }')
   row "$1" "$(f "$2" 1)" "$e" "$(f "$2" 2)" "$(f "$2" 3)" "$(f "$2" 4)" "$4"
 }
-raw_p() {  # raw_p OP 50|99: the raw line's p50/p99 in microseconds
-  awk -v l="raw Thrift $1 x$conns" -v k="p$2" 'index($0, l) == 1 { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) * 1000 }' <<<"$rawc"
+raw_p() {  # raw_p OP 50|99: the raw line's p50/p99 in microseconds (of the faster run)
+  local l="raw Thrift $1 x$conns" text=$rawc
+  awk -v a="$(rate "$l" "$rawc2")" -v b="$(rate "$l" "$rawc")" 'BEGIN { exit !(a > b) }' && text=$rawc2
+  awk -v l="$l" -v k="p$2" 'index($0, l) == 1 { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) * 1000 }' <<<"$text"
 }
 get_goal=$(awk -v r="$(f get 1)" -v g="$raw_get" 'BEGIN { printf "%.2f", r / g }')
 ins_bound=$(awk -v p="$raw_put" -v c="$(f insert 4)" 'BEGIN { printf "%.0f", p / c }')
