@@ -16,6 +16,7 @@
 #include "codec/element.h"
 #include "codec/keys.h"
 #include "store/store.h"
+#include "codec/digest.h"
 
 #define COPY_DEFAULT_BATCH 1000
 #define COPY_DEFAULT_THREADS 4
@@ -257,7 +258,7 @@ by_name (gconstpointer a, gconstpointer b)
 static gchar *
 default_checkpoint (const gchar *to)
 {
-  g_autofree gchar *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, to, -1);
+  g_autofree gchar *sum = ab_sha256_hex_of (to, strlen (to));
   g_autofree gchar *name = g_strdup_printf ("copy-%.16s.checkpoint", sum);
   return g_build_filename (g_get_user_state_dir (), "actionbase", name, NULL);
 }

@@ -2,7 +2,7 @@
  * and a manifest, checking a dump (every length, checksum, count and key
  * bound) before anything is written, and restoring it with a checkpoint. */
 #include "admin/dump.h"
-#include "admin/digest.h"
+#include "codec/digest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -620,7 +620,7 @@ read_manifest (const gchar *dir, Manifest *m, GError **error)
                  (gint64) MANIFEST_MAX_BYTES);
   if (!g_file_get_contents (path, &text, &len, &local))
     return fail (error, AB_DUMP_ERROR_IO, "%s", local->message);
-  m->sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text, len);
+  m->sha256 = ab_sha256_hex_of (text, len);
   g_autoptr (JsonParser) parser = json_parser_new ();
   if (!json_parser_load_from_data (parser, text, (gssize) len, &local))
     return fail (error, AB_DUMP_ERROR_CORRUPT, "%s: %s", path, local->message);

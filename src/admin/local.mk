@@ -5,8 +5,8 @@ src_actionbase_admin_SOURCES = src/admin/main.c src/admin/admin-private.h src/ad
 	src/admin/cmd_backup.c src/admin/cmd_copy.c src/admin/catchup.c src/admin/cmd_import.c \
 	src/admin/import_scan.c src/admin/import_scan.h src/admin/import_sort.c src/admin/import_sort.h \
 	src/admin/import_ties.c src/admin/import_ties.h
-src_actionbase_admin_LDADD = $(MIMALLOC_LIBS) $(CORE_LIBS) $(OPENSSL_LIBS)
-src_actionbase_admin_SOURCES += src/admin/dump.c src/admin/dump.h src/admin/digest.c src/admin/digest.h \
+src_actionbase_admin_LDADD = $(MIMALLOC_LIBS) $(CORE_LIBS)
+src_actionbase_admin_SOURCES += src/admin/dump.c src/admin/dump.h \
 	$(PROGRAM_SLICES)
 
 # backup / restore (tests/admin/test_backup.c): the dump functions in-process
@@ -14,10 +14,9 @@ src_actionbase_admin_SOURCES += src/admin/dump.c src/admin/dump.h src/admin/dige
 check_PROGRAMS += tests/admin/test_backup
 TESTS += tests/admin/test_backup
 tests_admin_test_backup_SOURCES = tests/admin/test_backup.c src/admin/dump.c src/admin/dump.h \
-	src/admin/digest.c src/admin/digest.h \
 	src/admin/progress.c tests/unit/engine/engine_fixture.c tests/unit/engine/engine_fixture.h
 tests_admin_test_backup_CFLAGS = $(TEST_CFLAGS)
-tests_admin_test_backup_LDADD = $(TEST_LIBS) $(OPENSSL_LIBS)
+tests_admin_test_backup_LDADD = $(TEST_LIBS)
 
 # copy (tests/admin/test_copy.c): the command in-process (ab_admin_copy_stores,
 # to copy into memory:) and the real binary as a child for the kill -9 case.

@@ -3,6 +3,7 @@
  * from the in-memory cache, revocation as a catalog delete. */
 #include <string.h>
 #include "catalog/catalog-private.h"
+#include "codec/digest.h"
 
 static void
 grant_clear (AbGrant *g)
@@ -44,7 +45,7 @@ key_new (void)
 gchar *
 ab_api_key_hash (const gchar *token)
 {
-  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, token, -1);
+  return ab_sha256_hex_of (token, strlen (token));
 }
 
 JsonNode *

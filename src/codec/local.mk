@@ -6,7 +6,8 @@ src_libabcore_la_SOURCES += \
 	src/codec/keys.c src/codec/keys.h \
 	src/codec/record.c src/codec/record.h \
 	src/codec/bytes.c src/codec/bytes.h \
-	src/codec/fail.c src/codec/fail.h
+	src/codec/fail.c src/codec/fail.h \
+	src/codec/digest.c src/codec/digest.h
 
 CODEC_TEST_HELPERS = tests/unit/codec/codec_helpers.c tests/unit/codec/codec_helpers.h
 check_PROGRAMS += tests/unit/codec/test_element

@@ -11,7 +11,7 @@ src_lib_libactionbase_la_SOURCES = src/lib/actionbase.h src/lib/lib-private.h sr
 src_lib_libactionbase_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 src_lib_libactionbase_la_LIBADD = src/libabcore.la src/store/libhbthrift.la \
 	src/store/libhbwire.la $(GLIB_LIBS) $(JSON_LIBS) $(XXHASH_LIBS) $(LMDB_LIBS) $(ROCKSDB_LIBS) $(SQLITE_LIBS) \
-	$(RDKAFKA_LIBS) $(THRIFT_LIBS) -lm
+	$(RDKAFKA_LIBS) $(THRIFT_LIBS) $(OPENSSL_LIBS) -lm
 src_lib_libactionbase_la_LDFLAGS = -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/src/lib/actionbase.map
 EXTRA_src_lib_libactionbase_la_DEPENDENCIES = $(top_srcdir)/src/lib/actionbase.map

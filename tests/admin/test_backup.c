@@ -9,7 +9,7 @@
 #include "../hbase/hbase_test_uri.h"
 #include "../unit/engine/engine_fixture.h"
 #include "admin/dump.h"
-#include "admin/digest.h"
+#include "codec/digest.h"
 #include "verify/verify.h"
 
 static const gchar *LIKES

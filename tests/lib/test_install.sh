@@ -25,7 +25,7 @@ ex="${srcdir:-.}/examples/likes.c"
 $cc ${AB_CFLAGS:-} "$ex" $(pkg-config --cflags --libs actionbase) ${AB_LDFLAGS:-} -o "$tmp/shared"
 LD_LIBRARY_PATH="$libdir" "$tmp/shared" "memory:" >/dev/null
 ldd "$tmp/shared" | grep -q 'libactionbase.so.0 =>' || { echo "not linked to the .so"; exit 1; }
-deps="glib-2.0 gio-2.0 json-glib-1.0 libxxhash lmdb rocksdb sqlite3 thrift_c_glib rdkafka"
+deps="glib-2.0 gio-2.0 json-glib-1.0 libxxhash lmdb rocksdb sqlite3 thrift_c_glib rdkafka libcrypto"
 # shellcheck disable=SC2086
 $cc ${AB_CFLAGS:-} "$ex" $(pkg-config --cflags actionbase) "$libdir/libactionbase.a" \
   $(pkg-config --libs $deps) -lm ${AB_LDFLAGS:-} -o "$tmp/static"

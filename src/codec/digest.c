@@ -1,8 +1,8 @@
-/* SHA-256 of backups through OpenSSL's EVP interface (digest.h): the same
- * library the server's TLS uses, so the tree has no SHA-256 of its own. A
- * failing EVP call is a broken OpenSSL install: it aborts. */
+/* SHA-256 through OpenSSL's EVP interface (digest.h): the same library the
+ * server's TLS uses, so the tree has no SHA-256 of its own (nor GChecksum's).
+ * A failing EVP call is a broken OpenSSL install: it aborts. */
 #include <openssl/evp.h>
-#include "admin/digest.h"
+#include "codec/digest.h"
 
 void
 ab_sha256_init (AbSha256 *s)
@@ -41,4 +41,15 @@ void
 ab_sha256_clear (AbSha256 *s)
 {
   g_clear_pointer ((EVP_MD_CTX **) &s->ctx, EVP_MD_CTX_free);
+}
+
+gchar *
+ab_sha256_hex_of (const void *data, gsize len)
+{
+  AbSha256 s;
+  gchar *out = g_malloc (65);
+  ab_sha256_init (&s);
+  ab_sha256_update (&s, data, len);
+  ab_sha256_hex (&s, out);
+  return out;
 }
