@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../unit/engine/engine_fixture.h"
+#include "ab_check.h"
 #include "hbase_test_uri.h"
 #include "store/store.h"
 
@@ -351,9 +352,5 @@ main (void)
   tcase_add_loop_test (tc, test_budget, 0, G_N_ELEMENTS (OPS));
   tcase_set_timeout (tc, 180);
   suite_add_tcase (suite, tc);
-  SRunner *sr = srunner_create (suite);
-  srunner_run_all (sr, CK_NORMAL);
-  int failed = srunner_ntests_failed (sr);
-  srunner_free (sr);
-  return failed == 0 ? 0 : 1;
+  return ab_check_run (suite);
 }
