@@ -4,7 +4,8 @@
 # Used by the README's start command, tests/run.sh and .ci/run.
 # --tests (tests/run.sh) adds what only the test suites need: the browser suite
 # of the web console (tests/browser) drives chromium through Selenium, the
-# which-store smoke test compares against PostgreSQL.
+# which-store smoke test compares against PostgreSQL, check-monitoring.sh runs
+# promtool.
 set -euo pipefail
 for_tests=0
 for arg in "$@"; do
@@ -34,8 +35,10 @@ command -v java >/dev/null || PKGS+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null || PKGS+=(maven)
 # ... and the library's API reference (make api-docs, tests/lib/test_api_docs.sh),
 # and PostgreSQL (initdb, pg_ctl, psql, pgbench) for tests/bench/which-store-smoke.sh,
-# which starts its own server on a free loopback port.
-if [ "$for_tests" = 1 ]; then PKGS+=(chromium chromium-driver python3-selenium doxygen postgresql); fi
+# which starts its own server on a free loopback port, and Prometheus for its
+# promtool only (tests/cli/check-monitoring.sh checks deploy/monitoring/ with
+# it; the package's prometheus service is not used).
+if [ "$for_tests" = 1 ]; then PKGS+=(chromium chromium-driver python3-selenium doxygen postgresql prometheus); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -45,4 +48,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Debian's prometheus package enables and starts a Prometheus server; only
+  # its promtool is wanted here, so the service this install started goes.
+  if [[ " ${missing[*]} " == *" prometheus "* ]] && command -v systemctl >/dev/null \
+    && [ -d /run/systemd/system ]; then
+    $SUDO systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+  fi
 fi

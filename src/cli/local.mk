@@ -27,16 +27,21 @@ dist_abconf_DATA = deploy/config/actionbased.conf
 EXTRA_DIST += deploy/install-deps.sh deploy/docker/Dockerfile deploy/docker/entrypoint.sh \
 	deploy/compose.yaml deploy/systemd/actionbased.service \
 	deploy/k8s/actionbased.yaml deploy/k8s/verify-job.yaml deploy/k8s/verify-cronjob.yaml \
-	deploy/k8s/kustomization.yaml deploy/README.md tests/cli/check-deploy.sh
+	deploy/k8s/kustomization.yaml deploy/README.md tests/cli/check-deploy.sh \
+	deploy/monitoring/actionbase-rules.yaml deploy/monitoring/actionbase-rules.test.yaml \
+	deploy/monitoring/actionbase-dashboard.json tests/cli/check-monitoring.sh
 
 # Console suites: the real actionbased and actionbase binaries, driven through
 # `-c`, a pseudo-terminal and the proxy (the console binary is found next to
 # AB_SERVER_BIN). check-deploy.sh checks deploy/ offline against the tree and
-# the built binaries (its header lists what it does and does not check).
+# the built binaries (its header lists what it does and does not check);
+# check-monitoring.sh checks deploy/monitoring/ with promtool and every metric
+# name its rules and dashboard use against live servers (its header says where).
 CLI_TEST_SOURCES = tests/cli/cli_harness.c tests/cli/cli_harness.h \
 	tests/rest/rest_harness.c tests/rest/rest_harness.h
 check_PROGRAMS += tests/cli/test_cli tests/cli/test_repl
-TESTS += tests/cli/test_cli tests/cli/test_repl tests/cli/check-deploy.sh
+TESTS += tests/cli/test_cli tests/cli/test_repl tests/cli/check-deploy.sh \
+	tests/cli/check-monitoring.sh
 tests_cli_test_cli_SOURCES = tests/cli/test_cli.c $(CLI_TEST_SOURCES)
 tests_cli_test_cli_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_cli_test_cli_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS) -lutil
