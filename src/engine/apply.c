@@ -249,7 +249,7 @@ read_and_plan (AbEngine *engine, AbStore *reader, KeyWork *works, guint n, AbBat
   g_autoptr (GArray) rows = ab_kv_array_new ();
   GError *read_error = NULL;
   if (keys->len > 0)
-    ab_store_multi_get (reader, keys, rows, &read_error);
+    ab_store_multi_get_shared (reader, keys, rows, &read_error);
   for (guint i = 0; i < n; i++)
     {
       KeyWork *w = &works[i];

@@ -665,7 +665,7 @@ stored_scores (AbStore *reader, GArray *entries, GBytes *const *was, gint64 *sco
     return TRUE;
   g_autoptr (GArray) rows = ab_kv_array_new ();
   GError *local = NULL;
-  if (!ab_store_multi_get (reader, cells, rows, &local))
+  if (!ab_store_multi_get_shared (reader, cells, rows, &local))
     return ab_engine_propagate (error, local), FALSE;
   for (guint j = 0; j < which->len; j++)
     {
@@ -713,7 +713,7 @@ score_rows (AbStore *reader, const AbTableDesc *t, GArray *entries, GPtrArray *k
     return TRUE;
   g_autoptr (GArray) old = ab_kv_array_new ();
   GError *local = NULL;
-  if (!ab_store_multi_get (reader, wanted, old, &local))
+  if (!ab_store_multi_get_shared (reader, wanted, old, &local))
     return ab_engine_propagate (error, local), FALSE;
   for (guint i = 0, j = 0; i < entries->len; i++)
     if (keys->pdata[i] != NULL)

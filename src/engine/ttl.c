@@ -81,7 +81,7 @@ ab_engine_ttl_plan (AbEngine *engine, AbStore *reader, const AbTableDesc *t, GPt
     return TRUE;
   g_autoptr (GArray) rows = ab_kv_array_new ();
   GError *local = NULL;
-  if (!ab_store_multi_get (reader, sibs, rows, &local))
+  if (!ab_store_multi_get_shared (reader, sibs, rows, &local))
     return ab_engine_propagate (error, local), FALSE;
   gint64 now = ab_engine_now_ms (engine);
   for (guint i = 0; i < cells->len; i++)

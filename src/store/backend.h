@@ -11,6 +11,9 @@ typedef struct {
   gboolean (*get) (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
   /* keys: GBytes*; out receives one AbKv per key, same order, value NULL if absent. */
   gboolean (*multi_get) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+  /* Optional (hbase): multi_get that may share its call with other callers'
+   * (ab_store_multi_get_shared); NULL: multi_get stands in. */
+  gboolean (*multi_get_shared) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
   /* Forward scan; appends AbKv to out. */
   gboolean (*scan) (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
   /* Optional zero-copy reads (NULL: get and scan stand in); see ab_store_get_with. */

@@ -217,8 +217,16 @@ run_gets (AbHbStore *h, gpointer *ops, guint n, GError **errors)
     }
 }
 
+/* Queries' reads: at once, their own calls (latency first). */
 static gboolean
 hb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  return multi_get_now ((AbHbStore *) s, keys, out, error);
+}
+
+/* Mutations' reads: through the read share (calls first, §3.9). */
+static gboolean
+hb_multi_get_shared (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 {
   AbHbStore *h = (AbHbStore *) s;
   GetOp op = { keys, out };
@@ -736,6 +744,7 @@ static const AbStoreVTable hb_vtable = {
   .name = "hbase",
   .get = hb_get,
   .multi_get = hb_multi_get,
+  .multi_get_shared = hb_multi_get_shared,
   .scan = hb_scan,
   .batch = ab_hb_batch,
   .increment = hb_increment,

@@ -22,6 +22,7 @@ struct _AbHbShare {
   guint max_in_flight; /* 0: every caller runs alone, at once */
   guint wait_us;       /* a lone leader's wait for company, under load */
   guint last_n;        /* callers of the last run */
+  Slot *lingering;     /* the leader waiting for company, if any */
   AbHbShareRun run;
   atomic_uint_fast64_t calls;   /* leader runs */
   atomic_uint_fast64_t callers; /* slots they served */
@@ -111,6 +112,8 @@ ab_hb_share_submit (AbHbStore *h, AbHbShare *s, gpointer op, GError **error)
       g_cond_init (&slot.wake);
       g_mutex_lock (&s->mu);
       g_ptr_array_add (s->waiting, &slot);
+      if (s->lingering != NULL && s->waiting->len >= s->last_n)
+        g_cond_signal (&s->lingering->wake); /* its company is here */
       while (!slot.done)
         {
           if (slot.taken || s->in_flight >= s->max_in_flight)
@@ -122,16 +125,22 @@ ab_hb_share_submit (AbHbStore *h, AbHbShare *s, gpointer op, GError **error)
             }
           Slot *group[AB_HB_SHARE_MAX];
           GError *errors[AB_HB_SHARE_MAX] = { NULL };
-          if (s->wait_us > 0 && s->waiting->len == 1 && s->last_n > 1)
+          if (s->wait_us > 0 && s->waiting->len == 1 && s->last_n > 1 && s->lingering == NULL)
             {
               /* alone, but the last run was shared: others are likely on
-               * their way (the keys whose locks are being taken); the slot
-               * is held so that they queue instead of leading */
+               * their way (the keys whose locks are being taken). The slot
+               * is held so that they queue instead of leading, until as
+               * many callers as last time are here or wait_us is over. */
+              gint64 until = g_get_monotonic_time () + s->wait_us;
               s->in_flight++;
-              g_mutex_unlock (&s->mu);
-              g_usleep (s->wait_us);
-              g_mutex_lock (&s->mu);
+              s->lingering = &slot;
+              while (s->waiting->len < s->last_n && !slot.taken && !slot.done
+                     && g_cond_wait_until (&slot.wake, &s->mu, until))
+                ;
+              s->lingering = NULL;
               s->in_flight--;
+              if (slot.taken || slot.done) /* another leader took it (share > 1) */
+                continue;
             }
           guint n = MIN (s->waiting->len, AB_HB_SHARE_MAX);
           s->last_n = n;

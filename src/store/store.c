@@ -376,16 +376,18 @@ fits (AbStore *s, GBytes *key)
   return s->max_key == 0 || g_bytes_get_size (key) <= s->max_key;
 }
 
+typedef gboolean (*MultiGetFn) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+
 /* multi_get of the keys the store can hold; the others answer absent. */
 static gboolean
-multi_get_fitting (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+multi_get_fitting (AbStore *s, MultiGetFn fn, GPtrArray *keys, GArray *out, GError **error)
 {
   g_autoptr (GPtrArray) fit = g_ptr_array_new ();
   for (guint i = 0; i < keys->len; i++)
     if (fits (s, keys->pdata[i]))
       g_ptr_array_add (fit, keys->pdata[i]);
   g_autoptr (GArray) got = ab_kv_array_new ();
-  if (fit->len > 0 && !s->vt->multi_get (s, fit, got, error))
+  if (fit->len > 0 && !fn (s, fit, got, error))
     return FALSE;
   for (guint i = 0, j = 0; i < keys->len; i++)
     {
@@ -401,8 +403,8 @@ multi_get_fitting (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 }
 
 /* On failure the rows already appended are dropped: out is as it was. */
-gboolean
-ab_store_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+static gboolean
+multi_get_by (AbStore *s, MultiGetFn fn, GPtrArray *keys, GArray *out, GError **error)
 {
   guint before;
   gboolean ok;
@@ -411,10 +413,23 @@ ab_store_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
   gboolean all_fit = TRUE;
   for (guint i = 0; all_fit && i < keys->len; i++)
     all_fit = fits (s, keys->pdata[i]);
-  ok = all_fit ? s->vt->multi_get (s, keys, out, error) : multi_get_fitting (s, keys, out, error);
+  ok = all_fit ? fn (s, keys, out, error) : multi_get_fitting (s, fn, keys, out, error);
   if (!ok)
     g_array_set_size (out, before);
   return count (s, AB_STORE_VERB_MULTI_GET, ok);
+}
+
+gboolean
+ab_store_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  return multi_get_by (s, s->vt->multi_get, keys, out, error);
+}
+
+gboolean
+ab_store_multi_get_shared (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  return multi_get_by (s, s->vt->multi_get_shared ? s->vt->multi_get_shared : s->vt->multi_get,
+                       keys, out, error);
 }
 
 gboolean

@@ -156,6 +156,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbStore, ab_store_close)
 
 gboolean ab_store_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
 gboolean ab_store_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+/* The same for a mutation's reads (State rows, TTL siblings, top-K cells):
+ * a backend that batches remote calls may make it wait for other callers'
+ * reads and send them together (hbase, docs/hbase-adapter.md §3.9), which
+ * saves calls at some latency; queries use ab_store_multi_get. */
+gboolean ab_store_multi_get_shared (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
 gboolean ab_store_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
 gboolean ab_store_batch (AbStore *s, const AbBatch *b, GError **error);
 /* The same reads without copies where the backend can (lmdb): the visitor
