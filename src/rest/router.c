@@ -184,6 +184,16 @@ ab_router_add (AbRouter *router, const gchar *method, const gchar *pattern, AbRo
   g_ptr_array_add (router->routes, route);
 }
 
+void
+ab_router_foreach (AbRouter *router, AbRouteVisit visit, gpointer data)
+{
+  for (guint i = 0; i < router->routes->len; i++)
+    {
+      const AbRoute *route = g_ptr_array_index (router->routes, i);
+      visit (route->method, route->pattern, data);
+    }
+}
+
 static gboolean
 route_matches_path (const AbRoute *route, gchar **segs, guint n)
 {

@@ -46,6 +46,10 @@ void ab_router_free (AbRouter *router);
 void ab_router_add (AbRouter *router, const gchar *method, const gchar *pattern, AbRouteFlags flags,
                     AbRouteHandler handler, gpointer user_data);
 
+/* Every route in the order added (actionbased --routes, docs/openapi.yaml's test). */
+typedef void (*AbRouteVisit) (const gchar *method, const gchar *pattern, gpointer data);
+void ab_router_foreach (AbRouter *router, AbRouteVisit visit, gpointer data);
+
 typedef enum { AB_ROUTE_FOUND, AB_ROUTE_NO_PATH, AB_ROUTE_NO_METHOD } AbRouteMatch;
 /* On FOUND fills handler/flags/user_data/pattern and params (caller owns
  * params, created with g_str_hash, owned keys and values). */

@@ -151,6 +151,8 @@ ab_server_flags_parse (AbServerFlags *f, int *argc, char ***argv, GError **error
       "Connections beyond this get 503 (default 10000, 0 = no cap)", "N" },
     { "request-timeout-ms", 0, 0, G_OPTION_ARG_STRING, &f->request_timeout_ms,
       "Time allowed to receive a request's headers and body (default 10000)", "MS" },
+    { "routes", 0, 0, G_OPTION_ARG_NONE, &f->routes,
+      "Print every route served (METHOD PATTERN, one per line) and exit", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx
@@ -304,6 +306,8 @@ ab_server_config_apply_flags (AbServerConfig *cfg, const AbServerFlags *f, GErro
     cfg->wal_ephemeral = TRUE;
   if (f->read_only)
     cfg->http.read_only = TRUE;
+  if (f->routes)
+    cfg->print_routes = TRUE;
   if (f->wal != NULL)
     set_string (&cfg->wal_uri, f->wal);
   if (f->cdc != NULL)

@@ -29,6 +29,7 @@ typedef struct {
   gboolean auth;
   gboolean wal_ephemeral;
   gboolean read_only;
+  gboolean routes; /* print the routes and exit */
   gchar *tls_cert;
   gchar *tls_key;
   gchar *max_connections; /* strings so that a zeroed struct means "not given" */
@@ -45,6 +46,7 @@ typedef struct {
   gint system_mode;               /* -1 none, else AbMutationMode */
   gboolean auth;                  /* access control on (API keys) */
   gboolean wal_ephemeral;         /* the file WAL does not outlive this node: refuse ASYNC */
+  gboolean print_routes;          /* --routes: list METHOD PATTERN of every route and exit */
   gchar *admin_key;               /* bootstrap admin key; ACTIONBASE_ADMIN_KEY wins */
 } AbServerConfig;
 

@@ -129,6 +129,33 @@ engine_healthy (gpointer engine, gchar **reason)
 #define HEALTH_PROBE_MS 250
 #define HEALTH_TIMEOUT_MS 1000
 
+/* Every route the server serves; --routes lists them without a store. */
+static void
+add_routes (AbRouter *router, AbEngine *engine, AbMetrics *metrics, AbProbes *p)
+{
+  ab_probes_register (p, router);
+  /* It does not touch the store: it answers on the loop even when every worker waits on it. */
+  ab_router_add (router, "GET", "/metrics", AB_ROUTE_ALWAYS_INLINE, metrics_handler, metrics);
+  ab_api_register (router, engine);
+}
+
+static void
+print_route (const gchar *method, const gchar *pattern, gpointer unused)
+{
+  g_print ("%s %s\n", method, pattern);
+}
+
+/* docs/openapi.yaml is checked against this list (tests/rest/check-openapi.sh). */
+static int
+print_routes (void)
+{
+  AbRouter *router = ab_router_new ();
+  add_routes (router, NULL, NULL, NULL);
+  ab_router_foreach (router, print_route, NULL);
+  ab_router_free (router);
+  return 0;
+}
+
 static int
 run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
 {
@@ -167,10 +194,7 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   ab_metrics_add_provider (metrics, engine_metrics, engine, NULL);
   AbHealth *health = ab_health_new (engine_healthy, engine, HEALTH_PROBE_MS, HEALTH_TIMEOUT_MS);
   probes = ab_probes_new (health, cfg->http.read_only);
-  ab_probes_register (probes, router);
-  /* It does not touch the store: it answers on the loop even when every worker waits on it. */
-  ab_router_add (router, "GET", "/metrics", AB_ROUTE_ALWAYS_INLINE, metrics_handler, metrics);
-  ab_api_register (router, engine);
+  add_routes (router, engine, metrics, probes);
   AbAuth *auth = NULL;
   if (cfg->auth)
     {
@@ -250,7 +274,7 @@ main (int argc, char **argv)
     }
   log_threshold = cfg.log_threshold;
   ab_log_set_threshold (log_threshold);
-  int rc = run (&cfg, &ecfg);
+  int rc = cfg.print_routes ? print_routes () : run (&cfg, &ecfg);
   ab_server_config_clear (&cfg);
   /* Nothing buffered is lost at a graceful stop. */
   ab_log_shutdown ();
