@@ -38,7 +38,7 @@ command -v mvn >/dev/null || PKGS+=(maven)
 # which starts its own server on a free loopback port, and Prometheus for its
 # promtool only (tests/cli/check-monitoring.sh checks deploy/monitoring/ with
 # it; the package's prometheus service is not used).
-if [ "$for_tests" = 1 ]; then PKGS+=(chromium chromium-driver python3-selenium doxygen postgresql prometheus); fi
+if [ "$for_tests" = 1 ]; then PKGS+=(chromium chromium-driver python3-selenium doxygen postgresql prometheus python3-venv); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -53,5 +53,16 @@ if [ "${#missing[@]}" -gt 0 ]; then
   if [[ " ${missing[*]} " == *" prometheus "* ]] && command -v systemctl >/dev/null \
     && [ -d /run/systemd/system ]; then
     $SUDO systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+  fi
+fi
+# The API checks of tests/rest/check-openapi.sh come from PyPI, pinned, in a
+# venv of their own (Debian has neither at these versions).
+if [ "$for_tests" = 1 ]; then
+  pytools=${AB_PYTOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/actionbase-c/pytools}
+  if [ ! -x "$pytools/bin/schemathesis" ] || [ ! -x "$pytools/bin/openapi-spec-validator" ]; then
+    echo "install-deps: installing Schemathesis and openapi-spec-validator into $pytools"
+    python3 -m venv "$pytools"
+    "$pytools/bin/pip" install -q --disable-pip-version-check \
+      "schemathesis==4.32.5" "openapi-spec-validator==0.9.0"
   fi
 fi

@@ -92,6 +92,26 @@ ab_queue_create (AbEngine *engine, const gchar *ns, const gchar *queue, const gc
   if (partitions < 1)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "partitions must be at least 1");
   GError *local = NULL;
+  /* The names go in as JSON values, never pasted into the text, and the
+   * table is checked before the namespace is made, so a refused queue
+   * leaves nothing behind. */
+  g_autoptr (JsonNode) node = json_from_string (
+      "{\"table\":\"\",\"storage\":\"\",\"mode\":\"SYNC\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"IMMUTABLE_EDGE\",\"direction\":\"OUT\","
+      "\"source\":{\"type\":\"long\",\"comment\":\"partition\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"message id\"},"
+      "\"properties\":[{\"name\":\"seq\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
+      "{\"name\":\"value\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"seq\",\"fields\":[{\"field\":\"seq\",\"order\":\"ASC\"}]}]}}",
+      NULL);
+  json_object_set_string_member (json_node_get_object (node), "table", queue);
+  json_object_set_string_member (json_node_get_object (node), "storage", storage);
+  g_autoptr (AbTableDesc) proto = ab_table_desc_from_create_request (ns, NULL, node, &local);
+  if (proto == NULL)
+    return ab_engine_propagate (error, local), FALSE;
+  g_free (proto->comment);
+  proto->comment
+      = g_strdup_printf (QUEUE_PREFIX "{\"partitions\":%" G_GINT64_FORMAT "}", partitions);
   g_autoptr (AbDatabaseDesc) db = ab_catalog_get_database (engine->catalog, ns);
   if (db == NULL)
     {
@@ -101,23 +121,6 @@ ab_queue_create (AbEngine *engine, const gchar *ns, const gchar *queue, const gc
       if (made == NULL)
         return ab_engine_propagate (error, local), FALSE;
     }
-  g_autofree gchar *body = g_strdup_printf (
-      "{\"table\":\"%s\",\"storage\":\"%s\",\"mode\":\"SYNC\",\"comment\":\"\","
-      "\"schema\":{\"type\":\"IMMUTABLE_EDGE\",\"direction\":\"OUT\","
-      "\"source\":{\"type\":\"long\",\"comment\":\"partition\"},"
-      "\"target\":{\"type\":\"string\",\"comment\":\"message id\"},"
-      "\"properties\":[{\"name\":\"seq\",\"type\":\"long\",\"nullable\":false,\"comment\":\"\"},"
-      "{\"name\":\"value\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
-      "\"indexes\":[{\"index\":\"seq\",\"fields\":[{\"field\":\"seq\",\"order\":\"ASC\"}]}]}}",
-      queue, storage);
-  g_autoptr (JsonNode) node = json_from_string (body, &local);
-  g_autoptr (AbTableDesc) proto
-      = node != NULL ? ab_table_desc_from_create_request (ns, NULL, node, &local) : NULL;
-  if (proto == NULL)
-    return ab_engine_propagate (error, local), FALSE;
-  g_free (proto->comment);
-  proto->comment
-      = g_strdup_printf (QUEUE_PREFIX "{\"partitions\":%" G_GINT64_FORMAT "}", partitions);
   g_autoptr (AbTableDesc) t = ab_catalog_create_table (engine->catalog, proto, actor, &local);
   if (t == NULL)
     return ab_engine_propagate (error, local), FALSE;

@@ -1,6 +1,7 @@
-/* The web console (docs/web-console.md): GET /ui/ and GET /ui/{asset} answered
- * from the GResource compiled out of src/ui (Content-Type, ETag, no-cache),
- * GET /ui redirected to /ui/, and a JSON 404 for an asset that does not exist. */
+/* The web console (docs/web-console.md) and the API description: GET /ui/,
+ * GET /ui/{asset}, GET /openapi.{json,yaml} answered from the GResource compiled
+ * out of src/ui and docs/openapi.yaml (Content-Type, ETag, no-cache), GET /ui
+ * redirected to /ui/, and a JSON 404 for an asset that does not exist. */
 #include <string.h>
 #include <gio/gio.h>
 #include "rest/api-private.h"
@@ -12,6 +13,7 @@ void ab_ui_register_resource (void);
 GResource *ab_ui_get_resource (void);
 
 #define AB_UI_PREFIX "/org/actionbase/ui/"
+#define AB_API_DOCS_PREFIX "/org/actionbase/api/"
 
 /* The page may only load what the server itself serves: no CDN, no inline
  * script, no other origin. */
@@ -37,6 +39,7 @@ ab_ui_content_type (const gchar *name)
     { ".js", "text/javascript; charset=utf-8" },
     { ".svg", "image/svg+xml" },
     { ".json", "application/json" },
+    { ".yaml", "application/yaml" },
     { ".png", "image/png" },
     { ".ico", "image/x-icon" },
     { ".txt", "text/plain; charset=utf-8" },
@@ -47,27 +50,35 @@ ab_ui_content_type (const gchar *name)
   return "application/octet-stream";
 }
 
-/* name -> AbUiAsset: built once from the resource, read-only afterwards, so
- * the loops read it without a lock. The bytes point into the binary. */
 static gpointer
-ab_ui_load (gpointer unused)
+ab_ui_register (gpointer unused)
 {
-  GHashTable *assets = g_hash_table_new (g_str_hash, g_str_equal);
   ab_ui_register_resource ();
-  GResource *res = ab_ui_get_resource ();
+  return ab_ui_get_resource ();
+}
+
+/* name -> AbUiAsset of the files under one prefix: built once from the
+ * resource, read-only afterwards, so the loops read it without a lock. The
+ * bytes point into the binary. */
+static gpointer
+ab_ui_load (gpointer prefix)
+{
+  static GOnce registered = G_ONCE_INIT;
+  GHashTable *assets = g_hash_table_new (g_str_hash, g_str_equal);
+  GResource *res = g_once (&registered, ab_ui_register, NULL);
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) names
-      = g_resource_enumerate_children (res, AB_UI_PREFIX, G_RESOURCE_LOOKUP_FLAGS_NONE, &error);
+      = g_resource_enumerate_children (res, prefix, G_RESOURCE_LOOKUP_FLAGS_NONE, &error);
   if (names == NULL)
     {
-      g_warning ("web console: no assets in the resource: %s", error->message);
+      g_warning ("no assets under %s in the resource: %s", (const gchar *) prefix, error->message);
       return assets;
     }
   for (guint i = 0; names[i] != NULL; i++)
     {
       if (g_str_has_suffix (names[i], "/"))
         continue; /* the console's assets are one flat folder */
-      g_autofree gchar *path = g_strconcat (AB_UI_PREFIX, names[i], NULL);
+      g_autofree gchar *path = g_strconcat (prefix, names[i], NULL);
       GBytes *body = g_resource_lookup_data (res, path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
       if (body == NULL)
         continue;
@@ -86,7 +97,15 @@ static GHashTable *
 ab_ui_assets (void)
 {
   static GOnce once = G_ONCE_INIT;
-  return g_once (&once, ab_ui_load, NULL);
+  return g_once (&once, ab_ui_load, AB_UI_PREFIX);
+}
+
+/* openapi.json (made from docs/openapi.yaml at build time) and openapi.yaml. */
+static GHashTable *
+ab_api_docs (void)
+{
+  static GOnce once = G_ONCE_INIT;
+  return g_once (&once, ab_ui_load, AB_API_DOCS_PREFIX);
 }
 
 /* If-None-Match lists one or more entity tags (or "*"). */
@@ -102,9 +121,10 @@ ab_ui_not_modified (const AbHttpRequest *req, const AbUiAsset *a)
 }
 
 static void
-ab_ui_serve (const AbHttpRequest *req, AbHttpResponse *resp, const gchar *name)
+ab_ui_serve_from (GHashTable *assets, const AbHttpRequest *req, AbHttpResponse *resp,
+                  const gchar *name)
 {
-  const AbUiAsset *a = name != NULL ? g_hash_table_lookup (ab_ui_assets (), name) : NULL;
+  const AbUiAsset *a = name != NULL ? g_hash_table_lookup (assets, name) : NULL;
   if (a == NULL)
     {
       g_autofree gchar *msg = g_strdup_printf (
@@ -130,6 +150,12 @@ ab_ui_serve (const AbHttpRequest *req, AbHttpResponse *resp, const gchar *name)
   ab_http_response_bytes (resp, 200, a->content_type, g_bytes_ref (a->body));
 }
 
+static void
+ab_ui_serve (const AbHttpRequest *req, AbHttpResponse *resp, const gchar *name)
+{
+  ab_ui_serve_from (ab_ui_assets (), req, resp, name);
+}
+
 /* GET /ui redirects to /ui/ so that the page's relative URLs resolve under
  * /ui/; GET /ui/ (the router tolerates the trailing slash) is the page. */
 static void
@@ -150,10 +176,22 @@ ab_ui_asset (const AbHttpRequest *req, AbHttpResponse *resp, gpointer user_data)
   ab_ui_serve (req, resp, ab_http_param (req, "asset"));
 }
 
+/* GET /openapi.json and /openapi.yaml: the route's last segment is the file. */
+static void
+ab_api_docs_serve (const AbHttpRequest *req, AbHttpResponse *resp, gpointer user_data)
+{
+  ab_ui_serve_from (ab_api_docs (), req, resp, user_data);
+}
+
 void
 ab_api_register_ui (AbRouter *router, AbEngine *engine)
 {
   ab_ui_assets ();
+  ab_api_docs ();
   ab_router_add (router, "GET", "/ui", AB_ROUTE_ALWAYS_INLINE, ab_ui_index, NULL);
   ab_router_add (router, "GET", "/ui/{asset}", AB_ROUTE_ALWAYS_INLINE, ab_ui_asset, NULL);
+  ab_router_add (router, "GET", "/openapi.json", AB_ROUTE_ALWAYS_INLINE, ab_api_docs_serve,
+                 (gpointer) "openapi.json");
+  ab_router_add (router, "GET", "/openapi.yaml", AB_ROUTE_ALWAYS_INLINE, ab_api_docs_serve,
+                 (gpointer) "openapi.yaml");
 }

@@ -205,7 +205,8 @@ label_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
     return;
   AbMutationMode mode = AB_MODE_SYNC;
   if (mode_text != NULL && !ab_mode_parse (mode_text, &mode))
-    return ab_http_response_error (resp, 400, "mode must be SYNC, ASYNC or IGNORE.");
+    return ab_http_response_error (resp, 400,
+                                   "mode must be SYNC, ASYNC, IGNORE (or DROP) or DENY.");
   GError *error = NULL;
   g_autoptr (AbTableDesc) t = ab_catalog_update_table (
       CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "l"), has_active ? &active : NULL,

@@ -145,13 +145,14 @@ ab_auth_need_of (AbEngine *engine, const AbHttpRequest *req, AbAuthNeed *n)
 {
   const gchar *route = req->route != NULL ? req->route : "";
   memset (n, 0, sizeof *n);
-  /* /ui: the web console's static page is public; the API calls it makes carry the key. */
+  /* /ui: the web console's static page is public; the API calls it makes carry the key.
+   * So is the API's description (/openapi.json, /openapi.yaml). */
   if (g_str_equal (route, "/graph/health/readiness") && !is_read (req))
     n->letters = "a", n->scope = g_strdup ("*"); /* draining a node */
   else if (g_str_equal (route, "/health") || g_str_equal (route, "/graph/v3")
            || g_str_equal (route, "/graph/v2") || g_str_equal (route, "/ui")
            || g_str_has_prefix (route, "/ui/") || g_str_equal (route, "/")
-           || g_str_has_prefix (route, "/graph/health"))
+           || g_str_has_prefix (route, "/openapi.") || g_str_has_prefix (route, "/graph/health"))
     n->open = TRUE;
   else if (g_str_equal (route, "/metrics"))
     n->letters = "r", n->scope = g_strdup ("*");

@@ -63,6 +63,9 @@ static const gchar *INSERT = "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"v
 START_TEST (keys_and_grants)
 {
   ck_assert_uint_eq (as (NULL, "GET", "/health", NULL, NULL), 200);
+  /* the API's description is as open as the console that links it */
+  ck_assert_uint_eq (as (NULL, "GET", "/openapi.json", NULL, NULL), 200);
+  ck_assert_uint_eq (as (NULL, "GET", "/openapi.yaml", NULL, NULL), 200);
   ck_assert_uint_eq (as (NULL, "GET", "/graph/v3/databases", NULL, NULL), 401);
   ck_assert_uint_eq (as ("wrong", "GET", "/graph/v3/databases", NULL, NULL), 401);
   ck_assert_uint_eq (as (ADMIN, "GET", "/graph/v3/databases", NULL, NULL), 200);

@@ -265,6 +265,20 @@ START_TEST (queue_scenario)
       status_of ("POST", QNS,
                  "{\"queue\":\"z\",\"storage\":\"datastore://ns/z\",\"partitions\":0}"),
       400);
+  /* names are values, never JSON text (Schemathesis found a 500 and an
+   * injected member), and a refused queue leaves no namespace behind */
+  ck_assert_uint_eq (status_of ("POST", "/queue/v1/namespaces/fresh/queues",
+                                "{\"queue\":\"a\\\"b\",\"storage\":\"datastore://fresh/q\"}"),
+                     400);
+  AbReply none = { 0 }; /* a missing v3 database: 404 without a body */
+  ab_http (&srv, &none, "GET", NULL, "/graph/v3/databases/fresh");
+  ck_assert_uint_eq (none.status, 404);
+  ab_reply_clear (&none);
+  ck_assert_uint_eq (
+      status_of ("POST", QNS,
+                 "{\"queue\":\"odd\",\"storage\":\"datastore://ns/o\\\",\\\"mode\\\":\\\"ASYNC\"}"),
+      400);
+  ck_assert_uint_eq (status_of ("GET", QNS "/odd", NULL), 404);
 }
 END_TEST
 

@@ -250,6 +250,53 @@ START_TEST (guard)
 }
 END_TEST
 
+/* Every route, in the order added (actionbased --routes). */
+static void
+collect (const gchar *method, const gchar *pattern, gpointer data)
+{
+  g_ptr_array_add (data, g_strdup_printf ("%s %s", method, pattern));
+}
+
+START_TEST (foreach_lists_every_route)
+{
+  g_autoptr (AbRouter) r = data_router ();
+  g_autoptr (GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  ab_router_foreach (r, collect, seen);
+  ck_assert_uint_gt (seen->len, 0);
+  AbRouteHandler h;
+  AbRouteFlags flags;
+  gpointer ud;
+  const gchar *pattern;
+  for (guint i = 0; i < seen->len; i++)
+    {
+      g_auto (GStrv) mp = g_strsplit (seen->pdata[i], " ", 2);
+      GHashTable *params = NULL;
+      /* each listed pattern routes to itself (a {param} segment matches its own text) */
+      ck_assert_int_eq (ab_router_match (r, mp[0], mp[1], &h, &flags, &ud, &pattern, &params),
+                        AB_ROUTE_FOUND);
+      ck_assert_str_eq (pattern, mp[1]);
+      g_clear_pointer (&params, g_hash_table_unref);
+    }
+}
+END_TEST
+
+/* json-glib writes U+001F raw, which is not JSON: answers go through our writer. */
+START_TEST (json_answers_escape_every_control_character)
+{
+  AbHttpResponse resp;
+  ab_http_response_init (&resp);
+  JsonNode *n = json_node_new (JSON_NODE_VALUE);
+  json_node_set_string (n, "a\x1f\001b"); /* octal: at most three digits */
+  ab_http_response_json (&resp, 200, n);
+  gsize len;
+  const gchar *body = g_bytes_get_data (resp.body, &len);
+  g_autofree gchar *text = g_strndup (body, len);
+  ck_assert_str_eq (text, "\"a\\u001f\\u0001b\"");
+  ck_assert_str_eq (resp.content_type, "application/json");
+  ab_http_response_clear (&resp);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -262,6 +309,8 @@ main (void)
   tcase_add_test (tc, literal_beats_param);
   tcase_add_test (tc, braces_inside_a_segment_are_literal);
   tcase_add_test (tc, guard);
+  tcase_add_test (tc, foreach_lists_every_route);
+  tcase_add_test (tc, json_answers_escape_every_control_character);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }
