@@ -26,6 +26,7 @@ typedef struct {
   guint64 written; /* appends so far */
   guint64 synced;  /* appends known durable */
   gboolean syncing;
+  gboolean torn;     /* a failed append left bytes past size that are not cut off yet */
   gboolean follower; /* read-only: another process appends, nothing is removed */
 } FileSink;
 
@@ -160,6 +161,16 @@ wait_durable (FileSink *f, guint64 seq, GError **error)
   return TRUE;
 }
 
+/* Back to the end of the last whole append (with the lock held). */
+static gboolean
+cut_torn_tail (FileSink *f, GError **error)
+{
+  if (ftruncate (f->fd, (off_t) f->size) != 0 || lseek (f->fd, (off_t) f->size, SEEK_SET) < 0)
+    return io_error (error, "cannot cut a failed append off the WAL in", f->dir);
+  f->torn = FALSE;
+  return TRUE;
+}
+
 static gboolean
 file_append (AbSink *s, GPtrArray *records, gboolean durable, GError **error)
 {
@@ -180,9 +191,16 @@ file_append (AbSink *s, GPtrArray *records, gboolean durable, GError **error)
   g_mutex_lock (&f->lock);
   while (f->syncing && f->size >= f->segment_bytes) /* rotation must not race a sync */
     g_cond_wait (&f->cond, &f->lock);
-  gboolean ok = f->size < f->segment_bytes || rotate (f, error);
+  gboolean ok
+      = (!f->torn || cut_torn_tail (f, error)) && (f->size < f->segment_bytes || rotate (f, error));
   if (ok && !write_all (f->fd, buf->str, buf->len))
-    ok = io_error (error, "cannot append to the WAL in", f->dir);
+    {
+      ok = io_error (error, "cannot append to the WAL in", f->dir);
+      /* A full disk takes part of the batch: those bytes go, or the next
+       * append would continue a torn line and be lost with it. */
+      f->torn = TRUE;
+      cut_torn_tail (f, NULL);
+    }
   if (ok)
     {
       f->size += buf->len;
@@ -307,9 +325,10 @@ file_position_since (AbSink *s, gint64 since_ms, GError **error)
   return position_new (last, size);
 }
 
-/* Complete lines of the reader's segment from its offset (at most max). */
+/* Complete lines of the reader's segment from its offset (at most max),
+ * within its first `limit` bytes. */
 static gboolean
-read_lines (FileSink *f, FileReader *r, guint max, GPtrArray *out, GError **error)
+read_lines (FileSink *f, FileReader *r, guint max, guint64 limit, GPtrArray *out, GError **error)
 {
   g_autofree gchar *path = segment_path (f, r->seg);
   int fd = open (path, O_RDONLY | O_CLOEXEC);
@@ -319,7 +338,8 @@ read_lines (FileSink *f, FileReader *r, guint max, GPtrArray *out, GError **erro
   GString *pending = g_string_new (NULL);
   ssize_t n;
   guint64 off = r->offset;
-  while (out->len < max && (n = pread (fd, chunk, sizeof chunk, (off_t) off)) > 0)
+  while (out->len < max && off < limit
+         && (n = pread (fd, chunk, MIN (sizeof chunk, limit - off), (off_t) off)) > 0)
     {
       g_string_append_len (pending, chunk, n);
       off += (guint64) n;
@@ -359,11 +379,14 @@ file_read (AbSinkReader *base, guint max, gint timeout_ms, GPtrArray *out, GErro
       g_mutex_lock (&f->lock);
       guint64 written = f->written;
       gboolean closed = r->seg < f->seg; /* no append goes there any more */
+      /* Only whole appends: the lines of one still being written (which a
+       * full disk may yet refuse and cut off) are not records yet. */
+      guint64 limit = !f->follower && r->seg == f->seg ? f->size : G_MAXUINT64;
       g_mutex_unlock (&f->lock);
       if (f->follower)
         closed = follower_segment_closed (f, r->seg);
       /* max counts this call's entries, as on the Kafka sink */
-      if (!read_lines (f, r, before + max, out, error))
+      if (!read_lines (f, r, before + max, limit, out, error))
         return FALSE;
       if (out->len > before)
         return TRUE;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "wal/sink.h"
 #include "ab_check.h"
+#include "small_disk.h"
 
 static gchar *dir;
 
@@ -301,6 +302,44 @@ START_TEST (file_torn_tail)
 }
 END_TEST
 
+/* A full disk refuses an append partway: nothing of it stays (no torn line
+ * for the next append to continue, no whole line of it for a reader), and
+ * appends resume once there is room. Needs root (a tmpfs of its own). */
+START_TEST (file_full_disk_keeps_whole_appends)
+{
+  gchar *mnt = ab_small_disk_new ("1m", "file_full_disk_keeps_whole_appends");
+  if (mnt == NULL)
+    return;
+  g_autofree gchar *uri = g_strdup_printf ("file:%s/wal", mnt);
+  AbSink *s = open_ok (uri);
+  append_range (s, 0, 3, 3, 0, TRUE);
+  ab_small_disk_fill (mnt, "filler", 0); /* what is left is the segment's last page */
+  g_autoptr (GPtrArray) big = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_sink_record_free);
+  for (guint i = 3; i < 13; i++)
+    {
+      g_autofree gchar *value = record_json (i, 2000);
+      g_ptr_array_add (big, ab_sink_record_new ("k", value));
+    }
+  g_autoptr (GError) error = NULL;
+  ck_assert (!ab_sink_append (s, big, TRUE, &error));
+  ck_assert_msg (strstr (error->message, "No space left") != NULL, "%s", error->message);
+  AbSinkReader *r = ab_sink_open_reader (s, NULL, &error);
+  g_autoptr (GPtrArray) before = read_all (r, 100);
+  assert_records (before, 0, 3, 0);
+  ab_sink_close_reader (r);
+
+  g_autofree gchar *filler = g_build_filename (mnt, "filler", NULL);
+  ck_assert_int_eq (g_unlink (filler), 0);
+  append_range (s, 3, 2, 1, 0, TRUE);
+  r = ab_sink_open_reader (s, NULL, &error);
+  g_autoptr (GPtrArray) after = read_all (r, 100);
+  assert_records (after, 0, 5, 0);
+  ab_sink_close_reader (r);
+  ab_sink_close (s);
+  ab_small_disk_free (mnt);
+}
+END_TEST
+
 /* Small segments: appends rotate to new files, a reader crosses them in
  * order, and a commit removes the segments before the committed one only
  * once they are older than the retention. */
@@ -408,6 +447,7 @@ main (void)
   tcase_add_test (tc, file_append_and_read);
   tcase_add_test (tc, file_positions_and_reopen);
   tcase_add_test (tc, file_torn_tail);
+  tcase_add_test (tc, file_full_disk_keeps_whole_appends);
   tcase_add_test (tc, file_segments_and_retention);
   tcase_add_test (tc, file_read_wakes_on_append);
   tcase_add_test (tc, file_health);
