@@ -19,7 +19,7 @@ tests_rest_test_http_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
 # docs/openapi.yaml against the router (both ways), what the server serves
 # at /openapi.{json,yaml}, and Schemathesis on every operation (its header).
 TESTS += tests/rest/check-openapi.sh
-EXTRA_DIST += tests/rest/check-openapi.sh tests/lib/server.sh
+EXTRA_DIST += tests/rest/check-openapi.sh tests/lib/server.sh tests/lib/check.sh
 
 # The router alone (patterns, decoding, precedence, 404/405): no transport.
 check_PROGRAMS += tests/unit/rest/test_router

@@ -60,12 +60,7 @@ start_mode() {
   : >"$tmp/ab-$mode.log" # there before the loop below reads it
   ACTIONBASE_ADMIN_KEY=$admin "$ab" "${args[@]}" 2>"$tmp/ab-$mode.log" &
   ab_pid=$!
-  for _ in $(seq 100); do
-    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$tmp/ab-$mode.log" | head -1)
-    [ -n "$port" ] && break
-    kill -0 "$ab_pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  port=$(ab_listening_port "$tmp/ab-$mode.log" "$ab_pid" 100)
   [ -n "$port" ] || { cat "$tmp/ab-$mode.log" >&2; die "actionbased ($mode) did not start"; }
   case $mode in
     tls|h2) base=https://127.0.0.1:$port ;;

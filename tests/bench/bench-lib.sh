@@ -7,6 +7,9 @@
 # define say() and die().
 
 bench_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# ab_listening_port
+# shellcheck source=../lib/server.sh
+. "$bench_lib_dir/../lib/server.sh"
 
 # need_counts VAR...: each variable must hold a positive integer.
 need_counts() {
@@ -100,14 +103,8 @@ ab_start_store() {
   [ -z "${AB_CPUS:-}" ] || pin=(taskset -c "$AB_CPUS")
   (cd "$dir" && exec "${pin[@]}" "$bin" --listen 127.0.0.1:0 --store "$store" "$@" >stdout 2>stderr) &
   ab_pid=$!
-  ab_port=
   # up to 60 s (a server on HBase connects first); one that exits ends it
-  for _ in $(seq 600); do
-    ab_port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$dir/stderr" | head -1)
-    [ -n "$ab_port" ] && break
-    kill -0 "$ab_pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  ab_port=$(ab_listening_port "$dir/stderr" "$ab_pid")
   [ -n "$ab_port" ] || { cat "$dir/stderr" >&2; die "actionbased did not print 'listening on HOST:PORT'"; }
   base=http://127.0.0.1:$ab_port
   wait_http "$base/health" 30 "$ab_pid" || { cat "$dir/stderr" >&2; die "actionbased /health did not answer 200"; }

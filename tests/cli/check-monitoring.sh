@@ -37,22 +37,9 @@ rules=$top/deploy/monitoring/actionbase-rules.yaml
 rules_test=$top/deploy/monitoring/actionbase-rules.test.yaml
 dash=$top/deploy/monitoring/actionbase-dashboard.json
 ops_doc=$top/docs/operations.md
-failed=0
-note() { echo "check-monitoring: $*" >&2; }
-fail() { echo "check-monitoring: FAIL: $*" >&2; failed=1; }
-die() { echo "check-monitoring: FAIL: $*" >&2; exit 1; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ab-monitoring.XXXXXX")
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+. "$top/tests/lib/check.sh"
+ab_check_setup check-monitoring
+. "$top/tests/lib/server.sh"
 
 [ -x "$server" ] || die "$server is not built (run from the top build directory after make)"
 for tool in curl jq; do
@@ -128,7 +115,6 @@ place_of() {
 
 # ---- live servers ----
 # start NAME STORE [ARGS...]: runs actionbased in $tmp/NAME, sets port.
-. "$top/tests/lib/server.sh"
 start() {
   ab_start_server "$@"
   note "$1 server on 127.0.0.1:$port (--store $2 ${*:3})"

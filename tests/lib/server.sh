@@ -1,6 +1,21 @@
 # Sourced by the shell checks (tests/cli/check-monitoring.sh,
-# tests/rest/check-openapi.sh): start a real actionbased on a free loopback
-# port and wait until it answers. The caller defines server, tmp, pids and die.
+# tests/rest/check-openapi.sh) and the benches (tests/bench/bench-lib.sh):
+# start a real actionbased on a free loopback port and wait until it
+# answers. ab_start_server's caller defines server, tmp, pids and die.
+
+# ab_listening_port FILE PID [TENTHS]: waits (default 600 tenths of a second)
+# for actionbased's "listening on HOST:PORT" line in FILE and prints PORT;
+# prints nothing when the time is up or PID exited first.
+ab_listening_port() {
+  local file=$1 pid=$2 tries=${3:-600} port= i
+  for ((i = 0; i < tries; i++)); do
+    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$file" | head -1)
+    [ -n "$port" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  printf '%s' "$port"
+}
 
 # ab_start_server NAME STORE [ARGS...]: runs $server in $tmp/NAME, sets port.
 ab_start_server() {
@@ -11,15 +26,9 @@ ab_start_server() {
   (cd "$dir" && exec "$server" --listen 127.0.0.1:0 --store "$store" "$@" >stdout 2>stderr) &
   pid=$!
   pids+=("$pid")
-  port=
   # Up to 60 s for the "listening on" line (a server on HBase connects
   # first, a valgrind-wrapped one is slow); a server that exits ends it.
-  for ((i = 0; i < 600; i++)); do
-    port=$(sed -n 's/^listening on .*:\([0-9][0-9]*\)$/\1/p' "$dir/stderr" | head -1)
-    [ -n "$port" ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  port=$(ab_listening_port "$dir/stderr" "$pid")
   [ -n "$port" ] || { cat "$dir/stderr" >&2; die "$name server: actionbased did not print 'listening on HOST:PORT'"; }
   # /health answers 200 once the store answered (bounded: 60 s).
   for ((i = 0; i < 600; i++)); do
