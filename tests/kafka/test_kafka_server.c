@@ -1,6 +1,8 @@
 /* actionbased with its WAL and CDC on a private Kafka broker that is stopped
  * under SYNC load and restarted: requests keep answering 200, drops are counted
- * on /metrics, /health says why, and publishing resumes without a restart. */
+ * on /metrics, /health says why, and publishing resumes without a restart.
+ * And under ASYNC load: refusals are JSON 503s naming the broker, nothing
+ * acknowledged is lost, and writes are taken and applied again once it is back. */
 #include <string.h>
 #include <unistd.h>
 #include "kafka_broker.h"
@@ -319,6 +321,156 @@ START_TEST (sync_writes_survive_a_broker_outage)
 }
 END_TEST
 
+/* ---- ASYNC writes through an outage (issue 41) ---- */
+
+#define ASYNC_T "/graph/v3/databases/a/tables/t"
+/* A request's own bound: --request-timeout-ms's default. */
+#define ASYNC_REQUEST_MAX_MS 10000
+
+typedef struct {
+  GPtrArray *acked; /* targets answered QUEUED */
+  guint refused;
+  gint64 worst_ms;
+} AsyncLoad;
+
+/* One ASYNC insert of u -> target: QUEUED, or a JSON 503 naming the WAL
+ * and the broker. Returns TRUE when it was acknowledged. */
+static gboolean
+post_async (AsyncLoad *load, guint i)
+{
+  g_autofree gchar *target = g_strdup_printf ("a%u", i);
+  g_autofree gchar *body = g_strdup_printf (
+      "{\"mutations\":[{\"type\":\"INSERT\",\"edge\":{\"version\":1,\"source\":\"u\","
+      "\"target\":\"%s\",\"properties\":{}}}]}",
+      target);
+  gint64 t0 = g_get_monotonic_time ();
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "POST", body, ASYNC_T "/edges");
+  gint64 ms = (g_get_monotonic_time () - t0) / 1000;
+  load->worst_ms = MAX (load->worst_ms, ms);
+  ck_assert_int_lt (ms, ASYNC_REQUEST_MAX_MS);
+  gboolean acked = r.status == 200;
+  if (acked)
+    {
+      ck_assert_str_eq (ab_json_str (r.json, "results.0.status"), "QUEUED");
+      g_ptr_array_add (load->acked, g_steal_pointer (&target));
+    }
+  else
+    {
+      ab_assert_error_reply (&r, 503);
+      const gchar *msg = ab_json_str (r.json, "message");
+      ck_assert_msg (strstr (msg, "WAL") != NULL && strstr (msg, broker.addr) != NULL, "%s", msg);
+      load->refused++;
+    }
+  ab_reply_clear (&r);
+  return acked;
+}
+
+static gint broker_call_done; /* set by the thread running stop.sh or start.sh */
+
+static gpointer
+stop_broker (gpointer unused)
+{
+  gboolean ok = ab_test_broker_stop (&broker);
+  g_atomic_int_set (&broker_call_done, 1);
+  return GINT_TO_POINTER (ok);
+}
+
+static gpointer
+restart_broker (gpointer unused)
+{
+  gboolean ok = ab_test_broker_restart (&broker);
+  g_atomic_int_set (&broker_call_done, 1);
+  return GINT_TO_POINTER (ok);
+}
+
+static gint64
+out_count (void)
+{
+  g_autoptr (JsonNode) n
+      = ab_http_ok (&srv, "GET", ASYNC_T "/edges/count?start=u&direction=OUT", NULL);
+  return ab_json_int (n, "count");
+}
+
+START_TEST (async_writes_survive_a_broker_outage)
+{
+  g_autofree gchar *topic
+      = g_strdup_printf ("ab-async-wal-%d-%08x", (int) getpid (), g_random_int ());
+  g_autofree gchar *wal = g_strdup_printf ("kafka://%s/%s", broker.addr, topic);
+  const gchar *args[] = { "--wal", wal, NULL };
+  ab_server_start (&srv, NULL, args);
+  json_node_unref (
+      ab_http_ok (&srv, "POST", "/graph/v3/databases", "{\"database\":\"a\",\"comment\":\"c\"}"));
+  json_node_unref (ab_http_ok (
+      &srv, "POST", "/graph/v3/databases/a/tables",
+      "{\"table\":\"t\",\"storage\":\"datastore://a/t\",\"comment\":\"c\",\"mode\":\"ASYNC\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"OUT\","
+      "\"properties\":[],\"indexes\":[]}}"));
+  AsyncLoad load = { g_ptr_array_new_with_free_func (g_free), 0, 0 };
+  guint i = 0;
+  for (; i < 20; i++)
+    ck_assert (post_async (&load, i));
+
+  /* writes go on while stop.sh runs, and until one is refused */
+  g_atomic_int_set (&broker_call_done, 0);
+  GThread *stopper = g_thread_new ("stop", stop_broker, NULL);
+  gint64 deadline = deadline_after (60);
+  while (load.refused == 0 || !g_atomic_int_get (&broker_call_done))
+    {
+      post_async (&load, i++);
+      ck_assert_msg (g_get_monotonic_time () < deadline,
+                     "no write was refused with the broker down");
+      g_usleep (20 * 1000);
+    }
+  ck_assert (GPOINTER_TO_INT (g_thread_join (stopper)));
+  g_autoptr (JsonNode) down = wait_health (503, FALSE, 20);
+  ck_assert_ptr_nonnull (strstr (ab_json_str (down, "reason"), broker.addr));
+
+  /* and while start.sh runs, until a write is taken after it returned */
+  g_atomic_int_set (&broker_call_done, 0);
+  GThread *starter = g_thread_new ("start", restart_broker, NULL);
+  gint64 back_at = 0;
+  deadline = deadline_after (90);
+  for (;;)
+    {
+      gboolean acked = post_async (&load, i++);
+      if (back_at != 0 && acked)
+        break;
+      if (back_at == 0 && g_atomic_int_get (&broker_call_done))
+        {
+          ck_assert (GPOINTER_TO_INT (g_thread_join (starter)));
+          back_at = g_get_monotonic_time ();
+        }
+      ck_assert_msg (g_get_monotonic_time () < deadline, "writes were never taken again");
+      g_usleep (100 * 1000);
+    }
+  gdouble serving_s = seconds_since (back_at);
+
+  /* every acknowledged write is applied (the applier reads the topic again) */
+  deadline = deadline_after (60);
+  while (out_count () < (gint64) load.acked->len)
+    {
+      ck_assert_msg (g_get_monotonic_time () < deadline, "only %" G_GINT64_FORMAT " of %u applied",
+                     out_count (), load.acked->len);
+      g_usleep (200 * 1000);
+    }
+  gdouble applied_s = seconds_since (back_at);
+  for (guint k = 0; k < load.acked->len; k++)
+    {
+      g_autofree gchar *path = g_strdup_printf (ASYNC_T "/edges/get?source=u&target=%s",
+                                                (const gchar *) load.acked->pdata[k]);
+      g_autoptr (JsonNode) e = ab_http_ok (&srv, "GET", path, NULL);
+      ck_assert_uint_eq (ab_json_len (e, "edges"), 1);
+    }
+  g_print ("ASYNC outage: %u acknowledged, %u refused with 503, worst request %" G_GINT64_FORMAT
+           " ms; writes taken again %.1f s after start.sh returned, all applied %.1f s after it\n",
+           load.acked->len, load.refused, load.worst_ms, serving_s, applied_s);
+  g_ptr_array_unref (load.acked);
+  ab_server_destroy (&srv);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -330,9 +482,10 @@ main (void)
     }
   Suite *s = suite_create ("kafka_server");
   TCase *tc = tcase_create ("outage");
-  tcase_set_timeout (tc, 150);
+  tcase_set_timeout (tc, 240);
   tcase_add_unchecked_fixture (tc, broker_start, broker_destroy);
   tcase_add_test (tc, sync_writes_survive_a_broker_outage);
+  tcase_add_test (tc, async_writes_survive_a_broker_outage);
   suite_add_tcase (s, tc);
   return ab_check_run (s);
 }
