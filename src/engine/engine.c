@@ -304,6 +304,10 @@ ab_engine_metrics_text (AbEngine *engine)
     g_string_append_printf (out,
                             "actionbase_store_rpc_total{method=\"%s\"} %" G_GUINT64_FORMAT "\n",
                             rpc[i].name, rpc[i].calls);
+  if (n_rpc > 0)
+    g_string_append (out,
+                     "# HELP actionbase_store_rpc_errors_total Failed remote calls by method.\n"
+                     "# TYPE actionbase_store_rpc_errors_total counter\n");
   for (guint i = 0; i < n_rpc; i++)
     g_string_append_printf (
         out, "actionbase_store_rpc_errors_total{method=\"%s\"} %" G_GUINT64_FORMAT "\n",

@@ -90,7 +90,9 @@ function derive(p, cur, dt) {
   const secs = rates(sumBy(pm, 'actionbase_store_rpc_seconds_total', 'method'), sumBy(m, 'actionbase_store_rpc_seconds_total', 'method'), dt);
   for (const [method, c] of calls) set(`rpc:${method}`, c > 0 ? ((secs.get(method) || 0) / c) * 1000 : null);
 
-  for (const s of m.get('actionbase_applier_lag_ms') || []) set(`lag:p${Number(s.labels.quantile) * 100}`, s.value);
+  // shown in ms; the server exports seconds
+  for (const s of m.get('actionbase_applier_lag_seconds') || [])
+    if (s.labels.quantile !== undefined) set(`lag:p${Number(s.labels.quantile) * 100}`, s.value * 1000);
 
   // Queue depth: any gauge-like series that names a queue, a backlog or work in flight.
   for (const [name, list] of m)

@@ -64,7 +64,7 @@ done
 round=0
 run async ASYNC --wal "file:$tmp/async/wal"
 sleep 2  # let the applier catch up before reading its lag
-lag=$(curl -s "$base/metrics" | awk '/^actionbase_applier_lag_ms\{quantile="0.5"\}/ {p50=$2} /^actionbase_applier_lag_ms\{quantile="0.99"\}/ {p99=$2} END {print p50 " " p99}')
+lag=$(curl -s "$base/metrics" | awk '/^actionbase_applier_lag_seconds\{quantile="0.5"\}/ {p50=$2 * 1000} /^actionbase_applier_lag_seconds\{quantile="0.99"\}/ {p99=$2 * 1000} END {print p50 " " p99}')
 stop_pid "$ab_pid" 10; ab_pid=
 
 printf '%-34s %10s %10s\n' "single-edge INSERT (lock=true)" "req/s" "x no WAL"

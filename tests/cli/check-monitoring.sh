@@ -7,6 +7,8 @@
 #   parses too);
 # - the dashboard is JSON with a datasource variable DS_PROMETHEUS, an
 #   instance variable, unique panel ids and a query in every panel;
+# - `promtool check metrics` on every live server's /metrics (the text
+#   format and Prometheus's naming rules: base units, HELP and TYPE);
 # - every actionbase_* metric name the rules file (comments aside) and the
 #   dashboard mention is one a live actionbased exports (a histogram's family
 #   name counts, its _bucket/_sum/_count only where they are exported), and
@@ -165,9 +167,13 @@ exported() {
       grep -qE "^${fam}(_bucket|_sum|_count)?[{ ]" "$1" && echo "$fam"
     done; } | sort -u
 }
-metrics() { # NAME: /metrics of the server at $port into $tmp/NAME.metrics
+metrics() { # NAME: /metrics of the server at $port into $tmp/NAME.metrics, linted
   curl -sS -m 10 -f "http://127.0.0.1:$port/metrics" > "$tmp/$1.metrics" || die "$1 server: GET /metrics failed"
   exported "$tmp/$1.metrics" > "$tmp/$1.names"
+  if [ -z "$no_promtool" ]; then
+    out=$(promtool check metrics < "$tmp/$1.metrics" 2>&1) \
+      || { echo "$out" >&2; fail "$1 server: promtool check metrics finds the exposition wrong (above)"; }
+  fi
 }
 
 start memory memory: --wal none
