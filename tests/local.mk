@@ -110,6 +110,12 @@ tests_rest_test_hostile_SOURCES = tests/rest/test_hostile.c $(REST_HARNESS) \
 	tests/small_disk.c tests/small_disk.h
 tests_rest_test_hostile_CFLAGS = $(TEST_CFLAGS) $(SOUP_CFLAGS)
 tests_rest_test_hostile_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_LIBS)
+# The HBase store's shared calls, with a run function standing for the gateway.
+check_PROGRAMS += tests/unit/store/test_hbase_share
+TESTS += tests/unit/store/test_hbase_share
+tests_unit_store_test_hbase_share_SOURCES = tests/unit/store/test_hbase_share.c
+tests_unit_store_test_hbase_share_CFLAGS = $(TEST_CFLAGS)
+tests_unit_store_test_hbase_share_LDADD = $(TEST_LIBS)
 # Regression inputs of the fuzz targets, replayed through the targets' own
 # LLVMFuzzerTestOneInput (no libFuzzer needed): tests/fuzz.
 check_PROGRAMS += tests/unit/store/test_hbase_replies

@@ -116,7 +116,17 @@ ab_hb_share_submit (AbHbStore *h, AbHbShare *s, gpointer op, GError **error)
         g_cond_signal (&s->lingering->wake); /* its company is here */
       while (!slot.done)
         {
-          if (slot.taken || s->in_flight >= s->max_in_flight)
+          if (slot.taken)
+            {
+              /* A leader carries our work: it ends within its own call
+               * budget and wakes us. No deadline here: once ours had passed
+               * the wait returned at once, and the loop spun on the mutex
+               * the leader needed to say it was done (a gateway stall under
+               * load locked every write for minutes). */
+              g_cond_wait (&slot.wake, &s->mu);
+              continue;
+            }
+          if (s->in_flight >= s->max_in_flight)
             {
               if (!g_cond_wait_until (&slot.wake, &s->mu, deadline) && !slot.taken && !slot.done
                   && s->in_flight >= s->max_in_flight)

@@ -1,0 +1,93 @@
+/* The shared calls of the HBase store (src/store/hbase_share.c) without an
+ * HBase: a run function that only sleeps stands for a slow gateway, so the
+ * queue's waits can be checked on their own. */
+#include <check.h>
+#include <sys/resource.h>
+#include "store/hbase-private.h"
+#include "ab_check.h"
+
+#define FIRST_RUN_MS 30 /* within the queued callers' budget */
+#define SLOW_RUN_MS 300 /* far past it */
+
+static gint runs;
+
+/* The first run ends before the queued callers' budget; the next one, which
+ * carries them, outlasts it. */
+static void
+slow_run (AbHbStore *h, gpointer *ops, guint n, GError **errors)
+{
+  g_usleep ((g_atomic_int_add (&runs, 1) == 0 ? FIRST_RUN_MS : SLOW_RUN_MS) * 1000);
+}
+
+typedef struct {
+  AbHbStore *h;
+  AbHbShare *s;
+  gboolean ok;
+} Caller;
+
+static gpointer
+submit (gpointer data)
+{
+  Caller *c = data;
+  g_autoptr (GError) error = NULL;
+  c->ok = ab_hb_share_submit (c->h, c->s, c, &error);
+  return NULL;
+}
+
+static gdouble
+cpu_seconds (void)
+{
+  struct rusage ru;
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec
+         + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* A caller carried by a leader whose call outlasts the caller's own budget
+ * waits for it asleep. It used to spin on the share's mutex once its
+ * deadline had passed, starving the leader that needed the mutex to say it
+ * was done: under a stalled gateway every write of a node hung. */
+START_TEST (a_carried_caller_past_its_budget_waits_asleep)
+{
+  AbHbStore *h = g_new0 (AbHbStore, 1);
+  h->cfg.timeout_ms = 50; /* far less than one slow run */
+  h->addr = g_strdup ("test:0");
+  AbHbShare *s = ab_hb_share_new (1, 0, slow_run);
+  Caller cs[3];
+  GThread *th[3];
+  for (guint i = 0; i < 3; i++)
+    {
+      cs[i] = (Caller){ h, s, FALSE };
+      th[i] = g_thread_new ("caller", submit, &cs[i]);
+      if (i == 0)
+        g_usleep (10 * 1000); /* the first leads alone; the others queue behind it */
+    }
+  gdouble cpu0 = cpu_seconds ();
+  for (guint i = 0; i < 3; i++)
+    g_thread_join (th[i]);
+  gdouble cpu = cpu_seconds () - cpu0;
+  /* the first run, then one run carrying both queued callers */
+  guint64 calls, callers;
+  ab_hb_share_counts (s, &calls, &callers);
+  ck_assert_uint_eq (calls, 2);
+  ck_assert_uint_eq (callers, 3);
+  for (guint i = 0; i < 3; i++)
+    ck_assert (cs[i].ok);
+  /* asleep: a spinning waiter burns about a whole run's time */
+  ck_assert_msg (cpu < 0.1, "the waiters used %.3f s of CPU in %d ms of runs", cpu,
+                 FIRST_RUN_MS + SLOW_RUN_MS);
+  ab_hb_share_free (s);
+  g_free (h->addr);
+  g_free (h);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *su = suite_create ("hbase_share");
+  TCase *tc = tcase_create ("share");
+  tcase_add_test (tc, a_carried_caller_past_its_budget_waits_asleep);
+  suite_add_tcase (su, tc);
+  return ab_check_run (su);
+}
