@@ -31,6 +31,9 @@ EXTRA_DIST += tests/rest/hbase-suites.sh tests/rest/rocksdb-suites.sh tests/rest
 TESTS += tests/bench/which-store-smoke.sh
 EXTRA_DIST += tests/bench/which-store-smoke.sh tests/bench/which-store.sh \
 	tests/bench/which-store/load.py tests/bench/which-store/mix.lua
+# The soak of issue 41 (tests/soak/soak.py) for 40 s: faults at random under load.
+TESTS += tests/soak/soak-smoke.sh
+EXTRA_DIST += tests/soak/soak-smoke.sh tests/soak/soak.py
 check_PROGRAMS += tests/rest/test_nodes
 TESTS += tests/rest/test_nodes
 tests_rest_test_nodes_SOURCES = tests/rest/test_nodes.c $(REST_HARNESS)

@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""The soak of issue 41: a real actionbased under a mixed read and write load
+for N minutes while infrastructure faults are injected at random, then the
+invariants every fault test asserts, checked once more over the whole run:
+
+  - no acknowledged write is lost (every edge answered CREATED or QUEUED is
+    read back once the applier caught up);
+  - no answer came later than the request timeout (--request-max-s);
+  - every refusal is a JSON error {timestamp, status, error, message} with
+    status 503 (500 and others are counted as wrong);
+  - service resumes without a restart once the dependency is back (seconds
+    to the first acknowledged write after each fault, goal <= 5);
+  - counts equal scans for every source written, and actionbase-verify finds
+    nothing, with no repair run (seconds to consistency, goal <= 30).
+
+Faults (--faults, comma-separated; each needs what its setup needs):
+  wal-disk      the file WAL on a tmpfs of its own (root) filled for a while
+  kafka         the Kafka WAL's broker (tests/kafka/start.sh, a private one)
+                stopped and started again
+  gateway-stall the HBase Thrift2 gateway stopped (SIGSTOP) for a while
+  gateway-kill  the gateway killed (-9) and started again (hbase/gateway.sh)
+The store is LMDB in a temp dir, or HBase with --hbase DIR (a running
+hbase/start.sh DIR; the faults use an extra gateway of its own).
+
+usage: tests/soak/soak.py --server build/release/src/actionbased
+                          [--verify build/release/src/actionbase-verify]
+                          [--minutes 10] [--faults wal-disk] [--hbase DIR]
+                          [--writers 4] [--readers 2] [--seed N]
+Exit 0 when every invariant held, 1 otherwise; a summary is printed either way.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DB, TABLE = "soak", "edges"
+T = f"/graph/v3/databases/{DB}/tables/{TABLE}"
+
+
+def log(msg):
+    print(f"soak: {msg}", file=sys.stderr, flush=True)
+
+
+class Server:
+    """actionbased on a free loopback port, its stderr in DIR/stderr."""
+
+    def __init__(self, binary, workdir, args):
+        os.makedirs(workdir, exist_ok=True)
+        self.err = open(os.path.join(workdir, "stderr"), "w+")
+        self.proc = subprocess.Popen([binary, "--listen", "127.0.0.1:0", "--log-level", "warning"] + args,
+                                     cwd=workdir, stdout=subprocess.DEVNULL, stderr=self.err)
+        deadline = time.time() + 60
+        self.port = None
+        while self.port is None and time.time() < deadline and self.proc.poll() is None:
+            with open(self.err.name) as f:
+                m = re.search(r"^listening on .*:(\d+)$", f.read(), re.M)
+            self.port = m and int(m.group(1))
+            time.sleep(0.1)
+        if self.port is None:
+            raise SystemExit("soak: actionbased did not start: " + open(self.err.name).read()[-2000:])
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def call(self, method, path, body=None, timeout=30):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+
+    def ok(self, method, path, body=None):
+        status, raw = self.call(method, path, body)
+        if status != 200:
+            raise SystemExit(f"soak: {method} {path} answered {status}: {raw[:500]!r}")
+        return json.loads(raw)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.acked = {}  # source -> set of targets acknowledged
+        self.refused = 0
+        self.wrong = []  # answers that break an invariant
+        self.late = 0
+        self.reads = 0
+        self.last_ack = 0.0
+        self.worst_s = 0.0
+
+    def note_answer(self, seconds, limit):
+        with self.lock:
+            self.worst_s = max(self.worst_s, seconds)
+            if seconds > limit:
+                self.late += 1
+
+
+def refusal_ok(status, raw):
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return False
+    return status == 503 and isinstance(body, dict) and {"timestamp", "status", "error", "message"} <= set(body)
+
+
+def verdict(verify):
+    """The verifier's mismatch line, or why there is none."""
+    if verify is None:
+        return "not run"
+    found = [ln for ln in verify.stdout.splitlines() if ln.startswith("mismatches:")]
+    return found[0] if found else verify.stdout.strip()[-300:]
+
+
+def writer(srv, stats, stop, wid, limit, rng, path):
+    n = 0
+    while not stop.is_set():
+        source = f"w{wid}s{rng.randrange(8)}"
+        batch = [f"t{wid}-{n + i}" for i in range(rng.choice((1, 1, 1, 5)))]
+        n += len(batch)
+        body = {"mutations": [{"type": "INSERT", "edge": {"version": 1, "source": source, "target": t,
+                                                           "properties": {}}} for t in batch]}
+        t0 = time.time()
+        try:
+            status, raw = srv.call("POST", T + path, body, timeout=limit * 2)
+        except Exception as e:  # a connection the server cut, or no answer in time
+            stats.note_answer(time.time() - t0, limit)
+            with stats.lock:
+                stats.wrong.append(f"POST: {e}")
+            continue
+        stats.note_answer(time.time() - t0, limit)
+        with stats.lock:
+            if status == 200:
+                res = json.loads(raw)["results"]
+                done = {r["target"] for r in res if r["status"] in ("CREATED", "QUEUED", "IDLE")}
+                stats.acked.setdefault(source, set()).update(done)
+                stats.last_ack = time.time()
+                if len(done) != len(batch):  # per-key ERROR: not acknowledged, allowed under faults
+                    stats.refused += len(batch) - len(done)
+            elif refusal_ok(status, raw):
+                stats.refused += len(batch)
+            else:
+                stats.wrong.append(f"POST {status}: {raw[:200]!r}")
+        time.sleep(rng.uniform(0, 0.01))
+
+
+def reader(srv, stats, stop, limit, rng):
+    while not stop.is_set():
+        source = f"w{rng.randrange(4)}s{rng.randrange(8)}"
+        path = rng.choice((f"/edges/count?start={source}&direction=OUT",
+                           f"/edges/scan/recent?start={source}&direction=OUT&limit=10"))
+        t0 = time.time()
+        try:
+            status, raw = srv.call("GET", T + path, timeout=limit * 2)
+        except Exception as e:
+            with stats.lock:
+                stats.wrong.append(f"GET: {e}")
+            continue
+        stats.note_answer(time.time() - t0, limit)
+        with stats.lock:
+            stats.reads += 1
+            if status != 200 and not refusal_ok(status, raw):
+                stats.wrong.append(f"GET {status}: {raw[:200]!r}")
+        time.sleep(rng.uniform(0, 0.01))
+
+
+# ---- faults: each is (name, inject() -> undo) ----
+
+class WalDisk:
+    name = "wal-disk"
+
+    def __init__(self, mnt):
+        self.mnt = mnt
+
+    def inject(self):
+        filler = os.path.join(self.mnt, "filler")
+        fd = os.open(filler, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+        try:
+            for chunk in (1 << 20, 4096):  # until not even a page is left (the WAL grows meanwhile)
+                try:
+                    while True:
+                        os.write(fd, bytes(chunk))
+                except OSError as e:
+                    if e.errno != 28:
+                        raise
+        finally:
+            os.close(fd)
+        return lambda: os.unlink(filler)
+
+
+class Kafka:
+    name = "kafka"
+
+    def __init__(self, kdir):
+        self.kdir = kdir
+
+    def inject(self):
+        subprocess.run(["bash", os.path.join(TOP, "tests/kafka/stop.sh"), self.kdir], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return lambda: subprocess.run(["bash", os.path.join(TOP, "tests/kafka/start.sh"), self.kdir],
+                                      check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+class Gateway:
+    def __init__(self, hdir, port, kill):
+        self.hdir, self.port, self.kill = hdir, port, kill
+        self.name = "gateway-kill" if kill else "gateway-stall"
+
+    def gw(self, *args):
+        return subprocess.run(["bash", os.path.join(TOP, "hbase/gateway.sh"), self.hdir, *args], check=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
+
+    def inject(self):
+        if self.kill:
+            self.gw("kill", "soak")
+            return lambda: self.gw("start", "soak", str(self.port))
+        pid = int(open(os.path.join(self.hdir, "soak.pid")).read())
+        os.kill(pid, signal.SIGSTOP)
+        return lambda: os.kill(pid, signal.SIGCONT)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--verify")
+    ap.add_argument("--minutes", type=float, default=10)
+    ap.add_argument("--faults", default="wal-disk")
+    ap.add_argument("--hbase")
+    ap.add_argument("--writers", type=int, default=4)
+    ap.add_argument("--readers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=int(time.time()))
+    ap.add_argument("--request-max-s", type=float, default=10.0)
+    ap.add_argument("--mode", choices=("async", "sync"),
+                    help="ASYNC writes (/edges: the WAL takes them, the applier writes the store) "
+                         "or SYNC ones (/edges/sync: the store in the request); default async on "
+                         "LMDB, sync on HBase, where a cut write is what the faults test")
+    a = ap.parse_args()
+    a.server = os.path.abspath(a.server)
+    verify_bin = os.path.abspath(a.verify or os.path.join(os.path.dirname(a.server), "actionbase-verify"))
+    faults_wanted = [f for f in a.faults.split(",") if f]
+    rng = random.Random(a.seed)
+    tmp = tempfile.mkdtemp(prefix="ab-soak-")
+    cleanups = []
+    faults = []
+    log(f"seed {a.seed}, {a.minutes} min, faults {faults_wanted or 'none'}, store {'hbase' if a.hbase else 'lmdb'}")
+    try:
+        args = []
+        if "kafka" in faults_wanted:
+            kdir = os.path.join(tmp, "kafka")
+            addr = subprocess.run(["bash", os.path.join(TOP, "tests/kafka/start.sh"), kdir], check=True,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
+            cleanups.append(lambda: subprocess.run(["bash", os.path.join(TOP, "tests/kafka/stop.sh"), kdir],
+                                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            args += ["--wal", f"kafka://{addr}/soak-{os.getpid()}"]
+            faults.append(Kafka(kdir))
+        else:
+            mnt = os.path.join(tmp, "waldisk")
+            os.makedirs(mnt)
+            if "wal-disk" in faults_wanted:
+                subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", mnt], check=True)
+                cleanups.append(lambda: subprocess.run(["umount", "-l", mnt]))
+                faults.append(WalDisk(mnt))
+            # Small segments, removed a second after they are applied: the
+            # WAL itself never fills the small disk, only the fault does.
+            args += ["--wal", f"file:{mnt}/wal?segment_bytes=4194304&retention_ms=1000"]
+        if a.hbase:
+            port = 30000 + rng.randrange(5000)
+            addr = Gateway(a.hbase, port, True).gw("start", "soak", str(port))
+            cleanups.append(lambda: subprocess.run(["bash", os.path.join(TOP, "hbase/gateway.sh"), a.hbase, "kill", "soak"],
+                                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            store = f"hbase://{addr}/default?table=soak_{os.getpid()}"
+            for kind in ("gateway-stall", "gateway-kill"):
+                if kind in faults_wanted:
+                    faults.append(Gateway(a.hbase, port, kind == "gateway-kill"))
+        else:
+            store = f"lmdb:{tmp}/db"
+        srv = Server(a.server, os.path.join(tmp, "server"), ["--store", store] + args)
+        cleanups.insert(0, srv.stop)
+        srv.ok("POST", "/graph/v3/databases", {"database": DB, "comment": "soak"})
+        srv.ok("POST", f"/graph/v3/databases/{DB}/tables", {
+            "table": TABLE, "storage": f"datastore://{DB}/{TABLE}", "comment": "soak", "mode": "ASYNC",
+            "schema": {"type": "EDGE", "source": {"type": "string", "comment": ""},
+                       "target": {"type": "string", "comment": ""}, "direction": "BOTH",
+                       "properties": [],
+                       "indexes": [{"index": "recent", "fields": [{"field": "version", "order": "DESC"}]}]}})
+        stats = Stats()
+        stop = threading.Event()
+        path = "/edges/sync" if (a.mode or ("sync" if a.hbase else "async")) == "sync" else "/edges"
+        threads = [threading.Thread(target=writer, args=(srv, stats, stop, i, a.request_max_s,
+                                                         random.Random(rng.random()), path))
+                   for i in range(a.writers)]
+        threads += [threading.Thread(target=reader, args=(srv, stats, stop, a.request_max_s, random.Random(rng.random())))
+                    for _ in range(a.readers)]
+        for th in threads:
+            th.start()
+        end = time.time() + a.minutes * 60
+        resumed = []
+        gap = (5, 20) if a.minutes >= 2 else (2, 5)  # a smoke run still sees faults
+        quiet = min(30, a.minutes * 15)  # the end of the run is fault-free
+        while time.time() < end:
+            time.sleep(rng.uniform(*gap))
+            if not faults or time.time() > end - quiet:
+                continue
+            f = rng.choice(faults)
+            hold = rng.uniform(2, 8)
+            log(f"fault {f.name} for {hold:.1f} s")
+            undo = f.inject()
+            time.sleep(hold)
+            undo()
+            back = time.time()
+            while stats.last_ack < back and time.time() < back + 60:
+                time.sleep(0.05)
+            resumed.append((f.name, stats.last_ack - back if stats.last_ack >= back else None))
+            log(f"  writes acknowledged again {resumed[-1][1]:.1f} s after the fault ended" if resumed[-1][1] is not None else "  writes NOT acknowledged again within 60 s")
+        stop.set()
+        for th in threads:
+            th.join()
+        # consistency: every acknowledged edge read back, counts equal scans
+        settle = time.time()
+        missing = None
+        while time.time() < settle + 300:  # the applier may have a backlog to write
+            missing = 0
+            for source, targets in stats.acked.items():
+                got = set()
+                offset = None
+                while True:
+                    q = (f"/edges/scan/recent?start={source}&direction=OUT&limit=1000"
+                         + (f"&offset={urllib.parse.quote(offset)}" if offset else ""))
+                    page = srv.ok("GET", T + q)
+                    got.update(e["target"] for e in page["edges"])
+                    if not page.get("hasNext"):
+                        break
+                    offset = page["offset"]
+                count = srv.ok("GET", T + f"/edges/count?start={source}&direction=OUT")["count"]
+                missing += len(targets - got) + (count != len(got))
+            if missing == 0:
+                break
+            time.sleep(1)
+        consistent_s = time.time() - settle
+        verify = subprocess.run([verify_bin, "--store", store, "--database", DB, "--table", TABLE],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) \
+            if not a.hbase or os.path.exists(verify_bin) else None
+        acked = sum(len(t) for t in stats.acked.values())
+        print(f"soak: {a.minutes} min, seed {a.seed}: {acked} writes acknowledged, {stats.refused} refused, "
+              f"{stats.reads} reads; slowest answer {stats.worst_s:.1f} s ({stats.late} past {a.request_max_s} s); "
+              f"{len(stats.wrong)} wrong answers")
+        for name in sorted({n for n, _ in resumed}):
+            times = [s for n, s in resumed if n == name]
+            done = [s for s in times if s is not None]
+            print(f"soak:   {name} x{len(times)}: writes acknowledged again at most "
+                  f"{max(done, default=0):.1f} s after it ended" + (f", never after {len(times) - len(done)}" if len(done) < len(times) else ""))
+        print(f"soak: consistency {'reached' if missing == 0 else 'NOT reached'} {consistent_s:.1f} s after the load "
+              f"stopped; verifier: {verdict(verify)}")
+        for w in stats.wrong[:10]:
+            print(f"soak:   wrong: {w}")
+        good = (missing == 0 and not stats.wrong and stats.late == 0
+                and all(s is not None and s <= 5 for _, s in resumed)
+                and (verify is None or verify.returncode == 0))
+        print("soak: " + ("every invariant held" if good else "INVARIANTS BROKEN"))
+        return 0 if good else 1
+    finally:
+        for c in cleanups:
+            try:
+                c()
+            except Exception as e:  # keep cleaning up
+                log(f"cleanup: {e}")
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
