@@ -107,7 +107,9 @@ ab_start_store() {
   ab_port=$(ab_listening_port "$dir/stderr" "$ab_pid")
   [ -n "$ab_port" ] || { cat "$dir/stderr" >&2; die "actionbased did not print 'listening on HOST:PORT'"; }
   base=http://127.0.0.1:$ab_port
-  wait_http "$base/health" 30 "$ab_pid" || { cat "$dir/stderr" >&2; die "actionbased /health did not answer 200"; }
+  # AB_HEALTH_WAIT_S: a store still recovering may need longer (restart-check.sh)
+  wait_http "$base/health" "${AB_HEALTH_WAIT_S:-30}" "$ab_pid" \
+    || { cat "$dir/stderr" >&2; die "actionbased /health did not answer 200 in ${AB_HEALTH_WAIT_S:-30} s"; }
 }
 
 # ab_post PATH BODY-FILE EXPECTED-SUBSTRING: POST to $base, 200 and the

@@ -41,11 +41,13 @@ addr=$(AB_HBASE_TIMEOUT=${AB_RESTART_TIMEOUT:-75} bash "$top/hbase/start.sh" "$d
   || die "hbase/start.sh did not bring the killed HBase back within ${AB_RESTART_TIMEOUT:-75} s"
 addr=${addr##*$'\n'}
 echo "restart-check: HBase back after SIGKILL in $((SECONDS - t0)) s" >&2
-serve "$addr"
 # The gateway answers once the master and hbase:meta are up; the killed
 # region server's regions (every table of the run) are reassigned and their
-# logs replayed after that, so a read may answer 503 for a while. A 200
-# without the edge is a loss; 503 until the deadline is a failure too.
+# logs replayed after that, so the server's /health (the catalog's read) and
+# a read may answer 503 for a while: one CI run took more than 30 s to the
+# first 200 of /health. A 200 without the edge is a loss; 503 until the
+# deadline is a failure too.
+AB_HEALTH_WAIT_S=${AB_RESTART_READ_TIMEOUT:-180} serve "$addr"
 deadline=$((SECONDS + ${AB_RESTART_READ_TIMEOUT:-180}))
 while :; do
   code=$(curl -sS -o "$tmp/get.json" -w '%{http_code}' "$base$edge_url" || echo 000)
