@@ -73,9 +73,12 @@ START_TEST (a_carried_caller_past_its_budget_waits_asleep)
   ck_assert_uint_eq (callers, 3);
   for (guint i = 0; i < 3; i++)
     ck_assert (cs[i].ok);
-  /* asleep: a spinning waiter burns about a whole run's time */
-  ck_assert_msg (cpu < 0.1, "the waiters used %.3f s of CPU in %d ms of runs", cpu,
-                 FIRST_RUN_MS + SLOW_RUN_MS);
+  /* asleep: a spinning waiter burns about a whole run's time (not judged
+   * under valgrind, whose own scheduling is what the clock would measure;
+   * the hang the spin caused still fails there, on Check's timeout) */
+  if (g_getenv ("AB_TEST_UNDER_VALGRIND") == NULL)
+    ck_assert_msg (cpu < 0.1, "the waiters used %.3f s of CPU in %d ms of runs", cpu,
+                   FIRST_RUN_MS + SLOW_RUN_MS);
   ab_hb_share_free (s);
   g_free (h->addr);
   g_free (h);
