@@ -8,15 +8,19 @@
 
 #define FIRST_RUN_MS 30 /* within the queued callers' budget */
 #define SLOW_RUN_MS 300 /* far past it */
+#define BUDGET_MS 50
 
 static gint runs;
+/* Every time here times this: 10 under valgrind, which runs one thread at a
+ * time and slowly (a queued caller gave up there before the first run ended). */
+static guint scale = 1;
 
 /* The first run ends before the queued callers' budget; the next one, which
  * carries them, outlasts it. */
 static void
 slow_run (AbHbStore *h, gpointer *ops, guint n, GError **errors)
 {
-  g_usleep ((g_atomic_int_add (&runs, 1) == 0 ? FIRST_RUN_MS : SLOW_RUN_MS) * 1000);
+  g_usleep ((g_atomic_int_add (&runs, 1) == 0 ? FIRST_RUN_MS : SLOW_RUN_MS) * 1000 * scale);
 }
 
 typedef struct {
@@ -49,8 +53,9 @@ cpu_seconds (void)
  * was done: under a stalled gateway every write of a node hung. */
 START_TEST (a_carried_caller_past_its_budget_waits_asleep)
 {
+  scale = g_getenv ("AB_TEST_UNDER_VALGRIND") != NULL ? 10 : 1;
   AbHbStore *h = g_new0 (AbHbStore, 1);
-  h->cfg.timeout_ms = 50; /* far less than one slow run */
+  h->cfg.timeout_ms = BUDGET_MS * scale; /* far less than one slow run */
   h->addr = g_strdup ("test:0");
   AbHbShare *s = ab_hb_share_new (1, 0, slow_run);
   Caller cs[3];
@@ -60,7 +65,7 @@ START_TEST (a_carried_caller_past_its_budget_waits_asleep)
       cs[i] = (Caller){ h, s, FALSE };
       th[i] = g_thread_new ("caller", submit, &cs[i]);
       if (i == 0)
-        g_usleep (10 * 1000); /* the first leads alone; the others queue behind it */
+        g_usleep (10 * 1000 * scale); /* the first leads alone; the others queue behind it */
     }
   gdouble cpu0 = cpu_seconds ();
   for (guint i = 0; i < 3; i++)
