@@ -176,7 +176,7 @@ ab_ui_asset (const AbHttpRequest *req, AbHttpResponse *resp, gpointer user_data)
   ab_ui_serve (req, resp, ab_http_param (req, "asset"));
 }
 
-/* GET /openapi.json and /openapi.yaml: the route's last segment is the file. */
+/* GET /openapi.json and /openapi.yaml: user_data names the file of the route. */
 static void
 ab_api_docs_serve (const AbHttpRequest *req, AbHttpResponse *resp, gpointer user_data)
 {
