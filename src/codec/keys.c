@@ -235,6 +235,36 @@ ab_codec_wide_row_length (const guint8 *key, gsize len)
   return ab_codec_wide_parts (key, len, &type, &code, &row_len) ? row_len : len;
 }
 
+gsize
+ab_codec_sidecar_row_length (const guint8 *key, gsize len)
+{
+  gsize pos = 4;
+  gint32 table;
+  gint8 t, dir;
+  if (len < 4 || !ab_codec_skip (key, len, &pos, NULL)
+      || !ab_codec_get_int32 (key, len, &pos, &table, NULL)
+      || !ab_codec_get_int8 (key, len, &pos, &t, NULL))
+    return 0;
+  if (t == AB_ROW_COUNT && !ab_codec_get_int8 (key, len, &pos, &dir, NULL))
+    return 0;
+  if (t == AB_ROW_LOCK && !ab_codec_skip (key, len, &pos, NULL))
+    return 0;
+  if ((t != AB_ROW_COUNT && t != AB_ROW_LOCK) || len < pos + 2 || key[pos] != AB_SIDECAR_MARK)
+    return 0;
+  return pos;
+}
+
+void
+ab_codec_sidecar_key (GByteArray *out, const guint8 *row, gsize row_len, guint8 tag,
+                      const guint8 *id, gsize id_len)
+{
+  const guint8 head[2] = { AB_SIDECAR_MARK, tag };
+  g_byte_array_append (out, row, (guint) row_len);
+  g_byte_array_append (out, head, 2);
+  if (id_len > 0)
+    g_byte_array_append (out, id, (guint) id_len);
+}
+
 guint32
 ab_codec_key_salt (const guint8 *key)
 {

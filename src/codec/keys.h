@@ -77,6 +77,24 @@ gsize ab_codec_wide_row_length (const guint8 *key, gsize len);
 gboolean ab_codec_wide_parts (const guint8 *key, gsize len, AbRowType *type, gint32 *code,
                               gsize *row_len);
 
+/* Sidecar cells (docs/storage-format.md §6.1): cells the engine's lock
+ * waves keep beside a narrow Lock or Count row on a store without
+ * transactions (HBase), under the key row || 0xFF || tag || id. HBase stores
+ * one as qualifier 0xFF || tag || id of the row itself, so it shares the
+ * row's atomicity and goes when the row is deleted whole; reads of the row's
+ * own cell (f:e) and scans never see it. The intent of a Lock row (tag 'i')
+ * holds the rows a write is making; a receipt on a Count row (tag 'r', id =
+ * the write) says that write's increment of the row was applied. */
+#define AB_SIDECAR_MARK 0xFF
+#define AB_SIDECAR_INTENT 'i'
+#define AB_SIDECAR_RECEIPT 'r'
+/* The length of the row part of a sidecar key (a Lock or Count key followed
+ * by 0xFF and at least a tag), or 0 when key is not one. */
+gsize ab_codec_sidecar_row_length (const guint8 *key, gsize len);
+/* row || 0xFF || tag || id appended to out. */
+void ab_codec_sidecar_key (GByteArray *out, const guint8 *row, gsize row_len, guint8 tag,
+                           const guint8 *id, gsize id_len);
+
 /* A parsed key: the common prefix, and where the type-specific rest begins. */
 typedef struct {
   guint32 salt;

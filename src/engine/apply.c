@@ -5,8 +5,9 @@
  * again there): one share of one durable commit, no lock rows. Elsewhere
  * (hbase) in waves: N parallel lock calls (a busy lock is
  * retried from the engine's timer, no thread waits for it), one multi_get of
- * the State rows, one batch for every key's rows (count increments merged),
- * N parallel unlocks. */
+ * the State rows, one batch of the keys' intents (heal.c), one batch for
+ * every key's rows (count increments merged, with receipts), N parallel
+ * unlocks. */
 #include <stdatomic.h>
 #include <string.h>
 #include "engine/wide.h"
@@ -28,7 +29,9 @@ typedef struct {
   AbKeyGroup *group;
   AbKeyResult *result;
   GBytes *lock_key;
-  GBytes *token; /* our lock value while held */
+  GBytes *token;     /* our lock value while held */
+  GBytes *intent;    /* waves with heal: this key's rows, written in its lock row */
+  gboolean released; /* waves: our lock row was deleted by our release */
   guint lock_attempts;
   GBytes *state_key;
   AbBatch *batch; /* this key's rows */
@@ -558,6 +561,7 @@ job_finish (ApplyJob *job, const GError *write_error, const GError *refused)
       g_clear_pointer (&job->works[i].seen, g_bytes_unref);
       g_clear_pointer (&job->works[i].lock_key, g_bytes_unref);
       g_clear_pointer (&job->works[i].token, g_bytes_unref);
+      g_clear_pointer (&job->works[i].intent, g_bytes_unref);
       g_clear_pointer (&job->works[i].state_key, g_bytes_unref);
     }
   g_free (job->works);
@@ -647,9 +651,28 @@ lock_step (gpointer item)
     after_locks (w->job);
 }
 
+/* After the release wave: the receipts of the keys whose lock row (and so
+ * intent) is gone are queued for deletion; a key whose release failed is
+ * left to the healer, which releases it once the store answers. */
+static void
+drop_receipts (ApplyJob *job)
+{
+  for (guint i = 0; i < job->n; i++)
+    {
+      KeyWork *w = &job->works[i];
+      if (w->intent == NULL)
+        continue;
+      if (w->released)
+        ab_engine_heal_forget (job->engine, w->intent);
+      else if (w->token != NULL)
+        ab_engine_heal_later (job->engine, w->lock_key, w->token, w->intent);
+    }
+}
+
 static void
 waves_done (ApplyJob *job)
 {
+  drop_receipts (job);
   GError *write_error = g_steal_pointer (&job->write_error);
   job_finish (job, write_error, NULL);
   g_clear_error (&write_error);
@@ -659,7 +682,7 @@ static void
 unlock_step (gpointer item)
 {
   KeyWork *w = item;
-  ab_engine_unlock (w->engine, w->lock_key, w->token);
+  w->released = ab_engine_unlock (w->engine, w->lock_key, w->token);
   if ((atomic_fetch_sub (&w->job->unlocks_pending, 1) == 1))
     waves_done (w->job);
 }
@@ -675,6 +698,48 @@ holds_lock (const KeyWork *w)
   return w->token != NULL;
 }
 
+/* Before the data wave, where writes heal (heal.c): each locked key's rows
+ * as an intent in its lock row, all in one batch, and a receipt beside each
+ * Count add of the data batch. FALSE (job->write_error) when the intents
+ * were not written: nothing of the data is then. */
+static gboolean
+write_intents (ApplyJob *job, AbBatch *all)
+{
+  g_autoptr (AbBatch) intents = ab_batch_new ();
+  guint64 write = ab_heal_new_write ();
+  for (guint i = 0; i < job->n; i++)
+    {
+      KeyWork *w = &job->works[i];
+      if (w->token == NULL || w->batch == NULL || ab_batch_len (w->batch) == 0)
+        continue;
+      guint8 id[AB_HEAL_ID_LEN];
+      ab_heal_write_id (id, write, i);
+      w->intent = ab_heal_intent_new (id, w->batch);
+      g_autoptr (GBytes) key = ab_heal_intent_key (w->lock_key);
+      ab_batch_put (intents, g_bytes_get_data (key, NULL), g_bytes_get_size (key),
+                    g_bytes_get_data (w->intent, NULL), g_bytes_get_size (w->intent));
+      ab_heal_add_receipts (all, id, w->batch);
+    }
+  return ab_batch_len (intents) == 0
+         || ab_store_batch (job->engine->store, intents, &job->write_error);
+}
+
+/* A data wave cut by a failure that may pass: the keys keep their locks,
+ * and this node replays their intents until the store answers. */
+static void
+keep_for_healing (ApplyJob *job)
+{
+  for (guint i = 0; i < job->n; i++)
+    {
+      KeyWork *w = &job->works[i];
+      if (w->intent == NULL || w->token == NULL)
+        continue;
+      ab_engine_heal_later (job->engine, w->lock_key, w->token, w->intent);
+      g_clear_pointer (&w->token, g_bytes_unref); /* not released now */
+      g_clear_pointer (&w->intent, g_bytes_unref);
+    }
+}
+
 static void
 after_locks (ApplyJob *job)
 {
@@ -688,6 +753,9 @@ after_locks (ApplyJob *job)
   g_autoptr (GArray) deltas = NULL;
   gboolean planned = combine (engine, engine->store, t, works, n, FALSE, all, &cells, &deltas,
                               &job->write_error);
+  gboolean heal = planned && ab_engine_heals (engine);
+  if (heal)
+    planned = write_intents (job, all);
   gboolean released
       = planned && ab_store_batch_is_atomic (engine->store) && release_in (all, works, n);
   if (planned && ab_batch_len (all) > 0 && ab_store_batch (engine->store, all, &job->write_error))
@@ -697,6 +765,8 @@ after_locks (ApplyJob *job)
       for (guint i = 0; released && i < n; i++)
         g_clear_pointer (&works[i].token, g_bytes_unref);
     }
+  else if (planned && heal && ab_engine_heal_transient (job->write_error))
+    keep_for_healing (job);
   fan_out (job, holds_lock, &job->unlocks_pending, unlock_step, waves_done);
 }
 

@@ -25,6 +25,7 @@ struct _AbEngine {
   struct _AbApplier *applier; /* NULL unless the async applier runs */
   gchar *owned_wal_uri, *owned_cdc_uri, *owned_phase, *owned_tenant, *owned_async_refused;
   struct _AbMaint *maint; /* cache rows to trim, the maintenance thread (prune.c) */
+  struct _AbHeal *heal;   /* writes cut between their waves, to replay (heal.c) */
 };
 
 /* Errors helpers: set AB_ENGINE_ERROR with a printf message. */
@@ -54,6 +55,38 @@ AbLockTry ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt,
                               GError **error);
 guint ab_engine_lock_backoff_ms (AbEngine *engine);
 /* (ab_engine_lock, the same with the retries slept through: derive.h) */
+
+/* Writes cut between their waves, healed online (heal.c; docs/architecture.md,
+ * "Cut writes heal online"). A write is named by a random 64-bit number, a key of it by the
+ * write and its index: that id is in the key's intent and its receipts. */
+typedef struct _AbHeal AbHeal;
+#define AB_HEAL_ID_LEN 12
+void ab_engine_heal_start (AbEngine *engine);
+void ab_engine_heal_stop (AbEngine *engine);
+/* TRUE when writes keep intents and receipts: heal on, batches not atomic. */
+gboolean ab_engine_heals (AbEngine *engine);
+guint64 ab_heal_new_write (void);
+void ab_heal_write_id (guint8 id[AB_HEAL_ID_LEN], guint64 write, guint32 key);
+/* The key of a lock row's intent cell; the intent of one key's rows (its
+ * puts, deletes and Count adds). */
+GBytes *ab_heal_intent_key (GBytes *lock_key);
+GBytes *ab_heal_intent_new (const guint8 id[AB_HEAL_ID_LEN], const AbBatch *rows);
+/* Appends to batch a receipt (+1) for each Count add of rows. */
+void ab_heal_add_receipts (AbBatch *batch, const guint8 id[AB_HEAL_ID_LEN], const AbBatch *rows);
+/* TRUE for a store failure a retry may not meet (unreachable, failing). */
+gboolean ab_engine_heal_transient (const GError *error);
+/* A write whose data wave failed, or whose release did: this node keeps
+ * the lock (token) and replays the intent every heal_retry_ms until done. */
+void ab_engine_heal_later (AbEngine *engine, GBytes *lock_key, GBytes *token, GBytes *intent);
+/* Queues the deletes of an intent's receipts, once its lock row (and with
+ * it the intent) is gone: the healer deletes the queue in one batch 100 ms
+ * after its first entry; ab_engine_heal_flush does it now. */
+void ab_engine_heal_forget (AbEngine *engine, GBytes *intent);
+void ab_engine_heal_flush (AbEngine *engine);
+/* A stale lock `held` with an intent: take the lock over and replay it.
+ * TRUE when the write was finished and the lock released. */
+gboolean ab_engine_heal_stale (AbEngine *engine, GBytes *lock_key, GBytes *held, GBytes *intent);
+void ab_engine_heal_stats (AbEngine *engine, guint *pending, guint64 *healed);
 
 /* Records of one key: from before/after states into a batch; returns status. */
 AbKeyStatus ab_engine_plan (const AbTableDesc *t, const AbValue *source, const AbValue *target,

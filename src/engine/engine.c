@@ -33,6 +33,8 @@ ab_engine_config_init (AbEngineConfig *cfg)
   cfg->max_hop_edges = 100000;
   cfg->now_ms = NULL; /* real time */
   cfg->now_data = NULL;
+  cfg->heal = TRUE;
+  cfg->heal_retry_ms = 1000;
 }
 
 gboolean
@@ -123,6 +125,7 @@ ab_engine_open_store (AbStore *store, const AbEngineConfig *cfg, GError **error)
             "--wal kafka://HOST:PORT/TOPIC");
   ab_engine_pools_start (engine);
   ab_engine_maint_start (engine);
+  ab_engine_heal_start (engine);
   if (!open_sinks (engine, &local))
     {
       ab_engine_close (engine);
@@ -140,6 +143,7 @@ ab_engine_close (AbEngine *engine)
   ab_engine_applier_stop (engine);
   ab_engine_maint_stop (engine);
   ab_engine_pools_stop (engine);
+  ab_engine_heal_stop (engine);
   g_clear_pointer (&engine->wal, ab_sink_close);
   g_clear_pointer (&engine->cdc, ab_sink_close);
   g_free (engine->owned_wal_uri);

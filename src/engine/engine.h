@@ -44,6 +44,11 @@ typedef struct {
    * Tests advance a fake one instead of sleeping. Called from any thread. */
   gint64 (*now_ms) (gpointer data);
   gpointer now_data;
+  /* Stores whose batches are not atomic (HBase): a locked key writes its
+   * rows as an intent in its lock row first, and a write cut between its
+   * waves is replayed from it (heal.c). Default TRUE. */
+  gboolean heal;
+  guint heal_retry_ms; /* this node retries its cut writes every N ms (default 1000) */
 } AbEngineConfig;
 
 void ab_engine_config_init (AbEngineConfig *cfg);

@@ -1,6 +1,7 @@
 /* The per-key lock of docs/data-model.md §6: put-if-absent of a lock row holding
- * the lock time, a stale sweep on the first failure, and an owner-checked
- * release. Retries are the caller's, from a timer (apply.c): nothing sleeps. */
+ * the lock time, a stale sweep on the first failure (which replays a cut
+ * write's intent, heal.c), and an owner-checked release. Retries are the
+ * caller's, from a timer (apply.c): nothing sleeps. */
 #include "engine/engine-private.h"
 #include "codec/record.h"
 
@@ -12,17 +13,40 @@ ab_engine_now_ms (AbEngine *engine)
   return g_get_real_time () / 1000;
 }
 
-/* Deletes the lock row if its timestamp is older than the stale threshold
- * and it still holds the value we read. */
+/* The lock row's value and, where writes keep intents, its intent (NULL:
+ * none). FALSE when the read failed or there is no lock. */
+static gboolean
+read_lock (AbEngine *engine, GBytes *lock_key, GBytes **cur, GBytes **intent)
+{
+  g_autoptr (GError) error = NULL;
+  gsize klen;
+  const guint8 *k = g_bytes_get_data (lock_key, &klen);
+  if (!ab_engine_heals (engine))
+    return ab_store_get (engine->store, k, klen, cur, &error) && *cur != NULL;
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GArray) rows = ab_kv_array_new ();
+  g_ptr_array_add (keys, g_bytes_ref (lock_key));
+  g_ptr_array_add (keys, ab_heal_intent_key (lock_key));
+  if (!ab_store_multi_get (engine->store, keys, rows, &error) || rows->len != 2)
+    return FALSE;
+  *cur = g_steal_pointer (&g_array_index (rows, AbKv, 0).value);
+  *intent = g_steal_pointer (&g_array_index (rows, AbKv, 1).value);
+  return *cur != NULL;
+}
+
+/* A lock row older than the stale threshold: a write left in it (an
+ * intent) is taken over and replayed; a bare one is deleted if it still
+ * holds the value we read. */
 static void
 sweep_stale (AbEngine *engine, GBytes *lock_key)
 {
   gsize klen;
   const guint8 *k = g_bytes_get_data (lock_key, &klen);
   g_autoptr (GBytes) cur = NULL;
+  g_autoptr (GBytes) intent = NULL;
   g_autoptr (GError) error = NULL;
   gint64 ts = 0;
-  if (!ab_store_get (engine->store, k, klen, &cur, &error) || cur == NULL)
+  if (!read_lock (engine, lock_key, &cur, &intent))
     return;
   gsize vlen;
   const guint8 *v = g_bytes_get_data (cur, &vlen);
@@ -30,6 +54,11 @@ sweep_stale (AbEngine *engine, GBytes *lock_key)
   gboolean readable = ab_codec_decode_lock_value (v, vlen, &ts, NULL);
   if (readable && ab_engine_now_ms (engine) - ts <= engine->cfg.lock_stale_ms)
     return;
+  if (intent != NULL)
+    {
+      ab_engine_heal_stale (engine, lock_key, cur, intent);
+      return;
+    }
   gboolean applied = FALSE;
   if (!ab_store_check_and_delete (engine->store, k, klen, v, vlen, &applied, &error))
     g_warning ("stale lock sweep failed: %s", error->message);
@@ -94,7 +123,7 @@ ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **err
   return r == AB_LOCK_TAKEN;
 }
 
-void
+gboolean
 ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token)
 {
   gsize klen, vlen;
@@ -104,4 +133,5 @@ ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token)
   g_autoptr (GError) error = NULL;
   if (!ab_store_check_and_delete (engine->store, k, klen, v, vlen, &applied, &error))
     g_warning ("lock release failed: %s", error->message);
+  return applied;
 }

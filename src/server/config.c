@@ -417,6 +417,8 @@ engine_uint_field (AbEngineConfig *e, const gchar *key)
     return &e->max_scan_limit;
   if (g_str_equal (key, "mutation-threads"))
     return &e->mutation_threads;
+  if (g_str_equal (key, "heal-retry-ms"))
+    return &e->heal_retry_ms;
   return NULL;
 }
 
@@ -429,9 +431,12 @@ apply_engine_key (AbServerConfig *cfg, AbEngineConfig *e, GKeyFile *kf, const gc
   guint *field = engine_uint_field (e, key);
   gint64 n = 0;
   *known = TRUE;
-  if (g_str_equal (key, "applier"))
+  gboolean *flag = g_str_equal (key, "applier") ? &e->run_applier
+                   : g_str_equal (key, "heal")  ? &e->heal
+                                                : NULL;
+  if (flag != NULL) /* on unless "false" or "0" */
     {
-      e->run_applier = g_ascii_strcasecmp (value, "false") != 0 && g_strcmp0 (value, "0") != 0;
+      *flag = g_ascii_strcasecmp (value, "false") != 0 && g_strcmp0 (value, "0") != 0;
       return TRUE;
     }
   if (g_str_equal (key, "insert-merge-databases"))

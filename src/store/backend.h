@@ -85,12 +85,16 @@ typedef struct _AbStoreCounters AbStoreCounters;
 
 struct _AbStore {
   const AbStoreVTable *vt;
-  gboolean batch_atomic; /* TRUE: a batch is all-or-nothing */
-  gboolean never_blocks; /* TRUE: every call finishes in bounded local time (no
+  gboolean batch_atomic;    /* TRUE: a batch is all-or-nothing */
+  gboolean never_blocks;    /* TRUE: every call finishes in bounded local time (no
                             * network, no remote server that can stall); FALSE
                             * (the zeroed default) when a call can wait on a peer */
-  gsize max_key;         /* the longest key accepted, in bytes (lmdb 511, hbase
+  gsize max_key;            /* the longest key accepted, in bytes (lmdb 511, hbase
                             * and memory 32767: HBase's row key limit) */
+  gboolean sidecars_in_row; /* TRUE (hbase): a narrow row's sidecar cells are
+                             * cells of its row and go with it; FALSE: they
+                             * are keys of their own, which check_and_delete
+                             * removes after the row (store.c) */
   gchar *uri;
   AbStoreCounters *counters; /* owned by store.c; NULL = not counted */
   atomic_int extra_refs;     /* ab_store_ref calls not yet closed (0: one owner) */

@@ -773,6 +773,7 @@ ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **error)
   h->base.vt = &hb_vtable;
   h->base.batch_atomic = FALSE;
   h->base.max_key = AB_STORE_HBASE_MAX_KEY;
+  h->base.sidecars_in_row = TRUE; /* qualifiers of the row (hbase_cells.c) */
   g_mutex_init (&h->ready_lock);
   if (!ab_hb_config_parse (&h->cfg, uri, rest, error))
     {

@@ -31,6 +31,8 @@ ab_hb_addr (const guint8 *key, gsize len, AbHbAddr *out)
   gint32 code;
   gsize row_len;
   out->wide = ab_codec_wide_parts (key, len, &type, &code, &row_len);
+  if (!out->wide && (row_len = ab_codec_sidecar_row_length (key, len)) > 0)
+    out->wide = TRUE; /* a sidecar: a cell of the narrow row it follows */
   out->row = key;
   if (out->wide)
     {

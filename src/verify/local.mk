@@ -13,7 +13,8 @@ VERIFY_TEST_FIXTURE = tests/unit/verify/verify_fixture.c tests/unit/verify/verif
 # The fixture writes through the fault-injecting store (tests/unit/store).
 VERIFY_TEST_LIBS = $(FAULT_STORE_LIBS) $(TEST_LIBS)
 VERIFY_TESTS = tests/unit/verify/test_sorter tests/unit/verify/test_snapshot \
-	tests/unit/verify/test_verify tests/unit/verify/test_shard tests/unit/verify/test_clean
+	tests/unit/verify/test_verify tests/unit/verify/test_shard tests/unit/verify/test_clean \
+	tests/unit/verify/test_heal
 check_PROGRAMS += $(VERIFY_TESTS)
 TESTS += $(VERIFY_TESTS)
 tests_unit_verify_test_sorter_SOURCES = tests/unit/verify/test_sorter.c
@@ -28,6 +29,9 @@ tests_unit_verify_test_verify_LDADD = $(VERIFY_TEST_LIBS)
 tests_unit_verify_test_shard_SOURCES = tests/unit/verify/test_shard.c $(VERIFY_TEST_FIXTURE)
 tests_unit_verify_test_shard_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_shard_LDADD = $(VERIFY_TEST_LIBS)
+tests_unit_verify_test_heal_SOURCES = tests/unit/verify/test_heal.c $(VERIFY_TEST_FIXTURE)
+tests_unit_verify_test_heal_CFLAGS = $(TEST_CFLAGS)
+tests_unit_verify_test_heal_LDADD = $(VERIFY_TEST_LIBS)
 tests_unit_verify_test_clean_SOURCES = tests/unit/verify/test_clean.c $(VERIFY_TEST_FIXTURE)
 tests_unit_verify_test_clean_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_clean_LDADD = $(VERIFY_TEST_LIBS)

@@ -84,6 +84,40 @@ check_parse (GByteArray *key, const AbValue *source, gint32 table, AbRowType typ
 /* 4 salt + 7 "Alice"/"Phone" + 5 table + 2 type. */
 #define NAME_PREFIX_LEN 18
 
+/* Sidecar cells follow a Lock or Count row's whole key with 0xFF and a tag;
+ * every other key, and a bare Lock or Count key, is none. */
+START_TEST (test_sidecar_keys)
+{
+  g_autoptr (GError) error = NULL;
+  AbValue alice = str_value ("Alice"), phone = str_value ("Phone");
+  gint32 t = ab_codec_table_code ("likes", "likes");
+  g_autoptr (GByteArray) lock = ab_codec_lock_key (&alice, &phone, t, &error);
+  g_autoptr (GByteArray) cout = ab_codec_count_key (&alice, AB_DIR_OUT, t, &error);
+  g_autoptr (GByteArray) state = ab_codec_state_key (&alice, &phone, t, &error);
+  ck_assert_uint_eq (ab_codec_sidecar_row_length (lock->data, lock->len), 0);
+  ck_assert_uint_eq (ab_codec_sidecar_row_length (cout->data, cout->len), 0);
+  const guint8 id[3] = { 1, 2, 3 };
+  g_autoptr (GByteArray) intent = g_byte_array_new ();
+  ab_codec_sidecar_key (intent, lock->data, lock->len, AB_SIDECAR_INTENT, NULL, 0);
+  th_assert_hex (intent->data, intent->len,
+                 "74ccbcc5 34416c69636500 2b8c5a4378 297f 3450686f6e6500 ff69");
+  ck_assert_uint_eq (ab_codec_sidecar_row_length (intent->data, intent->len), lock->len);
+  g_autoptr (GByteArray) receipt = g_byte_array_new ();
+  ab_codec_sidecar_key (receipt, cout->data, cout->len, AB_SIDECAR_RECEIPT, id, 3);
+  th_assert_hex (receipt->data, receipt->len,
+                 "b173f9e0 34416c69636500 2b8c5a4378 297e 2982 ff72 010203");
+  ck_assert_uint_eq (ab_codec_sidecar_row_length (receipt->data, receipt->len), cout->len);
+  /* a State key (or one cut short) never is, whatever follows it */
+  g_autoptr (GByteArray) other = g_byte_array_new ();
+  ab_codec_sidecar_key (other, state->data, state->len, AB_SIDECAR_INTENT, NULL, 0);
+  ck_assert_uint_eq (ab_codec_sidecar_row_length (other->data, other->len), 0);
+  ck_assert_uint_eq (ab_codec_sidecar_row_length (intent->data, lock->len + 1), 0);
+  ck_assert_uint_eq (ab_codec_sidecar_row_length (intent->data, 3), 0);
+  ab_value_clear (&alice);
+  ab_value_clear (&phone);
+}
+END_TEST
+
 START_TEST (test_likes_rows)
 {
   g_autoptr (GError) error = NULL;
@@ -385,6 +419,7 @@ keys_suite (void)
   tcase_add_test (tc, test_xxh32_check_values);
   tcase_add_test (tc, test_codes_table);
   tcase_add_test (tc, test_likes_rows);
+  tcase_add_test (tc, test_sidecar_keys);
   tcase_add_test (tc, test_long_keys);
   tcase_add_test (tc, test_vertex_rows);
   tcase_add_test (tc, test_likes_index_rows);

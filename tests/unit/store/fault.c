@@ -4,6 +4,7 @@
 #include "fault.h"
 
 #include "store/backend.h"
+#include "codec/keys.h"
 
 typedef struct {
   AbStore base;
@@ -63,13 +64,13 @@ fault_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 
   return ab_store_check_and_delete (inner_of (s), key, klen, expected, elen, applied, error);
 }
 
-/* One mutation as its own inner batch. */
-static gboolean
-apply_one (AbStore *inner, const AbMutation *m, GError **error)
+/* The key an item is applied with: its own, or for a sidecar cell the row
+ * it belongs to (HBase applies one row's cells of a call together). */
+static GBytes *
+row_of (const AbMutation *m)
 {
-  g_autoptr (AbBatch) one = ab_batch_new ();
-  ab_batch_append (one, m);
-  return ab_store_batch (inner, one, error);
+  gsize r = ab_codec_sidecar_row_length (m->key, m->klen);
+  return g_bytes_new_static (m->key, r > 0 ? r : m->klen);
 }
 
 static gboolean
@@ -91,15 +92,36 @@ fault_batch (AbStore *s, const AbBatch *b, GError **error)
   g_mutex_unlock (&f->lock);
   if (!hit)
     return ab_store_batch (f->inner, b, error);
+  /* one inner batch per item, a sidecar cell joined to its row's */
+  g_autoptr (GHashTable) at
+      = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+  g_autoptr (GPtrArray) groups = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_batch_free);
+  guint target = 0;
   for (guint i = 0; i < b->items->len; i++)
     {
-      if (i == item && kind == AB_FAULT_FAIL)
+      const AbMutation *m = &g_array_index (b->items, AbMutation, i);
+      GBytes *row = row_of (m);
+      gpointer slot;
+      if (!g_hash_table_lookup_extended (at, row, NULL, &slot))
+        {
+          slot = GUINT_TO_POINTER (groups->len);
+          g_ptr_array_add (groups, ab_batch_new ());
+          g_hash_table_insert (at, g_bytes_ref (row), slot);
+        }
+      g_bytes_unref (row);
+      ab_batch_append (groups->pdata[GPOINTER_TO_UINT (slot)], m);
+      if (i == item)
+        target = GPOINTER_TO_UINT (slot);
+    }
+  for (guint g = 0; g < groups->len; g++)
+    {
+      if (g == target && kind == AB_FAULT_FAIL)
         {
           g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_INJECTED,
-                       "injected failure at item %u of a %u-item batch", i, b->items->len);
+                       "injected failure at item %u of a %u-item batch", item, b->items->len);
           return FALSE;
         }
-      if (i != item && !apply_one (f->inner, &g_array_index (b->items, AbMutation, i), error))
+      if (g != target && !ab_store_batch (f->inner, groups->pdata[g], error))
         return FALSE;
     }
   return TRUE;
@@ -144,6 +166,7 @@ ab_store_fault_new (AbStore *inner)
   f->base.batch_atomic = FALSE;
   f->base.never_blocks = ab_store_never_blocks (inner);
   f->base.max_key = ab_store_max_key (inner);
+  f->base.sidecars_in_row = TRUE; /* the inner store's check_and_delete drops them */
   f->inner = inner;
   g_mutex_init (&f->lock);
   return &f->base;

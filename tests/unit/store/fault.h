@@ -1,6 +1,8 @@
 /* A test-only store wrapper for fault injection: it forwards every verb to
  * the store it wraps, and can drop or fail one chosen write of one chosen
- * batch, leaving the rest applied, as a non-atomic (HBase) batch would. */
+ * batch, leaving the rest applied, as a non-atomic (HBase) batch would. A
+ * sidecar cell (codec/keys.h) is applied, dropped or failed with its row's
+ * item, as HBase applies one row's cells together. */
 #pragma once
 #include "store/store.h"
 

@@ -378,6 +378,7 @@ open_clocked (guint store)
   cfg.lock_backoff_ms = 10;
   cfg.cache_prune_ms = 0;
   cfg.ttl_sweep_ms = 0;
+  cfg.heal = FALSE; /* the injected damage stays for the verifier */
   cfg.now_ms = fake_now;
   atomic_store (&fake_ms, T_NOON);
   env.engine = ab_engine_open_store (env.fault, &cfg, &error);

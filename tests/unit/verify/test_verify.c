@@ -7,23 +7,6 @@
 #include <string.h>
 #include "verify_fixture.h"
 
-static const gchar *LIKES
-    = "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
-      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
-      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
-      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
-      "\"\"},"
-      "{\"name\":\"note\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
-      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
-      "]}]}}";
-
-#define INS(v, s, t, ca)                                                                   \
-  "{\"type\":\"INSERT\",\"edge\":{\"version\":" #v ",\"source\":\"" s "\",\"target\":\"" t \
-  "\",\"properties\":{\"created_at\":" #ca "}}}"
-
-static const gchar *SETUP = "{\"mutations\":[" INS (10, "A", "P", 10) "," INS (
-    20, "B", "P", 20) "," INS (30, "A", "L", 30) "]}";
-
 /* Batches, in the engine's order: State put, Index puts (per index, OUT then
  * IN), Index deletes, then Count increments (OUT then IN). */
 static const struct {
@@ -31,8 +14,8 @@ static const struct {
   const gchar *body;
   guint items;
 } SCENARIOS[] = {
-  { "create C->P", "{\"mutations\":[" INS (40, "C", "P", 40) "]}", 5 },
-  { "re-insert A->P (index key moves)", "{\"mutations\":[" INS (50, "A", "P", 50) "]}", 5 },
+  { "create C->P", "{\"mutations\":[" VF_INS (40, "C", "P", 40) "]}", 5 },
+  { "re-insert A->P (index key moves)", "{\"mutations\":[" VF_INS (50, "A", "P", 50) "]}", 5 },
   { "update A->P note (index value changes)",
     "{\"mutations\":[{\"type\":\"UPDATE\",\"edge\":{\"version\":50,\"source\":\"A\","
     "\"target\":\"P\",\"properties\":{\"note\":\"x\"}}}]}",
@@ -96,63 +79,6 @@ static const Case CASES[] = {
 };
 #define N_CASES G_N_ELEMENTS (CASES)
 
-static guint
-count_edges (AbEdgeFrame *f, const gchar *source, const gchar *target)
-{
-  guint n = 0;
-  for (guint i = 0; i < f->edges->len; i++)
-    {
-      const AbEdgeOut *e = f->edges->pdata[i];
-      if ((source == NULL || strcmp (e->source.u.s.data, source) == 0)
-          && (target == NULL || strcmp (e->target.u.s.data, target) == 0))
-        n++;
-    }
-  return n;
-}
-
-static void
-check_node (VfEnv *env, AbEdgeFrame *active, const gchar *node, AbQueryDirection dir)
-{
-  g_autoptr (GError) error = NULL;
-  AbValue sv = AB_VALUE_INIT;
-  gint64 count = -1;
-  guint expected
-      = dir == AB_QDIR_OUT ? count_edges (active, node, NULL) : count_edges (active, NULL, node);
-  AbScanParams p = { .index = "recent", .start = node, .direction = dir, .limit = 100 };
-  ck_assert (ab_engine_count (env->engine, "db", "likes", node, dir, &sv, &count, &error));
-  ab_value_clear (&sv);
-  ck_assert_msg (count == expected, "count %s %d: %" G_GINT64_FORMAT " != %u", node, dir, count,
-                 expected);
-  g_autoptr (AbEdgeFrame) scan = ab_engine_scan (env->engine, "db", "likes", &p, &error);
-  ck_assert_msg (scan != NULL, "scan: %s", error ? error->message : "");
-  ck_assert_uint_eq (scan->edges->len, expected);
-  for (guint i = 0; i < scan->edges->len; i++)
-    {
-      const AbEdgeOut *e = scan->edges->pdata[i];
-      ck_assert_uint_eq (count_edges (active, e->source.u.s.data, e->target.u.s.data), 1);
-    }
-}
-
-/* Counts and scans agree with the State rows (read by get). */
-static void
-check_queries (VfEnv *env)
-{
-  static const gchar *sources[] = { "A", "B", "C" }, *targets[] = { "P", "L" };
-  g_autoptr (GPtrArray) s = g_ptr_array_new ();
-  g_autoptr (GPtrArray) t = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  for (guint i = 0; i < 3; i++)
-    g_ptr_array_add (s, (gpointer) sources[i]);
-  for (guint i = 0; i < 2; i++)
-    g_ptr_array_add (t, (gpointer) targets[i]);
-  g_autoptr (AbEdgeFrame) active = ab_engine_get (env->engine, "db", "likes", s, t, NULL, &error);
-  ck_assert_msg (active != NULL, "get: %s", error ? error->message : "");
-  for (guint i = 0; i < 3; i++)
-    check_node (env, active, sources[i], AB_QDIR_OUT);
-  for (guint i = 0; i < 2; i++)
-    check_node (env, active, targets[i], AB_QDIR_IN);
-}
-
 /* One fault, verify, repair, verify again, query. */
 START_TEST (fault_case)
 {
@@ -162,8 +88,8 @@ START_TEST (fault_case)
   VfEnv env;
   VfResult found, repaired;
   vf_open (&env, (guint) _i / N_CASES);
-  vf_create_table (&env, "db", LIKES);
-  vf_mutate_free (&env, "db", "likes", FALSE, SETUP);
+  vf_create_table (&env, "db", VF_LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
   vf_assert_clean (&env, "setup");
   ab_store_fault_arm (env.fault, c->kind, 1, c->item);
   vf_mutate_free (&env, "db", "likes", FALSE, SCENARIOS[c->scenario].body);
@@ -176,7 +102,7 @@ START_TEST (fault_case)
   ck_assert_uint_eq (repaired.stats.repaired, ab_verify_stats_mismatches (&found.stats));
   ck_assert_uint_eq (repaired.stats.repair_failed, 0);
   vf_assert_clean (&env, what);
-  check_queries (&env);
+  vf_check_queries (&env);
   vf_result_clear (&found);
   vf_result_clear (&repaired);
   vf_close (&env);
@@ -188,12 +114,12 @@ START_TEST (fault_beyond_batch)
 {
   VfEnv env;
   vf_open (&env, VF_MEMORY);
-  vf_create_table (&env, "db", LIKES);
+  vf_create_table (&env, "db", VF_LIKES);
   ab_store_fault_arm (env.fault, AB_FAULT_FAIL, 1, 50);
-  vf_mutate_free (&env, "db", "likes", FALSE, SETUP);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
   ck_assert (!ab_store_fault_fired (env.fault));
   vf_assert_clean (&env, "unharmed");
-  check_queries (&env);
+  vf_check_queries (&env);
   vf_close (&env);
 }
 END_TEST

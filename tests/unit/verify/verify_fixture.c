@@ -1,6 +1,7 @@
 /* Verify suite fixtures: a fault-wrapped engine per test, tables from v3
  * create requests, mutations, and verification runs with their findings. */
 #include <glib/gstdio.h>
+#include <string.h>
 #include "verify_fixture.h"
 #include "catalog/catalog.h"
 #include "codec/bytes.h"
@@ -43,27 +44,52 @@ vf_store_uri (guint store, const gchar *tag, gchar **tmpdir)
   return g_strdup_printf ("%s:%s?sync=0", store == VF_LMDB ? "lmdb" : "rocksdb", *tmpdir);
 }
 
-void
-vf_open (VfEnv *env, guint store)
+static void
+open_engine (VfEnv *env, guint store, AbEngineConfig *cfg)
 {
   g_autoptr (GError) error = NULL;
-  AbEngineConfig cfg;
   AbStore *inner;
   env->uri = vf_store_uri (store, "verify", &env->tmpdir);
   ck_assert_msg (env->uri != NULL, "store %u needs AB_HBASE_ADDR", store);
   inner = ab_store_open (env->uri, &error);
   ck_assert_msg (inner != NULL, "open %s: %s", env->uri, error ? error->message : "");
   env->fault = ab_store_fault_new (inner);
-  ab_engine_config_init (&cfg);
-  cfg.lock_retries = 5;
-  cfg.lock_backoff_ms = 10;
-  cfg.mutation_threads = 2;
+  env->engine = ab_engine_open_store (env->fault, cfg, &error);
+  ck_assert_msg (env->engine != NULL, "engine: %s", error ? error->message : "");
+}
+
+static void
+fault_config (AbEngineConfig *cfg)
+{
+  ab_engine_config_init (cfg);
+  cfg->lock_retries = 5;
+  cfg->lock_backoff_ms = 10;
+  cfg->mutation_threads = 2;
   /* Trimming only when a test asks (ab_engine_maintain): on HBase a snapshot
    * sees a trim's deletes but not its later boundary marker, so a background
    * trim racing a verification reports cache cells as missing. */
-  cfg.cache_prune_ms = 0;
-  env->engine = ab_engine_open_store (env->fault, &cfg, &error);
-  ck_assert_msg (env->engine != NULL, "engine: %s", error ? error->message : "");
+  cfg->cache_prune_ms = 0;
+}
+
+void
+vf_open (VfEnv *env, guint store)
+{
+  AbEngineConfig cfg;
+  fault_config (&cfg);
+  cfg.heal = FALSE; /* the damage injected here must stay for the verifier to find */
+  open_engine (env, store, &cfg);
+}
+
+void
+vf_open_healing (VfEnv *env, guint store, guint retry_ms, gint64 (*now_ms) (gpointer),
+                 gpointer now_data)
+{
+  AbEngineConfig cfg;
+  fault_config (&cfg);
+  cfg.heal_retry_ms = retry_ms;
+  cfg.now_ms = now_ms;
+  cfg.now_data = now_data;
+  open_engine (env, store, &cfg);
 }
 
 void
@@ -181,4 +207,73 @@ vf_assert_clean (VfEnv *env, const gchar *what)
   vf_verify (env, 0, 1, FALSE, &r);
   vf_assert_classes (&r, none, what);
   vf_result_clear (&r);
+}
+
+const gchar *VF_LIKES
+    = "{\"table\":\"likes\",\"storage\":\"datastore://db/likes\",\"comment\":\"\","
+      "\"schema\":{\"type\":\"EDGE\",\"source\":{\"type\":\"string\",\"comment\":\"\"},"
+      "\"target\":{\"type\":\"string\",\"comment\":\"\"},\"direction\":\"BOTH\","
+      "\"properties\":[{\"name\":\"created_at\",\"type\":\"long\",\"nullable\":false,\"comment\":"
+      "\"\"},"
+      "{\"name\":\"note\",\"type\":\"string\",\"nullable\":true,\"comment\":\"\"}],"
+      "\"indexes\":[{\"index\":\"recent\",\"fields\":[{\"field\":\"created_at\",\"order\":\"DESC\"}"
+      "]}]}}";
+
+const gchar *VF_SETUP = "{\"mutations\":[" VF_INS (10, "A", "P", 10) "," VF_INS (
+    20, "B", "P", 20) "," VF_INS (30, "A", "L", 30) "]}";
+
+static guint
+count_edges (AbEdgeFrame *f, const gchar *source, const gchar *target)
+{
+  guint n = 0;
+  for (guint i = 0; i < f->edges->len; i++)
+    {
+      const AbEdgeOut *e = f->edges->pdata[i];
+      if ((source == NULL || strcmp (e->source.u.s.data, source) == 0)
+          && (target == NULL || strcmp (e->target.u.s.data, target) == 0))
+        n++;
+    }
+  return n;
+}
+
+static void
+check_node (VfEnv *env, AbEdgeFrame *active, const gchar *node, AbQueryDirection dir)
+{
+  g_autoptr (GError) error = NULL;
+  AbValue sv = AB_VALUE_INIT;
+  gint64 count = -1;
+  guint expected
+      = dir == AB_QDIR_OUT ? count_edges (active, node, NULL) : count_edges (active, NULL, node);
+  AbScanParams p = { .index = "recent", .start = node, .direction = dir, .limit = 100 };
+  ck_assert (ab_engine_count (env->engine, "db", "likes", node, dir, &sv, &count, &error));
+  ab_value_clear (&sv);
+  ck_assert_msg (count == expected, "count %s %d: %" G_GINT64_FORMAT " != %u", node, dir, count,
+                 expected);
+  g_autoptr (AbEdgeFrame) scan = ab_engine_scan (env->engine, "db", "likes", &p, &error);
+  ck_assert_msg (scan != NULL, "scan: %s", error ? error->message : "");
+  ck_assert_uint_eq (scan->edges->len, expected);
+  for (guint i = 0; i < scan->edges->len; i++)
+    {
+      const AbEdgeOut *e = scan->edges->pdata[i];
+      ck_assert_uint_eq (count_edges (active, e->source.u.s.data, e->target.u.s.data), 1);
+    }
+}
+
+void
+vf_check_queries (VfEnv *env)
+{
+  static const gchar *sources[] = { "A", "B", "C" }, *targets[] = { "P", "L" };
+  g_autoptr (GPtrArray) s = g_ptr_array_new ();
+  g_autoptr (GPtrArray) t = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  for (guint i = 0; i < 3; i++)
+    g_ptr_array_add (s, (gpointer) sources[i]);
+  for (guint i = 0; i < 2; i++)
+    g_ptr_array_add (t, (gpointer) targets[i]);
+  g_autoptr (AbEdgeFrame) active = ab_engine_get (env->engine, "db", "likes", s, t, NULL, &error);
+  ck_assert_msg (active != NULL, "get: %s", error ? error->message : "");
+  for (guint i = 0; i < 3; i++)
+    check_node (env, active, sources[i], AB_QDIR_OUT);
+  for (guint i = 0; i < 2; i++)
+    check_node (env, active, targets[i], AB_QDIR_IN);
 }

@@ -22,6 +22,10 @@ guint vf_n_stores (void);
  * (lmdb, rocksdb) or NULL. */
 gchar *vf_store_uri (guint store, const gchar *tag, gchar **tmpdir);
 void vf_open (VfEnv *env, guint store);
+/* The same with the engine healing cut writes itself (heal.c), retried
+ * every retry_ms, on the clock now_ms (NULL: real time). */
+void vf_open_healing (VfEnv *env, guint store, guint retry_ms, gint64 (*now_ms) (gpointer),
+                      gpointer now_data);
 void vf_close (VfEnv *env);
 void vf_rmdir (const gchar *dir);
 JsonNode *vf_json (const gchar *text);
@@ -44,3 +48,14 @@ void vf_result_clear (VfResult *r);
 /* Asserts the mismatch counts per class (AB_MISMATCH_N_CLASSES values). */
 void vf_assert_classes (const VfResult *r, const guint64 *expected, const gchar *what);
 void vf_assert_clean (VfEnv *env, const gchar *what);
+
+/* The likes table of the fault suites: string endpoints, BOTH directions,
+ * index "recent" on created_at DESC; VF_SETUP writes A->P, B->P, A->L. */
+extern const gchar *VF_LIKES;
+extern const gchar *VF_SETUP;
+#define VF_INS(v, s, t, ca)                                                                \
+  "{\"type\":\"INSERT\",\"edge\":{\"version\":" #v ",\"source\":\"" s "\",\"target\":\"" t \
+  "\",\"properties\":{\"created_at\":" #ca "}}}"
+/* Counts and scans of likes (sources A, B, C; targets P, L) agree with its
+ * State rows (read by get). */
+void vf_check_queries (VfEnv *env);

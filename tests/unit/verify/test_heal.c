@@ -1,0 +1,206 @@
+/* Writes cut between their waves heal without the verifier (engine/heal.c):
+ * every group of a data wave is failed in turn through the fault wrapper
+ * (a Count receipt rides with its row, as on HBase); this node's healer
+ * replays the intent, or the next writer does once the lock is stale. Then
+ * the verifier finds nothing, counts equal scans, and no lock row or
+ * sidecar cell is left. On every store (HBase too when tests/run.sh
+ * started one). */
+#include <string.h>
+#include "verify_fixture.h"
+#include "codec/keys.h"
+#include "engine/engine-private.h"
+
+/* Data waves, in the engine's order, one group per row: State, Index OUT,
+ * Index IN, then the two Count rows with their receipts (or the old Index
+ * rows' deletes). Batch 1 of a request is its intents, batch 2 its data. */
+static const struct {
+  const gchar *name;
+  const gchar *body;
+  guint groups;
+  gint64 counts[5]; /* then: A OUT, B OUT, C OUT, P IN, L IN */
+} SCENARIOS[] = {
+  { "create C->P", "{\"mutations\":[" VF_INS (40, "C", "P", 40) "]}", 5, { 2, 1, 1, 3, 1 } },
+  { "re-insert A->P (index key moves)",
+    "{\"mutations\":[" VF_INS (50, "A", "P", 50) "]}",
+    5,
+    { 2, 1, 0, 2, 1 } },
+  { "delete A->L",
+    "{\"mutations\":[{\"type\":\"DELETE\",\"edge\":{\"version\":60,\"source\":\"A\","
+    "\"target\":\"L\",\"properties\":{}}}]}",
+    5,
+    { 1, 1, 0, 2, 0 } },
+};
+#define N_SCENARIOS G_N_ELEMENTS (SCENARIOS)
+#define N_CASES (N_SCENARIOS * 5)
+
+static void
+assert_counts (VfEnv *env, const gint64 *want, const gchar *what)
+{
+  static const gchar *nodes[] = { "A", "B", "C", "P", "L" };
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      AbValue sv = AB_VALUE_INIT;
+      gint64 n = -1;
+      AbQueryDirection dir = i < 3 ? AB_QDIR_OUT : AB_QDIR_IN;
+      ck_assert (ab_engine_count (env->engine, "db", "likes", nodes[i], dir, &sv, &n, &error));
+      ab_value_clear (&sv);
+      ck_assert_msg (n == want[i], "%s: count of %s is %" G_GINT64_FORMAT ", not %" G_GINT64_FORMAT,
+                     what, nodes[i], n, want[i]);
+    }
+}
+
+/* No lock row and no sidecar cell anywhere in the store. */
+static gboolean
+leftover (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer data)
+{
+  AbKeyParts parts;
+  (void) value, (void) vlen;
+  if (ab_codec_sidecar_row_length (key, klen) > 0)
+    (*(guint *) data)++;
+  else if (ab_codec_parse_key (key, klen, &parts, NULL))
+    {
+      if (parts.type == AB_ROW_LOCK)
+        (*(guint *) data)++;
+      ab_codec_key_parts_clear (&parts);
+    }
+  return TRUE;
+}
+
+static void
+assert_no_leftovers (VfEnv *env, const gchar *what)
+{
+  g_autoptr (GError) error = NULL;
+  guint n = 0;
+  AbScanRange all = { 0 };
+  ck_assert (ab_store_scan_with (env->fault, &all, leftover, &n, &error));
+  ck_assert_msg (n == 0, "%s: %u lock rows or sidecar cells left", what, n);
+}
+
+/* Until the healer has nothing pending (it retries every 10 ms here). */
+static void
+wait_healed (VfEnv *env, const gchar *what)
+{
+  guint pending = 1;
+  guint64 healed = 0;
+  for (guint i = 0; i < 2000 && pending > 0; i++)
+    {
+      ab_engine_heal_stats (env->engine, &pending, &healed);
+      if (pending > 0)
+        g_usleep (5000);
+    }
+  ck_assert_msg (pending == 0, "%s: the cut write was not healed", what);
+  ck_assert_uint_ge (healed, 1);
+}
+
+/* The data wave fails at one row: the request answers an error, and this
+ * node finishes the write from its intent without help. */
+START_TEST (cut_data_wave_heals)
+{
+  guint sc = (guint) (_i % N_CASES) / 5, group = (guint) _i % 5;
+  g_autofree gchar *what = g_strdup_printf ("%s, row %u cut", SCENARIOS[sc].name, group);
+  VfEnv env;
+  vf_open_healing (&env, (guint) _i / N_CASES, 10, NULL, NULL);
+  vf_create_table (&env, "db", VF_LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
+  /* the data wave's items: rows, then the receipts after them */
+  guint item = group;
+  ab_store_fault_arm (env.fault, AB_FAULT_FAIL, 2, item);
+  g_autoptr (GArray) r = vf_mutate (&env, "db", "likes", FALSE, SCENARIOS[sc].body);
+  ck_assert_msg (ab_store_fault_fired (env.fault), "%s: the fault did not fire", what);
+  ck_assert_int_eq (g_array_index (r, AbKeyResult, 0).status, AB_STATUS_ERROR);
+  wait_healed (&env, what);
+  vf_assert_clean (&env, what);
+  vf_check_queries (&env);
+  assert_counts (&env, SCENARIOS[sc].counts, what);
+  assert_no_leftovers (&env, what);
+  vf_close (&env);
+}
+END_TEST
+
+static _Atomic gint64 fake_ms;
+
+static gint64
+fake_now (gpointer data)
+{
+  (void) data;
+  return fake_ms;
+}
+
+/* A node that dies after cutting a write (its healer never runs here):
+ * the next writer of the key waits while the lock is fresh, then, once it
+ * is stale, replays the intent before its own write. Counts never double. */
+START_TEST (stale_lock_replayed_by_next_writer)
+{
+  VfEnv env;
+  fake_ms = 1735657200000LL;
+  vf_open_healing (&env, (guint) _i, 3600 * 1000, fake_now, NULL);
+  vf_create_table (&env, "db", VF_LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
+  /* create C->P cut after its State, Index and C's Count (with receipt) */
+  ab_store_fault_arm (env.fault, AB_FAULT_FAIL, 2, 4);
+  g_autoptr (GArray) cut
+      = vf_mutate (&env, "db", "likes", FALSE, "{\"mutations\":[" VF_INS (40, "C", "P", 40) "]}");
+  ck_assert (ab_store_fault_fired (env.fault));
+  ck_assert_int_eq (g_array_index (cut, AbKeyResult, 0).status, AB_STATUS_ERROR);
+  const gchar *again = "{\"mutations\":[" VF_INS (70, "C", "P", 70) "]}";
+  g_autoptr (GArray) busy = vf_mutate (&env, "db", "likes", FALSE, again);
+  ck_assert_int_eq (g_array_index (busy, AbKeyResult, 0).status, AB_STATUS_ERROR);
+  fake_ms += 300000 + 1; /* lock-stale-ms */
+  g_autoptr (GArray) done = vf_mutate (&env, "db", "likes", FALSE, again);
+  ck_assert_int_ne (g_array_index (done, AbKeyResult, 0).status, AB_STATUS_ERROR);
+  vf_assert_clean (&env, "after the takeover");
+  vf_check_queries (&env);
+  static const gint64 want[5] = { 2, 1, 1, 3, 1 };
+  assert_counts (&env, want, "after the takeover");
+  assert_no_leftovers (&env, "after the takeover");
+  vf_close (&env);
+}
+END_TEST
+
+/* Unharmed writes leave no lock, intent or receipt behind. */
+START_TEST (clean_writes_leave_nothing)
+{
+  VfEnv env;
+  vf_open_healing (&env, (guint) _i, 10, NULL, NULL);
+  vf_create_table (&env, "db", VF_LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
+  for (guint i = 0; i < N_SCENARIOS; i++)
+    vf_mutate_free (&env, "db", "likes", FALSE, SCENARIOS[i].body);
+  vf_assert_clean (&env, "unharmed");
+  vf_check_queries (&env);
+  assert_no_leftovers (&env, "unharmed");
+  vf_close (&env);
+}
+END_TEST
+
+static void
+quiet (const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer user)
+{
+  if (strstr (message, "injected failure") == NULL && strstr (message, "interrupted") == NULL)
+    g_log_default_handler (domain, level, message, user);
+}
+
+static Suite *
+heal_suite (void)
+{
+  Suite *s = suite_create ("heal");
+  TCase *tc = tcase_create ("cut writes");
+  tcase_set_timeout (tc, 60);
+  tcase_add_loop_test (tc, cut_data_wave_heals, 0, (gint) (vf_n_stores () * N_CASES));
+  tcase_add_loop_test (tc, stale_lock_replayed_by_next_writer, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, clean_writes_leave_nothing, 0, (gint) vf_n_stores ());
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  g_log_set_handler (NULL, G_LOG_LEVEL_WARNING, quiet, NULL);
+  SRunner *sr = srunner_create (heal_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed == 0 ? 0 : 1;
+}
