@@ -42,6 +42,8 @@ static void
 pending_free (gpointer p)
 {
   Pending *x = p;
+  if (x == NULL)
+    return; /* kept for the next round: moved out of the array */
   g_bytes_unref (x->lock_key);
   g_bytes_unref (x->token);
   g_bytes_unref (x->intent);
