@@ -87,6 +87,8 @@ void ab_engine_heal_flush (AbEngine *engine);
  * TRUE when the write was finished and the lock released. */
 gboolean ab_engine_heal_stale (AbEngine *engine, GBytes *lock_key, GBytes *held, GBytes *intent);
 void ab_engine_heal_stats (AbEngine *engine, guint *pending, guint64 *healed);
+/* Its /metrics lines (where writes heal). */
+void ab_engine_heal_metrics (AbEngine *engine, GString *out);
 
 /* Records of one key: from before/after states into a batch; returns status. */
 AbKeyStatus ab_engine_plan (const AbTableDesc *t, const AbValue *source, const AbValue *target,

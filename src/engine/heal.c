@@ -553,3 +553,24 @@ ab_engine_heal_stats (AbEngine *engine, guint *pending, guint64 *healed)
   *pending = atomic_load (&h->waiting);
   *healed = atomic_load (&h->healed);
 }
+
+void
+ab_engine_heal_metrics (AbEngine *engine, GString *out)
+{
+  guint pending;
+  guint64 healed;
+  if (!ab_engine_heals (engine))
+    return;
+  ab_engine_heal_stats (engine, &pending, &healed);
+  g_string_append_printf (
+      out,
+      "# HELP actionbase_heal_pending Writes cut between their store calls that this node holds "
+      "the locks of and replays.\n"
+      "# TYPE actionbase_heal_pending gauge\n"
+      "actionbase_heal_pending %u\n"
+      "# HELP actionbase_heal_replays_total Cut writes finished from their intent (this node's, "
+      "and stale locks taken over).\n"
+      "# TYPE actionbase_heal_replays_total counter\n"
+      "actionbase_heal_replays_total %" G_GUINT64_FORMAT "\n",
+      pending, healed);
+}

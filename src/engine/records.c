@@ -198,4 +198,5 @@ ab_engine_sink_metrics (AbEngine *engine, GString *out)
           names[i], st.appended, names[i], st.dropped, names[i], st.errors);
     }
   ab_engine_applier_metrics (engine, out);
+  ab_engine_heal_metrics (engine, out);
 }

@@ -220,6 +220,21 @@ check_acked (guint id, GPtrArray *targets)
   ck_assert_int_eq (ab_json_int (c, "count"), scan_all (id));
 }
 
+/* The value of a sample without labels on the server's /metrics. */
+static gdouble
+metric (const gchar *name)
+{
+  AbReply r = { 0 };
+  ab_http (&srv, &r, "GET", NULL, "/metrics");
+  ck_assert_uint_eq (r.status, 200);
+  g_autofree gchar *head = g_strdup_printf ("\n%s ", name);
+  const gchar *at = strstr (r.body, head);
+  ck_assert_msg (at != NULL, "/metrics has no %s", name);
+  gdouble v = g_ascii_strtod (at + strlen (head), NULL);
+  ab_reply_clear (&r);
+  return v;
+}
+
 START_TEST (gateway_killed_under_load)
 {
   g_autofree gchar *addr = gateway ("start", NULL);
@@ -277,6 +292,9 @@ START_TEST (gateway_killed_under_load)
       g_usleep (200000);
   gdouble consistent = (gdouble) (g_get_monotonic_time () - back) / G_USEC_PER_SEC;
   ck_assert_msg (found == 0, "the verifier still finds damage 30 s after the gateway's return");
+  gdouble replays = metric ("actionbase_heal_replays_total");
+  ck_assert_msg (replays > 0, "no cut write was replayed: the kills cut none");
+  ck_assert_int_eq ((gint) metric ("actionbase_heal_pending"), 0);
 
   /* No acknowledged write is lost, and queries agree with it. */
   for (guint i = 0; i < CLIENTS; i++)
@@ -286,8 +304,9 @@ START_TEST (gateway_killed_under_load)
     }
   g_printerr (
       "gateway fault: %u acknowledged, %u failed, %u after the restart; serving again "
-      "%.1f s (slowest of %u kills) and consistent %.1f s after the last return (no repair)\n",
-      acked, errors, after, serving, KILLS, consistent);
+      "%.1f s (slowest of %u kills) and consistent %.1f s after the last return (no repair), "
+      "%.0f cut writes replayed\n",
+      acked, errors, after, serving, KILLS, consistent, replays);
   ab_server_destroy (&srv);
   g_free (gateway ("kill", NULL));
 }
