@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include "rest_harness.h"
 
 /* No leak check of this process at its exit. It holds no product code (the
@@ -263,9 +264,11 @@ ab_server_session (AbServer *srv)
   return s;
 }
 
-void
-ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, const gchar *path,
-             const gchar *const *headers)
+/* The request; FALSE when no answer came (the server is gone), which
+ * fails the test unless `may_fail`. */
+static gboolean
+send_request (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, const gchar *path,
+              const gchar *const *headers, gboolean may_fail)
 {
   SoupSession *session = ab_server_session (srv);
   g_autofree gchar *url = g_strconcat (srv->base, path, NULL);
@@ -278,6 +281,9 @@ ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, con
     soup_message_set_request_body_from_bytes (msg, "application/json", body);
   g_autoptr (GError) error = NULL;
   g_autoptr (GBytes) reply = soup_session_send_and_read (session, msg, NULL, &error);
+  memset (out, 0, sizeof *out);
+  if (reply == NULL && may_fail)
+    return FALSE;
   if (reply == NULL)
     {
       g_autofree gchar *log = NULL;
@@ -285,7 +291,6 @@ ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, con
       ck_abort_msg ("%s %s: %s; server log tail:\n%s", method, path, error ? error->message : "",
                     log_tail (log));
     }
-  memset (out, 0, sizeof *out);
   out->status = soup_message_get_status (msg);
   out->http_version = soup_message_get_http_version (msg);
   SoupMessageHeaders *rh = soup_message_get_response_headers (msg);
@@ -296,6 +301,21 @@ ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, con
   out->body = g_strndup (data != NULL ? data : "", len);
   if (len > 0)
     out->json = json_from_string (out->body, NULL);
+  return TRUE;
+}
+
+void
+ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, const gchar *path,
+             const gchar *const *headers)
+{
+  send_request (srv, out, method, body, path, headers, FALSE);
+}
+
+gboolean
+ab_http_try (AbServer *srv, AbReply *out, const gchar *method, const gchar *body, const gchar *path)
+{
+  g_autoptr (GBytes) b = body != NULL ? g_bytes_new (body, strlen (body)) : NULL;
+  return send_request (srv, out, method, b, path, NULL, TRUE);
 }
 
 void
@@ -444,4 +464,19 @@ ab_rest_main_stores (const gchar *name, void (*add) (TCase *tc), void (*setup) (
              + run_on_store ("rocksdb", name, add, setup, teardown, timeout)
              + run_on_store ("memory", name, add, setup, teardown, timeout);
   return failed == 0 ? 0 : 1;
+}
+
+gint
+ab_verify_store (const gchar *store, gboolean repair)
+{
+  const gchar *argv[]
+      = { "src/actionbase-verify", "--store", store, repair ? "--repair" : NULL, NULL };
+  g_autofree gchar *out = NULL, *err = NULL;
+  gint status = 0;
+  g_autoptr (GError) error = NULL;
+  ck_assert (
+      g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL, &out, &err, &status, &error));
+  ck_assert_msg (g_spawn_check_wait_status (status, NULL) || WEXITSTATUS (status) == 1,
+                 "actionbase-verify failed (%d): %s%s", status, out, err);
+  return WEXITSTATUS (status);
 }

@@ -49,12 +49,21 @@ void ab_http (AbServer *srv, AbReply *out, const gchar *method, const gchar *bod
               const gchar *path_fmt, ...) G_GNUC_PRINTF (5, 6);
 /* The client session the helpers use for srv (one per CA file; borrowed). */
 struct _SoupSession *ab_server_session (AbServer *srv);
+/* The same, where the server may be gone (killed): FALSE when no answer
+ * came, instead of failing the test. */
+gboolean ab_http_try (AbServer *srv, AbReply *out, const gchar *method, const gchar *body,
+                      const gchar *path);
 /* Raw body bytes (for invalid UTF-8 and huge bodies). */
 void ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, const gchar *path,
                   const gchar *const *headers);
 
 /* A request that must answer 200; returns the JSON body (owned). */
 JsonNode *ab_http_ok (AbServer *srv, const gchar *method, const gchar *path, const gchar *body);
+
+/* Runs actionbase-verify (from the build directory) on a store URI, with
+ * --repair when asked: its exit status, 0 (clean) or 1 (mismatches); any
+ * other outcome fails the test. */
+gint ab_verify_store (const gchar *store, gboolean repair);
 
 /* JSON path helpers: "a.b.0.c" on objects and arrays. */
 JsonNode *ab_json_at (JsonNode *root, const gchar *path);

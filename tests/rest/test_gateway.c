@@ -132,21 +132,6 @@ start_server_on (const gchar *addr, const gchar *prefix, const gchar *params)
   return store;
 }
 
-static gint
-verify (const gchar *store, gboolean repair)
-{
-  const gchar *argv[]
-      = { "src/actionbase-verify", "--store", store, repair ? "--repair" : NULL, NULL };
-  g_autofree gchar *out = NULL, *err = NULL;
-  gint status = 0;
-  g_autoptr (GError) error = NULL;
-  ck_assert (
-      g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL, &out, &err, &status, &error));
-  ck_assert_msg (g_spawn_check_wait_status (status, NULL) || WEXITSTATUS (status) == 1,
-                 "actionbase-verify failed (%d): %s%s", status, out, err);
-  return WEXITSTATUS (status);
-}
-
 /* Waits until a write goes through again; the server was never restarted. */
 static void
 wait_recovered (void)
@@ -288,7 +273,7 @@ START_TEST (gateway_killed_under_load)
   /* The cut writes heal themselves: no repair, a clean run within 30 s. */
   gint found = 1;
   while (found != 0 && g_get_monotonic_time () - back < 30 * G_USEC_PER_SEC)
-    if ((found = verify (store, FALSE)) != 0)
+    if ((found = ab_verify_store (store, FALSE)) != 0)
       g_usleep (200000);
   gdouble consistent = (gdouble) (g_get_monotonic_time () - back) / G_USEC_PER_SEC;
   ck_assert_msg (found == 0, "the verifier still finds damage 30 s after the gateway's return");
