@@ -85,6 +85,9 @@ typedef struct {
   GThreadPool *workers; /* runs parallel jobs (ab_hb_run_parallel) */
   AbHbShare *reads;     /* multi_get's getMultiple calls, shared (§3.9) */
   AbHbShare *writes;    /* batch's puts, deletes and increments, shared */
+  AbHbShare *sidecars;  /* batches of sidecar cells alone (intents, receipts'
+                         * deletes), shared among themselves: never queued
+                         * behind a data wave (§3.9) */
   atomic_uint_fast64_t calls[AB_HB_RPC_COUNT];
   atomic_uint_fast64_t errors[AB_HB_RPC_COUNT];
   atomic_uint_fast64_t micros[AB_HB_RPC_COUNT];

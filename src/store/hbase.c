@@ -733,6 +733,7 @@ hb_close (AbStore *s)
   ab_hb_pool_clear (h);
   g_clear_pointer (&h->reads, ab_hb_share_free);
   g_clear_pointer (&h->writes, ab_hb_share_free);
+  g_clear_pointer (&h->sidecars, ab_hb_share_free);
   g_clear_pointer (&h->table_name, g_byte_array_unref);
   g_clear_pointer (&h->addr, g_free);
   g_mutex_clear (&h->ready_lock);
@@ -798,5 +799,6 @@ ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **error)
   ab_hb_pool_init (h);
   h->reads = ab_hb_share_new (h->cfg.share, h->cfg.share_wait_us, run_gets);
   h->writes = ab_hb_share_new (h->cfg.share, h->cfg.share_wait_us, ab_hb_batch_run);
+  h->sidecars = ab_hb_share_new (h->cfg.share, h->cfg.share_wait_us, ab_hb_batch_run);
   return &h->base;
 }

@@ -6,6 +6,7 @@
  * conditional deletes follow as check-and-deletes once those succeeded.
  * Not atomic. */
 #include "store/hbase-private.h"
+#include "codec/keys.h"
 
 #include <string.h>
 
@@ -360,14 +361,23 @@ ab_hb_batch (AbStore *s, const AbBatch *b, GError **error)
 {
   AbHbStore *h = (AbHbStore *) s;
   g_autoptr (GPtrArray) conditional = g_ptr_array_new ();
+  gboolean sidecars = TRUE;
   for (guint i = 0; i < b->items->len; i++)
-    if (g_array_index (b->items, AbMutation, i).kind == AB_MUT_DELETE_IF)
-      g_ptr_array_add (conditional, &g_array_index (b->items, AbMutation, i));
+    {
+      const AbMutation *m = &g_array_index (b->items, AbMutation, i);
+      if (m->kind == AB_MUT_DELETE_IF)
+        g_ptr_array_add (conditional, (gpointer) m);
+      else if (ab_codec_sidecar_row_length (m->key, m->klen) == 0)
+        sidecars = FALSE;
+    }
+  /* the engine's intents and receipts' deletes share calls with each other
+   * only: a request's intent wave does not wait for other requests' data */
+  AbHbShare *share = sidecars ? h->sidecars : h->writes;
   if (!ab_hb_ensure_table (h, error))
     return FALSE;
   /* the unconditional rows ride in the share's calls; this batch's
    * conditional deletes follow once those succeeded */
-  if (conditional->len < b->items->len && !ab_hb_share_submit (h, h->writes, (gpointer) b, error))
+  if (conditional->len < b->items->len && !ab_hb_share_submit (h, share, (gpointer) b, error))
     return FALSE;
   return conditional->len == 0 || ab_hb_delete_ifs (h, conditional, error);
 }

@@ -10,7 +10,8 @@
 # of 25, single-edge INSERT and an INSERT batch of 100 edges, then batches of 1,000
 # edges from BATCH_CLIENTS connections, with the Thrift calls per request read
 # from the server's /metrics (actionbase_store_rpc_total) before and after
-# each phase. Goals, printed met/MISSED:
+# each phase; then the INSERT phase again on a server with [engine] heal =
+# false, the baseline of what the online heal costs. Goals, printed met/MISSED:
 #   REST GET >= 0.6x raw get calls/s;
 #   REST INSERT <= 4.5 calls, >= 0.7x (raw put calls/s / calls per INSERT),
 #     p99 <= 40 ms;
@@ -126,6 +127,16 @@ conns=$batch_clients threads=$(( batch_clients < threads ? batch_clients : threa
 rest_phase batch1000 batch1000
 conns=$conns_all threads=$threads_all
 stop_pid "$ab_pid" 15; ab_pid=
+# The baseline of the online heal's cost (docs/architecture.md, "Cut writes
+# heal online"): the same single-edge INSERT phase on a server with
+# [engine] heal = false, on a table of its own.
+printf '[engine]\nheal = false\n' >"$tmp/noheal.conf"
+# shellcheck disable=SC2086
+ab_start_store "$ab" "$tmp/ab-noheal" "hbase://$addr/abbench?table=rest${run}n${AB_STORE_ARGS:-}" \
+  ${AB_ARGS:-} --config "$tmp/noheal.conf"
+ab_likes_table "$tmp/ab-noheal" "$users" "$items"
+rest_phase insert_noheal insert
+stop_pid "$ab_pid" 15; ab_pid=
 rawc2=$("$bin" raw "$addr" "$((n * 4))" "$conns")
 say "raw x$conns before the REST phases: $(tr '\n' ';' <<<"$rawc")"
 say "raw x$conns after them:             $(tr '\n' ';' <<<"$rawc2")"
@@ -179,6 +190,7 @@ printf '%-28s %9s\n' "" "req/s"
 rest_row "REST GET edge" get 0 "${get_goal}x raw get (>= 0.6x) $(verdict "$get_goal" '>=' 0.6)"
 rest_row "REST SCAN of 25" scan 0 ""
 rest_row "REST INSERT 1 edge" insert 1 "${ins_goal}x raw put/calls = $ins_bound (>= 0.7x) $(verdict "$ins_goal" '>=' 0.7); calls <= 4.5 $(verdict "$(f insert 4)" '<=' 4.5); p99 <= 40 ms $(verdict "$ins_p99" '<=' 40); $(awk -v r="$(f insert 1)" -v m="$raw_mix" 'BEGIN { printf "%.2f", r / m }')x the raw INSERT mix, $(awk -v r="$(f insert 1)" -v m="$raw_floor" 'BEGIN { printf "%.2f", r / m }')x its floor"
+rest_row "  the same, heal = false" insert_noheal 1 "heal on: $(awk -v a="$(f insert 1)" -v b="$(f insert_noheal 1)" 'BEGIN { printf "%.2f", a / b }')x the rate, $(awk -v a="$(f insert 4)" -v b="$(f insert_noheal 4)" 'BEGIN { printf "%+.2f", a - b }') calls per INSERT"
 rest_row "REST INSERT batch of 100" batch100 100 "$(awk -v c="$(f batch100 4)" 'BEGIN { printf "%.2f", c / 100 }') calls per edge"
 rest_row "REST batch of 1000 x$batch_clients" batch1000 1000 "$b_calls calls per edge (<= 4.2) $(verdict "$b_calls" '<=' 4.2); ${b_goal}x raw put/calls = $b_bound edges/s (>= 0.8x) $(verdict "$b_goal" '>=' 0.8)"
 methods() { cut -d' ' -f5- <<<"${R[$1]}"; }
