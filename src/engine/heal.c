@@ -1,8 +1,8 @@
 /* Writes cut between their waves, healed online (docs/architecture.md, "Cut
- * writes heal online"):
- * the intent a locked key writes into its lock row before its data, the
- * receipts its Count increments carry, and the replay of an intent by this
- * node's healer thread or by a writer that finds the lock stale. */
+ * writes heal online"): the intent a locked key writes into its lock row
+ * before its data, the receipts its Count increments carry, and the replay
+ * of an intent by this node's healer thread or by a writer that finds the
+ * lock stale. */
 #include <stdatomic.h>
 #include <string.h>
 #include "engine/engine-private.h"
