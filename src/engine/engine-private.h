@@ -54,6 +54,10 @@ typedef enum { AB_LOCK_TAKEN, AB_LOCK_BUSY, AB_LOCK_FAILED } AbLockTry;
 AbLockTry ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, GBytes **token,
                               GError **error);
 guint ab_engine_lock_backoff_ms (AbEngine *engine);
+/* A lock row older than lock_stale_ms: one holding an intent is taken over
+ * and its write replayed (ab_engine_heal_stale), a bare one deleted; a
+ * fresh or absent lock is left alone. */
+void ab_engine_lock_sweep (AbEngine *engine, GBytes *lock_key);
 /* (ab_engine_lock, the same with the retries slept through: derive.h) */
 
 /* Writes cut between their waves, healed online (heal.c; docs/architecture.md,
@@ -86,7 +90,18 @@ void ab_engine_heal_flush (AbEngine *engine);
 /* A stale lock `held` with an intent: take the lock over and replay it.
  * TRUE when the write was finished and the lock released. */
 gboolean ab_engine_heal_stale (AbEngine *engine, GBytes *lock_key, GBytes *held, GBytes *intent);
-void ab_engine_heal_stats (AbEngine *engine, guint *pending, guint64 *healed);
+typedef struct {
+  guint pending;   /* writes this node holds the locks of and replays */
+  guint64 healed;  /* writes finished by a replay */
+  guint64 sweeps;  /* table sweeps done */
+  guint64 orphans; /* receipts left behind that the sweeps deleted */
+} AbHealStats;
+void ab_engine_heal_stats (AbEngine *engine, AbHealStats *out);
+/* One sweep of the table's sidecar cells (every heal_sweep_ms on the healer
+ * thread): every intent whose lock is stale is replayed, as a writer of
+ * its key would (ab_engine_lock_sweep), and receipts whose write has had
+ * no intent for 10 s (engine clock) over two sweeps are deleted. */
+gboolean ab_engine_heal_sweep (AbEngine *engine, GError **error);
 /* Its /metrics lines (where writes heal). */
 void ab_engine_heal_metrics (AbEngine *engine, GString *out);
 

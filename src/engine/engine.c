@@ -35,6 +35,7 @@ ab_engine_config_init (AbEngineConfig *cfg)
   cfg->now_data = NULL;
   cfg->heal = TRUE;
   cfg->heal_retry_ms = 1000;
+  cfg->heal_sweep_ms = 600000;
 }
 
 gboolean

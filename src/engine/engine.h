@@ -49,6 +49,10 @@ typedef struct {
    * waves is replayed from it (heal.c). Default TRUE. */
   gboolean heal;
   guint heal_retry_ms; /* this node retries its cut writes every N ms (default 1000) */
+  /* every N ms this node sweeps the table for stale locks with an intent
+   * (a dead node's cut write on a key nobody writes again) and receipts
+   * left behind; 0 = never (default 600000) */
+  guint heal_sweep_ms;
 } AbEngineConfig;
 
 void ab_engine_config_init (AbEngineConfig *cfg);

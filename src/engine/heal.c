@@ -15,6 +15,8 @@
 /* Receipts of finished writes are dropped together, this long after the
  * first of them is queued: one call for every write of the interval. */
 #define DROP_AFTER_US (100 * G_TIME_SPAN_MILLISECOND)
+/* A receipt without an intent that long, over two sweeps, was left behind. */
+#define ORPHAN_AGE_MS 10000
 
 /* One write this node must finish: the lock it holds (token: its value)
  * and the intent stored in that lock row. */
@@ -28,12 +30,16 @@ struct _AbHeal {
   GMutex mu;
   GCond cond;
   gboolean stop;
-  GThread *thread;     /* started with the first pending write */
-  GPtrArray *pending;  /* Pending* */
-  atomic_ulong healed; /* writes finished by a replay */
-  atomic_uint waiting; /* writes given to the healer and not finished */
-  AbBatch *drop;       /* receipts to delete (their intents are gone) */
-  gint64 drop_since;   /* monotonic time of drop's first receipt */
+  GThread *thread;      /* started with the first pending write */
+  GPtrArray *pending;   /* Pending* */
+  atomic_ulong healed;  /* writes finished by a replay */
+  atomic_ulong sweeps;  /* table sweeps done (heal_sweep_ms) */
+  atomic_ulong orphans; /* receipts of finished writes the sweeps deleted */
+  GMutex sweep_mu;
+  GHashTable *orphan_seen; /* receipt key -> gint64* ms: orphans of the last sweep */
+  atomic_uint waiting;     /* writes given to the healer and not finished */
+  AbBatch *drop;           /* receipts to delete (their intents are gone) */
+  gint64 drop_since;       /* monotonic time of drop's first receipt */
 };
 
 static void healer_wake (AbEngine *engine);
@@ -416,6 +422,123 @@ heal_pending (AbEngine *engine, Pending *p)
   return heal_held (engine, p);
 }
 
+/* ---- the sweep: what no writer of the key and no live owner will finish ---- */
+
+typedef struct {
+  GPtrArray *locks;    /* GBytes*: Lock rows holding an intent */
+  GPtrArray *receipts; /* GBytes*: receipt keys */
+  GHashTable *ids;     /* second pass: the write ids of the intents still there */
+} Sweep;
+
+static gboolean
+sweep_visit (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer data)
+{
+  Sweep *sw = data;
+  gsize row = ab_codec_sidecar_row_length (key, klen);
+  if (row == 0)
+    return TRUE;
+  guint8 tag = key[row + 1];
+  if (tag == AB_SIDECAR_INTENT && sw->ids != NULL && vlen >= INTENT_HEAD)
+    g_hash_table_add (sw->ids, g_bytes_new (value + 2, AB_HEAL_ID_LEN));
+  else if (tag == AB_SIDECAR_INTENT && sw->ids == NULL)
+    g_ptr_array_add (sw->locks, g_bytes_new (key, row));
+  else if (tag == AB_SIDECAR_RECEIPT && sw->ids == NULL && klen - row - 2 == AB_HEAL_ID_LEN)
+    g_ptr_array_add (sw->receipts, g_bytes_new (key, klen));
+  return TRUE;
+}
+
+/* The receipts of the first pass whose write has no intent in the second:
+ * a receipt is written after its intent and needed only while that intent
+ * lasts, so one whose intent went before the second pass began is an
+ * orphan. Its owner deletes it in the background within moments, unless
+ * it died first: one is deleted here only once it has been an orphan for
+ * ORPHAN_AGE_MS (engine clock) over two sweeps. h->orphan_seen keeps the
+ * orphans of the last sweep with the time they were first seen. */
+static guint
+drop_orphans (AbEngine *engine, Sweep *sw, GError **error)
+{
+  AbHeal *h = engine->heal;
+  gint64 now = ab_engine_now_ms (engine);
+  g_autoptr (AbBatch) gone = ab_batch_new ();
+  g_autoptr (GHashTable) seen = g_steal_pointer (&h->orphan_seen);
+  h->orphan_seen
+      = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, g_free);
+  for (guint i = 0; i < sw->receipts->len; i++)
+    {
+      gsize klen;
+      GBytes *key = sw->receipts->pdata[i];
+      const guint8 *k = g_bytes_get_data (key, &klen);
+      g_autoptr (GBytes) id = g_bytes_new (k + klen - AB_HEAL_ID_LEN, AB_HEAL_ID_LEN);
+      if (g_hash_table_contains (sw->ids, id))
+        continue;
+      gint64 *since = g_hash_table_lookup (seen, key);
+      if (since != NULL && now - *since >= ORPHAN_AGE_MS)
+        ab_batch_delete (gone, k, klen);
+      else
+        g_hash_table_insert (h->orphan_seen, g_bytes_ref (key),
+                             g_memdup2 (since != NULL ? since : &now, sizeof now));
+    }
+  if (ab_batch_len (gone) > 0 && !ab_store_batch (engine->store, gone, error))
+    return G_MAXUINT;
+  return ab_batch_len (gone);
+}
+
+static gboolean
+sweep (AbEngine *engine, GError **error)
+{
+  g_autoptr (GPtrArray) locks = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GPtrArray) receipts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GHashTable) ids
+      = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+  Sweep sw = { locks, receipts, NULL };
+  if (!ab_store_scan_sidecars (engine->store, sweep_visit, &sw, error))
+    return FALSE;
+  for (guint i = 0; i < locks->len; i++)
+    ab_engine_lock_sweep (engine, locks->pdata[i]); /* only the stale ones */
+  guint dropped = 0;
+  if (receipts->len > 0)
+    {
+      sw.ids = ids;
+      if (!ab_store_scan_sidecars (engine->store, sweep_visit, &sw, error)
+          || (dropped = drop_orphans (engine, &sw, error)) == G_MAXUINT)
+        return FALSE;
+    }
+  atomic_fetch_add (&engine->heal->sweeps, 1);
+  atomic_fetch_add (&engine->heal->orphans, dropped);
+  if (dropped > 0)
+    g_info ("the heal sweep deleted %u receipts of finished writes", dropped);
+  return TRUE;
+}
+
+gboolean
+ab_engine_heal_sweep (AbEngine *engine, GError **error)
+{
+  g_mutex_lock (&engine->heal->sweep_mu); /* one sweep at a time */
+  gboolean ok = sweep (engine, error);
+  g_mutex_unlock (&engine->heal->sweep_mu);
+  return ok;
+}
+
+static void
+sweep_now (AbEngine *engine)
+{
+  g_autoptr (GError) error = NULL;
+  if (!ab_engine_heal_sweep (engine, &error))
+    g_warning ("the heal sweep for cut writes of dead nodes failed (next one in %u ms): %s",
+               engine->cfg.heal_sweep_ms, error->message);
+}
+
+/* The first sweep comes at a random point of the second half of the first
+ * interval, so that nodes started together do not sweep together. */
+static gint64
+first_sweep (AbEngine *engine, gint64 now)
+{
+  gint64 every = (gint64) engine->cfg.heal_sweep_ms * G_TIME_SPAN_MILLISECOND;
+  if (every == 0)
+    return G_MAXINT64;
+  return now + (gint64) (every * g_random_double_range (0.5, 1.0));
+}
+
 static gpointer
 healer_main (gpointer data)
 {
@@ -423,16 +546,24 @@ healer_main (gpointer data)
   AbHeal *h = engine->heal;
   gint64 retry_us = MAX (engine->cfg.heal_retry_ms, 10) * G_TIME_SPAN_MILLISECOND;
   gint64 next_retry = g_get_monotonic_time () + retry_us;
+  gint64 next_sweep = first_sweep (engine, g_get_monotonic_time ());
   g_mutex_lock (&h->mu);
   while (!h->stop)
     {
       gint64 next_drop = ab_batch_len (h->drop) > 0 ? h->drop_since + DROP_AFTER_US : G_MAXINT64;
-      g_cond_wait_until (&h->cond, &h->mu, MIN (next_retry, next_drop));
+      g_cond_wait_until (&h->cond, &h->mu, MIN (MIN (next_retry, next_drop), next_sweep));
       if (h->stop)
         break;
       gint64 now = g_get_monotonic_time ();
       if (now >= next_drop)
         drop_queued (engine);
+      if (now >= next_sweep)
+        {
+          g_mutex_unlock (&h->mu);
+          sweep_now (engine);
+          g_mutex_lock (&h->mu);
+          next_sweep = g_get_monotonic_time () + (gint64) engine->cfg.heal_sweep_ms * 1000;
+        }
       if (now < next_retry)
         continue;
       next_retry = now + retry_us;
@@ -508,9 +639,18 @@ ab_engine_heal_start (AbEngine *engine)
   AbHeal *h = g_new0 (AbHeal, 1);
   g_mutex_init (&h->mu);
   g_cond_init (&h->cond);
+  g_mutex_init (&h->sweep_mu);
+  h->orphan_seen
+      = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, g_free);
   h->pending = g_ptr_array_new_with_free_func (pending_free);
   h->drop = ab_batch_new ();
   engine->heal = h;
+  if (engine->cfg.heal_sweep_ms > 0 && ab_engine_heals (engine))
+    {
+      g_mutex_lock (&h->mu);
+      healer_wake (engine); /* the sweeps need the thread from the start */
+      g_mutex_unlock (&h->mu);
+    }
 }
 
 /* Writes still pending keep their locks and intents in the store: the next
@@ -536,6 +676,8 @@ ab_engine_heal_stop (AbEngine *engine)
     g_warning ("%u interrupted writes left to be replayed by the next writer of their keys",
                h->pending->len);
   g_ptr_array_unref (h->pending);
+  g_hash_table_unref (h->orphan_seen);
+  g_mutex_clear (&h->sweep_mu);
   g_mutex_clear (&h->mu);
   g_cond_clear (&h->cond);
   g_free (h);
@@ -543,25 +685,25 @@ ab_engine_heal_stop (AbEngine *engine)
 }
 
 void
-ab_engine_heal_stats (AbEngine *engine, guint *pending, guint64 *healed)
+ab_engine_heal_stats (AbEngine *engine, AbHealStats *out)
 {
   AbHeal *h = engine->heal;
-  *pending = 0;
-  *healed = 0;
+  *out = (AbHealStats){ 0 };
   if (h == NULL)
     return;
-  *pending = atomic_load (&h->waiting);
-  *healed = atomic_load (&h->healed);
+  out->pending = atomic_load (&h->waiting);
+  out->healed = atomic_load (&h->healed);
+  out->sweeps = atomic_load (&h->sweeps);
+  out->orphans = atomic_load (&h->orphans);
 }
 
 void
 ab_engine_heal_metrics (AbEngine *engine, GString *out)
 {
-  guint pending;
-  guint64 healed;
+  AbHealStats st;
   if (!ab_engine_heals (engine))
     return;
-  ab_engine_heal_stats (engine, &pending, &healed);
+  ab_engine_heal_stats (engine, &st);
   g_string_append_printf (
       out,
       "# HELP actionbase_heal_pending Writes cut between their store calls that this node holds "
@@ -571,6 +713,14 @@ ab_engine_heal_metrics (AbEngine *engine, GString *out)
       "# HELP actionbase_heal_replays_total Cut writes finished from their intent (this node's, "
       "and stale locks taken over).\n"
       "# TYPE actionbase_heal_replays_total counter\n"
-      "actionbase_heal_replays_total %" G_GUINT64_FORMAT "\n",
-      pending, healed);
+      "actionbase_heal_replays_total %" G_GUINT64_FORMAT "\n"
+      "# HELP actionbase_heal_sweeps_total Table sweeps for intents of dead nodes and receipts "
+      "left behind (every heal-sweep-ms).\n"
+      "# TYPE actionbase_heal_sweeps_total counter\n"
+      "actionbase_heal_sweeps_total %" G_GUINT64_FORMAT "\n"
+      "# HELP actionbase_heal_orphan_receipts_total Receipts of finished writes whose node died "
+      "before deleting them, deleted by the sweeps.\n"
+      "# TYPE actionbase_heal_orphan_receipts_total counter\n"
+      "actionbase_heal_orphan_receipts_total %" G_GUINT64_FORMAT "\n",
+      st.pending, st.healed, st.sweeps, st.orphans);
 }

@@ -1,5 +1,5 @@
 /* The per-key lock of docs/data-model.md §6: put-if-absent of a lock row holding
- * the lock time, a stale sweep on the first failure (which replays a cut
+ * the lock time, a stale sweep on the first failure or from the heal sweep (which replays a cut
  * write's intent, heal.c), and an owner-checked release. Retries are the
  * caller's, from a timer (apply.c): nothing sleeps. */
 #include "engine/engine-private.h"
@@ -37,8 +37,8 @@ read_lock (AbEngine *engine, GBytes *lock_key, GBytes **cur, GBytes **intent)
 /* A lock row older than the stale threshold: a write left in it (an
  * intent) is taken over and replayed; a bare one is deleted if it still
  * holds the value we read. */
-static void
-sweep_stale (AbEngine *engine, GBytes *lock_key)
+void
+ab_engine_lock_sweep (AbEngine *engine, GBytes *lock_key)
 {
   gsize klen;
   const guint8 *k = g_bytes_get_data (lock_key, &klen);
@@ -92,7 +92,7 @@ ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, GBytes **
     return AB_LOCK_FAILED;
   if (*token == NULL && attempt == 0)
     {
-      sweep_stale (engine, lock_key);
+      ab_engine_lock_sweep (engine, lock_key);
       if (!put_if_absent (engine, k, klen, token, error))
         return AB_LOCK_FAILED;
     }

@@ -419,6 +419,8 @@ engine_uint_field (AbEngineConfig *e, const gchar *key)
     return &e->mutation_threads;
   if (g_str_equal (key, "heal-retry-ms"))
     return &e->heal_retry_ms;
+  if (g_str_equal (key, "heal-sweep-ms"))
+    return &e->heal_sweep_ms;
   return NULL;
 }
 

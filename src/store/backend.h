@@ -62,6 +62,9 @@ typedef struct {
    * second is called on a transaction's view. */
   guint64 (*write_seq) (AbStore *s);
   gboolean (*written_since) (AbStore *view, guint64 seq, const guint8 *key, gsize klen);
+  /* Optional (hbase, and wrappers): see ab_store_scan_sidecars; NULL: a
+   * scan of every key stands in. */
+  gboolean (*scan_sidecars) (AbStore *s, AbScanVisitor visit, gpointer user, GError **error);
 } AbStoreVTable;
 
 /* What a backend's sorted load does (store.h): put, commit and free; the

@@ -151,6 +151,8 @@ gboolean ab_hb_batch (AbStore *s, const AbBatch *b, GError **error);
 /* The share run of batches (ops are const AbBatch *). */
 void ab_hb_batch_run (AbHbStore *h, gpointer *ops, guint n, GError **errors);
 gboolean ab_hb_delete_ifs (AbHbStore *h, GPtrArray *items, GError **error);
+/* Every sidecar cell of the table (hbase_sidecars.c). */
+gboolean ab_hb_scan_sidecars (AbStore *s, AbScanVisitor visit, gpointer user, GError **error);
 
 /* Where a datastore key lives (hbase_cells.c): a narrow key is the row, with
  * qualifier e; a Group/Cache composite key row || qualifier is split at the

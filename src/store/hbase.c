@@ -758,6 +758,7 @@ static const AbStoreVTable hb_vtable = {
   .snapshot_open = hb_snapshot_open,
   .snapshot_scan = hb_snapshot_scan,
   .snapshot_close = hb_snapshot_close,
+  .scan_sidecars = ab_hb_scan_sidecars,
 };
 
 /* Connects lazily: opening never touches the network, so a process can

@@ -42,7 +42,7 @@ FAULT_STORE_LIBS = tests/unit/store/libfaultstore.a
 src_libabcore_la_SOURCES += src/store/hbase-private.h src/store/hbase.c \
 	src/store/hbase_uri.c src/store/hbase_conn.c src/store/hbase_reader.c src/store/hbase_ddl.c \
 	src/store/hbase_batch.c src/store/hbase_cells.c src/store/hbase_decode.c \
-	src/store/hbase_share.c
+	src/store/hbase_share.c src/store/hbase_sidecars.c
 HBASE_GEN_C = src/store/gen/hb_hbase_types.c src/store/gen/hb_t_h_base_service.c \
 	src/store/gen/hb_types_ensure.c
 HBASE_GEN_H = src/store/gen/hb_hbase_types.h src/store/gen/hb_t_h_base_service.h

@@ -833,6 +833,31 @@ drop_sidecars (AbStore *s, const guint8 *key, gsize klen)
     g_warning ("sidecar cells of a deleted row left behind: %s", error->message);
 }
 
+typedef struct {
+  AbScanVisitor visit;
+  gpointer user;
+} SidecarVisit;
+
+static gboolean
+visit_if_sidecar (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer data)
+{
+  SidecarVisit *sv = data;
+  if (ab_codec_sidecar_row_length (key, klen) == 0)
+    return TRUE;
+  return sv->visit (key, klen, value, vlen, sv->user);
+}
+
+gboolean
+ab_store_scan_sidecars (AbStore *s, AbScanVisitor visit, gpointer user, GError **error)
+{
+  g_return_val_if_fail (s != NULL, FALSE);
+  if (s->vt->scan_sidecars != NULL)
+    return s->vt->scan_sidecars (s, visit, user, error);
+  SidecarVisit sv = { visit, user };
+  AbScanRange all = { 0 };
+  return ab_store_scan_with (s, &all, visit_if_sidecar, &sv, error);
+}
+
 gboolean
 ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
                            gsize elen, gboolean *applied, GError **error)

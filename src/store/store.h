@@ -181,6 +181,11 @@ gboolean ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
                                     const guint8 *expected, gsize elen, gboolean *applied,
                                     GError **error);
 gboolean ab_store_batch_is_atomic (AbStore *s);
+/* Visits every sidecar cell of the store (codec/keys.h: key = row || 0xFF ||
+ * tag || id), in no promised order: the engine's sweep for intents left
+ * by dead nodes and receipts left behind. On HBase one filtered scanner
+ * over the whole table; elsewhere a scan of every key. */
+gboolean ab_store_scan_sidecars (AbStore *s, AbScanVisitor visit, gpointer user, GError **error);
 /* A one-shot wait for an asynchronous completion (the synchronous forms of
  * the *_async calls): init, ab_wait_signal once from any thread, then
  * ab_wait_until_signalled returns and clears it. */

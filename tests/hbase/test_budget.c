@@ -293,6 +293,7 @@ START_TEST (test_budget)
   ab_engine_config_init (&cfg);
   cfg.cache_prune_ms = 0;
   cfg.ttl_sweep_ms = 0;
+  cfg.heal_sweep_ms = 0; /* its calls would land among the counted ones */
   env.engine = ab_engine_open (uri, &cfg, &error);
   ck_assert_msg (env.engine != NULL, "open %s: %s", uri, error ? error->message : "");
   ab_test_create_table (&env, DB, op->table->create);

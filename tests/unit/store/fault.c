@@ -128,6 +128,12 @@ fault_batch (AbStore *s, const AbBatch *b, GError **error)
 }
 
 /* The snapshot is the inner store's own: its vtable scans and closes it. */
+static gboolean
+fault_scan_sidecars (AbStore *s, AbScanVisitor visit, gpointer user, GError **error)
+{
+  return ab_store_scan_sidecars (inner_of (s), visit, user, error);
+}
+
 static AbSnapshot *
 fault_snapshot_open (AbStore *s, GError **error)
 {
@@ -154,6 +160,7 @@ static const AbStoreVTable fault_vtable = {
   .check_and_delete = fault_check_and_delete,
   .close = fault_close,
   .snapshot_open = fault_snapshot_open,
+  .scan_sidecars = fault_scan_sidecars,
 };
 
 AbStore *

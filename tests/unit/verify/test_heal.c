@@ -1,10 +1,10 @@
 /* Writes cut between their waves heal without the verifier (engine/heal.c):
  * every group of a data wave is failed in turn through the fault wrapper
  * (a Count receipt rides with its row, as on HBase); this node's healer
- * replays the intent, or the next writer does once the lock is stale. Then
- * the verifier finds nothing, counts equal scans, and no lock row or
- * sidecar cell is left. On every store (HBase too when tests/run.sh
- * started one). */
+ * replays the intent, or the next writer does once the lock is stale, or
+ * the sweep does when nobody writes the key again. Then the verifier finds
+ * nothing, counts equal scans, and no lock row or sidecar cell is left. On
+ * every store (HBase too when tests/run.sh started one). */
 #include <string.h>
 #include "verify_fixture.h"
 #include "codec/keys.h"
@@ -50,15 +50,13 @@ assert_counts (VfEnv *env, const gint64 *want, const gchar *what)
     }
 }
 
-/* No lock row and no sidecar cell anywhere in the store. */
+/* Lock rows (a scan) and sidecar cells (the sidecar scan) in the store. */
 static gboolean
-leftover (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer data)
+lock_row (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer data)
 {
   AbKeyParts parts;
   (void) value, (void) vlen;
-  if (ab_codec_sidecar_row_length (key, klen) > 0)
-    (*(guint *) data)++;
-  else if (ab_codec_parse_key (key, klen, &parts, NULL))
+  if (ab_codec_sidecar_row_length (key, klen) == 0 && ab_codec_parse_key (key, klen, &parts, NULL))
     {
       if (parts.type == AB_ROW_LOCK)
         (*(guint *) data)++;
@@ -67,13 +65,30 @@ leftover (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpoint
   return TRUE;
 }
 
-static void
-assert_no_leftovers (VfEnv *env, const gchar *what)
+static gboolean
+sidecar (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer data)
+{
+  (void) value, (void) vlen;
+  ck_assert (ab_codec_sidecar_row_length (key, klen) > 0);
+  (*(guint *) data)++;
+  return TRUE;
+}
+
+static guint
+count_leftovers (VfEnv *env)
 {
   g_autoptr (GError) error = NULL;
   guint n = 0;
   AbScanRange all = { 0 };
-  ck_assert (ab_store_scan_with (env->fault, &all, leftover, &n, &error));
+  ck_assert (ab_store_scan_with (env->fault, &all, lock_row, &n, &error));
+  ck_assert (ab_store_scan_sidecars (env->fault, sidecar, &n, &error));
+  return n;
+}
+
+static void
+assert_no_leftovers (VfEnv *env, const gchar *what)
+{
+  guint n = count_leftovers (env);
   ck_assert_msg (n == 0, "%s: %u lock rows or sidecar cells left", what, n);
 }
 
@@ -91,16 +106,15 @@ settle (VfEnv *env)
 static void
 wait_healed (VfEnv *env, const gchar *what)
 {
-  guint pending = 1;
-  guint64 healed = 0;
-  for (guint i = 0; i < 2000 && pending > 0; i++)
+  AbHealStats st = { .pending = 1 };
+  for (guint i = 0; i < 2000 && st.pending > 0; i++)
     {
-      ab_engine_heal_stats (env->engine, &pending, &healed);
-      if (pending > 0)
+      ab_engine_heal_stats (env->engine, &st);
+      if (st.pending > 0)
         g_usleep (5000);
     }
-  ck_assert_msg (pending == 0, "%s: the cut write was not healed", what);
-  ck_assert_uint_ge (healed, 1);
+  ck_assert_msg (st.pending == 0, "%s: the cut write was not healed", what);
+  ck_assert_uint_ge (st.healed, 1);
   settle (env);
 }
 
@@ -111,7 +125,7 @@ START_TEST (cut_data_wave_heals)
   guint sc = (guint) (_i % N_CASES) / 5, group = (guint) _i % 5;
   g_autofree gchar *what = g_strdup_printf ("%s, row %u cut", SCENARIOS[sc].name, group);
   VfEnv env;
-  vf_open_healing (&env, (guint) _i / N_CASES, 10, NULL, NULL);
+  vf_open_healing (&env, (guint) _i / N_CASES, 10, 0, NULL, NULL);
   vf_create_table (&env, "db", VF_LIKES);
   vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
   settle (&env); /* its receipts deleted now, not between the batches counted below */
@@ -139,35 +153,152 @@ fake_now (gpointer data)
   return fake_ms;
 }
 
-/* A node that dies after cutting a write (its healer never runs here):
- * the next writer of the key waits while the lock is fresh, then, once it
- * is stale, replays the intent before its own write. Counts never double. */
+/* The setup, then "create C->P" cut after its State, Index and C's Count
+ * (with its receipt), by a node whose healer never runs here (it retries
+ * once an hour): as if it died. */
+static void
+open_and_cut (VfEnv *env, guint store, guint sweep_ms)
+{
+  fake_ms = 1735657200000LL;
+  vf_open_healing (env, store, 3600 * 1000, sweep_ms, fake_now, NULL);
+  vf_create_table (env, "db", VF_LIKES);
+  vf_mutate_free (env, "db", "likes", FALSE, VF_SETUP);
+  settle (env); /* its receipts deleted now, not between the batches counted below */
+  ab_store_fault_arm (env->fault, AB_FAULT_FAIL, 2, 4);
+  g_autoptr (GArray) cut
+      = vf_mutate (env, "db", "likes", FALSE, "{\"mutations\":[" VF_INS (40, "C", "P", 40) "]}");
+  ck_assert (ab_store_fault_fired (env->fault));
+  ck_assert_int_eq (g_array_index (cut, AbKeyResult, 0).status, AB_STATUS_ERROR);
+}
+
+/* C->P's write finished exactly once (C's increment not doubled), nothing
+ * for the verifier, nothing left behind. */
+static void
+assert_cut_finished (VfEnv *env, const gchar *what)
+{
+  static const gint64 want[5] = { 2, 1, 1, 3, 1 };
+  settle (env);
+  vf_assert_clean (env, what);
+  vf_check_queries (env);
+  assert_counts (env, want, what);
+  assert_no_leftovers (env, what);
+}
+
+/* The next writer of the key waits while the lock is fresh, then, once it
+ * is stale, replays the intent before its own write. */
 START_TEST (stale_lock_replayed_by_next_writer)
 {
   VfEnv env;
-  fake_ms = 1735657200000LL;
-  vf_open_healing (&env, (guint) _i, 3600 * 1000, fake_now, NULL);
-  vf_create_table (&env, "db", VF_LIKES);
-  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
-  settle (&env); /* its receipts deleted now, not between the batches counted below */
-  /* create C->P cut after its State, Index and C's Count (with receipt) */
-  ab_store_fault_arm (env.fault, AB_FAULT_FAIL, 2, 4);
-  g_autoptr (GArray) cut
-      = vf_mutate (&env, "db", "likes", FALSE, "{\"mutations\":[" VF_INS (40, "C", "P", 40) "]}");
-  ck_assert (ab_store_fault_fired (env.fault));
-  ck_assert_int_eq (g_array_index (cut, AbKeyResult, 0).status, AB_STATUS_ERROR);
+  open_and_cut (&env, (guint) _i, 0);
   const gchar *again = "{\"mutations\":[" VF_INS (70, "C", "P", 70) "]}";
   g_autoptr (GArray) busy = vf_mutate (&env, "db", "likes", FALSE, again);
   ck_assert_int_eq (g_array_index (busy, AbKeyResult, 0).status, AB_STATUS_ERROR);
   fake_ms += 300000 + 1; /* lock-stale-ms */
   g_autoptr (GArray) done = vf_mutate (&env, "db", "likes", FALSE, again);
   ck_assert_int_ne (g_array_index (done, AbKeyResult, 0).status, AB_STATUS_ERROR);
+  assert_cut_finished (&env, "after the takeover");
+  vf_close (&env);
+}
+END_TEST
+
+/* Nobody writes the key again: the sweep leaves the fresh lock (and the
+ * receipt its intent still needs) to its owner, then replays the intent
+ * once the lock is stale. */
+START_TEST (stale_lock_replayed_by_the_sweep)
+{
+  VfEnv env;
+  AbHealStats st;
+  g_autoptr (GError) error = NULL;
+  open_and_cut (&env, (guint) _i, 0);
+  ck_assert (ab_engine_heal_sweep (env.engine, &error));
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.healed, 0);
+  ck_assert_uint_eq (st.orphans, 0);
+  ck_assert_uint_gt (count_leftovers (&env), 0); /* the lock, its intent, C's receipt */
+  fake_ms += 300000 + 1;
+  ck_assert (ab_engine_heal_sweep (env.engine, &error));
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.healed, 1);
+  ck_assert_uint_eq (st.sweeps, 2);
+  assert_cut_finished (&env, "after the sweep");
+  vf_close (&env);
+}
+END_TEST
+
+/* The same by the healer thread's own sweeps (every 20 ms here), which run
+ * alongside the writes from the start. */
+START_TEST (healer_thread_sweeps)
+{
+  VfEnv env;
+  AbHealStats st = { 0 };
+  open_and_cut (&env, (guint) _i, 20);
+  fake_ms += 300000 + 1;
+  for (guint i = 0; i < 2000 && st.healed == 0; i++)
+    {
+      ab_engine_heal_stats (env.engine, &st);
+      if (st.healed == 0)
+        g_usleep (5000);
+    }
+  ck_assert_msg (st.healed == 1, "no sweep replayed the stale write in 10 s");
+  ck_assert_uint_ge (st.sweeps, 1);
+  assert_cut_finished (&env, "after the healer's sweeps");
+  vf_close (&env);
+}
+END_TEST
+
+/* A receipt whose write has no intent (its node died between the release
+ * and the receipts' delete) is deleted by the sweep once it has been seen
+ * so for 10 s; the Count row keeps its value. */
+static gboolean
+first_count_row (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer data)
+{
+  AbKeyParts parts;
+  (void) value, (void) vlen;
+  if (ab_codec_sidecar_row_length (key, klen) > 0 || !ab_codec_parse_key (key, klen, &parts, NULL))
+    return TRUE;
+  gboolean count = parts.type == AB_ROW_COUNT;
+  ab_codec_key_parts_clear (&parts);
+  if (count)
+    g_byte_array_append (data, key, (guint) klen);
+  return !count;
+}
+
+START_TEST (sweep_deletes_orphan_receipts)
+{
+  VfEnv env;
+  AbHealStats st;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GByteArray) row = g_byte_array_new ();
+  g_autoptr (GByteArray) receipt = g_byte_array_new ();
+  g_autoptr (GBytes) gone = NULL;
+  fake_ms = 1735657200000LL;
+  vf_open_healing (&env, (guint) _i, 10, 0, fake_now, NULL);
+  vf_create_table (&env, "db", VF_LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
   settle (&env);
-  vf_assert_clean (&env, "after the takeover");
+  AbScanRange all = { 0 };
+  ck_assert (ab_store_scan_with (env.fault, &all, first_count_row, row, &error));
+  ck_assert_uint_gt (row->len, 0);
+  guint8 id[AB_HEAL_ID_LEN];
+  ab_heal_write_id (id, 0x0123456789abcdefULL, 1);
+  ab_codec_sidecar_key (receipt, row->data, row->len, AB_SIDECAR_RECEIPT, id, AB_HEAL_ID_LEN);
+  ck_assert (ab_store_increment (env.fault, receipt->data, receipt->len, 1, NULL, &error));
+  ck_assert_uint_eq (count_leftovers (&env), 1);
+  ck_assert (ab_engine_heal_sweep (env.engine, &error));
+  fake_ms += 9999;
+  ck_assert (ab_engine_heal_sweep (env.engine, &error));
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.orphans, 0); /* its owner may still be about to */
+  ck_assert_uint_eq (count_leftovers (&env), 1);
+  fake_ms += 1;
+  ck_assert (ab_engine_heal_sweep (env.engine, &error));
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.orphans, 1);
+  ck_assert (ab_store_get (env.fault, receipt->data, receipt->len, &gone, &error));
+  ck_assert (gone == NULL);
+  assert_no_leftovers (&env, "after the sweep");
+  vf_assert_clean (&env, "after the sweep");
   vf_check_queries (&env);
-  static const gint64 want[5] = { 2, 1, 1, 3, 1 };
-  assert_counts (&env, want, "after the takeover");
-  assert_no_leftovers (&env, "after the takeover");
   vf_close (&env);
 }
 END_TEST
@@ -176,7 +307,7 @@ END_TEST
 START_TEST (clean_writes_leave_nothing)
 {
   VfEnv env;
-  vf_open_healing (&env, (guint) _i, 10, NULL, NULL);
+  vf_open_healing (&env, (guint) _i, 10, 0, NULL, NULL);
   vf_create_table (&env, "db", VF_LIKES);
   vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
   settle (&env); /* its receipts deleted now, not between the batches counted below */
@@ -205,6 +336,9 @@ heal_suite (void)
   tcase_set_timeout (tc, 60);
   tcase_add_loop_test (tc, cut_data_wave_heals, 0, (gint) (vf_n_stores () * N_CASES));
   tcase_add_loop_test (tc, stale_lock_replayed_by_next_writer, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, stale_lock_replayed_by_the_sweep, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, healer_thread_sweeps, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, sweep_deletes_orphan_receipts, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, clean_writes_leave_nothing, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
   return s;

@@ -81,12 +81,13 @@ vf_open (VfEnv *env, guint store)
 }
 
 void
-vf_open_healing (VfEnv *env, guint store, guint retry_ms, gint64 (*now_ms) (gpointer),
-                 gpointer now_data)
+vf_open_healing (VfEnv *env, guint store, guint retry_ms, guint sweep_ms,
+                 gint64 (*now_ms) (gpointer), gpointer now_data)
 {
   AbEngineConfig cfg;
   fault_config (&cfg);
   cfg.heal_retry_ms = retry_ms;
+  cfg.heal_sweep_ms = sweep_ms;
   cfg.now_ms = now_ms;
   cfg.now_data = now_data;
   open_engine (env, store, &cfg);

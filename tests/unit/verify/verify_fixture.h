@@ -23,9 +23,10 @@ guint vf_n_stores (void);
 gchar *vf_store_uri (guint store, const gchar *tag, gchar **tmpdir);
 void vf_open (VfEnv *env, guint store);
 /* The same with the engine healing cut writes itself (heal.c), retried
- * every retry_ms, on the clock now_ms (NULL: real time). */
-void vf_open_healing (VfEnv *env, guint store, guint retry_ms, gint64 (*now_ms) (gpointer),
-                      gpointer now_data);
+ * every retry_ms, sweeping every sweep_ms (0: only when the test calls
+ * ab_engine_heal_sweep), on the clock now_ms (NULL: real time). */
+void vf_open_healing (VfEnv *env, guint store, guint retry_ms, guint sweep_ms,
+                      gint64 (*now_ms) (gpointer), gpointer now_data);
 void vf_close (VfEnv *env);
 void vf_rmdir (const gchar *dir);
 JsonNode *vf_json (const gchar *text);
