@@ -104,10 +104,21 @@ touch .check-started   # the .trs files of this run are newer
 make -j2 check || status=$?
 # Last, on the suites' HBase: SIGKILL it, start it again in the same
 # directory, and find an edge written before the crash (hbase/start.sh
-# clears the dead instance's ZooKeeper state; docs/operations.md).
+# clears the dead instance's ZooKeeper state; docs/operations.md); then the
+# same under load.
 if [ -n "${AB_HBASE_ADDR:-}" ]; then
   if ! bash "$top/tests/hbase/restart-check.sh" "$hbase_dir" "$PWD/src/actionbased" >/dev/null; then
     echo "tests/run.sh: FAIL: tests/hbase/restart-check.sh (HBase restart after SIGKILL)"
+    status=1
+  fi
+  # Then HBase killed (-9) and started again under writers and readers: the
+  # soak's invariants (nothing acknowledged lost, no answer past 10 s,
+  # refusals JSON 503s, writes back without a restart of the node, counts
+  # equal scans, the verifier clean with no repair).
+  if ! python3 "$top/tests/soak/soak.py" --server "$PWD/src/actionbased" \
+      --verify "$PWD/src/actionbase-verify" --minutes 2 --faults hbase-kill \
+      --hbase "$hbase_dir" --writers 4 --readers 1 --seed "${AB_SOAK_SEED:-41}"; then
+    echo "tests/run.sh: FAIL: tests/soak/soak.py --faults hbase-kill (HBase killed under writers)"
     status=1
   fi
 fi
