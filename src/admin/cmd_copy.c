@@ -62,7 +62,7 @@ static const gchar USAGE[]
       "  --rescan            final pass of a move: the target becomes exactly the source\n"
       "                      (selected rows): missing or different rows are written, rows\n"
       "                      the source no longer has are DELETED. Run it while the source\n"
-      "                      denies writes (docs/operations.md, Moving between stores)\n"
+      "                      denies writes (docs/data-tools.md, Moving between stores)\n"
       "  --wal file:DIR      online copy: the source server's WAL. The copy notes where the\n"
       "                      WAL stands before its snapshot, then replays every record from\n"
       "                      there into the target; each later run replays what was added\n"

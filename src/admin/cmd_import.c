@@ -32,7 +32,7 @@
 #define MAX_RECORD_BYTES (16 * 1024 * 1024)
 /* JSON Lines edges are applied in (source, target) order a window at a time:
  * a source's rows then land next to each other in the store's B-tree instead
- * of on a random page each (docs/operations.md, Bulk import). */
+ * of on a random page each (docs/data-tools.md, Bulk import). */
 #define WINDOW_BATCHES 20
 #define WINDOW_MAX_BYTES (32 * 1024 * 1024)
 #define CHECKPOINT_EVERY_US G_USEC_PER_SEC

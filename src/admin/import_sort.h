@@ -1,6 +1,6 @@
 /* The import's key order for a window of JSON Lines edges: records sorted by
  * (source, target), stably, when every record's key is known exactly from the
- * fast scanner; see docs/operations.md, "Bulk import". */
+ * fast scanner; see docs/data-tools.md, "Bulk import". */
 #pragma once
 #include <glib.h>
 #include "model/types.h"

@@ -1,4 +1,4 @@
-/* The import's order for events that tie (docs/operations.md, "Bulk import"):
+/* The import's order for events that tie (docs/data-tools.md, "Bulk import"):
  * a registry of the chunks in flight and the (key, version) marks of each,
  * where a parsed chunk waits for the earlier chunks it shares a mark with. */
 #include "admin/import_ties.h"

@@ -38,7 +38,7 @@ tests_admin_test_import_CFLAGS = $(TEST_CFLAGS)
 tests_admin_test_import_LDADD = $(TEST_LIBS)
 EXTRA_DIST += tests/bench/admin-bench.sh
 
-# The online move end to end (docs/operations.md, Online copy with WAL
+# The online move end to end (docs/data-tools.md, Online copy with WAL
 # catch-up): a server on LMDB under write load moved to the real HBase.
 TESTS += tests/admin/cutover.sh
 EXTRA_DIST += tests/admin/cutover.sh

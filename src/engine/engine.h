@@ -83,7 +83,7 @@ gint64 ab_engine_now_ms (AbEngine *engine);
 /* Prometheus text: mutation results by status and store operations by verb
  * (calls and errors). */
 gchar *ab_engine_metrics_text (AbEngine *engine);
-/* An online copy's catch-up (docs/operations.md, Moving between stores):
+/* An online copy's catch-up (docs/data-tools.md, Moving between stores):
  * applies, in WAL order and through the internal path, the records among
  * entries (AbSinkEntry*) of every mutation the source applied or queued
  * (effective mode SYNC or ASYNC) built at or after since_ms. Re-applying is

@@ -1,7 +1,7 @@
 /* The programs' slices from malloc (slices.h). GLib before 2.76 serves
  * GBytes, arrays, lists, hash tables and json-glib's nodes from per-thread
  * magazines: made on one thread and freed on another they cost the server's
- * workers and the import 10-25% of their CPU (docs/operations.md). */
+ * workers and the import 10-25% of their CPU (docs/benchmarks.md). */
 #include "server/slices.h"
 
 #include <stdlib.h>

@@ -425,7 +425,7 @@ ab_lmdb_before_stop (const AbScanRange *r, const MDB_val *k)
 /* A leaf's rows lie in its page in the order they were inserted, not in key
  * order, so a walk reads them at scattered places: asking for the whole page
  * when the walk enters it lets those cache misses overlap instead of
- * following one another (scans +7-12%, docs/operations.md). Outside the map
+ * following one another (scans +7-12%, docs/benchmarks.md). Outside the map
  * (a write transaction's dirty copy) the hint is merely wasted. */
 static inline void
 prefetch_page (const LmdbEnv *e, guintptr *page, const void *row)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The online move of docs/operations.md end to end: a server on LMDB under
+# The online move of docs/data-tools.md end to end: a server on LMDB under
 # write load copied to the real HBase with --wal catch-ups (one killed -9 and
 # resumed), DENY on the source, final catch-up, a server on HBase: every
 # acknowledged write is there, every count exact, the verifier clean.

@@ -650,7 +650,7 @@ END_TEST
 /* ---- --wal: the online copy's catch-up ---- */
 
 /* LIKES without its TTL group: a replayed TTL cell expires counting from the
- * replay (docs/operations.md), so only the other rows compare byte for byte. */
+ * replay (docs/data-tools.md), so only the other rows compare byte for byte. */
 static gchar *
 likes_without_ttl (void)
 {

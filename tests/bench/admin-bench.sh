@@ -19,8 +19,8 @@
 # Memory: each command's peak RSS (VmHWM, from /usr/bin/time) and, sampled from
 # /proc/PID/status every 50 ms, the peaks of its anonymous memory (RssAnon:
 # what the process itself holds) and of its file-backed pages (RssFile: mostly
-# LMDB maps, page cache the kernel reclaims). docs/operations.md (Tests and
-# figures) says which figure the <= 256 MiB goal is about.
+# LMDB maps, page cache the kernel reclaims). docs/benchmarks.md (Memory
+# figures of actionbase-admin) says which figure the <= 256 MiB goal is about.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -124,7 +124,7 @@ if [ -n "${AB_BENCH_STORE:-}" ]; then
   echo "import: not measured: the store is a copy of $AB_BENCH_STORE"
 else
   # IMPORT_SYNC=0: lmdb:DIR?sync=0, commits without an fsync each; the import
-  # fsyncs the store's file itself at the end (docs/operations.md, Bulk import).
+  # fsyncs the store's file itself at the end (docs/data-tools.md, Bulk import).
   import_uri="lmdb:$store"
   [ "${IMPORT_SYNC:-1}" = 0 ] && import_uri="lmdb:$store?sync=0"
   if [ "${IMPORT_WRITEMAP:-0}" = 1 ]; then
@@ -138,7 +138,7 @@ else
   rate=$(awk -v n="$edges" -v s="$secs" 'BEGIN {printf "%.0f", n / s}')
   cpu=$(awk -F': ' '/User time|System time/ {t += $2} END {printf "%.1f", t}' "$tmp/import.time")
   echo "import: $edges edges in $secs s (cpu $cpu s, threads $threads, batch $batch): $rate edges/s -- goal >= 200000: $(verdict "$rate" '>=' 200000)"
-  # the goal is about the anonymous peak (docs/operations.md, Memory figures)
+  # the goal is about the anonymous peak (docs/benchmarks.md, Memory figures)
   echo "import: anonymous peak $(anon_mib import) MiB -- goal <= 256: $(verdict "$(anon_mib import)" '<=' 256); $(memory import)"
   echo "import: into $import_uri"
   # configure links the programs with mimalloc when it is installed (docs/operations.md)

@@ -2,7 +2,7 @@
 # tests/soak/soak.py for 40 s under `make check`, from the top build
 # directory: LMDB with its file WAL on a tmpfs that fills up at random
 # (mounting needs root: exit 77, SKIP, otherwise). The 10-minute runs and the
-# other faults are in docs/operations.md (Soak).
+# other faults are in docs/testing.md (Soak).
 set -uo pipefail
 top=$(cd "${srcdir:-$(dirname "$0")/../..}" && pwd)
 build=$(pwd)
