@@ -314,7 +314,7 @@ START_TEST (schema_update_rules)
 }
 END_TEST
 
-START_TEST (bad_input)
+START_TEST (malformed_requests_answer_400_404_405)
 {
   quick_start_setup ();
   static const struct {
@@ -1079,7 +1079,7 @@ main (void)
   tcase_add_test (tc, pagination_ranges_and_restart);
   tcase_add_test (tc, metadata_v3);
   tcase_add_test (tc, schema_update_rules);
-  tcase_add_test (tc, bad_input);
+  tcase_add_test (tc, malformed_requests_answer_400_404_405);
   tcase_add_test (tc, long_ids);
   tcase_add_test (tc, probes);
   tcase_add_test (tc, v2_edges);

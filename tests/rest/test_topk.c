@@ -3,7 +3,7 @@
  * updates that move item, bucket and segment, in two waves over the same
  * keys; every page of every ranking (constant windows and windows relative
  * to the server's clock) compared with a model computed here from the same
- * events (each edge's State folded by semantics.md §2); bad requests. */
+ * events (each edge's State folded by docs/data-model.md §2); bad requests. */
 #include <string.h>
 #include "rest_harness.h"
 
@@ -76,7 +76,7 @@ static const gchar *VIEWS_T
 #define DAY0 1735689600000LL /* 2025-01-01T00:00:00Z */
 #define DAY_MS 86400000LL
 
-/* An edge's State folded here by semantics.md §2 from the events sent
+/* An edge's State folded here by docs/data-model.md §2 from the events sent
  * (every INSERT and UPDATE gives all four properties and a DELETE none, so
  * one slot stands for all of them), and the properties it holds. */
 typedef enum { SLOT_ABSENT, SLOT_VALUE, SLOT_DELETED } SlotKind;
@@ -184,7 +184,7 @@ send (GPtrArray *items)
 /* Phase 1: inserts and deletes with shuffled versions; phase 2: updates of
  * active edges moving item, day and segment. A second wave starts from the
  * State the first left: its versions are older than the first wave's
- * updates, so those keep their properties (semantics.md §2.2 rule 2), and
+ * updates, so those keep their properties (docs/data-model.md §2.2 rule 2), and
  * its deletes older than a first-wave insert leave the edge active. */
 static void
 write_events (GRand *r)

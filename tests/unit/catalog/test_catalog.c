@@ -88,7 +88,7 @@ new_alias (const gchar *db, const gchar *alias, const gchar *table)
 
 static const gboolean NO = FALSE;
 
-START_TEST (databases)
+START_TEST (database_create_list_update)
 {
   new_database ("zoo");
   new_database ("alpha");
@@ -670,7 +670,7 @@ main (void)
   Suite *s = suite_create ("catalog");
   TCase *tc = tcase_create ("memory");
   tcase_add_checked_fixture (tc, setup, teardown);
-  tcase_add_test (tc, databases);
+  tcase_add_test (tc, database_create_list_update);
   tcase_add_test (tc, tables);
   tcase_add_test (tc, aliases);
   tcase_add_test (tc, active_alias_is_not_deleted);

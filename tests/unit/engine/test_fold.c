@@ -1,7 +1,7 @@
 /* Which edges are active after shuffled, out-of-order INSERT/DELETE events
  * and later UPDATEs, over two waves on the same keys (the event stream of
  * tests/rest/test_topk.c): the engine against a model that folds every event
- * by the rules of semantics.md §2 (transcribed here, not calling state.c),
+ * by the rules of docs/data-model.md §2 (transcribed here, not calling state.c),
  * every store. Also the cases where "the event with the highest version of
  * this wave wins" (that suite's former model) parts from the fold: the
  * second wave inherits the first wave's State (its createdAt, deletedAt and
@@ -54,7 +54,7 @@ spec_init (Spec *s)
   s->version = G_MININT64;
 }
 
-/* semantics.md §2.1 and §2.2 for one event (props given for INSERT and
+/* docs/data-model.md §2.1 and §2.2 for one event (props given for INSERT and
  * UPDATE, never null). */
 static void
 spec_fold (Spec *s, EvType type, gint64 ev, gint64 item, gint64 w)

@@ -331,10 +331,20 @@ END_TEST
 START_TEST (test_clear_is_idempotent)
 {
   g_auto (AbJsonw) w = { 0 };
+  ab_jsonw_clear (&w); /* on a writer never started */
+  ck_assert_ptr_null (w.out);
+  ab_jsonw_init (&w, 16);
+  ab_jsonw_begin_object (&w);
+  ck_assert_ptr_nonnull (w.out);
+  ck_assert_str_eq (w.out->str, "{");
   ab_jsonw_clear (&w);
+  ck_assert_ptr_null (w.out);
+  ab_jsonw_clear (&w); /* twice */
+  ck_assert_ptr_null (w.out);
   ab_jsonw_init (&w, 16);
   ab_jsonw_begin_object (&w);
   /* left for the cleanup: an error path drops a half-written document */
+  ck_assert_uint_eq (w.out->len, 1);
 }
 END_TEST
 

@@ -80,7 +80,7 @@ static const Case CASES[] = {
 #define N_CASES G_N_ELEMENTS (CASES)
 
 /* One fault, verify, repair, verify again, query. */
-START_TEST (fault_case)
+START_TEST (each_fault_found_then_repaired)
 {
   const Case *c = &CASES[_i % N_CASES];
   g_autofree gchar *what = g_strdup_printf ("%s, %s item %u", SCENARIOS[c->scenario].name,
@@ -262,7 +262,7 @@ verify_suite (void)
   Suite *s = suite_create ("verify");
   TCase *tc = tcase_create ("faults");
   tcase_set_timeout (tc, 60);
-  tcase_add_loop_test (tc, fault_case, 0, (gint) (vf_n_stores () * N_CASES));
+  tcase_add_loop_test (tc, each_fault_found_then_repaired, 0, (gint) (vf_n_stores () * N_CASES));
   tcase_add_test (tc, fault_beyond_batch);
   tcase_add_loop_test (tc, multi_edge_move, 0, 10);
   tcase_add_loop_test (tc, vertex_table, 0, (gint) vf_n_stores ());
