@@ -740,6 +740,35 @@ keep_for_healing (ApplyJob *job)
     }
 }
 
+/* Keys that hold their lock but wrote no data because the store failed in
+ * a way that may pass (a lock of another key, the State read, the
+ * intents): a release now would most likely wait out its own call timeout
+ * before the answer. Where writes heal, the healer releases them once the
+ * store answers, from an empty intent (nothing to replay; an intent of
+ * theirs that reached the lock row goes with it). */
+static void
+release_later (ApplyJob *job, gboolean planned)
+{
+  g_autoptr (GBytes) nothing = NULL;
+  gboolean all = !planned && ab_engine_heal_transient (job->write_error);
+  for (guint i = 0; i < job->n; i++)
+    {
+      KeyWork *w = &job->works[i];
+      if (w->token == NULL || !(all || (w->batch == NULL && ab_engine_heal_transient (w->error))))
+        continue;
+      if (nothing == NULL)
+        {
+          guint8 id[AB_HEAL_ID_LEN];
+          g_autoptr (AbBatch) none = ab_batch_new ();
+          ab_heal_write_id (id, ab_heal_new_write (), 0);
+          nothing = ab_heal_intent_new (id, none);
+        }
+      ab_engine_heal_later (job->engine, w->lock_key, w->token, nothing);
+      g_clear_pointer (&w->token, g_bytes_unref);
+      g_clear_pointer (&w->intent, g_bytes_unref); /* its data was never sent */
+    }
+}
+
 static void
 after_locks (ApplyJob *job)
 {
@@ -767,6 +796,8 @@ after_locks (ApplyJob *job)
     }
   else if (planned && heal && ab_engine_heal_transient (job->write_error))
     keep_for_healing (job);
+  if (ab_engine_heals (engine))
+    release_later (job, planned);
   fan_out (job, holds_lock, &job->unlocks_pending, unlock_step, waves_done);
 }
 

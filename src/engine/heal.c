@@ -366,7 +366,8 @@ heal_held (AbEngine *engine, Pending *p)
       return HEAL_GONE;
     }
   settle (engine, p->lock_key, p->token, p->intent);
-  atomic_fetch_add (&engine->heal->healed, 1);
+  if (g_bytes_get_size (p->intent) > INTENT_HEAD) /* not a bare release */
+    atomic_fetch_add (&engine->heal->healed, 1);
   return HEAL_DONE;
 }
 

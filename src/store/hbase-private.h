@@ -151,6 +151,16 @@ gboolean ab_hb_batch (AbStore *s, const AbBatch *b, GError **error);
 /* The share run of batches (ops are const AbBatch *). */
 void ab_hb_batch_run (AbHbStore *h, gpointer *ops, guint n, GError **errors);
 gboolean ab_hb_delete_ifs (AbHbStore *h, GPtrArray *items, GError **error);
+/* One getScannerResults call (an AbHbCallFn): tscan's next `rows` rows
+ * into results (replaced on each attempt). range: the caller's, if any. */
+typedef struct {
+  AbHbStore *h;
+  const AbScanRange *range;
+  HbTScan *tscan;
+  gint32 rows;
+  GPtrArray *results;
+} AbHbScanCall;
+gboolean ab_hb_call_scan (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error);
 /* Every sidecar cell of the table (hbase_sidecars.c). */
 gboolean ab_hb_scan_sidecars (AbStore *s, AbScanVisitor visit, gpointer user, GError **error);
 

@@ -240,18 +240,10 @@ hb_multi_get_shared (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 
 /* ---- scan ---- */
 
-typedef struct {
-  AbHbStore *h;
-  const AbScanRange *range;
-  HbTScan *tscan;
-  gint32 rows;
-  GPtrArray *results;
-} ScanCall;
-
-static gboolean
-call_scan (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
+gboolean
+ab_hb_call_scan (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
 {
-  ScanCall *x = p;
+  AbHbScanCall *x = p;
   g_clear_pointer (&x->results, g_ptr_array_unref);
   x->results = g_ptr_array_new_with_free_func (g_object_unref);
   return hb_t_h_base_service_client_get_scanner_results (c, &x->results, x->h->table_name, x->tscan,
@@ -351,14 +343,14 @@ scan_new (const AbScanRange *r, gboolean *empty)
 /* Appends the cells of up to `want` rows, at most `cap` of them; *more says
  * a next page may exist. */
 static gboolean
-scan_page (ScanCall *x, guint want, guint cap, GArray *out, gboolean *more, GError **error)
+scan_page (AbHbScanCall *x, guint want, guint cap, GArray *out, gboolean *more, GError **error)
 {
   HbTResult *last = NULL;
   guint got = 0;
   x->rows = (gint32) want;
   x->tscan->caching = x->tscan->limit = (gint32) want;
   x->tscan->__isset_caching = x->tscan->__isset_limit = TRUE;
-  if (!ab_hb_call (x->h, AB_HB_RPC_GET_SCANNER_RESULTS, TRUE, call_scan, x, error))
+  if (!ab_hb_call (x->h, AB_HB_RPC_GET_SCANNER_RESULTS, TRUE, ab_hb_call_scan, x, error))
     return FALSE;
   for (guint i = 0; i < x->results->len && got < cap; i++)
     {
@@ -383,7 +375,7 @@ hb_scan (AbStore *s, const AbScanRange *r, GArray *out, GError **error)
   AbHbStore *h = (AbHbStore *) s;
   gboolean empty, more = TRUE, ok = TRUE;
   guint got = 0;
-  ScanCall x = { h, r, scan_new (r, &empty), 0, NULL };
+  AbHbScanCall x = { h, r, scan_new (r, &empty), 0, NULL };
   if (!empty)
     ok = ab_hb_ensure_table (h, error);
   while (ok && !empty && more && (r->limit == 0 || got < r->limit))

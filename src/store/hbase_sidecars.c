@@ -10,23 +10,6 @@
 
 #define SWEEP_PAGE 1000 /* rows per getScannerResults */
 
-typedef struct {
-  AbHbStore *h;
-  HbTScan *tscan;
-  gint32 rows;
-  GPtrArray *results;
-} SweepCall;
-
-static gboolean
-call_sweep (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
-{
-  SweepCall *x = p;
-  g_clear_pointer (&x->results, g_ptr_array_unref);
-  x->results = g_ptr_array_new_with_free_func (g_object_unref);
-  return hb_t_h_base_service_client_get_scanner_results (c, &x->results, x->h->table_name, x->tscan,
-                                                         x->rows, io, error);
-}
-
 /* The sidecar cells of one result as datastore keys (row || qualifier); a
  * 0xFF qualifier of a wide row is data, not a sidecar, and is skipped. */
 static gboolean
@@ -56,7 +39,7 @@ gboolean
 ab_hb_scan_sidecars (AbStore *s, AbScanVisitor visit, gpointer user, GError **error)
 {
   AbHbStore *h = (AbHbStore *) s;
-  SweepCall x = { h, g_object_new (HB_TYPE_T_SCAN, NULL), SWEEP_PAGE, NULL };
+  AbHbScanCall x = { h, NULL, g_object_new (HB_TYPE_T_SCAN, NULL), SWEEP_PAGE, NULL };
   static const guint8 filter[] = "ColumnPrefixFilter('\xff')";
   x.tscan->filterString = ab_hb_bytes (filter, sizeof filter - 1);
   x.tscan->__isset_filterString = TRUE;
@@ -65,7 +48,7 @@ ab_hb_scan_sidecars (AbStore *s, AbScanVisitor visit, gpointer user, GError **er
   gboolean ok = ab_hb_ensure_table (h, error), more = TRUE;
   while (ok && more)
     {
-      ok = ab_hb_call (h, AB_HB_RPC_GET_SCANNER_RESULTS, TRUE, call_sweep, &x, error);
+      ok = ab_hb_call (h, AB_HB_RPC_GET_SCANNER_RESULTS, TRUE, ab_hb_call_scan, &x, error);
       if (!ok)
         break;
       HbTResult *last = NULL;

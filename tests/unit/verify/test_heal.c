@@ -303,6 +303,53 @@ START_TEST (sweep_deletes_orphan_receipts)
 }
 END_TEST
 
+/* The intents' wave fails (the store unreachable): nothing of the data was
+ * sent, and the request answers at once instead of waiting out a release
+ * call first; the lock stays with this node's healer, which releases it
+ * once the store answers (a bare release: no replay counted). */
+START_TEST (intent_wave_failure_releases_later)
+{
+  static const gint64 setup_counts[5] = { 2, 1, 0, 2, 1 };
+  VfEnv env;
+  AbHealStats st;
+  for (guint round = 0; round < 2; round++)
+    {
+      /* round 0: the healer asleep, to see the lock still held after the
+       * answer; round 1: the healer every 10 ms, to see it released */
+      fake_ms = 1735657200000LL;
+      vf_open_healing (&env, (guint) _i, round == 0 ? 3600 * 1000 : 10, 0, fake_now, NULL);
+      vf_create_table (&env, "db", VF_LIKES);
+      vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
+      settle (&env);
+      ab_store_fault_arm (env.fault, AB_FAULT_FAIL, 1, 0);
+      g_autoptr (GArray) r = vf_mutate (&env, "db", "likes", FALSE,
+                                        "{\"mutations\":[" VF_INS (40, "C", "P", 40) "]}");
+      ck_assert (ab_store_fault_fired (env.fault));
+      ck_assert_int_eq (g_array_index (r, AbKeyResult, 0).status, AB_STATUS_ERROR);
+      ab_engine_heal_stats (env.engine, &st);
+      if (round == 0)
+        {
+          ck_assert_uint_eq (st.pending, 1);
+          ck_assert_uint_eq (count_leftovers (&env), 1); /* the lock row, no intent */
+        }
+      for (guint i = 0; i < 2000 && st.pending > 0 && round == 1; i++)
+        {
+          g_usleep (5000);
+          ab_engine_heal_stats (env.engine, &st);
+        }
+      if (round == 1)
+        {
+          ck_assert_msg (st.pending == 0, "the lock was never released");
+          ck_assert_uint_eq (st.healed, 0);
+          assert_no_leftovers (&env, "after the release");
+        }
+      vf_assert_clean (&env, "nothing written");
+      assert_counts (&env, setup_counts, "nothing written");
+      vf_close (&env);
+    }
+}
+END_TEST
+
 /* Unharmed writes leave no lock, intent or receipt behind. */
 START_TEST (clean_writes_leave_nothing)
 {
@@ -339,6 +386,7 @@ heal_suite (void)
   tcase_add_loop_test (tc, stale_lock_replayed_by_the_sweep, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, healer_thread_sweeps, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, sweep_deletes_orphan_receipts, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, intent_wave_failure_releases_later, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, clean_writes_leave_nothing, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
   return s;
