@@ -769,6 +769,22 @@ release_later (ApplyJob *job, gboolean planned)
     }
 }
 
+/* A lock call that failed on an error that may pass (the store
+ * unreachable) fails the request's other keys with it: their next calls
+ * would most likely wait out the same call timeout before the answer. The
+ * locks they took are released by the healer (release_later). */
+static void
+fail_with_store (ApplyJob *job)
+{
+  const GError *down = NULL;
+  for (guint i = 0; i < job->n && down == NULL; i++)
+    if (ab_engine_heal_transient (job->works[i].error))
+      down = job->works[i].error;
+  for (guint i = 0; down != NULL && i < job->n; i++)
+    if (job->works[i].error == NULL)
+      job->works[i].error = g_error_copy (down);
+}
+
 static void
 after_locks (ApplyJob *job)
 {
@@ -776,6 +792,8 @@ after_locks (ApplyJob *job)
   KeyWork *works = job->works;
   guint n = job->n;
   const AbTableDesc *t = job->ctx->table;
+  if (ab_engine_heals (engine))
+    fail_with_store (job);
   read_and_plan (engine, engine->store, works, n, NULL, FALSE);
   g_autoptr (AbBatch) all = ab_batch_new ();
   g_autoptr (GPtrArray) cells = NULL;

@@ -1,6 +1,7 @@
 /* The fault-injecting wrapper of fault.h: forwards reads, check-and-set and
  * snapshots to the inner store; a batch hit by the armed fault is replayed
- * one mutation at a time so that the others land and the chosen one does not. */
+ * one mutation at a time so that the others land and the chosen one does
+ * not; a check-and-put of a chosen key fails once. */
 #include "fault.h"
 
 #include "store/backend.h"
@@ -16,6 +17,7 @@ typedef struct {
   guint fire_at; /* value of `batches` that fires */
   guint item;
   gboolean fired;
+  GBytes *fail_cas; /* the key whose next check-and-put fails */
 } FaultStore;
 
 static AbStore *
@@ -53,6 +55,19 @@ static gboolean
 fault_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
                      const guint8 *value, gsize vlen, gboolean *applied, GError **error)
 {
+  FaultStore *f = (FaultStore *) s;
+  g_autoptr (GBytes) k = g_bytes_new_static (key, klen);
+  g_mutex_lock (&f->lock);
+  gboolean fail = f->fail_cas != NULL && g_bytes_equal (f->fail_cas, k);
+  if (fail)
+    g_clear_pointer (&f->fail_cas, g_bytes_unref);
+  g_mutex_unlock (&f->lock);
+  if (fail)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_INJECTED,
+                   "injected failure of a check-and-put");
+      return FALSE;
+    }
   return ab_store_check_and_put (inner_of (s), key, klen, expected, elen, value, vlen, applied,
                                  error);
 }
@@ -145,6 +160,7 @@ fault_close (AbStore *s)
 {
   FaultStore *f = (FaultStore *) s;
   ab_store_close (f->inner);
+  g_clear_pointer (&f->fail_cas, g_bytes_unref);
   g_mutex_clear (&f->lock);
   g_free (f);
 }
@@ -190,6 +206,17 @@ ab_store_fault_arm (AbStore *s, AbFaultKind kind, guint nth_batch, guint item)
   f->fire_at = f->batches + nth_batch;
   f->item = item;
   f->fired = FALSE;
+  g_mutex_unlock (&f->lock);
+}
+
+void
+ab_store_fault_fail_check_and_put (AbStore *s, const guint8 *key, gsize klen)
+{
+  FaultStore *f = (FaultStore *) s;
+  g_return_if_fail (s->vt == &fault_vtable);
+  g_mutex_lock (&f->lock);
+  g_clear_pointer (&f->fail_cas, g_bytes_unref);
+  f->fail_cas = g_bytes_new (key, klen);
   g_mutex_unlock (&f->lock);
 }
 

@@ -22,6 +22,8 @@ AbStore *ab_store_fault_new (AbStore *inner);
  * fires on that batch or never. Re-arming replaces the previous fault. */
 void ab_store_fault_arm (AbStore *s, AbFaultKind kind, guint nth_batch, guint item);
 void ab_store_fault_disarm (AbStore *s);
+/* The next check-and-put of key fails (AB_STORE_ERROR_INJECTED), once. */
+void ab_store_fault_fail_check_and_put (AbStore *s, const guint8 *key, gsize klen);
 /* TRUE once the armed fault hit an item. */
 gboolean ab_store_fault_fired (AbStore *s);
 /* Batch calls seen since the wrapper was made. */

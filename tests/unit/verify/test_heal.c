@@ -303,50 +303,72 @@ START_TEST (sweep_deletes_orphan_receipts)
 }
 END_TEST
 
-/* The intents' wave fails (the store unreachable): nothing of the data was
- * sent, and the request answers at once instead of waiting out a release
- * call first; the lock stays with this node's healer, which releases it
- * once the store answers (a bare release: no replay counted). */
-START_TEST (intent_wave_failure_releases_later)
+/* The store fails before the data wave (the store unreachable): at the
+ * intents' wave (how 0), or at the lock of one of the request's two keys
+ * (how 1), which fails the other key too without its next calls. Nothing
+ * of the data was sent, and the request answers at once instead of first
+ * waiting out a release call; the locks stay with this node's healer,
+ * which releases them once the store answers (a bare release: no replay
+ * counted). */
+static void
+fail_before_data (guint store, guint how, gboolean healer_awake)
 {
   static const gint64 setup_counts[5] = { 2, 1, 0, 2, 1 };
   VfEnv env;
   AbHealStats st;
-  for (guint round = 0; round < 2; round++)
+  g_autoptr (GError) error = NULL;
+  fake_ms = 1735657200000LL;
+  vf_open_healing (&env, store, healer_awake ? 10 : 3600 * 1000, 0, fake_now, NULL);
+  vf_create_table (&env, "db", VF_LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
+  settle (&env);
+  if (how == 0)
+    ab_store_fault_arm (env.fault, AB_FAULT_FAIL, 1, 0);
+  else
     {
-      /* round 0: the healer asleep, to see the lock still held after the
-       * answer; round 1: the healer every 10 ms, to see it released */
-      fake_ms = 1735657200000LL;
-      vf_open_healing (&env, (guint) _i, round == 0 ? 3600 * 1000 : 10, 0, fake_now, NULL);
-      vf_create_table (&env, "db", VF_LIKES);
-      vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
-      settle (&env);
-      ab_store_fault_arm (env.fault, AB_FAULT_FAIL, 1, 0);
-      g_autoptr (GArray) r = vf_mutate (&env, "db", "likes", FALSE,
-                                        "{\"mutations\":[" VF_INS (40, "C", "P", 40) "]}");
-      ck_assert (ab_store_fault_fired (env.fault));
-      ck_assert_int_eq (g_array_index (r, AbKeyResult, 0).status, AB_STATUS_ERROR);
-      ab_engine_heal_stats (env.engine, &st);
-      if (round == 0)
-        {
-          ck_assert_uint_eq (st.pending, 1);
-          ck_assert_uint_eq (count_leftovers (&env), 1); /* the lock row, no intent */
-        }
-      for (guint i = 0; i < 2000 && st.pending > 0 && round == 1; i++)
-        {
-          g_usleep (5000);
-          ab_engine_heal_stats (env.engine, &st);
-        }
-      if (round == 1)
-        {
-          ck_assert_msg (st.pending == 0, "the lock was never released");
-          ck_assert_uint_eq (st.healed, 0);
-          assert_no_leftovers (&env, "after the release");
-        }
-      vf_assert_clean (&env, "nothing written");
-      assert_counts (&env, setup_counts, "nothing written");
-      vf_close (&env);
+      AbValue c = AB_VALUE_INIT, p = AB_VALUE_INIT;
+      ab_value_set_string (&c, AB_VALUE_STRING, "C", 1);
+      ab_value_set_string (&p, AB_VALUE_STRING, "P", 1);
+      g_autoptr (GByteArray) lock
+          = ab_codec_lock_key (&c, &p, ab_codec_table_code ("db", "likes"), &error);
+      ab_store_fault_fail_check_and_put (env.fault, lock->data, lock->len);
+      ab_value_clear (&c);
+      ab_value_clear (&p);
     }
+  g_autoptr (GArray) r
+      = vf_mutate (&env, "db", "likes", FALSE,
+                   "{\"mutations\":[" VF_INS (40, "C", "P", 40) "," VF_INS (41, "C", "L", 41) "]}");
+  ck_assert (how == 1 || ab_store_fault_fired (env.fault));
+  ck_assert_uint_eq (r->len, 2);
+  for (guint i = 0; i < r->len; i++)
+    ck_assert_int_eq (g_array_index (r, AbKeyResult, i).status, AB_STATUS_ERROR);
+  ab_engine_heal_stats (env.engine, &st);
+  if (!healer_awake)
+    {
+      guint held = how == 0 ? 2 : 1;
+      ck_assert_uint_eq (st.pending, held);
+      ck_assert_uint_eq (count_leftovers (&env), held); /* lock rows, no intent */
+    }
+  for (guint i = 0; i < 2000 && st.pending > 0 && healer_awake; i++)
+    {
+      g_usleep (5000);
+      ab_engine_heal_stats (env.engine, &st);
+    }
+  if (healer_awake)
+    {
+      ck_assert_msg (st.pending == 0, "the locks were never released");
+      ck_assert_uint_eq (st.healed, 0);
+      assert_no_leftovers (&env, "after the release");
+    }
+  vf_assert_clean (&env, "nothing written");
+  assert_counts (&env, setup_counts, "nothing written");
+  vf_close (&env);
+}
+
+START_TEST (failure_before_data_answers_at_once)
+{
+  guint store = (guint) _i / 4, how = (guint) _i % 4 / 2;
+  fail_before_data (store, how, _i % 2 == 1);
 }
 END_TEST
 
@@ -386,7 +408,7 @@ heal_suite (void)
   tcase_add_loop_test (tc, stale_lock_replayed_by_the_sweep, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, healer_thread_sweeps, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, sweep_deletes_orphan_receipts, 0, (gint) vf_n_stores ());
-  tcase_add_loop_test (tc, intent_wave_failure_releases_later, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, failure_before_data_answers_at_once, 0, (gint) vf_n_stores () * 4);
   tcase_add_loop_test (tc, clean_writes_leave_nothing, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
   return s;
