@@ -87,6 +87,10 @@ void ab_engine_heal_later (AbEngine *engine, GBytes *lock_key, GBytes *token, GB
  * after its first entry; ab_engine_heal_flush does it now. */
 void ab_engine_heal_forget (AbEngine *engine, GBytes *intent);
 void ab_engine_heal_flush (AbEngine *engine);
+/* One retry round over the pending writes now (the healer's every
+ * heal_retry_ms): on up to 8 threads, ended by the first write the store
+ * still refuses (the rest wait for the next round). */
+void ab_engine_heal_retry_now (AbEngine *engine);
 /* A stale lock `held` with an intent: take the lock over and replay it.
  * TRUE when the write was finished and the lock released. */
 gboolean ab_engine_heal_stale (AbEngine *engine, GBytes *lock_key, GBytes *held, GBytes *intent);

@@ -540,6 +540,78 @@ first_sweep (AbEngine *engine, gint64 now)
   return now + (gint64) (every * g_random_double_range (0.5, 1.0));
 }
 
+/* One round over the pending writes, on up to ROUND_THREADS threads (a
+ * store back from an outage may find thousands). The first write the
+ * store still refuses ends the round: every call would wait out the same
+ * timeout, so the rest wait for the next round. */
+#define ROUND_THREADS 8
+
+typedef struct {
+  AbEngine *engine;
+  GPtrArray *round;
+  HealResult *results;
+  atomic_uint next;
+  atomic_int down;
+} Round;
+
+static gpointer
+round_worker (gpointer data)
+{
+  Round *r = data;
+  guint i;
+  while (!atomic_load (&r->down) && (i = atomic_fetch_add (&r->next, 1)) < r->round->len)
+    if ((r->results[i] = heal_pending (r->engine, r->round->pdata[i])) == HEAL_KEEP)
+      atomic_store (&r->down, 1);
+  return NULL;
+}
+
+/* The writes of round still pending afterwards (moved out of it). */
+static GPtrArray *
+heal_round (AbEngine *engine, GPtrArray *round)
+{
+  Round r = { engine, round, g_new (HealResult, round->len), 0, 0 };
+  GThread *threads[ROUND_THREADS - 1];
+  guint extra = MIN (round->len / 4, ROUND_THREADS - 1);
+  for (guint i = 0; i < round->len; i++)
+    r.results[i] = HEAL_KEEP; /* until tried */
+  for (guint t = 0; t < extra; t++)
+    threads[t] = g_thread_new ("ab-heal-round", round_worker, &r);
+  round_worker (&r);
+  for (guint t = 0; t < extra; t++)
+    g_thread_join (threads[t]);
+  GPtrArray *keep = g_ptr_array_new ();
+  for (guint i = 0; i < round->len; i++)
+    if (r.results[i] == HEAL_KEEP)
+      g_ptr_array_add (keep, g_steal_pointer (&round->pdata[i]));
+    else
+      atomic_fetch_sub (&engine->heal->waiting, 1);
+  g_free (r.results);
+  return keep;
+}
+
+/* A round over every pending write (h->mu held; released meanwhile). */
+static void
+retry_round (AbEngine *engine)
+{
+  AbHeal *h = engine->heal;
+  GPtrArray *round = h->pending;
+  h->pending = g_ptr_array_new_with_free_func (pending_free);
+  g_mutex_unlock (&h->mu);
+  g_autoptr (GPtrArray) keep = heal_round (engine, round);
+  g_ptr_array_unref (round); /* frees the finished ones */
+  g_mutex_lock (&h->mu);
+  for (guint i = 0; i < keep->len; i++)
+    g_ptr_array_add (h->pending, keep->pdata[i]);
+}
+
+void
+ab_engine_heal_retry_now (AbEngine *engine)
+{
+  g_mutex_lock (&engine->heal->mu);
+  retry_round (engine);
+  g_mutex_unlock (&engine->heal->mu);
+}
+
 static gpointer
 healer_main (gpointer data)
 {
@@ -568,19 +640,7 @@ healer_main (gpointer data)
       if (now < next_retry)
         continue;
       next_retry = now + retry_us;
-      GPtrArray *round = h->pending;
-      h->pending = g_ptr_array_new_with_free_func (pending_free);
-      g_mutex_unlock (&h->mu);
-      g_autoptr (GPtrArray) keep = g_ptr_array_new ();
-      for (guint i = 0; i < round->len; i++)
-        if (heal_pending (engine, round->pdata[i]) == HEAL_KEEP)
-          g_ptr_array_add (keep, g_steal_pointer (&round->pdata[i]));
-        else
-          atomic_fetch_sub (&h->waiting, 1);
-      g_ptr_array_unref (round); /* frees the finished ones */
-      g_mutex_lock (&h->mu);
-      for (guint i = 0; i < keep->len; i++)
-        g_ptr_array_add (h->pending, keep->pdata[i]);
+      retry_round (engine);
     }
   g_mutex_unlock (&h->mu);
   return NULL;

@@ -17,7 +17,9 @@ typedef struct {
   guint fire_at; /* value of `batches` that fires */
   guint item;
   gboolean fired;
-  GBytes *fail_cas; /* the key whose next check-and-put fails */
+  GBytes *fail_cas;    /* the key whose next check-and-put fails */
+  gboolean refuse_cas; /* every check-and-put fails */
+  guint cas_calls;     /* check-and-put calls seen */
 } FaultStore;
 
 static AbStore *
@@ -58,9 +60,11 @@ fault_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *ex
   FaultStore *f = (FaultStore *) s;
   g_autoptr (GBytes) k = g_bytes_new_static (key, klen);
   g_mutex_lock (&f->lock);
-  gboolean fail = f->fail_cas != NULL && g_bytes_equal (f->fail_cas, k);
-  if (fail)
+  gboolean once = f->fail_cas != NULL && g_bytes_equal (f->fail_cas, k);
+  gboolean fail = once || f->refuse_cas;
+  if (once)
     g_clear_pointer (&f->fail_cas, g_bytes_unref);
+  f->cas_calls++;
   g_mutex_unlock (&f->lock);
   if (fail)
     {
@@ -218,6 +222,27 @@ ab_store_fault_fail_check_and_put (AbStore *s, const guint8 *key, gsize klen)
   g_clear_pointer (&f->fail_cas, g_bytes_unref);
   f->fail_cas = g_bytes_new (key, klen);
   g_mutex_unlock (&f->lock);
+}
+
+void
+ab_store_fault_refuse_check_and_put (AbStore *s, gboolean refuse)
+{
+  FaultStore *f = (FaultStore *) s;
+  g_return_if_fail (s->vt == &fault_vtable);
+  g_mutex_lock (&f->lock);
+  f->refuse_cas = refuse;
+  g_mutex_unlock (&f->lock);
+}
+
+guint
+ab_store_fault_check_and_puts (AbStore *s)
+{
+  FaultStore *f = (FaultStore *) s;
+  g_return_val_if_fail (s->vt == &fault_vtable, 0);
+  g_mutex_lock (&f->lock);
+  guint n = f->cas_calls;
+  g_mutex_unlock (&f->lock);
+  return n;
 }
 
 void

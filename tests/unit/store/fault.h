@@ -24,6 +24,10 @@ void ab_store_fault_arm (AbStore *s, AbFaultKind kind, guint nth_batch, guint it
 void ab_store_fault_disarm (AbStore *s);
 /* The next check-and-put of key fails (AB_STORE_ERROR_INJECTED), once. */
 void ab_store_fault_fail_check_and_put (AbStore *s, const guint8 *key, gsize klen);
+/* While refuse: every check-and-put fails (a store down for locks). */
+void ab_store_fault_refuse_check_and_put (AbStore *s, gboolean refuse);
+/* Check-and-put calls seen since the wrapper was made. */
+guint ab_store_fault_check_and_puts (AbStore *s);
 /* TRUE once the armed fault hit an item. */
 gboolean ab_store_fault_fired (AbStore *s);
 /* Batch calls seen since the wrapper was made. */

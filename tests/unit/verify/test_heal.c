@@ -365,6 +365,39 @@ fail_before_data (guint store, guint how, gboolean healer_awake)
   vf_close (&env);
 }
 
+/* A retry round while the store still refuses stops at the first write it
+ * refuses (one call, not one timeout per pending write); once the store
+ * answers, the next round releases them all. */
+START_TEST (refused_round_stops_at_once)
+{
+  VfEnv env;
+  AbHealStats st;
+  fake_ms = 1735657200000LL;
+  vf_open_healing (&env, (guint) _i, 3600 * 1000, 0, fake_now, NULL);
+  vf_create_table (&env, "db", VF_LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
+  settle (&env);
+  ab_store_fault_arm (env.fault, AB_FAULT_FAIL, 1, 0); /* the intents */
+  g_autoptr (GArray) r = vf_mutate (&env, "db", "likes", FALSE,
+                                    "{\"mutations\":[" VF_INS (40, "C", "P", 40) "," VF_INS (
+                                        41, "C", "L", 41) "," VF_INS (42, "B", "P", 42) "]}");
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 3);
+  ab_store_fault_refuse_check_and_put (env.fault, TRUE);
+  guint before = ab_store_fault_check_and_puts (env.fault);
+  ab_engine_heal_retry_now (env.engine);
+  ck_assert_uint_eq (ab_store_fault_check_and_puts (env.fault) - before, 1);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 3);
+  ab_store_fault_refuse_check_and_put (env.fault, FALSE);
+  ab_engine_heal_retry_now (env.engine);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 0);
+  assert_no_leftovers (&env, "after the round");
+  vf_close (&env);
+}
+END_TEST
+
 START_TEST (failure_before_data_answers_at_once)
 {
   guint store = (guint) _i / 4, how = (guint) _i % 4 / 2;
@@ -409,6 +442,7 @@ heal_suite (void)
   tcase_add_loop_test (tc, healer_thread_sweeps, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, sweep_deletes_orphan_receipts, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, failure_before_data_answers_at_once, 0, (gint) vf_n_stores () * 4);
+  tcase_add_loop_test (tc, refused_round_stops_at_once, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, clean_writes_leave_nothing, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
   return s;
