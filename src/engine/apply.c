@@ -814,7 +814,9 @@ after_locks (ApplyJob *job)
     }
   else if (planned && heal && ab_engine_heal_transient (job->write_error))
     keep_for_healing (job);
-  if (ab_engine_heals (engine))
+  /* (the applier has no client waiting, and retries its batch at once:
+   * it would find the locks still with the healer) */
+  if (ab_engine_heals (engine) && !job->ctx->opts->internal)
     release_later (job, planned);
   fan_out (job, holds_lock, &job->unlocks_pending, unlock_step, waves_done);
 }
