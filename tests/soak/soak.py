@@ -95,6 +95,22 @@ class Server:
             raise SystemExit(f"soak: {method} {path} answered {status}: {raw[:500]!r}")
         return json.loads(raw)
 
+    def setup(self, path, body, wait_s=180):
+        """POST a database or table as a client would: a JSON 503 (the store
+        still reassigning regions after an earlier restart) is retried for up
+        to wait_s; a retry that finds the name taken means the refused call
+        had in fact been written."""
+        deadline = time.time() + wait_s
+        retried = False
+        while True:
+            status, raw = self.call("POST", path, body)
+            if status == 200 or (retried and b"already exists" in raw):
+                return
+            if not refusal_ok(status, raw) or time.time() > deadline:
+                raise SystemExit(f"soak: POST {path} answered {status}: {raw[:500]!r}")
+            retried = True
+            time.sleep(1)
+
     def metric(self, name):
         """A sample without labels on /metrics, or None when absent."""
         status, raw = self.call("GET", "/metrics")
@@ -337,8 +353,8 @@ def main():
             store = f"lmdb:{tmp}/db"
         srv = Server(a.server, os.path.join(tmp, "server"), ["--store", store] + args)
         cleanups.insert(0, srv.stop)
-        srv.ok("POST", "/graph/v3/databases", {"database": DB, "comment": "soak"})
-        srv.ok("POST", f"/graph/v3/databases/{DB}/tables", {
+        srv.setup("/graph/v3/databases", {"database": DB, "comment": "soak"})
+        srv.setup(f"/graph/v3/databases/{DB}/tables", {
             "table": TABLE, "storage": f"datastore://{DB}/{TABLE}", "comment": "soak", "mode": "ASYNC",
             "schema": {"type": "EDGE", "source": {"type": "string", "comment": ""},
                        "target": {"type": "string", "comment": ""}, "direction": "BOTH",
