@@ -195,11 +195,14 @@ collect (AbApplier *a, const Pick *pick, GPtrArray *entries)
 
 /* What a pass counted. */
 typedef struct {
-  atomic_uint_fast64_t *applied, *skipped;
+  atomic_uint_fast64_t *applied, *skipped, *failed;
   gboolean lock; /* take each edge's lock (stores without transactions) */
 } Counts;
 
-/* Applies one label's records; TRUE when nothing needs a retry. */
+/* Applies one label's records; TRUE when nothing needs a retry: keys that
+ * failed on a cause that may pass (the store unreachable, a lock held) are
+ * retried, with the batch; the others cannot succeed and are counted as
+ * failed. */
 static gboolean
 apply_batch (AbEngine *engine, const Counts *n, LabelBatch *b)
 {
@@ -230,26 +233,43 @@ apply_batch (AbEngine *engine, const Counts *n, LabelBatch *b)
       return TRUE;
     }
   gboolean retry = FALSE;
+  guint failed = 0;
   for (guint i = 0; i < results->len; i++)
-    retry |= g_array_index (results, AbKeyResult, i).status == AB_STATUS_ERROR;
-  if (!retry)
-    atomic_fetch_add (n->applied, json_array_get_length (b->items));
-  return !retry;
+    {
+      const AbKeyResult *r = &g_array_index (results, AbKeyResult, i);
+      retry |= r->may_pass;
+      failed += r->status == AB_STATUS_ERROR && !r->may_pass;
+    }
+  if (retry)
+    return FALSE;
+  for (guint i = 0; i < results->len && failed > 0; i++)
+    if (g_array_index (results, AbKeyResult, i).status == AB_STATUS_ERROR)
+      g_warning ("applier: a record of %s cannot be applied: %s", b->label,
+                 g_array_index (results, AbKeyResult, i).message);
+  atomic_fetch_add (n->failed, failed);
+  atomic_fetch_add (n->applied, json_array_get_length (b->items) - failed);
+  return TRUE;
 }
 
-/* apply_batch until it succeeds, backing off, at most 21 attempts (or until
- * *stop); FALSE when it gave up. */
+/* apply_batch until it succeeds, backing off (50 ms doubling to 1 s): the
+ * applier (stop != NULL) tries until it succeeds or *stop, so that an
+ * outage of any length loses no queued write; a catch-up (stop NULL) at
+ * most 21 times. FALSE when it stopped or gave up. */
 static gboolean
 apply_with_retries (AbEngine *engine, const Counts *n, LabelBatch *b, atomic_int *stop)
 {
   for (guint attempt = 0; !apply_batch (engine, n, b); attempt++)
     {
-      if (attempt == 20 || (stop != NULL && atomic_load (stop)))
+      if ((stop == NULL && attempt == 20) || (stop != NULL && atomic_load (stop)))
         {
-          g_warning ("%s gives up on a batch of %s after %u attempts",
-                     stop != NULL ? "applier" : "catch-up", b->label, attempt + 1);
+          if (stop == NULL)
+            g_warning ("catch-up gives up on a batch of %s after %u attempts", b->label,
+                       attempt + 1);
           return FALSE;
         }
+      if (stop != NULL && (attempt == 20 || attempt % 300 == 299))
+        g_warning ("applier: a batch of %s still fails after %u attempts; retrying", b->label,
+                   attempt + 1);
       g_usleep (MIN (50000u << MIN (attempt, 5u), 1000000u));
     }
   return TRUE;
@@ -282,15 +302,18 @@ maybe_save (AbApplier *a, gboolean final)
   a->saved_at_us = now;
 }
 
+/* Applies the records of entries; the position moves past them only once
+ * every one is applied (a stop in the middle leaves it: they are read and
+ * applied again on the next start). */
 static void
 process (AbApplier *a, GPtrArray *entries)
 {
   const Pick pick = { 0 };
-  const Counts n = { &a->applied, &a->skipped, TRUE };
+  const Counts n = { &a->applied, &a->skipped, &a->failed, TRUE };
   g_autoptr (GPtrArray) batches = collect (a, &pick, entries);
   for (guint i = 0; i < batches->len; i++)
     if (!apply_with_retries (a->engine, &n, batches->pdata[i], &a->stop))
-      atomic_fetch_add (&a->failed, 1);
+      return;
   g_clear_pointer (&a->unsaved, g_bytes_unref);
   a->unsaved = g_bytes_ref (((AbSinkEntry *) entries->pdata[entries->len - 1])->position);
   a->unsaved_applied |= batches->len > 0;
@@ -479,8 +502,8 @@ ab_engine_replay_wal (AbEngine *engine, GPtrArray *entries, gint64 since_ms, gbo
                       guint lanes, guint64 *applied, guint64 *skipped, GError **error)
 {
   const Pick pick = { .catch_up = TRUE, .since_ms = since_ms };
-  atomic_uint_fast64_t done = 0, passed = 0;
-  const Counts n = { &done, &passed, lock };
+  atomic_uint_fast64_t done = 0, passed = 0, failed = 0;
+  const Counts n = { &done, &passed, &failed, lock };
   g_autoptr (GPtrArray) batches = collect (NULL, &pick, entries);
   lanes = CLAMP (lanes, 1, 64);
   Lane *lane = g_new0 (Lane, lanes);
@@ -527,6 +550,10 @@ ab_engine_replay_wal (AbEngine *engine, GPtrArray *entries, gint64 since_ms, gbo
     }
   g_free (threads);
   g_free (lane);
+  if (ok && atomic_load (&failed) > 0)
+    ok = ab_engine_fail (error, AB_ENGINE_ERROR_INTERNAL,
+                         "%" G_GUINT64_FORMAT " record(s) cannot be applied (see the log)",
+                         (guint64) atomic_load (&failed));
   *applied += (guint64) atomic_load (&done);
   *skipped += (guint64) atomic_load (&passed);
   return ok;

@@ -61,6 +61,7 @@ struct _ApplyJob {
   atomic_int locks_pending;   /* waves: keys whose lock is not settled yet */
   atomic_int unlocks_pending; /* waves: held locks not released yet */
   GError *write_error;        /* waves: the data batch's failure */
+  gint64 deadline_us;         /* waves: no store call starts after (0: none) */
 };
 
 /* ---- folding and planning one key ---- */
@@ -448,8 +449,12 @@ finish (KeyWork *w, GError *write_error)
   if (planned && write_error != NULL)
     {
       r->status = AB_STATUS_ERROR;
+      g_clear_error (&w->error);
       w->error = g_error_copy (write_error);
     }
+  r->may_pass = r->status == AB_STATUS_ERROR && w->error != NULL
+                && (ab_engine_heal_transient (w->error)
+                    || g_error_matches (w->error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_CONFLICT));
   if (r->status != AB_STATUS_ERROR && w->opts->include_context && w->batch != NULL)
     r->context = storage_ops (w->batch);
   r->count = r->status == AB_STATUS_ERROR ? 0 : g->events->len;
@@ -530,6 +535,12 @@ job_new (AbEngine *engine, const AbWalContext *ctx, GPtrArray *groups, GArray *r
       ab_value_copy (&w->result->target, &w->group->target);
       prepare (w);
     }
+  /* The write budget (where writes heal, so that what is left has an
+   * owner; the applier's jobs have no client waiting). */
+  if (engine->cfg.write_budget_ms > 0 && !ab_store_can_transact (engine->store)
+      && ab_engine_heals (engine) && !ctx->opts->internal)
+    job->deadline_us
+        = g_get_monotonic_time () + engine->cfg.write_budget_ms * G_TIME_SPAN_MILLISECOND;
   return job;
 }
 
@@ -636,13 +647,36 @@ fan_out (ApplyJob *job, gboolean (*wanted) (const KeyWork *w), atomic_int *pendi
   step (first);
 }
 
+/* The write budget is spent: no further store call of the request starts. */
+static gboolean
+budget_spent (const ApplyJob *job)
+{
+  return job->deadline_us != 0 && g_get_monotonic_time () >= job->deadline_us;
+}
+
+/* The error of the keys a spent budget stops before `call` (an error that
+ * may pass: the healer finishes or releases what they hold). */
+static void
+budget_error (const ApplyJob *job, GError **error, const gchar *call)
+{
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+               "the store is slow: the write budget of %u ms (write-budget-ms) was spent "
+               "before %s; this node finishes the write or releases its locks",
+               job->engine->cfg.write_budget_ms, call);
+}
+
 static void
 lock_step (gpointer item)
 {
   KeyWork *w = item;
   AbEngine *engine = w->engine;
-  if (ab_engine_lock_try (engine, w->lock_key, w->lock_attempts++, &w->token, &w->error)
-      == AB_LOCK_BUSY)
+  if (w->lock_attempts > 0 && budget_spent (w->job))
+    ab_engine_fail (&w->error, AB_ENGINE_ERROR_CONFLICT,
+                    "could not acquire the edge lock within the write budget of %u ms "
+                    "(write-budget-ms)",
+                    engine->cfg.write_budget_ms);
+  else if (ab_engine_lock_try (engine, w->lock_key, w->lock_attempts++, &w->token, &w->error)
+           == AB_LOCK_BUSY)
     {
       ab_engine_key_pool_push_after (engine, ab_engine_lock_backoff_ms (engine), lock_step, w);
       return;
@@ -651,21 +685,39 @@ lock_step (gpointer item)
     after_locks (w->job);
 }
 
+/* An intent with nothing to replay: handed to the healer with a lock, it
+ * only releases it. */
+static GBytes *
+bare_release (void)
+{
+  guint8 id[AB_HEAL_ID_LEN];
+  g_autoptr (AbBatch) none = ab_batch_new ();
+  ab_heal_write_id (id, ab_heal_new_write (), 0);
+  return ab_heal_intent_new (id, none);
+}
+
 /* After the release wave: the receipts of the keys whose lock row (and so
- * intent) is gone are queued for deletion; a key whose release failed is
- * left to the healer, which releases it once the store answers. */
+ * intent) is gone are queued for deletion; where writes heal, a key whose
+ * release failed is left to the healer, which releases it (replaying its
+ * intent first, if it has one) once the store answers: else its lock would
+ * stay until it is stale, and every write of the key wait for that. */
 static void
 drop_receipts (ApplyJob *job)
 {
+  g_autoptr (GBytes) nothing = NULL;
+  gboolean heals = ab_engine_heals (job->engine);
   for (guint i = 0; i < job->n; i++)
     {
       KeyWork *w = &job->works[i];
-      if (w->intent == NULL)
-        continue;
-      if (w->released)
+      if (w->released && w->intent != NULL)
         ab_engine_heal_forget (job->engine, w->intent);
-      else if (w->token != NULL)
-        ab_engine_heal_later (job->engine, w->lock_key, w->token, w->intent);
+      else if (!w->released && w->token != NULL && heals)
+        {
+          if (w->intent == NULL && nothing == NULL)
+            nothing = bare_release ();
+          ab_engine_heal_later (job->engine, w->lock_key, w->token,
+                                w->intent != NULL ? w->intent : nothing);
+        }
     }
 }
 
@@ -757,12 +809,7 @@ release_later (ApplyJob *job, gboolean planned)
       if (w->token == NULL || !(all || (w->batch == NULL && ab_engine_heal_transient (w->error))))
         continue;
       if (nothing == NULL)
-        {
-          guint8 id[AB_HEAL_ID_LEN];
-          g_autoptr (AbBatch) none = ab_batch_new ();
-          ab_heal_write_id (id, ab_heal_new_write (), 0);
-          nothing = ab_heal_intent_new (id, none);
-        }
+        nothing = bare_release ();
       ab_engine_heal_later (job->engine, w->lock_key, w->token, nothing);
       g_clear_pointer (&w->token, g_bytes_unref);
       g_clear_pointer (&w->intent, g_bytes_unref); /* its data was never sent */
@@ -785,6 +832,16 @@ fail_with_store (ApplyJob *job)
       job->works[i].error = g_error_copy (down);
 }
 
+/* A spent budget before the State read: every key that holds its lock
+ * fails with the budget's error (release_later hands the lock over). */
+static void
+fail_locked (ApplyJob *job, const gchar *call)
+{
+  for (guint i = 0; i < job->n; i++)
+    if (job->works[i].token != NULL && job->works[i].error == NULL)
+      budget_error (job, &job->works[i].error, call);
+}
+
 static void
 after_locks (ApplyJob *job)
 {
@@ -794,6 +851,8 @@ after_locks (ApplyJob *job)
   const AbTableDesc *t = job->ctx->table;
   if (ab_engine_heals (engine))
     fail_with_store (job);
+  if (budget_spent (job))
+    fail_locked (job, "the State read");
   read_and_plan (engine, engine->store, works, n, NULL, FALSE);
   g_autoptr (AbBatch) all = ab_batch_new ();
   g_autoptr (GPtrArray) cells = NULL;
@@ -801,11 +860,17 @@ after_locks (ApplyJob *job)
   gboolean planned = combine (engine, engine->store, t, works, n, FALSE, all, &cells, &deltas,
                               &job->write_error);
   gboolean heal = planned && ab_engine_heals (engine);
-  if (heal)
+  if (heal && budget_spent (job))
+    budget_error (job, &job->write_error, "the intents");
+  planned = planned && job->write_error == NULL;
+  if (heal && planned)
     planned = write_intents (job, all);
+  if (planned && budget_spent (job))
+    budget_error (job, &job->write_error, "the data");
   gboolean released
       = planned && ab_store_batch_is_atomic (engine->store) && release_in (all, works, n);
-  if (planned && ab_batch_len (all) > 0 && ab_store_batch (engine->store, all, &job->write_error))
+  if (planned && job->write_error == NULL && ab_batch_len (all) > 0
+      && ab_store_batch (engine->store, all, &job->write_error))
     {
       ab_engine_cache_note (engine, t, all);
       rescore_after (engine, t, cells, deltas);
@@ -818,6 +883,8 @@ after_locks (ApplyJob *job)
    * it would find the locks still with the healer) */
   if (ab_engine_heals (engine) && !job->ctx->opts->internal)
     release_later (job, planned);
+  if (budget_spent (job)) /* the healer releases what was written */
+    keep_for_healing (job);
   fan_out (job, holds_lock, &job->unlocks_pending, unlock_step, waves_done);
 }
 

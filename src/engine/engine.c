@@ -36,6 +36,7 @@ ab_engine_config_init (AbEngineConfig *cfg)
   cfg->heal = TRUE;
   cfg->heal_retry_ms = 1000;
   cfg->heal_sweep_ms = 600000;
+  cfg->write_budget_ms = 4000;
 }
 
 gboolean

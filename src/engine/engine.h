@@ -53,6 +53,11 @@ typedef struct {
    * (a dead node's cut write on a key nobody writes again) and receipts
    * left behind; 0 = never (default 600000) */
   guint heal_sweep_ms;
+  /* Where writes heal: a request's store calls start only within N ms of
+   * its start (its locks' retries included); what is left then goes to the
+   * healer and the keys answer ERROR, so an answer comes within N ms plus
+   * one store call. 0 = no bound (default 4000). */
+  guint write_budget_ms;
 } AbEngineConfig;
 
 void ab_engine_config_init (AbEngineConfig *cfg);
@@ -150,6 +155,8 @@ typedef struct {
   guint count;       /* events folded (0 on ERROR) */
   gchar *message;    /* why, for ERROR / INVALID */
   JsonNode *context; /* storage ops when include_context, else NULL */
+  gboolean may_pass; /* ERROR whose cause may pass (the store unreachable or
+                      * slow, the lock held): the same write may succeed later */
 } AbKeyResult;
 
 /* PURGE is upstream's hard delete (docs/data-model.md §2.5): the key's State

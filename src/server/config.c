@@ -421,6 +421,8 @@ engine_uint_field (AbEngineConfig *e, const gchar *key)
     return &e->heal_retry_ms;
   if (g_str_equal (key, "heal-sweep-ms"))
     return &e->heal_sweep_ms;
+  if (g_str_equal (key, "write-budget-ms"))
+    return &e->write_budget_ms;
   return NULL;
 }
 

@@ -75,7 +75,7 @@ START_TEST (test_file_then_flags)
       "max-body=1M\nlog-level=warning\ndrain-timeout-ms=500\nwal-ephemeral=true\nread-only=true\n"
       "[engine]\nlock-retries=7\nlock-stale-ms=1000\nmax-scan-limit=50\n"
       "insert-merge-databases=a;b\napplier=false\nheal=false\nheal-retry-ms=250\n"
-      "heal-sweep-ms=0\n");
+      "heal-sweep-ms=0\nwrite-budget-ms=2500\n");
   AbServerConfig cfg;
   AbEngineConfig engine;
   g_autoptr (GError) error = NULL;
@@ -85,6 +85,7 @@ START_TEST (test_file_then_flags)
   ck_assert (engine.heal);
   ck_assert_uint_eq (engine.heal_retry_ms, 1000);
   ck_assert_uint_eq (engine.heal_sweep_ms, 600000);
+  ck_assert_uint_eq (engine.write_budget_ms, 4000);
   ck_assert (!cfg.wal_ephemeral);
   ck_assert_msg (ab_server_config_load_file (&cfg, &engine, path, &error), "%s",
                  error ? error->message : "");
@@ -107,6 +108,7 @@ START_TEST (test_file_then_flags)
   ck_assert (!engine.heal);
   ck_assert_uint_eq (engine.heal_retry_ms, 250);
   ck_assert_uint_eq (engine.heal_sweep_ms, 0);
+  ck_assert_uint_eq (engine.write_budget_ms, 2500);
 
   AbServerFlags flags = { 0 };
   flags.workers = flags.http_threads = flags.drain_timeout_ms = -1;

@@ -1,7 +1,8 @@
 /* The fault-injecting wrapper of fault.h: forwards reads, check-and-set and
  * snapshots to the inner store; a batch hit by the armed fault is replayed
  * one mutation at a time so that the others land and the chosen one does
- * not; a check-and-put of a chosen key fails once. */
+ * not; a check-and-put of a chosen key fails once; chosen calls can be
+ * made slow. */
 #include "fault.h"
 
 #include "store/backend.h"
@@ -19,8 +20,24 @@ typedef struct {
   gboolean fired;
   GBytes *fail_cas;    /* the key whose next check-and-put fails */
   gboolean refuse_cas; /* every check-and-put fails */
+  gboolean refuse_cad; /* every check-and-delete fails */
   guint cas_calls;     /* check-and-put calls seen */
+  AbSlowCall slow;     /* the calls made slow, by slow_ms */
+  guint slow_ms;
+  guint slow_batch; /* AB_SLOW_BATCH: the value of `batches` that is slow */
 } FaultStore;
+
+/* Sleeps when this call (of kind `what`) is one made slow. */
+static void
+slow_down (FaultStore *f, AbSlowCall what)
+{
+  g_mutex_lock (&f->lock);
+  guint ms
+      = f->slow == what && (what != AB_SLOW_BATCH || f->batches == f->slow_batch) ? f->slow_ms : 0;
+  g_mutex_unlock (&f->lock);
+  if (ms > 0)
+    g_usleep ((gulong) ms * 1000);
+}
 
 static AbStore *
 inner_of (AbStore *s)
@@ -31,12 +48,14 @@ inner_of (AbStore *s)
 static gboolean
 fault_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
 {
+  slow_down ((FaultStore *) s, AB_SLOW_READS);
   return ab_store_get (inner_of (s), key, klen, value, error);
 }
 
 static gboolean
 fault_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 {
+  slow_down ((FaultStore *) s, AB_SLOW_READS);
   return ab_store_multi_get (inner_of (s), keys, out, error);
 }
 
@@ -66,6 +85,7 @@ fault_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *ex
     g_clear_pointer (&f->fail_cas, g_bytes_unref);
   f->cas_calls++;
   g_mutex_unlock (&f->lock);
+  slow_down (f, AB_SLOW_LOCKS);
   if (fail)
     {
       g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_INJECTED,
@@ -80,6 +100,16 @@ static gboolean
 fault_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
                         gsize elen, gboolean *applied, GError **error)
 {
+  FaultStore *f = (FaultStore *) s;
+  g_mutex_lock (&f->lock);
+  gboolean fail = f->refuse_cad;
+  g_mutex_unlock (&f->lock);
+  if (fail)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_INJECTED,
+                   "injected failure of a check-and-delete");
+      return FALSE;
+    }
   return ab_store_check_and_delete (inner_of (s), key, klen, expected, elen, applied, error);
 }
 
@@ -109,6 +139,7 @@ fault_batch (AbStore *s, const AbBatch *b, GError **error)
   if (f->armed && f->batches >= f->fire_at)
     f->armed = FALSE;
   g_mutex_unlock (&f->lock);
+  slow_down (f, AB_SLOW_BATCH);
   if (!hit)
     return ab_store_batch (f->inner, b, error);
   /* one inner batch per item, a sidecar cell joined to its row's */
@@ -234,6 +265,16 @@ ab_store_fault_refuse_check_and_put (AbStore *s, gboolean refuse)
   g_mutex_unlock (&f->lock);
 }
 
+void
+ab_store_fault_refuse_check_and_delete (AbStore *s, gboolean refuse)
+{
+  FaultStore *f = (FaultStore *) s;
+  g_return_if_fail (s->vt == &fault_vtable);
+  g_mutex_lock (&f->lock);
+  f->refuse_cad = refuse;
+  g_mutex_unlock (&f->lock);
+}
+
 guint
 ab_store_fault_check_and_puts (AbStore *s)
 {
@@ -243,6 +284,18 @@ ab_store_fault_check_and_puts (AbStore *s)
   guint n = f->cas_calls;
   g_mutex_unlock (&f->lock);
   return n;
+}
+
+void
+ab_store_fault_slow (AbStore *s, AbSlowCall what, guint nth_batch, guint ms)
+{
+  FaultStore *f = (FaultStore *) s;
+  g_return_if_fail (s->vt == &fault_vtable);
+  g_mutex_lock (&f->lock);
+  f->slow = what;
+  f->slow_ms = ms;
+  f->slow_batch = f->batches + nth_batch;
+  g_mutex_unlock (&f->lock);
 }
 
 void

@@ -26,8 +26,16 @@ void ab_store_fault_disarm (AbStore *s);
 void ab_store_fault_fail_check_and_put (AbStore *s, const guint8 *key, gsize klen);
 /* While refuse: every check-and-put fails (a store down for locks). */
 void ab_store_fault_refuse_check_and_put (AbStore *s, gboolean refuse);
+/* While refuse: every check-and-delete fails (a lock release cut off). */
+void ab_store_fault_refuse_check_and_delete (AbStore *s, gboolean refuse);
 /* Check-and-put calls seen since the wrapper was made. */
 guint ab_store_fault_check_and_puts (AbStore *s);
+/* Slow calls, as of a store reassigning its regions: from now each call
+ * of `what` takes ms longer (every check-and-put, every get and multi-get,
+ * or the nth_batch-th batch call from now, nth_batch >= 1). AB_SLOW_NONE
+ * ends it. */
+typedef enum { AB_SLOW_NONE, AB_SLOW_LOCKS, AB_SLOW_READS, AB_SLOW_BATCH } AbSlowCall;
+void ab_store_fault_slow (AbStore *s, AbSlowCall what, guint nth_batch, guint ms);
 /* TRUE once the armed fault hit an item. */
 gboolean ab_store_fault_fired (AbStore *s);
 /* Batch calls seen since the wrapper was made. */

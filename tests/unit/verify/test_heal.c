@@ -405,6 +405,192 @@ START_TEST (failure_before_data_answers_at_once)
 }
 END_TEST
 
+/* A store slow at one wave (a region being reassigned) spends the write
+ * budget there: no later call of the request starts, and what it leaves
+ * goes to this node's healer. Slow locks or State read: nothing sent, the
+ * key answers ERROR and the healer releases its lock. Slow intents: the
+ * key answers ERROR and the healer writes the data from the intent. A
+ * slow data wave: the key answers CREATED and the healer releases it
+ * (replaying the intent, whose Count add has its receipt: not doubled). */
+START_TEST (write_budget_hands_over_to_the_healer)
+{
+  static const gint64 setup_counts[5] = { 2, 1, 0, 2, 1 }, written[5] = { 2, 1, 1, 3, 1 };
+  static const AbSlowCall slow[] = { AB_SLOW_LOCKS, AB_SLOW_READS, AB_SLOW_BATCH, AB_SLOW_BATCH };
+  guint store = (guint) _i / 4, wave = (guint) _i % 4;
+  VfEnv env;
+  AbHealStats st;
+  fake_ms = 1735657200000LL;
+  vf_open_healing (&env, store, 3600 * 1000, 0, fake_now, NULL);
+  vf_create_table (&env, "db", VF_LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
+  settle (&env);
+  env.engine->cfg.write_budget_ms = 300;
+  guint batches = ab_store_fault_batches (env.fault);
+  ab_store_fault_slow (env.fault, slow[wave], wave == 3 ? 2 : 1, 600); /* intents, data */
+  g_autoptr (GArray) r
+      = vf_mutate (&env, "db", "likes", FALSE, "{\"mutations\":[" VF_INS (40, "C", "P", 40) "]}");
+  ab_store_fault_slow (env.fault, AB_SLOW_NONE, 0, 0);
+  AbKeyResult *k = &g_array_index (r, AbKeyResult, 0);
+  ck_assert_int_eq (k->status, wave < 3 ? AB_STATUS_ERROR : AB_STATUS_CREATED);
+  ck_assert (wave == 3 || strstr (k->message, "write budget") != NULL);
+  ck_assert_uint_eq (ab_store_fault_batches (env.fault) - batches, wave < 2 ? 0 : wave - 1);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 1);
+  ab_engine_heal_retry_now (env.engine);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 0);
+  settle (&env);
+  vf_assert_clean (&env, "after the healer");
+  assert_counts (&env, wave < 2 ? setup_counts : written, "after the healer");
+  assert_no_leftovers (&env, "after the healer");
+  vf_close (&env);
+}
+END_TEST
+
+/* The applier's mutation (no client waiting: its locks are released in
+ * the request, not handed over before the release wave). */
+static GArray *
+mutate_as_applier (VfEnv *env, const gchar *body)
+{
+  AbMutateOptions o;
+  g_autoptr (GError) error = NULL;
+  ab_mutate_options_init (&o);
+  o.database = "db";
+  o.table = "likes";
+  o.internal = TRUE;
+  g_autoptr (JsonNode) n = vf_json (body);
+  GArray *r = ab_engine_mutate (env->engine, &o, n, &error);
+  ck_assert_msg (r != NULL, "mutate: %s", error ? error->message : "");
+  return r;
+}
+
+/* The release wave fails (the store cut off): every lock it leaves goes to
+ * this node's healer, which releases it once the store answers; else it
+ * would stay until stale (lock-stale-ms, 5 minutes by default), and every
+ * write of the key, the applier's retries included, wait for that. Case 0,
+ * a client's request after its data: the key that wrote (C->P) and the one
+ * at an older version (A->P, IDLE) both hold intents. Case 1, the applier's
+ * request whose lock of C->P failed: C->L, failed with it before its read,
+ * holds its lock with no intent. */
+START_TEST (failed_release_goes_to_the_healer)
+{
+  static const gint64 written[5] = { 2, 1, 1, 3, 1 }, setup_counts[5] = { 2, 1, 0, 2, 1 };
+  gboolean applier = _i % 2 == 1;
+  VfEnv env;
+  AbHealStats st;
+  g_autoptr (GError) error = NULL;
+  fake_ms = 1735657200000LL;
+  vf_open_healing (&env, (guint) _i / 2, 3600 * 1000, 0, fake_now, NULL);
+  vf_create_table (&env, "db", VF_LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
+  settle (&env);
+  ab_store_fault_refuse_check_and_delete (env.fault, TRUE);
+  g_autoptr (GArray) r = NULL;
+  if (applier)
+    {
+      AbValue c = AB_VALUE_INIT, p = AB_VALUE_INIT;
+      ab_value_set_string (&c, AB_VALUE_STRING, "C", 1);
+      ab_value_set_string (&p, AB_VALUE_STRING, "P", 1);
+      g_autoptr (GByteArray) lock
+          = ab_codec_lock_key (&c, &p, ab_codec_table_code ("db", "likes"), &error);
+      ab_store_fault_fail_check_and_put (env.fault, lock->data, lock->len);
+      ab_value_clear (&c);
+      ab_value_clear (&p);
+      r = mutate_as_applier (
+          &env, "{\"mutations\":[" VF_INS (40, "C", "P", 40) "," VF_INS (41, "C", "L", 41) "]}");
+    }
+  else
+    r = vf_mutate (&env, "db", "likes", FALSE,
+                   "{\"mutations\":[" VF_INS (40, "C", "P", 40) "," VF_INS (5, "A", "P", 5) "]}");
+  guint created = 0, idle = 0, failed = 0; /* (in key order) */
+  for (guint i = 0; i < r->len; i++)
+    {
+      created += g_array_index (r, AbKeyResult, i).status == AB_STATUS_CREATED;
+      idle += g_array_index (r, AbKeyResult, i).status == AB_STATUS_IDLE;
+      failed += g_array_index (r, AbKeyResult, i).status == AB_STATUS_ERROR;
+    }
+  ck_assert_uint_eq (created, applier ? 0 : 1);
+  ck_assert_uint_eq (idle, applier ? 0 : 1);
+  ck_assert_uint_eq (failed, applier ? 2 : 0);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, (applier ? 1 : 2));
+  ab_store_fault_refuse_check_and_delete (env.fault, FALSE);
+  ab_engine_heal_retry_now (env.engine);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 0);
+  settle (&env);
+  vf_assert_clean (&env, "after the healer");
+  assert_counts (&env, applier ? setup_counts : written, "after the healer");
+  assert_no_leftovers (&env, "after the healer");
+  vf_close (&env);
+}
+END_TEST
+
+/* An engine with a file WAL and its applier on an LMDB store in root/data
+ * (WAL in root/wal) under a fault wrapper, heal on. */
+static AbEngine *
+open_with_applier (const gchar *root, AbStore **fault)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *uri = g_strdup_printf ("lmdb:%s/data?sync=0", root);
+  g_autofree gchar *wal = g_strdup_printf ("file:%s/wal", root);
+  AbEngineConfig cfg;
+  ab_engine_config_init (&cfg);
+  cfg.lock_retries = 5;
+  cfg.lock_backoff_ms = 10;
+  cfg.heal_retry_ms = 10;
+  cfg.heal_sweep_ms = 0;
+  cfg.wal_uri = wal;
+  AbStore *inner = ab_store_open (uri, &error);
+  ck_assert_msg (inner != NULL, "%s", error ? error->message : "");
+  *fault = ab_store_fault_new (inner);
+  AbEngine *engine = ab_engine_open_store (*fault, &cfg, &error);
+  ck_assert_msg (engine != NULL, "%s", error ? error->message : "");
+  return engine;
+}
+
+/* A store down for longer than any fixed number of retries: the applier
+ * keeps retrying a queued write (the old one gave up after 21 attempts,
+ * about 17 s, and moved past it: an acknowledged write lost). Stopped in
+ * the middle, it leaves its WAL position before the write, so the next
+ * start applies it. */
+START_TEST (applier_outlasts_an_outage)
+{
+  g_autofree gchar *root = g_dir_make_tmp ("ab-applier-XXXXXX", NULL);
+  AbStore *fault;
+  AbEngine *engine = open_with_applier (root, &fault);
+  g_autoptr (GError) error = NULL;
+  VfEnv env = { .engine = engine, .fault = fault };
+  g_autofree gchar *async = g_strdup_printf ("{\"mode\":\"ASYNC\",%s", VF_LIKES + 1);
+  vf_create_table (&env, "db", async);
+  ab_store_fault_refuse_check_and_put (fault, TRUE); /* no lock can be taken */
+  g_autoptr (GArray) r
+      = vf_mutate (&env, "db", "likes", FALSE, "{\"mutations\":[" VF_INS (40, "C", "P", 40) "]}");
+  ck_assert_int_eq (g_array_index (r, AbKeyResult, 0).status, AB_STATUS_QUEUED);
+  /* one lock call per attempt: well past 21 attempts */
+  for (guint i = 0; i < 900 && ab_store_fault_check_and_puts (fault) < 25; i++)
+    g_usleep (100000);
+  ck_assert_uint_ge (ab_store_fault_check_and_puts (fault), 25);
+  ab_engine_close (engine); /* the store still down */
+  engine = open_with_applier (root, &fault);
+  ck_assert (ab_engine_applier_drain (engine, 60000));
+  AbValue sv = AB_VALUE_INIT;
+  gint64 n = -1;
+  ck_assert (ab_engine_count (engine, "db", "likes", "C", AB_QDIR_OUT, &sv, &n, &error));
+  ab_value_clear (&sv);
+  ck_assert_int_eq (n, 1);
+  g_autoptr (GString) m = g_string_new (NULL);
+  ab_engine_applier_metrics (engine, m);
+  ck_assert_msg (strstr (m->str, "{outcome=\"failed\"} 0\n") != NULL, "%s", m->str);
+  ab_engine_close (engine);
+  g_autofree gchar *data = g_build_filename (root, "data", NULL);
+  g_autofree gchar *wal = g_build_filename (root, "wal", NULL);
+  vf_rmdir (data);
+  vf_rmdir (wal);
+  vf_rmdir (root);
+}
+END_TEST
+
 /* Unharmed writes leave no lock, intent or receipt behind. */
 START_TEST (clean_writes_leave_nothing)
 {
@@ -426,7 +612,8 @@ END_TEST
 static void
 quiet (const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer user)
 {
-  if (strstr (message, "injected failure") == NULL && strstr (message, "interrupted") == NULL)
+  if (strstr (message, "injected failure") == NULL && strstr (message, "interrupted") == NULL
+      && strstr (message, "write budget") == NULL && strstr (message, "release failed") == NULL)
     g_log_default_handler (domain, level, message, user);
 }
 
@@ -443,8 +630,14 @@ heal_suite (void)
   tcase_add_loop_test (tc, sweep_deletes_orphan_receipts, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, failure_before_data_answers_at_once, 0, (gint) vf_n_stores () * 4);
   tcase_add_loop_test (tc, refused_round_stops_at_once, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, write_budget_hands_over_to_the_healer, 0, (gint) vf_n_stores () * 4);
+  tcase_add_loop_test (tc, failed_release_goes_to_the_healer, 0, (gint) vf_n_stores () * 2);
   tcase_add_loop_test (tc, clean_writes_leave_nothing, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
+  TCase *ta = tcase_create ("applier");
+  tcase_set_timeout (ta, 180);
+  tcase_add_test (ta, applier_outlasts_an_outage);
+  suite_add_tcase (s, ta);
   return s;
 }
 
