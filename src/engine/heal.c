@@ -428,7 +428,7 @@ heal_pending (AbEngine *engine, Pending *p)
 typedef struct {
   GPtrArray *locks;    /* GBytes*: Lock rows holding an intent */
   GPtrArray *receipts; /* GBytes*: receipt keys */
-  GHashTable *ids;     /* second pass: the write ids of the intents still there */
+  GHashTable *ids;     /* the write ids of those intents */
 } Sweep;
 
 static gboolean
@@ -439,22 +439,26 @@ sweep_visit (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpo
   if (row == 0)
     return TRUE;
   guint8 tag = key[row + 1];
-  if (tag == AB_SIDECAR_INTENT && sw->ids != NULL && vlen >= INTENT_HEAD)
-    g_hash_table_add (sw->ids, g_bytes_new (value + 2, AB_HEAL_ID_LEN));
-  else if (tag == AB_SIDECAR_INTENT && sw->ids == NULL)
-    g_ptr_array_add (sw->locks, g_bytes_new (key, row));
-  else if (tag == AB_SIDECAR_RECEIPT && sw->ids == NULL && klen - row - 2 == AB_HEAL_ID_LEN)
+  if (tag == AB_SIDECAR_INTENT)
+    {
+      g_ptr_array_add (sw->locks, g_bytes_new (key, row));
+      if (vlen >= INTENT_HEAD)
+        g_hash_table_add (sw->ids, g_bytes_new (value + 2, AB_HEAL_ID_LEN));
+    }
+  else if (tag == AB_SIDECAR_RECEIPT && klen - row - 2 == AB_HEAL_ID_LEN)
     g_ptr_array_add (sw->receipts, g_bytes_new (key, klen));
   return TRUE;
 }
 
-/* The receipts of the first pass whose write has no intent in the second:
- * a receipt is written after its intent and needed only while that intent
- * lasts, so one whose intent went before the second pass began is an
- * orphan. Its owner deletes it in the background within moments, unless
- * it died first: one is deleted here only once it has been an orphan for
- * ORPHAN_AGE_MS (engine clock) over two sweeps. h->orphan_seen keeps the
- * orphans of the last sweep with the time they were first seen. */
+/* The receipts whose write had no intent in the scan: a receipt is needed
+ * only while its intent lasts, so one without it is an orphan, unless the
+ * scan passed its intent's Lock row just before the write began (a scan
+ * is not a snapshot). Its owner deletes it in the background within
+ * moments, unless it died first: one is deleted here only once it has
+ * been an orphan for ORPHAN_AGE_MS (engine clock) over two sweeps, which
+ * that race cannot fool twice (the same write does not begin again).
+ * h->orphan_seen keeps the orphans of the last sweep with the time they
+ * were first seen. */
 static guint
 drop_orphans (AbEngine *engine, Sweep *sw, GError **error)
 {
@@ -491,19 +495,14 @@ sweep (AbEngine *engine, GError **error)
   g_autoptr (GPtrArray) receipts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   g_autoptr (GHashTable) ids
       = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
-  Sweep sw = { locks, receipts, NULL };
+  Sweep sw = { locks, receipts, ids };
   if (!ab_store_scan_sidecars (engine->store, sweep_visit, &sw, error))
     return FALSE;
   for (guint i = 0; i < locks->len; i++)
     ab_engine_lock_sweep (engine, locks->pdata[i]); /* only the stale ones */
-  guint dropped = 0;
-  if (receipts->len > 0)
-    {
-      sw.ids = ids;
-      if (!ab_store_scan_sidecars (engine->store, sweep_visit, &sw, error)
-          || (dropped = drop_orphans (engine, &sw, error)) == G_MAXUINT)
-        return FALSE;
-    }
+  guint dropped = drop_orphans (engine, &sw, error);
+  if (dropped == G_MAXUINT)
+    return FALSE;
   atomic_fetch_add (&engine->heal->sweeps, 1);
   atomic_fetch_add (&engine->heal->orphans, dropped);
   if (dropped > 0)
