@@ -311,6 +311,20 @@ ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, con
   send_request (srv, out, method, body, path, headers, FALSE);
 }
 
+gdouble
+ab_server_metric (AbServer *srv, const gchar *name)
+{
+  AbReply r = { 0 };
+  ab_http (srv, &r, "GET", NULL, "/metrics");
+  ck_assert_uint_eq (r.status, 200);
+  g_autofree gchar *head = g_strdup_printf ("\n%s ", name);
+  const gchar *at = strstr (r.body, head);
+  ck_assert_msg (at != NULL, "/metrics has no %s", name);
+  gdouble v = g_ascii_strtod (at + strlen (head), NULL);
+  ab_reply_clear (&r);
+  return v;
+}
+
 gboolean
 ab_http_try (AbServer *srv, AbReply *out, const gchar *method, const gchar *body, const gchar *path)
 {

@@ -53,6 +53,9 @@ struct _SoupSession *ab_server_session (AbServer *srv);
  * came, instead of failing the test. */
 gboolean ab_http_try (AbServer *srv, AbReply *out, const gchar *method, const gchar *body,
                       const gchar *path);
+/* The value of the unlabelled sample `name` on srv's /metrics (fails the
+ * test when absent). */
+gdouble ab_server_metric (AbServer *srv, const gchar *name);
 /* Raw body bytes (for invalid UTF-8 and huge bodies). */
 void ab_http_raw (AbServer *srv, AbReply *out, const gchar *method, GBytes *body, const gchar *path,
                   const gchar *const *headers);

@@ -215,21 +215,6 @@ check_acked (guint id, GPtrArray *targets)
   ck_assert_int_eq (ab_json_int (c, "count"), scan_all (id));
 }
 
-/* The value of a sample without labels on the server's /metrics. */
-static gdouble
-metric_of (AbServer *node, const gchar *name)
-{
-  AbReply r = { 0 };
-  ab_http (node, &r, "GET", NULL, "/metrics");
-  ck_assert_uint_eq (r.status, 200);
-  g_autofree gchar *head = g_strdup_printf ("\n%s ", name);
-  const gchar *at = strstr (r.body, head);
-  ck_assert_msg (at != NULL, "/metrics has no %s", name);
-  gdouble v = g_ascii_strtod (at + strlen (head), NULL);
-  ab_reply_clear (&r);
-  return v;
-}
-
 START_TEST (gateway_killed_under_load)
 {
   g_autofree gchar *addr = gateway ("start", NULL);
@@ -248,7 +233,7 @@ START_TEST (gateway_killed_under_load)
   gint64 back = 0;
   gdouble serving = 0;
   guint kills = 0;
-  for (; kills < KILLS || (kills < 2 * KILLS && metric_of (&srv, REPLAYS) == 0); kills++)
+  for (; kills < KILLS || (kills < 2 * KILLS && ab_server_metric (&srv, REPLAYS) == 0); kills++)
     {
       g_usleep (1000000);
       g_free (gateway ("kill", NULL));
@@ -288,9 +273,9 @@ START_TEST (gateway_killed_under_load)
       g_usleep (200000);
   gdouble consistent = (gdouble) (g_get_monotonic_time () - back) / G_USEC_PER_SEC;
   ck_assert_msg (found == 0, "the verifier still finds damage 30 s after the gateway's return");
-  gdouble replays = metric_of (&srv, REPLAYS);
+  gdouble replays = ab_server_metric (&srv, REPLAYS);
   ck_assert_msg (replays > 0, "no cut write was replayed: the kills cut none");
-  ck_assert_int_eq ((gint) metric_of (&srv, "actionbase_heal_pending"), 0);
+  ck_assert_int_eq ((gint) ab_server_metric (&srv, "actionbase_heal_pending"), 0);
 
   /* No acknowledged write is lost, and queries agree with it. */
   for (guint i = 0; i < CLIENTS; i++)
@@ -471,7 +456,7 @@ END_TEST
 static gint64
 replays_of (AbServer *node)
 {
-  return (gint64) metric_of (node, "actionbase_heal_replays_total");
+  return (gint64) ab_server_metric (node, "actionbase_heal_replays_total");
 }
 
 /* One round of node A (srv): started on the table through its own gateway,
@@ -544,7 +529,7 @@ START_TEST (dead_node_writes_swept)
     g_usleep (200000);
   gdouble consistent = (gdouble) (g_get_monotonic_time () - cut) / G_USEC_PER_SEC;
   ck_assert_msg (found == 0, "the verifier still finds damage 30 s after node A's death");
-  ck_assert_int_ge ((gint) metric_of (&b, "actionbase_heal_sweeps_total"), 1);
+  ck_assert_int_ge ((gint) ab_server_metric (&b, "actionbase_heal_sweeps_total"), 1);
   srv = b; /* check_acked reads through srv */
   guint acked = 0;
   for (guint i = 0; i < DEAD_CLIENTS; i++)

@@ -346,19 +346,6 @@ until_clean (const gchar *store)
   return (gdouble) (g_get_monotonic_time () - from) / G_USEC_PER_SEC;
 }
 
-static gint64
-metric (AbServer *node, const gchar *name)
-{
-  AbReply m = { 0 };
-  ab_http (node, &m, "GET", NULL, "/metrics");
-  g_autofree gchar *line = g_strdup_printf ("\n%s ", name);
-  const gchar *at = strstr (m.body, line);
-  ck_assert_msg (at != NULL, "no %s on /metrics", name);
-  gint64 v = g_ascii_strtoll (at + strlen (line), NULL, 10);
-  ab_reply_clear (&m);
-  return v;
-}
-
 /* Node 0 is killed (-9) while both nodes write the same 32 edges, and node
  * 0 alone 16 more: its cut writes keep their locks and intents. Node 1
  * finds the shared edges' locks stale after lock-stale-ms, replays the
@@ -425,12 +412,11 @@ START_TEST (node_killed_mid_write)
   g_autoptr (JsonNode) c
       = ab_http_ok (&nodes[1], "GET", T "/edges/count?start=s&direction=OUT", NULL);
   ck_assert_int_eq (ab_json_int (c, "count"), HOT + COLD);
-  ck_assert_int_gt (metric (&nodes[1], "actionbase_heal_sweeps_total"), 0);
-  g_printerr ("node killed mid-write: node 1 replayed %" G_GINT64_FORMAT
-              " of its cut writes (after %" G_GINT64_FORMAT
+  ck_assert_double_gt (ab_server_metric (&nodes[1], "actionbase_heal_sweeps_total"), 0);
+  g_printerr ("node killed mid-write: node 1 replayed %.0f of its cut writes (after %.0f"
               " sweeps); verifier clean %.1f s after the writers stopped, no repair\n",
-              metric (&nodes[1], "actionbase_heal_replays_total"),
-              metric (&nodes[1], "actionbase_heal_sweeps_total"), clean);
+              ab_server_metric (&nodes[1], "actionbase_heal_replays_total"),
+              ab_server_metric (&nodes[1], "actionbase_heal_sweeps_total"), clean);
   stop_two_nodes ();
   g_unlink (cfg_path);
   g_free (cfg_path);
