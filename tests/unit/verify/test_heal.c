@@ -303,6 +303,22 @@ START_TEST (sweep_deletes_orphan_receipts)
 }
 END_TEST
 
+/* The next lock call of C->P fails (the store unreachable for it). */
+static void
+fail_next_lock_of_cp (VfEnv *env)
+{
+  g_autoptr (GError) error = NULL;
+  AbValue c = AB_VALUE_INIT, p = AB_VALUE_INIT;
+  ab_value_set_string (&c, AB_VALUE_STRING, "C", 1);
+  ab_value_set_string (&p, AB_VALUE_STRING, "P", 1);
+  g_autoptr (GByteArray) lock
+      = ab_codec_lock_key (&c, &p, ab_codec_table_code ("db", "likes"), &error);
+  ck_assert (lock != NULL);
+  ab_store_fault_fail_check_and_put (env->fault, lock->data, lock->len);
+  ab_value_clear (&c);
+  ab_value_clear (&p);
+}
+
 /* The store fails before the data wave (the store unreachable): at the
  * intents' wave (how 0), or at the lock of one of the request's two keys
  * (how 1), which fails the other key too without its next calls. Nothing
@@ -316,7 +332,6 @@ fail_before_data (guint store, guint how, gboolean healer_awake)
   static const gint64 setup_counts[5] = { 2, 1, 0, 2, 1 };
   VfEnv env;
   AbHealStats st;
-  g_autoptr (GError) error = NULL;
   fake_ms = 1735657200000LL;
   vf_open_healing (&env, store, healer_awake ? 10 : 3600 * 1000, 0, fake_now, NULL);
   vf_create_table (&env, "db", VF_LIKES);
@@ -325,16 +340,7 @@ fail_before_data (guint store, guint how, gboolean healer_awake)
   if (how == 0)
     ab_store_fault_arm (env.fault, AB_FAULT_FAIL, 1, 0);
   else
-    {
-      AbValue c = AB_VALUE_INIT, p = AB_VALUE_INIT;
-      ab_value_set_string (&c, AB_VALUE_STRING, "C", 1);
-      ab_value_set_string (&p, AB_VALUE_STRING, "P", 1);
-      g_autoptr (GByteArray) lock
-          = ab_codec_lock_key (&c, &p, ab_codec_table_code ("db", "likes"), &error);
-      ab_store_fault_fail_check_and_put (env.fault, lock->data, lock->len);
-      ab_value_clear (&c);
-      ab_value_clear (&p);
-    }
+    fail_next_lock_of_cp (&env);
   g_autoptr (GArray) r
       = vf_mutate (&env, "db", "likes", FALSE,
                    "{\"mutations\":[" VF_INS (40, "C", "P", 40) "," VF_INS (41, "C", "L", 41) "]}");
@@ -478,7 +484,6 @@ START_TEST (failed_release_goes_to_the_healer)
   gboolean applier = _i % 2 == 1;
   VfEnv env;
   AbHealStats st;
-  g_autoptr (GError) error = NULL;
   fake_ms = 1735657200000LL;
   vf_open_healing (&env, (guint) _i / 2, 3600 * 1000, 0, fake_now, NULL);
   vf_create_table (&env, "db", VF_LIKES);
@@ -488,14 +493,7 @@ START_TEST (failed_release_goes_to_the_healer)
   g_autoptr (GArray) r = NULL;
   if (applier)
     {
-      AbValue c = AB_VALUE_INIT, p = AB_VALUE_INIT;
-      ab_value_set_string (&c, AB_VALUE_STRING, "C", 1);
-      ab_value_set_string (&p, AB_VALUE_STRING, "P", 1);
-      g_autoptr (GByteArray) lock
-          = ab_codec_lock_key (&c, &p, ab_codec_table_code ("db", "likes"), &error);
-      ab_store_fault_fail_check_and_put (env.fault, lock->data, lock->len);
-      ab_value_clear (&c);
-      ab_value_clear (&p);
+      fail_next_lock_of_cp (&env);
       r = mutate_as_applier (
           &env, "{\"mutations\":[" VF_INS (40, "C", "P", 40) "," VF_INS (41, "C", "L", 41) "]}");
     }
