@@ -115,9 +115,10 @@ if [ -n "${AB_HBASE_ADDR:-}" ]; then
   # soak's invariants (nothing acknowledged lost, refusals JSON 503s, writes
   # back without a restart of the node, counts equal scans, the verifier
   # clean with no repair). Answers are held to 30 s, not the soak's default
-  # 10: while HBase reassigns its regions each of a write's waves can take
-  # almost a whole call timeout (5 s) and still succeed, and the engine does
-  # not yet bound the sum (issue 41, open; docs/testing.md).
+  # 10: the write budget (write-budget-ms, 4 s) stops a write's calls, but
+  # one call that joins a shared HBase call can still take twice the call
+  # timeout while HBase reassigns its regions (issue 41, open;
+  # docs/testing.md).
   if ! python3 "$top/tests/soak/soak.py" --server "$PWD/src/actionbased" \
       --verify "$PWD/src/actionbase-verify" --minutes 2 --faults hbase-kill \
       --request-max-s 30 \

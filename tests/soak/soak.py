@@ -135,12 +135,14 @@ class Stats:
         self.reads = 0
         self.last_ack = 0.0
         self.worst_s = 0.0
+        self.late_what = []  # "METHOD PATH STATUS seconds" of the answers past the limit
 
-    def note_answer(self, seconds, limit):
+    def note_answer(self, seconds, limit, what=""):
         with self.lock:
             self.worst_s = max(self.worst_s, seconds)
             if seconds > limit:
                 self.late += 1
+                self.late_what.append(f"{what} {seconds:.1f} s at {time.strftime('%H:%M:%S')}")
 
 
 def refusal_ok(status, raw):
@@ -172,11 +174,11 @@ def writer(srv, stats, stop, wid, limit, rng, path):
             sent = path if path is not None else rng.choice(("/edges", "/edges/sync"))
             status, raw = srv.call("POST", T + sent, body, timeout=limit * 2)
         except Exception as e:  # a connection the server cut, or no answer in time
-            stats.note_answer(time.time() - t0, limit)
+            stats.note_answer(time.time() - t0, limit, f"POST {sent} (no answer)")
             with stats.lock:
                 stats.wrong.append(f"POST: {e}")
             continue
-        stats.note_answer(time.time() - t0, limit)
+        stats.note_answer(time.time() - t0, limit, f"POST {sent} {status}")
         with stats.lock:
             if status == 200:
                 res = json.loads(raw)["results"]
@@ -204,7 +206,7 @@ def reader(srv, stats, stop, limit, rng):
             with stats.lock:
                 stats.wrong.append(f"GET: {e}")
             continue
-        stats.note_answer(time.time() - t0, limit)
+        stats.note_answer(time.time() - t0, limit, f"GET {path.split('?')[0]} {status}")
         with stats.lock:
             stats.reads += 1
             if status != 200 and not refusal_ok(status, raw):
@@ -381,7 +383,7 @@ def main():
                 continue
             f = rng.choice(faults)
             hold = rng.uniform(2, 8)
-            log(f"fault {f.name} for {hold:.1f} s")
+            log(f"fault {f.name} for {hold:.1f} s at {time.strftime('%H:%M:%S')}")
             undo = f.inject()
             time.sleep(hold)
             undoing = time.time()
@@ -437,6 +439,8 @@ def main():
         reached = missing == 0 and not pending
         print(f"soak: consistency {'reached' if reached else 'NOT reached'} {consistent_s:.1f} s after the load "
               f"stopped; verifier: {verdict(verify)}")
+        for w in stats.late_what[:10]:
+            print(f"soak:   late: {w}")
         for w in stats.wrong[:10]:
             print(f"soak:   wrong: {w}")
         good = (reached and not stats.wrong and stats.late == 0
