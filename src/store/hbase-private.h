@@ -104,6 +104,15 @@ typedef gboolean (*AbHbCallFn) (HbTHBaseServiceIf *client, gpointer ctx, HbTIOEr
  * come out in AB_STORE_ERROR (WIDTH for "Field is not a long"). */
 gboolean ab_hb_call (AbHbStore *h, AbHbRpc rpc, gboolean idempotent, AbHbCallFn fn, gpointer ctx,
                      GError **error);
+/* The deadline (monotonic us) of a call that starts now on this thread:
+ * timeout_ms from now, or sooner while the thread runs a shared call for
+ * callers queued before it, whose own budgets end sooner (so that no
+ * caller's store call takes more than timeout_ms, queue included). A
+ * call whose deadline has passed fails at once (UNAVAILABLE). */
+gint64 ab_hb_call_deadline (AbHbStore *h);
+/* Caps this thread's calls at deadline (0: no cap) until the cap it
+ * returns is put back; ab_hb_run_jobs carries the cap to its workers. */
+gint64 ab_hb_cap_calls (gint64 deadline);
 
 typedef struct {
   AbHbRpc rpc;

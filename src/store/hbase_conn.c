@@ -292,13 +292,40 @@ left_ms (gint64 deadline)
   return left > 0 ? (guint) ((left + 999) / 1000) : 0;
 }
 
+/* This thread's cap on its calls' deadlines (0: none). */
+static _Thread_local gint64 call_cap;
+
+gint64
+ab_hb_cap_calls (gint64 deadline)
+{
+  gint64 prev = call_cap;
+  call_cap = deadline;
+  return prev;
+}
+
+gint64
+ab_hb_call_deadline (AbHbStore *h)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) h->cfg.timeout_ms * 1000;
+  return call_cap != 0 && call_cap < deadline ? call_cap : deadline;
+}
+
 gboolean
 ab_hb_call (AbHbStore *h, AbHbRpc rpc, gboolean idempotent, AbHbCallFn fn, gpointer ctx,
             GError **error)
 {
   /* timeout_ms bounds the whole call: pool wait, connect, send, receive and
-   * the retries all come out of one budget. */
-  gint64 deadline = g_get_monotonic_time () + (gint64) h->cfg.timeout_ms * 1000;
+   * the retries all come out of one budget (shorter for a shared call that
+   * carries callers queued before it: ab_hb_call_deadline). */
+  gint64 deadline = ab_hb_call_deadline (h);
+  if (left_ms (deadline) == 0)
+    {
+      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+                   "hbase %s: no time left for the call: the callers it carries waited out "
+                   "timeout_ms (%u ms) in the queue",
+                   h->addr, h->cfg.timeout_ms);
+      return FALSE;
+    }
   for (guint attempt = 0;; attempt++)
     {
       GError *local = NULL, *err = NULL;
@@ -353,6 +380,7 @@ typedef struct {
   AbHbStore *h;
   AbHbJob *job;
   WaitGroup *wg;
+  gint64 cap; /* the submitting thread's call cap */
 } JobRun;
 
 static void
@@ -365,7 +393,9 @@ static void
 worker (gpointer data, gpointer user_data)
 {
   JobRun *r = data;
+  gint64 prev = ab_hb_cap_calls (r->cap);
   run_job (r->h, r->job);
+  ab_hb_cap_calls (prev);
   g_mutex_lock (&r->wg->lock);
   if (--r->wg->pending == 0)
     g_cond_signal (&r->wg->done);
@@ -402,7 +432,7 @@ ab_hb_run_jobs (AbHbStore *h, AbHbJob *jobs, guint n)
   for (guint i = 1; i < n; i++)
     {
       JobRun *r = g_new (JobRun, 1);
-      *r = (JobRun){ h, &jobs[i], &wg };
+      *r = (JobRun){ h, &jobs[i], &wg, call_cap };
       g_thread_pool_push (h->workers, r, NULL);
     }
   run_job (h, &jobs[0]);

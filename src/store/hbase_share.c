@@ -9,6 +9,7 @@
  * wakes its members and the next leader, not every waiter. */
 typedef struct {
   gpointer op;
+  gint64 deadline; /* monotonic us: the end of this caller's call budget */
   GError *error;
   gboolean taken; /* in a run: only its end may finish the slot */
   gboolean done;
@@ -73,14 +74,23 @@ fail_queued (AbHbShare *s, GError **errors, guint n)
     g_ptr_array_set_size (s->waiting, 0);
 }
 
-/* Runs a group of slots (taken off the queue) with the mutex released. */
+/* Runs a group of slots (taken off the queue) with the mutex released,
+ * its calls ending by the earliest of their budgets: no caller waits for
+ * its shared call longer than timeout_ms in all. */
 static void
 lead (AbHbStore *h, AbHbShare *s, Slot **group, guint n, GError **errors)
 {
   gpointer ops[AB_HB_SHARE_MAX];
+  gint64 cap = 0;
   for (guint i = 0; i < n; i++)
-    ops[i] = group[i]->op;
+    {
+      ops[i] = group[i]->op;
+      if (group[i]->deadline != 0 && (cap == 0 || group[i]->deadline < cap))
+        cap = group[i]->deadline;
+    }
+  gint64 prev = ab_hb_cap_calls (cap);
   s->run (h, ops, n, errors);
+  ab_hb_cap_calls (prev);
   atomic_fetch_add_explicit (&s->calls, 1, memory_order_relaxed);
   atomic_fetch_add_explicit (&s->callers, n, memory_order_relaxed);
 }
@@ -100,7 +110,7 @@ give_up (AbHbStore *h, AbHbShare *s, Slot *slot)
 gboolean
 ab_hb_share_submit (AbHbStore *h, AbHbShare *s, gpointer op, GError **error)
 {
-  Slot slot = { op, NULL, FALSE, FALSE };
+  Slot slot = { .op = op };
   if (s->max_in_flight == 0)
     {
       Slot *one = &slot;
@@ -108,7 +118,8 @@ ab_hb_share_submit (AbHbStore *h, AbHbShare *s, gpointer op, GError **error)
     }
   else
     {
-      gint64 deadline = g_get_monotonic_time () + (gint64) h->cfg.timeout_ms * 1000;
+      gint64 deadline = ab_hb_call_deadline (h);
+      slot.deadline = deadline;
       g_cond_init (&slot.wake);
       g_mutex_lock (&s->mu);
       g_ptr_array_add (s->waiting, &slot);

@@ -1,6 +1,7 @@
 /* The shared calls of the HBase store (src/store/hbase_share.c) without an
  * HBase: a run function that only sleeps stands for a slow gateway, so the
- * queue's waits can be checked on their own. */
+ * queue's waits, and the deadline a run's calls get, can be checked on
+ * their own. */
 #include <check.h>
 #include <sys/resource.h>
 #include "store/hbase-private.h"
@@ -17,10 +18,19 @@ static guint scale = 1;
 
 /* The first run ends before the queued callers' budget; the next one, which
  * carries them, outlasts it. */
+/* When the second run began, and the deadline its calls were given. */
+static gint64 second_start, second_deadline;
+
 static void
 slow_run (AbHbStore *h, gpointer *ops, guint n, GError **errors)
 {
-  g_usleep ((g_atomic_int_add (&runs, 1) == 0 ? FIRST_RUN_MS : SLOW_RUN_MS) * 1000 * scale);
+  gint run = g_atomic_int_add (&runs, 1);
+  if (run == 1)
+    {
+      second_start = g_get_monotonic_time ();
+      second_deadline = ab_hb_call_deadline (h);
+    }
+  g_usleep ((run == 0 ? FIRST_RUN_MS : SLOW_RUN_MS) * 1000 * scale);
 }
 
 typedef struct {
@@ -78,6 +88,10 @@ START_TEST (a_carried_caller_past_its_budget_waits_asleep)
   ck_assert_uint_eq (callers, 3);
   for (guint i = 0; i < 3; i++)
     ck_assert (cs[i].ok);
+  /* the run carrying the queued callers ends when the first of their
+   * budgets does, not a whole budget after it began: a caller's shared
+   * call takes at most timeout_ms, its wait in the queue included */
+  ck_assert_int_lt (second_deadline, second_start + (gint64) h->cfg.timeout_ms * 1000);
   /* asleep: a spinning waiter burns about a whole run's time (not judged
    * under valgrind, whose own scheduling is what the clock would measure;
    * the hang the spin caused still fails there, on Check's timeout) */
