@@ -104,6 +104,14 @@ consumer_new (AbKafkaSink *k, KafkaReader *r, GError **error)
     "10000",
     "heartbeat.interval.ms",
     "3000",
+    /* also the group's rebalance timeout: after a broker restart the
+     * coordinator waited up to the default 300 s for members to rejoin
+     * before it assigned the partition again (the applier applied nothing
+     * meanwhile). An applier retrying a batch through a store outage for
+     * longer leaves the group and rejoins at its next read, from the last
+     * committed position (re-applying is harmless). */
+    "max.poll.interval.ms",
+    "20000",
     "reconnect.backoff.max.ms",
     "1000",
     "topic.metadata.refresh.interval.ms",

@@ -136,6 +136,7 @@ class Stats:
         self.last_ack = 0.0
         self.worst_s = 0.0
         self.late_what = []  # "METHOD PATH STATUS seconds" of the answers past the limit
+        self.ack_how = {}  # (source, target) -> "CREATED at HH:MM:SS.mmm" (its latest answer)
 
     def note_answer(self, seconds, limit, what=""):
         with self.lock:
@@ -183,6 +184,10 @@ def writer(srv, stats, stop, wid, limit, rng, path):
             if status == 200:
                 res = json.loads(raw)["results"]
                 done = {r["target"] for r in res if r["status"] in ("CREATED", "QUEUED", "IDLE")}
+                at = time.strftime("%H:%M:%S", time.localtime(t0)) + f".{int(t0 * 1000) % 1000:03d}"
+                for r in res:
+                    if r["target"] in done:
+                        stats.ack_how[(source, r["target"])] = f"{r['status']} by {sent} at {at}"
                 stats.acked.setdefault(source, set()).update(done)
                 stats.last_ack = time.time()
                 if len(done) != len(batch):  # per-key ERROR: not acknowledged, allowed under faults
@@ -404,6 +409,7 @@ def main():
         missing = pending = None
         while time.time() < settle + 300:  # the applier may have a backlog to write
             missing = 0
+            lost = []  # what is missing, for the report
             for source, targets in stats.acked.items():
                 got = set()
                 offset = None
@@ -417,6 +423,10 @@ def main():
                     offset = page["offset"]
                 count = srv.ok("GET", T + f"/edges/count?start={source}&direction=OUT")["count"]
                 missing += len(targets - got) + (count != len(got))
+                lost += [f"{source}->{t} (acknowledged {stats.ack_how.get((source, t), '?')})"
+                         for t in sorted(targets - got)]
+                if count != len(got):
+                    lost.append(f"{source}: count {count}, scan {len(got)}")
             # writes cut by a fault and answered ERROR are finished by the
             # node's healer (HBase): the verifier looks once it has none left
             pending = srv.metric("actionbase_heal_pending")
@@ -439,6 +449,8 @@ def main():
         reached = missing == 0 and not pending
         print(f"soak: consistency {'reached' if reached else 'NOT reached'} {consistent_s:.1f} s after the load "
               f"stopped; verifier: {verdict(verify)}")
+        for w in (lost if missing else [])[:10]:
+            print(f"soak:   missing: {w}")
         for w in stats.late_what[:10]:
             print(f"soak:   late: {w}")
         for w in stats.wrong[:10]:
