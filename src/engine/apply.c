@@ -651,7 +651,7 @@ fan_out (ApplyJob *job, gboolean (*wanted) (const KeyWork *w), atomic_int *pendi
 static gboolean
 budget_spent (const ApplyJob *job)
 {
-  return job->deadline_us != 0 && g_get_monotonic_time () >= job->deadline_us;
+  return ab_engine_deadline_passed (job->deadline_us);
 }
 
 /* The error of the keys a spent budget stops before `call` (an error that
@@ -670,13 +670,9 @@ lock_step (gpointer item)
 {
   KeyWork *w = item;
   AbEngine *engine = w->engine;
-  if (w->lock_attempts > 0 && budget_spent (w->job))
-    ab_engine_fail (&w->error, AB_ENGINE_ERROR_CONFLICT,
-                    "could not acquire the edge lock within the write budget of %u ms "
-                    "(write-budget-ms)",
-                    engine->cfg.write_budget_ms);
-  else if (ab_engine_lock_try (engine, w->lock_key, w->lock_attempts++, &w->token, &w->error)
-           == AB_LOCK_BUSY)
+  if (ab_engine_lock_try (engine, w->lock_key, w->lock_attempts++, w->job->deadline_us, &w->token,
+                          &w->error)
+      == AB_LOCK_BUSY)
     {
       ab_engine_key_pool_push_after (engine, ab_engine_lock_backoff_ms (engine), lock_step, w);
       return;

@@ -45,19 +45,26 @@ gboolean ab_engine_insert_merge (AbEngine *engine, const gchar *db);
 gboolean ab_engine_field_value (const AbTableDesc *t, const gchar *name, const AbValue *source,
                                 const AbValue *target, const AbState *st, AbValue *out);
 
+/* A request's write budget (write-budget-ms, apply.c) as a monotonic
+ * deadline: 0 is none. TRUE once it has passed: no further store call of
+ * the request starts. */
+gboolean ab_engine_deadline_passed (gint64 deadline_us);
+
 /* Lock protocol (docs/data-model.md §6), one attempt at a time: TAKEN sets *token
  * to our lock value; BUSY means another writer holds it (attempt 0 sweeps a
  * stale lock and tries once more) and attempts remain; FAILED sets error
- * (CONFLICT once lock_retries attempts found it held). The caller retries a
+ * (CONFLICT once lock_retries attempts found it held, or once deadline_us
+ * has passed: no call of the attempt starts after it). The caller retries a
  * BUSY lock after ab_engine_lock_backoff_ms (jittered), without waiting. */
 typedef enum { AB_LOCK_TAKEN, AB_LOCK_BUSY, AB_LOCK_FAILED } AbLockTry;
-AbLockTry ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, GBytes **token,
-                              GError **error);
+AbLockTry ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt,
+                              gint64 deadline_us, GBytes **token, GError **error);
 guint ab_engine_lock_backoff_ms (AbEngine *engine);
 /* A lock row older than lock_stale_ms: one holding an intent is taken over
  * and its write replayed (ab_engine_heal_stale), a bare one deleted; a
- * fresh or absent lock is left alone. */
-void ab_engine_lock_sweep (AbEngine *engine, GBytes *lock_key);
+ * fresh or absent lock is left alone. No call starts after deadline_us (0:
+ * none): a replay it stops goes to this node's healer. */
+void ab_engine_lock_sweep (AbEngine *engine, GBytes *lock_key, gint64 deadline_us);
 /* (ab_engine_lock, the same with the retries slept through: derive.h) */
 
 /* Writes cut between their waves, healed online (heal.c; docs/architecture.md,
@@ -92,8 +99,11 @@ void ab_engine_heal_flush (AbEngine *engine);
  * still refuses (the rest wait for the next round). */
 void ab_engine_heal_retry_now (AbEngine *engine);
 /* A stale lock `held` with an intent: take the lock over and replay it.
- * TRUE when the write was finished and the lock released. */
-gboolean ab_engine_heal_stale (AbEngine *engine, GBytes *lock_key, GBytes *held, GBytes *intent);
+ * TRUE when the write was finished and the lock released. Once deadline_us
+ * (0: none) has passed no call starts: a lock taken over by then goes to
+ * this node's healer, which finishes the replay. */
+gboolean ab_engine_heal_stale (AbEngine *engine, GBytes *lock_key, GBytes *held, GBytes *intent,
+                               gint64 deadline_us);
 typedef struct {
   guint pending;   /* writes this node holds the locks of and replays */
   guint64 healed;  /* writes finished by a replay */

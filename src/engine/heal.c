@@ -24,6 +24,7 @@ typedef struct {
   GBytes *lock_key;
   GBytes *token;
   GBytes *intent;
+  gint64 deadline_us; /* a writer's budget, replaying a stale lock (0: the healer) */
 } Pending;
 
 struct _AbHeal {
@@ -284,9 +285,23 @@ ab_engine_heal_flush (AbEngine *engine)
  * applied; the adds written carry their receipts, so a replay cut in turn
  * is replayed again the same way. A put or delete is written again as it
  * is: the lock still keeps every other writer of these rows out. */
+/* The replaying writer's budget is spent (a transient error: the healer
+ * takes the replay over). */
 static gboolean
-replay (AbEngine *engine, GBytes *intent, GError **error)
+replay_stopped (const Pending *p, GError **error)
 {
+  if (!ab_engine_deadline_passed (p->deadline_us))
+    return FALSE;
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+               "the write budget was spent in the replay of a stale lock's write; this node's "
+               "healer finishes it");
+  return TRUE;
+}
+
+static gboolean
+replay (AbEngine *engine, const Pending *p, GError **error)
+{
+  GBytes *intent = p->intent;
   guint8 id[AB_HEAL_ID_LEN];
   g_autoptr (GArray) muts = g_array_new (FALSE, TRUE, sizeof (AbMutation));
   if (!intent_decode (intent, id, muts, error))
@@ -296,7 +311,7 @@ replay (AbEngine *engine, GBytes *intent, GError **error)
     if (takes_receipt (&g_array_index (muts, AbMutation, i)))
       g_ptr_array_add (keys, receipt_key (&g_array_index (muts, AbMutation, i), id));
   g_autoptr (GArray) seen = ab_kv_array_new ();
-  if (keys->len > 0 && !ab_store_multi_get (engine->store, keys, seen, error))
+  if (replay_stopped (p, error) || (keys->len > 0 && !ab_store_multi_get (engine->store, keys, seen, error)))
     return FALSE;
   g_autoptr (AbBatch) batch = ab_batch_new ();
   g_autoptr (GHashTable) reset
@@ -321,7 +336,8 @@ replay (AbEngine *engine, GBytes *intent, GError **error)
       ab_batch_append (batch, m);
       receipts_of (batch, id, m, 1, TRUE);
     }
-  return ab_batch_len (batch) == 0 || ab_store_batch (engine->store, batch, error);
+  return ab_batch_len (batch) == 0
+         || (!replay_stopped (p, error) && ab_store_batch (engine->store, batch, error));
 }
 
 /* After the replay or the write itself: the lock row goes (with its intent),
@@ -356,7 +372,7 @@ static HealResult
 heal_held (AbEngine *engine, Pending *p)
 {
   g_autoptr (GError) error = NULL;
-  if (!replay (engine, p->intent, &error))
+  if (!replay (engine, p, &error))
     {
       if (transient (error))
         return HEAL_KEEP;
@@ -365,6 +381,8 @@ heal_held (AbEngine *engine, Pending *p)
       settle (engine, p->lock_key, p->token, p->intent);
       return HEAL_GONE;
     }
+  if (ab_engine_deadline_passed (p->deadline_us))
+    return HEAL_KEEP; /* the healer releases it (after replaying it again) */
   settle (engine, p->lock_key, p->token, p->intent);
   if (g_bytes_get_size (p->intent) > INTENT_HEAD) /* not a bare release */
     atomic_fetch_add (&engine->heal->healed, 1);
@@ -499,7 +517,7 @@ sweep (AbEngine *engine, GError **error)
   if (!ab_store_scan_sidecars (engine->store, sweep_visit, &sw, error))
     return FALSE;
   for (guint i = 0; i < locks->len; i++)
-    ab_engine_lock_sweep (engine, locks->pdata[i]); /* only the stale ones */
+    ab_engine_lock_sweep (engine, locks->pdata[i], 0); /* only the stale ones */
   guint dropped = drop_orphans (engine, &sw, error);
   if (dropped == G_MAXUINT)
     return FALSE;
@@ -672,13 +690,14 @@ healer_wake (AbEngine *engine)
 }
 
 gboolean
-ab_engine_heal_stale (AbEngine *engine, GBytes *lock_key, GBytes *held, GBytes *intent)
+ab_engine_heal_stale (AbEngine *engine, GBytes *lock_key, GBytes *held, GBytes *intent,
+                      gint64 deadline_us)
 {
-  Pending p = { g_bytes_ref (lock_key), g_bytes_ref (held), g_bytes_ref (intent) };
+  Pending p = { g_bytes_ref (lock_key), g_bytes_ref (held), g_bytes_ref (intent), deadline_us };
   gboolean ours = FALSE;
   g_autoptr (GError) error = NULL;
   HealResult r = HEAL_GONE;
-  if (renew (engine, &p, held, &ours, &error) && ours)
+  if (!ab_engine_deadline_passed (deadline_us) && renew (engine, &p, held, &ours, &error) && ours)
     {
       g_info ("replaying the interrupted write left in a stale lock");
       r = heal_held (engine, &p);

@@ -34,11 +34,17 @@ read_lock (AbEngine *engine, GBytes *lock_key, GBytes **cur, GBytes **intent)
   return *cur != NULL;
 }
 
+gboolean
+ab_engine_deadline_passed (gint64 deadline_us)
+{
+  return deadline_us != 0 && g_get_monotonic_time () >= deadline_us;
+}
+
 /* A lock row older than the stale threshold: a write left in it (an
  * intent) is taken over and replayed; a bare one is deleted if it still
  * holds the value we read. */
 void
-ab_engine_lock_sweep (AbEngine *engine, GBytes *lock_key)
+ab_engine_lock_sweep (AbEngine *engine, GBytes *lock_key, gint64 deadline_us)
 {
   gsize klen;
   const guint8 *k = g_bytes_get_data (lock_key, &klen);
@@ -52,11 +58,12 @@ ab_engine_lock_sweep (AbEngine *engine, GBytes *lock_key)
   const guint8 *v = g_bytes_get_data (cur, &vlen);
   /* a value that does not decode is treated as stale */
   gboolean readable = ab_codec_decode_lock_value (v, vlen, &ts, NULL);
-  if (readable && ab_engine_now_ms (engine) - ts <= engine->cfg.lock_stale_ms)
+  if ((readable && ab_engine_now_ms (engine) - ts <= engine->cfg.lock_stale_ms)
+      || ab_engine_deadline_passed (deadline_us))
     return;
   if (intent != NULL)
     {
-      ab_engine_heal_stale (engine, lock_key, cur, intent);
+      ab_engine_heal_stale (engine, lock_key, cur, intent, deadline_us);
       return;
     }
   gboolean applied = FALSE;
@@ -82,18 +89,37 @@ put_if_absent (AbEngine *engine, const guint8 *k, gsize klen, GBytes **token, GE
   return TRUE;
 }
 
+/* The deadline passed before the lock was ours (error set). */
+static gboolean
+out_of_budget (AbEngine *engine, gint64 deadline_us, GError **error)
+{
+  if (!ab_engine_deadline_passed (deadline_us))
+    return FALSE;
+  ab_engine_fail (error, AB_ENGINE_ERROR_CONFLICT,
+                  "could not acquire the edge lock within the write budget of %u ms "
+                  "(write-budget-ms)",
+                  engine->cfg.write_budget_ms);
+  return TRUE;
+}
+
 AbLockTry
-ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, GBytes **token,
-                    GError **error)
+ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, gint64 deadline_us,
+                    GBytes **token, GError **error)
 {
   gsize klen;
   const guint8 *k = g_bytes_get_data (lock_key, &klen);
-  if (!put_if_absent (engine, k, klen, token, error))
+  if ((attempt > 0 && out_of_budget (engine, deadline_us, error))
+      || !put_if_absent (engine, k, klen, token, error))
     return AB_LOCK_FAILED;
+  /* the first miss sweeps: up to three calls more, each checked against
+   * the deadline (a store reassigning its regions makes each one slow) */
   if (*token == NULL && attempt == 0)
     {
-      ab_engine_lock_sweep (engine, lock_key);
-      if (!put_if_absent (engine, k, klen, token, error))
+      if (out_of_budget (engine, deadline_us, error))
+        return AB_LOCK_FAILED;
+      ab_engine_lock_sweep (engine, lock_key, deadline_us);
+      if (out_of_budget (engine, deadline_us, error)
+          || !put_if_absent (engine, k, klen, token, error))
         return AB_LOCK_FAILED;
     }
   if (*token != NULL)
@@ -117,7 +143,7 @@ ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **err
 {
   AbLockTry r;
   for (guint attempt = 0;
-       (r = ab_engine_lock_try (engine, lock_key, attempt, token, error)) == AB_LOCK_BUSY;
+       (r = ab_engine_lock_try (engine, lock_key, attempt, 0, token, error)) == AB_LOCK_BUSY;
        attempt++)
     g_usleep ((gulong) ab_engine_lock_backoff_ms (engine) * 1000);
   return r == AB_LOCK_TAKEN;

@@ -456,6 +456,54 @@ START_TEST (write_budget_hands_over_to_the_healer)
 }
 END_TEST
 
+/* The first lock attempt finds the lock taken and sweeps it: a read, and
+ * for a stale lock with an intent its takeover and replay, then a second
+ * check-and-put. Each starts only within the write budget (a store
+ * reassigning its regions made each of them a call timeout long: 10.9 s
+ * answers). Case 0: a fresh lock, its read slow: no second check-and-put.
+ * Case 1: a stale lock, its read slow: not taken over. Case 2: a stale
+ * lock whose replay is slow: the lock goes to this node's healer, which
+ * finishes the replay and releases it; the writer makes no further call. */
+START_TEST (lock_sweep_keeps_the_budget)
+{
+  guint store = (guint) _i / 3, how = (guint) _i % 3;
+  VfEnv env;
+  AbHealStats st;
+  open_and_cut (&env, store, 0);
+  guint budget = g_getenv ("AB_TEST_UNDER_VALGRIND") != NULL ? 3000 : 1000;
+  env.engine->cfg.write_budget_ms = budget;
+  if (how > 0)
+    fake_ms += 300000 + 1; /* lock-stale-ms */
+  guint cas = ab_store_fault_check_and_puts (env.fault), batches = ab_store_fault_batches (env.fault);
+  ab_engine_heal_stats (env.engine, &st);
+  guint pending = st.pending; /* the cut write, its healer asleep */
+  ab_store_fault_slow (env.fault, how < 2 ? AB_SLOW_READS : AB_SLOW_BATCH, 1, budget + 300);
+  const gchar *again = "{\"mutations\":[" VF_INS (70, "C", "P", 70) "]}";
+  g_autoptr (GArray) r = vf_mutate (&env, "db", "likes", FALSE, again);
+  ab_store_fault_slow (env.fault, AB_SLOW_NONE, 0, 0);
+  AbKeyResult *k = &g_array_index (r, AbKeyResult, 0);
+  ck_assert_int_eq (k->status, AB_STATUS_ERROR);
+  ck_assert_msg (strstr (k->message, "write budget") != NULL, "%s", k->message);
+  /* the first lock attempt, and in case 2 the takeover */
+  ck_assert_uint_eq (ab_store_fault_check_and_puts (env.fault) - cas, how < 2 ? 1 : 2);
+  ck_assert_uint_eq (ab_store_fault_batches (env.fault) - batches, how < 2 ? 0 : 1);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, pending + (how < 2 ? 0 : 1));
+  if (how == 0)
+    fake_ms += 300000 + 1;
+  if (how < 2) /* the next writer takes the stale lock over */
+    {
+      g_autoptr (GArray) done = vf_mutate (&env, "db", "likes", FALSE, again);
+      ck_assert_int_ne (g_array_index (done, AbKeyResult, 0).status, AB_STATUS_ERROR);
+    }
+  ab_engine_heal_retry_now (env.engine); /* the cut write's own entry lets go */
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 0);
+  assert_cut_finished (&env, "after the sweep within the budget");
+  vf_close (&env);
+}
+END_TEST
+
 /* The applier's mutation (no client waiting: its locks are released in
  * the request, not handed over before the release wave). */
 static GArray *
@@ -632,6 +680,7 @@ heal_suite (void)
   tcase_add_loop_test (tc, failure_before_data_answers_at_once, 0, (gint) vf_n_stores () * 4);
   tcase_add_loop_test (tc, refused_round_stops_at_once, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, write_budget_hands_over_to_the_healer, 0, (gint) vf_n_stores () * 4);
+  tcase_add_loop_test (tc, lock_sweep_keeps_the_budget, 0, (gint) vf_n_stores () * 3);
   tcase_add_loop_test (tc, failed_release_goes_to_the_healer, 0, (gint) vf_n_stores () * 2);
   tcase_add_loop_test (tc, clean_writes_leave_nothing, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);
