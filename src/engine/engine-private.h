@@ -54,7 +54,7 @@ gboolean ab_engine_deadline_passed (gint64 deadline_us);
  * to our lock value; BUSY means another writer holds it (attempt 0 sweeps a
  * stale lock and tries once more) and attempts remain; FAILED sets error
  * (CONFLICT once lock_retries attempts found it held, or once deadline_us
- * has passed: no call of the attempt starts after it). The caller retries a
+ * has passed, the first attempt's included: no call starts after it). The caller retries a
  * BUSY lock after ab_engine_lock_backoff_ms (jittered), without waiting. */
 typedef enum { AB_LOCK_TAKEN, AB_LOCK_BUSY, AB_LOCK_FAILED } AbLockTry;
 AbLockTry ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt,

@@ -108,8 +108,9 @@ ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, gint64 de
 {
   gsize klen;
   const guint8 *k = g_bytes_get_data (lock_key, &klen);
-  if ((attempt > 0 && out_of_budget (engine, deadline_us, error))
-      || !put_if_absent (engine, k, klen, token, error))
+  /* the first attempt too: a request can spend its budget queued for a
+   * thread of the key pool while every thread waits on a slow store */
+  if (out_of_budget (engine, deadline_us, error) || !put_if_absent (engine, k, klen, token, error))
     return AB_LOCK_FAILED;
   /* the first miss sweeps: up to three calls more, each checked against
    * the deadline (a store reassigning its regions makes each one slow) */

@@ -504,6 +504,51 @@ START_TEST (lock_sweep_keeps_the_budget)
 }
 END_TEST
 
+/* A request can spend its budget waiting for a thread of the key pool,
+ * every thread held by a slow store: a key whose first lock attempt starts
+ * after the budget makes no call (the soak's 11.1 s answers, queued while
+ * HBase restarted). One pool thread here: C->P locks on the caller's
+ * thread and C->L on the pool's, each a slow call past the budget; B->P
+ * waits for the pool and then answers at once. */
+START_TEST (queued_key_keeps_the_budget)
+{
+  static const gint64 setup_counts[5] = { 2, 1, 0, 2, 1 };
+  VfEnv env;
+  AbHealStats st;
+  fake_ms = 1735657200000LL;
+  vf_open_healing_threads (&env, (guint) _i, 3600 * 1000, 0, fake_now, NULL, 1);
+  vf_create_table (&env, "db", VF_LIKES);
+  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
+  settle (&env);
+  guint budget = g_getenv ("AB_TEST_UNDER_VALGRIND") != NULL ? 3000 : 1000;
+  env.engine->cfg.write_budget_ms = budget;
+  guint cas = ab_store_fault_check_and_puts (env.fault);
+  ab_store_fault_slow (env.fault, AB_SLOW_LOCKS, 1, budget + 300);
+  g_autoptr (GArray) r = vf_mutate (&env, "db", "likes", FALSE,
+                                    "{\"mutations\":[" VF_INS (40, "C", "P", 40) "," VF_INS (
+                                        41, "C", "L", 41) "," VF_INS (42, "B", "P", 42) "]}");
+  ab_store_fault_slow (env.fault, AB_SLOW_NONE, 0, 0);
+  ck_assert_uint_eq (ab_store_fault_check_and_puts (env.fault) - cas, 2);
+  ck_assert_uint_eq (r->len, 3);
+  for (guint i = 0; i < r->len; i++)
+    {
+      const AbKeyResult *k = &g_array_index (r, AbKeyResult, i);
+      ck_assert_int_eq (k->status, AB_STATUS_ERROR);
+      ck_assert_msg (strstr (k->message, "write budget") != NULL, "%s", k->message);
+    }
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 2); /* the two locks taken, with the healer */
+  ab_engine_heal_retry_now (env.engine);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 0);
+  settle (&env);
+  vf_assert_clean (&env, "after the healer");
+  assert_counts (&env, setup_counts, "after the healer");
+  assert_no_leftovers (&env, "after the healer");
+  vf_close (&env);
+}
+END_TEST
+
 /* The applier's mutation (no client waiting: its locks are released in
  * the request, not handed over before the release wave). */
 static GArray *
@@ -681,6 +726,7 @@ heal_suite (void)
   tcase_add_loop_test (tc, refused_round_stops_at_once, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, write_budget_hands_over_to_the_healer, 0, (gint) vf_n_stores () * 4);
   tcase_add_loop_test (tc, lock_sweep_keeps_the_budget, 0, (gint) vf_n_stores () * 3);
+  tcase_add_loop_test (tc, queued_key_keeps_the_budget, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, failed_release_goes_to_the_healer, 0, (gint) vf_n_stores () * 2);
   tcase_add_loop_test (tc, clean_writes_leave_nothing, 0, (gint) vf_n_stores ());
   suite_add_tcase (s, tc);

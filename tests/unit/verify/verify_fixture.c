@@ -81,8 +81,8 @@ vf_open (VfEnv *env, guint store)
 }
 
 void
-vf_open_healing (VfEnv *env, guint store, guint retry_ms, guint sweep_ms,
-                 gint64 (*now_ms) (gpointer), gpointer now_data)
+vf_open_healing_threads (VfEnv *env, guint store, guint retry_ms, guint sweep_ms,
+                         gint64 (*now_ms) (gpointer), gpointer now_data, guint threads)
 {
   AbEngineConfig cfg;
   fault_config (&cfg);
@@ -90,7 +90,16 @@ vf_open_healing (VfEnv *env, guint store, guint retry_ms, guint sweep_ms,
   cfg.heal_sweep_ms = sweep_ms;
   cfg.now_ms = now_ms;
   cfg.now_data = now_data;
+  if (threads > 0)
+    cfg.mutation_threads = threads;
   open_engine (env, store, &cfg);
+}
+
+void
+vf_open_healing (VfEnv *env, guint store, guint retry_ms, guint sweep_ms,
+                 gint64 (*now_ms) (gpointer), gpointer now_data)
+{
+  vf_open_healing_threads (env, store, retry_ms, sweep_ms, now_ms, now_data, 0);
 }
 
 void

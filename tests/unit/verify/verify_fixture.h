@@ -27,6 +27,9 @@ void vf_open (VfEnv *env, guint store);
  * ab_engine_heal_sweep), on the clock now_ms (NULL: real time). */
 void vf_open_healing (VfEnv *env, guint store, guint retry_ms, guint sweep_ms,
                       gint64 (*now_ms) (gpointer), gpointer now_data);
+/* The same with `threads` threads in the engine's key pool (0: the default). */
+void vf_open_healing_threads (VfEnv *env, guint store, guint retry_ms, guint sweep_ms,
+                              gint64 (*now_ms) (gpointer), gpointer now_data, guint threads);
 void vf_close (VfEnv *env);
 void vf_rmdir (const gchar *dir);
 JsonNode *vf_json (const gchar *text);
