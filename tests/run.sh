@@ -114,14 +114,10 @@ if [ -n "${AB_HBASE_ADDR:-}" ]; then
   # Then HBase killed (-9) and started again under writers and readers: the
   # soak's invariants (nothing acknowledged lost, refusals JSON 503s, writes
   # back without a restart of the node, counts equal scans, the verifier
-  # clean with no repair). Answers are held to 30 s, not the soak's default
-  # 10: the write budget (write-budget-ms, 4 s) stops a write's calls, but
-  # one call that joins a shared HBase call can still take twice the call
-  # timeout while HBase reassigns its regions (issue 41, open;
-  # docs/testing.md).
+  # clean with no repair), and no answer past the soak's 10 s (the write
+  # budget, 4 s, plus one call timeout, 5 s; docs/architecture.md).
   if ! python3 "$top/tests/soak/soak.py" --server "$PWD/src/actionbased" \
       --verify "$PWD/src/actionbase-verify" --minutes 2 --faults hbase-kill \
-      --request-max-s 30 \
       --hbase "$hbase_dir" --writers 4 --readers 1 --seed "${AB_SOAK_SEED:-41}"; then
     echo "tests/run.sh: FAIL: tests/soak/soak.py --faults hbase-kill (HBase killed under writers)"
     status=1
