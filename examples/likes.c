@@ -20,9 +20,9 @@ static int
 run (AbDb *db)
 {
   GError *error = NULL;
-  static const AbDbProperty props[] = { { "created_at", AB_DB_FIELD_LONG, FALSE } };
-  static const AbDbIndexField recent[] = { { "created_at", TRUE } };
-  static const AbDbIndex indexes[] = { { "recent", recent, 1 } };
+  static const AbDbProperty props[] = { { .name = "created_at", .type = AB_DB_FIELD_LONG } };
+  static const AbDbIndexField recent[] = { { .field = "created_at", .descending = TRUE } };
+  static const AbDbIndex indexes[] = { { .name = "recent", .fields = recent, .n_fields = 1 } };
   AbDbTableDesc likes = { .name = "likes",
                           .kind = AB_DB_TABLE_EDGE,
                           .key_type = AB_DB_FIELD_STRING,

@@ -28,9 +28,9 @@ main (int argc, char **argv)
 
   /* Producer: a customer's messages keep their order (seq) in one partition. */
   AbDbMessage messages[] = {
-    { "alice", 1, "{\"send\":\"welcome\"}" },
-    { "bob", 1, "{\"send\":\"welcome\"}" },
-    { "alice", 2, "{\"send\":\"receipt\"}" },
+    { .key = "alice", .seq = 1, .value_json = "{\"send\":\"welcome\"}" },
+    { .key = "bob", .seq = 1, .value_json = "{\"send\":\"welcome\"}" },
+    { .key = "alice", .seq = 2, .value_json = "{\"send\":\"receipt\"}" },
   };
   guint accepted = 0;
   if (!ab_db_queue_enqueue (db, "jobs", "emails", messages, G_N_ELEMENTS (messages), &accepted,

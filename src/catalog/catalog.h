@@ -15,6 +15,8 @@ typedef enum {
   AB_CATALOG_ERROR_EXISTS,
   AB_CATALOG_ERROR_INVALID, /* a rule was broken (still active, bad target...) */
   AB_CATALOG_ERROR_STORE,   /* the datastore failed */
+  AB_CATALOG_ERROR_MISSING, /* a name the call refers to (the database to create in, an alias's
+                               table) does not exist: REST answers 400, the library NOT_FOUND */
 } AbCatalogError;
 
 typedef struct _AbCatalog AbCatalog;

@@ -165,7 +165,7 @@ ab_catalog_create_table (AbCatalog *cat, AbTableDesc *proto, const gchar *actor,
   g_autoptr (AbDatabaseDesc) db = ab_catalog_get_database (cat, proto->database);
   if (db == NULL)
     {
-      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID, "Database %s does not exist.",
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_MISSING, "Database %s does not exist.",
                proto->database);
       return NULL;
     }
@@ -266,7 +266,7 @@ check_alias_target (AbCatalog *cat, const gchar *db, const gchar *table, GError 
   g_autoptr (AbTableDesc) t = ab_catalog_get_table (cat, db, table);
   if (t == NULL)
     return ab_fail (
-        error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID,
+        error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_MISSING,
         "Alias target table %s.%s does not exist (aliases point into the same database).", db,
         table);
   return TRUE;
@@ -284,7 +284,7 @@ ab_catalog_create_alias (AbCatalog *cat, const gchar *db, const gchar *alias, co
   g_autoptr (AbDatabaseDesc) d = ab_catalog_get_database (cat, db);
   if (d == NULL)
     {
-      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_INVALID, "Database %s does not exist.",
+      ab_fail (error, AB_CATALOG_ERROR, AB_CATALOG_ERROR_MISSING, "Database %s does not exist.",
                db);
       return NULL;
     }

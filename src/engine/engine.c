@@ -58,8 +58,10 @@ ab_engine_propagate (GError **dst, GError *src)
   else if (src->domain == AB_MODEL_ERROR || src->domain == AB_CODEC_ERROR)
     code = AB_ENGINE_ERROR_BAD_REQUEST;
   else if (src->domain == AB_CATALOG_ERROR)
-    code = src->code == AB_CATALOG_ERROR_STORE ? AB_ENGINE_ERROR_UNAVAILABLE
-                                               : AB_ENGINE_ERROR_BAD_REQUEST;
+    code = src->code == AB_CATALOG_ERROR_STORE     ? AB_ENGINE_ERROR_UNAVAILABLE
+           : src->code == AB_CATALOG_ERROR_MISSING ? AB_ENGINE_ERROR_MISSING
+           : src->code == AB_CATALOG_ERROR_EXISTS  ? AB_ENGINE_ERROR_EXISTS
+                                                   : AB_ENGINE_ERROR_BAD_REQUEST;
   else if (src->domain == AB_STORE_ERROR)
     code = AB_ENGINE_ERROR_UNAVAILABLE;
   g_set_error_literal (dst, AB_ENGINE_ERROR, code, src->message);
@@ -241,7 +243,7 @@ ab_engine_resolve (AbEngine *engine, const gchar *db, const gchar *name, gchar *
     }
   t = ab_catalog_resolve (engine->catalog, db, name, alias_out, &local);
   if (t == NULL)
-    ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "%s", local->message);
+    ab_engine_fail (error, AB_ENGINE_ERROR_MISSING, "%s", local->message);
   g_clear_error (&local);
   return t;
 }

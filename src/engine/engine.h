@@ -13,6 +13,10 @@ typedef enum {
   AB_ENGINE_ERROR_CONFLICT,    /* 409 */
   AB_ENGINE_ERROR_UNAVAILABLE, /* 503 */
   AB_ENGINE_ERROR_INTERNAL,    /* 500 */
+  AB_ENGINE_ERROR_MISSING,     /* 400: a database, table or alias the call names does not exist
+                                  (REST answers 400, as upstream does; the library NOT_FOUND) */
+  AB_ENGINE_ERROR_EXISTS,      /* 400: the name is taken (REST answers 400 as for the catalog's
+                                  own calls; the library EXISTS) */
 } AbEngineError;
 
 typedef struct {

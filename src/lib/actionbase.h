@@ -1,16 +1,30 @@
-/* libactionbase: the Actionbase engine as a C library (docs/library.md).
+/**
+ * @file actionbase.h
+ * libactionbase: the Actionbase engine as a C library (docs/library.md).
  * One handle per store URI; typed edges, batches, reads and iterators, no
  * JSON on the data path; errors as GError in the AB_DB_ERROR domain.
  *
  * Ownership: a function returning a pointer the caller must release says
  * which *_free to call; AbDbValue strings returned by the library are
  * borrowed from the object they came from and live as long as it does;
- * AbDbValue strings passed in are copied before the call returns.
+ * AbDbValue strings passed in are copied before the call returns. Every
+ * *_free accepts NULL.
  *
  * Threads: an AbDb may be used from any number of threads at once; every
- * other object (batch, results, edges, iterator) belongs to one thread at a
- * time. The same LMDB store may be opened by several processes at once; a
- * RocksDB store by one process at a time.
+ * other object (batch, results, edges, iterator, poll, agg) belongs to one
+ * thread at a time. The same LMDB store may be opened by several processes
+ * at once; a RocksDB store by one process at a time.
+ *
+ * Misuse is reported, never ignored: a NULL handle, name or required
+ * argument makes a call taking a GError fail with AB_DB_ERROR_INVALID
+ * naming it; a batch built wrongly makes the mutation fail the same way
+ * (ab_db_batch_set); an index past an object's length makes an accessor
+ * log a GLib critical warning and return its type's empty value (0, NULL,
+ * a null AbDbValue).
+ *
+ * Growth: public structs end in reserved room (zero it: start from {0} or
+ * the *_init call), so a later minor version can add members without
+ * changing their size.
  */
 #ifndef ACTIONBASE_H
 #define ACTIONBASE_H
@@ -25,22 +39,50 @@ G_BEGIN_DECLS
 #define AB_DB_API
 #endif
 
-/** The library's version, "MAJOR.MINOR.MICRO"; MAJOR follows the SONAME. */
+/** The version this header belongs to; MAJOR follows the SONAME. */
+#define AB_DB_VERSION_MAJOR 0
+/** The minor version: calls and struct members added. */
+#define AB_DB_VERSION_MINOR 1
+/** The micro version: fixes only. */
+#define AB_DB_VERSION_MICRO 0
+/** TRUE when this header is version major.minor.micro or later. */
+#define AB_DB_CHECK_VERSION(major, minor, micro)                                                \
+  (AB_DB_VERSION_MAJOR > (major)                                                                \
+   || (AB_DB_VERSION_MAJOR == (major) && AB_DB_VERSION_MINOR > (minor))                        \
+   || (AB_DB_VERSION_MAJOR == (major) && AB_DB_VERSION_MINOR == (minor)                        \
+       && AB_DB_VERSION_MICRO >= (micro)))
+
+/**
+ * ab_db_version: the version of the library loaded at run time,
+ * "MAJOR.MINOR.MICRO" (static storage; do not free). It may be newer than
+ * the AB_DB_VERSION_* of the header a program was built with, never of
+ * another MAJOR.
+ */
 AB_DB_API const char *ab_db_version (void);
 
 /* ---- errors ---- */
 
 /** AB_DB_ERROR: the error domain of every call. */
 #define AB_DB_ERROR (ab_db_error_quark ())
+/** ab_db_error_quark: the quark behind AB_DB_ERROR. */
 AB_DB_API GQuark ab_db_error_quark (void);
 
 /**
  * AbDbError:
- * - AB_DB_ERROR_INVALID: bad input (a REST client would get 400); nothing was written
- * - AB_DB_ERROR_NOT_FOUND: no such database, table, alias or queue (404)
- * - AB_DB_ERROR_CONFLICT: already exists, or an edge lock stayed taken (409)
+ * - AB_DB_ERROR_INVALID: bad input or a misused call (a REST client would
+ *   get 400); nothing was written
+ * - AB_DB_ERROR_NOT_FOUND: no such database, table, alias, queue or prepared
+ *   query (404)
+ * - AB_DB_ERROR_CONFLICT: the object is in a state the call cannot proceed
+ *   from now (a queue that must be disabled first, or enabled); the same
+ *   call may succeed once that state changes (409)
  * - AB_DB_ERROR_UNAVAILABLE: the store or the WAL does not answer (503)
  * - AB_DB_ERROR_INTERNAL: anything else (500)
+ * - AB_DB_ERROR_EXISTS: the name is taken: a database, table, alias or
+ *   queue created twice (409; CONFLICT before version 0.1.0's header)
+ *
+ * A key's lock held by another writer is not a call's error: that key's
+ * result is AB_DB_ERRORED with the reason (ab_db_results_message).
  */
 typedef enum {
   AB_DB_ERROR_INVALID,
@@ -48,6 +90,7 @@ typedef enum {
   AB_DB_ERROR_CONFLICT,
   AB_DB_ERROR_UNAVAILABLE,
   AB_DB_ERROR_INTERNAL,
+  AB_DB_ERROR_EXISTS,
 } AbDbError;
 
 /* ---- values ---- */
@@ -77,6 +120,7 @@ typedef struct {
   } u;
 } AbDbValue;
 
+/** ab_db_null: the null value (an explicit null property). */
 static inline AbDbValue
 ab_db_null (void)
 {
@@ -84,6 +128,7 @@ ab_db_null (void)
   return v;
 }
 
+/** ab_db_bool: a boolean value. */
 static inline AbDbValue
 ab_db_bool (gboolean b)
 {
@@ -92,6 +137,7 @@ ab_db_bool (gboolean b)
   return v;
 }
 
+/** ab_db_long: an integer value, of any schema width. */
 static inline AbDbValue
 ab_db_long (gint64 l)
 {
@@ -100,6 +146,7 @@ ab_db_long (gint64 l)
   return v;
 }
 
+/** ab_db_double: a floating-point value, of either schema width. */
 static inline AbDbValue
 ab_db_double (gdouble d)
 {
@@ -108,6 +155,7 @@ ab_db_double (gdouble d)
   return v;
 }
 
+/** ab_db_string: a string value viewing s (not copied here; see the calls). */
 static inline AbDbValue
 ab_db_string (const char *s)
 {
@@ -116,6 +164,7 @@ ab_db_string (const char *s)
   return v;
 }
 
+/** ab_db_json: an "object" property as its JSON text, viewing json_text. */
 static inline AbDbValue
 ab_db_json (const char *json_text)
 {
@@ -126,6 +175,7 @@ ab_db_json (const char *json_text)
 
 /* ---- the handle ---- */
 
+/** AbDb: an open store and its catalog; used from any number of threads. */
 typedef struct _AbDb AbDb;
 
 /**
@@ -148,6 +198,7 @@ typedef struct {
   gpointer reserved[8];
 } AbDbOptions;
 
+/** ab_db_options_init: fills opts with the defaults (reserved room zeroed). */
 AB_DB_API void ab_db_options_init (AbDbOptions *opts);
 
 /**
@@ -163,6 +214,10 @@ AB_DB_API void ab_db_close (AbDb *db);
 
 /* ---- metadata ---- */
 
+/**
+ * ab_db_create_database: a new, active database; comment may be NULL.
+ * EXISTS when the name is taken. Thread-safe.
+ */
 AB_DB_API gboolean ab_db_create_database (AbDb *db, const char *database, const char *comment,
                                           GError **error);
 /**
@@ -199,21 +254,30 @@ typedef enum {
   AB_DB_IN = 3,
 } AbDbDirection;
 
+/** AbDbProperty: a schema field of AbDbTableDesc. */
 typedef struct {
   const char *name;
   AbDbFieldType type;
   gboolean nullable;
+  /*< private >*/
+  gpointer reserved[2];
 } AbDbProperty;
 
+/** AbDbIndexField: one field of an index, in its order. */
 typedef struct {
   const char *field; /* a property, or "version" / "source" / "target" */
   gboolean descending;
+  /*< private >*/
+  gpointer reserved[2];
 } AbDbIndexField;
 
+/** AbDbIndex: an index of AbDbTableDesc (docs/data-model.md §7). */
 typedef struct {
   const char *name;
   const AbDbIndexField *fields;
   guint n_fields;
+  /*< private >*/
+  gpointer reserved[2];
 } AbDbIndex;
 
 /**
@@ -238,8 +302,15 @@ typedef struct {
   const char *mode;
   const char *comment;
   const char *storage;
+  /*< private >*/
+  gpointer reserved[8];
 } AbDbTableDesc;
 
+/**
+ * ab_db_create_table: a new table described by desc (copied; desc and what
+ * it points to may be freed when this returns). NOT_FOUND without the
+ * database, EXISTS when the name is taken, INVALID for a bad description.
+ */
 AB_DB_API gboolean ab_db_create_table (AbDb *db, const char *database, const AbDbTableDesc *desc,
                                        GError **error);
 /**
@@ -251,15 +322,25 @@ AB_DB_API gboolean ab_db_create_table_json (AbDb *db, const char *database, cons
 /** ab_db_alter_table_json: the v3 update-table body (schema, indexes, mode, ...). */
 AB_DB_API gboolean ab_db_alter_table_json (AbDb *db, const char *database, const char *table,
                                            const char *json, GError **error);
+/**
+ * ab_db_drop_table: deactivates the table, then deletes it from the
+ * catalog (its rows stay in the store until overwritten or cleaned).
+ */
 AB_DB_API gboolean ab_db_drop_table (AbDb *db, const char *database, const char *table,
                                      GError **error);
+/**
+ * ab_db_create_alias: a second name for a table of the same database;
+ * EXISTS when the name is taken, INVALID when the table does not exist.
+ */
 AB_DB_API gboolean ab_db_create_alias (AbDb *db, const char *database, const char *alias,
                                        const char *table, GError **error);
+/** ab_db_drop_alias: removes the alias (not its table). */
 AB_DB_API gboolean ab_db_drop_alias (AbDb *db, const char *database, const char *alias,
                                      GError **error);
 
 /* ---- mutations ---- */
 
+/** AbDbOp: a mutation item's event (docs/data-model.md §8). */
 typedef enum {
   AB_DB_INSERT,
   AB_DB_UPDATE,
@@ -269,21 +350,36 @@ typedef enum {
 /** AbDbBatch: mutation items built in memory; reusable after ab_db_batch_clear. */
 typedef struct _AbDbBatch AbDbBatch;
 
+/** ab_db_batch_new: an empty batch; free with ab_db_batch_free. */
 AB_DB_API AbDbBatch *ab_db_batch_new (void);
+/** ab_db_batch_free: frees the batch and its items (NULL is ignored). */
 AB_DB_API void ab_db_batch_free (AbDbBatch *batch);
+/** ab_db_batch_clear: drops every item and any misuse recorded; the batch is empty again. */
 AB_DB_API void ab_db_batch_clear (AbDbBatch *batch);
+/** ab_db_batch_len: the items added since the batch was made or cleared. */
 AB_DB_API guint ab_db_batch_len (const AbDbBatch *batch);
-/** ab_db_batch_add_edge: an item for an edge or immutable-edge table. */
+/**
+ * ab_db_batch_add_edge: an item for an edge or immutable-edge table. Values
+ * are copied. An op outside AbDbOp is recorded as misuse (below).
+ */
 AB_DB_API void ab_db_batch_add_edge (AbDbBatch *batch, AbDbOp op, gint64 version, AbDbValue source,
                                      AbDbValue target);
-/** ab_db_batch_add_multi_edge: source/target may be null for UPDATE/DELETE. */
+/**
+ * ab_db_batch_add_multi_edge: an item for a multi-edge table, keyed by id;
+ * source and target may be null for UPDATE and DELETE. Values are copied.
+ */
 AB_DB_API void ab_db_batch_add_multi_edge (AbDbBatch *batch, AbDbOp op, gint64 version,
                                            AbDbValue id, AbDbValue source, AbDbValue target);
+/** ab_db_batch_add_vertex: an item for a vertex table, keyed by id (copied). */
 AB_DB_API void ab_db_batch_add_vertex (AbDbBatch *batch, AbDbOp op, gint64 version, AbDbValue id);
 /**
  * ab_db_batch_set: a property of the last item added (a null value is an
- * explicit null). Values are cast to the schema's types when the batch is
- * applied, with the REST rules; a name the schema lacks is INVALID then.
+ * explicit null); name and value are copied. Values are cast to the
+ * schema's types when the batch is applied, with the REST rules; a name the
+ * schema lacks is INVALID then. Misuse (no item added yet, a NULL name;
+ * an op outside AbDbOp in an ab_db_batch_add_*) is recorded in the batch:
+ * ab_db_mutate and ab_db_mutate_async then fail with INVALID naming the
+ * first one, and write nothing, until ab_db_batch_clear.
  */
 AB_DB_API void ab_db_batch_set (AbDbBatch *batch, const char *property, AbDbValue value);
 
@@ -312,8 +408,13 @@ typedef enum {
   AB_DB_INVALIDATED,
 } AbDbStatus;
 
+/**
+ * ab_db_status_name: the status as the REST API names it ("CREATED", ...;
+ * static storage), "UNKNOWN" for a value outside AbDbStatus.
+ */
 AB_DB_API const char *ab_db_status_name (AbDbStatus status);
 
+/** AbDbResults: one result per key of an ab_db_mutate; belongs to one thread. */
 typedef struct _AbDbResults AbDbResults;
 
 /**
@@ -355,15 +456,25 @@ typedef void (*AbDbMutateCallback) (AbDbResults *results, GError *error, gpointe
 AB_DB_API void ab_db_mutate_async (AbDb *db, const char *database, const char *table,
                                    const AbDbBatch *batch, const AbDbMutateOptions *opts,
                                    AbDbMutateCallback callback, gpointer user_data);
+/** ab_db_results_len: the number of results (keys). */
 AB_DB_API guint ab_db_results_len (const AbDbResults *results);
+/** ab_db_results_status: result i's status (AB_DB_ERRORED for an i past the end). */
 AB_DB_API AbDbStatus ab_db_results_status (const AbDbResults *results, guint i);
-/** The key: source and target of an edge; the id (source) of a multi-edge or vertex. */
+/**
+ * ab_db_results_source: the key: the source of an edge; the id of a
+ * multi-edge or vertex. Strings are borrowed from results.
+ */
 AB_DB_API AbDbValue ab_db_results_source (const AbDbResults *results, guint i);
+/** ab_db_results_target: the target of an edge (null for a vertex); borrowed from results. */
 AB_DB_API AbDbValue ab_db_results_target (const AbDbResults *results, guint i);
-/** Events folded into the key (0 on ERROR). */
+/** ab_db_results_events: events folded into the key (0 on ERROR). */
 AB_DB_API guint ab_db_results_events (const AbDbResults *results, guint i);
-/** Why, for AB_DB_ERRORED and AB_DB_INVALIDATED; else NULL. */
+/**
+ * ab_db_results_message: why, for AB_DB_ERRORED and AB_DB_INVALIDATED
+ * (borrowed from results); else NULL.
+ */
 AB_DB_API const char *ab_db_results_message (const AbDbResults *results, guint i);
+/** ab_db_results_free: frees the results; their borrowed strings go with them. */
 AB_DB_API void ab_db_results_free (AbDbResults *results);
 
 /* ---- edges read back ---- */
@@ -371,22 +482,38 @@ AB_DB_API void ab_db_results_free (AbDbResults *results);
 /** AbDbEdges: a list of edges (a get, a page of a scan). */
 typedef struct _AbDbEdges AbDbEdges;
 
+/** ab_db_edges_len: the number of edges in the list. */
 AB_DB_API guint ab_db_edges_len (const AbDbEdges *edges);
+/** ab_db_edges_version: edge i's version (its client timestamp). */
 AB_DB_API gint64 ab_db_edges_version (const AbDbEdges *edges, guint i);
+/** ab_db_edges_source: edge i's source (its id for a multi-edge or vertex); borrowed from edges. */
 AB_DB_API AbDbValue ab_db_edges_source (const AbDbEdges *edges, guint i);
+/** ab_db_edges_target: edge i's target (null for a vertex); borrowed from edges. */
 AB_DB_API AbDbValue ab_db_edges_target (const AbDbEdges *edges, guint i);
+/** ab_db_edges_n_properties: how many properties edge i has. */
 AB_DB_API guint ab_db_edges_n_properties (const AbDbEdges *edges, guint i);
+/** ab_db_edges_property_name: the name of edge i's property k; borrowed from edges. */
 AB_DB_API const char *ab_db_edges_property_name (const AbDbEdges *edges, guint i, guint k);
+/** ab_db_edges_property_at: the value of edge i's property k; borrowed from edges. */
 AB_DB_API AbDbValue ab_db_edges_property_at (const AbDbEdges *edges, guint i, guint k);
-/** FALSE when edge i has no property called name. */
+/**
+ * ab_db_edges_property: edge i's property called name into *out (strings
+ * borrowed from edges); FALSE when it has none.
+ */
 AB_DB_API gboolean ab_db_edges_property (const AbDbEdges *edges, guint i, const char *name,
                                          AbDbValue *out);
-/** The token that continues a scan after this page, or NULL on the last page. */
+/**
+ * ab_db_edges_next: the token that continues a scan after this page
+ * (AbDbScan.resume), or NULL on the last page. Borrowed from edges: copy
+ * it to keep it past ab_db_edges_free.
+ */
 AB_DB_API const char *ab_db_edges_next (const AbDbEdges *edges);
+/** ab_db_edges_free: frees the list; its borrowed strings go with it. */
 AB_DB_API void ab_db_edges_free (AbDbEdges *edges);
 
 /* ---- predicates ---- */
 
+/** AbDbPredOp: a predicate's comparison. */
 typedef enum {
   AB_DB_PRED_EQ,
   AB_DB_PRED_GT,
@@ -403,22 +530,28 @@ typedef struct {
   AbDbPredOp op;
   const AbDbValue *values;
   guint n_values;
+  /*< private >*/
+  gpointer reserved[2];
 } AbDbPredicate;
 
 /* ---- reads ---- */
 
-/** ab_db_get: the active edge source -> target (0 or 1 edges). */
+/**
+ * ab_db_get: the active edge source -> target (0 or 1 edges); free with
+ * ab_db_edges_free. NOT_FOUND without the database or table.
+ */
 AB_DB_API AbDbEdges *ab_db_get (AbDb *db, const char *database, const char *table, AbDbValue source,
                                 AbDbValue target, GError **error);
 /**
  * ab_db_mget: the active edges of sources x targets (at most the server's
- * get cap, 25 pairs), source-major, those matching every filter.
+ * get cap, 25 pairs), source-major, those matching every filter; free with
+ * ab_db_edges_free.
  */
 AB_DB_API AbDbEdges *ab_db_mget (AbDb *db, const char *database, const char *table,
                                  const AbDbValue *sources, guint n_sources,
                                  const AbDbValue *targets, guint n_targets,
                                  const AbDbPredicate *filters, guint n_filters, GError **error);
-/** ab_db_get_ids: active multi-edges or vertices by id. */
+/** ab_db_get_ids: active multi-edges or vertices by id; free with ab_db_edges_free. */
 AB_DB_API AbDbEdges *ab_db_get_ids (AbDb *db, const char *database, const char *table,
                                     const AbDbValue *ids, guint n_ids, GError **error);
 
@@ -451,13 +584,21 @@ typedef struct {
   gpointer reserved[4];
 } AbDbScan;
 
-/** ab_db_scan: one page (scan->limit edges at most). */
+/**
+ * ab_db_scan: one page (scan->limit edges at most); free with
+ * ab_db_edges_free. scan is read during the call only.
+ */
 AB_DB_API AbDbEdges *ab_db_scan (AbDb *db, const char *database, const char *table,
                                  const AbDbScan *scan, GError **error);
 
 /** AbDbIter: every edge of a window, fetched a page at a time. */
 typedef struct _AbDbIter AbDbIter;
 
+/**
+ * ab_db_scan_iter: an iterator over scan's window (scan and its strings are
+ * copied), before its first edge; free with ab_db_iter_free. Its pages are
+ * read by ab_db_iter_next, so errors of the store come from there.
+ */
 AB_DB_API AbDbIter *ab_db_scan_iter (AbDb *db, const char *database, const char *table,
                                      const AbDbScan *scan, GError **error);
 /**
@@ -466,10 +607,19 @@ AB_DB_API AbDbIter *ab_db_scan_iter (AbDb *db, const char *database, const char 
  * was: calling again retries).
  */
 AB_DB_API gboolean ab_db_iter_next (AbDbIter *iter, GError **error);
-/** The current edge as a one-edge list (valid until the next ab_db_iter_next). */
+/**
+ * ab_db_iter_edge: the current edge as a one-edge list, owned by the
+ * iterator (valid until the next ab_db_iter_next or ab_db_iter_free; do not
+ * free it); NULL before the first ab_db_iter_next or after the end.
+ */
 AB_DB_API const AbDbEdges *ab_db_iter_edge (const AbDbIter *iter);
-/** A token resuming the window right after the current edge (AbDbScan.resume). */
+/**
+ * ab_db_iter_token: a token resuming the window right after the current
+ * edge (AbDbScan.resume); owned by the iterator, valid until the next call
+ * on it; NULL before the first edge.
+ */
 AB_DB_API const char *ab_db_iter_token (AbDbIter *iter);
+/** ab_db_iter_free: frees the iterator and what it lent (its edge, its token). */
 AB_DB_API void ab_db_iter_free (AbDbIter *iter);
 
 /**
@@ -485,14 +635,24 @@ AB_DB_API AbDbEdges *ab_db_seek (AbDb *db, const char *database, const char *tab
 /** AbDbAgg: the cells of a group row (keys by group field, one value each). */
 typedef struct _AbDbAgg AbDbAgg;
 
+/**
+ * ab_db_agg: the cells of group in start's row (direction), within ranges
+ * on the group's fields, at most limit (0: all); free with ab_db_agg_free.
+ */
 AB_DB_API AbDbAgg *ab_db_agg (AbDb *db, const char *database, const char *table, const char *group,
                               AbDbValue start, AbDbDirection direction, const AbDbPredicate *ranges,
                               guint n_ranges, guint limit, GError **error);
+/** ab_db_agg_len: the number of cells. */
 AB_DB_API guint ab_db_agg_len (const AbDbAgg *agg);
+/** ab_db_agg_n_fields: the group's key fields, the same for every cell. */
 AB_DB_API guint ab_db_agg_n_fields (const AbDbAgg *agg);
+/** ab_db_agg_field: the name of key field f; borrowed from agg. */
 AB_DB_API const char *ab_db_agg_field (const AbDbAgg *agg, guint f);
+/** ab_db_agg_key: cell i's value of key field f; borrowed from agg. */
 AB_DB_API AbDbValue ab_db_agg_key (const AbDbAgg *agg, guint i, guint f);
+/** ab_db_agg_value: cell i's aggregate. */
 AB_DB_API gint64 ab_db_agg_value (const AbDbAgg *agg, guint i);
+/** ab_db_agg_free: frees the cells; their borrowed strings go with them. */
 AB_DB_API void ab_db_agg_free (AbDbAgg *agg);
 
 /**
@@ -507,11 +667,14 @@ typedef struct {
   guint limit;
   const AbDbPredicate *ranges;
   guint n_ranges;
+  /*< private >*/
+  gpointer reserved[4];
 } AbDbHop;
 
 /**
  * ab_db_multihop: two hops from starts; with dedup, one edge per final node
- * (the most reached first when order_by_hits). limit 0: 100.
+ * (the most reached first when order_by_hits). limit 0: 100. Free with
+ * ab_db_edges_free.
  */
 AB_DB_API AbDbEdges *ab_db_multihop (AbDb *db, const char *database, const AbDbValue *starts,
                                      guint n_starts, const AbDbHop *first, const AbDbHop *second,
@@ -520,8 +683,16 @@ AB_DB_API AbDbEdges *ab_db_multihop (AbDb *db, const char *database, const AbDbV
 
 /* ---- queues (docs/data-model.md §12) ---- */
 
+/**
+ * ab_db_queue_create: a queue/v1 queue in namespace ns, enabled, with
+ * partitions partitions; EXISTS when the name is taken.
+ */
 AB_DB_API gboolean ab_db_queue_create (AbDb *db, const char *ns, const char *queue,
                                        guint partitions, GError **error);
+/**
+ * ab_db_queue_drop: deletes a disabled queue and its messages; CONFLICT
+ * while it is enabled.
+ */
 AB_DB_API gboolean ab_db_queue_drop (AbDb *db, const char *ns, const char *queue, GError **error);
 
 /** AbDbMessage: one message to enqueue; seq orders a key's messages. */
@@ -529,9 +700,14 @@ typedef struct {
   const char *key;
   gint64 seq;
   const char *value_json; /* NULL: no value */
+  /*< private >*/
+  gpointer reserved[2];
 } AbDbMessage;
 
-/** ab_db_queue_enqueue: *accepted = messages taken (all or none on error). */
+/**
+ * ab_db_queue_enqueue: *accepted = messages taken (all or none on error);
+ * CONFLICT while the queue is disabled. Messages are copied.
+ */
 AB_DB_API gboolean ab_db_queue_enqueue (AbDb *db, const char *ns, const char *queue,
                                         const AbDbMessage *messages, guint n_messages,
                                         guint *accepted, GError **error);
@@ -539,21 +715,31 @@ AB_DB_API gboolean ab_db_queue_enqueue (AbDb *db, const char *ns, const char *qu
 /** AbDbPoll: the messages of one poll, oldest first. */
 typedef struct _AbDbPoll AbDbPoll;
 
-/** ab_db_queue_poll: up to limit messages of partition after offset (or all if NULL). */
+/**
+ * ab_db_queue_poll: up to limit messages of partition after offset (from
+ * the first if offset is NULL); free with ab_db_poll_free.
+ */
 AB_DB_API AbDbPoll *ab_db_queue_poll (AbDb *db, const char *ns, const char *queue, guint partition,
                                       const gint64 *offset, guint limit, GError **error);
+/** ab_db_poll_len: the number of messages polled. */
 AB_DB_API guint ab_db_poll_len (const AbDbPoll *poll);
+/** ab_db_poll_id: message i's key; borrowed from poll. */
 AB_DB_API const char *ab_db_poll_id (const AbDbPoll *poll, guint i);
+/** ab_db_poll_seq: message i's seq, as enqueued. */
 AB_DB_API gint64 ab_db_poll_seq (const AbDbPoll *poll, guint i);
-/** The message's value as JSON text, or NULL. */
+/** ab_db_poll_value: message i's value as JSON text (borrowed from poll), or NULL. */
 AB_DB_API const char *ab_db_poll_value (const AbDbPoll *poll, guint i);
-/** The offset to commit after processing this poll (FALSE: nothing was polled). */
+/**
+ * ab_db_poll_offset: the offset to commit after processing this poll
+ * (FALSE: nothing was polled).
+ */
 AB_DB_API gboolean ab_db_poll_offset (const AbDbPoll *poll, gint64 *offset);
+/** ab_db_poll_free: frees the poll; its borrowed strings go with it. */
 AB_DB_API void ab_db_poll_free (AbDbPoll *poll);
 /** ab_db_queue_commit: drops the partition's messages up to offset. */
 AB_DB_API gboolean ab_db_queue_commit (AbDb *db, const char *ns, const char *queue, guint partition,
                                        gint64 offset, GError **error);
-/** The partition a key's messages go to. */
+/** ab_db_queue_partition: the partition a key's messages go to (0 for 0 partitions). */
 AB_DB_API guint ab_db_queue_partition (const char *key, guint partitions);
 
 G_END_DECLS

@@ -47,12 +47,25 @@ ab_lib_propagate (GError **dst, GError *src)
 {
   AbDbError code = AB_DB_ERROR_INTERNAL;
   if (src->domain == AB_ENGINE_ERROR)
-    code = (AbDbError) src->code; /* the same codes in the same order */
+    switch ((AbEngineError) src->code)
+      {
+        case AB_ENGINE_ERROR_BAD_REQUEST: code = AB_DB_ERROR_INVALID; break;
+        case AB_ENGINE_ERROR_NOT_FOUND:
+        case AB_ENGINE_ERROR_MISSING: code = AB_DB_ERROR_NOT_FOUND; break;
+        case AB_ENGINE_ERROR_CONFLICT: code = AB_DB_ERROR_CONFLICT; break;
+        case AB_ENGINE_ERROR_UNAVAILABLE: code = AB_DB_ERROR_UNAVAILABLE; break;
+        case AB_ENGINE_ERROR_INTERNAL: code = AB_DB_ERROR_INTERNAL; break;
+        case AB_ENGINE_ERROR_EXISTS: code = AB_DB_ERROR_EXISTS; break;
+      }
   else if (src->domain == AB_CATALOG_ERROR)
-    code = src->code == AB_CATALOG_ERROR_NOT_FOUND ? AB_DB_ERROR_NOT_FOUND
-           : src->code == AB_CATALOG_ERROR_EXISTS  ? AB_DB_ERROR_CONFLICT
-           : src->code == AB_CATALOG_ERROR_STORE   ? AB_DB_ERROR_UNAVAILABLE
-                                                   : AB_DB_ERROR_INVALID;
+    switch ((AbCatalogError) src->code)
+      {
+        case AB_CATALOG_ERROR_NOT_FOUND:
+        case AB_CATALOG_ERROR_MISSING: code = AB_DB_ERROR_NOT_FOUND; break;
+        case AB_CATALOG_ERROR_EXISTS: code = AB_DB_ERROR_EXISTS; break;
+        case AB_CATALOG_ERROR_STORE: code = AB_DB_ERROR_UNAVAILABLE; break;
+        case AB_CATALOG_ERROR_INVALID: code = AB_DB_ERROR_INVALID; break;
+      }
   else if (src->domain == AB_MODEL_ERROR || src->domain == AB_CODEC_ERROR)
     code = AB_DB_ERROR_INVALID;
   else if (src->domain == AB_STORE_ERROR)

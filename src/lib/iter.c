@@ -42,7 +42,10 @@ keep_preds (AbDbIter *it, const AbDbPredicate *preds, guint n)
       g_ptr_array_add (it->owned, vals);
       for (guint k = 0; preds[i].values != NULL && k < preds[i].n_values; k++)
         vals[k] = keep_value (it, preds[i].values[k]);
-      out[i] = (AbDbPredicate){ keep (it, preds[i].field), preds[i].op, vals, preds[i].n_values };
+      out[i] = (AbDbPredicate){ .field = keep (it, preds[i].field),
+                                .op = preds[i].op,
+                                .values = vals,
+                                .n_values = preds[i].n_values };
     }
   return out;
 }

@@ -18,6 +18,7 @@ struct _AbDbBatch {
   GPtrArray *names; /* gchar*, owned */
   GArray *values;   /* AbValue, owned */
   Kind kind;
+  gchar *misuse; /* the first call made wrongly since the last clear */
 };
 
 struct _AbDbResults {
@@ -52,6 +53,7 @@ ab_db_batch_free (AbDbBatch *batch)
   g_array_unref (batch->items);
   g_ptr_array_unref (batch->names);
   g_array_unref (batch->values);
+  g_free (batch->misuse);
   g_free (batch);
 }
 
@@ -62,6 +64,19 @@ ab_db_batch_clear (AbDbBatch *batch)
   g_ptr_array_set_size (batch->names, 0);
   g_array_set_size (batch->values, 0);
   batch->kind = KIND_NONE;
+  g_clear_pointer (&batch->misuse, g_free);
+}
+
+/* Keeps the first misuse of the batch, for the mutation to fail with. */
+static void G_GNUC_PRINTF (2, 3)
+misused (AbDbBatch *b, const char *fmt, ...)
+{
+  if (b->misuse != NULL)
+    return;
+  va_list ap;
+  va_start (ap, fmt);
+  b->misuse = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
 }
 
 guint
@@ -82,7 +97,12 @@ static void
 add_item (AbDbBatch *b, Kind kind, AbDbOp op, gint64 version, const AbDbValue *id,
           const AbDbValue *source, const AbDbValue *target)
 {
-  Item it = { .op = (AbOpType) op, .version = version, .first_prop = b->values->len };
+  g_return_if_fail (b != NULL);
+  if ((guint) op > AB_DB_DELETE)
+    misused (b, "item %u: op %d is not an AbDbOp", b->items->len, (gint) op);
+  Item it = { .op = (AbOpType) MIN ((guint) op, AB_DB_DELETE),
+              .version = version,
+              .first_prop = b->values->len };
   if (id != NULL)
     copy_in (&it.id, *id);
   if (source != NULL)
@@ -116,7 +136,13 @@ ab_db_batch_add_vertex (AbDbBatch *batch, AbDbOp op, gint64 version, AbDbValue i
 void
 ab_db_batch_set (AbDbBatch *batch, const char *property, AbDbValue value)
 {
-  g_return_if_fail (batch->items->len > 0 && property != NULL);
+  g_return_if_fail (batch != NULL);
+  if (batch->items->len == 0 || property == NULL)
+    {
+      misused (batch, "ab_db_batch_set (\"%s\") %s", property != NULL ? property : "(null)",
+               property == NULL ? "without a property name" : "before any item was added");
+      return;
+    }
   Item *it = &g_array_index (batch->items, Item, batch->items->len - 1);
   AbValue v = AB_VALUE_INIT;
   copy_in (&v, value);
@@ -133,6 +159,10 @@ prepare (AbDb *db, const char *database, const char *table, const AbDbBatch *bat
 {
   if (!ab_lib_names_ok (db, database, table, error) || !ab_lib_require (batch, "batch", error))
     return FALSE;
+  if (batch->misuse != NULL)
+    return g_set_error (error, AB_DB_ERROR, AB_DB_ERROR_INVALID,
+                        "the batch was built wrongly (nothing written): %s", batch->misuse),
+           FALSE;
   if (batch->kind == KIND_MIXED)
     return g_set_error (error, AB_DB_ERROR, AB_DB_ERROR_INVALID,
                         "a batch holds items of one kind (edges, multi-edges or vertices)"),

@@ -72,7 +72,9 @@ ab_api_status_of (const GError *error)
   if (error->domain == AB_ENGINE_ERROR)
     switch ((AbEngineError) error->code)
       {
-        case AB_ENGINE_ERROR_BAD_REQUEST: return 400;
+        case AB_ENGINE_ERROR_BAD_REQUEST:
+        case AB_ENGINE_ERROR_MISSING:
+        case AB_ENGINE_ERROR_EXISTS: return 400;
         case AB_ENGINE_ERROR_NOT_FOUND: return 404;
         case AB_ENGINE_ERROR_CONFLICT: return 409;
         case AB_ENGINE_ERROR_UNAVAILABLE: return 503;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # libactionbase exports exactly the calls its public header declares: lists
 # the shared library's dynamic symbols, fails on any the header lacks and on
-# any declared call the library misses; checks the SONAME.
+# any declared call the library misses; the version script names each
+# declared call, without a wildcard; checks the SONAME.
 set -eu
 so=src/lib/.libs/libactionbase.so
 hdr="${srcdir:-.}/src/lib/actionbase.h"
@@ -14,6 +15,13 @@ sed -n 's/^AB_DB_API [^(]*[ *]\(ab_db_[a-z0-9_]*\) (.*/\1/p' "$hdr" | sort -u > 
 status=0
 if [ "$(wc -l < "$tmp/declared")" -lt 50 ]; then
   echo "test_exports: only $(wc -l < "$tmp/declared") declarations found in $hdr" >&2
+  status=1
+fi
+map="${srcdir:-.}/src/lib/actionbase.map"
+sed -n 's/^ *\(ab_db_[a-z0-9_]*\);$/\1/p' "$map" | sort -u > "$tmp/mapped"
+if grep -q 'ab_db_[a-z0-9_]*\*' "$map" || ! cmp -s "$tmp/mapped" "$tmp/declared"; then
+  echo "the version script does not name exactly the declared calls:"
+  comm -3 "$tmp/mapped" "$tmp/declared"
   status=1
 fi
 extra=$(comm -23 "$tmp/exported" "$tmp/declared")

@@ -17,7 +17,7 @@ __all__ = ["Db", "Error", "INSERT", "UPDATE", "DELETE", "OUT", "IN"]
 INSERT, UPDATE, DELETE = 0, 1, 2
 OUT, IN = 2, 3
 _NULL, _BOOL, _LONG, _DOUBLE, _STRING, _JSON = range(6)
-_ERROR_NAMES = ["INVALID", "NOT_FOUND", "CONFLICT", "UNAVAILABLE", "INTERNAL"]
+_ERROR_NAMES = ["INVALID", "NOT_FOUND", "CONFLICT", "UNAVAILABLE", "INTERNAL", "EXISTS"]
 _OPS = {"eq": 0, "gt": 1, "gte": 2, "lt": 3, "lte": 4, "bt": 5, "in": 6}
 
 
@@ -45,7 +45,8 @@ class _GError(ctypes.Structure):
 
 class _Pred(ctypes.Structure):
     _fields_ = [("field", ctypes.c_char_p), ("op", ctypes.c_int),
-                ("values", ctypes.POINTER(_Value)), ("n_values", ctypes.c_uint)]
+                ("values", ctypes.POINTER(_Value)), ("n_values", ctypes.c_uint),
+                ("reserved", ctypes.c_void_p * 2)]
 
 
 class _Scan(ctypes.Structure):
@@ -101,7 +102,7 @@ _glib.g_error_free.argtypes = [ctypes.POINTER(_GError)]
 
 
 class Error(Exception):
-    """A failed call: .code is INVALID, NOT_FOUND, CONFLICT, UNAVAILABLE or INTERNAL."""
+    """A failed call: .code is INVALID, NOT_FOUND, CONFLICT, UNAVAILABLE, INTERNAL or EXISTS."""
 
     def __init__(self, code, message):
         super().__init__(f"{code}: {message}")

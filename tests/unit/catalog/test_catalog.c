@@ -157,7 +157,7 @@ START_TEST (tables)
   g_autoptr (GError) error = NULL;
   g_autoptr (AbTableDesc) orphan = try_table ("nodb", "t", &error);
   ck_assert_ptr_null (orphan);
-  assert_catalog_error (error, AB_CATALOG_ERROR_INVALID, "Database nodb does not exist.");
+  assert_catalog_error (error, AB_CATALOG_ERROR_MISSING, "Database nodb does not exist.");
   g_clear_error (&error);
 
   new_database ("a");
@@ -223,13 +223,13 @@ START_TEST (aliases)
   g_autoptr (AbAliasDesc) dangling
       = ab_catalog_create_alias (cat, "db", "fav", "nope", "", NULL, &error);
   ck_assert_ptr_null (dangling);
-  assert_catalog_error (error, AB_CATALOG_ERROR_INVALID,
+  assert_catalog_error (error, AB_CATALOG_ERROR_MISSING,
                         "Alias target table db.nope does not exist");
   g_clear_error (&error);
   g_autoptr (AbAliasDesc) no_db
       = ab_catalog_create_alias (cat, "x", "fav", "likes", "", NULL, &error);
   ck_assert_ptr_null (no_db);
-  assert_catalog_error (error, AB_CATALOG_ERROR_INVALID, "Database x does not exist.");
+  assert_catalog_error (error, AB_CATALOG_ERROR_MISSING, "Database x does not exist.");
   g_clear_error (&error);
 
   new_alias ("db", "fav", "likes");
@@ -280,7 +280,7 @@ START_TEST (aliases)
   g_autoptr (AbAliasDesc) bad_target
       = ab_catalog_update_alias (cat, "db", "fav", NULL, "nope", NULL, NULL, &error);
   ck_assert_ptr_null (bad_target);
-  assert_catalog_error (error, AB_CATALOG_ERROR_INVALID, "does not exist");
+  assert_catalog_error (error, AB_CATALOG_ERROR_MISSING, "does not exist");
   g_clear_error (&error);
   g_autoptr (AbAliasDesc) ghost
       = ab_catalog_update_alias (cat, "db", "ghost", &NO, NULL, NULL, NULL, &error);

@@ -335,7 +335,10 @@ expect_400 (const gchar *const *starts, AbHop h1, AbHop h2, const gchar *needle)
   g_autoptr (GError) error = NULL;
   g_autoptr (AbMultihopResult) r = run (starts, h1, h2, FALSE, FALSE, &error);
   ck_assert_msg (r == NULL, "accepted (%s)", needle);
-  ab_assert_error (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST);
+  /* both answer 400: a bad hop, or a table that does not exist */
+  ck_assert_msg (g_error_matches (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST)
+                     || g_error_matches (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_MISSING),
+                 "%s", error->message);
   ck_assert_msg (strstr (error->message, needle) != NULL, "'%s' lacks '%s'", error->message,
                  needle);
 }
