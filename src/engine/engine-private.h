@@ -57,8 +57,8 @@ gboolean ab_engine_deadline_passed (gint64 deadline_us);
  * has passed, the first attempt's included: no call starts after it). The caller retries a
  * BUSY lock after ab_engine_lock_backoff_ms (jittered), without waiting. */
 typedef enum { AB_LOCK_TAKEN, AB_LOCK_BUSY, AB_LOCK_FAILED } AbLockTry;
-AbLockTry ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt,
-                              gint64 deadline_us, GBytes **token, GError **error);
+AbLockTry ab_engine_lock_try (AbEngine *engine, GBytes *lock_key, guint attempt, gint64 deadline_us,
+                              GBytes **token, GError **error);
 guint ab_engine_lock_backoff_ms (AbEngine *engine);
 /* A lock row older than lock_stale_ms: one holding an intent is taken over
  * and its write replayed (ab_engine_heal_stale), a bare one deleted; a

@@ -311,7 +311,8 @@ replay (AbEngine *engine, const Pending *p, GError **error)
     if (takes_receipt (&g_array_index (muts, AbMutation, i)))
       g_ptr_array_add (keys, receipt_key (&g_array_index (muts, AbMutation, i), id));
   g_autoptr (GArray) seen = ab_kv_array_new ();
-  if (replay_stopped (p, error) || (keys->len > 0 && !ab_store_multi_get (engine->store, keys, seen, error)))
+  if (replay_stopped (p, error)
+      || (keys->len > 0 && !ab_store_multi_get (engine->store, keys, seen, error)))
     return FALSE;
   g_autoptr (AbBatch) batch = ab_batch_new ();
   g_autoptr (GHashTable) reset

@@ -46,10 +46,10 @@ G_BEGIN_DECLS
 /** The micro version: fixes only. */
 #define AB_DB_VERSION_MICRO 0
 /** TRUE when this header is version major.minor.micro or later. */
-#define AB_DB_CHECK_VERSION(major, minor, micro)                                                \
-  (AB_DB_VERSION_MAJOR > (major)                                                                \
-   || (AB_DB_VERSION_MAJOR == (major) && AB_DB_VERSION_MINOR > (minor))                        \
-   || (AB_DB_VERSION_MAJOR == (major) && AB_DB_VERSION_MINOR == (minor)                        \
+#define AB_DB_CHECK_VERSION(major, minor, micro)                        \
+  (AB_DB_VERSION_MAJOR > (major)                                        \
+   || (AB_DB_VERSION_MAJOR == (major) && AB_DB_VERSION_MINOR > (minor)) \
+   || (AB_DB_VERSION_MAJOR == (major) && AB_DB_VERSION_MINOR == (minor) \
        && AB_DB_VERSION_MICRO >= (micro)))
 
 /**

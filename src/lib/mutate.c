@@ -68,8 +68,7 @@ ab_db_batch_clear (AbDbBatch *batch)
 }
 
 /* Keeps the first misuse of the batch, for the mutation to fail with. */
-static void G_GNUC_PRINTF (2, 3)
-misused (AbDbBatch *b, const char *fmt, ...)
+static void G_GNUC_PRINTF (2, 3) misused (AbDbBatch *b, const char *fmt, ...)
 {
   if (b->misuse != NULL)
     return;

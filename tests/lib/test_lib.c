@@ -59,7 +59,8 @@ static const AbDbProperty LIKE_PROPS[]
         { .name = "weight", .type = AB_DB_FIELD_INT, .nullable = TRUE },
         { .name = "note", .type = AB_DB_FIELD_STRING, .nullable = TRUE } };
 static const AbDbIndexField RECENT_FIELDS[] = { { .field = "created_at", .descending = TRUE } };
-static const AbDbIndex LIKE_INDEXES[] = { { .name = "recent", .fields = RECENT_FIELDS, .n_fields = 1 } };
+static const AbDbIndex LIKE_INDEXES[]
+    = { { .name = "recent", .fields = RECENT_FIELDS, .n_fields = 1 } };
 
 static void
 create_likes (void)
@@ -313,38 +314,51 @@ END_TEST
 /* Each error code has one meaning: a missing table or database is
  * NOT_FOUND wherever it is named (the REST API answers 400 for some of
  * them, as upstream does), a name taken is EXISTS, never CONFLICT. */
+/* The first item of most batches here: u1 likes a, created_at 1. */
+static void
+add_u1_likes_a (AbDbBatch *b)
+{
+  ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string ("u1"), ab_db_string ("a"));
+  ab_db_batch_set (b, "created_at", ab_db_long (1));
+}
+
+/* *error is AB_DB_ERROR code (then cleared). */
+static void
+expect_code (GError **error, AbDbError code)
+{
+  ck_assert_msg (*error != NULL, "no error");
+  ck_assert_msg (g_error_matches (*error, AB_DB_ERROR, code), "code %d: %s", (*error)->code,
+                 (*error)->message);
+  g_clear_error (error);
+}
+
 START_TEST (error_codes_one_meaning_each)
 {
   open_store (_i);
   create_likes ();
   GError *error = NULL;
   AbDbBatch *b = ab_db_batch_new ();
-  ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string ("u1"), ab_db_string ("a"));
-  ab_db_batch_set (b, "created_at", ab_db_long (1));
+  add_u1_likes_a (b);
   ck_assert (ab_db_mutate (db, "app", "nope", b, NULL, &error) == NULL);
-  ck_assert_msg (g_error_matches (error, AB_DB_ERROR, AB_DB_ERROR_NOT_FOUND), "%s", error->message);
-  g_clear_error (&error);
+  expect_code (&error, AB_DB_ERROR_NOT_FOUND);
   ab_db_batch_free (b);
   gint64 n = -1;
   ck_assert (!ab_db_count (db, "nodb", "likes", ab_db_string ("u1"), AB_DB_OUT, &n, &error));
-  ck_assert_msg (g_error_matches (error, AB_DB_ERROR, AB_DB_ERROR_NOT_FOUND), "%s", error->message);
-  g_clear_error (&error);
-  AbDbTableDesc t = { .name = "t", .kind = AB_DB_TABLE_EDGE, .key_type = AB_DB_FIELD_STRING,
+  expect_code (&error, AB_DB_ERROR_NOT_FOUND);
+  AbDbTableDesc t = { .name = "t",
+                      .kind = AB_DB_TABLE_EDGE,
+                      .key_type = AB_DB_FIELD_STRING,
                       .target_type = AB_DB_FIELD_STRING };
   ck_assert (!ab_db_create_table (db, "nodb", &t, &error));
-  ck_assert_msg (g_error_matches (error, AB_DB_ERROR, AB_DB_ERROR_NOT_FOUND), "%s", error->message);
-  g_clear_error (&error);
+  expect_code (&error, AB_DB_ERROR_NOT_FOUND);
   ck_assert (!ab_db_create_alias (db, "app", "fav", "nope", &error));
-  ck_assert_msg (g_error_matches (error, AB_DB_ERROR, AB_DB_ERROR_NOT_FOUND), "%s", error->message);
-  g_clear_error (&error);
+  expect_code (&error, AB_DB_ERROR_NOT_FOUND);
   ck_assert (ab_db_create_alias (db, "app", "fav", "likes", &error));
   ck_assert (!ab_db_create_alias (db, "app", "fav", "likes", &error));
-  ck_assert_msg (g_error_matches (error, AB_DB_ERROR, AB_DB_ERROR_EXISTS), "%s", error->message);
-  g_clear_error (&error);
+  expect_code (&error, AB_DB_ERROR_EXISTS);
   ck_assert (ab_db_queue_create (db, "jobs", "mail", 1, &error));
   ck_assert (!ab_db_queue_create (db, "jobs", "mail", 1, &error));
-  ck_assert_msg (g_error_matches (error, AB_DB_ERROR, AB_DB_ERROR_EXISTS), "%s", error->message);
-  g_clear_error (&error);
+  expect_code (&error, AB_DB_ERROR_EXISTS);
   close_store ();
 }
 END_TEST
@@ -358,8 +372,7 @@ START_TEST (batch_misuse_is_an_error)
   GError *error = NULL;
   AbDbBatch *b = ab_db_batch_new ();
   ab_db_batch_set (b, "created_at", ab_db_long (1)); /* before any item */
-  ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string ("u1"), ab_db_string ("a"));
-  ab_db_batch_set (b, "created_at", ab_db_long (1));
+  add_u1_likes_a (b);
   ck_assert (ab_db_mutate (db, "app", "likes", b, NULL, &error) == NULL);
   ck_assert (g_error_matches (error, AB_DB_ERROR, AB_DB_ERROR_INVALID));
   ck_assert_msg (strstr (error->message, "before any item") != NULL, "%s", error->message);
@@ -379,8 +392,7 @@ START_TEST (batch_misuse_is_an_error)
   ck_assert (ab_db_count (db, "app", "likes", ab_db_string ("u1"), AB_DB_OUT, &n, &error));
   ck_assert_int_eq (n, 0);
   ab_db_batch_clear (b); /* the same batch, built right */
-  ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string ("u1"), ab_db_string ("a"));
-  ab_db_batch_set (b, "created_at", ab_db_long (1));
+  add_u1_likes_a (b);
   AbDbResults *r = ab_db_mutate (db, "app", "likes", b, NULL, &error);
   ck_assert_msg (r != NULL, "%s", error ? error->message : "");
   ck_assert_int_eq (ab_db_results_status (r, 0), AB_DB_CREATED);
@@ -396,8 +408,7 @@ START_TEST (bad_input_writes_nothing)
   create_likes ();
   GError *error = NULL;
   AbDbBatch *b = ab_db_batch_new ();
-  ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string ("u1"), ab_db_string ("a"));
-  ab_db_batch_set (b, "created_at", ab_db_long (1));
+  add_u1_likes_a (b);
   ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string ("u1"), ab_db_string ("b"));
   ab_db_batch_set (b, "created_at", ab_db_long (2));
   ab_db_batch_set (b, "weight", ab_db_long (1LL << 40)); /* out of int range */
@@ -410,8 +421,7 @@ START_TEST (bad_input_writes_nothing)
   ck_assert_int_eq (n, 0);
 
   ab_db_batch_clear (b);
-  ab_db_batch_add_edge (b, AB_DB_INSERT, 1, ab_db_string ("u1"), ab_db_string ("a"));
-  ab_db_batch_set (b, "created_at", ab_db_long (1));
+  add_u1_likes_a (b);
   ab_db_batch_set (b, "nope", ab_db_long (1));
   ck_assert (ab_db_mutate (db, "app", "likes", b, NULL, &error) == NULL);
   ck_assert_msg (strstr (error->message, "nope") != NULL, "%s", error->message);
@@ -438,8 +448,7 @@ START_TEST (bad_input_writes_nothing)
   ab_db_batch_free (b);
 
   ck_assert (ab_db_get (db, "app", "nope", ab_db_string ("a"), ab_db_string ("b"), &error) == NULL);
-  ck_assert_msg (g_error_matches (error, AB_DB_ERROR, AB_DB_ERROR_NOT_FOUND), "%s", error->message);
-  g_clear_error (&error);
+  expect_code (&error, AB_DB_ERROR_NOT_FOUND);
   ck_assert (!ab_db_create_database (db, "app", "again", &error));
   ck_assert (g_error_matches (error, AB_DB_ERROR, AB_DB_ERROR_EXISTS));
   g_clear_error (&error);
@@ -839,7 +848,8 @@ START_TEST (version_and_open_errors)
   ck_assert (AB_DB_CHECK_VERSION (AB_DB_VERSION_MAJOR, AB_DB_VERSION_MINOR, AB_DB_VERSION_MICRO));
   ck_assert (AB_DB_CHECK_VERSION (AB_DB_VERSION_MAJOR, 0, 0));
   ck_assert (!AB_DB_CHECK_VERSION (AB_DB_VERSION_MAJOR + 1, 0, 0));
-  ck_assert (!AB_DB_CHECK_VERSION (AB_DB_VERSION_MAJOR, AB_DB_VERSION_MINOR, AB_DB_VERSION_MICRO + 1));
+  ck_assert (
+      !AB_DB_CHECK_VERSION (AB_DB_VERSION_MAJOR, AB_DB_VERSION_MINOR, AB_DB_VERSION_MICRO + 1));
   ck_assert (!AB_DB_CHECK_VERSION (AB_DB_VERSION_MAJOR, AB_DB_VERSION_MINOR + 1, 0));
   GError *error = NULL;
   ck_assert (ab_db_open ("nosuch:", NULL, &error) == NULL);

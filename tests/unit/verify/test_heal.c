@@ -118,6 +118,16 @@ wait_healed (VfEnv *env, const gchar *what)
   settle (env);
 }
 
+/* One retry round of the healer, after which nothing is pending. */
+static void
+round_clears_all (VfEnv *env)
+{
+  AbHealStats st;
+  ab_engine_heal_retry_now (env->engine);
+  ab_engine_heal_stats (env->engine, &st);
+  ck_assert_uint_eq (st.pending, 0);
+}
+
 /* The data wave fails at one row: the request answers an error, and this
  * node finishes the write from its intent without help. */
 START_TEST (cut_data_wave_heals)
@@ -396,9 +406,7 @@ START_TEST (refused_round_stops_at_once)
   ab_engine_heal_stats (env.engine, &st);
   ck_assert_uint_eq (st.pending, 3);
   ab_store_fault_refuse_check_and_put (env.fault, FALSE);
-  ab_engine_heal_retry_now (env.engine);
-  ab_engine_heal_stats (env.engine, &st);
-  ck_assert_uint_eq (st.pending, 0);
+  round_clears_all (&env);
   assert_no_leftovers (&env, "after the round");
   vf_close (&env);
 }
@@ -410,6 +418,23 @@ START_TEST (failure_before_data_answers_at_once)
   fail_before_data (store, how, _i % 2 == 1);
 }
 END_TEST
+
+/* The setup written, its healer asleep, with `threads` key pool threads
+ * (0: the default) and a write budget that the other waves keep well
+ * within, on a loaded machine too (3 times longer under valgrind), so that
+ * one slow call alone passes it. Returns the budget in ms. */
+static guint
+open_on_a_budget (VfEnv *env, guint store, guint threads)
+{
+  fake_ms = 1735657200000LL;
+  vf_open_healing_threads (env, store, 3600 * 1000, 0, fake_now, NULL, threads);
+  vf_create_table (env, "db", VF_LIKES);
+  vf_mutate_free (env, "db", "likes", FALSE, VF_SETUP);
+  settle (env);
+  guint budget = g_getenv ("AB_TEST_UNDER_VALGRIND") != NULL ? 3000 : 1000;
+  env->engine->cfg.write_budget_ms = budget;
+  return budget;
+}
 
 /* A store slow at one wave (a region being reassigned) spends the write
  * budget there: no later call of the request starts, and what it leaves
@@ -425,15 +450,7 @@ START_TEST (write_budget_hands_over_to_the_healer)
   guint store = (guint) _i / 4, wave = (guint) _i % 4;
   VfEnv env;
   AbHealStats st;
-  fake_ms = 1735657200000LL;
-  vf_open_healing (&env, store, 3600 * 1000, 0, fake_now, NULL);
-  vf_create_table (&env, "db", VF_LIKES);
-  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
-  settle (&env);
-  /* the other waves well within the budget, on a loaded machine too (3
-   * times longer under valgrind); the slow one past it alone */
-  guint budget = g_getenv ("AB_TEST_UNDER_VALGRIND") != NULL ? 3000 : 1000;
-  env.engine->cfg.write_budget_ms = budget;
+  guint budget = open_on_a_budget (&env, store, 0);
   guint batches = ab_store_fault_batches (env.fault);
   ab_store_fault_slow (env.fault, slow[wave], wave == 3 ? 2 : 1, budget + 300); /* intents, data */
   g_autoptr (GArray) r
@@ -445,9 +462,7 @@ START_TEST (write_budget_hands_over_to_the_healer)
   ck_assert_uint_eq (ab_store_fault_batches (env.fault) - batches, wave < 2 ? 0 : wave - 1);
   ab_engine_heal_stats (env.engine, &st);
   ck_assert_uint_eq (st.pending, 1);
-  ab_engine_heal_retry_now (env.engine);
-  ab_engine_heal_stats (env.engine, &st);
-  ck_assert_uint_eq (st.pending, 0);
+  round_clears_all (&env);
   settle (&env);
   vf_assert_clean (&env, "after the healer");
   assert_counts (&env, wave < 2 ? setup_counts : written, "after the healer");
@@ -474,7 +489,8 @@ START_TEST (lock_sweep_keeps_the_budget)
   env.engine->cfg.write_budget_ms = budget;
   if (how > 0)
     fake_ms += 300000 + 1; /* lock-stale-ms */
-  guint cas = ab_store_fault_check_and_puts (env.fault), batches = ab_store_fault_batches (env.fault);
+  guint cas = ab_store_fault_check_and_puts (env.fault),
+        batches = ab_store_fault_batches (env.fault);
   ab_engine_heal_stats (env.engine, &st);
   guint pending = st.pending; /* the cut write, its healer asleep */
   ab_store_fault_slow (env.fault, how < 2 ? AB_SLOW_READS : AB_SLOW_BATCH, 1, budget + 300);
@@ -496,9 +512,7 @@ START_TEST (lock_sweep_keeps_the_budget)
       g_autoptr (GArray) done = vf_mutate (&env, "db", "likes", FALSE, again);
       ck_assert_int_ne (g_array_index (done, AbKeyResult, 0).status, AB_STATUS_ERROR);
     }
-  ab_engine_heal_retry_now (env.engine); /* the cut write's own entry lets go */
-  ab_engine_heal_stats (env.engine, &st);
-  ck_assert_uint_eq (st.pending, 0);
+  round_clears_all (&env); /* the cut write's own entry lets go */
   assert_cut_finished (&env, "after the sweep within the budget");
   vf_close (&env);
 }
@@ -515,13 +529,7 @@ START_TEST (queued_key_keeps_the_budget)
   static const gint64 setup_counts[5] = { 2, 1, 0, 2, 1 };
   VfEnv env;
   AbHealStats st;
-  fake_ms = 1735657200000LL;
-  vf_open_healing_threads (&env, (guint) _i, 3600 * 1000, 0, fake_now, NULL, 1);
-  vf_create_table (&env, "db", VF_LIKES);
-  vf_mutate_free (&env, "db", "likes", FALSE, VF_SETUP);
-  settle (&env);
-  guint budget = g_getenv ("AB_TEST_UNDER_VALGRIND") != NULL ? 3000 : 1000;
-  env.engine->cfg.write_budget_ms = budget;
+  guint budget = open_on_a_budget (&env, (guint) _i, 1);
   guint cas = ab_store_fault_check_and_puts (env.fault);
   ab_store_fault_slow (env.fault, AB_SLOW_LOCKS, 1, budget + 300);
   g_autoptr (GArray) r = vf_mutate (&env, "db", "likes", FALSE,
@@ -538,9 +546,7 @@ START_TEST (queued_key_keeps_the_budget)
     }
   ab_engine_heal_stats (env.engine, &st);
   ck_assert_uint_eq (st.pending, 2); /* the two locks taken, with the healer */
-  ab_engine_heal_retry_now (env.engine);
-  ab_engine_heal_stats (env.engine, &st);
-  ck_assert_uint_eq (st.pending, 0);
+  round_clears_all (&env);
   settle (&env);
   vf_assert_clean (&env, "after the healer");
   assert_counts (&env, setup_counts, "after the healer");
@@ -609,9 +615,7 @@ START_TEST (failed_release_goes_to_the_healer)
   ab_engine_heal_stats (env.engine, &st);
   ck_assert_uint_eq (st.pending, (applier ? 1 : 2));
   ab_store_fault_refuse_check_and_delete (env.fault, FALSE);
-  ab_engine_heal_retry_now (env.engine);
-  ab_engine_heal_stats (env.engine, &st);
-  ck_assert_uint_eq (st.pending, 0);
+  round_clears_all (&env);
   settle (&env);
   vf_assert_clean (&env, "after the healer");
   assert_counts (&env, applier ? setup_counts : written, "after the healer");
