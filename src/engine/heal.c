@@ -281,10 +281,6 @@ ab_engine_heal_flush (AbEngine *engine)
   g_mutex_unlock (&engine->heal->mu);
 }
 
-/* Writes what the intent says, except the increments its receipts show as
- * applied; the adds written carry their receipts, so a replay cut in turn
- * is replayed again the same way. A put or delete is written again as it
- * is: the lock still keeps every other writer of these rows out. */
 /* The replaying writer's budget is spent (a transient error: the healer
  * takes the replay over). */
 static gboolean
@@ -298,6 +294,10 @@ replay_stopped (const Pending *p, GError **error)
   return TRUE;
 }
 
+/* Writes what the intent says, except the increments its receipts show as
+ * applied; the adds written carry their receipts, so a replay cut in turn
+ * is replayed again the same way. A put or delete is written again as it
+ * is: the lock still keeps every other writer of these rows out. */
 static gboolean
 replay (AbEngine *engine, const Pending *p, GError **error)
 {
