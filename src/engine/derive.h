@@ -3,7 +3,7 @@
  * Cache rows an active state implies, the edge lock, and the engine's store. */
 #pragma once
 #include "engine/engine.h"
-#include "engine/state.h"
+#include "engine/core/state.h"
 #include "catalog/catalog.h"
 #include "codec/keys.h"
 #include "model/groups.h"

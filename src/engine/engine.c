@@ -1,12 +1,10 @@
-/* Engine life cycle and shared helpers: opening the store and catalog,
- * configuration defaults, error mapping, table resolution and the
- * INSERT_MERGE feature lookup. */
-#include <stdarg.h>
-#include "engine/wide.h"
+/* The engine as one: configuration defaults, opening the store, catalog and
+ * sinks, starting and stopping the threads of every folder (key pool, healer,
+ * applier, maintenance), health, sync and the engine's /metrics text. */
+#include "engine/write/write.h"
+#include "engine/upkeep/upkeep.h"
 #include "model/types.h"
 #include "codec/fail.h"
-
-G_DEFINE_QUARK (ab - engine - error - quark, ab_engine_error)
 
 void
 ab_engine_config_init (AbEngineConfig *cfg)
@@ -37,35 +35,6 @@ ab_engine_config_init (AbEngineConfig *cfg)
   cfg->heal_retry_ms = 1000;
   cfg->heal_sweep_ms = 600000;
   cfg->write_budget_ms = 4000;
-}
-
-gboolean
-ab_engine_fail (GError **error, AbEngineError code, const gchar *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  ab_fail_valist (error, AB_ENGINE_ERROR, code, fmt, ap);
-  va_end (ap);
-  return FALSE;
-}
-
-void
-ab_engine_propagate (GError **dst, GError *src)
-{
-  AbEngineError code = AB_ENGINE_ERROR_INTERNAL;
-  if (src->domain == AB_ENGINE_ERROR)
-    code = src->code;
-  else if (src->domain == AB_MODEL_ERROR || src->domain == AB_CODEC_ERROR)
-    code = AB_ENGINE_ERROR_BAD_REQUEST;
-  else if (src->domain == AB_CATALOG_ERROR)
-    code = src->code == AB_CATALOG_ERROR_STORE     ? AB_ENGINE_ERROR_UNAVAILABLE
-           : src->code == AB_CATALOG_ERROR_MISSING ? AB_ENGINE_ERROR_MISSING
-           : src->code == AB_CATALOG_ERROR_EXISTS  ? AB_ENGINE_ERROR_EXISTS
-                                                   : AB_ENGINE_ERROR_BAD_REQUEST;
-  else if (src->domain == AB_STORE_ERROR)
-    code = AB_ENGINE_ERROR_UNAVAILABLE;
-  g_set_error_literal (dst, AB_ENGINE_ERROR, code, src->message);
-  g_error_free (src);
 }
 
 static gboolean
@@ -203,56 +172,29 @@ ab_engine_sync (AbEngine *engine, GError **error)
                          local->message);
 }
 
-AbCatalog *
-ab_engine_catalog (AbEngine *engine)
+/* The sinks' record counters, the applier's and the healer's lines. */
+static void
+append_sink_metrics (AbEngine *engine, GString *out)
 {
-  return engine->catalog;
-}
-
-AbStore *
-ab_engine_store (AbEngine *engine)
-{
-  return engine->store;
-}
-
-gboolean
-ab_engine_refresh (AbEngine *engine, GError **error)
-{
-  GError *local = NULL;
-  if (ab_catalog_refresh (engine->catalog, &local))
-    return TRUE;
-  ab_engine_propagate (error, local);
-  return FALSE;
-}
-
-AbTableDesc *
-ab_engine_resolve (AbEngine *engine, const gchar *db, const gchar *name, gchar **alias_out,
-                   GError **error)
-{
-  AbTableDesc *t = ab_catalog_resolve (engine->catalog, db, name, alias_out, NULL);
-  if (t != NULL)
-    return t;
-  /* Another process may have created it: refresh once, then decide. */
-  GError *local = NULL;
-  if (!ab_catalog_refresh (engine->catalog, &local))
+  static const gchar *const names[] = { "wal", "cdc" };
+  AbSink *sinks[] = { engine->wal, engine->cdc };
+  g_string_append (out, "# HELP actionbase_sink_records_total Records by sink and outcome.\n"
+                        "# TYPE actionbase_sink_records_total counter\n");
+  for (guint i = 0; i < 2; i++)
     {
-      ab_engine_fail (error, AB_ENGINE_ERROR_UNAVAILABLE, "the store is unavailable: %s",
-                      local->message);
-      g_error_free (local);
-      return NULL;
+      if (sinks[i] == NULL)
+        continue;
+      AbSinkStats st;
+      ab_sink_stats (sinks[i], &st);
+      g_string_append_printf (
+          out,
+          "actionbase_sink_records_total{sink=\"%s\",outcome=\"appended\"} %" G_GUINT64_FORMAT "\n"
+          "actionbase_sink_records_total{sink=\"%s\",outcome=\"dropped\"} %" G_GUINT64_FORMAT "\n"
+          "actionbase_sink_records_total{sink=\"%s\",outcome=\"failed\"} %" G_GUINT64_FORMAT "\n",
+          names[i], st.appended, names[i], st.dropped, names[i], st.errors);
     }
-  t = ab_catalog_resolve (engine->catalog, db, name, alias_out, &local);
-  if (t == NULL)
-    ab_engine_fail (error, AB_ENGINE_ERROR_MISSING, "%s", local->message);
-  g_clear_error (&local);
-  return t;
-}
-
-gboolean
-ab_engine_insert_merge (AbEngine *engine, const gchar *db)
-{
-  return engine->cfg.insert_merge_databases != NULL
-         && g_strv_contains ((const gchar *const *) engine->cfg.insert_merge_databases, db);
+  ab_engine_applier_metrics (engine, out);
+  ab_engine_heal_metrics (engine, out);
 }
 
 /* The store's own health figures, as the backend names them (none on most). */
@@ -341,6 +283,6 @@ ab_engine_metrics_text (AbEngine *engine)
                             "actionbase_store_errors_total{verb=\"%s\"} %" G_GUINT64_FORMAT "\n",
                             ab_store_verb_name (v), st.errors[v]);
   append_store_gauges (out, engine->store);
-  ab_engine_sink_metrics (engine, out);
+  append_sink_metrics (engine, out);
   return g_string_free (out, FALSE);
 }

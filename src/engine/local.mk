@@ -1,11 +1,26 @@
 # engine: mutations, queries and the lock protocol over the store seam (included by the top Makefile.am).
-src_libabcore_la_SOURCES += src/engine/engine.h src/engine/engine-private.h \
-	src/engine/engine.c src/engine/state.h src/engine/state.c src/engine/events.c \
-	src/engine/plan.c src/engine/lock.c src/engine/heal.c src/engine/mutate.c src/engine/apply.c \
-	src/engine/predicate.h src/engine/predicate.c src/engine/query-private.h \
-	src/engine/query.c src/engine/scan.c \
-	src/engine/ulid.h src/engine/ulid.c src/engine/queue.h src/engine/queue.c src/engine/queue_db.c \
-	src/engine/records.c src/engine/applier.c
+src_libabcore_la_SOURCES += src/engine/engine.h src/engine/derive.h src/engine/engine.c \
+	src/engine/core/core.h src/engine/core/core.c src/engine/core/state.h src/engine/core/state.c \
+	src/engine/core/predicate.h src/engine/core/predicate.c src/engine/core/pool.c \
+	src/engine/core/ulid.h src/engine/core/ulid.c \
+	src/engine/write/events.c \
+	src/engine/plan/plan.h src/engine/plan/plan.c src/engine/plan/groups.c src/engine/plan/ttl.c \
+	src/engine/read/read.h src/engine/read/query.c src/engine/read/scan.c src/engine/read/seek.c \
+	src/engine/read/agg.c src/engine/read/fanout.c src/engine/read/multihop.c \
+	src/engine/topk/topk.h src/engine/topk/topk.c src/engine/topk/topk_read.c \
+	src/engine/topk/topk_window.c \
+	src/engine/write/write.h src/engine/write/mutate.c src/engine/write/apply.c \
+	src/engine/write/lock.c src/engine/write/heal.c src/engine/write/records.c \
+	src/engine/write/cache_note.c \
+	src/engine/queue/queue.h src/engine/queue/queue-private.h src/engine/queue/queue.c src/engine/queue/queue_db.c \
+	src/engine/upkeep/upkeep.h src/engine/upkeep/prune.c src/engine/upkeep/applier.c \
+	src/engine/doc/doc.h src/engine/doc/doc_parse.c src/engine/doc/doc_rows.c \
+	src/engine/doc/doc_exec.c src/engine/doc/doc_sql.c src/engine/doc/doc_bind.c \
+	src/engine/doc/prepared.c src/engine/doc/rank.c
+
+# The folders call each other one way (docs/architecture.md): nm over the objects.
+TESTS += tests/unit/engine/test_folders.sh
+EXTRA_DIST += tests/unit/engine/test_folders.sh
 
 ENGINE_TEST_FIXTURE = tests/unit/engine/engine_fixture.c tests/unit/engine/engine_fixture.h
 check_PROGRAMS += tests/unit/engine/test_transit tests/unit/engine/test_engine
@@ -29,12 +44,6 @@ tests_unit_engine_test_wal_CFLAGS = $(TEST_CFLAGS)
 tests_unit_engine_test_wal_LDADD = $(TEST_LIBS)
 
 # Groups, caches and the 2-hop query (issue 11).
-src_libabcore_la_SOURCES += src/engine/derive.h src/engine/wide.h src/engine/groups.c src/engine/ttl.c \
-	src/engine/prune.c src/engine/pool.c src/engine/agg.c src/engine/seek.c \
-	src/engine/topk.c src/engine/topk.h src/engine/topk_read.c src/engine/topk_window.c \
-	src/engine/multihop.c src/engine/fanout.c src/engine/doc.h src/engine/doc_parse.c \
-	src/engine/doc_rows.c src/engine/doc_exec.c src/engine/doc_sql.c src/engine/doc_bind.c \
-	src/engine/prepared.c src/engine/rank.c
 
 check_PROGRAMS += tests/unit/engine/test_groups tests/unit/engine/test_caches \
 	tests/unit/engine/test_multihop tests/unit/engine/test_topk

@@ -2,7 +2,7 @@
  * the engine's queue layer. Message values are JSON documents by nature and
  * travel as JSON text. */
 #include "lib/lib-private.h"
-#include "engine/queue.h"
+#include "engine/queue/queue.h"
 #include "model/types.h"
 
 #define ACTOR "libactionbase"

@@ -3,7 +3,7 @@
  * disabled queue 409, partition out of range 400. */
 #include <string.h>
 #include "rest/api-private.h"
-#include "engine/queue.h"
+#include "engine/queue/queue.h"
 
 #define ENGINE(ud) ((AbEngine *) (ud))
 #define Q "/queue/v1/namespaces/{ns}/queues"

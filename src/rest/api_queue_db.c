@@ -3,7 +3,7 @@
  * /queue/v1/databases/{database}/queues. */
 #include <string.h>
 #include "rest/api-private.h"
-#include "engine/queue.h"
+#include "engine/queue/queue.h"
 
 #define ENGINE(ud) ((AbEngine *) (ud))
 #define Q "/queue/v1/databases/{database}/queues"

@@ -4,7 +4,7 @@
  * clock, or refreshAfterMillis before it); repair re-scores from live cells. */
 #include <string.h>
 #include "verify/verify-private.h"
-#include "engine/topk.h"
+#include "engine/topk/topk.h"
 #include "codec/bytes.h"
 #include "codec/keys.h"
 

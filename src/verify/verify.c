@@ -5,7 +5,7 @@
 #include <string.h>
 #include "verify/verify-private.h"
 #include "codec/keys.h"
-#include "engine/topk.h"
+#include "engine/topk/topk.h"
 
 G_DEFINE_QUARK (ab - verify - error - quark, ab_verify_error)
 

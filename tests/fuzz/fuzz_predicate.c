@@ -1,7 +1,7 @@
 /* libFuzzer target: the ranges/filters parser (ab_predicates_parse) against
  * a table with a field of every type, then filter evaluation on one fixed
  * edge. The first byte chooses ranges (no "in") or filters. */
-#include "engine/predicate.h"
+#include "engine/core/predicate.h"
 #include "fuzz.h"
 #include "fuzz_fixture.h"
 

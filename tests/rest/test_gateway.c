@@ -3,7 +3,7 @@
  * JSON error or a per-key ERROR, the server recovers without a restart, no
  * acknowledged write is lost, and the writes the kill cut heal by
  * themselves: the verifier, with no repair run, is clean within 30 s of the
- * gateway's return (engine/heal.c). Stalled (SIGSTOP) under reads: /health and /metrics still answer at
+ * gateway's return (engine/write/heal.c). Stalled (SIGSTOP) under reads: /health and /metrics still answer at
  * once, reads fail with a JSON 503/504 within the request timeout, and all
  * recovers on SIGCONT. Runs on extra gateways of the HBase of tests/run.sh
  * (hbase/gateway.sh), so the shared one is untouched; skipped without it. */

@@ -2,7 +2,7 @@
  * toggling the same 20 edges (the lock protocol across nodes), DDL on one
  * node seen by the other within the catalog's bound T (README, Catalog),
  * and one node killed -9 mid-write while the other writes the same edges
- * (its cut writes replayed from their intents, engine/heal.c). Skipped
+ * (its cut writes replayed from their intents, engine/write/heal.c). Skipped
  * without a gateway. */
 #include <stdatomic.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include "codec/bytes.h"
 #include "codec/keys.h"
 #include "codec/record.h"
-#include "engine/topk.h"
+#include "engine/topk/topk.h"
 
 #ifndef AB_DOCS_DIR
 #error "AB_DOCS_DIR must name the docs/ directory (see src/codec/local.mk)"

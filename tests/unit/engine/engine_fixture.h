@@ -3,8 +3,7 @@
 #pragma once
 #include <stdatomic.h>
 #include <check.h>
-#include "engine/engine-private.h"
-#include "engine/state.h"
+#include "engine/write/write.h"
 #include "model/schema.h"
 
 /* Loop index -> store URI: "memory:", a fresh "lmdb:" or "rocksdb:" temp

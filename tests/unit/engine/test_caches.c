@@ -5,7 +5,7 @@
  * trimming to limit + tolerance in the background and on request (prune). */
 #include <string.h>
 #include "engine_fixture.h"
-#include "engine/wide.h"
+#include "engine/plan/plan.h"
 #include "codec/bytes.h"
 #include "ab_check.h"
 

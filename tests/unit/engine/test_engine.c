@@ -4,7 +4,7 @@
 #include <string.h>
 #include "engine_fixture.h"
 #include "codec/bytes.h"
-#include "engine/query-private.h" /* the output edges' reuse */
+#include "engine/read/read.h" /* the output edges' reuse */
 #include "ab_check.h"
 
 static const gchar *LIKES
@@ -572,7 +572,7 @@ START_TEST (lock_contention_and_stale_sweep)
    * store the release rides in the data batch, elsewhere it is one more call.
    * Where writes heal (hbase), the sweep reads the lock row's intent with it
    * (a multi_get), and the intents and the receipts' deletes are two more
-   * batches (engine/heal.c). */
+   * batches (engine/write/heal.c). */
   gboolean heals = ab_engine_heals (env.engine);
   guint64 unlocks
       = after.ops[AB_STORE_VERB_CHECK_AND_DELETE] - before.ops[AB_STORE_VERB_CHECK_AND_DELETE];

@@ -4,7 +4,7 @@
  * schema rules, and TTL expiry with the write-path reset and the sweep. */
 #include <string.h>
 #include "engine_fixture.h"
-#include "engine/wide.h"
+#include "engine/plan/plan.h"
 #include "codec/bytes.h"
 #include "ab_check.h"
 

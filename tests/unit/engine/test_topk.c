@@ -3,7 +3,7 @@
  * run, every page of every ranking compared with a model computed here. */
 #include <string.h>
 #include "engine_fixture.h"
-#include "engine/topk.h"
+#include "engine/topk/topk.h"
 #include "codec/bytes.h"
 #include "ab_check.h"
 

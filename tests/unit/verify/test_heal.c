@@ -1,4 +1,4 @@
-/* Writes cut between their waves heal without the verifier (engine/heal.c):
+/* Writes cut between their waves heal without the verifier (engine/write/heal.c):
  * every group of a data wave is failed in turn through the fault wrapper
  * (a Count receipt rides with its row, as on HBase); this node's healer
  * replays the intent, or the next writer does once the lock is stale, or
@@ -8,7 +8,8 @@
 #include <string.h>
 #include "verify_fixture.h"
 #include "codec/keys.h"
-#include "engine/engine-private.h"
+#include "engine/write/write.h"
+#include "engine/upkeep/upkeep.h"
 
 /* Data waves, in the engine's order, one group per row: State, Index OUT,
  * Index IN, then the two Count rows with their receipts (or the old Index

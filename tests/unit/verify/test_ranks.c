@@ -7,7 +7,7 @@
 #include "verify_fixture.h"
 #include "codec/bytes.h"
 #include "codec/keys.h"
-#include "engine/topk.h"
+#include "engine/topk/topk.h"
 #include "ab_check.h"
 #include "../../hbase/hbase_test_uri.h"
 
