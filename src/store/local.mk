@@ -1,8 +1,8 @@
 # store: sources and tests are listed here (included by the top Makefile.am).
 src_libabcore_la_SOURCES += src/store/store.c src/store/store.h src/store/backend.h \
-	src/store/memory.c src/store/lmdb.c src/store/lmdb_uri.c src/store/uri_params.c \
-	src/store/rocksdb-private.h src/store/rocksdb.c src/store/rocksdb_write.c src/store/rocksdb_group.c src/store/rocksdb_uri.c src/store/shared_dir.c \
-	src/store/rocksdb_health.c src/store/rocksdb_load.c src/store/local_uri.c \
+	src/store/memory/memory.c src/store/lmdb/lmdb.c src/store/lmdb/lmdb_commit.c src/store/lmdb/lmdb_uri.c src/store/uri_params.c \
+	src/store/rocksdb/rocksdb-private.h src/store/rocksdb/rocksdb.c src/store/rocksdb/rocksdb_write.c src/store/rocksdb/rocksdb_group.c src/store/rocksdb/rocksdb_uri.c src/store/shared_dir.c \
+	src/store/rocksdb/rocksdb_health.c src/store/rocksdb/rocksdb_load.c src/store/local_uri.c \
 	src/store/cpus.c src/store/cpus.h
 
 STORE_TEST_HELPERS = tests/unit/store/store_test_util.c tests/unit/store/store_test_util.h \
@@ -29,7 +29,7 @@ tests_bench_store_bench_SOURCES = tests/bench/store-bench.c
 tests_bench_store_bench_CFLAGS = $(AM_CFLAGS)
 tests_bench_store_bench_LDADD = $(CORE_LIBS)
 # lmdb snapshots (verifier).
-src_libabcore_la_SOURCES += src/store/lmdb-private.h src/store/lmdb-snapshot.c src/store/lmdb_log.c \
+src_libabcore_la_SOURCES += src/store/lmdb/lmdb-private.h src/store/lmdb/lmdb-snapshot.c src/store/lmdb/lmdb_log.c \
 	src/store/write_log.h src/store/write_log.c
 # The fault-injecting wrapper of the verify suites: test-only, never in the
 # core library (link FAULT_STORE_LIBS before TEST_LIBS).
@@ -39,10 +39,10 @@ FAULT_STORE_LIBS = tests/unit/store/libfaultstore.a
 # hbase backend: the Thrift2 client is generated from thrift/hbase.thrift at
 # build time into src/store/gen/ (not committed) and compiled into its own
 # library without -Werror (generated code casts function types).
-src_libabcore_la_SOURCES += src/store/hbase-private.h src/store/hbase.c \
-	src/store/hbase_uri.c src/store/hbase_conn.c src/store/hbase_reader.c src/store/hbase_ddl.c \
-	src/store/hbase_batch.c src/store/hbase_cells.c src/store/hbase_decode.c \
-	src/store/hbase_share.c src/store/hbase_sidecars.c
+src_libabcore_la_SOURCES += src/store/hbase/hbase-private.h src/store/hbase/hbase.c \
+	src/store/hbase/hbase_uri.c src/store/hbase/hbase_conn.c src/store/hbase/hbase_reader.c src/store/hbase/hbase_ddl.c \
+	src/store/hbase/hbase_batch.c src/store/hbase/hbase_cells.c src/store/hbase/hbase_decode.c \
+	src/store/hbase/hbase_share.c src/store/hbase/hbase_sidecars.c
 HBASE_GEN_C = src/store/gen/hb_hbase_types.c src/store/gen/hb_t_h_base_service.c \
 	src/store/gen/hb_types_ensure.c
 HBASE_GEN_H = src/store/gen/hb_hbase_types.h src/store/gen/hb_t_h_base_service.h
@@ -78,5 +78,5 @@ src_store_libhbthrift_la_CFLAGS = $(GLIB_CFLAGS) $(THRIFT_CFLAGS) -w
 # (thrift/decode-guards.awk): they link after it, in their own library, with
 # the project's warnings.
 noinst_LTLIBRARIES += src/store/libhbwire.la
-src_store_libhbwire_la_SOURCES = src/store/hbase_wire.c
+src_store_libhbwire_la_SOURCES = src/store/hbase/hbase_wire.c
 CORE_LIBS += src/store/libhbthrift.la src/store/libhbwire.la $(THRIFT_LIBS) $(GLIB_LIBS)

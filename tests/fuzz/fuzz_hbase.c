@@ -3,14 +3,14 @@
  * getScannerResults, increment, checkAndMutate) over an in-memory transport
  * that fails at the end of the reply as a socket does, then the value and
  * the unpacked cells of every result; a binary getScannerResults reply also
- * through the hand-written reader (src/store/hbase_decode.c). The first byte
+ * through the hand-written reader (src/store/hbase/hbase_decode.c). The first byte
  * picks the protocol (binary / compact) and the call; the rest is the reply. */
 #include <thrift/c_glib/protocol/thrift_binary_protocol.h>
 #include <thrift/c_glib/protocol/thrift_compact_protocol.h>
 #include <thrift/c_glib/transport/thrift_memory_buffer.h>
 #include <string.h>
 #include "fuzz.h"
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 void hb_types_ensure (void);
 
@@ -126,7 +126,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_object_unref (client);
   g_object_unref (proto);
   /* A binary getScannerResults reply: the same bytes through the
-   * hand-written reader of whole-table reads (src/store/hbase_decode.c). */
+   * hand-written reader of whole-table reads (src/store/hbase/hbase_decode.c). */
   if ((data[0] & 1) == 0 && (data[0] >> 1) % 5 == 2)
     {
       AbHbPage page;

@@ -11,8 +11,8 @@
 #include "codec/keys.h"
 #include "hbase_raw.h"
 #include "hbase_test_uri.h"
-#include "store/backend.h"       /* a suite of the hbase backend: its handle's uri */
-#include "store/hbase-private.h" /* ab_hb_batch_run: a shared write run, driven directly */
+#include "store/backend.h"             /* a suite of the hbase backend: its handle's uri */
+#include "store/hbase/hbase-private.h" /* ab_hb_batch_run: a shared write run, driven directly */
 
 static const gchar *LIKES_DESC
     = "{\"table\":\"likes\",\"storage\":\"datastore://likes/likes\",\"comment\":\"likes\","
@@ -292,7 +292,7 @@ START_TEST (test_wide_row_ranges)
 END_TEST
 
 /* Snapshot scans (copy, backup, the verifier) decode getScannerResults by
- * hand (src/store/hbase_decode.c); they must see what ab_store_scan, through
+ * hand (src/store/hbase/hbase_decode.c); they must see what ab_store_scan, through
  * the generated reader, sees: narrow rows over more than one page, wide rows
  * cell by cell, bounds inside a wide row, limits. */
 static gboolean

@@ -7,7 +7,7 @@
 #include <thrift/c_glib/protocol/thrift_compact_protocol.h>
 #include <thrift/c_glib/transport/thrift_memory_buffer.h>
 #include "../../fuzz/fuzz.h"
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 #include "ab_check.h"
 
 void hb_types_ensure (void);
@@ -45,7 +45,7 @@ static const guint8 found_edb8a0a6[] = {
 };
 
 /* A get reply (compact) whose unknown field holds a string cut short:
- * libthrift_c_glib's skip freed an uninitialised pointer (src/store/hbase_wire.c). */
+ * libthrift_c_glib's skip freed an uninitialised pointer (src/store/hbase/hbase_wire.c). */
 static const guint8 found_91f85a23[] = {
   0x01, 0x82, 0x41, 0x00, 0x03, 0x67, 0x65, 0x74, 0x0c, 0x00, 0x6b, 0x30,
   0x19, 0x1c, 0x18, 0x01, 0x66, 0x18, 0x01, 0x65, 0x09, 0x82, 0x18,

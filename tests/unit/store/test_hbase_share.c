@@ -1,10 +1,10 @@
-/* The shared calls of the HBase store (src/store/hbase_share.c) without an
+/* The shared calls of the HBase store (src/store/hbase/hbase_share.c) without an
  * HBase: a run function that only sleeps stands for a slow gateway, so the
  * queue's waits, and the deadline a run's calls get, can be checked on
  * their own. */
 #include <check.h>
 #include <sys/resource.h>
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 #include "ab_check.h"
 
 #define FIRST_RUN_MS 30 /* within the queued callers' budget */

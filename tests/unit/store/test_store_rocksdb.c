@@ -3,8 +3,8 @@
  * the directory, durability across SIGKILL, checkpoint backups that open as
  * stores, plan views that see their group, its health figures for /metrics. */
 #include "store_test_util.h"
-#include "store/backend.h"         /* the backend's name */
-#include "store/rocksdb-private.h" /* its statistics, for the operands a read folded */
+#include "store/backend.h"                 /* the backend's name */
+#include "store/rocksdb/rocksdb-private.h" /* its statistics, for the operands a read folded */
 
 #include <errno.h>
 #include <fcntl.h>

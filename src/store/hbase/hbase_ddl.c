@@ -1,7 +1,7 @@
 /* The hbase backend's DDL: on first use, creates the namespace and the table
  * if they are missing (family f, 1 version, ROW bloom filter, FAST_DIFF,
  * regions pre-split on the first salt byte), tolerating a concurrent creator. */
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 #include <string.h>
 

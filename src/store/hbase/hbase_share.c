@@ -3,7 +3,7 @@
  * waits; the next free leader (after a short wait for company when the last
  * run was shared) sends the work of every waiting caller as one call and
  * hands each caller its own outcome. */
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 /* A caller's place in the queue; its own condition, so that a finished run
  * wakes its members and the next leader, not every waiter. */

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 #define READ_CHUNK 65536
 

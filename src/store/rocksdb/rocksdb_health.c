@@ -1,7 +1,7 @@
 /* The rocksdb backend's health figures for /metrics (ab_store_gauges):
  * compaction debt, write stalls, memtable and block cache memory from
  * RocksDB's properties, block cache hits and misses from its statistics. */
-#include "store/rocksdb-private.h"
+#include "store/rocksdb/rocksdb-private.h"
 
 #include <string.h>
 

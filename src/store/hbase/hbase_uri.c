@@ -2,7 +2,7 @@
  * transport=framed|buffered&protocol=binary|compact&pool=N&timeout_ms=N&
  * regions=N&retries=N&compression=none|gz|lz4|snappy|zstd&share=N&share_wait_us=N]
  * into AbHbConfig. */
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 #include <string.h>
 

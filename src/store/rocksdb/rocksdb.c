@@ -2,7 +2,7 @@
  * the handles of a process, tuned for this workload (prefix Bloom filters on
  * the salt, whole-key filters for State gets, one memory budget), its reads
  * (pinned gets, bounded iterators), snapshots and checkpoint backups. */
-#include "store/rocksdb-private.h"
+#include "store/rocksdb/rocksdb-private.h"
 #include "store/cpus.h"
 
 #include <errno.h>

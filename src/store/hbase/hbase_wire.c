@@ -15,7 +15,7 @@
 #include <thrift/c_glib/transport/thrift_framed_transport.h>
 #include <thrift/c_glib/transport/thrift_memory_buffer.h>
 #include <thrift/c_glib/transport/thrift_socket.h>
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 /* HBase's Thrift2 structs nest a few levels; anything deeper is hostile. */
 #define AB_HB_SKIP_MAX_DEPTH 32

@@ -3,7 +3,7 @@
  * are real qualifiers of their wide row (also told to change records:
  * ab_store_cell_coords). Builders of the Thrift structs, and the way back
  * from result cells to datastore keys. */
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* The hbase backend's connections: one Thrift client stack per connection
  * (socket, transport, protocol, client), a pool of idle ones, the call
  * wrapper with its retry rules and error mapping, and parallel jobs. */
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* The rocksdb backend's URI: rocksdb:DIR[?memory=BYTES[k|m|g]&sync=0|1&readonly=0|1]
  * into the directory and the options of ab_store_rocksdb_new; store.c hands
  * over what follows "rocksdb:". */
-#include "store/rocksdb-private.h"
+#include "store/rocksdb/rocksdb-private.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* The rows of one rocksdb group commit: every put, delete and counter add
  * of the group's requests, the latest per key found by a hash, undone to a
  * mark when a request fails, and written as one batch in key order. */
-#include "store/rocksdb-private.h"
+#include "store/rocksdb/rocksdb-private.h"
 
 #include <string.h>
 

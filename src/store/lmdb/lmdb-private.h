@@ -52,6 +52,15 @@ typedef struct {
   gboolean writemap; /* MDB_WRITEMAP: no nested transactions, the process alone on the store */
 } AbLmdbOptions;
 
+/* A plan's view of the write transaction it runs in (REQ_TXN). */
+typedef struct {
+  AbStore base;
+  LmdbEnv *env;
+  MDB_txn *txn;
+} LmdbView;
+/* Its verbs (lmdb_commit.c): reads through the transaction, no writes. */
+extern const AbStoreVTable ab_lmdb_view_vtable;
+
 /* A handle on the environment of dir (lmdb.c; shared by the handles of one
  * directory, whose first opener's options apply). */
 AbStore *ab_store_lmdb_new (const gchar *dir, const AbLmdbOptions *o, GError **error);
@@ -60,6 +69,29 @@ LmdbEnv *ab_lmdb_env_of (AbStore *s);
 /* Begin a transaction with map_lock held shared; on failure the lock is
  * released. *seen receives the map size the transaction runs under. */
 int ab_lmdb_begin_locked (LmdbEnv *e, MDB_txn *parent, unsigned flags, MDB_txn **txn, gsize *seen);
+/* Doubles the map unless someone changed it since `seen`. */
+gboolean ab_lmdb_grow (LmdbEnv *e, gsize seen, GError **error);
+GBytes *ab_lmdb_val_bytes (const MDB_val *v);
+
+/* The read verbs (lmdb.c), shared by the store and by a plan's view of its
+ * write transaction (lmdb_commit.c). */
+gboolean ab_lmdb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
+gboolean ab_lmdb_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
+gboolean ab_lmdb_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit,
+                            gpointer user, GError **error);
+gboolean ab_lmdb_get_with (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit,
+                           gpointer user, GError **error);
+/* The write verbs (lmdb_commit.c): each a request of the group commit. */
+gboolean ab_lmdb_batch (AbStore *s, const AbBatch *b, GError **error);
+void ab_lmdb_transact (AbStore *s, AbTxnPlan plan, AbTxnDone on_done, gpointer user);
+gboolean ab_lmdb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
+                            gint64 *new_value, GError **error);
+gboolean ab_lmdb_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
+                                gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
+                                GError **error);
+gboolean ab_lmdb_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
+                                   const guint8 *expected, gsize elen, gboolean *applied,
+                                   GError **error);
 /* Put the cursor on the first key inside the range start. */
 /* A row of a walk (borrowed for the call); FALSE ends the walk. */
 typedef gboolean (*AbLmdbRowFn) (const MDB_val *k, const MDB_val *v, gpointer user);

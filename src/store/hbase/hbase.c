@@ -1,7 +1,7 @@
 /* The hbase backend ("hbase://HOST:PORT/NAMESPACE?..."): the datastore seam's
  * reads, increments and check-and-set verbs as Thrift2 calls on one HBase
  * table (cells placed by hbase_cells.c), plus ping, call counters and the vtable. */
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 #include <string.h>
 

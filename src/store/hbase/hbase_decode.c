@@ -12,7 +12,7 @@
 #include <thrift/c_glib/protocol/thrift_binary_protocol.h>
 #include <thrift/c_glib/thrift_application_exception.h>
 #include <thrift/c_glib/transport/thrift_buffered_transport.h>
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 #define MAX_DEPTH 32
 #define MAX_BINARY ((guint32) 1 << 30)

@@ -1,7 +1,7 @@
 /* rocksdb writes: one committer thread per database takes every queued
  * write (batches, increments, checks, transaction plans), applies them in
  * order to the group's rows and writes those atomically with one sync. */
-#include "store/rocksdb-private.h"
+#include "store/rocksdb/rocksdb-private.h"
 
 #include <string.h>
 #include <sys/statvfs.h>

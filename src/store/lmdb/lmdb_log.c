@@ -1,7 +1,7 @@
 /* The lmdb side of the write log (write_log.h): another process's commits
  * are seen through LMDB's transaction ids, which void every plan made
  * before them; the rest is the shared log of this process's commits. */
-#include "store/lmdb-private.h"
+#include "store/lmdb/lmdb-private.h"
 
 void
 ab_lmdb_log_init (LmdbEnv *e)

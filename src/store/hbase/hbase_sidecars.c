@@ -2,7 +2,7 @@
  * scanner over the whole table whose ColumnPrefixFilter keeps only
  * qualifiers 0xFF..., so region servers send back nothing but the intents
  * and receipts beside Lock and Count rows (docs/storage-format.md §6.1). */
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* The lmdb backend's URI: lmdb:DIR[?mapsize=BYTES[k|m|g]&sync=0|1&writemap=0|1]
  * into the directory and the options of ab_store_lmdb_new; store.c hands
  * over what follows "lmdb:". */
-#include "store/lmdb-private.h"
+#include "store/lmdb/lmdb-private.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * increment call per row (all its cells), all at once over the pool;
  * conditional deletes follow as check-and-deletes once those succeeded.
  * Not atomic. */
-#include "store/hbase-private.h"
+#include "store/hbase/hbase-private.h"
 #include "codec/keys.h"
 
 #include <string.h>

@@ -1,7 +1,7 @@
 /* rocksdb sorted loads (store.h, ab_store_load_*): rows in key order go into
  * a table file beside the database, written by RocksDB's SstFileWriter with
  * the database's own options, and each commit has the committer ingest it. */
-#include "store/rocksdb-private.h"
+#include "store/rocksdb/rocksdb-private.h"
 
 #include <unistd.h>
 #include <glib/gstdio.h>

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "store/lmdb-private.h"
+#include "store/lmdb/lmdb-private.h"
 
 #define AB_LMDB_SNAPSHOT_RELEASE ((gsize) 2 << 20) /* bytes walked between page releases */
 
