@@ -5,6 +5,7 @@
 #include "engine/core/core.h"
 #include "model/types.h"
 #include "codec/fail.h"
+#include "codec/bytes.h"
 
 G_DEFINE_QUARK (ab - engine - error - quark, ab_engine_error)
 
@@ -101,4 +102,20 @@ gboolean
 ab_engine_deadline_passed (gint64 deadline_us)
 {
   return deadline_us != 0 && g_get_monotonic_time () >= deadline_us;
+}
+
+gboolean
+ab_engine_scan_due (AbEngine *engine, const guint8 *prefix, gsize plen, gint64 now, guint max,
+                    GArray *out, GError **error)
+{
+  g_autofree guint8 *stop = g_malloc (plen + 8);
+  memcpy (stop, prefix, plen);
+  ab_codec_put_be64 (stop + plen, now + 1);
+  AbScanRange range = { .start = prefix,
+                        .start_len = plen,
+                        .start_inclusive = TRUE,
+                        .stop = stop,
+                        .stop_len = plen + 8,
+                        .limit = max };
+  return ab_store_scan (engine->store, &range, out, error);
 }

@@ -55,6 +55,12 @@ void ab_engine_key_pool_push_after (AbEngine *engine, guint delay_ms, void (*fn)
  * the request starts. */
 gboolean ab_engine_deadline_passed (gint64 deadline_us);
 
+/* The entries of a due index (prefix || be64 due time || what is due) due
+ * by now, at most max, in due order (the TTL sweep, the top-K refresh);
+ * what is due starts plen + 8 bytes into each key. Store errors as they are. */
+gboolean ab_engine_scan_due (AbEngine *engine, const guint8 *prefix, gsize plen, gint64 now,
+                             guint max, GArray *out, GError **error);
+
 /* Runs fn(items + i * size) for every i with wanted == NULL or wanted(item)
  * TRUE, concurrently on the engine's key pool (inline when only one). */
 void ab_engine_parallel (AbEngine *engine, gpointer items, gsize size, guint n,

@@ -124,18 +124,10 @@ gboolean
 ab_engine_ttl_sweep (AbEngine *engine, guint max, guint *removed, GError **error)
 {
   gint64 now = ab_engine_now_ms (engine);
-  guint8 stop[sizeof TTL_PREFIX + 8];
-  memcpy (stop, TTL_PREFIX, sizeof TTL_PREFIX);
-  ab_codec_put_be64 (stop + sizeof TTL_PREFIX, now + 1);
-  AbScanRange range = { .start = TTL_PREFIX,
-                        .start_len = sizeof TTL_PREFIX,
-                        .start_inclusive = TRUE,
-                        .stop = stop,
-                        .stop_len = sizeof stop,
-                        .limit = max };
+  const gsize stem = sizeof TTL_PREFIX + 8; /* what is due follows it */
   g_autoptr (GArray) entries = ab_kv_array_new ();
   *removed = 0;
-  if (!ab_store_scan (engine->store, &range, entries, error))
+  if (!ab_engine_scan_due (engine, TTL_PREFIX, sizeof TTL_PREFIX, now, max, entries, error))
     return FALSE;
   if (entries->len == 0)
     return TRUE;
@@ -144,10 +136,10 @@ ab_engine_ttl_sweep (AbEngine *engine, guint max, guint *removed, GError **error
     {
       gsize len;
       const guint8 *e = g_bytes_get_data (g_array_index (entries, AbKv, i).key, &len);
-      if (len <= sizeof stop)
+      if (len <= stem)
         continue;
-      g_ptr_array_add (keys, g_bytes_new (e + sizeof stop, len - sizeof stop));
-      g_ptr_array_add (keys, sibling_key (e + sizeof stop, len - sizeof stop));
+      g_ptr_array_add (keys, g_bytes_new (e + stem, len - stem));
+      g_ptr_array_add (keys, sibling_key (e + stem, len - stem));
     }
   g_autoptr (GArray) rows = ab_kv_array_new ();
   if (keys->len > 0 && !ab_store_multi_get (engine->store, keys, rows, error))

@@ -497,19 +497,11 @@ gboolean
 ab_engine_topk_refresh (AbEngine *engine, guint max, guint *refreshed, GError **error)
 {
   gint64 now = ab_engine_now_ms (engine);
-  guint8 stop[sizeof DUE_PREFIX + 8];
-  memcpy (stop, DUE_PREFIX, sizeof DUE_PREFIX);
-  ab_codec_put_be64 (stop + sizeof DUE_PREFIX, now + 1);
-  AbScanRange range = { .start = DUE_PREFIX,
-                        .start_len = sizeof DUE_PREFIX,
-                        .start_inclusive = TRUE,
-                        .stop = stop,
-                        .stop_len = sizeof stop,
-                        .limit = max };
+  const gsize stem = sizeof DUE_PREFIX + 8; /* the score key follows it */
   g_autoptr (GArray) rows = ab_kv_array_new ();
   GError *local = NULL;
   *refreshed = 0;
-  if (!ab_store_scan (engine->store, &range, rows, &local))
+  if (!ab_engine_scan_due (engine, DUE_PREFIX, sizeof DUE_PREFIX, now, max, rows, &local))
     return ab_engine_propagate (error, local), FALSE;
   if (rows->len == 0)
     return TRUE;
@@ -524,8 +516,8 @@ ab_engine_topk_refresh (AbEngine *engine, guint max, guint *refreshed, GError **
       GBytes *key = g_array_index (rows, AbKv, i).key;
       gsize len;
       const guint8 *k = g_bytes_get_data (key, &len);
-      const guint8 *sk = k + sizeof stop;
-      gsize sklen = len > sizeof stop ? len - sizeof stop : 0;
+      const guint8 *sk = k + stem;
+      gsize sklen = len > stem ? len - stem : 0;
       const AbTableDesc *t = sklen > 0 ? table_of (by, sk, sklen) : NULL;
       g_autoptr (GBytes) skb = g_bytes_new (sk, sklen);
       Refresh *r = g_hash_table_lookup (seen, skb);
