@@ -117,13 +117,9 @@ tests_rest_test_hostile_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_L
 check_PROGRAMS += tests/unit/store/test_hbase_share
 TESTS += tests/unit/store/test_hbase_share
 tests_unit_store_test_hbase_share_SOURCES = tests/unit/store/test_hbase_share.c
-tests_unit_store_test_hbase_share_CFLAGS = $(TEST_CFLAGS)
-tests_unit_store_test_hbase_share_LDADD = $(TEST_LIBS)
 # Regression inputs of the fuzz targets, replayed through the targets' own
 # LLVMFuzzerTestOneInput (no libFuzzer needed): tests/fuzz.
 check_PROGRAMS += tests/unit/store/test_hbase_replies
 TESTS += tests/unit/store/test_hbase_replies
 tests_unit_store_test_hbase_replies_SOURCES = tests/unit/store/test_hbase_replies.c \
 	tests/fuzz/fuzz_hbase.c tests/fuzz/fuzz.h
-tests_unit_store_test_hbase_replies_CFLAGS = $(TEST_CFLAGS)
-tests_unit_store_test_hbase_replies_LDADD = $(TEST_LIBS)

@@ -7,5 +7,3 @@ src_libabcore_la_SOURCES += src/catalog/catalog.h src/catalog/catalog-private.h 
 check_PROGRAMS += tests/unit/catalog/test_catalog
 TESTS += tests/unit/catalog/test_catalog
 tests_unit_catalog_test_catalog_SOURCES = tests/unit/catalog/test_catalog.c
-tests_unit_catalog_test_catalog_CFLAGS = $(TEST_CFLAGS)
-tests_unit_catalog_test_catalog_LDADD = $(TEST_LIBS)

@@ -11,20 +11,12 @@ MODEL_TEST_HELPERS = tests/unit/model/model_helpers.c tests/unit/model/model_hel
 check_PROGRAMS += tests/unit/model/test_cast
 TESTS += tests/unit/model/test_cast
 tests_unit_model_test_cast_SOURCES = tests/unit/model/test_cast.c $(MODEL_TEST_HELPERS)
-tests_unit_model_test_cast_CFLAGS = $(TEST_CFLAGS)
-tests_unit_model_test_cast_LDADD = $(TEST_LIBS)
 
 check_PROGRAMS += tests/unit/model/test_schema tests/unit/model/test_validate tests/unit/model/test_v2
 TESTS += tests/unit/model/test_schema tests/unit/model/test_validate tests/unit/model/test_v2
 tests_unit_model_test_schema_SOURCES = tests/unit/model/test_schema.c $(MODEL_TEST_HELPERS)
-tests_unit_model_test_schema_CFLAGS = $(TEST_CFLAGS)
-tests_unit_model_test_schema_LDADD = $(TEST_LIBS)
 tests_unit_model_test_validate_SOURCES = tests/unit/model/test_validate.c $(MODEL_TEST_HELPERS)
-tests_unit_model_test_validate_CFLAGS = $(TEST_CFLAGS)
-tests_unit_model_test_validate_LDADD = $(TEST_LIBS)
 tests_unit_model_test_v2_SOURCES = tests/unit/model/test_v2.c $(MODEL_TEST_HELPERS)
-tests_unit_model_test_v2_CFLAGS = $(TEST_CFLAGS)
-tests_unit_model_test_v2_LDADD = $(TEST_LIBS)
 
 # The streaming JSON writer (REST answers, WAL and CDC records): its unit test (json-glib parity) and its figures
 # against json-glib (and yajl when configure found it), not a test:
@@ -32,7 +24,6 @@ tests_unit_model_test_v2_LDADD = $(TEST_LIBS)
 check_PROGRAMS += tests/unit/model/test_jsonw
 TESTS += tests/unit/model/test_jsonw
 tests_unit_model_test_jsonw_SOURCES = tests/unit/model/test_jsonw.c
-tests_unit_model_test_jsonw_CFLAGS = $(TEST_CFLAGS)
 tests_unit_model_test_jsonw_LDADD = $(CORE_LIBS) $(CHECK_LIBS)
 noinst_PROGRAMS += tests/bench/json-bench
 tests_bench_json_bench_SOURCES = tests/bench/json-bench.c

@@ -15,26 +15,22 @@ check_PROGRAMS += tests/unit/server/test_config
 TESTS += tests/unit/server/test_config
 tests_unit_server_test_config_SOURCES = tests/unit/server/test_config.c \
 	src/server/config.c src/server/config.h
-tests_unit_server_test_config_CFLAGS = $(TEST_CFLAGS)
 tests_unit_server_test_config_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
 
 check_PROGRAMS += tests/unit/server/test_health
 TESTS += tests/unit/server/test_health
 tests_unit_server_test_health_SOURCES = tests/unit/server/test_health.c \
 	src/server/health.c src/server/health.h
-tests_unit_server_test_health_CFLAGS = $(TEST_CFLAGS)
 tests_unit_server_test_health_LDADD = $(GLIB_LIBS) $(CHECK_LIBS)
 
 check_PROGRAMS += tests/unit/server/test_probes
 TESTS += tests/unit/server/test_probes
 tests_unit_server_test_probes_SOURCES = tests/unit/server/test_probes.c \
 	src/server/probes.c src/server/probes.h src/server/health.c src/server/health.h
-tests_unit_server_test_probes_CFLAGS = $(TEST_CFLAGS)
 tests_unit_server_test_probes_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
 
 check_PROGRAMS += tests/unit/server/test_log
 TESTS += tests/unit/server/test_log
 tests_unit_server_test_log_SOURCES = tests/unit/server/test_log.c \
 	src/server/log.c src/server/log.h
-tests_unit_server_test_log_CFLAGS = $(TEST_CFLAGS)
 tests_unit_server_test_log_LDADD = $(GLIB_LIBS) $(CHECK_LIBS)

@@ -13,16 +13,10 @@ check_PROGRAMS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
 TESTS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
 	tests/unit/store/test_store_rocksdb
 tests_unit_store_test_store_SOURCES = tests/unit/store/test_store.c $(STORE_TEST_HELPERS)
-tests_unit_store_test_store_CFLAGS = $(TEST_CFLAGS)
-tests_unit_store_test_store_LDADD = $(TEST_LIBS)
 tests_unit_store_test_store_lmdb_SOURCES = tests/unit/store/test_store_lmdb.c \
 	$(STORE_TEST_HELPERS)
-tests_unit_store_test_store_lmdb_CFLAGS = $(TEST_CFLAGS)
-tests_unit_store_test_store_lmdb_LDADD = $(TEST_LIBS)
 tests_unit_store_test_store_rocksdb_SOURCES = tests/unit/store/test_store_rocksdb.c \
 	$(STORE_TEST_HELPERS)
-tests_unit_store_test_store_rocksdb_CFLAGS = $(TEST_CFLAGS)
-tests_unit_store_test_store_rocksdb_LDADD = $(TEST_LIBS)
 
 noinst_PROGRAMS += tests/bench/store-bench
 tests_bench_store_bench_SOURCES = tests/bench/store-bench.c

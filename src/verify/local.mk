@@ -18,22 +18,15 @@ VERIFY_TESTS = tests/unit/verify/test_sorter tests/unit/verify/test_snapshot \
 check_PROGRAMS += $(VERIFY_TESTS)
 TESTS += $(VERIFY_TESTS)
 tests_unit_verify_test_sorter_SOURCES = tests/unit/verify/test_sorter.c
-tests_unit_verify_test_sorter_CFLAGS = $(TEST_CFLAGS)
-tests_unit_verify_test_sorter_LDADD = $(TEST_LIBS)
 tests_unit_verify_test_snapshot_SOURCES = tests/unit/verify/test_snapshot.c $(VERIFY_TEST_FIXTURE)
-tests_unit_verify_test_snapshot_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_snapshot_LDADD = $(VERIFY_TEST_LIBS)
 tests_unit_verify_test_verify_SOURCES = tests/unit/verify/test_verify.c $(VERIFY_TEST_FIXTURE)
-tests_unit_verify_test_verify_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_verify_LDADD = $(VERIFY_TEST_LIBS)
 tests_unit_verify_test_shard_SOURCES = tests/unit/verify/test_shard.c $(VERIFY_TEST_FIXTURE)
-tests_unit_verify_test_shard_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_shard_LDADD = $(VERIFY_TEST_LIBS)
 tests_unit_verify_test_heal_SOURCES = tests/unit/verify/test_heal.c $(VERIFY_TEST_FIXTURE)
-tests_unit_verify_test_heal_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_heal_LDADD = $(VERIFY_TEST_LIBS)
 tests_unit_verify_test_clean_SOURCES = tests/unit/verify/test_clean.c $(VERIFY_TEST_FIXTURE)
-tests_unit_verify_test_clean_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_clean_LDADD = $(VERIFY_TEST_LIBS)
 
 # Figures (not a test): tests/bench/verify-bench.sh [BUILD_DIR] [EDGES] loads
@@ -46,11 +39,9 @@ EXTRA_DIST += tests/bench/verify-bench.sh
 check_PROGRAMS += tests/unit/verify/test_wide
 TESTS += tests/unit/verify/test_wide
 tests_unit_verify_test_wide_SOURCES = tests/unit/verify/test_wide.c $(VERIFY_TEST_FIXTURE)
-tests_unit_verify_test_wide_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_wide_LDADD = $(VERIFY_TEST_LIBS)
 
 check_PROGRAMS += tests/unit/verify/test_ranks
 TESTS += tests/unit/verify/test_ranks
 tests_unit_verify_test_ranks_SOURCES = tests/unit/verify/test_ranks.c $(VERIFY_TEST_FIXTURE)
-tests_unit_verify_test_ranks_CFLAGS = $(TEST_CFLAGS)
 tests_unit_verify_test_ranks_LDADD = $(VERIFY_TEST_LIBS)

@@ -8,5 +8,3 @@ check_PROGRAMS += tests/unit/wal/test_wal_sinks
 TESTS += tests/unit/wal/test_wal_sinks
 tests_unit_wal_test_wal_sinks_SOURCES = tests/unit/wal/test_wal_sinks.c \
 	tests/small_disk.c tests/small_disk.h
-tests_unit_wal_test_wal_sinks_CFLAGS = $(TEST_CFLAGS)
-tests_unit_wal_test_wal_sinks_LDADD = $(TEST_LIBS)
