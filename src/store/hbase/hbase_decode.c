@@ -359,97 +359,137 @@ binary_to_scratch (Cur *c, gsize *off, gsize *len)
   return TRUE;
 }
 
+/* A struct's field handler: reads field id of type ft, or skips it; FALSE
+ * ends the read (c->error set). */
+typedef gboolean (*FieldFn) (Cur *c, guint8 ft, gint16 id, gpointer user);
+
+/* Reads a struct's fields up to its stop, each through fn. */
+static gboolean
+read_struct (Cur *c, FieldFn fn, gpointer user)
+{
+  for (;;)
+    {
+      guint8 ft;
+      gint16 id;
+      if (!field_begin (c, &ft, &id))
+        return FALSE;
+      if (ft == T_STOP)
+        return TRUE;
+      if (!fn (c, ft, id, user))
+        return FALSE;
+    }
+}
+
+/* A list's header, which must be of structs (what: its name, for the error). */
+static gboolean
+read_struct_list (Cur *c, gint32 *n, const gchar *what)
+{
+  guint8 et;
+  if (!read_u8 (c, &et) || !read_i32 (c, n))
+    return FALSE;
+  if (*n < 0 || (guint32) *n > MAX_ELEMENTS || (*n > 0 && et != T_STRUCT))
+    return bad (c, what);
+  return TRUE;
+}
+
+/* A string field as a new string. */
+static gboolean
+read_string (Cur *c, gchar **out)
+{
+  const guint8 *d;
+  guint32 n;
+  if (!read_binary (c, &d, &n))
+    return FALSE;
+  g_free (*out);
+  *out = g_strndup ((const gchar *) d, n);
+  return TRUE;
+}
+
+typedef struct {
+  CellRef ref;
+  gboolean fam_f, has_q, has_v;
+} ColumnRead;
+
+static gboolean
+column_value_field (Cur *c, guint8 ft, gint16 id, gpointer user)
+{
+  ColumnRead *r = user;
+  if (id == 1 && ft == T_STRING)
+    {
+      const guint8 *d;
+      guint32 n;
+      if (!read_binary (c, &d, &n))
+        return FALSE;
+      r->fam_f = n == strlen (AB_HB_FAMILY) && memcmp (d, AB_HB_FAMILY, n) == 0;
+      return TRUE;
+    }
+  if (id == 2 && ft == T_STRING)
+    return r->has_q = binary_to_scratch (c, &r->ref.qual, &r->ref.qual_len);
+  if (id == 3 && ft == T_STRING)
+    return r->has_v = binary_to_scratch (c, &r->ref.value, &r->ref.value_len);
+  return skip (c, ft, 1);
+}
+
 /* TColumnValue {1: family, 2: qualifier, 3: value, 4: timestamp, 5: tags,
  * 6: type}: kept when its family is f and it has a qualifier and a value. */
 static gboolean
 read_column_value (Cur *c)
 {
   gsize mark = c->scratch->len;
-  CellRef ref = { 0 };
-  gboolean fam_f = FALSE, has_q = FALSE, has_v = FALSE;
-  for (;;)
-    {
-      guint8 ft;
-      gint16 id;
-      if (!field_begin (c, &ft, &id))
-        return FALSE;
-      if (ft == T_STOP)
-        break;
-      if (id == 1 && ft == T_STRING)
-        {
-          const guint8 *d;
-          guint32 n;
-          if (!read_binary (c, &d, &n))
-            return FALSE;
-          fam_f = n == strlen (AB_HB_FAMILY) && memcmp (d, AB_HB_FAMILY, n) == 0;
-        }
-      else if (id == 2 && ft == T_STRING)
-        {
-          if (!binary_to_scratch (c, &ref.qual, &ref.qual_len))
-            return FALSE;
-          has_q = TRUE;
-        }
-      else if (id == 3 && ft == T_STRING)
-        {
-          if (!binary_to_scratch (c, &ref.value, &ref.value_len))
-            return FALSE;
-          has_v = TRUE;
-        }
-      else if (!skip (c, ft, 1))
-        return FALSE;
-    }
-  if (fam_f && has_q && has_v)
-    g_array_append_val (c->refs, ref);
+  ColumnRead r = { 0 };
+  if (!read_struct (c, column_value_field, &r))
+    return FALSE;
+  if (r.fam_f && r.has_q && r.has_v)
+    g_array_append_val (c->refs, r.ref);
   else
     g_byte_array_set_size (c->scratch, (guint) mark);
   return TRUE;
+}
+
+typedef struct {
+  gboolean has_row, has_cells;
+} ResultRead;
+
+static gboolean
+result_field (Cur *c, guint8 ft, gint16 id, gpointer user)
+{
+  ResultRead *r = user;
+  if (id == 1 && ft == T_STRING)
+    {
+      const guint8 *d;
+      guint32 n;
+      if (!read_binary (c, &d, &n))
+        return FALSE;
+      g_byte_array_set_size (c->row, 0);
+      g_byte_array_append (c->row, d, n);
+      return r->has_row = TRUE;
+    }
+  if (id == 2 && ft == T_LIST)
+    {
+      gint32 n;
+      if (!read_struct_list (c, &n, "columnValues is not a list of structs"))
+        return FALSE;
+      for (gint32 i = 0; i < n; i++)
+        if (!read_column_value (c))
+          return FALSE;
+      return r->has_cells = TRUE;
+    }
+  return skip (c, ft, 1);
 }
 
 /* TResult {1: row, 2: columnValues, 3: stale, 4: partial}. */
 static gboolean
 read_result (Cur *c, const AbScanRange *range, guint cap, AbHbPage *p)
 {
-  gboolean has_row = FALSE, has_cells = FALSE;
+  ResultRead r = { 0 };
   g_byte_array_set_size (c->scratch, 0);
   g_array_set_size (c->refs, 0);
-  for (;;)
-    {
-      guint8 ft;
-      gint16 id;
-      if (!field_begin (c, &ft, &id))
-        return FALSE;
-      if (ft == T_STOP)
-        break;
-      if (id == 1 && ft == T_STRING)
-        {
-          const guint8 *d;
-          guint32 n;
-          if (!read_binary (c, &d, &n))
-            return FALSE;
-          g_byte_array_set_size (c->row, 0);
-          g_byte_array_append (c->row, d, n);
-          has_row = TRUE;
-        }
-      else if (id == 2 && ft == T_LIST)
-        {
-          guint8 et;
-          gint32 n;
-          if (!read_u8 (c, &et) || !read_i32 (c, &n))
-            return FALSE;
-          if (n < 0 || (guint32) n > MAX_ELEMENTS || (n > 0 && et != T_STRUCT))
-            return bad (c, "columnValues is not a list of structs");
-          for (gint32 i = 0; i < n; i++)
-            if (!read_column_value (c))
-              return FALSE;
-          has_cells = TRUE;
-        }
-      else if (!skip (c, ft, 1))
-        return FALSE;
-    }
+  if (!read_struct (c, result_field, &r))
+    return FALSE;
   p->results++;
-  if (!has_row)
+  if (!r.has_row)
     return TRUE;
-  if (has_cells && p->ncells < cap)
+  if (r.has_cells && p->ncells < cap)
     emit_row (p, range, cap - p->ncells, c->row->data, c->row->len, c->scratch->data, c->refs);
   g_byte_array_set_size (p->last_row, 0);
   g_byte_array_append (p->last_row, c->row->data, c->row->len);
@@ -457,46 +497,52 @@ read_result (Cur *c, const AbScanRange *range, guint cap, AbHbPage *p)
   return TRUE;
 }
 
+static gboolean
+io_error_field (Cur *c, guint8 ft, gint16 id, gpointer user)
+{
+  HbTIOError *e = user;
+  if (id == 1 && ft == T_STRING)
+    return e->__isset_message = read_string (c, &e->message);
+  if (id == 2 && ft == T_BOOL)
+    {
+      guint8 b;
+      if (!read_u8 (c, &b))
+        return FALSE;
+      e->canRetry = b != 0;
+      return e->__isset_canRetry = TRUE;
+    }
+  return skip (c, ft, 1);
+}
+
 /* TIOError {1: message, 2: canRetry}, as the generated reader makes it. */
 static gboolean
 read_io_error (Cur *c, HbTIOError **io)
 {
   HbTIOError *e = g_object_new (HB_TYPE_T_I_O_ERROR, NULL);
-  for (;;)
+  if (!read_struct (c, io_error_field, e))
     {
-      guint8 ft;
-      gint16 id;
-      if (!field_begin (c, &ft, &id))
-        break;
-      if (ft == T_STOP)
-        {
-          g_clear_object (io);
-          *io = e;
-          return TRUE;
-        }
-      if (id == 1 && ft == T_STRING)
-        {
-          const guint8 *d;
-          guint32 n;
-          if (!read_binary (c, &d, &n))
-            break;
-          g_free (e->message);
-          e->message = g_strndup ((const gchar *) d, n);
-          e->__isset_message = TRUE;
-        }
-      else if (id == 2 && ft == T_BOOL)
-        {
-          guint8 b;
-          if (!read_u8 (c, &b))
-            break;
-          e->canRetry = b != 0;
-          e->__isset_canRetry = TRUE;
-        }
-      else if (!skip (c, ft, 1))
-        break;
+      g_object_unref (e);
+      return FALSE;
     }
-  g_object_unref (e);
-  return FALSE;
+  g_clear_object (io);
+  *io = e;
+  return TRUE;
+}
+
+typedef struct {
+  gchar *message;
+  gint32 type;
+} AppException;
+
+static gboolean
+app_exception_field (Cur *c, guint8 ft, gint16 id, gpointer user)
+{
+  AppException *x = user;
+  if (id == 1 && ft == T_STRING)
+    return read_string (c, &x->message);
+  if (id == 2 && ft == T_I32)
+    return read_i32 (c, &x->type);
+  return skip (c, ft, 1);
 }
 
 /* TApplicationException {1: message, 2: type}: the error the generated
@@ -504,36 +550,39 @@ read_io_error (Cur *c, HbTIOError **io)
 static gboolean
 read_app_exception (Cur *c)
 {
-  g_autofree gchar *msg = NULL;
-  gint32 type = 0;
-  for (;;)
-    {
-      guint8 ft;
-      gint16 id;
-      if (!field_begin (c, &ft, &id))
-        return FALSE;
-      if (ft == T_STOP)
-        break;
-      if (id == 1 && ft == T_STRING)
-        {
-          const guint8 *d;
-          guint32 n;
-          if (!read_binary (c, &d, &n))
-            return FALSE;
-          g_free (msg);
-          msg = g_strndup ((const gchar *) d, n);
-        }
-      else if (id == 2 && ft == T_I32)
-        {
-          if (!read_i32 (c, &type))
-            return FALSE;
-        }
-      else if (!skip (c, ft, 1))
-        return FALSE;
-    }
-  g_set_error (c->error, THRIFT_APPLICATION_EXCEPTION_ERROR, type, "application error: %s",
-               msg != NULL ? msg : "");
+  AppException x = { 0 };
+  if (read_struct (c, app_exception_field, &x))
+    g_set_error (c->error, THRIFT_APPLICATION_EXCEPTION_ERROR, x.type, "application error: %s",
+                 x.message != NULL ? x.message : "");
+  g_free (x.message);
   return FALSE;
+}
+
+typedef struct {
+  const AbScanRange *range;
+  guint cap;
+  AbHbPage *p;
+  HbTIOError **io;
+} ReplyRead;
+
+/* getScannerResults_result {0: success (list<TResult>), 1: io (TIOError)}. */
+static gboolean
+reply_field (Cur *c, guint8 ft, gint16 id, gpointer user)
+{
+  ReplyRead *r = user;
+  if (id == 0 && ft == T_LIST)
+    {
+      gint32 n;
+      if (!read_struct_list (c, &n, "the results are not a list of structs"))
+        return FALSE;
+      for (gint32 i = 0; i < n; i++)
+        if (!read_result (c, r->range, r->cap, r->p))
+          return FALSE;
+      return TRUE;
+    }
+  if (id == 1 && ft == T_STRUCT)
+    return read_io_error (c, r->io);
+  return skip (c, ft, 1);
 }
 
 #define NAME "getScannerResults"
@@ -583,34 +632,9 @@ recv_fast (ThriftTransport *in, gboolean direct, const AbScanRange *range, guint
     return read_app_exception (&c);
   if (mtype != T_REPLY || !ours)
     return bad (&c, "not the reply of getScannerResults");
-  for (;;)
-    {
-      guint8 ft;
-      gint16 id;
-      if (!field_begin (&c, &ft, &id))
-        return FALSE;
-      if (ft == T_STOP)
-        break;
-      if (id == 0 && ft == T_LIST)
-        {
-          guint8 et;
-          gint32 n;
-          if (!read_u8 (&c, &et) || !read_i32 (&c, &n))
-            return FALSE;
-          if (n < 0 || (guint32) n > MAX_ELEMENTS || (n > 0 && et != T_STRUCT))
-            return bad (&c, "the results are not a list of structs");
-          for (gint32 i = 0; i < n; i++)
-            if (!read_result (&c, range, cap, p))
-              return FALSE;
-        }
-      else if (id == 1 && ft == T_STRUCT)
-        {
-          if (!read_io_error (&c, io))
-            return FALSE;
-        }
-      else if (!skip (&c, ft, 1))
-        return FALSE;
-    }
+  ReplyRead r = { range, cap, p, io };
+  if (!read_struct (&c, reply_field, &r))
+    return FALSE;
   if (*io != NULL)
     {
       g_set_error (error, HB_T_I_O_ERROR_ERROR, HB_T_I_O_ERROR_ERROR_CODE, "TIOError");
