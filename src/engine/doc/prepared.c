@@ -302,6 +302,19 @@ existing (AbCatalog *cat, AbCatalogDoc kind, const gchar *name, GError **error)
   return n;
 }
 
+/* Stamps entity (created or amended by c->actor), stores it as the document
+ * of kind `kind` named name, and makes it c's result. */
+static gboolean
+keep (AbCatalog *cat, AbCatalogDoc kind, const gchar *name, Change *c, gboolean create,
+      JsonNode **entity, GError **error)
+{
+  audit (obj (*entity), c->actor, create);
+  if (!ab_catalog_put_doc (cat, kind, name, *entity, error))
+    return FALSE;
+  c->result = g_steal_pointer (entity);
+  return TRUE;
+}
+
 /* Runs change under the catalog's DDL lock; its result (NULL on error). */
 static JsonNode *
 changed (AbEngine *e, AbCatalogChange change, const gchar *name, JsonObject *req,
@@ -325,11 +338,7 @@ amend (AbCatalog *cat, gpointer user, GError **error)
   g_autoptr (JsonNode) entity = merge_request (c->req, obj (old), &local);
   if (entity == NULL)
     return ab_engine_propagate (error, local), FALSE;
-  audit (obj (entity), c->actor, FALSE);
-  if (!ab_catalog_put_doc (cat, AB_CATALOG_QUERY, c->name, entity, error))
-    return FALSE;
-  c->result = g_steal_pointer (&entity);
-  return TRUE;
+  return keep (cat, AB_CATALOG_QUERY, c->name, c, FALSE, &entity, error);
 }
 
 JsonNode *
@@ -412,11 +421,7 @@ alias_create (AbCatalog *cat, gpointer user, GError **error)
   json_object_set_string_member (o, "target", target);
   json_object_set_boolean_member (o, "active", TRUE);
   json_object_set_string_member (o, "comment", comment);
-  audit (o, c->actor, TRUE);
-  if (!ab_catalog_put_doc (cat, AB_CATALOG_QUERY_ALIAS, alias, entity, error))
-    return FALSE;
-  c->result = g_steal_pointer (&entity);
-  return TRUE;
+  return keep (cat, AB_CATALOG_QUERY_ALIAS, alias, c, TRUE, &entity, error);
 }
 
 JsonNode *
@@ -463,11 +468,7 @@ alias_update (AbCatalog *cat, gpointer user, GError **error)
   if (comment != NULL)
     json_object_set_string_member (o, "comment", comment);
   json_object_set_boolean_member (o, "active", active);
-  audit (o, c->actor, FALSE);
-  if (!ab_catalog_put_doc (cat, AB_CATALOG_QUERY_ALIAS, c->name, entity, error))
-    return FALSE;
-  c->result = g_steal_pointer (&entity);
-  return TRUE;
+  return keep (cat, AB_CATALOG_QUERY_ALIAS, c->name, c, FALSE, &entity, error);
 }
 
 JsonNode *

@@ -459,6 +459,19 @@ get_table (AbEngine *engine, const gchar *db, const gchar *table, GError **error
          NULL;
 }
 
+/* The active edges among the State rows of (srcs[i], tgts[i]), filtered. */
+static AbEdgeFrame *
+fetch_filtered (AbEngine *engine, const AbTableDesc *t, GPtrArray *srcs, GPtrArray *tgts,
+                GPtrArray *preds, GError **error)
+{
+  g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
+  if (!ab_query_fetch_states (engine, t, srcs, tgts, frame, error))
+    return NULL;
+  ab_edge_frame_filter (frame, preds);
+  frame->total = frame->edges->len;
+  return g_steal_pointer (&frame);
+}
+
 /* The active edges of srcs x tgts (already cast, distinct) that pass preds. */
 static AbEdgeFrame *
 get_pairs (AbEngine *engine, const AbTableDesc *t, GArray *srcs, GArray *tgts, GPtrArray *preds,
@@ -475,12 +488,7 @@ get_pairs (AbEngine *engine, const AbTableDesc *t, GArray *srcs, GArray *tgts, G
         g_ptr_array_add (ps, &g_array_index (srcs, AbValue, i));
         g_ptr_array_add (pt, &g_array_index (tgts, AbValue, j));
       }
-  g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
-  if (!ab_query_fetch_states (engine, t, ps, pt, frame, error))
-    return NULL;
-  ab_edge_frame_filter (frame, preds);
-  frame->total = frame->edges->len;
-  return g_steal_pointer (&frame);
+  return fetch_filtered (engine, t, ps, pt, preds, error);
 }
 
 AbEdgeFrame *
@@ -629,14 +637,9 @@ get_by_id (AbEngine *engine, const gchar *db, const gchar *table, AbTableKind ki
       g_ptr_array_add (keys, &g_array_index (vals, AbValue, i));
       g_ptr_array_add (targets, vertex ? &marker : &g_array_index (vals, AbValue, i));
     }
-  g_autoptr (AbEdgeFrame) frame = ab_edge_frame_new ();
-  gboolean ok = ab_query_fetch_states (engine, t, keys, targets, frame, error);
+  AbEdgeFrame *frame = fetch_filtered (engine, t, keys, targets, preds, error);
   ab_value_clear (&marker);
-  if (!ok)
-    return NULL;
-  ab_edge_frame_filter (frame, preds);
-  frame->total = frame->edges->len;
-  return g_steal_pointer (&frame);
+  return frame;
 }
 
 AbEdgeFrame *
