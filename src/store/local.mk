@@ -12,7 +12,8 @@ check_PROGRAMS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
 	tests/unit/store/test_store_rocksdb
 TESTS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
 	tests/unit/store/test_store_rocksdb
-tests_unit_store_test_store_SOURCES = tests/unit/store/test_store.c $(STORE_TEST_HELPERS)
+tests_unit_store_test_store_SOURCES = tests/unit/store/test_store.c tests/unit/store/store_txn.c \
+	$(STORE_TEST_HELPERS)
 tests_unit_store_test_store_lmdb_SOURCES = tests/unit/store/test_store_lmdb.c \
 	$(STORE_TEST_HELPERS)
 tests_unit_store_test_store_rocksdb_SOURCES = tests/unit/store/test_store_rocksdb.c \

@@ -57,3 +57,8 @@ void st_ask (AbStore *s, guint64 seq, const gchar *a, const gchar *b, gboolean *
  * written, the others not; a plan sees the keys of the plans before it in
  * its group; a seq older than the log remembers counts as everything. */
 void st_check_write_log (AbStore *s);
+
+/* Adds fn to tc once per backend (_i is the backend's index). */
+#define FOR_EACH_BACKEND(tc, fn) tcase_add_loop_test (tc, fn, 0, (int) st_backend_count ())
+/* The transaction suites to tc, the concurrency ones to cc (store_txn.c). */
+void st_add_transaction_tests (TCase *tc, TCase *cc);
