@@ -1,15 +1,28 @@
-/* actionbase-admin's shared pieces: the subcommands (one file each), their
- * progress reporting on a terminal or in plain lines, and the exit codes
- * every subcommand uses. */
+/* actionbase-admin's shared pieces: the subcommands' entry points, their
+ * progress reporting on a terminal or in plain lines, the exit codes every
+ * subcommand uses and the small helpers of util.c. */
 #pragma once
 #include <glib.h>
 
 typedef struct _AbStore AbStore;
+typedef struct _JsonBuilder JsonBuilder;
 
 /* Exit codes: 0 done, 1 failed (the message says how to resume), 2 usage. */
 #define AB_ADMIN_EXIT_OK 0
 #define AB_ADMIN_EXIT_FAILED 1
 #define AB_ADMIN_EXIT_USAGE 2
+
+/* util.c */
+/* Sets *error (domain, code) to the formatted message; always FALSE. */
+gboolean ab_admin_fail (GError **error, GQuark domain, gint code, const gchar *fmt, ...)
+    G_GNUC_PRINTF (4, 5);
+/* *empty: the store holds no row at all. */
+gboolean ab_admin_store_is_empty (AbStore *store, gboolean *empty, GError **error);
+/* fsync of a directory after a rename into it; best effort (errors ignored). */
+void ab_admin_sync_dir (const gchar *dir);
+/* An integer member of the object b is building (strings and booleans:
+ * ab_model_json_add_string and _bool, model/json_get.h). */
+void ab_admin_json_int (JsonBuilder *b, const gchar *name, gint64 value);
 
 /* Each subcommand parses its own options from argv (argv[0] = its name). */
 int ab_admin_backup (int argc, char **argv);

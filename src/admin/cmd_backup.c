@@ -64,10 +64,25 @@ usage_error (GOptionContext *ctx, const gchar *cmd, const gchar *msg)
   return AB_ADMIN_EXIT_USAGE;
 }
 
-/* Parses argv; 0 = go on, else the exit code. */
+static const gchar BACKUP_SUMMARY[]
+    = "Writes one consistent snapshot of every row of the store (catalog and data) into DIR:\n"
+      "chunk files and manifest.json, written last. A DIR without manifest.json is an\n"
+      "incomplete backup. The server may keep writing meanwhile.";
+
+static const gchar RESTORE_SUMMARY[]
+    = "Checks the manifest and every chunk's size and SHA-256 before writing anything,\n"
+      "then writes the rows in batches, chunk by chunk, recording each finished chunk\n"
+      "in a checkpoint; an interrupted restore continues with --resume.";
+
+/* A context for cmd's entries and summary (into *ctx_out), then argv parsed
+ * with it; 0 = go on, else the exit code. */
 static int
-parse (GOptionContext *ctx, const gchar *cmd, int argc, char **argv)
+parse (GOptionContext **ctx_out, const gchar *cmd, const gchar *param, const gchar *summary,
+       const GOptionEntry *entries, int argc, char **argv)
 {
+  GOptionContext *ctx = *ctx_out = g_option_context_new (param);
+  g_option_context_set_summary (ctx, summary);
+  g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return usage_error (ctx, cmd, error->message);
@@ -94,15 +109,11 @@ ab_admin_backup (int argc, char **argv)
       NULL },
     { "chunk-size", 0, 0, G_OPTION_ARG_STRING, &chunk, "Chunk file size bound (default 64m)",
       "BYTES" },
-    { NULL, 0, 0, 0, NULL, NULL, NULL },
+    G_OPTION_ENTRY_NULL,
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("- an online, consistent backup");
-  g_option_context_set_summary (
-      ctx, "Writes one consistent snapshot of every row of the store (catalog and data) into DIR:\n"
-           "chunk files and manifest.json, written last. A DIR without manifest.json is an\n"
-           "incomplete backup. The server may keep writing meanwhile.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  int rc = parse (ctx, "backup", argc, argv);
+  g_autoptr (GOptionContext) ctx = NULL;
+  int rc = parse (&ctx, "backup", "- an online, consistent backup", BACKUP_SUMMARY, entries, argc,
+                  argv);
   if (rc != 0)
     return rc;
   AbDumpBackupOptions o = { .source_uri = uri, .native = native, .stop = &stop_requested };
@@ -159,15 +170,10 @@ ab_admin_restore (int argc, char **argv)
       "Batches written at once on HBase (default 4)", "N" },
     { "check", 0, 0, G_OPTION_ARG_NONE, &check_only,
       "Only check the backup (manifest and every chunk); no store needed", NULL },
-    { NULL, 0, 0, 0, NULL, NULL, NULL },
+    G_OPTION_ENTRY_NULL,
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("- a backup into a store");
-  g_option_context_set_summary (
-      ctx, "Checks the manifest and every chunk's size and SHA-256 before writing anything,\n"
-           "then writes the rows in batches, chunk by chunk, recording each finished chunk\n"
-           "in a checkpoint; an interrupted restore continues with --resume.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  int rc = parse (ctx, "restore", argc, argv);
+  g_autoptr (GOptionContext) ctx = NULL;
+  int rc = parse (&ctx, "restore", "- a backup into a store", RESTORE_SUMMARY, entries, argc, argv);
   if (rc != 0)
     return rc;
   if (in == NULL || (uri == NULL && !check_only))
