@@ -30,15 +30,9 @@ check_PROGRAMS += $(ADMIN_TESTS)
 TESTS += $(ADMIN_TESTS)
 tests_admin_test_backup_SOURCES = tests/admin/test_backup.c $(ADMIN_DUMP_SOURCES) \
 	$(ADMIN_COMMON_SOURCES) $(ADMIN_TEST_FIXTURE)
-tests_admin_test_backup_CFLAGS = $(TEST_CFLAGS)
-tests_admin_test_backup_LDADD = $(TEST_LIBS)
 tests_admin_test_copy_SOURCES = tests/admin/test_copy.c $(ADMIN_COPY_SOURCES) \
 	$(ADMIN_COMMON_SOURCES) $(ADMIN_TEST_FIXTURE)
-tests_admin_test_copy_CFLAGS = $(TEST_CFLAGS)
-tests_admin_test_copy_LDADD = $(TEST_LIBS)
 tests_admin_test_import_SOURCES = tests/admin/test_import.c $(ADMIN_TEST_FIXTURE)
-tests_admin_test_import_CFLAGS = $(TEST_CFLAGS)
-tests_admin_test_import_LDADD = $(TEST_LIBS)
 EXTRA_DIST += tests/bench/admin-bench.sh
 
 # The online move end to end (docs/data-tools.md, Online copy with WAL
