@@ -24,12 +24,6 @@ table_path (const gchar *db, const gchar *table, const gchar *what)
   return g_strdup_printf ("/graph/v3/databases/%s/tables/%s/%s", ed, et, what);
 }
 
-static gchar *
-edges_path (const gchar *db, const gchar *table)
-{
-  return table_path (db, table, "edges");
-}
-
 static void
 add_query (GString *q, const gchar *key, const gchar *value)
 {
@@ -37,6 +31,56 @@ add_query (GString *q, const gchar *key, const gchar *value)
     return;
   g_autofree gchar *e = ab_client_escape (value);
   g_string_append_printf (q, "%c%s=%s", strchr (q->str, '?') == NULL ? '?' : '&', key, e);
+}
+
+/* The current database and the command's table (ab_call_target); NULL
+ * after failing when either is missing. */
+static const gchar *
+call_table (AbCall *call, const gchar **db)
+{
+  *db = ab_call_database (call);
+  return *db != NULL ? ab_call_target (call) : NULL;
+}
+
+/* "/graph/v3/databases/D/tables/T/<what>", to append a query to. */
+static GString *
+query_path (const gchar *db, const gchar *table, const gchar *what)
+{
+  g_autofree gchar *base = table_path (db, table, what);
+  return g_string_new (base);
+}
+
+/* GETs path (freed here) into r; FALSE after failing with the sentence of
+ * fmt (r cleared then). */
+static gboolean get_into (AbCall *call, GString *path, AbResponse *r, const gchar *fmt, ...)
+    G_GNUC_PRINTF (4, 5);
+
+static gboolean
+get_into (AbCall *call, GString *path, AbResponse *r, const gchar *fmt, ...)
+{
+  gboolean ok = ab_client_call (call->console->client, "GET", path->str, NULL, r);
+  g_string_free (path, TRUE);
+  if (ok)
+    return TRUE;
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree gchar *sentence = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  ab_call_fail_resp (call, r, "%s", sentence);
+  ab_response_clear (r);
+  return FALSE;
+}
+
+/* The sentence "<found>: [<key>]" (or "No results found: [<key>]" when t is
+ * empty) and t. */
+static void
+print_found (AbCall *call, const AbTable *t, const gchar *found, const gchar *key)
+{
+  if (ab_table_rows (t) > 0)
+    ab_call_print (call, "%s: [%s]", found, key);
+  else
+    ab_call_print (call, "No results found: [%s]", key);
+  ab_call_table (call, t);
 }
 
 static JsonArray *
@@ -77,22 +121,14 @@ edge_table (JsonArray *edges, gboolean with_index)
 static gboolean
 get_vertex (AbCall *call, const gchar *id)
 {
-  const gchar *db = ab_call_database (call);
-  const gchar *table = db != NULL ? ab_call_target (call) : NULL;
+  const gchar *db, *table = call_table (call, &db);
   if (table == NULL)
     return FALSE;
-  g_autofree gchar *base = table_path (db, table, "vertices/get");
-  GString *path = g_string_new (base);
+  GString *path = query_path (db, table, "vertices/get");
   add_query (path, "id", id);
   AbResponse r;
-  gboolean ok = ab_client_call (call->console->client, "GET", path->str, NULL, &r);
-  g_string_free (path, TRUE);
-  if (!ok)
-    {
-      ab_call_fail_resp (call, &r, "Failed to get vertex: [%s]", id);
-      ab_response_clear (&r);
-      return FALSE;
-    }
+  if (!get_into (call, path, &r, "Failed to get vertex: [%s]", id))
+    return FALSE;
   JsonNode *n = ab_response_member (&r, "vertices");
   JsonArray *vs = n != NULL && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
   g_autoptr (AbTable) t
@@ -108,11 +144,7 @@ get_vertex (AbCall *call, const gchar *id)
       g_autofree gchar *p = ab_cell_properties (json_object_get_member (v, "properties"));
       ab_table_add (t, ver, vid, p, NULL);
     }
-  if (ab_table_rows (t) > 0)
-    ab_call_print (call, "The vertex is found: [%s]", id);
-  else
-    ab_call_print (call, "No results found: [%s]", id);
-  ab_call_table (call, t);
+  print_found (call, t, "The vertex is found", id);
   ab_response_clear (&r);
   return TRUE;
 }
@@ -126,31 +158,18 @@ ab_cmd_get (AbCall *call)
     return get_vertex (call, id);
   if (source == NULL || target == NULL || id != NULL)
     return ab_call_usage (call, GET_USAGE);
-  const gchar *db = ab_call_database (call);
-  const gchar *table = db != NULL ? ab_call_target (call) : NULL;
+  const gchar *db, *table = call_table (call, &db);
   if (table == NULL)
     return FALSE;
-  g_autofree gchar *base = edges_path (db, table);
-  GString *path = g_string_new (base);
-  g_string_append (path, "/get");
+  GString *path = query_path (db, table, "edges/get");
   add_query (path, "source", source);
   add_query (path, "target", target);
+  g_autofree gchar *key = g_strdup_printf ("%s -> %s", source, target);
   AbResponse r;
-  gboolean ok = ab_client_call (call->console->client, "GET", path->str, NULL, &r);
-  g_string_free (path, TRUE);
-  if (!ok)
-    {
-      ab_call_fail_resp (call, &r, "Failed to get edge: [%s -> %s]", source, target);
-      ab_response_clear (&r);
-      return FALSE;
-    }
-  JsonArray *edges = edges_of (&r);
-  g_autoptr (AbTable) t = edge_table (edges, FALSE);
-  if (ab_table_rows (t) > 0)
-    ab_call_print (call, "The edge is found: [%s -> %s]", source, target);
-  else
-    ab_call_print (call, "No results found: [%s -> %s]", source, target);
-  ab_call_table (call, t);
+  if (!get_into (call, path, &r, "Failed to get edge: [%s]", key))
+    return FALSE;
+  g_autoptr (AbTable) t = edge_table (edges_of (&r), FALSE);
+  print_found (call, t, "The edge is found", key);
   ab_response_clear (&r);
   return TRUE;
 }
@@ -162,14 +181,12 @@ ab_cmd_scan (AbCall *call)
   const gchar *dir = ab_call_opt (call, "direction"), *limit = ab_call_opt (call, "limit");
   if (index == NULL || start == NULL || dir == NULL)
     return ab_call_usage (call, SCAN_USAGE);
-  const gchar *db = ab_call_database (call);
-  const gchar *table = db != NULL ? ab_call_target (call) : NULL;
+  const gchar *db, *table = call_table (call, &db);
   if (table == NULL)
     return FALSE;
-  g_autofree gchar *base = edges_path (db, table);
   g_autofree gchar *ei = ab_client_escape (index);
-  GString *path = g_string_new (NULL);
-  g_string_printf (path, "%s/scan/%s", base, ei);
+  g_autofree gchar *scan = g_strconcat ("edges/scan/", ei, NULL);
+  GString *path = query_path (db, table, scan);
   add_query (path, "start", start);
   add_query (path, "direction", dir);
   add_query (path, "limit", limit != NULL ? limit : "25");
@@ -177,14 +194,8 @@ ab_cmd_scan (AbCall *call)
   add_query (path, "filters", ab_call_opt (call, "filters"));
   add_query (path, "offset", ab_call_opt (call, "offset"));
   AbResponse r;
-  gboolean ok = ab_client_call (call->console->client, "GET", path->str, NULL, &r);
-  g_string_free (path, TRUE);
-  if (!ok)
-    {
-      ab_call_fail_resp (call, &r, "Failed to scan table '%s' in %s", table, db);
-      ab_response_clear (&r);
-      return FALSE;
-    }
+  if (!get_into (call, path, &r, "Failed to scan table '%s' in %s", table, db))
+    return FALSE;
   JsonArray *edges = edges_of (&r);
   JsonNode *count = ab_response_member (&r, "count"), *off = ab_response_member (&r, "offset");
   JsonNode *more = ab_response_member (&r, "hasNext");
@@ -207,20 +218,12 @@ static gboolean
 count_direction (AbCall *call, const gchar *db, const gchar *table, const gchar *start,
                  const gchar *dir, AbTable *t, gint64 *total)
 {
-  g_autofree gchar *base = edges_path (db, table);
-  GString *path = g_string_new (base);
-  g_string_append (path, "/counts");
+  GString *path = query_path (db, table, "edges/counts");
   add_query (path, "start", start);
   add_query (path, "direction", dir);
   AbResponse r;
-  gboolean ok = ab_client_call (call->console->client, "GET", path->str, NULL, &r);
-  g_string_free (path, TRUE);
-  if (!ok)
-    {
-      ab_call_fail_resp (call, &r, "Failed to get counts of table '%s' in %s", table, db);
-      ab_response_clear (&r);
-      return FALSE;
-    }
+  if (!get_into (call, path, &r, "Failed to get counts of table '%s' in %s", table, db))
+    return FALSE;
   JsonNode *counts = ab_response_member (&r, "counts");
   JsonArray *a
       = counts != NULL && JSON_NODE_HOLDS_ARRAY (counts) ? json_node_get_array (counts) : NULL;
@@ -247,8 +250,7 @@ ab_cmd_count (AbCall *call)
   const gchar *start = ab_call_opt (call, "start"), *dir = ab_call_opt (call, "direction");
   if (start == NULL || dir == NULL)
     return ab_call_usage (call, COUNT_USAGE);
-  const gchar *db = ab_call_database (call);
-  const gchar *table = db != NULL ? ab_call_target (call) : NULL;
+  const gchar *db, *table = call_table (call, &db);
   if (table == NULL)
     return FALSE;
   g_autoptr (AbTable) t
@@ -343,8 +345,7 @@ ab_cmd_mutate (AbCall *call)
       return ab_call_fail (call, "Error parsing properties: %s",
                            error != NULL ? error->message : "not a JSON object");
     }
-  const gchar *db = ab_call_database (call);
-  const gchar *table = db != NULL ? ab_call_target (call) : NULL;
+  const gchar *db, *table = call_table (call, &db);
   if (table == NULL)
     return (json_node_unref (pn), FALSE);
   g_autoptr (JsonNode) body = mutation_body (type, v, source, target, pn);

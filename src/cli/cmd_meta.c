@@ -45,6 +45,23 @@ array_of (JsonObject *o, const gchar *name)
   return n != NULL && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
 }
 
+/* A sub-command: the word after the command, and what runs it. */
+typedef struct {
+  const gchar *word;
+  gboolean (*run) (AbCall *call);
+} Sub;
+
+/* Runs the sub-command the first word names, else fails with usage. */
+static gboolean
+run_sub (AbCall *call, const Sub *subs, guint n, const gchar *usage)
+{
+  const gchar *word = ab_call_pos (call, 0);
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (word, subs[i].word) == 0)
+      return subs[i].run (call);
+  return ab_call_usage (call, usage);
+}
+
 /* ---- create ---- */
 
 /* POSTs a create body and prints the upstream sentence for `what` (database,
@@ -63,16 +80,32 @@ post_create (AbCall *call, JsonBuilder *b, const gchar *path, const gchar *what,
   return ok;
 }
 
+/* Adds the member name: value to the object b is building. */
+static void
+add_string (JsonBuilder *b, const gchar *name, const gchar *value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_string_value (b, value);
+}
+
+/* A create body opened with {"desc": comment (or "")}, for the caller to
+ * complete and close. */
+static JsonBuilder *
+create_body (const gchar *comment)
+{
+  JsonBuilder *b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_string (b, "desc", comment != NULL ? comment : "");
+  return b;
+}
+
 static gboolean
 create_database (AbCall *call)
 {
   const gchar *name = ab_call_opt (call, "name"), *comment = ab_call_opt (call, "comment");
   if (name == NULL)
     return ab_call_usage (call, DATABASE_USAGE);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "desc");
-  json_builder_add_string_value (b, comment != NULL ? comment : "");
+  g_autoptr (JsonBuilder) b = create_body (comment);
   json_builder_end_object (b);
   g_autofree gchar *e = ab_client_escape (name);
   g_autofree gchar *path = g_strdup_printf ("/graph/v2/service/%s", e);
@@ -87,18 +120,12 @@ create_storage (AbCall *call)
   const gchar *comment = ab_call_opt (call, "comment");
   if (name == NULL || type == NULL || ns == NULL || tb == NULL)
     return ab_call_usage (call, STORAGE_USAGE);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "desc");
-  json_builder_add_string_value (b, comment != NULL ? comment : "");
-  json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, type);
+  g_autoptr (JsonBuilder) b = create_body (comment);
+  add_string (b, "type", type);
   json_builder_set_member_name (b, "conf");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "hbaseNamespace");
-  json_builder_add_string_value (b, ns);
-  json_builder_set_member_name (b, "hbaseTable");
-  json_builder_add_string_value (b, tb);
+  add_string (b, "hbaseNamespace", ns);
+  add_string (b, "hbaseTable", tb);
   json_builder_end_object (b);
   json_builder_end_object (b);
   g_autofree gchar *e = ab_client_escape (name);
@@ -133,12 +160,8 @@ create_table (AbCall *call)
   if (db == NULL || name == NULL || type == NULL || dir == NULL || storage == NULL
       || ab_call_opt (call, "schema") == NULL)
     return ab_call_usage (call, TABLE_USAGE);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "desc");
-  json_builder_add_string_value (b, comment != NULL ? comment : "");
-  json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, type);
+  g_autoptr (JsonBuilder) b = create_body (comment);
+  add_string (b, "type", type);
   if (!add_json_option (call, b, "schema", "schema", "{}")
       || !add_json_option (call, b, "indices", "indices", "[]")
       || !add_json_option (call, b, "groups", "groups", "[]"))
@@ -146,16 +169,13 @@ create_table (AbCall *call)
       json_builder_reset (b);
       return FALSE;
     }
-  json_builder_set_member_name (b, "dirType");
-  json_builder_add_string_value (b, dir);
-  json_builder_set_member_name (b, "storage");
-  json_builder_add_string_value (b, storage);
+  add_string (b, "dirType", dir);
+  add_string (b, "storage", storage);
   json_builder_set_member_name (b, "event");
   json_builder_add_boolean_value (b, FALSE);
   json_builder_set_member_name (b, "readOnly");
   json_builder_add_boolean_value (b, g_ascii_strcasecmp (type, "MULTI_EDGE") == 0);
-  json_builder_set_member_name (b, "mode");
-  json_builder_add_string_value (b, "SYNC");
+  add_string (b, "mode", "SYNC");
   json_builder_end_object (b);
   g_autofree gchar *ed = ab_client_escape (db), *et = ab_client_escape (name);
   g_autofree gchar *path = g_strdup_printf ("/graph/v2/service/%s/label/%s", ed, et);
@@ -174,10 +194,8 @@ create_alias (AbCall *call)
   g_autofree gchar *target = g_strdup_printf ("%s.%s", db, table);
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "target");
-  json_builder_add_string_value (b, target);
-  json_builder_set_member_name (b, "desc");
-  json_builder_add_string_value (b, comment != NULL ? comment : "");
+  add_string (b, "target", target);
+  add_string (b, "desc", comment != NULL ? comment : "");
   json_builder_end_object (b);
   g_autofree gchar *ed = ab_client_escape (db), *ea = ab_client_escape (name);
   g_autofree gchar *path = g_strdup_printf ("/graph/v2/service/%s/alias/%s", ed, ea);
@@ -187,16 +205,13 @@ create_alias (AbCall *call)
 gboolean
 ab_cmd_create (AbCall *call)
 {
-  const gchar *kind = ab_call_pos (call, 0);
-  if (g_strcmp0 (kind, "database") == 0)
-    return create_database (call);
-  if (g_strcmp0 (kind, "storage") == 0)
-    return create_storage (call);
-  if (g_strcmp0 (kind, "table") == 0)
-    return create_table (call);
-  if (g_strcmp0 (kind, "alias") == 0)
-    return create_alias (call);
-  return ab_call_usage (call, "create <database|storage|table|alias> <args>");
+  static const Sub subs[] = {
+    { "database", create_database },
+    { "storage", create_storage },
+    { "table", create_table },
+    { "alias", create_alias },
+  };
+  return run_sub (call, subs, G_N_ELEMENTS (subs), "create <database|storage|table|alias> <args>");
 }
 
 /* ---- show ---- */
@@ -216,91 +231,110 @@ get_page (AbCall *call, AbResponse *r, const gchar *path, const gchar *what)
   return a;
 }
 
+/* Adds the row of item i (o) of a v2 list to t. */
+typedef void (*AddRow) (AbTable *t, JsonObject *o, guint i);
+
+/* GETs the v2 list at path into t, a row per item (add_row); *n: how many
+ * items. FALSE after failing with what. */
+static gboolean
+list_into (AbCall *call, const gchar *path, const gchar *what, AbTable *t, AddRow add_row, guint *n)
+{
+  AbResponse r;
+  JsonArray *a = get_page (call, &r, path, what);
+  *n = a != NULL ? json_array_get_length (a) : 0;
+  for (guint i = 0; i < *n; i++)
+    add_row (t, object_of (json_array_get_element (a, i)), i);
+  ab_response_clear (&r);
+  return a != NULL;
+}
+
+static void
+database_row (AbTable *t, JsonObject *o, guint i)
+{
+  if (g_str_equal (str_of (o, "name"), "sys"))
+    return;
+  g_autofree gchar *idx = g_strdup_printf ("%u", ab_table_rows (t) + 1);
+  g_autofree gchar *active = cell_of (o, "active");
+  ab_table_add (t, idx, str_of (o, "name"), str_of (o, "desc"), active, NULL);
+}
+
 static gboolean
 show_databases (AbCall *call)
 {
-  AbResponse r;
-  JsonArray *a = get_page (call, &r, "/graph/v2/service", "databases");
-  if (a == NULL)
-    return (ab_response_clear (&r), FALSE);
   g_autoptr (AbTable) t
       = ab_table_new ((const gchar *const[]){ "#", "name", "desc", "active", NULL });
-  for (guint i = 0; i < json_array_get_length (a); i++)
-    {
-      JsonObject *o = object_of (json_array_get_element (a, i));
-      if (g_str_equal (str_of (o, "name"), "sys"))
-        continue;
-      g_autofree gchar *idx = g_strdup_printf ("%u", ab_table_rows (t) + 1);
-      g_autofree gchar *active = cell_of (o, "active");
-      ab_table_add (t, idx, str_of (o, "name"), str_of (o, "desc"), active, NULL);
-    }
+  guint n;
+  if (!list_into (call, "/graph/v2/service", "databases", t, database_row, &n))
+    return FALSE;
   ab_call_print (call, "Available databases (%u)", ab_table_rows (t));
   ab_call_table (call, t);
-  ab_response_clear (&r);
   return TRUE;
+}
+
+static void
+storage_row (AbTable *t, JsonObject *o, guint i)
+{
+  JsonNode *conf = o != NULL ? json_object_get_member (o, "conf") : NULL;
+  g_autofree gchar *idx = g_strdup_printf ("%u", i + 1);
+  g_autofree gchar *active = cell_of (o, "active");
+  g_autofree gchar *conf_text = conf != NULL ? json_to_string (conf, FALSE) : g_strdup ("null");
+  ab_table_add (t, idx, active, str_of (o, "name"), str_of (o, "desc"), str_of (o, "type"),
+                conf_text, NULL);
 }
 
 static gboolean
 show_storages (AbCall *call)
 {
-  AbResponse r;
-  JsonArray *a = get_page (call, &r, "/graph/v2/storage", "storages");
-  if (a == NULL)
-    return (ab_response_clear (&r), FALSE);
   g_autoptr (AbTable) t = ab_table_new (
       (const gchar *const[]){ "#", "active", "name", "desc", "type", "conf", NULL });
-  for (guint i = 0; i < json_array_get_length (a); i++)
-    {
-      JsonObject *o = object_of (json_array_get_element (a, i));
-      JsonNode *conf = o != NULL ? json_object_get_member (o, "conf") : NULL;
-      g_autofree gchar *idx = g_strdup_printf ("%u", i + 1);
-      g_autofree gchar *active = cell_of (o, "active");
-      g_autofree gchar *conf_text = conf != NULL ? json_to_string (conf, FALSE) : g_strdup ("null");
-      ab_table_add (t, idx, active, str_of (o, "name"), str_of (o, "desc"), str_of (o, "type"),
-                    conf_text, NULL);
-    }
-  ab_call_print (call, "Available storages (%u)", json_array_get_length (a));
+  guint n;
+  if (!list_into (call, "/graph/v2/storage", "storages", t, storage_row, &n))
+    return FALSE;
+  ab_call_print (call, "Available storages (%u)", n);
   ab_call_table (call, t);
-  ab_response_clear (&r);
   return TRUE;
 }
 
-static gboolean
-show_in_database (AbCall *call, gboolean aliases)
+static void
+table_row (AbTable *t, JsonObject *o, guint i)
 {
+  g_autofree gchar *idx = g_strdup_printf ("%u", i + 1);
+  g_autofree gchar *active = cell_of (o, "active");
+  ab_table_add (t, idx, active, str_of (o, "name"), str_of (o, "desc"), str_of (o, "type"), NULL);
+}
+
+static void
+alias_row (AbTable *t, JsonObject *o, guint i)
+{
+  g_autofree gchar *idx = g_strdup_printf ("%u", i + 1);
+  g_autofree gchar *active = cell_of (o, "active");
+  ab_table_add (t, idx, str_of (o, "name"), str_of (o, "desc"), str_of (o, "target"), active, NULL);
+}
+
+/* show tables | show aliases */
+static gboolean
+show_in_database (AbCall *call)
+{
+  gboolean aliases = g_str_equal (ab_call_pos (call, 0), "aliases");
   const gchar *db = ab_call_database (call);
   if (db == NULL)
     return FALSE;
   g_autofree gchar *e = ab_client_escape (db);
   g_autofree gchar *path
       = g_strdup_printf ("/graph/v2/service/%s/%s", e, aliases ? "alias" : "label");
-  AbResponse r;
   g_autofree gchar *what = g_strdup_printf ("%s in %s", aliases ? "aliases" : "tables", db);
-  JsonArray *a = get_page (call, &r, path, what);
-  if (a == NULL)
-    return (ab_response_clear (&r), FALSE);
   g_autoptr (AbTable) t
       = aliases
             ? ab_table_new ((const gchar *const[]){ "#", "name", "desc", "target", "active", NULL })
             : ab_table_new ((const gchar *const[]){ "#", "active", "name", "desc", "type", NULL });
-  for (guint i = 0; i < json_array_get_length (a); i++)
-    {
-      JsonObject *o = object_of (json_array_get_element (a, i));
-      g_autofree gchar *idx = g_strdup_printf ("%u", i + 1);
-      g_autofree gchar *active = cell_of (o, "active");
-      if (aliases)
-        ab_table_add (t, idx, str_of (o, "name"), str_of (o, "desc"), str_of (o, "target"), active,
-                      NULL);
-      else
-        ab_table_add (t, idx, active, str_of (o, "name"), str_of (o, "desc"), str_of (o, "type"),
-                      NULL);
-    }
+  guint n;
+  if (!list_into (call, path, what, t, aliases ? alias_row : table_row, &n))
+    return FALSE;
   if (aliases)
-    ab_call_print (call, "%u Aliases in '%s'", json_array_get_length (a), db);
+    ab_call_print (call, "%u Aliases in '%s'", n, db);
   else
-    ab_call_print (call, "%u Tables in database", json_array_get_length (a));
+    ab_call_print (call, "%u Tables in database", n);
   ab_call_table (call, t);
-  ab_response_clear (&r);
   return TRUE;
 }
 
@@ -333,9 +367,11 @@ join_member (JsonArray *a, const gchar *field)
   return g_string_free (s, FALSE);
 }
 
+/* show indices | show indexes | show groups */
 static gboolean
-show_parts (AbCall *call, gboolean groups)
+show_parts (AbCall *call)
 {
+  gboolean groups = g_str_equal (ab_call_pos (call, 0), "groups");
   const gchar *db = ab_call_database (call);
   const gchar *table = ab_call_opt (call, "table");
   if (db == NULL)
@@ -379,21 +415,13 @@ show_parts (AbCall *call, gboolean groups)
 gboolean
 ab_cmd_show (AbCall *call)
 {
-  const gchar *kind = ab_call_pos (call, 0);
-  if (g_strcmp0 (kind, "databases") == 0)
-    return show_databases (call);
-  if (g_strcmp0 (kind, "storages") == 0)
-    return show_storages (call);
-  if (g_strcmp0 (kind, "tables") == 0)
-    return show_in_database (call, FALSE);
-  if (g_strcmp0 (kind, "aliases") == 0)
-    return show_in_database (call, TRUE);
-  if (g_strcmp0 (kind, "indices") == 0 || g_strcmp0 (kind, "indexes") == 0)
-    return show_parts (call, FALSE);
-  if (g_strcmp0 (kind, "groups") == 0)
-    return show_parts (call, TRUE);
-  return ab_call_usage (
-      call, "show <databases|storages|tables|aliases|indices|groups> [--table <table>]");
+  static const Sub subs[] = {
+    { "databases", show_databases }, { "storages", show_storages }, { "tables", show_in_database },
+    { "aliases", show_in_database }, { "indices", show_parts },     { "indexes", show_parts },
+    { "groups", show_parts },
+  };
+  return run_sub (call, subs, G_N_ELEMENTS (subs),
+                  "show <databases|storages|tables|aliases|indices|groups> [--table <table>]");
 }
 
 /* ---- desc ---- */

@@ -12,10 +12,14 @@ ab_lib_edges_new (AbEdgeFrame *frame)
   return e;
 }
 
+/* What the accessors read past the end (after the critical): an edge of
+ * empty values. */
+static const AbEdgeOut NO_EDGE = { 0 };
+
 static const AbEdgeOut *
 edge_at (const AbDbEdges *edges, guint i)
 {
-  g_return_val_if_fail (i < edges->len, NULL);
+  g_return_val_if_fail (i < edges->len, &NO_EDGE);
   return edges->frame->edges->pdata[edges->first + i];
 }
 
@@ -28,36 +32,32 @@ ab_db_edges_len (const AbDbEdges *edges)
 gint64
 ab_db_edges_version (const AbDbEdges *edges, guint i)
 {
-  const AbEdgeOut *e = edge_at (edges, i);
-  return e != NULL ? e->version : 0;
+  return edge_at (edges, i)->version;
 }
 
 AbDbValue
 ab_db_edges_source (const AbDbEdges *edges, guint i)
 {
-  const AbEdgeOut *e = edge_at (edges, i);
-  return e != NULL ? ab_lib_value_out (&e->source) : ab_db_null ();
+  return ab_lib_value_out (&edge_at (edges, i)->source);
 }
 
 AbDbValue
 ab_db_edges_target (const AbDbEdges *edges, guint i)
 {
-  const AbEdgeOut *e = edge_at (edges, i);
-  return e != NULL ? ab_lib_value_out (&e->target) : ab_db_null ();
+  return ab_lib_value_out (&edge_at (edges, i)->target);
 }
 
 guint
 ab_db_edges_n_properties (const AbDbEdges *edges, guint i)
 {
-  const AbEdgeOut *e = edge_at (edges, i);
-  return e != NULL ? e->n_props : 0;
+  return edge_at (edges, i)->n_props;
 }
 
 const char *
 ab_db_edges_property_name (const AbDbEdges *edges, guint i, guint k)
 {
   const AbEdgeOut *e = edge_at (edges, i);
-  g_return_val_if_fail (e != NULL && k < e->n_props, NULL);
+  g_return_val_if_fail (k < e->n_props, NULL);
   return e->names[k];
 }
 
@@ -65,7 +65,7 @@ AbDbValue
 ab_db_edges_property_at (const AbDbEdges *edges, guint i, guint k)
 {
   const AbEdgeOut *e = edge_at (edges, i);
-  g_return_val_if_fail (e != NULL && k < e->n_props, ab_db_null ());
+  g_return_val_if_fail (k < e->n_props, ab_db_null ());
   return ab_lib_value_out (&e->values[k]);
 }
 
@@ -73,7 +73,7 @@ gboolean
 ab_db_edges_property (const AbDbEdges *edges, guint i, const char *name, AbDbValue *out)
 {
   const AbEdgeOut *e = edge_at (edges, i);
-  for (guint k = 0; e != NULL && name != NULL && k < e->n_props; k++)
+  for (guint k = 0; name != NULL && k < e->n_props; k++)
     if (g_str_equal (e->names[k], name))
       {
         *out = ab_lib_value_out (&e->values[k]);

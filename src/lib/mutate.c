@@ -265,10 +265,14 @@ ab_db_mutate_async (AbDb *db, const char *database, const char *table, const AbD
   ab_engine_mutate_items_async (db->engine, &o, items, batch->items->len, pending_done, p);
 }
 
+/* What the accessors read past the end (after the critical): an ERROR of
+ * empty values. */
+static const AbKeyResult NO_RESULT = { .status = AB_STATUS_ERROR };
+
 static const AbKeyResult *
 result_at (const AbDbResults *r, guint i)
 {
-  g_return_val_if_fail (i < r->results->len, NULL);
+  g_return_val_if_fail (i < r->results->len, &NO_RESULT);
   return &g_array_index (r->results, AbKeyResult, i);
 }
 
@@ -281,8 +285,7 @@ ab_db_results_len (const AbDbResults *results)
 AbDbStatus
 ab_db_results_status (const AbDbResults *results, guint i)
 {
-  const AbKeyResult *r = result_at (results, i);
-  return r != NULL ? (AbDbStatus) r->status : AB_DB_ERRORED;
+  return (AbDbStatus) result_at (results, i)->status;
 }
 
 const char *
@@ -294,29 +297,25 @@ ab_db_status_name (AbDbStatus status)
 AbDbValue
 ab_db_results_source (const AbDbResults *results, guint i)
 {
-  const AbKeyResult *r = result_at (results, i);
-  return r != NULL ? ab_lib_value_out (&r->source) : ab_db_null ();
+  return ab_lib_value_out (&result_at (results, i)->source);
 }
 
 AbDbValue
 ab_db_results_target (const AbDbResults *results, guint i)
 {
-  const AbKeyResult *r = result_at (results, i);
-  return r != NULL ? ab_lib_value_out (&r->target) : ab_db_null ();
+  return ab_lib_value_out (&result_at (results, i)->target);
 }
 
 guint
 ab_db_results_events (const AbDbResults *results, guint i)
 {
-  const AbKeyResult *r = result_at (results, i);
-  return r != NULL ? r->count : 0;
+  return result_at (results, i)->count;
 }
 
 const char *
 ab_db_results_message (const AbDbResults *results, guint i)
 {
-  const AbKeyResult *r = result_at (results, i);
-  return r != NULL ? r->message : NULL;
+  return result_at (results, i)->message;
 }
 
 void

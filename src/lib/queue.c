@@ -99,10 +99,14 @@ ab_db_queue_poll (AbDb *db, const char *ns, const char *queue, guint partition,
   return p;
 }
 
+/* What the accessors read past the end (after the critical): a message of
+ * empty values. */
+static const AbQueueMessage NO_MESSAGE = { 0 };
+
 static const AbQueueMessage *
 message_at (const AbDbPoll *poll, guint i)
 {
-  g_return_val_if_fail (i < poll->page->messages->len, NULL);
+  g_return_val_if_fail (i < poll->page->messages->len, &NO_MESSAGE);
   return poll->page->messages->pdata[i];
 }
 
@@ -115,22 +119,20 @@ ab_db_poll_len (const AbDbPoll *poll)
 const char *
 ab_db_poll_id (const AbDbPoll *poll, guint i)
 {
-  const AbQueueMessage *m = message_at (poll, i);
-  return m != NULL ? m->id : NULL;
+  return message_at (poll, i)->id;
 }
 
 gint64
 ab_db_poll_seq (const AbDbPoll *poll, guint i)
 {
-  const AbQueueMessage *m = message_at (poll, i);
-  return m != NULL ? m->seq : 0;
+  return message_at (poll, i)->seq;
 }
 
 const char *
 ab_db_poll_value (const AbDbPoll *poll, guint i)
 {
   const AbQueueMessage *m = message_at (poll, i);
-  if (m == NULL || m->value == NULL || JSON_NODE_HOLDS_NULL (m->value))
+  if (m->value == NULL || JSON_NODE_HOLDS_NULL (m->value))
     return NULL;
   if (poll->values[i] == NULL)
     poll->values[i] = json_to_string (m->value, FALSE);

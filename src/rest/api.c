@@ -91,6 +91,13 @@ ab_api_error (AbHttpResponse *resp, const GError *error)
   ab_http_response_error (resp, ab_api_status_of (error), error->message);
 }
 
+void
+ab_api_fail (AbHttpResponse *resp, GError *error)
+{
+  ab_api_error (resp, error);
+  g_error_free (error);
+}
+
 /* A member of a scalar type or absent; else 400 with the model's message. */
 JsonNode *
 ab_api_opt_member (JsonObject *o, const gchar *name, GType type, gboolean *ok, AbHttpResponse *resp)
@@ -139,36 +146,53 @@ ab_api_answer (AbHttpResponse *resp, AbJsonw *w)
   ab_http_response_bytes (resp, 200, NULL, ab_jsonw_finish (w));
 }
 
+AbApiRoute *
+ab_api_route (AbRouter *router, AbEngine *engine, gconstpointer kind)
+{
+  AbApiRoute *route = g_new (AbApiRoute, 1);
+  *route = (AbApiRoute){ engine, kind };
+  return ab_router_take (router, route);
+}
+
+typedef gpointer (*GetFn) (AbCatalog *cat, const gchar *database, const gchar *name);
+
+const AbApiInDatabase ab_api_tables = {
+  ab_catalog_list_tables,
+  (GetFn) ab_catalog_get_table,
+  ab_catalog_delete_table,
+  (GDestroyNotify) ab_table_desc_unref,
+};
+
+const AbApiInDatabase ab_api_aliases = {
+  ab_catalog_list_aliases,
+  (GetFn) ab_catalog_get_alias,
+  ab_catalog_delete_alias,
+  (GDestroyNotify) ab_alias_desc_unref,
+};
+
 static void
 tenant_info (const AbHttpRequest *req, AbHttpResponse *resp, gpointer user_data)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "tenant");
-  json_builder_add_string_value (b, "default");
-  json_builder_set_member_name (b, "server");
-  json_builder_add_string_value (b, "actionbase-c");
-  json_builder_set_member_name (b, "version");
-  json_builder_add_string_value (b, PACKAGE_VERSION);
-  json_builder_end_object (b);
-  ab_http_response_json (resp, 200, json_builder_get_root (b));
+  AbJsonw w;
+  ab_jsonw_init (&w, 96);
+  ab_jsonw_begin_object (&w);
+  ab_jsonw_member_string (&w, "tenant", "default");
+  ab_jsonw_member_string (&w, "server", "actionbase-c");
+  ab_jsonw_member_string (&w, "version", PACKAGE_VERSION);
+  ab_jsonw_end_object (&w);
+  ab_api_answer (resp, &w);
 }
 
 void
 ab_api_register (AbRouter *router, AbEngine *engine)
 {
+  static AbApiRegister *const files[]
+      = { ab_api_register_meta,      ab_api_register_v2,       ab_api_register_v2_edge,
+          ab_api_register_data,      ab_api_register_agg,      ab_api_register_topk,
+          ab_api_register_queue,     ab_api_register_queue_db, ab_api_register_admin,
+          ab_api_register_datastore, ab_api_register_query,    ab_api_register_prepared,
+          ab_api_register_ui };
   ab_router_add (router, "GET", "/graph/v3", AB_ROUTE_INLINE, tenant_info, engine);
-  ab_api_register_meta (router, engine);
-  ab_api_register_v2 (router, engine);
-  ab_api_register_v2_edge (router, engine);
-  ab_api_register_data (router, engine);
-  ab_api_register_agg (router, engine);
-  ab_api_register_topk (router, engine);
-  ab_api_register_queue (router, engine);
-  ab_api_register_queue_db (router, engine);
-  ab_api_register_admin (router, engine);
-  ab_api_register_datastore (router, engine);
-  ab_api_register_query (router, engine);
-  ab_api_register_prepared (router, engine);
-  ab_api_register_ui (router, engine);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    files[i](router, engine);
 }

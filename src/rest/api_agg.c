@@ -40,9 +40,7 @@ agg_value (const AbAggResult *r)
 static void
 agg_group (AbJsonw *w, AbQueryDirection dir, const AbAggResult *r)
 {
-  ab_jsonw_begin_object (w);
-  ab_jsonw_member_value (w, "start", &r->start);
-  ab_jsonw_member_string (w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
+  ab_api_start_begin (w, &r->start, dir);
   ab_jsonw_member_int (w, "value", agg_value (r));
   ab_jsonw_key (w, "cells");
   ab_jsonw_begin_array (w);
@@ -149,12 +147,7 @@ agg (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 count_item (AbJsonw *w, AbQueryDirection dir, const AbAggResult *r)
 {
-  ab_jsonw_begin_object (w);
-  ab_jsonw_member_value (w, "start", &r->start);
-  ab_jsonw_member_string (w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
-  ab_jsonw_member_int (w, "count", agg_value (r));
-  ab_jsonw_member_empty_object (w, "context");
-  ab_jsonw_end_object (w);
+  ab_api_count_object (w, &r->start, dir, agg_value (r));
 }
 
 static void

@@ -94,25 +94,44 @@ mutation_done (GArray *results, GError *error, gpointer data)
   ab_http_response_resume (resp);
 }
 
-/* Which mutation route a request came by. */
+void
+ab_api_mutate_options (const AbHttpRequest *req, AbMutateOptions *o)
+{
+  ab_mutate_options_init (o);
+  o->request_id = req->request_id;
+  o->actor = ab_api_actor (req);
+  const gchar *ctx = ab_http_header_get (req, "ab-include-mutation-context");
+  o->include_context = ctx != NULL && g_ascii_strcasecmp (ctx, "true") == 0;
+}
+
+/* Which mutation route a request came by (an AbApiRoute's kind). */
 typedef enum { EP_EDGES, EP_MULTI_EDGES, EP_VERTICES } Endpoint;
+typedef struct {
+  Endpoint ep;
+  gboolean sync; /* …/sync */
+} Mutation;
+
+/* MUTATIONS[ep][sync] */
+static const Mutation MUTATIONS[][2] = {
+  [EP_EDGES] = { { EP_EDGES, FALSE }, { EP_EDGES, TRUE } },
+  [EP_MULTI_EDGES] = { { EP_MULTI_EDGES, FALSE }, { EP_MULTI_EDGES, TRUE } },
+  [EP_VERTICES] = { { EP_VERTICES, FALSE }, { EP_VERTICES, TRUE } },
+};
 
 static void
-mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, Endpoint ep, gboolean sync)
+mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  gboolean multi = ep != EP_EDGES; /* results keyed by id */
+  const AbApiRoute *route = ud;
+  const Mutation *m = route->kind;
+  gboolean multi = m->ep != EP_EDGES; /* results keyed by id */
   AbMutateOptions o;
-  ab_mutate_options_init (&o);
+  ab_api_mutate_options (req, &o);
   o.database = ab_http_param (req, "database");
   o.table = ab_http_param (req, "table");
-  o.multi_edge = ep == EP_MULTI_EDGES;
-  o.vertex = ep == EP_VERTICES;
-  o.edges_endpoint = ep == EP_EDGES;
-  o.sync_request = sync;
-  o.request_id = req->request_id;
-  o.actor = ab_api_actor (req);
-  const gchar *ctx = ab_http_header_get (req, "ab-include-mutation-context");
-  o.include_context = ctx != NULL && g_ascii_strcasecmp (ctx, "true") == 0;
+  o.multi_edge = m->ep == EP_MULTI_EDGES;
+  o.vertex = m->ep == EP_VERTICES;
+  o.edges_endpoint = m->ep == EP_EDGES;
+  o.sync_request = m->sync;
   if (!query_bool (req, "lock", TRUE, &o.lock, resp)
       || !query_bool (req, "force", FALSE, &o.force, resp))
     return;
@@ -124,45 +143,14 @@ mutate (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, Endpoint ep
     {
       MutationReply *reply = g_new (MutationReply, 1);
       *reply = (MutationReply){ later, multi };
-      ab_engine_mutate_async (ENGINE (ud), &o, body, mutation_done, reply);
+      ab_engine_mutate_async (route->engine, &o, body, mutation_done, reply);
       return;
     }
   g_autoptr (GError) error = NULL;
-  g_autoptr (GArray) results = ab_engine_mutate (ENGINE (ud), &o, body, &error);
+  g_autoptr (GArray) results = ab_engine_mutate (route->engine, &o, body, &error);
   if (results == NULL)
     return ab_api_error (resp, error);
   ab_http_response_bytes (resp, 200, NULL, ab_api_mutation_body (results, multi));
-}
-
-static void
-edges (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
-{
-  mutate (q, r, u, EP_EDGES, FALSE);
-}
-static void
-edges_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
-{
-  mutate (q, r, u, EP_EDGES, TRUE);
-}
-static void
-multi (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
-{
-  mutate (q, r, u, EP_MULTI_EDGES, FALSE);
-}
-static void
-multi_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
-{
-  mutate (q, r, u, EP_MULTI_EDGES, TRUE);
-}
-static void
-vertices (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
-{
-  mutate (q, r, u, EP_VERTICES, FALSE);
-}
-static void
-vertices_sync (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
-{
-  mutate (q, r, u, EP_VERTICES, TRUE);
 }
 
 gboolean
@@ -199,12 +187,18 @@ ab_api_reject_params (const AbHttpRequest *req, const gchar *const *names, const
   return TRUE;
 }
 
-static void
-count_object (AbJsonw *w, const AbValue *start, AbQueryDirection dir, gint64 count)
+void
+ab_api_start_begin (AbJsonw *w, const AbValue *start, AbQueryDirection dir)
 {
   ab_jsonw_begin_object (w);
   ab_jsonw_member_value (w, "start", start);
   ab_jsonw_member_string (w, "direction", dir == AB_QDIR_OUT ? "OUT" : "IN");
+}
+
+void
+ab_api_count_object (AbJsonw *w, const AbValue *start, AbQueryDirection dir, gint64 count)
+{
+  ab_api_start_begin (w, start, dir);
   ab_jsonw_member_int (w, "count", count);
   ab_jsonw_member_empty_object (w, "context");
   ab_jsonw_end_object (w);
@@ -229,7 +223,7 @@ count (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
     return ab_api_error (resp, error);
   AbJsonw w;
   ab_jsonw_init (&w, 128);
-  count_object (&w, &sv, dir, n);
+  ab_api_count_object (&w, &sv, dir, n);
   ab_value_clear (&sv);
   ab_api_answer (resp, &w);
 }
@@ -256,7 +250,7 @@ counts (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
       if (!ab_engine_count (ENGINE (ud), ab_http_param (req, "database"),
                             ab_http_param (req, "table"), starts->pdata[i], dir, &sv, &n, &error))
         return ab_api_error (resp, error);
-      count_object (&w, &sv, dir, n);
+      ab_api_count_object (&w, &sv, dir, n);
       ab_value_clear (&sv);
     }
   ab_jsonw_end_array (&w);
@@ -308,11 +302,7 @@ static void
 answer_frame (AbHttpResponse *resp, AbEdgeFrame *frame, GError *error)
 {
   if (frame == NULL)
-    {
-      ab_api_error (resp, error);
-      g_error_free (error);
-      return;
-    }
+    return ab_api_fail (resp, error);
   ab_http_response_bytes (resp, 200, NULL, ab_api_frame_body (frame));
   ab_edge_frame_free (frame);
 }
@@ -548,10 +538,10 @@ ab_api_register_data (AbRouter *r, AbEngine *e)
   g_autofree gchar *c2 = g_strconcat (t, "/edges/counts", NULL);
   g_autofree gchar *g1 = g_strconcat (t, "/edges/get", NULL);
   g_autofree gchar *s1 = g_strconcat (t, "/edges/scan/{index}", NULL);
-  ab_router_add (r, "POST", e1, B, edges, e);
-  ab_router_add (r, "POST", e2, B, edges_sync, e);
-  ab_router_add (r, "POST", m1, B, multi, e);
-  ab_router_add (r, "POST", m2, B, multi_sync, e);
+  ab_router_add (r, "POST", e1, B, mutate, ab_api_route (r, e, &MUTATIONS[EP_EDGES][0]));
+  ab_router_add (r, "POST", e2, B, mutate, ab_api_route (r, e, &MUTATIONS[EP_EDGES][1]));
+  ab_router_add (r, "POST", m1, B, mutate, ab_api_route (r, e, &MUTATIONS[EP_MULTI_EDGES][0]));
+  ab_router_add (r, "POST", m2, B, mutate, ab_api_route (r, e, &MUTATIONS[EP_MULTI_EDGES][1]));
   ab_router_add (r, "GET", c1, I, count, e);
   ab_router_add (r, "GET", c2, I, counts, e);
   ab_router_add (r, "GET", g1, I, get_edges, e);
@@ -566,7 +556,7 @@ ab_api_register_data (AbRouter *r, AbEngine *e)
   g_autofree gchar *v1 = g_strconcat (t, "/vertices", NULL);
   g_autofree gchar *v2 = g_strconcat (t, "/vertices/sync", NULL);
   g_autofree gchar *v3 = g_strconcat (t, "/vertices/get", NULL);
-  ab_router_add (r, "POST", v1, B, vertices, e);
-  ab_router_add (r, "POST", v2, B, vertices_sync, e);
+  ab_router_add (r, "POST", v1, B, mutate, ab_api_route (r, e, &MUTATIONS[EP_VERTICES][0]));
+  ab_router_add (r, "POST", v2, B, mutate, ab_api_route (r, e, &MUTATIONS[EP_VERTICES][1]));
   ab_router_add (r, "GET", v3, I, get_vertices, e);
 }

@@ -37,25 +37,16 @@ answer_ddl (AbHttpResponse *resp, gpointer desc, GError *error, ToJson to_json,
             GDestroyNotify unref)
 {
   if (desc == NULL)
-    {
-      ab_api_error (resp, error);
-      g_error_free (error);
-      return;
-    }
-  ab_http_response_json (resp, 200, to_json (desc));
-  unref (desc);
+    return ab_api_fail (resp, error);
+  answer_one (resp, desc, to_json, unref);
 }
 
 static void
 answer_delete (AbHttpResponse *resp, gboolean ok, GError *error)
 {
-  if (ok)
-    ab_http_response_empty (resp, 204);
-  else
-    {
-      ab_api_error (resp, error);
-      g_error_free (error);
-    }
+  if (!ok)
+    return ab_api_fail (resp, error);
+  ab_http_response_empty (resp, 204);
 }
 
 /* Name from the path or from the body; both given and different = 400. */
@@ -127,6 +118,33 @@ names_ok (const AbHttpRequest *req, AbHttpResponse *resp)
   return TRUE;
 }
 
+/* names_ok, then the body as an object (*node keeps it); NULL with 400
+ * answered. */
+static JsonObject *
+checked_body (const AbHttpRequest *req, AbHttpResponse *resp, JsonNode **node)
+{
+  if (!names_ok (req, resp))
+    return NULL;
+  *node = ab_api_body (req, resp);
+  return *node != NULL ? ab_api_object (*node, resp) : NULL;
+}
+
+/* A PUT body: checked_body, then its string members names (NULL-terminated,
+ * read in that order into values), then `active`; NULL with 400 answered. */
+static JsonObject *
+update_body (const AbHttpRequest *req, AbHttpResponse *resp, JsonNode **node,
+             const gchar *const *names, const gchar **values, gboolean *has_active,
+             gboolean *active)
+{
+  JsonObject *body = checked_body (req, resp, node);
+  for (guint i = 0; body != NULL && names[i] != NULL; i++)
+    if (!ab_api_opt_string (body, names[i], &values[i], resp))
+      return NULL;
+  if (body == NULL || !ab_api_opt_bool (body, "active", has_active, active, resp))
+    return NULL;
+  return body;
+}
+
 /* ?status=ACTIVE (default) | INACTIVE | ALL, exact upper case as upstream's
  * MetadataStatus; FALSE with 400 answered otherwise. *want: 1 active only,
  * 0 inactive only, -1 all. */
@@ -195,10 +213,8 @@ db_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 db_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  if (!names_ok (req, resp))
-    return;
-  g_autoptr (JsonNode) node = ab_api_body (req, resp);
-  JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
+  g_autoptr (JsonNode) node = NULL;
+  JsonObject *body = checked_body (req, resp, &node);
   const gchar *name, *comment;
   if (body == NULL || (name = pick_name (req, body, "database", resp)) == NULL
       || !require_comment (body, &comment, resp))
@@ -213,14 +229,11 @@ db_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 db_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  if (!names_ok (req, resp))
-    return;
-  g_autoptr (JsonNode) node = ab_api_body (req, resp);
-  JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
+  static const gchar *const members[] = { "comment", NULL };
+  g_autoptr (JsonNode) node = NULL;
   const gchar *comment;
   gboolean has_active, active;
-  if (body == NULL || !ab_api_opt_string (body, "comment", &comment, resp)
-      || !ab_api_opt_bool (body, "active", &has_active, &active, resp))
+  if (update_body (req, resp, &node, members, &comment, &has_active, &active) == NULL)
     return;
   GError *error = NULL;
   AbDatabaseDesc *d = ab_catalog_update_database (ENGINE_CAT (ud), ab_http_param (req, "database"),
@@ -241,61 +254,83 @@ db_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   answer_delete (resp, ok, error);
 }
 
-/* ---- tables ---- */
+/* ---- tables and aliases ---- */
+
+/* A database's tables or aliases: their catalog calls, the path parameter
+ * that names one, and their descriptors' active flag and JSON. */
+typedef struct {
+  const AbApiInDatabase *calls;
+  const gchar *param;
+  gboolean (*active) (gconstpointer desc);
+  ToJson to_json;
+} InDatabase;
+
+static const InDatabase TABLES
+    = { &ab_api_tables, "table", table_active, (ToJson) ab_table_desc_to_json };
+static const InDatabase ALIASES
+    = { &ab_api_aliases, "alias", alias_active, (ToJson) ab_alias_desc_to_json };
 
 /* Listing inside a database that does not exist is a metadata GET of a
  * missing object: 404 with an empty body, like GET of the database. */
 static gboolean
-database_exists (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+database_exists (const AbHttpRequest *req, AbHttpResponse *resp, AbCatalog *cat)
 {
-  g_autoptr (AbDatabaseDesc) d
-      = ab_catalog_get_database (ENGINE_CAT (ud), ab_http_param (req, "database"));
+  g_autoptr (AbDatabaseDesc) d = ab_catalog_get_database (cat, ab_http_param (req, "database"));
   if (d == NULL)
     ab_http_response_empty (resp, 404);
   return d != NULL;
 }
 
-/* A list of a database's tables or aliases, status-filtered. */
+/* GET of a database's tables or aliases (ud: an AbApiRoute of an InDatabase),
+ * status-filtered. */
 static void
-list_in_database (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud,
-                  GPtrArray *(*list) (AbCatalog *cat, const gchar *db),
-                  gboolean (*active) (gconstpointer desc), ToJson to_json)
+list_in_database (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  const AbApiRoute *route = ud;
+  const InDatabase *kind = route->kind;
+  AbCatalog *cat = ab_engine_catalog (route->engine);
   if (!names_ok (req, resp))
     return;
   gint want;
-  if (!status_filter (req, &want, resp) || !database_exists (req, resp, ud))
+  if (!status_filter (req, &want, resp) || !database_exists (req, resp, cat))
     return;
-  g_autoptr (GPtrArray) items = list (ENGINE_CAT (ud), ab_http_param (req, "database"));
-  keep_status (items, want, active);
-  answer_list (resp, items, to_json);
+  g_autoptr (GPtrArray) items = kind->calls->list (cat, ab_http_param (req, "database"));
+  keep_status (items, want, kind->active);
+  answer_list (resp, items, kind->to_json);
 }
 
 static void
-table_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+get_in_database (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  list_in_database (req, resp, ud, ab_catalog_list_tables, table_active,
-                    (ToJson) ab_table_desc_to_json);
-}
-
-static void
-table_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
+  const AbApiRoute *route = ud;
+  const InDatabase *kind = route->kind;
   if (!names_ok (req, resp))
     return;
   answer_one (resp,
-              ab_catalog_get_table (ENGINE_CAT (ud), ab_http_param (req, "database"),
-                                    ab_http_param (req, "table")),
-              (ToJson) ab_table_desc_to_json, (GDestroyNotify) ab_table_desc_unref);
+              kind->calls->get (ab_engine_catalog (route->engine), ab_http_param (req, "database"),
+                                ab_http_param (req, kind->param)),
+              kind->to_json, kind->calls->unref);
+}
+
+static void
+delete_in_database (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  const AbApiRoute *route = ud;
+  const InDatabase *kind = route->kind;
+  if (!names_ok (req, resp))
+    return;
+  GError *error = NULL;
+  gboolean ok
+      = kind->calls->remove (ab_engine_catalog (route->engine), ab_http_param (req, "database"),
+                             ab_http_param (req, kind->param), &error);
+  answer_delete (resp, ok, error);
 }
 
 static void
 table_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  if (!names_ok (req, resp))
-    return;
-  g_autoptr (JsonNode) node = ab_api_body (req, resp);
-  if (node == NULL || ab_api_object (node, resp) == NULL)
+  g_autoptr (JsonNode) node = NULL;
+  if (checked_body (req, resp, &node) == NULL)
     return;
   GError *error = NULL;
   g_autoptr (AbTableDesc) proto = ab_table_desc_from_create_request (
@@ -309,16 +344,14 @@ table_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 table_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  if (!names_ok (req, resp))
-    return;
-  g_autoptr (JsonNode) node = ab_api_body (req, resp);
-  JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
-  const gchar *comment, *mode_text;
+  static const gchar *const members[] = { "comment", "mode", NULL };
+  g_autoptr (JsonNode) node = NULL;
+  const gchar *given[2];
   gboolean has_active, active;
-  if (body == NULL || !ab_api_opt_string (body, "comment", &comment, resp)
-      || !ab_api_opt_string (body, "mode", &mode_text, resp)
-      || !ab_api_opt_bool (body, "active", &has_active, &active, resp))
+  JsonObject *body = update_body (req, resp, &node, members, given, &has_active, &active);
+  if (body == NULL)
     return;
+  const gchar *comment = given[0], *mode_text = given[1];
   AbMutationMode mode = AB_MODE_SYNC;
   if (mode_text != NULL && !ab_mode_parse (mode_text, &mode))
     {
@@ -342,43 +375,10 @@ table_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 }
 
 static void
-table_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  if (!names_ok (req, resp))
-    return;
-  GError *error = NULL;
-  gboolean ok = ab_catalog_delete_table (ENGINE_CAT (ud), ab_http_param (req, "database"),
-                                         ab_http_param (req, "table"), &error);
-  answer_delete (resp, ok, error);
-}
-
-/* ---- aliases ---- */
-
-static void
-alias_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  list_in_database (req, resp, ud, ab_catalog_list_aliases, alias_active,
-                    (ToJson) ab_alias_desc_to_json);
-}
-
-static void
-alias_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  if (!names_ok (req, resp))
-    return;
-  answer_one (resp,
-              ab_catalog_get_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
-                                    ab_http_param (req, "alias")),
-              (ToJson) ab_alias_desc_to_json, (GDestroyNotify) ab_alias_desc_unref);
-}
-
-static void
 alias_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  if (!names_ok (req, resp))
-    return;
-  g_autoptr (JsonNode) node = ab_api_body (req, resp);
-  JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
+  g_autoptr (JsonNode) node = NULL;
+  JsonObject *body = checked_body (req, resp, &node);
   const gchar *name, *table, *comment;
   if (body == NULL || (name = pick_name (req, body, "alias", resp)) == NULL
       || !ab_api_opt_string (body, "table", &table, resp)
@@ -398,32 +398,17 @@ alias_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 static void
 alias_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  if (!names_ok (req, resp))
-    return;
-  g_autoptr (JsonNode) node = ab_api_body (req, resp);
-  JsonObject *body = node != NULL ? ab_api_object (node, resp) : NULL;
-  const gchar *table, *comment;
+  static const gchar *const members[] = { "table", "comment", NULL };
+  g_autoptr (JsonNode) node = NULL;
+  const gchar *given[2]; /* table, comment */
   gboolean has_active, active;
-  if (body == NULL || !ab_api_opt_string (body, "table", &table, resp)
-      || !ab_api_opt_string (body, "comment", &comment, resp)
-      || !ab_api_opt_bool (body, "active", &has_active, &active, resp))
+  if (update_body (req, resp, &node, members, given, &has_active, &active) == NULL)
     return;
   GError *error = NULL;
   AbAliasDesc *a = ab_catalog_update_alias (
       ENGINE_CAT (ud), ab_http_param (req, "database"), ab_http_param (req, "alias"),
-      has_active ? &active : NULL, table, comment, ab_api_actor (req), &error);
+      has_active ? &active : NULL, given[0], given[1], ab_api_actor (req), &error);
   answer_ddl (resp, a, error, (ToJson) ab_alias_desc_to_json, (GDestroyNotify) ab_alias_desc_unref);
-}
-
-static void
-alias_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  if (!names_ok (req, resp))
-    return;
-  GError *error = NULL;
-  gboolean ok = ab_catalog_delete_alias (ENGINE_CAT (ud), ab_http_param (req, "database"),
-                                         ab_http_param (req, "alias"), &error);
-  answer_delete (resp, ok, error);
 }
 
 void
@@ -441,16 +426,17 @@ ab_api_register_meta (AbRouter *r, AbEngine *e)
   ab_router_add (r, "POST", db, B, db_create, e);
   ab_router_add (r, "PUT", db, B, db_update, e);
   ab_router_add (r, "DELETE", db, B, db_delete, e);
-  ab_router_add (r, "GET", ts, I, table_list, e);
+  AbApiRoute *tables = ab_api_route (r, e, &TABLES), *aliases = ab_api_route (r, e, &ALIASES);
+  ab_router_add (r, "GET", ts, I, list_in_database, tables);
   ab_router_add (r, "POST", ts, B, table_create, e);
-  ab_router_add (r, "GET", t, I, table_get, e);
+  ab_router_add (r, "GET", t, I, get_in_database, tables);
   ab_router_add (r, "POST", t, B, table_create, e);
   ab_router_add (r, "PUT", t, B, table_update, e);
-  ab_router_add (r, "DELETE", t, B, table_delete, e);
-  ab_router_add (r, "GET", as, I, alias_list, e);
+  ab_router_add (r, "DELETE", t, B, delete_in_database, tables);
+  ab_router_add (r, "GET", as, I, list_in_database, aliases);
   ab_router_add (r, "POST", as, B, alias_create, e);
-  ab_router_add (r, "GET", a, I, alias_get, e);
+  ab_router_add (r, "GET", a, I, get_in_database, aliases);
   ab_router_add (r, "POST", a, B, alias_create, e);
   ab_router_add (r, "PUT", a, B, alias_update, e);
-  ab_router_add (r, "DELETE", a, B, alias_delete, e);
+  ab_router_add (r, "DELETE", a, B, delete_in_database, aliases);
 }

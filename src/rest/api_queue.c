@@ -1,5 +1,6 @@
 /* queue/v1 endpoints (docs/rest-api.md §6): queue life cycle, enqueue, poll and
- * commit under /queue/v1/namespaces/{ns}/queues. Unknown queue 404, a
+ * commit under /queue/v1/namespaces/{ns}/queues, and the get, delete and
+ * enqueue handlers api_queue_db.c's form shares. Unknown queue 404, a
  * disabled queue 409, partition out of range 400. */
 #include <string.h>
 #include "rest/api-private.h"
@@ -7,13 +8,6 @@
 
 #define ENGINE(ud) ((AbEngine *) (ud))
 #define Q "/queue/v1/namespaces/{ns}/queues"
-
-static void
-fail (AbHttpResponse *resp, GError *error)
-{
-  ab_api_error (resp, error);
-  g_error_free (error);
-}
 
 static void
 answer_info (AbHttpResponse *resp, AbQueueInfo *q)
@@ -52,51 +46,21 @@ queue_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   GError *error = NULL;
   if (!ab_queue_create (ENGINE (ud), ab_http_param (req, "ns"), name, storage, partitions,
                         ab_api_actor (req), &q, &error))
-    return fail (resp, error);
+    return ab_api_fail (resp, error);
   answer_info (resp, &q);
 }
 
+/* PUT …/enable or …/disable: the route says which. */
 static void
-queue_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+queue_toggle (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  AbQueueInfo q = { 0 };
-  GError *error = NULL;
-  if (!ab_queue_get (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"), &q,
-                     &error))
-    return fail (resp, error);
-  answer_info (resp, &q);
-}
-
-static void
-queue_toggle (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean on)
-{
+  gboolean on = g_str_has_suffix (req->route, "/enable");
   AbQueueInfo q = { 0 };
   GError *error = NULL;
   if (!ab_queue_set_enabled (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
                              on, ab_api_actor (req), &q, &error))
-    return fail (resp, error);
+    return ab_api_fail (resp, error);
   answer_info (resp, &q);
-}
-
-static void
-queue_enable (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
-{
-  queue_toggle (q, r, u, TRUE);
-}
-static void
-queue_disable (const AbHttpRequest *q, AbHttpResponse *r, gpointer u)
-{
-  queue_toggle (q, r, u, FALSE);
-}
-
-static void
-queue_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  GError *error = NULL;
-  if (!ab_queue_delete (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
-                        &error))
-    return fail (resp, error);
-  ab_http_response_empty (resp, 204);
 }
 
 static void
@@ -106,7 +70,7 @@ queue_partitions (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   GError *error = NULL;
   if (!ab_queue_get (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"), &q,
                      &error))
-    return fail (resp, error);
+    return ab_api_fail (resp, error);
   JsonObject *o = json_object_new ();
   json_object_set_string_member (o, "namespace", q.ns);
   json_object_set_string_member (o, "queue", q.queue);
@@ -117,10 +81,40 @@ queue_partitions (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   ab_queue_info_clear (&q);
 }
 
-/* The body of an enqueue, both forms: an object whose "messages" is an
- * array (owned), or NULL with 400 answered. */
-JsonNode *
-ab_api_messages_body (const AbHttpRequest *req, AbHttpResponse *resp)
+/* ---- what both forms share (AbApiQueueForm) ---- */
+
+static void
+queue_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  const AbApiRoute *route = ud;
+  const AbApiQueueForm *form = route->kind;
+  union {
+    AbQueueInfo ns;
+    AbQueueDbInfo db;
+  } info = { 0 };
+  GError *error = NULL;
+  if (!form->get (route->engine, ab_http_param (req, form->scope), ab_http_param (req, "queue"),
+                  &info, &error))
+    return ab_api_fail (resp, error);
+  form->answer_info (resp, &info);
+}
+
+static void
+queue_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  const AbApiRoute *route = ud;
+  const AbApiQueueForm *form = route->kind;
+  GError *error = NULL;
+  if (!form->remove (route->engine, ab_http_param (req, form->scope), ab_http_param (req, "queue"),
+                     ab_api_actor (req), &error))
+    return ab_api_fail (resp, error);
+  ab_http_response_empty (resp, 204);
+}
+
+/* The body of an enqueue: an object whose "messages" is an array (owned),
+ * or NULL with 400 answered. */
+static JsonNode *
+messages_body (const AbHttpRequest *req, AbHttpResponse *resp)
 {
   g_autoptr (JsonNode) node = ab_api_body (req, resp);
   JsonObject *o = node != NULL ? ab_api_object (node, resp) : NULL;
@@ -132,9 +126,9 @@ ab_api_messages_body (const AbHttpRequest *req, AbHttpResponse *resp)
   return g_steal_pointer (&node);
 }
 
-/* {"accepted", "results": [{partition, id, status}]}, for both forms. */
-void
-ab_api_enqueue_answer (AbHttpResponse *resp, guint accepted, GArray *res)
+/* {"accepted", "results": [{partition, id, status}]} (res: AbEnqueued). */
+static void
+enqueue_answer (AbHttpResponse *resp, guint accepted, GArray *res)
 {
   AbJsonw w;
   ab_jsonw_init (&w, 64 + 96 * (gsize) res->len);
@@ -159,19 +153,52 @@ ab_api_enqueue_answer (AbHttpResponse *resp, guint accepted, GArray *res)
 static void
 enqueue (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (JsonNode) node = ab_api_messages_body (req, resp);
+  const AbApiRoute *route = ud;
+  const AbApiQueueForm *form = route->kind;
+  g_autoptr (JsonNode) node = messages_body (req, resp);
   if (node == NULL)
     return;
   JsonArray *messages = json_object_get_array_member (json_node_get_object (node), "messages");
   guint accepted = 0;
   GError *error = NULL;
-  g_autoptr (GArray) res
-      = ab_queue_enqueue (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
-                          messages, &accepted, &error);
+  g_autoptr (GArray) res = form->enqueue (route->engine, ab_http_param (req, form->scope),
+                                          ab_http_param (req, "queue"), messages,
+                                          ab_api_actor (req), &accepted, &error);
   if (res == NULL)
-    return fail (resp, error);
-  ab_api_enqueue_answer (resp, accepted, res);
+    return ab_api_fail (resp, error);
+  enqueue_answer (resp, accepted, res);
 }
+
+void
+ab_api_queue_routes (AbRouter *r, AbEngine *e, const gchar *queues, const AbApiQueueForm *form)
+{
+  AbApiRoute *route = ab_api_route (r, e, form);
+  g_autofree gchar *one = g_strconcat (queues, "/{queue}", NULL);
+  g_autofree gchar *messages = g_strconcat (one, "/messages", NULL);
+  ab_router_add (r, "GET", one, AB_ROUTE_INLINE, queue_get, route);
+  ab_router_add (r, "DELETE", one, AB_ROUTE_BLOCKING, queue_delete, route);
+  ab_router_add (r, "POST", messages, AB_ROUTE_BLOCKING, enqueue, route);
+}
+
+/* ---- the namespaces form ---- */
+
+/* The engine's calls of this form as AbApiQueueForm has them (no actor). */
+static gboolean
+delete_ns (AbEngine *e, const gchar *ns, const gchar *queue, const gchar *actor, GError **error)
+{
+  return ab_queue_delete (e, ns, queue, error);
+}
+
+static GArray *
+enqueue_ns (AbEngine *e, const gchar *ns, const gchar *queue, JsonArray *messages,
+            const gchar *actor, guint *accepted, GError **error)
+{
+  return ab_queue_enqueue (e, ns, queue, messages, accepted, error);
+}
+
+static const AbApiQueueForm NAMESPACES = {
+  "ns", (AbApiQueueGet) ab_queue_get, (AbApiQueueAnswer) answer_info, delete_ns, enqueue_ns,
+};
 
 /* Integer query/path values: FALSE (400 answered) when malformed. */
 static gboolean
@@ -202,7 +229,7 @@ queue_poll (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
       ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"), partition,
       o != NULL ? &offset : NULL, u != NULL ? &until : NULL, (gint) limit, &error);
   if (page == NULL)
-    return fail (resp, error);
+    return ab_api_fail (resp, error);
   AbJsonw w;
   ab_jsonw_init (&w, 64 + 128 * (gsize) page->messages->len);
   ab_jsonw_begin_object (&w);
@@ -245,7 +272,7 @@ queue_commit (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   GError *error = NULL;
   if (!ab_queue_commit (ENGINE (ud), ab_http_param (req, "ns"), ab_http_param (req, "queue"),
                         partition, offset, &committed, &error))
-    return fail (resp, error);
+    return ab_api_fail (resp, error);
   JsonObject *j = json_object_new ();
   json_object_set_string_member (j, "namespace", ab_http_param (req, "ns"));
   json_object_set_string_member (j, "queue", ab_http_param (req, "queue"));
@@ -261,12 +288,10 @@ ab_api_register_queue (AbRouter *r, AbEngine *e)
 {
   const AbRouteFlags I = AB_ROUTE_INLINE, B = AB_ROUTE_BLOCKING;
   ab_router_add (r, "POST", Q, B, queue_create, e);
-  ab_router_add (r, "GET", Q "/{queue}", I, queue_get, e);
-  ab_router_add (r, "PUT", Q "/{queue}/enable", B, queue_enable, e);
-  ab_router_add (r, "PUT", Q "/{queue}/disable", B, queue_disable, e);
-  ab_router_add (r, "DELETE", Q "/{queue}", B, queue_delete, e);
+  ab_api_queue_routes (r, e, Q, &NAMESPACES);
+  ab_router_add (r, "PUT", Q "/{queue}/enable", B, queue_toggle, e);
+  ab_router_add (r, "PUT", Q "/{queue}/disable", B, queue_toggle, e);
   ab_router_add (r, "GET", Q "/{queue}/partitions", I, queue_partitions, e);
-  ab_router_add (r, "POST", Q "/{queue}/messages", B, enqueue, e);
   ab_router_add (r, "GET", Q "/{queue}/partitions/{partition}/poll", I, queue_poll, e);
   ab_router_add (r, "DELETE", Q "/{queue}/partitions/{partition}/messages", B, queue_commit, e);
 }

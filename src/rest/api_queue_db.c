@@ -9,13 +9,6 @@
 #define Q "/queue/v1/databases/{database}/queues"
 
 static void
-fail (AbHttpResponse *resp, GError *error)
-{
-  ab_api_error (resp, error);
-  g_error_free (error);
-}
-
-static void
 answer_info (AbHttpResponse *resp, AbQueueDbInfo *q)
 {
   AbJsonw w;
@@ -42,47 +35,17 @@ queue_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   GError *error = NULL;
   if (!ab_queue_db_create (ENGINE (ud), ab_http_param (req, "database"), o, ab_api_actor (req), &q,
                            &error))
-    return fail (resp, error);
+    return ab_api_fail (resp, error);
   answer_info (resp, &q);
 }
 
-static void
-queue_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  AbQueueDbInfo q = { 0 };
-  GError *error = NULL;
-  if (!ab_queue_db_get (ENGINE (ud), ab_http_param (req, "database"), ab_http_param (req, "queue"),
-                        &q, &error))
-    return fail (resp, error);
-  answer_info (resp, &q);
-}
-
-static void
-queue_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  GError *error = NULL;
-  if (!ab_queue_db_delete (ENGINE (ud), ab_http_param (req, "database"),
-                           ab_http_param (req, "queue"), ab_api_actor (req), &error))
-    return fail (resp, error);
-  ab_http_response_empty (resp, 204);
-}
-
-static void
-enqueue (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  g_autoptr (JsonNode) node = ab_api_messages_body (req, resp);
-  if (node == NULL)
-    return;
-  JsonArray *messages = json_object_get_array_member (json_node_get_object (node), "messages");
-  guint accepted = 0;
-  GError *error = NULL;
-  g_autoptr (GArray) res = ab_queue_db_enqueue (ENGINE (ud), ab_http_param (req, "database"),
-                                                ab_http_param (req, "queue"), messages,
-                                                ab_api_actor (req), &accepted, &error);
-  if (res == NULL)
-    return fail (resp, error);
-  ab_api_enqueue_answer (resp, accepted, res);
-}
+static const AbApiQueueForm DATABASES = {
+  "database",
+  (AbApiQueueGet) ab_queue_db_get,
+  (AbApiQueueAnswer) answer_info,
+  ab_queue_db_delete,
+  ab_queue_db_enqueue,
+};
 
 /* "index/count" (default 0/1): FALSE (400 answered) when it is not two
  * integers; the engine checks their ranges. */
@@ -119,7 +82,7 @@ queue_poll (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
                                           ab_http_param (req, "queue"), index, count, limit,
                                           ab_http_query_get (req, "cursor"), &error);
   if (page == NULL)
-    return fail (resp, error);
+    return ab_api_fail (resp, error);
   AbJsonw w;
   ab_jsonw_init (&w, 64 + 160 * (gsize) page->messages->len);
   ab_jsonw_begin_object (&w);
@@ -150,11 +113,8 @@ queue_poll (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 void
 ab_api_register_queue_db (AbRouter *r, AbEngine *e)
 {
-  const AbRouteFlags I = AB_ROUTE_INLINE, B = AB_ROUTE_BLOCKING;
-  ab_router_add (r, "POST", Q, B, queue_create, e);
-  ab_router_add (r, "GET", Q "/{queue}", I, queue_get, e);
-  ab_router_add (r, "DELETE", Q "/{queue}", B, queue_delete, e);
-  ab_router_add (r, "POST", Q "/{queue}/messages", B, enqueue, e);
+  ab_router_add (r, "POST", Q, AB_ROUTE_BLOCKING, queue_create, e);
+  ab_api_queue_routes (r, e, Q, &DATABASES);
   /* one scan per partition of the shard (480 by default): not inline */
-  ab_router_add (r, "GET", Q "/{queue}/poll", B, queue_poll, e);
+  ab_router_add (r, "GET", Q "/{queue}/poll", AB_ROUTE_BLOCKING, queue_poll, e);
 }

@@ -31,6 +31,48 @@ answer_page (AbHttpResponse *resp, JsonArray *content)
   ab_http_response_json (resp, 200, n);
 }
 
+typedef JsonNode *(*Entity) (gconstpointer desc);
+
+/* A DdlPage of items, each as its entity. */
+static void
+answer_items (AbHttpResponse *resp, GPtrArray *items, Entity entity)
+{
+  JsonArray *arr = json_array_new ();
+  for (guint i = 0; i < items->len; i++)
+    json_array_add_element (arr, entity (items->pdata[i]));
+  answer_page (resp, arr);
+}
+
+/* 200 with desc's entity (desc unreffed), or 404 with message missing. */
+static void
+answer_entity (AbHttpResponse *resp, gpointer desc, Entity entity, GDestroyNotify unref,
+               const gchar *missing)
+{
+  if (desc == NULL)
+    return ab_http_response_error (resp, 404, missing);
+  ab_http_response_json (resp, 200, entity (desc));
+  unref (desc);
+}
+
+/* DdlStatus status with desc's entity, or the error (desc NULL). */
+static void
+answer_written (AbHttpResponse *resp, const gchar *status, gconstpointer desc, Entity entity,
+                GError *error)
+{
+  if (desc == NULL)
+    return ab_api_fail (resp, error);
+  answer_status (resp, status, entity (desc));
+}
+
+/* DdlStatus DELETED, or the error. */
+static void
+answer_deleted (AbHttpResponse *resp, gboolean ok, GError *error)
+{
+  if (!ok)
+    return ab_api_fail (resp, error);
+  answer_status (resp, "DELETED", NULL);
+}
+
 static JsonNode *
 service_entity (const AbDatabaseDesc *d)
 {
@@ -71,11 +113,11 @@ read_body (const AbHttpRequest *req, AbHttpResponse *resp, JsonNode **keep, cons
   return o;
 }
 
-static void
-fail (AbHttpResponse *resp, GError *error)
+/* POST creates, PUT updates (the routes of both share a path). */
+static gboolean
+creates (const AbHttpRequest *req)
 {
-  ab_api_error (resp, error);
-  g_error_free (error);
+  return g_ascii_strcasecmp (req->method, "POST") == 0;
 }
 
 /* ---- services ---- */
@@ -84,87 +126,88 @@ static void
 service_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   g_autoptr (GPtrArray) items = ab_catalog_list_databases (CAT (ud));
-  JsonArray *arr = json_array_new ();
-  for (guint i = 0; i < items->len; i++)
-    json_array_add_element (arr, service_entity (items->pdata[i]));
-  answer_page (resp, arr);
+  answer_items (resp, items, (Entity) service_entity);
 }
 
 static void
 service_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (AbDatabaseDesc) d = ab_catalog_get_database (CAT (ud), ab_http_param (req, "s"));
-  if (d == NULL)
-    ab_http_response_error (resp, 404, "No such service.");
-  else
-    ab_http_response_json (resp, 200, service_entity (d));
+  answer_entity (resp, ab_catalog_get_database (CAT (ud), ab_http_param (req, "s")),
+                 (Entity) service_entity, (GDestroyNotify) ab_database_desc_unref,
+                 "No such service.");
 }
 
 static void
-service_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+service_write (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  gboolean create = creates (req);
   g_autoptr (JsonNode) keep = NULL;
-  const gchar *desc;
+  const gchar *desc, *s = ab_http_param (req, "s");
   gboolean has_active, active;
   if (read_body (req, resp, &keep, &desc, &has_active, &active) == NULL)
     return;
-  if (desc == NULL)
+  if (create && desc == NULL)
     return ab_http_response_error (resp, 400, "'desc' is required.");
   GError *error = NULL;
-  g_autoptr (AbDatabaseDesc) d = ab_catalog_create_database (CAT (ud), ab_http_param (req, "s"),
-                                                             desc, ab_api_actor (req), &error);
-  if (d == NULL)
-    return fail (resp, error);
-  answer_status (resp, "CREATED", service_entity (d));
-}
-
-static void
-service_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  g_autoptr (JsonNode) keep = NULL;
-  const gchar *desc;
-  gboolean has_active, active;
-  if (read_body (req, resp, &keep, &desc, &has_active, &active) == NULL)
-    return;
-  GError *error = NULL;
   g_autoptr (AbDatabaseDesc) d
-      = ab_catalog_update_database (CAT (ud), ab_http_param (req, "s"), has_active ? &active : NULL,
-                                    desc, ab_api_actor (req), &error);
-  if (d == NULL)
-    return fail (resp, error);
-  answer_status (resp, "UPDATED", service_entity (d));
+      = create ? ab_catalog_create_database (CAT (ud), s, desc, ab_api_actor (req), &error)
+               : ab_catalog_update_database (CAT (ud), s, has_active ? &active : NULL, desc,
+                                             ab_api_actor (req), &error);
+  answer_written (resp, create ? "CREATED" : "UPDATED", d, (Entity) service_entity, error);
 }
 
 static void
 service_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
   GError *error = NULL;
-  if (!ab_catalog_delete_database (CAT (ud), ab_http_param (req, "s"), &error))
-    return fail (resp, error);
-  answer_status (resp, "DELETED", NULL);
+  gboolean ok = ab_catalog_delete_database (CAT (ud), ab_http_param (req, "s"), &error);
+  answer_deleted (resp, ok, error);
 }
 
-/* ---- labels ---- */
+/* ---- labels and aliases ---- */
 
+/* A service's labels or aliases: their catalog calls, the path parameter
+ * that names one, their v2 entity and the 404 message. */
+typedef struct {
+  const AbApiInDatabase *calls;
+  const gchar *param;
+  Entity entity;
+  const gchar *missing;
+} InService;
+
+static const InService LABELS
+    = { &ab_api_tables, "l", (Entity) ab_table_desc_to_v2_label, "No such label." };
+static const InService ALIASES = { &ab_api_aliases, "a", (Entity) alias_entity, "No such alias." };
+
+/* ud: an AbApiRoute of an InService. */
 static void
-label_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+list_in_service (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (GPtrArray) items = ab_catalog_list_tables (CAT (ud), ab_http_param (req, "s"));
-  JsonArray *arr = json_array_new ();
-  for (guint i = 0; i < items->len; i++)
-    json_array_add_element (arr, ab_table_desc_to_v2_label (items->pdata[i]));
-  answer_page (resp, arr);
+  const AbApiRoute *route = ud;
+  const InService *kind = route->kind;
+  g_autoptr (GPtrArray) items = kind->calls->list (CAT (route->engine), ab_http_param (req, "s"));
+  answer_items (resp, items, kind->entity);
 }
 
 static void
-label_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+get_in_service (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
-  g_autoptr (AbTableDesc) t
-      = ab_catalog_get_table (CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "l"));
-  if (t == NULL)
-    ab_http_response_error (resp, 404, "No such label.");
-  else
-    ab_http_response_json (resp, 200, ab_table_desc_to_v2_label (t));
+  const AbApiRoute *route = ud;
+  const InService *kind = route->kind;
+  gpointer desc = kind->calls->get (CAT (route->engine), ab_http_param (req, "s"),
+                                    ab_http_param (req, kind->param));
+  answer_entity (resp, desc, kind->entity, kind->calls->unref, kind->missing);
+}
+
+static void
+delete_in_service (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
+{
+  const AbApiRoute *route = ud;
+  const InService *kind = route->kind;
+  GError *error = NULL;
+  gboolean ok = kind->calls->remove (CAT (route->engine), ab_http_param (req, "s"),
+                                     ab_http_param (req, kind->param), &error);
+  answer_deleted (resp, ok, error);
 }
 
 static void
@@ -189,9 +232,7 @@ label_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   g_autoptr (AbTableDesc) t
       = proto != NULL ? ab_catalog_create_table (CAT (ud), proto, ab_api_actor (req), &error)
                       : NULL;
-  if (t == NULL)
-    return fail (resp, error);
-  answer_status (resp, "CREATED", ab_table_desc_to_v2_label (t));
+  answer_written (resp, "CREATED", t, (Entity) ab_table_desc_to_v2_label, error);
 }
 
 static void
@@ -211,42 +252,7 @@ label_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   g_autoptr (AbTableDesc) t = ab_catalog_update_table (
       CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "l"), has_active ? &active : NULL,
       NULL, mode_text != NULL ? &mode : NULL, desc, ab_api_actor (req), &error);
-  if (t == NULL)
-    return fail (resp, error);
-  answer_status (resp, "UPDATED", ab_table_desc_to_v2_label (t));
-}
-
-static void
-label_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  GError *error = NULL;
-  if (!ab_catalog_delete_table (CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "l"),
-                                &error))
-    return fail (resp, error);
-  answer_status (resp, "DELETED", NULL);
-}
-
-/* ---- aliases ---- */
-
-static void
-alias_list (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  g_autoptr (GPtrArray) items = ab_catalog_list_aliases (CAT (ud), ab_http_param (req, "s"));
-  JsonArray *arr = json_array_new ();
-  for (guint i = 0; i < items->len; i++)
-    json_array_add_element (arr, alias_entity (items->pdata[i]));
-  answer_page (resp, arr);
-}
-
-static void
-alias_get (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  g_autoptr (AbAliasDesc) a
-      = ab_catalog_get_alias (CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "a"));
-  if (a == NULL)
-    ab_http_response_error (resp, 404, "No such alias.");
-  else
-    ab_http_response_json (resp, 200, alias_entity (a));
+  answer_written (resp, "UPDATED", t, (Entity) ab_table_desc_to_v2_label, error);
 }
 
 /* v2 targets are "service.label"; this server keeps aliases in one database. */
@@ -271,8 +277,9 @@ split_target (const gchar *service, const gchar *target, gchar **table, AbHttpRe
 }
 
 static void
-alias_write (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboolean create)
+alias_write (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  gboolean create = creates (req);
   g_autoptr (JsonNode) keep = NULL;
   const gchar *desc, *target = NULL, *s = ab_http_param (req, "s");
   gboolean has_active, active;
@@ -289,31 +296,7 @@ alias_write (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, gboole
                : ab_catalog_update_alias (CAT (ud), s, ab_http_param (req, "a"),
                                           has_active ? &active : NULL, table, desc,
                                           ab_api_actor (req), &error);
-  if (a == NULL)
-    return fail (resp, error);
-  answer_status (resp, create ? "CREATED" : "UPDATED", alias_entity (a));
-}
-
-static void
-alias_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  alias_write (req, resp, ud, TRUE);
-}
-
-static void
-alias_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  alias_write (req, resp, ud, FALSE);
-}
-
-static void
-alias_delete (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
-{
-  GError *error = NULL;
-  if (!ab_catalog_delete_alias (CAT (ud), ab_http_param (req, "s"), ab_http_param (req, "a"),
-                                &error))
-    return fail (resp, error);
-  answer_status (resp, "DELETED", NULL);
+  answer_written (resp, create ? "CREATED" : "UPDATED", a, (Entity) alias_entity, error);
 }
 
 /* ---- storages ----
@@ -344,7 +327,7 @@ storage_create (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   if (!ab_catalog_put_storage (CAT (ud), ab_http_param (req, "n"), entity, &error))
     {
       json_node_unref (entity);
-      return fail (resp, error);
+      return ab_api_fail (resp, error);
     }
   answer_status (resp, "CREATED", entity);
 }
@@ -409,7 +392,7 @@ storage_update (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
   if (!ab_catalog_put_storage (CAT (ud), name, entity, &error))
     {
       json_node_unref (entity);
-      return fail (resp, error);
+      return ab_api_fail (resp, error);
     }
   answer_status (resp, "UPDATED", entity);
 }
@@ -445,21 +428,22 @@ ab_api_register_v2 (AbRouter *r, AbEngine *e)
   const gchar *l = "/graph/v2/service/{s}/label/{l}", *lp = "/graph/v2/services/{s}/labels/{l}";
   const gchar *as = "/graph/v2/service/{s}/alias", *asp = "/graph/v2/services/{s}/aliases";
   const gchar *a = "/graph/v2/service/{s}/alias/{a}", *ap = "/graph/v2/services/{s}/aliases/{a}";
+  AbApiRoute *labels = ab_api_route (r, e, &LABELS), *aliases = ab_api_route (r, e, &ALIASES);
   both (r, "GET", ss, ssp, I, service_list, e);
   both (r, "GET", s, sp, I, service_get, e);
-  both (r, "POST", s, sp, B, service_create, e);
-  both (r, "PUT", s, sp, B, service_update, e);
+  both (r, "POST", s, sp, B, service_write, e);
+  both (r, "PUT", s, sp, B, service_write, e);
   both (r, "DELETE", s, sp, B, service_delete, e);
-  both (r, "GET", ls, lsp, I, label_list, e);
-  both (r, "GET", l, lp, I, label_get, e);
+  both (r, "GET", ls, lsp, I, list_in_service, labels);
+  both (r, "GET", l, lp, I, get_in_service, labels);
   both (r, "POST", l, lp, B, label_create, e);
   both (r, "PUT", l, lp, B, label_update, e);
-  both (r, "DELETE", l, lp, B, label_delete, e);
-  both (r, "GET", as, asp, I, alias_list, e);
-  both (r, "GET", a, ap, I, alias_get, e);
-  both (r, "POST", a, ap, B, alias_create, e);
-  both (r, "PUT", a, ap, B, alias_update, e);
-  both (r, "DELETE", a, ap, B, alias_delete, e);
+  both (r, "DELETE", l, lp, B, delete_in_service, labels);
+  both (r, "GET", as, asp, I, list_in_service, aliases);
+  both (r, "GET", a, ap, I, get_in_service, aliases);
+  both (r, "POST", a, ap, B, alias_write, e);
+  both (r, "PUT", a, ap, B, alias_write, e);
+  both (r, "DELETE", a, ap, B, delete_in_service, aliases);
   both (r, "GET", "/graph/v2/storage", "/graph/v2/storages", I, storage_list, e);
   both (r, "POST", "/graph/v2/storage/{n}", NULL, B, storage_create, e);
   both (r, "GET", "/graph/v2/storage/{n}", NULL, I, storage_get, e);

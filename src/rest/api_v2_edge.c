@@ -5,8 +5,6 @@
 #include "rest/api-private.h"
 #include "model/json_get.h"
 
-#define ENGINE(ud) ((AbEngine *) (ud))
-
 typedef struct {
   AbOpType op;
   gboolean sync;     /* /edge/sync: applied before the answer */
@@ -161,9 +159,12 @@ mode_param (const AbHttpRequest *req, gboolean *sync, AbHttpResponse *resp)
   return FALSE;
 }
 
+/* ud: an AbApiRoute of a Route. */
 static void
-write_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, const Route *route)
+write_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud)
 {
+  const AbApiRoute *with = ud;
+  const Route *route = with->kind;
   g_autoptr (JsonNode) body = ab_api_body (req, resp);
   JsonObject *o = body != NULL ? ab_api_object (body, resp) : NULL;
   if (o == NULL)
@@ -190,57 +191,43 @@ write_edges (const AbHttpRequest *req, AbHttpResponse *resp, gpointer ud, const 
   if (v3 == NULL)
     return;
   AbMutateOptions opt;
-  ab_mutate_options_init (&opt);
+  ab_api_mutate_options (req, &opt);
   opt.database = db;
   opt.table = table;
   opt.edges_endpoint = TRUE;
   opt.sync_request = sync;
   opt.purge = route->op == AB_OP_PURGE;
-  opt.request_id = req->request_id;
-  opt.actor = ab_api_actor (req);
-  const gchar *ctx = ab_http_header_get (req, "ab-include-mutation-context");
-  opt.include_context = ctx != NULL && g_ascii_strcasecmp (ctx, "true") == 0;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GArray) results = ab_engine_mutate (ENGINE (ud), &opt, v3, &error);
+  g_autoptr (GArray) results = ab_engine_mutate (with->engine, &opt, v3, &error);
   if (results == NULL)
     return ab_api_error (resp, error);
   ab_http_response_bytes (resp, 200, NULL, v2_body (results, edges, route->op, req->request_id));
 }
 
-#define HANDLER(name, route)                                               \
-  static void name (const AbHttpRequest *q, AbHttpResponse *r, gpointer u) \
-  {                                                                        \
-    write_edges (q, r, u, route);                                          \
-  }
-HANDLER (post_edge, &POST_EDGE)
-HANDLER (put_edge, &PUT_EDGE)
-HANDLER (delete_edge, &DELETE_EDGE)
-HANDLER (label_post, &LABEL_ROUTES[0][0])
-HANDLER (label_put, &LABEL_ROUTES[0][1])
-HANDLER (label_delete, &LABEL_ROUTES[0][2])
-HANDLER (label_sync_post, &LABEL_ROUTES[1][0])
-HANDLER (label_sync_put, &LABEL_ROUTES[1][1])
-HANDLER (label_sync_delete, &LABEL_ROUTES[1][2])
-HANDLER (label_purge, &PURGE_EDGE)
-#undef HANDLER
-
 void
 ab_api_register_v2_edge (AbRouter *r, AbEngine *e)
 {
-  const AbRouteFlags B = AB_ROUTE_BLOCKING;
-  ab_router_add (r, "POST", "/graph/v2/edge", B, post_edge, e);
-  ab_router_add (r, "PUT", "/graph/v2/edge", B, put_edge, e);
-  ab_router_add (r, "DELETE", "/graph/v2/edge", B, delete_edge, e);
 #define LABEL "/graph/v2/service/{s}/label/{l}/edge"
-  ab_router_add (r, "POST", LABEL, B, label_post, e);
-  ab_router_add (r, "PUT", LABEL, B, label_put, e);
-  ab_router_add (r, "DELETE", LABEL, B, label_delete, e);
-  ab_router_add (r, "POST", LABEL "/delete", B, label_delete, e);
-  ab_router_add (r, "POST", LABEL "/sync", B, label_sync_post, e);
-  ab_router_add (r, "PUT", LABEL "/sync", B, label_sync_put, e);
-  ab_router_add (r, "DELETE", LABEL "/sync", B, label_sync_delete, e);
-  ab_router_add (r, "POST", LABEL "/purge", B, label_purge, e);
-  ab_router_add (r, "DELETE", LABEL "/purge", B, label_purge, e);
+  static const struct {
+    const gchar *method, *path;
+    const Route *route;
+  } routes[] = {
+    { "POST", "/graph/v2/edge", &POST_EDGE },
+    { "PUT", "/graph/v2/edge", &PUT_EDGE },
+    { "DELETE", "/graph/v2/edge", &DELETE_EDGE },
+    { "POST", LABEL, &LABEL_ROUTES[0][0] },
+    { "PUT", LABEL, &LABEL_ROUTES[0][1] },
+    { "DELETE", LABEL, &LABEL_ROUTES[0][2] },
+    { "POST", LABEL "/delete", &LABEL_ROUTES[0][2] },
+    { "POST", LABEL "/sync", &LABEL_ROUTES[1][0] },
+    { "PUT", LABEL "/sync", &LABEL_ROUTES[1][1] },
+    { "DELETE", LABEL "/sync", &LABEL_ROUTES[1][2] },
+    { "POST", LABEL "/purge", &PURGE_EDGE },
+    { "DELETE", LABEL "/purge", &PURGE_EDGE },
+  };
 #undef LABEL
+  for (guint i = 0; i < G_N_ELEMENTS (routes); i++)
+    ab_router_add (r, routes[i].method, routes[i].path, AB_ROUTE_BLOCKING, write_edges,
+                   ab_api_route (r, e, routes[i].route));
   ab_api_register_v2_query (r, e); /* the GET of the same path */
 }

@@ -18,6 +18,7 @@ typedef struct {
 
 struct _AbRouter {
   GPtrArray *routes;
+  GPtrArray *taken; /* route user data the router frees (ab_router_take) */
   AbRouteGuard guard;
   gpointer guard_data;
 };
@@ -144,6 +145,7 @@ ab_router_new (void)
 {
   AbRouter *router = g_new0 (AbRouter, 1);
   router->routes = g_ptr_array_new_with_free_func (route_free);
+  router->taken = g_ptr_array_new_with_free_func (g_free);
   return router;
 }
 
@@ -153,7 +155,15 @@ ab_router_free (AbRouter *router)
   if (router == NULL)
     return;
   g_ptr_array_unref (router->routes);
+  g_ptr_array_unref (router->taken);
   g_free (router);
+}
+
+gpointer
+ab_router_take (AbRouter *router, gpointer data)
+{
+  g_ptr_array_add (router->taken, data);
+  return data;
 }
 
 void

@@ -45,6 +45,8 @@ void ab_router_free (AbRouter *router);
 /* Pattern segments in braces capture one path segment. */
 void ab_router_add (AbRouter *router, const gchar *method, const gchar *pattern, AbRouteFlags flags,
                     AbRouteHandler handler, gpointer user_data);
+/* Route user data made for the router (g_malloc'd): freed with it. Returns data. */
+gpointer ab_router_take (AbRouter *router, gpointer data);
 
 /* Every route in the order added (actionbased --routes, docs/openapi.yaml's test). */
 typedef void (*AbRouteVisit) (const gchar *method, const gchar *pattern, gpointer data);
