@@ -11,7 +11,6 @@ REST_LIBS = src/librest.a $(H2O_LIBS) $(OPENSSL_LIBS) $(SOUP_LIBS)
 check_PROGRAMS += tests/rest/test_http
 TESTS += tests/rest/test_http
 tests_rest_test_http_SOURCES = tests/rest/test_http.c $(SANITIZER_HOOKS)
-tests_rest_test_http_CFLAGS = $(TEST_CFLAGS)
 # The transport tests need the REST layer and the core library only for the
 # JSON writer of error bodies (no engine, no store).
 tests_rest_test_http_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
@@ -25,7 +24,6 @@ EXTRA_DIST += tests/rest/check-openapi.sh tests/lib/server.sh tests/lib/check.sh
 check_PROGRAMS += tests/unit/rest/test_router
 TESTS += tests/unit/rest/test_router
 tests_unit_rest_test_router_SOURCES = tests/unit/rest/test_router.c
-tests_unit_rest_test_router_CFLAGS = $(TEST_CFLAGS)
 tests_unit_rest_test_router_LDADD = $(REST_LIBS) $(CORE_LIBS) $(CHECK_LIBS)
 
 # The Actionbase API handlers (lead): metadata v3, v2, data endpoints.
