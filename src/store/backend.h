@@ -122,6 +122,9 @@ AbStore *ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **erro
 gboolean ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error);
 /* The same for one key of klen bytes. */
 gboolean ab_backend_check_key (gsize klen, gsize max_key, GError **error);
+/* The batch verb of a plan's view of its transaction: refused, the plan
+ * writes through its batch. */
+gboolean ab_backend_view_write (AbStore *s, const AbBatch *b, GError **error);
 
 /* The state a local backend keeps per directory and process, shared by its
  * handles (shared_dir.c): embedded first in the backend's own struct. The

@@ -532,6 +532,16 @@ ab_backend_check_key (gsize klen, gsize max_key, GError **error)
   return FALSE;
 }
 
+gboolean
+ab_backend_view_write (AbStore *s, const AbBatch *b, GError **error)
+{
+  (void) s;
+  (void) b;
+  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                       "a transaction view is read-only: plans write through their batch");
+  return FALSE;
+}
+
 guint64
 ab_store_write_seq (AbStore *s)
 {

@@ -72,14 +72,6 @@ check_key (LmdbEnv *e, gsize klen, GError **error)
   return TRUE;
 }
 
-static gboolean
-view_write (AbStore *s, const AbBatch *b, GError **error)
-{
-  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                       "a transaction view is read-only: plans write through their batch");
-  return FALSE;
-}
-
 static gboolean view_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
 
 static gboolean
@@ -96,7 +88,7 @@ const AbStoreVTable ab_lmdb_view_vtable = {
   .scan = ab_lmdb_scan,
   .get_with = ab_lmdb_get_with,
   .scan_with = ab_lmdb_scan_with,
-  .batch = view_write,
+  .batch = ab_backend_view_write,
 };
 
 /* ---- applying one request inside a write transaction ---- */

@@ -264,20 +264,12 @@ mem_batch (AbStore *s, const AbBatch *b, GError **error)
   return ok;
 }
 
-static gboolean
-view_write (AbStore *s, const AbBatch *b, GError **error)
-{
-  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                       "a transaction view is read-only: plans write through their batch");
-  return FALSE;
-}
-
 static const AbStoreVTable mem_view_vtable = {
   .name = "memory-view",
   .get = mem_get,
   .multi_get = mem_multi_get,
   .scan = mem_scan,
-  .batch = view_write,
+  .batch = ab_backend_view_write,
 };
 
 /* The plan and its batch under the store lock: one writer at a time, so the

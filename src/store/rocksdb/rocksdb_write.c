@@ -121,16 +121,6 @@ view_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpoin
 }
 
 static gboolean
-view_write (AbStore *s, const AbBatch *b, GError **error)
-{
-  (void) s;
-  (void) b;
-  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                       "a transaction view is read-only: plans write through their batch");
-  return FALSE;
-}
-
-static gboolean
 view_written_since (AbStore *s, guint64 seq, const guint8 *key, gsize klen)
 {
   return ab_write_log_written_since (&((RocksView *) s)->env->wlog, seq, key, klen);
@@ -144,7 +134,7 @@ static const AbStoreVTable rocks_view_vtable = {
   .scan = ab_rocks_scan,
   .get_with = view_get_with,
   .scan_with = view_scan_with,
-  .batch = view_write,
+  .batch = ab_backend_view_write,
 };
 
 /* ---- applying one request to the group's batch ---- */
