@@ -43,13 +43,23 @@ ab_hb_free_port () {
 # ab_hb_launch_gateway DIR NAME PORT: a Thrift2 gateway on 127.0.0.1:PORT for
 # the HBase configured in DIR/conf (classpath DIR/cp.txt), in the background;
 # pid in DIR/NAME.pid, logs DIR/logs/NAME.{out,log}.
+#
+# The gateway's own HBase client gives up on a call before the node does
+# (hbase.client.operation.timeout 4 s, below the node's timeout_ms of 5 s;
+# AB_HBASE_GATEWAY_TIMEOUT_MS): a call the node has given up on must never be
+# applied after the node's healer replayed it, or a Count increment would
+# count twice (docs/hbase-adapter.md §3.8). The master keeps DIR/conf; the
+# gateway reads DIR/conf-gateway first.
 ab_hb_launch_gateway () {
   local dir=$1 name=$2 port=$3
   local flags=(-b 127.0.0.1 -p "$port" --infoport -1)
   [ "$framed" = 1 ] && flags+=(-f)
   [ "$compact" = 1 ] && flags+=(-c)
+  mkdir -p "$dir/conf-gateway"
+  sed "s#<name>hbase.client.operation.timeout</name><value>[0-9]*</value>#<name>hbase.client.operation.timeout</name><value>${AB_HBASE_GATEWAY_TIMEOUT_MS:-4000}</value>#" \
+    "$dir/conf/hbase-site.xml" > "$dir/conf-gateway/hbase-site.xml"
   nohup java "${jdk_flags[@]}" -Xmx256m -Dab.log.file="$dir/logs/$name.log" \
-    -cp "$dir/conf:$(cat "$dir/cp.txt")" \
+    -cp "$dir/conf-gateway:$dir/conf:$(cat "$dir/cp.txt")" \
     org.apache.hadoop.hbase.thrift2.ThriftServer "${flags[@]}" start \
     > "$dir/logs/$name.out" 2>&1 < /dev/null &
   echo $! > "$dir/$name.pid"

@@ -70,7 +70,8 @@ prop () { printf '  <property><name>%s</name><value>%s</value></property>\n' "$1
   prop hbase.zookeeper.property.tickTime 6000
   prop zookeeper.session.timeout.localHBaseCluster 90000
   prop zookeeper.session.timeout 90000
-  # The gateway's own client gives up within a minute instead of twenty.
+  # The master's own client gives up within a minute instead of twenty (the
+  # gateway's, within 4 s: lib.sh, ab_hb_launch_gateway).
   prop hbase.client.operation.timeout 60000
   prop hbase.client.retries.number 10
   # Test runs create a few hundred small tables: no 2 MB MSLAB chunk per
