@@ -4,6 +4,7 @@
 #include <string.h>
 #include "catalog/catalog-private.h"
 #include "codec/digest.h"
+#include "model/json_get.h"
 
 static void
 grant_clear (AbGrant *g)
@@ -53,14 +54,11 @@ ab_api_key_to_json (const AbApiKey *k, gboolean with_hash)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "id");
-  json_builder_add_string_value (b, k->id);
-  json_builder_set_member_name (b, "name");
-  json_builder_add_string_value (b, k->name);
+  ab_model_json_add_string (b, "id", k->id);
+  ab_model_json_add_string (b, "name", k->name);
   if (with_hash)
     {
-      json_builder_set_member_name (b, "hash");
-      json_builder_add_string_value (b, k->hash);
+      ab_model_json_add_string (b, "hash", k->hash);
     }
   json_builder_set_member_name (b, "grants");
   json_builder_begin_array (b);
@@ -68,17 +66,13 @@ ab_api_key_to_json (const AbApiKey *k, gboolean with_hash)
     {
       const AbGrant *g = &g_array_index (k->grants, AbGrant, i);
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "scope");
-      json_builder_add_string_value (b, g->scope);
-      json_builder_set_member_name (b, "permissions");
-      json_builder_add_string_value (b, g->permissions);
+      ab_model_json_add_string (b, "scope", g->scope);
+      ab_model_json_add_string (b, "permissions", g->permissions);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
-  json_builder_set_member_name (b, "createdAt");
-  json_builder_add_int_value (b, k->created_at);
-  json_builder_set_member_name (b, "createdBy");
-  json_builder_add_string_value (b, k->created_by);
+  ab_model_json_add_int (b, "createdAt", k->created_at);
+  ab_model_json_add_string (b, "createdBy", k->created_by);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

@@ -3,6 +3,7 @@
  * metadata endpoints. A drop deactivates first, then deletes. */
 #include "lib/lib-private.h"
 #include "catalog/catalog.h"
+#include "model/json_get.h"
 #include "model/schema.h"
 #include "model/types.h"
 
@@ -89,10 +90,8 @@ key_field (AbDbFieldType type)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, field_type_name (type));
-  json_builder_set_member_name (b, "comment");
-  json_builder_add_string_value (b, "");
+  ab_model_json_add_string (b, "type", field_type_name (type));
+  ab_model_json_add_string (b, "comment", "");
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -105,14 +104,10 @@ add_properties (JsonBuilder *b, const AbDbTableDesc *d)
   for (guint i = 0; i < d->n_properties; i++)
     {
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, d->properties[i].name);
-      json_builder_set_member_name (b, "type");
-      json_builder_add_string_value (b, field_type_name (d->properties[i].type));
-      json_builder_set_member_name (b, "nullable");
-      json_builder_add_boolean_value (b, d->properties[i].nullable);
-      json_builder_set_member_name (b, "comment");
-      json_builder_add_string_value (b, "");
+      ab_model_json_add_string (b, "name", d->properties[i].name);
+      ab_model_json_add_string (b, "type", field_type_name (d->properties[i].type));
+      ab_model_json_add_bool (b, "nullable", d->properties[i].nullable);
+      ab_model_json_add_string (b, "comment", "");
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -127,17 +122,14 @@ add_indexes (JsonBuilder *b, const AbDbTableDesc *d)
     {
       const AbDbIndex *x = &d->indexes[i];
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "index");
-      json_builder_add_string_value (b, x->name);
+      ab_model_json_add_string (b, "index", x->name);
       json_builder_set_member_name (b, "fields");
       json_builder_begin_array (b);
       for (guint k = 0; k < x->n_fields; k++)
         {
           json_builder_begin_object (b);
-          json_builder_set_member_name (b, "field");
-          json_builder_add_string_value (b, x->fields[k].field);
-          json_builder_set_member_name (b, "order");
-          json_builder_add_string_value (b, x->fields[k].descending ? "DESC" : "ASC");
+          ab_model_json_add_string (b, "field", x->fields[k].field);
+          ab_model_json_add_string (b, "order", x->fields[k].descending ? "DESC" : "ASC");
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -153,22 +145,16 @@ desc_to_body (const AbDbTableDesc *d)
   static const gchar *const kinds[] = { "EDGE", "MULTI_EDGE", "IMMUTABLE_EDGE", "VERTEX" };
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "table");
-  json_builder_add_string_value (b, d->name);
-  json_builder_set_member_name (b, "comment");
-  json_builder_add_string_value (b, d->comment != NULL ? d->comment : "");
+  ab_model_json_add_string (b, "table", d->name);
+  ab_model_json_add_string (b, "comment", d->comment);
   g_autofree gchar *storage = g_strdup_printf ("datastore://actionbase/%s", d->name);
-  json_builder_set_member_name (b, "storage");
-  json_builder_add_string_value (b, d->storage != NULL ? d->storage : storage);
+  ab_model_json_add_string (b, "storage", d->storage != NULL ? d->storage : storage);
   if (d->mode != NULL)
-    {
-      json_builder_set_member_name (b, "mode");
-      json_builder_add_string_value (b, d->mode);
-    }
+    ab_model_json_add_string (b, "mode", d->mode);
   json_builder_set_member_name (b, "schema");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, (guint) d->kind < G_N_ELEMENTS (kinds) ? kinds[d->kind] : "?");
+  ab_model_json_add_string (b, "type",
+                            (guint) d->kind < G_N_ELEMENTS (kinds) ? kinds[d->kind] : "?");
   gboolean by_id = d->kind == AB_DB_TABLE_MULTI_EDGE || d->kind == AB_DB_TABLE_VERTEX;
   json_builder_set_member_name (b, by_id ? "id" : "source");
   json_builder_add_value (b, key_field (d->key_type));
@@ -182,8 +168,7 @@ desc_to_body (const AbDbTableDesc *d)
       json_builder_set_member_name (b, "target");
       json_builder_add_value (b, key_field (d->target_type));
     }
-  json_builder_set_member_name (b, "direction");
-  json_builder_add_string_value (b, d->both_directions ? "BOTH" : "OUT");
+  ab_model_json_add_string (b, "direction", d->both_directions ? "BOTH" : "OUT");
   add_properties (b, d);
   if (d->kind != AB_DB_TABLE_VERTEX)
     add_indexes (b, d);

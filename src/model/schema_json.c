@@ -249,10 +249,8 @@ add_key_field (JsonBuilder *b, const gchar *member, AbType type, const gchar *co
 {
   json_builder_set_member_name (b, member);
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, ab_type_name (type));
-  json_builder_set_member_name (b, "comment");
-  json_builder_add_string_value (b, comment ? comment : "");
+  ab_model_json_add_string (b, "type", ab_type_name (type));
+  ab_model_json_add_string (b, "comment", comment);
   json_builder_end_object (b);
 }
 
@@ -268,14 +266,10 @@ add_properties (JsonBuilder *b, const AbSchema *s)
       if (s->kind == AB_TABLE_MULTI_EDGE && f->name[0] == '_')
         continue;
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, f->name);
-      json_builder_set_member_name (b, "type");
-      json_builder_add_string_value (b, ab_type_name (f->type));
-      json_builder_set_member_name (b, "comment");
-      json_builder_add_string_value (b, f->comment);
-      json_builder_set_member_name (b, "nullable");
-      json_builder_add_boolean_value (b, f->nullable);
+      ab_model_json_add_string (b, "name", f->name);
+      ab_model_json_add_string (b, "type", ab_type_name (f->type));
+      ab_model_json_add_string (b, "comment", f->comment);
+      ab_model_json_add_bool (b, "nullable", f->nullable);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -285,22 +279,18 @@ static void
 add_index (JsonBuilder *b, const AbIndex *idx)
 {
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "index");
-  json_builder_add_string_value (b, idx->name);
+  ab_model_json_add_string (b, "index", idx->name);
   json_builder_set_member_name (b, "fields");
   json_builder_begin_array (b);
   for (guint k = 0; k < idx->n_fields; k++)
     {
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "field");
-      json_builder_add_string_value (b, idx->fields[k].field);
-      json_builder_set_member_name (b, "order");
-      json_builder_add_string_value (b, idx->fields[k].order == AB_ORDER_DESC ? "DESC" : "ASC");
+      ab_model_json_add_string (b, "field", idx->fields[k].field);
+      ab_model_json_add_string (b, "order", idx->fields[k].order == AB_ORDER_DESC ? "DESC" : "ASC");
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
-  json_builder_set_member_name (b, "comment");
-  json_builder_add_string_value (b, idx->comment);
+  ab_model_json_add_string (b, "comment", idx->comment);
   json_builder_end_object (b);
 }
 
@@ -310,8 +300,7 @@ add_edge_members (JsonBuilder *b, const AbSchema *s)
   add_key_field (b, "source", s->source_type, s->source_comment);
   add_key_field (b, "target", s->target_type, s->target_comment);
   add_properties (b, s);
-  json_builder_set_member_name (b, "direction");
-  json_builder_add_string_value (b, ab_dirtype_name (s->direction));
+  ab_model_json_add_string (b, "direction", ab_dirtype_name (s->direction));
   json_builder_set_member_name (b, "indexes");
   json_builder_begin_array (b);
   for (guint k = 0; k < s->indexes->len; k++)
@@ -328,8 +317,7 @@ ab_schema_to_json (const AbSchema *schema)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, ab_table_kind_name (schema->kind));
+  ab_model_json_add_string (b, "type", ab_table_kind_name (schema->kind));
   if (schema->kind == AB_TABLE_MULTI_EDGE || schema->kind == AB_TABLE_VERTEX)
     add_key_field (b, "id", schema->id_type, schema->id_comment);
   if (schema->kind == AB_TABLE_VERTEX)
