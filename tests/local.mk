@@ -116,7 +116,6 @@ tests_rest_test_hostile_LDADD = $(SOUP_LIBS) $(JSON_LIBS) $(GLIB_LIBS) $(CHECK_L
 # The HBase store's shared calls, with a run function standing for the gateway.
 check_PROGRAMS += tests/unit/store/test_hbase_share
 TESTS += tests/unit/store/test_hbase_share
-tests_unit_store_test_hbase_share_SOURCES = tests/unit/store/test_hbase_share.c
 # Regression inputs of the fuzz targets, replayed through the targets' own
 # LLVMFuzzerTestOneInput (no libFuzzer needed): tests/fuzz.
 check_PROGRAMS += tests/unit/store/test_hbase_replies

@@ -25,14 +25,12 @@ src_actionbase_admin_LDADD = $(MIMALLOC_LIBS) $(CORE_LIBS)
 # HBase with AB_HBASE_ADDR), compared with the same events through the engine.
 # Figures: tests/bench/admin-bench.sh [BUILD_DIR] [EDGES].
 ADMIN_TESTS = tests/admin/test_backup tests/admin/test_copy tests/admin/test_import
-ADMIN_TEST_FIXTURE = tests/unit/engine/engine_fixture.c tests/unit/engine/engine_fixture.h
 check_PROGRAMS += $(ADMIN_TESTS)
 TESTS += $(ADMIN_TESTS)
 tests_admin_test_backup_SOURCES = tests/admin/test_backup.c $(ADMIN_DUMP_SOURCES) \
-	$(ADMIN_COMMON_SOURCES) $(ADMIN_TEST_FIXTURE)
+	$(ADMIN_COMMON_SOURCES)
 tests_admin_test_copy_SOURCES = tests/admin/test_copy.c $(ADMIN_COPY_SOURCES) \
-	$(ADMIN_COMMON_SOURCES) $(ADMIN_TEST_FIXTURE)
-tests_admin_test_import_SOURCES = tests/admin/test_import.c $(ADMIN_TEST_FIXTURE)
+	$(ADMIN_COMMON_SOURCES)
 EXTRA_DIST += tests/bench/admin-bench.sh
 
 # The online move end to end (docs/data-tools.md, Online copy with WAL

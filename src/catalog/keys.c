@@ -71,7 +71,8 @@ ab_api_key_to_json (const AbApiKey *k, gboolean with_hash)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
-  ab_model_json_add_int (b, "createdAt", k->created_at);
+  json_builder_set_member_name (b, "createdAt");
+  json_builder_add_int_value (b, k->created_at);
   ab_model_json_add_string (b, "createdBy", k->created_by);
   json_builder_end_object (b);
   return json_builder_get_root (b);

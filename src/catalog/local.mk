@@ -6,4 +6,3 @@ src_libabcore_la_SOURCES += src/catalog/catalog.h src/catalog/catalog-private.h 
 # The catalog's DDL, API keys, storages and reload on a memory store.
 check_PROGRAMS += tests/unit/catalog/test_catalog
 TESTS += tests/unit/catalog/test_catalog
-tests_unit_catalog_test_catalog_SOURCES = tests/unit/catalog/test_catalog.c

@@ -9,18 +9,11 @@ src_libabcore_la_SOURCES += \
 	src/codec/fail.c src/codec/fail.h \
 	src/codec/digest.c src/codec/digest.h
 
-CODEC_TEST_HELPERS = tests/unit/codec/codec_helpers.c tests/unit/codec/codec_helpers.h
 CODEC_TESTS = tests/unit/codec/test_element tests/unit/codec/test_keys \
 	tests/unit/codec/test_record tests/unit/codec/test_bytes tests/unit/codec/test_wide \
 	tests/unit/codec/test_doc_vectors
 check_PROGRAMS += $(CODEC_TESTS)
 TESTS += $(CODEC_TESTS)
-tests_unit_codec_test_element_SOURCES = tests/unit/codec/test_element.c $(CODEC_TEST_HELPERS)
-tests_unit_codec_test_keys_SOURCES = tests/unit/codec/test_keys.c $(CODEC_TEST_HELPERS)
-tests_unit_codec_test_record_SOURCES = tests/unit/codec/test_record.c $(CODEC_TEST_HELPERS)
-tests_unit_codec_test_bytes_SOURCES = tests/unit/codec/test_bytes.c $(CODEC_TEST_HELPERS)
-tests_unit_codec_test_wide_SOURCES = tests/unit/codec/test_wide.c $(CODEC_TEST_HELPERS)
-tests_unit_codec_test_doc_vectors_SOURCES = tests/unit/codec/test_doc_vectors.c $(CODEC_TEST_HELPERS)
 # docs/storage-format.md §9 as a test: the suite reads the document itself.
 EXTRA_DIST += docs/storage-format.md
 tests_unit_codec_test_doc_vectors_CFLAGS = $(TEST_CFLAGS) -DAB_DOCS_DIR=\"$(abs_top_srcdir)/docs\"

@@ -22,7 +22,6 @@ src_libabcore_la_SOURCES += src/engine/engine.h src/engine/derive.h src/engine/e
 TESTS += tests/unit/engine/test_folders.sh
 EXTRA_DIST += tests/unit/engine/test_folders.sh
 
-ENGINE_TEST_FIXTURE = tests/unit/engine/engine_fixture.c tests/unit/engine/engine_fixture.h
 # transit: State transitions; engine: mutations and reads end to end; wal: the
 # WAL and CDC records; groups, caches, multihop, topk: wide rows and the 2-hop
 # query (issue 11); locks: a hot edge next to other writes and reads (issue
@@ -34,16 +33,6 @@ ENGINE_TESTS = tests/unit/engine/test_transit tests/unit/engine/test_engine test
 	tests/unit/engine/test_locks tests/unit/engine/test_items tests/unit/engine/test_fold
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
-tests_unit_engine_test_transit_SOURCES = tests/unit/engine/test_transit.c $(ENGINE_TEST_FIXTURE)
-tests_unit_engine_test_engine_SOURCES = tests/unit/engine/test_engine.c $(ENGINE_TEST_FIXTURE)
-tests_unit_engine_test_wal_SOURCES = tests/unit/engine/test_wal.c $(ENGINE_TEST_FIXTURE)
-tests_unit_engine_test_groups_SOURCES = tests/unit/engine/test_groups.c $(ENGINE_TEST_FIXTURE)
-tests_unit_engine_test_caches_SOURCES = tests/unit/engine/test_caches.c $(ENGINE_TEST_FIXTURE)
-tests_unit_engine_test_multihop_SOURCES = tests/unit/engine/test_multihop.c $(ENGINE_TEST_FIXTURE)
-tests_unit_engine_test_topk_SOURCES = tests/unit/engine/test_topk.c $(ENGINE_TEST_FIXTURE)
-tests_unit_engine_test_locks_SOURCES = tests/unit/engine/test_locks.c $(ENGINE_TEST_FIXTURE)
-tests_unit_engine_test_items_SOURCES = tests/unit/engine/test_items.c $(ENGINE_TEST_FIXTURE)
-tests_unit_engine_test_fold_SOURCES = tests/unit/engine/test_fold.c $(ENGINE_TEST_FIXTURE)
 
 # Figures for the engine (not a test): tests/bench/engine-bench [inserts-per-writer]
 noinst_PROGRAMS += tests/bench/engine-bench

@@ -295,13 +295,6 @@ ab_model_json_add_bool (JsonBuilder *b, const gchar *member, gboolean value)
   json_builder_add_boolean_value (b, value);
 }
 
-void
-ab_model_json_add_int (JsonBuilder *b, const gchar *member, gint64 value)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_int_value (b, value);
-}
-
 JsonNode *
 ab_model_json_deep_copy (JsonNode *node)
 {

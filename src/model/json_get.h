@@ -38,10 +38,9 @@ gboolean ab_model_json_child (JsonObject *o, const gchar *prefix, const gchar *m
 /* A new empty JSON array node. */
 JsonNode *ab_model_json_empty_array (void);
 
-/* Builder members for responses: a string (NULL written as ""), a boolean, an integer. */
+/* Builder members for responses: a string (NULL written as "") and a boolean. */
 void ab_model_json_add_string (JsonBuilder *b, const gchar *member, const gchar *value);
 /* member = a deep copy of node (an array), or [] when node is NULL: the
  * schema's groups and caches, read by many threads (types.h). */
 void ab_model_json_add_array_copy (JsonBuilder *b, const gchar *member, JsonNode *node);
 void ab_model_json_add_bool (JsonBuilder *b, const gchar *member, gboolean value);
-void ab_model_json_add_int (JsonBuilder *b, const gchar *member, gint64 value);

@@ -7,24 +7,17 @@ src_libabcore_la_SOURCES += \
 	src/model/v2.c src/model/validate.c \
 	src/model/groups.c src/model/groups.h
 
-MODEL_TEST_HELPERS = tests/unit/model/model_helpers.c tests/unit/model/model_helpers.h
 check_PROGRAMS += tests/unit/model/test_cast
 TESTS += tests/unit/model/test_cast
-tests_unit_model_test_cast_SOURCES = tests/unit/model/test_cast.c $(MODEL_TEST_HELPERS)
 
 check_PROGRAMS += tests/unit/model/test_schema tests/unit/model/test_validate tests/unit/model/test_v2
 TESTS += tests/unit/model/test_schema tests/unit/model/test_validate tests/unit/model/test_v2
-tests_unit_model_test_schema_SOURCES = tests/unit/model/test_schema.c $(MODEL_TEST_HELPERS)
-tests_unit_model_test_validate_SOURCES = tests/unit/model/test_validate.c $(MODEL_TEST_HELPERS)
-tests_unit_model_test_v2_SOURCES = tests/unit/model/test_v2.c $(MODEL_TEST_HELPERS)
 
 # The streaming JSON writer (REST answers, WAL and CDC records): its unit test (json-glib parity) and its figures
 # against json-glib (and yajl when configure found it), not a test:
 # tests/bench/json-bench [iterations].
 check_PROGRAMS += tests/unit/model/test_jsonw
 TESTS += tests/unit/model/test_jsonw
-tests_unit_model_test_jsonw_SOURCES = tests/unit/model/test_jsonw.c
-tests_unit_model_test_jsonw_LDADD = $(CORE_LIBS) $(CHECK_LIBS)
 noinst_PROGRAMS += tests/bench/json-bench
 tests_bench_json_bench_SOURCES = tests/bench/json-bench.c
 tests_bench_json_bench_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)

@@ -5,19 +5,11 @@ src_libabcore_la_SOURCES += src/store/store.c src/store/store.h src/store/backen
 	src/store/rocksdb/rocksdb_health.c src/store/rocksdb/rocksdb_load.c src/store/local_uri.c \
 	src/store/cpus.c src/store/cpus.h
 
-STORE_TEST_HELPERS = tests/unit/store/store_test_util.c tests/unit/store/store_test_util.h \
-	tests/unit/store/store_durable.c tests/unit/store/store_write_log.c \
-	tests/unit/store/store_disk_full.c tests/small_disk.c tests/small_disk.h
 check_PROGRAMS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
 	tests/unit/store/test_store_rocksdb
 TESTS += tests/unit/store/test_store tests/unit/store/test_store_lmdb \
 	tests/unit/store/test_store_rocksdb
-tests_unit_store_test_store_SOURCES = tests/unit/store/test_store.c tests/unit/store/store_txn.c \
-	$(STORE_TEST_HELPERS)
-tests_unit_store_test_store_lmdb_SOURCES = tests/unit/store/test_store_lmdb.c \
-	$(STORE_TEST_HELPERS)
-tests_unit_store_test_store_rocksdb_SOURCES = tests/unit/store/test_store_rocksdb.c \
-	$(STORE_TEST_HELPERS)
+tests_unit_store_test_store_SOURCES = tests/unit/store/test_store.c tests/unit/store/store_txn.c
 
 noinst_PROGRAMS += tests/bench/store-bench
 tests_bench_store_bench_SOURCES = tests/bench/store-bench.c
@@ -26,11 +18,6 @@ tests_bench_store_bench_LDADD = $(CORE_LIBS)
 # lmdb snapshots (verifier).
 src_libabcore_la_SOURCES += src/store/lmdb/lmdb-private.h src/store/lmdb/lmdb-snapshot.c src/store/lmdb/lmdb_log.c \
 	src/store/write_log.h src/store/write_log.c
-# The fault-injecting wrapper of the verify suites: test-only, never in the
-# core library (link FAULT_STORE_LIBS before TEST_LIBS).
-check_LIBRARIES += tests/unit/store/libfaultstore.a
-tests_unit_store_libfaultstore_a_SOURCES = tests/unit/store/fault.c tests/unit/store/fault.h
-FAULT_STORE_LIBS = tests/unit/store/libfaultstore.a
 # hbase backend: the Thrift2 client is generated from thrift/hbase.thrift at
 # build time into src/store/gen/ (not committed) and compiled into its own
 # library without -Werror (generated code casts function types).

@@ -6,5 +6,3 @@ src_libabcore_la_SOURCES += src/wal/sink_kafka.c src/wal/sink_kafka_reader.c src
 # The none and file sinks (the Kafka sink's suites are in tests/kafka).
 check_PROGRAMS += tests/unit/wal/test_wal_sinks
 TESTS += tests/unit/wal/test_wal_sinks
-tests_unit_wal_test_wal_sinks_SOURCES = tests/unit/wal/test_wal_sinks.c \
-	tests/small_disk.c tests/small_disk.h

@@ -5,18 +5,13 @@ HBASE_RAW = tests/hbase/hbase_raw.c tests/hbase/hbase_raw.h
 check_PROGRAMS += tests/hbase/test_hbase
 TESTS += tests/hbase/test_hbase
 tests_hbase_test_hbase_SOURCES = tests/hbase/test_hbase.c tests/hbase/hbase_test_uri.h \
-	$(HBASE_RAW) $(STORE_TEST_HELPERS) $(ENGINE_TEST_FIXTURE)
-tests_hbase_test_hbase_CFLAGS = $(TEST_CFLAGS)
-tests_hbase_test_hbase_LDADD = $(TEST_LIBS)
+	$(HBASE_RAW)
 # The call budgets of docs/hbase-adapter.md §9, parsed from the doc and
 # measured per request against the gateway's counters.
 check_PROGRAMS += tests/hbase/test_budget
 TESTS += tests/hbase/test_budget
-tests_hbase_test_budget_SOURCES = tests/hbase/test_budget.c tests/hbase/hbase_test_uri.h \
-	$(STORE_TEST_HELPERS) $(ENGINE_TEST_FIXTURE)
+tests_hbase_test_budget_SOURCES = tests/hbase/test_budget.c tests/hbase/hbase_test_uri.h
 tests_hbase_test_budget_CPPFLAGS = $(AM_CPPFLAGS) -DAB_DOCS_DIR=\"$(abs_top_srcdir)/docs\"
-tests_hbase_test_budget_CFLAGS = $(TEST_CFLAGS)
-tests_hbase_test_budget_LDADD = $(TEST_LIBS)
 EXTRA_DIST += docs/hbase-adapter.md
 EXTRA_DIST += hbase/pom.xml hbase/start.sh hbase/stop.sh hbase/create-table.sh \
 	hbase/lib.sh hbase/gateway.sh \

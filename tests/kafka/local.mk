@@ -8,8 +8,6 @@ check_PROGRAMS += tests/kafka/test_kafka_sink
 TESTS += tests/kafka/test_kafka_sink
 tests_kafka_test_kafka_sink_SOURCES = tests/kafka/test_kafka_sink.c $(KAFKA_BROKER)
 tests_kafka_test_kafka_sink_CPPFLAGS = $(KAFKA_CPPFLAGS)
-tests_kafka_test_kafka_sink_CFLAGS = $(TEST_CFLAGS)
-tests_kafka_test_kafka_sink_LDADD = $(TEST_LIBS)
 # actionbased (AB_SERVER_BIN) publishing WAL and CDC through a broker outage.
 check_PROGRAMS += tests/kafka/test_kafka_server
 TESTS += tests/kafka/test_kafka_server
