@@ -377,11 +377,9 @@ fits (AbStore *s, GBytes *key)
   return s->max_key == 0 || g_bytes_get_size (key) <= s->max_key;
 }
 
-typedef gboolean (*MultiGetFn) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
-
 /* multi_get of the keys the store can hold; the others answer absent. */
 static gboolean
-multi_get_fitting (AbStore *s, MultiGetFn fn, GPtrArray *keys, GArray *out, GError **error)
+multi_get_fitting (AbStore *s, AbStoreMultiGetFn *fn, GPtrArray *keys, GArray *out, GError **error)
 {
   g_autoptr (GPtrArray) fit = g_ptr_array_new ();
   for (guint i = 0; i < keys->len; i++)
@@ -405,7 +403,7 @@ multi_get_fitting (AbStore *s, MultiGetFn fn, GPtrArray *keys, GArray *out, GErr
 
 /* On failure the rows already appended are dropped: out is as it was. */
 static gboolean
-multi_get_by (AbStore *s, MultiGetFn fn, GPtrArray *keys, GArray *out, GError **error)
+multi_get_by (AbStore *s, AbStoreMultiGetFn *fn, GPtrArray *keys, GArray *out, GError **error)
 {
   guint before;
   gboolean ok;
