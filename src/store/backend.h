@@ -142,6 +142,9 @@ gboolean ab_backend_check_key (gsize klen, gsize max_key, GError **error);
 /* The batch verb of a plan's view of its transaction: refused, the plan
  * writes through its batch. */
 AbStoreBatchFn ab_backend_view_write;
+/* A scan through the handle's own scan_with (the store's, or a view's),
+ * each row copied into out: the scan of backends whose reads are visits. */
+AbStoreScanFn ab_backend_scan_copy;
 
 /* The state a local backend keeps per directory and process, shared by its
  * handles (shared_dir.c): embedded first in the backend's own struct. The

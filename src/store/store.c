@@ -540,6 +540,20 @@ ab_backend_view_write (AbStore *s, const AbBatch *b, GError **error)
   return FALSE;
 }
 
+static gboolean
+append_copy (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
+{
+  AbKv kv = { g_bytes_new (key, klen), g_bytes_new (value, vlen) };
+  g_array_append_val ((GArray *) out, kv);
+  return TRUE;
+}
+
+gboolean
+ab_backend_scan_copy (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
+{
+  return s->vt->scan_with (s, range, append_copy, out, error);
+}
+
 guint64
 ab_store_write_seq (AbStore *s)
 {

@@ -76,7 +76,6 @@ GBytes *ab_lmdb_val_bytes (const MDB_val *v);
 /* The read verbs (lmdb.c), shared by the store and by a plan's view of its
  * write transaction (lmdb_commit.c). */
 AbStoreGetFn ab_lmdb_get;
-AbStoreScanFn ab_lmdb_scan;
 AbStoreScanWithFn ab_lmdb_scan_with;
 AbStoreGetWithFn ab_lmdb_get_with;
 /* The write verbs (lmdb_commit.c): each a request of the group commit. */
@@ -85,10 +84,11 @@ AbStoreTransactFn ab_lmdb_transact;
 AbStoreIncrementFn ab_lmdb_increment;
 AbStoreCheckAndPutFn ab_lmdb_check_and_put;
 AbStoreCheckAndDeleteFn ab_lmdb_check_and_delete;
+/* The rows of r in key order to visit (borrowed for the call) until it
+ * returns FALSE, the range ends or its limit is reached; 0 or an lmdb error. */
+int ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbScanVisitor visit,
+                  gpointer user);
 /* Put the cursor on the first key inside the range start. */
-/* A row of a walk (borrowed for the call); FALSE ends the walk. */
-typedef gboolean (*AbLmdbRowFn) (const MDB_val *k, const MDB_val *v, gpointer user);
-int ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbLmdbRowFn fn, gpointer user);
 int ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k, MDB_val *v);
 gboolean ab_lmdb_before_stop (const AbScanRange *r, const MDB_val *k);
 
