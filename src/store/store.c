@@ -180,11 +180,17 @@ ab_kv_clear (AbKv *kv)
 }
 
 GArray *
-ab_kv_array_new (void)
+ab_kv_array_new_of (guint element_size)
 {
-  GArray *a = g_array_new (FALSE, TRUE, sizeof (AbKv));
+  GArray *a = g_array_new (FALSE, TRUE, element_size);
   g_array_set_clear_func (a, (GDestroyNotify) ab_kv_clear);
   return a;
+}
+
+GArray *
+ab_kv_array_new (void)
+{
+  return ab_kv_array_new_of (sizeof (AbKv));
 }
 
 /* ---- URI dispatch ---- */
