@@ -45,11 +45,12 @@ gboolean ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token);
  * cell || 0x00 is a TTL group cell's expiry sibling (right after its cell). */
 #define AB_WIDE_MARK 0x00
 
-/* One derived cell: group cells carry a delta, cache cells a value. */
+/* One derived cell: a row to write (key row || qualifier; value: cache
+ * cells' ab_engine_index_value of the state, NULL for group cells), group
+ * cells with a delta. */
 typedef struct {
-  GBytes *key;          /* row || qualifier */
+  AbKv kv;              /* first: cleared by ab_kv_clear */
   gint64 delta;         /* group cells */
-  GBytes *value;        /* cache cells: ab_engine_index_value of the state */
   const AbGroup *group; /* the definition it came from (one is set) */
   const AbCache *cache;
 } AbWideCell;

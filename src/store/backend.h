@@ -5,34 +5,51 @@
 #include <stdatomic.h>
 #include "store/store.h"
 
+/* The data verbs as function types: the vtable points to them, and a
+ * backend's private header declares the verbs its files share through them
+ * (AbStoreIncrementFn ab_lmdb_increment;). What each does: the vtable below
+ * and store.h's ab_store_* of the same name. */
+typedef gboolean AbStoreGetFn (AbStore *s, const guint8 *key, gsize klen, GBytes **value,
+                               GError **error);
+typedef gboolean AbStoreMultiGetFn (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+typedef gboolean AbStoreScanFn (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
+typedef gboolean AbStoreGetWithFn (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit,
+                                   gpointer user, GError **error);
+typedef gboolean AbStoreScanWithFn (AbStore *s, const AbScanRange *range, AbScanVisitor visit,
+                                    gpointer user, GError **error);
+typedef gboolean AbStoreBatchFn (AbStore *s, const AbBatch *b, GError **error);
+typedef gboolean AbStoreIncrementFn (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
+                                     gint64 *new_value, GError **error);
+typedef gboolean AbStoreCheckAndPutFn (AbStore *s, const guint8 *key, gsize klen,
+                                       const guint8 *expected, gsize elen, const guint8 *value,
+                                       gsize vlen, gboolean *applied, GError **error);
+typedef gboolean AbStoreCheckAndDeleteFn (AbStore *s, const guint8 *key, gsize klen,
+                                          const guint8 *expected, gsize elen, gboolean *applied,
+                                          GError **error);
+typedef void AbStoreTransactFn (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
+
 typedef struct {
   const gchar *name;
   /* *value = NULL when absent. */
-  gboolean (*get) (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
+  AbStoreGetFn *get;
   /* keys: GBytes*; out receives one AbKv per key, same order, value NULL if absent. */
-  gboolean (*multi_get) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+  AbStoreMultiGetFn *multi_get;
   /* Optional (hbase): multi_get that may share its call with other callers'
    * (ab_store_multi_get_shared); NULL: multi_get stands in. */
-  gboolean (*multi_get_shared) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
+  AbStoreMultiGetFn *multi_get_shared;
   /* Forward scan; appends AbKv to out. */
-  gboolean (*scan) (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
+  AbStoreScanFn *scan;
   /* Optional zero-copy reads (NULL: get and scan stand in); see ab_store_get_with. */
-  gboolean (*get_with) (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit,
-                        gpointer user, GError **error);
-  gboolean (*scan_with) (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpointer user,
-                         GError **error);
-  gboolean (*batch) (AbStore *s, const AbBatch *b, GError **error);
+  AbStoreGetWithFn *get_with;
+  AbStoreScanWithFn *scan_with;
+  AbStoreBatchFn *batch;
   /* Absent = 0; non-8-byte value = AB_STORE_ERROR_WIDTH. */
-  gboolean (*increment) (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
-                         GError **error);
+  AbStoreIncrementFn *increment;
   /* expected == NULL: put if absent. Else put if current == expected.
    * *applied says whether it happened. */
-  gboolean (*check_and_put) (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                             gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
-                             GError **error);
+  AbStoreCheckAndPutFn *check_and_put;
   /* Delete if current == expected. expected == NULL: applied iff absent (deletes nothing). */
-  gboolean (*check_and_delete) (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                                gsize elen, gboolean *applied, GError **error);
+  AbStoreCheckAndDeleteFn *check_and_delete;
   void (*close) (AbStore *s);
   /* Snapshots (optional: NULL = AB_STORE_ERROR_UNAVAILABLE). snapshot_scan
    * honours the whole AbScanRange, limit included. */
@@ -47,7 +64,7 @@ typedef struct {
   guint (*gauges) (AbStore *s, AbStoreGauge *out, guint max);
   /* Optional: queue plan for the next group commit and return at once;
    * done is called later (see AbTxnPlan). */
-  void (*transact) (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
+  AbStoreTransactFn *transact;
   /* Optional (lmdb, rocksdb): a consistent copy of the whole store in the
    * store's own file format into dir (created if absent, must be empty). */
   gboolean (*native_backup) (AbStore *s, const gchar *dir, GError **error);
@@ -124,7 +141,10 @@ gboolean ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error
 gboolean ab_backend_check_key (gsize klen, gsize max_key, GError **error);
 /* The batch verb of a plan's view of its transaction: refused, the plan
  * writes through its batch. */
-gboolean ab_backend_view_write (AbStore *s, const AbBatch *b, GError **error);
+AbStoreBatchFn ab_backend_view_write;
+/* A scan through the handle's own scan_with (the store's, or a view's),
+ * each row copied into out: the scan of backends whose reads are visits. */
+AbStoreScanFn ab_backend_scan_copy;
 
 /* The state a local backend keeps per directory and process, shared by its
  * handles (shared_dir.c): embedded first in the backend's own struct. The

@@ -180,11 +180,17 @@ ab_kv_clear (AbKv *kv)
 }
 
 GArray *
-ab_kv_array_new (void)
+ab_kv_array_new_of (guint element_size)
 {
-  GArray *a = g_array_new (FALSE, TRUE, sizeof (AbKv));
+  GArray *a = g_array_new (FALSE, TRUE, element_size);
   g_array_set_clear_func (a, (GDestroyNotify) ab_kv_clear);
   return a;
+}
+
+GArray *
+ab_kv_array_new (void)
+{
+  return ab_kv_array_new_of (sizeof (AbKv));
 }
 
 /* ---- URI dispatch ---- */
@@ -377,11 +383,9 @@ fits (AbStore *s, GBytes *key)
   return s->max_key == 0 || g_bytes_get_size (key) <= s->max_key;
 }
 
-typedef gboolean (*MultiGetFn) (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
-
 /* multi_get of the keys the store can hold; the others answer absent. */
 static gboolean
-multi_get_fitting (AbStore *s, MultiGetFn fn, GPtrArray *keys, GArray *out, GError **error)
+multi_get_fitting (AbStore *s, AbStoreMultiGetFn *fn, GPtrArray *keys, GArray *out, GError **error)
 {
   g_autoptr (GPtrArray) fit = g_ptr_array_new ();
   for (guint i = 0; i < keys->len; i++)
@@ -405,7 +409,7 @@ multi_get_fitting (AbStore *s, MultiGetFn fn, GPtrArray *keys, GArray *out, GErr
 
 /* On failure the rows already appended are dropped: out is as it was. */
 static gboolean
-multi_get_by (AbStore *s, MultiGetFn fn, GPtrArray *keys, GArray *out, GError **error)
+multi_get_by (AbStore *s, AbStoreMultiGetFn *fn, GPtrArray *keys, GArray *out, GError **error)
 {
   guint before;
   gboolean ok;
@@ -540,6 +544,20 @@ ab_backend_view_write (AbStore *s, const AbBatch *b, GError **error)
   g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
                        "a transaction view is read-only: plans write through their batch");
   return FALSE;
+}
+
+static gboolean
+append_copy (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
+{
+  AbKv kv = { g_bytes_new (key, klen), g_bytes_new (value, vlen) };
+  g_array_append_val ((GArray *) out, kv);
+  return TRUE;
+}
+
+gboolean
+ab_backend_scan_copy (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
+{
+  return s->vt->scan_with (s, range, append_copy, out, error);
 }
 
 guint64

@@ -77,6 +77,9 @@ typedef struct {
 } AbKv;
 void ab_kv_clear (AbKv *kv);
 GArray *ab_kv_array_new (void); /* AbKv with clear func */
+/* The same for structs of element_size bytes that begin with an AbKv (a
+ * row with what the caller keeps beside it), cleared by ab_kv_clear. */
+GArray *ab_kv_array_new_of (guint element_size);
 
 typedef struct {
   const guint8 *start;

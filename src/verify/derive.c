@@ -137,10 +137,10 @@ add_wide_rows (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src, con
     {
       const AbWideCell *c = &g_array_index (cells, AbWideCell, i);
       gsize klen, vlen;
-      const guint8 *k = g_bytes_get_data (c->key, &klen);
+      const guint8 *k = g_bytes_get_data (c->kv.key, &klen);
       if (!ab_verify_key_in_slice (run, k, klen) || (c->group != NULL && c->group->ttl > 0))
         continue;
-      const guint8 *v = c->value != NULL ? g_bytes_get_data (c->value, &vlen) : NULL;
+      const guint8 *v = c->kv.value != NULL ? g_bytes_get_data (c->kv.value, &vlen) : NULL;
       if (!(c->group != NULL ? ab_sorter_add_count (run->sorter, k, klen, c->delta, &run->error)
                              : ab_sorter_add_index (run->sorter, k, klen, v, vlen, &run->error)))
         return FALSE;

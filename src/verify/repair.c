@@ -101,8 +101,8 @@ live_cache_value (const AbVerifyTable *t, const AbValue *src, const AbValue *tgt
     {
       const AbWideCell *c = &g_array_index (cells, AbWideCell, i);
       gsize len, vlen;
-      const guint8 *k = g_bytes_get_data (c->key, &len);
-      const guint8 *v = g_bytes_get_data (c->value, &vlen);
+      const guint8 *k = g_bytes_get_data (c->kv.key, &len);
+      const guint8 *v = g_bytes_get_data (c->kv.value, &vlen);
       if (len == klen && memcmp (k, key, klen) == 0)
         *value = g_byte_array_append (g_byte_array_new (), v, vlen);
     }

@@ -4,19 +4,10 @@
 #include <string.h>
 #include "engine/plan/plan.h"
 
-static void
-wide_cell_clear (AbWideCell *c)
-{
-  g_clear_pointer (&c->key, g_bytes_unref);
-  g_clear_pointer (&c->value, g_bytes_unref);
-}
-
 GArray *
 ab_wide_cell_array_new (void)
 {
-  GArray *a = g_array_new (FALSE, TRUE, sizeof (AbWideCell));
-  g_array_set_clear_func (a, (GDestroyNotify) wide_cell_clear);
-  return a;
+  return ab_kv_array_new_of (sizeof (AbWideCell));
 }
 
 GByteArray *
@@ -110,7 +101,8 @@ ab_engine_group_cells (const AbTableDesc *t, const AbValue *s, const AbValue *tg
           GByteArray *k = group_cell_key (t, g, s, tg, st, dsrc, dirs[d], error);
           if (k == NULL)
             return FALSE;
-          AbWideCell c = { .key = g_byte_array_free_to_bytes (k), .delta = sign * x, .group = g };
+          AbWideCell c
+              = { .kv.key = g_byte_array_free_to_bytes (k), .delta = sign * x, .group = g };
           g_array_append_val (out, c);
         }
     }
@@ -168,7 +160,7 @@ ab_engine_cache_cells (const AbTableDesc *t, const AbValue *s, const AbValue *tg
         if (k == NULL)
           continue; /* no directed source, or outside a `dimension` list */
         AbWideCell cell
-            = { .key = g_byte_array_free_to_bytes (k), .value = g_bytes_ref (vbytes), .cache = c };
+            = { .kv = { g_byte_array_free_to_bytes (k), g_bytes_ref (vbytes) }, .cache = c };
         g_array_append_val (out, cell);
       }
   return TRUE;
@@ -189,14 +181,14 @@ plan_groups (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const Ab
       for (guint j = i + 1; j < cells->len && c->delta != 0; j++)
         {
           AbWideCell *o = &g_array_index (cells, AbWideCell, j);
-          if (o->delta != 0 && g_bytes_equal (c->key, o->key))
+          if (o->delta != 0 && g_bytes_equal (c->kv.key, o->kv.key))
             {
               c->delta += o->delta;
               o->delta = 0;
             }
         }
       gsize klen;
-      const guint8 *k = g_bytes_get_data (c->key, &klen);
+      const guint8 *k = g_bytes_get_data (c->kv.key, &klen);
       if (c->delta != 0)
         ab_batch_add (batch, k, klen, c->delta);
     }
@@ -207,7 +199,7 @@ static gboolean
 has_key (GArray *cells, GBytes *key)
 {
   for (guint i = 0; i < cells->len; i++)
-    if (g_bytes_equal (g_array_index (cells, AbWideCell, i).key, key))
+    if (g_bytes_equal (g_array_index (cells, AbWideCell, i).kv.key, key))
       return TRUE;
   return FALSE;
 }
@@ -229,17 +221,17 @@ ab_engine_plan_wide (const AbTableDesc *t, const AbValue *s, const AbValue *tg,
     {
       AbWideCell *c = &g_array_index (new_cells, AbWideCell, i);
       gsize klen, vlen;
-      const guint8 *k = g_bytes_get_data (c->key, &klen);
-      const guint8 *v = g_bytes_get_data (c->value, &vlen);
+      const guint8 *k = g_bytes_get_data (c->kv.key, &klen);
+      const guint8 *v = g_bytes_get_data (c->kv.value, &vlen);
       ab_batch_put (batch, k, klen, v, vlen);
     }
   for (guint i = 0; i < old_cells->len; i++)
     {
       AbWideCell *c = &g_array_index (old_cells, AbWideCell, i);
-      if (has_key (new_cells, c->key))
+      if (has_key (new_cells, c->kv.key))
         continue;
       gsize klen;
-      const guint8 *k = g_bytes_get_data (c->key, &klen);
+      const guint8 *k = g_bytes_get_data (c->kv.key, &klen);
       ab_batch_delete (batch, k, klen);
     }
   return TRUE;

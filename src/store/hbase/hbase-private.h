@@ -156,7 +156,7 @@ gboolean ab_hb_ensure_table (AbHbStore *h, GError **error);
 
 /* Batches (hbase_batch.c); their conditional deletes as parallel
  * check-and-deletes (hbase.c). */
-gboolean ab_hb_batch (AbStore *s, const AbBatch *b, GError **error);
+AbStoreBatchFn ab_hb_batch;
 /* The share run of batches (ops are const AbBatch *). */
 void ab_hb_batch_run (AbHbStore *h, gpointer *ops, guint n, GError **errors);
 gboolean ab_hb_delete_ifs (AbHbStore *h, GPtrArray *items, GError **error);

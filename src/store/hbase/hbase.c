@@ -15,7 +15,7 @@ to_bytes (GByteArray *a)
   return a ? g_bytes_new (a->data, a->len) : NULL;
 }
 
-/* ---- get / multi_get ---- */
+/* ---- calls answered by one result (get, increment) ---- */
 
 /* The value of key's own cell in a result. */
 static GByteArray *
@@ -26,38 +26,63 @@ result_value_of (HbTResult *r, const guint8 *key, gsize klen)
   return ab_hb_result_qualified (r, a.qual, a.qual_len);
 }
 
+/* A call answered by one HbTResult (get, increment): its request, and the
+ * result, made afresh for each attempt. */
 typedef struct {
   AbHbStore *h;
-  HbTGet *tget;
+  gpointer request; /* HbTGet (call_get) or HbTIncrement (call_increment) */
   HbTResult *result;
-} GetCall;
+} ResultCall;
+
+/* The result of an attempt, the last attempt's dropped. */
+static HbTResult **
+fresh_result (ResultCall *x)
+{
+  g_clear_object (&x->result);
+  x->result = g_object_new (HB_TYPE_T_RESULT, NULL);
+  return &x->result;
+}
 
 static gboolean
 call_get (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
 {
-  GetCall *x = p;
-  g_clear_object (&x->result);
-  x->result = g_object_new (HB_TYPE_T_RESULT, NULL);
-  return hb_t_h_base_service_client_get (c, &x->result, x->h->table_name, x->tget, io, error);
+  ResultCall *x = p;
+  return hb_t_h_base_service_client_get (c, fresh_result (x), x->h->table_name, x->request, io,
+                                         error);
 }
+
+static gboolean
+call_increment (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
+{
+  ResultCall *x = p;
+  return hb_t_h_base_service_client_increment (c, fresh_result (x), x->h->table_name, x->request,
+                                               io, error);
+}
+
+/* One ResultCall of request (consumed) through fn once the table exists;
+ * *value: key's cell in its result, NULL when absent. */
+static gboolean
+run_result_call (AbHbStore *h, AbHbRpc rpc, gboolean idempotent, AbHbCallFn fn, gpointer request,
+                 const guint8 *key, gsize klen, GBytes **value, GError **error)
+{
+  ResultCall x = { h, request, NULL };
+  gboolean ok = ab_hb_ensure_table (h, error) && ab_hb_call (h, rpc, idempotent, fn, &x, error);
+  if (ok)
+    *value = to_bytes (result_value_of (x.result, key, klen));
+  g_object_unref (request);
+  g_clear_object (&x.result);
+  return ok;
+}
+
+/* ---- get / multi_get ---- */
 
 static gboolean
 hb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
 {
-  AbHbStore *h = (AbHbStore *) s;
-  GetCall x = { h, NULL, NULL };
-  gboolean ok;
   if (klen == 0) /* HBase has no empty row key: nothing can be stored there */
     return TRUE;
-  if (!ab_hb_ensure_table (h, error))
-    return FALSE;
-  x.tget = ab_hb_get_new (key, klen);
-  ok = ab_hb_call (h, AB_HB_RPC_GET, TRUE, call_get, &x, error);
-  if (ok)
-    *value = to_bytes (result_value_of (x.result, key, klen));
-  g_clear_object (&x.tget);
-  g_clear_object (&x.result);
-  return ok;
+  return run_result_call ((AbHbStore *) s, AB_HB_RPC_GET, TRUE, call_get, ab_hb_get_new (key, klen),
+                          key, klen, value, error);
 }
 
 typedef struct {
@@ -487,52 +512,31 @@ hb_snapshot_close (AbSnapshot *snap)
 
 /* ---- increment ---- */
 
-typedef struct {
-  AbHbStore *h;
-  HbTIncrement *inc;
-  HbTResult *result;
-} IncCall;
-
-static gboolean
-call_increment (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
-{
-  IncCall *x = p;
-  g_clear_object (&x->result);
-  x->result = g_object_new (HB_TYPE_T_RESULT, NULL);
-  return hb_t_h_base_service_client_increment (c, &x->result, x->h->table_name, x->inc, io, error);
-}
-
 static gboolean
 hb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
               GError **error)
 {
-  AbHbStore *h = (AbHbStore *) s;
-  IncCall x = { h, ab_hb_increment_new (key, klen, delta, TRUE), NULL };
-  gboolean ok = ab_hb_ensure_table (h, error)
-                && ab_hb_call (h, AB_HB_RPC_INCREMENT, FALSE, call_increment, &x, error);
-  if (ok)
+  g_autoptr (GBytes) v = NULL;
+  gsize len = 0;
+  guint64 be = 0;
+  if (!run_result_call ((AbHbStore *) s, AB_HB_RPC_INCREMENT, FALSE, call_increment,
+                        ab_hb_increment_new (key, klen, delta, TRUE), key, klen, &v, error))
+    return FALSE;
+  const guint8 *d = v != NULL ? g_bytes_get_data (v, &len) : NULL;
+  if (v != NULL && len == 8)
     {
-      GByteArray *v = result_value_of (x.result, key, klen);
-      guint64 be = 0;
-      if (v != NULL && v->len == 8)
-        {
-          memcpy (&be, v->data, 8);
-          *new_value = (gint64) GUINT64_FROM_BE (be);
-        }
-      else if (v == NULL && delta == 0)
-        {
-          *new_value = 0; /* a zero increment of an absent cell writes nothing */
-        }
-      else
-        {
-          ok = FALSE;
-          g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "hbase increment answered %s",
-                       v ? "a value that is not 8 bytes" : "no value");
-        }
+      memcpy (&be, d, 8);
+      *new_value = (gint64) GUINT64_FROM_BE (be);
+      return TRUE;
     }
-  g_clear_object (&x.inc);
-  g_clear_object (&x.result);
-  return ok;
+  if (v == NULL && delta == 0)
+    {
+      *new_value = 0; /* a zero increment of an absent cell writes nothing */
+      return TRUE;
+    }
+  g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO, "hbase increment answered %s",
+               v ? "a value that is not 8 bytes" : "no value");
+  return FALSE;
 }
 
 /* ---- check-and-set ---- */
@@ -558,32 +562,47 @@ call_cas (HbTHBaseServiceIf *c, gpointer p, HbTIOError **io, GError **error)
                                                       io, error);
 }
 
-/* expected NULL goes out as an empty value: HBase then matches "absent or
+/* The check of key against expected, with put or del (owned by the call).
+ * expected NULL goes out as an empty value: HBase then matches "absent or
  * empty" (docs/hbase-adapter.md §3.6); check columns never hold empty values. */
+static void
+cas_call_init (CasCall *x, AbHbStore *h, const guint8 *key, gsize klen, const guint8 *expected,
+               gsize elen, HbTPut *put, HbTDelete *del)
+{
+  AbHbAddr a;
+  ab_hb_addr (key, klen, &a);
+  *x = (CasCall){ h,
+                  ab_hb_bytes (a.row, a.row_len),
+                  ab_hb_text (AB_HB_FAMILY),
+                  ab_hb_bytes (a.qual, a.qual_len),
+                  ab_hb_bytes (expected, expected ? elen : 0),
+                  put,
+                  del,
+                  FALSE };
+}
+
+static void
+cas_call_clear (CasCall *x)
+{
+  g_byte_array_unref (x->row);
+  g_byte_array_unref (x->family);
+  g_byte_array_unref (x->qualifier);
+  g_byte_array_unref (x->expected);
+  g_clear_object (&x->put);
+  g_clear_object (&x->del);
+}
+
 static gboolean
 run_cas (AbHbStore *h, const guint8 *key, gsize klen, const guint8 *expected, gsize elen,
          HbTPut *put, HbTDelete *del, gboolean *applied, GError **error)
 {
-  AbHbAddr a;
-  ab_hb_addr (key, klen, &a);
-  CasCall x = { h,
-                ab_hb_bytes (a.row, a.row_len),
-                ab_hb_text (AB_HB_FAMILY),
-                ab_hb_bytes (a.qual, a.qual_len),
-                ab_hb_bytes (expected, expected ? elen : 0),
-                put,
-                del,
-                FALSE };
+  CasCall x;
+  cas_call_init (&x, h, key, klen, expected, elen, put, del);
   gboolean ok = ab_hb_ensure_table (h, error)
                 && ab_hb_call (h, put ? AB_HB_RPC_CHECK_AND_PUT : AB_HB_RPC_CHECK_AND_DELETE, FALSE,
                                call_cas, &x, error);
   *applied = ok && x.applied;
-  g_byte_array_unref (x.row);
-  g_byte_array_unref (x.family);
-  g_byte_array_unref (x.qualifier);
-  g_byte_array_unref (x.expected);
-  g_clear_object (&put);
-  g_clear_object (&del);
+  cas_call_clear (&x);
   return ok;
 }
 
@@ -597,29 +616,13 @@ ab_hb_delete_ifs (AbHbStore *h, GPtrArray *items, GError **error)
   for (guint i = 0; i < items->len; i++)
     {
       const AbMutation *m = g_ptr_array_index (items, i);
-      gsize klen = m->klen, elen = m->vlen;
-      const guint8 *k = m->key, *e = m->value;
-      AbHbAddr a;
-      ab_hb_addr (k, klen, &a);
-      calls[i] = (CasCall){ h,
-                            ab_hb_bytes (a.row, a.row_len),
-                            ab_hb_text (AB_HB_FAMILY),
-                            ab_hb_bytes (a.qual, a.qual_len),
-                            ab_hb_bytes (e, elen),
-                            NULL,
-                            ab_hb_delete_new (k, klen),
-                            FALSE };
+      cas_call_init (&calls[i], h, m->key, m->klen, m->value, m->vlen, NULL,
+                     ab_hb_delete_new (m->key, m->klen));
       jobs[i] = (AbHbJob){ AB_HB_RPC_CHECK_AND_DELETE, FALSE, call_cas, &calls[i], NULL };
     }
   gboolean ok = ab_hb_run_parallel (h, jobs, items->len, error);
   for (guint i = 0; i < items->len; i++)
-    {
-      g_byte_array_unref (calls[i].row);
-      g_byte_array_unref (calls[i].family);
-      g_byte_array_unref (calls[i].qualifier);
-      g_byte_array_unref (calls[i].expected);
-      g_clear_object (&calls[i].del);
-    }
+    cas_call_clear (&calls[i]);
   return ok;
 }
 

@@ -68,13 +68,20 @@ ab_hb_column_new (const AbHbAddr *a)
   return c;
 }
 
+/* The builders' start: where key lives into a, and its row as new bytes. */
+static GByteArray *
+row_of (const guint8 *key, gsize klen, AbHbAddr *a)
+{
+  ab_hb_addr (key, klen, a);
+  return ab_hb_bytes (a->row, a->row_len);
+}
+
 HbTGet *
 ab_hb_get_new (const guint8 *key, gsize klen)
 {
   AbHbAddr a;
-  ab_hb_addr (key, klen, &a);
   HbTGet *g = g_object_new (HB_TYPE_T_GET, NULL);
-  g->row = ab_hb_bytes (a.row, a.row_len);
+  g->row = row_of (key, klen, &a);
   g_ptr_array_add (g->columns, ab_hb_column_new (&a));
   g->__isset_columns = TRUE;
   return g;
@@ -84,13 +91,12 @@ HbTPut *
 ab_hb_put_new (const guint8 *key, gsize klen, const guint8 *value, gsize vlen)
 {
   AbHbAddr a;
-  ab_hb_addr (key, klen, &a);
   HbTPut *p = g_object_new (HB_TYPE_T_PUT, NULL);
+  p->row = row_of (key, klen, &a);
   HbTColumnValue *cv = g_object_new (HB_TYPE_T_COLUMN_VALUE, NULL);
   cv->family = ab_hb_text (AB_HB_FAMILY);
   cv->qualifier = ab_hb_bytes (a.qual, a.qual_len);
   cv->value = ab_hb_bytes (value, vlen);
-  p->row = ab_hb_bytes (a.row, a.row_len);
   g_ptr_array_add (p->columnValues, cv);
   return p;
 }
@@ -101,9 +107,8 @@ HbTDelete *
 ab_hb_delete_new (const guint8 *key, gsize klen)
 {
   AbHbAddr a;
-  ab_hb_addr (key, klen, &a);
   HbTDelete *d = g_object_new (HB_TYPE_T_DELETE, NULL);
-  d->row = ab_hb_bytes (a.row, a.row_len);
+  d->row = row_of (key, klen, &a);
   if (a.wide)
     {
       g_ptr_array_add (d->columns, ab_hb_column_new (&a));
@@ -129,9 +134,8 @@ HbTIncrement *
 ab_hb_increment_new (const guint8 *key, gsize klen, gint64 delta, gboolean want_result)
 {
   AbHbAddr a;
-  ab_hb_addr (key, klen, &a);
   HbTIncrement *inc = g_object_new (HB_TYPE_T_INCREMENT, NULL);
-  inc->row = ab_hb_bytes (a.row, a.row_len);
+  inc->row = row_of (key, klen, &a);
   ab_hb_increment_add (inc, &a, delta);
   inc->returnResults = want_result;
   inc->__isset_returnResults = TRUE;

@@ -35,6 +35,15 @@ ab_hb_page_clear (AbHbPage *p)
   g_clear_pointer (&p->last_row, g_byte_array_unref);
 }
 
+/* row is the row of the page's last result that had one. */
+static void
+page_last_row (AbHbPage *p, const guint8 *row, gsize len)
+{
+  g_byte_array_set_size (p->last_row, 0);
+  g_byte_array_append (p->last_row, row, (guint) len);
+  p->have_last = TRUE;
+}
+
 static void
 page_reset (AbHbPage *p)
 {
@@ -158,11 +167,7 @@ recv_generic (HbTHBaseServiceIf *client, const AbScanRange *range, guint cap, Ab
       if (got < cap)
         got += ab_hb_result_cells (r, range, cap - got, kvs);
       if (r->row != NULL)
-        {
-          g_byte_array_set_size (p->last_row, 0);
-          g_byte_array_append (p->last_row, r->row->data, r->row->len);
-          p->have_last = TRUE;
-        }
+        page_last_row (p, r->row->data, r->row->len);
     }
   for (guint i = 0; i < kvs->len; i++)
     {
@@ -217,7 +222,10 @@ take (Cur *c, gsize n, const guint8 **p)
   return TRUE;
 }
 
-/* n bytes (1, 2 or 4) as a big-endian unsigned number. */
+/* Every integer of the protocol read here (byte, i16, i32) is n bytes (1,
+ * 2 or 4) big-endian, read as unsigned: a negative i32 length or size then
+ * lies above every limit, and field ids (all positive here) compare as
+ * they are. */
 static gboolean
 read_be (Cur *c, guint n, guint32 *out)
 {
@@ -231,63 +239,66 @@ read_be (Cur *c, guint n, guint32 *out)
   return TRUE;
 }
 
-static gboolean
-read_u8 (Cur *c, guint8 *out)
-{
-  guint32 v = 0;
-  gboolean ok = read_be (c, 1, &v);
-  *out = (guint8) v;
-  return ok;
-}
-
-static gboolean
-read_i16 (Cur *c, gint16 *out)
-{
-  guint32 v = 0;
-  gboolean ok = read_be (c, 2, &v);
-  *out = (gint16) (guint16) v;
-  return ok;
-}
-
-static gboolean
-read_i32 (Cur *c, gint32 *out)
-{
-  guint32 v = 0;
-  gboolean ok = read_be (c, 4, &v);
-  *out = (gint32) v;
-  return ok;
-}
-
 /* A binary/string: a pointer valid until the next read. */
 static gboolean
 read_binary (Cur *c, const guint8 **data, guint32 *len)
 {
-  gint32 n;
-  if (!read_i32 (c, &n))
+  guint32 n;
+  if (!read_be (c, 4, &n))
     return FALSE;
-  if (n < 0 || (guint32) n > MAX_BINARY)
+  if (n > MAX_BINARY)
     return bad (c, "a binary of a negative or huge length");
-  *len = (guint32) n;
+  *len = n;
   if (n == 0)
     {
       *data = (const guint8 *) "";
       return TRUE;
     }
-  return take (c, (gsize) n, data);
+  return take (c, n, data);
 }
 
 static gboolean
-field_begin (Cur *c, guint8 *type, gint16 *id)
+field_begin (Cur *c, guint32 *type, guint32 *id)
 {
-  if (!read_u8 (c, type))
+  if (!read_be (c, 1, type))
     return FALSE;
   if (*type == T_STOP)
     return TRUE;
-  return read_i16 (c, id);
+  return read_be (c, 2, id);
+}
+
+/* A struct's field handler: reads field id of type ft, or skips it; FALSE
+ * ends the read (c->error set). */
+typedef gboolean (*FieldFn) (Cur *c, guint32 ft, guint32 id, gpointer user);
+
+/* Reads a struct's fields up to its stop, each through fn. */
+static gboolean
+read_struct (Cur *c, FieldFn fn, gpointer user)
+{
+  for (;;)
+    {
+      guint32 ft, id;
+      if (!field_begin (c, &ft, &id))
+        return FALSE;
+      if (ft == T_STOP)
+        return TRUE;
+      if (!fn (c, ft, id, user))
+        return FALSE;
+    }
+}
+
+static gboolean skip (Cur *c, guint32 type, guint depth);
+
+/* A field of a struct being skipped (user: the struct's depth). */
+static gboolean
+skip_field (Cur *c, guint32 ft, guint32 id, gpointer depth)
+{
+  (void) id;
+  return skip (c, ft, GPOINTER_TO_UINT (depth) + 1);
 }
 
 static gboolean
-skip (Cur *c, guint8 type, guint depth)
+skip (Cur *c, guint32 type, guint depth)
 {
   const guint8 *p;
   guint32 len;
@@ -302,27 +313,15 @@ skip (Cur *c, guint8 type, guint depth)
       case T_I64:
       case T_DOUBLE: return take (c, 8, &p);
       case T_STRING: return read_binary (c, &p, &len);
-      case T_STRUCT:
-        for (;;)
-          {
-            guint8 ft;
-            gint16 id;
-            if (!field_begin (c, &ft, &id))
-              return FALSE;
-            if (ft == T_STOP)
-              return TRUE;
-            if (!skip (c, ft, depth + 1))
-              return FALSE;
-          }
+      case T_STRUCT: return read_struct (c, skip_field, GUINT_TO_POINTER (depth));
       case T_MAP:
         {
-          guint8 kt, vt;
-          gint32 n;
-          if (!read_u8 (c, &kt) || !read_u8 (c, &vt) || !read_i32 (c, &n))
+          guint32 kt, vt, n;
+          if (!read_be (c, 1, &kt) || !read_be (c, 1, &vt) || !read_be (c, 4, &n))
             return FALSE;
-          if (n < 0 || (guint32) n > MAX_ELEMENTS)
+          if (n > MAX_ELEMENTS)
             return bad (c, "a map of a negative or huge size");
-          for (gint32 i = 0; i < n; i++)
+          for (guint32 i = 0; i < n; i++)
             if (!skip (c, kt, depth + 1) || !skip (c, vt, depth + 1))
               return FALSE;
           return TRUE;
@@ -330,13 +329,12 @@ skip (Cur *c, guint8 type, guint depth)
       case T_SET:
       case T_LIST:
         {
-          guint8 et;
-          gint32 n;
-          if (!read_u8 (c, &et) || !read_i32 (c, &n))
+          guint32 et, n;
+          if (!read_be (c, 1, &et) || !read_be (c, 4, &n))
             return FALSE;
-          if (n < 0 || (guint32) n > MAX_ELEMENTS)
+          if (n > MAX_ELEMENTS)
             return bad (c, "a list of a negative or huge size");
-          for (gint32 i = 0; i < n; i++)
+          for (guint32 i = 0; i < n; i++)
             if (!skip (c, et, depth + 1))
               return FALSE;
           return TRUE;
@@ -345,49 +343,28 @@ skip (Cur *c, guint8 type, guint depth)
     }
 }
 
-/* A binary field copied into the scratch: its offset and length. */
+/* A binary field appended to out: its offset there and its length. */
 static gboolean
-binary_to_scratch (Cur *c, gsize *off, gsize *len)
+append_binary (Cur *c, GByteArray *out, gsize *off, gsize *len)
 {
   const guint8 *d;
   guint32 n;
   if (!read_binary (c, &d, &n))
     return FALSE;
-  *off = c->scratch->len;
+  *off = out->len;
   *len = n;
-  g_byte_array_append (c->scratch, d, n);
+  g_byte_array_append (out, d, n);
   return TRUE;
-}
-
-/* A struct's field handler: reads field id of type ft, or skips it; FALSE
- * ends the read (c->error set). */
-typedef gboolean (*FieldFn) (Cur *c, guint8 ft, gint16 id, gpointer user);
-
-/* Reads a struct's fields up to its stop, each through fn. */
-static gboolean
-read_struct (Cur *c, FieldFn fn, gpointer user)
-{
-  for (;;)
-    {
-      guint8 ft;
-      gint16 id;
-      if (!field_begin (c, &ft, &id))
-        return FALSE;
-      if (ft == T_STOP)
-        return TRUE;
-      if (!fn (c, ft, id, user))
-        return FALSE;
-    }
 }
 
 /* A list's header, which must be of structs (what: its name, for the error). */
 static gboolean
-read_struct_list (Cur *c, gint32 *n, const gchar *what)
+read_struct_list (Cur *c, guint32 *n, const gchar *what)
 {
-  guint8 et;
-  if (!read_u8 (c, &et) || !read_i32 (c, n))
+  guint32 et;
+  if (!read_be (c, 1, &et) || !read_be (c, 4, n))
     return FALSE;
-  if (*n < 0 || (guint32) *n > MAX_ELEMENTS || (*n > 0 && et != T_STRUCT))
+  if (*n > MAX_ELEMENTS || (*n > 0 && et != T_STRUCT))
     return bad (c, what);
   return TRUE;
 }
@@ -411,7 +388,7 @@ typedef struct {
 } ColumnRead;
 
 static gboolean
-column_value_field (Cur *c, guint8 ft, gint16 id, gpointer user)
+column_value_field (Cur *c, guint32 ft, guint32 id, gpointer user)
 {
   ColumnRead *r = user;
   if (id == 1 && ft == T_STRING)
@@ -424,9 +401,9 @@ column_value_field (Cur *c, guint8 ft, gint16 id, gpointer user)
       return TRUE;
     }
   if (id == 2 && ft == T_STRING)
-    return r->has_q = binary_to_scratch (c, &r->ref.qual, &r->ref.qual_len);
+    return r->has_q = append_binary (c, c->scratch, &r->ref.qual, &r->ref.qual_len);
   if (id == 3 && ft == T_STRING)
-    return r->has_v = binary_to_scratch (c, &r->ref.value, &r->ref.value_len);
+    return r->has_v = append_binary (c, c->scratch, &r->ref.value, &r->ref.value_len);
   return skip (c, ft, 1);
 }
 
@@ -451,25 +428,21 @@ typedef struct {
 } ResultRead;
 
 static gboolean
-result_field (Cur *c, guint8 ft, gint16 id, gpointer user)
+result_field (Cur *c, guint32 ft, guint32 id, gpointer user)
 {
   ResultRead *r = user;
   if (id == 1 && ft == T_STRING)
     {
-      const guint8 *d;
-      guint32 n;
-      if (!read_binary (c, &d, &n))
-        return FALSE;
+      gsize off, len;
       g_byte_array_set_size (c->row, 0);
-      g_byte_array_append (c->row, d, n);
-      return r->has_row = TRUE;
+      return r->has_row = append_binary (c, c->row, &off, &len);
     }
   if (id == 2 && ft == T_LIST)
     {
-      gint32 n;
+      guint32 n;
       if (!read_struct_list (c, &n, "columnValues is not a list of structs"))
         return FALSE;
-      for (gint32 i = 0; i < n; i++)
+      for (guint32 i = 0; i < n; i++)
         if (!read_column_value (c))
           return FALSE;
       return r->has_cells = TRUE;
@@ -491,22 +464,20 @@ read_result (Cur *c, const AbScanRange *range, guint cap, AbHbPage *p)
     return TRUE;
   if (r.has_cells && p->ncells < cap)
     emit_row (p, range, cap - p->ncells, c->row->data, c->row->len, c->scratch->data, c->refs);
-  g_byte_array_set_size (p->last_row, 0);
-  g_byte_array_append (p->last_row, c->row->data, c->row->len);
-  p->have_last = TRUE;
+  page_last_row (p, c->row->data, c->row->len);
   return TRUE;
 }
 
 static gboolean
-io_error_field (Cur *c, guint8 ft, gint16 id, gpointer user)
+io_error_field (Cur *c, guint32 ft, guint32 id, gpointer user)
 {
   HbTIOError *e = user;
   if (id == 1 && ft == T_STRING)
     return e->__isset_message = read_string (c, &e->message);
   if (id == 2 && ft == T_BOOL)
     {
-      guint8 b;
-      if (!read_u8 (c, &b))
+      guint32 b;
+      if (!read_be (c, 1, &b))
         return FALSE;
       e->canRetry = b != 0;
       return e->__isset_canRetry = TRUE;
@@ -531,17 +502,17 @@ read_io_error (Cur *c, HbTIOError **io)
 
 typedef struct {
   gchar *message;
-  gint32 type;
+  guint32 type;
 } AppException;
 
 static gboolean
-app_exception_field (Cur *c, guint8 ft, gint16 id, gpointer user)
+app_exception_field (Cur *c, guint32 ft, guint32 id, gpointer user)
 {
   AppException *x = user;
   if (id == 1 && ft == T_STRING)
     return read_string (c, &x->message);
   if (id == 2 && ft == T_I32)
-    return read_i32 (c, &x->type);
+    return read_be (c, 4, &x->type);
   return skip (c, ft, 1);
 }
 
@@ -552,8 +523,8 @@ read_app_exception (Cur *c)
 {
   AppException x = { 0 };
   if (read_struct (c, app_exception_field, &x))
-    g_set_error (c->error, THRIFT_APPLICATION_EXCEPTION_ERROR, x.type, "application error: %s",
-                 x.message != NULL ? x.message : "");
+    g_set_error (c->error, THRIFT_APPLICATION_EXCEPTION_ERROR, (gint) x.type,
+                 "application error: %s", x.message != NULL ? x.message : "");
   g_free (x.message);
   return FALSE;
 }
@@ -567,15 +538,15 @@ typedef struct {
 
 /* getScannerResults_result {0: success (list<TResult>), 1: io (TIOError)}. */
 static gboolean
-reply_field (Cur *c, guint8 ft, gint16 id, gpointer user)
+reply_field (Cur *c, guint32 ft, guint32 id, gpointer user)
 {
   ReplyRead *r = user;
   if (id == 0 && ft == T_LIST)
     {
-      gint32 n;
+      guint32 n;
       if (!read_struct_list (c, &n, "the results are not a list of structs"))
         return FALSE;
-      for (gint32 i = 0; i < n; i++)
+      for (guint32 i = 0; i < n; i++)
         if (!read_result (c, r->range, r->cap, r->p))
           return FALSE;
       return TRUE;
@@ -602,31 +573,32 @@ recv_fast (ThriftTransport *in, gboolean direct, const AbScanRange *range, guint
             .scratch = scratch,
             .refs = refs,
             .row = row };
-  gint32 head, seqid;
-  guint8 mtype;
+  guint32 head, mtype, seqid;
   const guint8 *name;
   guint32 name_len;
-  /* The message header, strict (version word) or not (the name first). */
-  if (!read_i32 (&c, &head))
+  /* The message header, strict (a version word: the sign bit set) or not
+   * (the name's length first). */
+  if (!read_be (&c, 4, &head))
     return FALSE;
-  if (head < 0)
+  gboolean strict = (head & 0x80000000u) != 0;
+  if (strict)
     {
-      if (((guint32) head & 0xffff0000u) != 0x80010000u)
+      if ((head & 0xffff0000u) != 0x80010000u)
         return bad (&c, "a bad protocol version");
-      mtype = (guint8) ((guint32) head & 0xff);
+      mtype = head & 0xff;
       if (!read_binary (&c, &name, &name_len))
         return FALSE;
     }
   else
     {
-      if (!take (&c, (gsize) head, &name))
+      if (!take (&c, head, &name))
         return FALSE;
-      name_len = (guint32) head;
+      name_len = head;
     }
   gboolean ours = name_len == strlen (NAME) && memcmp (name, NAME, name_len) == 0;
-  if (head >= 0 && !read_u8 (&c, &mtype))
+  if (!strict && !read_be (&c, 1, &mtype))
     return FALSE;
-  if (!read_i32 (&c, &seqid))
+  if (!read_be (&c, 4, &seqid))
     return FALSE;
   if (mtype == T_EXCEPTION)
     return read_app_exception (&c);

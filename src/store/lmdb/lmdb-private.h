@@ -75,27 +75,20 @@ GBytes *ab_lmdb_val_bytes (const MDB_val *v);
 
 /* The read verbs (lmdb.c), shared by the store and by a plan's view of its
  * write transaction (lmdb_commit.c). */
-gboolean ab_lmdb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
-gboolean ab_lmdb_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
-gboolean ab_lmdb_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit,
-                            gpointer user, GError **error);
-gboolean ab_lmdb_get_with (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit,
-                           gpointer user, GError **error);
+AbStoreGetFn ab_lmdb_get;
+AbStoreScanWithFn ab_lmdb_scan_with;
+AbStoreGetWithFn ab_lmdb_get_with;
 /* The write verbs (lmdb_commit.c): each a request of the group commit. */
-gboolean ab_lmdb_batch (AbStore *s, const AbBatch *b, GError **error);
-void ab_lmdb_transact (AbStore *s, AbTxnPlan plan, AbTxnDone on_done, gpointer user);
-gboolean ab_lmdb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
-                            gint64 *new_value, GError **error);
-gboolean ab_lmdb_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                                gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
-                                GError **error);
-gboolean ab_lmdb_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
-                                   const guint8 *expected, gsize elen, gboolean *applied,
-                                   GError **error);
+AbStoreBatchFn ab_lmdb_batch;
+AbStoreTransactFn ab_lmdb_transact;
+AbStoreIncrementFn ab_lmdb_increment;
+AbStoreCheckAndPutFn ab_lmdb_check_and_put;
+AbStoreCheckAndDeleteFn ab_lmdb_check_and_delete;
+/* The rows of r in key order to visit (borrowed for the call) until it
+ * returns FALSE, the range ends or its limit is reached; 0 or an lmdb error. */
+int ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbScanVisitor visit,
+                  gpointer user);
 /* Put the cursor on the first key inside the range start. */
-/* A row of a walk (borrowed for the call); FALSE ends the walk. */
-typedef gboolean (*AbLmdbRowFn) (const MDB_val *k, const MDB_val *v, gpointer user);
-int ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbLmdbRowFn fn, gpointer user);
 int ab_lmdb_scan_position (LmdbEnv *e, MDB_cursor *c, const AbScanRange *r, MDB_val *k, MDB_val *v);
 gboolean ab_lmdb_before_stop (const AbScanRange *r, const MDB_val *k);
 

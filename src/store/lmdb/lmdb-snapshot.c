@@ -43,15 +43,15 @@ ab_lmdb_snapshot_open (AbStore *s, GError **error)
  * back in if read again (by us or any other reader). lmdb does not publish
  * where it mapped the file, so the span comes from the rows themselves. */
 static void
-note_row (LmdbSnapshot *snap, const MDB_val *k, const MDB_val *v)
+note_row (LmdbSnapshot *snap, const guint8 *k, gsize klen, const guint8 *v, gsize vlen)
 {
-  guintptr a = MIN ((guintptr) k->mv_data, (guintptr) v->mv_data);
-  guintptr b = MAX ((guintptr) k->mv_data + k->mv_size, (guintptr) v->mv_data + v->mv_size);
+  guintptr a = MIN ((guintptr) k, (guintptr) v);
+  guintptr b = MAX ((guintptr) k + klen, (guintptr) v + vlen);
   if (snap->lo == 0 || a < snap->lo)
     snap->lo = a;
   if (b > snap->hi)
     snap->hi = b;
-  snap->walked += k->mv_size + v->mv_size;
+  snap->walked += klen + vlen;
 }
 
 static void
@@ -73,11 +73,11 @@ typedef struct {
 } SnapVisit;
 
 static gboolean
-snapshot_row (const MDB_val *k, const MDB_val *v, gpointer data)
+snapshot_row (const guint8 *k, gsize klen, const guint8 *v, gsize vlen, gpointer data)
 {
   SnapVisit *sv = data;
-  note_row (sv->snap, k, v);
-  if (!sv->visit (k->mv_data, k->mv_size, v->mv_data, v->mv_size, sv->user))
+  note_row (sv->snap, k, klen, v, vlen);
+  if (!sv->visit (k, klen, v, vlen, sv->user))
     return FALSE;
   if (sv->snap->walked >= AB_LMDB_SNAPSHOT_RELEASE)
     release_pages (sv->snap);

@@ -364,10 +364,9 @@ prefetch_page (const LmdbEnv *e, guintptr *page, const void *row)
     __builtin_prefetch ((const void *) (p + at));
 }
 
-/* The rows of a range in key order to fn until it returns FALSE, the range
- * ends or its limit is reached: the walk under every scan. */
+/* The walk under every scan. */
 int
-ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbLmdbRowFn fn, gpointer user)
+ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbScanVisitor visit, gpointer user)
 {
   MDB_cursor *c;
   MDB_val k, v;
@@ -383,40 +382,11 @@ ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbLmdbRowFn fn, gp
       if (!ab_lmdb_before_stop (r, &k) || (r->limit > 0 && n >= r->limit))
         break;
       n++;
-      if (!fn (&k, &v, user))
+      if (!visit (k.mv_data, k.mv_size, v.mv_data, v.mv_size, user))
         break;
     }
   mdb_cursor_close (c);
   return rc == MDB_NOTFOUND ? 0 : rc;
-}
-
-static gboolean
-append_row (const MDB_val *k, const MDB_val *v, gpointer out)
-{
-  AbKv kv = { ab_lmdb_val_bytes (k), ab_lmdb_val_bytes (v) };
-  g_array_append_val ((GArray *) out, kv);
-  return TRUE;
-}
-
-gboolean
-ab_lmdb_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
-{
-  Reader r;
-  if (!reader_open (s, &r, error))
-    return FALSE;
-  return reader_close (&r, ab_lmdb_walk (r.e, r.txn, range, append_row, out), "scan", error);
-}
-
-typedef struct {
-  AbScanVisitor visit;
-  gpointer user;
-} Visit;
-
-static gboolean
-visit_row (const MDB_val *k, const MDB_val *v, gpointer data)
-{
-  Visit *vi = data;
-  return vi->visit (k->mv_data, k->mv_size, v->mv_data, v->mv_size, vi->user);
 }
 
 gboolean
@@ -424,10 +394,9 @@ ab_lmdb_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gp
                    GError **error)
 {
   Reader r;
-  Visit vi = { visit, user };
   if (!reader_open (s, &r, error))
     return FALSE;
-  return reader_close (&r, ab_lmdb_walk (r.e, r.txn, range, visit_row, &vi), "scan", error);
+  return reader_close (&r, ab_lmdb_walk (r.e, r.txn, range, visit, user), "scan", error);
 }
 
 gboolean
@@ -614,7 +583,7 @@ static const AbStoreVTable lmdb_vtable = {
   .name = "lmdb",
   .get = ab_lmdb_get,
   .multi_get = lmdb_multi_get,
-  .scan = ab_lmdb_scan,
+  .scan = ab_backend_scan_copy,
   .get_with = ab_lmdb_get_with,
   .scan_with = ab_lmdb_scan_with,
   .batch = ab_lmdb_batch,

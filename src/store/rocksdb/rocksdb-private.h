@@ -59,11 +59,10 @@ AbStore *ab_store_rocksdb_new (const gchar *dir, const AbRocksOptions *o, GError
 /* Sets error from a RocksDB error string (freed) naming `what`; FALSE. */
 gboolean ab_rocks_fail (GError **error, char *err, const gchar *what);
 
-/* get, multi_get and scan through the handle's own get_with and scan_with
- * (the store's, or a plan's view of its group). */
-gboolean ab_rocks_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error);
-gboolean ab_rocks_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
-gboolean ab_rocks_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error);
+/* get and multi_get through the handle's own get_with (the store's, or a
+ * plan's view of its group); scan is ab_backend_scan_copy. */
+AbStoreGetFn ab_rocks_get;
+AbStoreMultiGetFn ab_rocks_multi_get;
 /* A walk of r over the database (as of snapshot, when not NULL) with the
  * group's rows on top (when not NULL). */
 gboolean ab_rocks_scan_db (RocksEnv *e, const AbScanRange *r, const rocksdb_snapshot_t *snapshot,
@@ -89,21 +88,16 @@ guint ab_rocks_gauges (AbStore *s, AbStoreGauge *out, guint max);
 void ab_rocks_committer_start (RocksEnv *e);
 void ab_rocks_committer_stop (RocksEnv *e);
 guint64 ab_rocks_write_seq (AbStore *s);
-gboolean ab_rocks_batch (AbStore *s, const AbBatch *b, GError **error);
+AbStoreBatchFn ab_rocks_batch;
 /* Ingests the table file at path through the committer, between groups
  * (rocksdb_load.c's commits). */
 gboolean ab_rocks_ingest (AbStore *s, const gchar *path, GError **error);
 /* A sorted load of s (store.h), NULL on a read-only store. */
 AbStoreLoad *ab_rocks_load_new (AbStore *s);
-void ab_rocks_transact (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
-gboolean ab_rocks_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta,
-                             gint64 *new_value, GError **error);
-gboolean ab_rocks_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                                 gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
-                                 GError **error);
-gboolean ab_rocks_check_and_delete (AbStore *s, const guint8 *key, gsize klen,
-                                    const guint8 *expected, gsize elen, gboolean *applied,
-                                    GError **error);
+AbStoreTransactFn ab_rocks_transact;
+AbStoreIncrementFn ab_rocks_increment;
+AbStoreCheckAndPutFn ab_rocks_check_and_put;
+AbStoreCheckAndDeleteFn ab_rocks_check_and_delete;
 
 /* The rows of one group commit (rocksdb_group.c): written in order, the
  * latest of a key found by hash, undone to a mark, read merged with the

@@ -61,8 +61,8 @@ keep_value (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpoi
   return TRUE;
 }
 
-/* get, multi_get and scan through the handle's get_with and scan_with: the
- * store's own, or a plan's view of its group (rocksdb_write.c). */
+/* get and multi_get through the handle's get_with: the store's own, or a
+ * plan's view of its group (rocksdb_write.c). */
 gboolean
 ab_rocks_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
 {
@@ -186,20 +186,6 @@ rocks_scan_with (AbStore *s, const AbScanRange *range, AbScanVisitor visit, gpoi
                  GError **error)
 {
   return ab_rocks_scan_db (ab_rocks_env_of (s), range, NULL, NULL, visit, user, error);
-}
-
-static gboolean
-append_row (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
-{
-  AbKv kv = { g_bytes_new (key, klen), g_bytes_new (value, vlen) };
-  g_array_append_val ((GArray *) out, kv);
-  return TRUE;
-}
-
-gboolean
-ab_rocks_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
-{
-  return s->vt->scan_with (s, range, append_row, out, error);
 }
 
 /* ---- snapshots: a RocksDB snapshot held from open to close ---- */
@@ -523,7 +509,7 @@ static const AbStoreVTable rocks_vtable = {
   .name = "rocksdb",
   .get = ab_rocks_get,
   .multi_get = ab_rocks_multi_get,
-  .scan = ab_rocks_scan,
+  .scan = ab_backend_scan_copy,
   .get_with = rocks_get_with,
   .scan_with = rocks_scan_with,
   .batch = ab_rocks_batch,
