@@ -198,7 +198,7 @@ derive_state (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize
         report_corrupt (run, t, key, klen, val, vlen, local->message);
       return TRUE;
     }
-  if (st.active && any)
+  if (st.meta.active && any)
     ok = derive_rows (run, t, key, klen, p, &st, &r, owned, val, vlen);
   ab_state_clear (&st);
   return ok;
