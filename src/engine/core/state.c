@@ -63,19 +63,15 @@ static void
 cell_to_slot (AbCodedProp *p, gpointer user)
 {
   DecodeTo *d = user;
-  for (guint f = 0; f < d->schema->fields->len; f++)
-    {
-      const AbField *field = d->schema->fields->pdata[f];
-      if (field->code != p->code)
-        continue;
-      AbSlot *slot = &d->out->slots[f];
-      ab_value_clear (&slot->value);
-      slot->kind = AB_SLOT_VALUE;
-      slot->value = p->value; /* taken */
-      memset (&p->value, 0, sizeof p->value);
-      slot->version = p->version;
-      return;
-    }
+  gint f = ab_schema_field_pos_by_code (d->schema, p->code);
+  if (f < 0)
+    return;
+  AbSlot *slot = &d->out->slots[f];
+  ab_value_clear (&slot->value);
+  slot->kind = AB_SLOT_VALUE;
+  slot->value = p->value; /* taken */
+  memset (&p->value, 0, sizeof p->value);
+  slot->version = p->version;
 }
 
 gboolean
