@@ -209,12 +209,9 @@ derive_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpoi
 {
   AbVerifyRun *run = user;
   AbKeyPeek p;
-  const AbVerifyTable *t;
   ab_verify_tick (run);
-  if (!ab_verify_peek (key, klen, &p) || (p.type != AB_ROW_STATE && p.type != AB_ROW_GROUP))
-    return TRUE;
-  t = ab_verify_lookup (run, p.table_code);
-  if (t == NULL)
+  const AbVerifyTable *t = ab_verify_table_of (run, key, klen, &p);
+  if (t == NULL || (p.type != AB_ROW_STATE && p.type != AB_ROW_GROUP))
     return TRUE;
   if (p.type == AB_ROW_GROUP)
     return ab_verify_topk_cell (run, t, key, klen, val, vlen);
