@@ -16,6 +16,9 @@ typedef gboolean (*AbQueueParse) (const AbTableDesc *t, gpointer info);
  * NULL without a table (*found FALSE) or when parse refuses it (*found TRUE). */
 AbTableDesc *ab_queue_table (AbEngine *engine, const gchar *db, const gchar *table,
                              AbQueueParse parse, gpointer info, gboolean *found);
+/* Makes the queue's table from proto, its info (parse) in *info. */
+gboolean ab_queue_create_table (AbEngine *engine, AbTableDesc *proto, const gchar *actor,
+                                AbQueueParse parse, gpointer info, GError **error);
 
 /* One message messages[i] as an INSERT item added to b (ab_queue_add_insert),
  * its partition and id in *out; ctx is the form's queue. */

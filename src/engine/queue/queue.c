@@ -70,6 +70,18 @@ ab_queue_table (AbEngine *engine, const gchar *db, const gchar *table, AbQueuePa
   return NULL;
 }
 
+gboolean
+ab_queue_create_table (AbEngine *engine, AbTableDesc *proto, const gchar *actor, AbQueueParse parse,
+                       gpointer info, GError **error)
+{
+  GError *local = NULL;
+  g_autoptr (AbTableDesc) t = ab_catalog_create_table (engine->catalog, proto, actor, &local);
+  if (t == NULL)
+    return ab_engine_propagate (error, local), FALSE;
+  parse (t, info);
+  return TRUE;
+}
+
 /* The backing table of a queue, or NOT_FOUND (for a table that is not such
  * a queue too). */
 static AbTableDesc *
@@ -130,11 +142,7 @@ ab_queue_create (AbEngine *engine, const gchar *ns, const gchar *queue, const gc
       if (made == NULL)
         return ab_engine_propagate (error, local), FALSE;
     }
-  g_autoptr (AbTableDesc) t = ab_catalog_create_table (engine->catalog, proto, actor, &local);
-  if (t == NULL)
-    return ab_engine_propagate (error, local), FALSE;
-  info_from_table (t, out);
-  return TRUE;
+  return ab_queue_create_table (engine, proto, actor, info_from_table, out, error);
 }
 
 gboolean

@@ -214,11 +214,7 @@ ab_queue_db_create (AbEngine *engine, const gchar *database, JsonObject *request
   proto->comment = meta_encode (partitions, order_by);
   proto->mode = AB_MODE_SYNC;
   proto->code = ab_codec_table_code (database, queue);
-  g_autoptr (AbTableDesc) t = ab_catalog_create_table (engine->catalog, proto, actor, &local);
-  if (t == NULL)
-    return ab_engine_propagate (error, local), FALSE;
-  info_from_table (t, out);
-  return TRUE;
+  return ab_queue_create_table (engine, proto, actor, info_from_table, out, error);
 }
 
 gboolean
