@@ -38,6 +38,18 @@ ab_codec_prefix_upper_bound (const guint8 *prefix, gsize len)
   return out;
 }
 
+GByteArray *
+ab_codec_prefix_range (const guint8 *prefix, gsize len, AbScanRange *range)
+{
+  GByteArray *stop = ab_codec_prefix_upper_bound (prefix, len);
+  *range = (AbScanRange){ .start = prefix,
+                          .start_len = len,
+                          .start_inclusive = TRUE,
+                          .stop = stop != NULL ? stop->data : NULL,
+                          .stop_len = stop != NULL ? stop->len : 0 };
+  return stop;
+}
+
 static void
 xor_key (guint8 *buf, gsize len)
 {

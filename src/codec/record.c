@@ -57,10 +57,10 @@ put_ts_cell (AbBuf *out, gint32 code, gint64 ts)
 }
 
 void
-ab_buf_state_head (AbBuf *out, gboolean active, gint64 version)
+ab_buf_state_head (AbBuf *out, const AbStateMeta *m)
 {
-  ab_buf_put_int8 (out, active ? 1 : 0, AB_ORDER_ASC);
-  ab_buf_put_int64 (out, version, AB_ORDER_ASC);
+  ab_buf_put_int8 (out, m->active ? 1 : 0, AB_ORDER_ASC);
+  ab_buf_put_int64 (out, m->version, AB_ORDER_ASC);
 }
 
 gboolean
@@ -74,26 +74,25 @@ ab_buf_state_cell (AbBuf *out, gint32 code, const AbValue *value, gint64 version
 }
 
 void
-ab_buf_state_tail (AbBuf *out, gboolean has_created_at, gint64 created_at, gboolean has_deleted_at,
-                   gint64 deleted_at)
+ab_buf_state_tail (AbBuf *out, const AbStateMeta *m)
 {
-  if (has_created_at)
-    put_ts_cell (out, AB_CODE_INSERT_TS, created_at);
-  if (has_deleted_at)
-    put_ts_cell (out, AB_CODE_DELETE_TS, deleted_at);
+  if (m->has_created_at)
+    put_ts_cell (out, AB_CODE_INSERT_TS, m->created_at);
+  if (m->has_deleted_at)
+    put_ts_cell (out, AB_CODE_DELETE_TS, m->deleted_at);
 }
 
 static gboolean
 state_value (AbBuf *out, const AbStateValue *sv, GError **error)
 {
-  ab_buf_state_head (out, sv->active, sv->version);
+  ab_buf_state_head (out, &sv->meta);
   for (guint i = 0; sv->props != NULL && i < sv->props->len; i++)
     {
       const AbCodedProp *p = &g_array_index (sv->props, AbCodedProp, i);
       if (!ab_buf_state_cell (out, p->code, &p->value, p->version, error))
         return FALSE;
     }
-  ab_buf_state_tail (out, sv->has_created_at, sv->created_at, sv->has_deleted_at, sv->deleted_at);
+  ab_buf_state_tail (out, &sv->meta);
   return TRUE;
 }
 
@@ -166,9 +165,9 @@ decode_state_cells (const guint8 *buf, gsize len, gsize pos, AbStateValue *head,
       if (p.code == AB_CODE_INSERT_TS || p.code == AB_CODE_DELETE_TS)
         {
           if (p.code == AB_CODE_INSERT_TS)
-            lift_ts (&p, &head->has_created_at, &head->created_at);
+            lift_ts (&p, &head->meta.has_created_at, &head->meta.created_at);
           else
-            lift_ts (&p, &head->has_deleted_at, &head->deleted_at);
+            lift_ts (&p, &head->meta.has_deleted_at, &head->meta.deleted_at);
           ab_value_clear (&p.value);
           continue;
         }
@@ -183,8 +182,8 @@ ab_codec_decode_state_stream (const guint8 *buf, gsize len, AbStateValue *head,
                               AbStateCellSink sink, gpointer user, GError **error)
 {
   gsize pos = 0;
-  return read_active (buf, len, &pos, &head->active, error)
-         && ab_codec_get_int64 (buf, len, &pos, &head->version, error)
+  return read_active (buf, len, &pos, &head->meta.active, error)
+         && ab_codec_get_int64 (buf, len, &pos, &head->meta.version, error)
          && decode_state_cells (buf, len, pos, head, sink, user, error);
 }
 

@@ -11,6 +11,8 @@ typedef struct {
   gint64 version; /* State values only; 0 in Index values */
 } AbCodedProp;
 
+/* What a State value says of its key besides the properties: active, the
+ * version and the timestamps (the engine's AbState holds the same). */
 typedef struct {
   gboolean active;
   gint64 version;
@@ -18,6 +20,10 @@ typedef struct {
   gint64 created_at;
   gboolean has_deleted_at;
   gint64 deleted_at;
+} AbStateMeta;
+
+typedef struct {
+  AbStateMeta meta;
   GArray *props; /* AbCodedProp, with clear func set: freed with the array */
 } AbStateValue;
 
@@ -36,11 +42,10 @@ gboolean ab_codec_decode_state_stream (const guint8 *buf, gsize len, AbStateValu
 /* The same layout written piece by piece into an AbBuf, for callers that
  * hold the cells elsewhere: head, then each cell, then the reserved
  * timestamp cells. On a failed cell the caller drops what it built. */
-void ab_buf_state_head (AbBuf *out, gboolean active, gint64 version);
+void ab_buf_state_head (AbBuf *out, const AbStateMeta *m);
 gboolean ab_buf_state_cell (AbBuf *out, gint32 code, const AbValue *value, gint64 version,
                             GError **error);
-void ab_buf_state_tail (AbBuf *out, gboolean has_created_at, gint64 created_at,
-                        gboolean has_deleted_at, gint64 deleted_at);
+void ab_buf_state_tail (AbBuf *out, const AbStateMeta *m);
 /* Lifts the reserved __InsertTs__/__DeleteTs__ cells into the timestamps.
  * out must be initialised (ab_codec_state_value_init) or zero-filled; its
  * previous contents are released. On failure it is left empty but valid. */

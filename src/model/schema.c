@@ -287,13 +287,17 @@ ab_schema_field (const AbSchema *schema, const gchar *name)
 const AbField *
 ab_schema_field_by_code (const AbSchema *schema, gint32 code)
 {
+  gint k = ab_schema_field_pos_by_code (schema, code);
+  return k >= 0 ? schema->fields->pdata[k] : NULL;
+}
+
+gint
+ab_schema_field_pos_by_code (const AbSchema *schema, gint32 code)
+{
   for (guint k = 0; k < schema->fields->len; k++)
-    {
-      const AbField *f = schema->fields->pdata[k];
-      if (f->code == code)
-        return f;
-    }
-  return NULL;
+    if (((const AbField *) schema->fields->pdata[k])->code == code)
+      return (gint) k;
+  return -1;
 }
 
 const AbIndex *

@@ -90,6 +90,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbSchema, ab_schema_free)
 const AbField *ab_schema_field (const AbSchema *schema, const gchar *name);
 gint ab_schema_field_pos (const AbSchema *schema, const gchar *name);
 const AbField *ab_schema_field_by_code (const AbSchema *schema, gint32 code);
+gint ab_schema_field_pos_by_code (const AbSchema *schema, gint32 code);
 const AbIndex *ab_schema_index (const AbSchema *schema, const gchar *name);
 
 /* v3 ModelSchema JSON. Accepts request (EDGE) and response (edge) type names,

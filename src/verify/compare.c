@@ -21,13 +21,6 @@ advance (AbVerifyRun *run)
   return TRUE;
 }
 
-static const AbVerifyTable *
-table_of (AbVerifyRun *run, const guint8 *key, gsize klen)
-{
-  AbKeyPeek p;
-  return ab_verify_peek (key, klen, &p) ? ab_verify_lookup (run, p.table_code) : NULL;
-}
-
 /* A derived Cache cell at or past its row's boundary: trimming removed it,
  * which is not a mismatch (the row only has to be complete below it). */
 static gboolean
@@ -95,7 +88,7 @@ emit_missing (AbVerifyRun *run)
       m.cls = AB_MISMATCH_COUNT_MISSING;
       m.expected_count = d->count;
     }
-  ab_verify_emit (run, table_of (run, d->key, d->klen), &m);
+  ab_verify_emit (run, ab_verify_table_of (run, d->key, d->klen, NULL), &m);
 }
 
 /* The head and a stored row share a key. */
@@ -171,12 +164,11 @@ compare_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpo
 {
   AbVerifyRun *run = user;
   AbKeyPeek p;
-  const AbVerifyTable *t;
   gint c = 1;
   gboolean marker;
   ab_verify_tick (run);
-  if (!ab_verify_peek (key, klen, &p) || p.type < AB_ROW_TOPK_SCORE || p.type > AB_ROW_COUNT
-      || p.type == AB_ROW_STATE || (t = ab_verify_lookup (run, p.table_code)) == NULL)
+  const AbVerifyTable *t = ab_verify_table_of (run, key, klen, &p);
+  if (t == NULL || p.type < AB_ROW_TOPK_SCORE || p.type > AB_ROW_COUNT || p.type == AB_ROW_STATE)
     return TRUE;
   if (ab_verify_is_topk_row (p.type) && !ab_verify_topk_defined (t, key, klen, &p))
     return TRUE; /* a top-K no longer defined: left alone, like its group */

@@ -198,7 +198,7 @@ derive_state (AbVerifyRun *run, const AbVerifyTable *t, const guint8 *key, gsize
         report_corrupt (run, t, key, klen, val, vlen, local->message);
       return TRUE;
     }
-  if (st.active && any)
+  if (st.meta.active && any)
     ok = derive_rows (run, t, key, klen, p, &st, &r, owned, val, vlen);
   ab_state_clear (&st);
   return ok;
@@ -209,12 +209,9 @@ derive_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpoi
 {
   AbVerifyRun *run = user;
   AbKeyPeek p;
-  const AbVerifyTable *t;
   ab_verify_tick (run);
-  if (!ab_verify_peek (key, klen, &p) || (p.type != AB_ROW_STATE && p.type != AB_ROW_GROUP))
-    return TRUE;
-  t = ab_verify_lookup (run, p.table_code);
-  if (t == NULL)
+  const AbVerifyTable *t = ab_verify_table_of (run, key, klen, &p);
+  if (t == NULL || (p.type != AB_ROW_STATE && p.type != AB_ROW_GROUP))
     return TRUE;
   if (p.type == AB_ROW_GROUP)
     return ab_verify_topk_cell (run, t, key, klen, val, vlen);

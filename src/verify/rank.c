@@ -109,12 +109,8 @@ relative_score (AbVerifyRun *run, const AbVerifyTable *t, const AbTopkEntry *e, 
   Sum sum = { .e = &before };
   gsize plen;
   const guint8 *p = g_bytes_get_data (e->cells, &plen);
-  g_autoptr (GByteArray) stop = ab_codec_prefix_upper_bound (p, plen);
-  AbScanRange cells = { .start = p,
-                        .start_len = plen,
-                        .start_inclusive = TRUE,
-                        .stop = stop != NULL ? stop->data : NULL,
-                        .stop_len = stop != NULL ? stop->len : 0 };
+  AbScanRange cells;
+  g_autoptr (GByteArray) stop = ab_codec_prefix_range (p, plen, &cells);
   if (!ab_snapshot_scan (run->snap, &cells, sum_visit, &sum, NULL))
     return score;
   if (sum.score == stored.score && (stored.found || sum.score == 0))

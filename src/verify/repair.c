@@ -129,7 +129,7 @@ live_index_value (AbStore *reader, const AbVerifyTable *t, const AbValue *src, c
   const guint8 *sdata = g_bytes_get_data (stored, &slen);
   if (!ab_state_decode (schema, sdata, slen, &st, error))
     return FALSE;
-  for (guint i = 0; ok && st.active && *value == NULL && i < schema->indexes->len; i++)
+  for (guint i = 0; ok && st.meta.active && *value == NULL && i < schema->indexes->len; i++)
     for (guint d = 0; ok && *value == NULL && d < t->n_dirs; d++)
       {
         g_autoptr (GByteArray) k = ab_engine_index_key (t->desc, schema->indexes->pdata[i], src,
@@ -140,7 +140,7 @@ live_index_value (AbStore *reader, const AbVerifyTable *t, const AbValue *src, c
         *value = g_byte_array_new ();
         ok = ab_engine_index_value (t->desc, &st, *value, error);
       }
-  if (ok && st.active && *value == NULL)
+  if (ok && st.meta.active && *value == NULL)
     ok = live_cache_value (t, src, tgt, &st, key, klen, value, error);
   ab_state_clear (&st);
   return ok;

@@ -60,6 +60,9 @@ gboolean ab_verify_peek (const guint8 *key, gsize klen, AbKeyPeek *out);
 gboolean ab_verify_salt_in_slice (const AbVerifyRun *run, guint32 salt);
 gboolean ab_verify_key_in_slice (const AbVerifyRun *run, const guint8 *key, gsize klen);
 AbVerifyTable *ab_verify_lookup (AbVerifyRun *run, gint32 code);
+/* The verified table the row at key belongs to, its peek in *p (p may be
+ * NULL); NULL for a key that does not peek or a table not verified. */
+AbVerifyTable *ab_verify_table_of (AbVerifyRun *run, const guint8 *key, gsize klen, AbKeyPeek *p);
 /* The table keeps Group cells derivable from State (no ttl) or Cache cells. */
 gboolean ab_verify_has_wide (const AbVerifyTable *t);
 /* Counts a visited row; prints progress when asked, at most once a second. */

@@ -103,6 +103,15 @@ ab_verify_lookup (AbVerifyRun *run, gint32 code)
   return g_hash_table_lookup (run->tables, GINT_TO_POINTER (code));
 }
 
+AbVerifyTable *
+ab_verify_table_of (AbVerifyRun *run, const guint8 *key, gsize klen, AbKeyPeek *p)
+{
+  AbKeyPeek mine;
+  if (p == NULL)
+    p = &mine;
+  return ab_verify_peek (key, klen, p) ? ab_verify_lookup (run, p->table_code) : NULL;
+}
+
 gboolean
 ab_verify_has_wide (const AbVerifyTable *t)
 {

@@ -17,7 +17,8 @@ state (const guint8 *data, gsize size)
       if (ab_codec_encode_state_value (again, &sv, NULL))
         {
           AB_FUZZ_CHECK (ab_codec_decode_state_value (again->data, again->len, &back, NULL));
-          AB_FUZZ_CHECK (back.version == sv.version && back.active == sv.active);
+          AB_FUZZ_CHECK (back.meta.version == sv.meta.version
+                         && back.meta.active == sv.meta.active);
           AB_FUZZ_CHECK (back.props->len == sv.props->len);
         }
       ab_codec_state_value_clear (&back);

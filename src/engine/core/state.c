@@ -8,7 +8,7 @@ void
 ab_state_init (AbState *st, guint n_fields)
 {
   memset (st, 0, sizeof *st);
-  st->version = G_MININT64;
+  st->meta.version = G_MININT64;
   st->n = n_fields;
   st->slots = g_new0 (AbSlot, n_fields);
 }
@@ -38,7 +38,8 @@ ab_state_copy (AbState *dst, const AbState *src)
 gboolean
 ab_state_is_initial (const AbState *st)
 {
-  if (st->active || st->version != G_MININT64 || st->has_created_at || st->has_deleted_at)
+  if (st->meta.active || st->meta.version != G_MININT64 || st->meta.has_created_at
+      || st->meta.has_deleted_at)
     return FALSE;
   for (guint i = 0; i < st->n; i++)
     if (st->slots[i].kind != AB_SLOT_ABSENT)
@@ -62,19 +63,15 @@ static void
 cell_to_slot (AbCodedProp *p, gpointer user)
 {
   DecodeTo *d = user;
-  for (guint f = 0; f < d->schema->fields->len; f++)
-    {
-      const AbField *field = d->schema->fields->pdata[f];
-      if (field->code != p->code)
-        continue;
-      AbSlot *slot = &d->out->slots[f];
-      ab_value_clear (&slot->value);
-      slot->kind = AB_SLOT_VALUE;
-      slot->value = p->value; /* taken */
-      memset (&p->value, 0, sizeof p->value);
-      slot->version = p->version;
-      return;
-    }
+  gint f = ab_schema_field_pos_by_code (d->schema, p->code);
+  if (f < 0)
+    return;
+  AbSlot *slot = &d->out->slots[f];
+  ab_value_clear (&slot->value);
+  slot->kind = AB_SLOT_VALUE;
+  slot->value = p->value; /* taken */
+  memset (&p->value, 0, sizeof p->value);
+  slot->version = p->version;
 }
 
 gboolean
@@ -88,12 +85,7 @@ ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len, AbState *
       ab_state_clear (out);
       return FALSE;
     }
-  out->active = head.active;
-  out->version = head.version;
-  out->has_created_at = head.has_created_at;
-  out->created_at = head.created_at;
-  out->has_deleted_at = head.has_deleted_at;
-  out->deleted_at = head.deleted_at;
+  out->meta = head.meta;
   return TRUE;
 }
 
@@ -102,7 +94,7 @@ ab_state_encode_buf (const AbSchema *schema, const AbState *st, AbBuf *out, GErr
 {
   static const AbValue null_value = AB_VALUE_INIT;
   gsize start = out->len;
-  ab_buf_state_head (out, st->active, st->version);
+  ab_buf_state_head (out, &st->meta);
   for (guint f = 0; f < st->n; f++)
     {
       const AbSlot *slot = &st->slots[f];
@@ -117,7 +109,7 @@ ab_state_encode_buf (const AbSchema *schema, const AbState *st, AbBuf *out, GErr
           return FALSE;
         }
     }
-  ab_buf_state_tail (out, st->has_created_at, st->created_at, st->has_deleted_at, st->deleted_at);
+  ab_buf_state_tail (out, &st->meta);
   return TRUE;
 }
 
@@ -189,29 +181,29 @@ transit_update_slot (AbSlot *cur, const AbEventProp *p, gint64 ev)
 }
 
 static void
-transit_times (AbState *st, AbOpType op, gint64 ev, gboolean override)
+transit_times (AbStateMeta *m, AbOpType op, gint64 ev, gboolean override)
 {
   if (op == AB_OP_INSERT)
     {
-      if (!st->has_created_at || ev >= st->created_at)
+      if (!m->has_created_at || ev >= m->created_at)
         {
-          st->has_created_at = TRUE;
-          st->created_at = ev;
+          m->has_created_at = TRUE;
+          m->created_at = ev;
         }
-      if (override && st->has_deleted_at && st->created_at == st->deleted_at)
-        st->has_deleted_at = FALSE;
+      if (override && m->has_deleted_at && m->created_at == m->deleted_at)
+        m->has_deleted_at = FALSE;
     }
   else if (op == AB_OP_DELETE)
     {
-      if (!st->has_deleted_at || ev >= st->deleted_at)
+      if (!m->has_deleted_at || ev >= m->deleted_at)
         {
-          st->has_deleted_at = TRUE;
-          st->deleted_at = ev;
+          m->has_deleted_at = TRUE;
+          m->deleted_at = ev;
         }
-      if (override && st->has_created_at && st->deleted_at == st->created_at)
-        st->has_created_at = FALSE;
+      if (override && m->has_created_at && m->deleted_at == m->created_at)
+        m->has_created_at = FALSE;
     }
-  st->active = st->has_created_at && (!st->has_deleted_at || st->created_at > st->deleted_at);
+  m->active = m->has_created_at && (!m->has_deleted_at || m->created_at > m->deleted_at);
 }
 
 void
@@ -225,9 +217,9 @@ ab_state_transit (AbState *st, const AbEvent *e, gboolean insert_merge)
       return;
     }
   gint64 ev = e->version;
-  gboolean override = ev == st->version;
-  st->version = MAX (ev, st->version);
-  transit_times (st, e->type, ev, override);
+  gboolean override = ev == st->meta.version;
+  st->meta.version = MAX (ev, st->meta.version);
+  transit_times (&st->meta, e->type, ev, override);
   for (guint f = 0; f < st->n; f++)
     {
       AbSlot *cur = &st->slots[f];
@@ -276,9 +268,9 @@ ab_events_last_folded (GPtrArray *events)
 gboolean
 ab_state_check_valid (const AbSchema *schema, const AbState *st, GError **error)
 {
-  if (!st->active)
+  if (!st->meta.active)
     return TRUE;
-  if (!st->has_created_at)
+  if (!st->meta.has_created_at)
     {
       g_set_error_literal (error, AB_ENGINE_ERROR, AB_ENGINE_ERROR_BAD_REQUEST,
                            "createdAt must be provided");

@@ -16,12 +16,7 @@ typedef struct {
 } AbSlot;
 
 typedef struct {
-  gboolean active;
-  gint64 version;
-  gboolean has_created_at;
-  gint64 created_at;
-  gboolean has_deleted_at;
-  gint64 deleted_at;
+  AbStateMeta meta; /* active, version, timestamps (codec/record.h) */
   guint n;
   AbSlot *slots; /* n = schema fields */
 } AbState;

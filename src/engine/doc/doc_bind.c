@@ -206,17 +206,23 @@ first_missing (GHashTable *a, GHashTable *b)
   return NULL;
 }
 
+/* doc's steps with their placeholders bound (args, declared and collect as
+ * in Binding), the names met in *used (new); NULL + an engine error. */
 static JsonNode *
-bind_body (Binding *bd, JsonObject *o, GError **error)
+bind_steps (JsonObject *doc, JsonObject *args, GHashTable *declared, gboolean collect,
+            GHashTable **used, GError **error)
 {
   static const gchar *const steps[] = { "query", "fetch", "transform", "stats" };
+  *used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  Binding bd = { args, declared, *used, collect };
+  GError *local = NULL;
   g_autoptr (JsonObject) bound = json_object_new ();
   for (guint i = 0; i < G_N_ELEMENTS (steps); i++)
     {
-      JsonNode *v = json_object_get_member (o, steps[i]);
-      JsonNode *b = v != NULL ? bind_node (bd, v, error) : NULL;
+      JsonNode *v = json_object_get_member (doc, steps[i]);
+      JsonNode *b = v != NULL ? bind_node (&bd, v, &local) : NULL;
       if (v != NULL && b == NULL)
-        return NULL;
+        return ab_engine_propagate (error, local), NULL;
       if (b != NULL)
         json_object_set_member (bound, steps[i], b);
     }
@@ -238,12 +244,10 @@ ab_doc_bind (JsonObject *doc, GHashTable *declared, JsonObject *args, GError **e
                              "This query takes %s; the call is missing %s.", all, missing),
              NULL;
     }
-  g_autoptr (GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  Binding bd = { args, declared, used, FALSE };
-  GError *local = NULL;
-  g_autoptr (JsonNode) out = bind_body (&bd, doc, &local);
+  g_autoptr (GHashTable) used = NULL;
+  g_autoptr (JsonNode) out = bind_steps (doc, args, declared, FALSE, &used, error);
   if (out == NULL)
-    return ab_engine_propagate (error, local), NULL;
+    return NULL;
   const gchar *extra = first_missing (sent, declared != NULL ? declared : used);
   if (extra != NULL)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
@@ -255,12 +259,10 @@ ab_doc_bind (JsonObject *doc, GHashTable *declared, JsonObject *args, GError **e
 gboolean
 ab_doc_check_placeholders (JsonObject *doc, GHashTable *declared, GError **error)
 {
-  g_autoptr (GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  Binding bd = { NULL, declared, used, TRUE };
-  GError *local = NULL;
-  g_autoptr (JsonNode) b = bind_body (&bd, doc, &local);
+  g_autoptr (GHashTable) used = NULL;
+  g_autoptr (JsonNode) b = bind_steps (doc, NULL, declared, TRUE, &used, error);
   if (b == NULL)
-    return ab_engine_propagate (error, local), FALSE;
+    return FALSE;
   if (first_missing (used, declared) == NULL && first_missing (declared, used) == NULL)
     return TRUE;
   g_autofree gchar *u = names_of (used), *d = names_of (declared);

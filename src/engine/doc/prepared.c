@@ -284,8 +284,10 @@ ab_engine_prepared_list (AbEngine *e, AbPreparedStatus st)
   return list_docs (e, AB_CATALOG_QUERY, st);
 }
 
+/* One change of a document of kind `kind` (a query or an alias) named name. */
 typedef struct {
   AbEngine *e;
+  AbCatalogDoc kind;
   const gchar *name;
   JsonObject *req;
   const gchar *actor;
@@ -302,14 +304,14 @@ existing (AbCatalog *cat, AbCatalogDoc kind, const gchar *name, GError **error)
   return n;
 }
 
-/* Stamps entity (created or amended by c->actor), stores it as the document
- * of kind `kind` named name, and makes it c's result. */
+/* Stamps entity (created or amended by c->actor), stores it as c's kind of
+ * document named name, and makes it c's result. */
 static gboolean
-keep (AbCatalog *cat, AbCatalogDoc kind, const gchar *name, Change *c, gboolean create,
-      JsonNode **entity, GError **error)
+keep (AbCatalog *cat, const gchar *name, Change *c, gboolean create, JsonNode **entity,
+      GError **error)
 {
   audit (obj (*entity), c->actor, create);
-  if (!ab_catalog_put_doc (cat, kind, name, *entity, error))
+  if (!ab_catalog_put_doc (cat, c->kind, name, *entity, error))
     return FALSE;
   c->result = g_steal_pointer (entity);
   return TRUE;
@@ -317,61 +319,80 @@ keep (AbCatalog *cat, AbCatalogDoc kind, const gchar *name, Change *c, gboolean 
 
 /* Runs change under the catalog's DDL lock; its result (NULL on error). */
 static JsonNode *
-changed (AbEngine *e, AbCatalogChange change, const gchar *name, JsonObject *req,
+changed (AbEngine *e, AbCatalogChange change, AbCatalogDoc kind, const gchar *name, JsonObject *req,
          const gchar *actor, GError **error)
 {
-  Change c = { e, name, req, actor, NULL };
+  Change c = { e, kind, name, req, actor, NULL };
   if (!ab_catalog_change_docs (cat_of (e), change, &c, error))
     return NULL;
   /* a deletion answers an empty object: its caller only asks whether it worked */
   return c.result != NULL ? c.result : object_node (json_object_new ());
 }
 
+static JsonNode *alias_amended (AbCatalog *cat, JsonObject *req, JsonNode *old, GError **error);
+
+/* The amendment of a query or an alias by c->req. */
 static gboolean
 amend (AbCatalog *cat, gpointer user, GError **error)
 {
   Change *c = user;
-  g_autoptr (JsonNode) old = existing (cat, AB_CATALOG_QUERY, c->name, error);
+  g_autoptr (JsonNode) old = existing (cat, c->kind, c->name, error);
   if (old == NULL)
     return FALSE;
   GError *local = NULL;
-  g_autoptr (JsonNode) entity = merge_request (c->req, obj (old), &local);
+  g_autoptr (JsonNode) entity = c->kind == AB_CATALOG_QUERY
+                                    ? merge_request (c->req, obj (old), &local)
+                                    : alias_amended (cat, c->req, old, &local);
   if (entity == NULL)
     return ab_engine_propagate (error, local), FALSE;
-  return keep (cat, AB_CATALOG_QUERY, c->name, c, FALSE, &entity, error);
+  return keep (cat, c->name, c, FALSE, &entity, error);
 }
 
 JsonNode *
 ab_engine_prepared_amend (AbEngine *e, const gchar *id, JsonObject *req, const gchar *actor,
                           GError **error)
 {
-  return changed (e, amend, id, req, actor, error);
+  return changed (e, amend, AB_CATALOG_QUERY, id, req, actor, error);
 }
 
+/* 400 while aliases name the query id. */
 static gboolean
-delete_query (AbCatalog *cat, gpointer user, GError **error)
+unnamed (AbCatalog *cat, const gchar *id, GError **error)
 {
-  Change *c = user;
-  g_autoptr (JsonNode) old = existing (cat, AB_CATALOG_QUERY, c->name, error);
-  if (old == NULL)
-    return FALSE;
   g_autoptr (GPtrArray) aliases = ab_catalog_list_docs (cat, AB_CATALOG_QUERY_ALIAS);
   g_autoptr (GString) naming = g_string_new (NULL);
   for (guint i = 0; i < aliases->len; i++)
-    if (g_strcmp0 (ab_model_json_get_string (obj (aliases->pdata[i]), "target"), c->name) == 0)
+    if (g_strcmp0 (ab_model_json_get_string (obj (aliases->pdata[i]), "target"), id) == 0)
       g_string_append_printf (naming, "%s%s", naming->len > 0 ? ", " : "",
                               ab_model_json_get_string (obj (aliases->pdata[i]), "alias"));
   if (naming->len > 0)
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "`%s` is still named by %s; drop those first.", c->name, naming->str);
-  return ab_catalog_put_doc (cat, AB_CATALOG_QUERY, c->name, NULL, error);
+                           "`%s` is still named by %s; drop those first.", id, naming->str);
+  return TRUE;
+}
+
+/* The deletion of a query (once no alias names it) or an alias. */
+static gboolean
+delete_doc (AbCatalog *cat, gpointer user, GError **error)
+{
+  Change *c = user;
+  g_autoptr (JsonNode) old = existing (cat, c->kind, c->name, error);
+  if (old == NULL || (c->kind == AB_CATALOG_QUERY && !unnamed (cat, c->name, error)))
+    return FALSE;
+  return ab_catalog_put_doc (cat, c->kind, c->name, NULL, error);
+}
+
+static gboolean
+deleted (AbEngine *e, AbCatalogDoc kind, const gchar *name, GError **error)
+{
+  g_autoptr (JsonNode) done = changed (e, delete_doc, kind, name, NULL, NULL, error);
+  return done != NULL;
 }
 
 gboolean
 ab_engine_prepared_delete (AbEngine *e, const gchar *id, GError **error)
 {
-  g_autoptr (JsonNode) done = changed (e, delete_query, id, NULL, NULL, error);
-  return done != NULL;
+  return deleted (e, AB_CATALOG_QUERY, id, error);
 }
 
 /* ---- aliases ---- */
@@ -421,13 +442,13 @@ alias_create (AbCatalog *cat, gpointer user, GError **error)
   json_object_set_string_member (o, "target", target);
   json_object_set_boolean_member (o, "active", TRUE);
   json_object_set_string_member (o, "comment", comment);
-  return keep (cat, AB_CATALOG_QUERY_ALIAS, alias, c, TRUE, &entity, error);
+  return keep (cat, alias, c, TRUE, &entity, error);
 }
 
 JsonNode *
 ab_engine_prepared_alias_create (AbEngine *e, JsonObject *req, const gchar *actor, GError **error)
 {
-  return changed (e, alias_create, NULL, req, actor, error);
+  return changed (e, alias_create, AB_CATALOG_QUERY_ALIAS, NULL, req, actor, error);
 }
 
 GPtrArray *
@@ -445,54 +466,38 @@ ab_engine_prepared_alias_get (AbEngine *e, const gchar *alias, GError **error)
   return a;
 }
 
-static gboolean
-alias_update (AbCatalog *cat, gpointer user, GError **error)
+/* The alias old amended by req (its target, comment, active): old itself. */
+static JsonNode *
+alias_amended (AbCatalog *cat, JsonObject *req, JsonNode *old, GError **error)
 {
-  Change *c = user;
-  g_autoptr (JsonNode) entity = existing (cat, AB_CATALOG_QUERY_ALIAS, c->name, error);
-  if (entity == NULL)
-    return FALSE;
-  JsonObject *o = obj (entity);
+  JsonObject *o = obj (old);
   g_autofree gchar *target = NULL, *comment = NULL;
   gboolean active = json_object_get_boolean_member_with_default (o, "active", FALSE);
-  GError *local = NULL;
-  if (!ab_model_json_string (c->req, NULL, "target", FALSE, NULL, &target, &local)
-      || !ab_model_json_string (c->req, NULL, "comment", FALSE, NULL, &comment, &local)
-      || !ab_model_json_bool (c->req, NULL, "active", active, &active, &local)
-      || (comment != NULL && !ab_model_validate_comment (comment, &local)))
-    return ab_engine_propagate (error, local), FALSE;
-  if (target != NULL && !check_target (cat, target, error))
-    return FALSE;
+  if (!ab_model_json_string (req, NULL, "target", FALSE, NULL, &target, error)
+      || !ab_model_json_string (req, NULL, "comment", FALSE, NULL, &comment, error)
+      || !ab_model_json_bool (req, NULL, "active", active, &active, error)
+      || (comment != NULL && !ab_model_validate_comment (comment, error))
+      || (target != NULL && !check_target (cat, target, error)))
+    return NULL;
   if (target != NULL)
     json_object_set_string_member (o, "target", target);
   if (comment != NULL)
     json_object_set_string_member (o, "comment", comment);
   json_object_set_boolean_member (o, "active", active);
-  return keep (cat, AB_CATALOG_QUERY_ALIAS, c->name, c, FALSE, &entity, error);
+  return json_node_ref (old);
 }
 
 JsonNode *
 ab_engine_prepared_alias_update (AbEngine *e, const gchar *alias, JsonObject *req,
                                  const gchar *actor, GError **error)
 {
-  return changed (e, alias_update, alias, req, actor, error);
-}
-
-static gboolean
-alias_delete (AbCatalog *cat, gpointer user, GError **error)
-{
-  Change *c = user;
-  g_autoptr (JsonNode) old = existing (cat, AB_CATALOG_QUERY_ALIAS, c->name, error);
-  if (old == NULL)
-    return FALSE;
-  return ab_catalog_put_doc (cat, AB_CATALOG_QUERY_ALIAS, c->name, NULL, error);
+  return changed (e, amend, AB_CATALOG_QUERY_ALIAS, alias, req, actor, error);
 }
 
 gboolean
 ab_engine_prepared_alias_delete (AbEngine *e, const gchar *alias, GError **error)
 {
-  g_autoptr (JsonNode) done = changed (e, alias_delete, alias, NULL, NULL, error);
-  return done != NULL;
+  return deleted (e, AB_CATALOG_QUERY_ALIAS, alias, error);
 }
 
 /* ---- running ---- */

@@ -172,8 +172,8 @@ plan_groups (const AbTableDesc *t, const AbValue *s, const AbValue *tg, const Ab
              const AbState *after, AbBatch *batch, GError **error)
 {
   g_autoptr (GArray) cells = ab_wide_cell_array_new ();
-  if ((before->active && !ab_engine_group_cells (t, s, tg, before, -1, cells, error))
-      || (after->active && !ab_engine_group_cells (t, s, tg, after, 1, cells, error)))
+  if ((before->meta.active && !ab_engine_group_cells (t, s, tg, before, -1, cells, error))
+      || (after->meta.active && !ab_engine_group_cells (t, s, tg, after, 1, cells, error)))
     return FALSE;
   for (guint i = 0; i < cells->len; i++)
     {
@@ -214,8 +214,8 @@ ab_engine_plan_wide (const AbTableDesc *t, const AbValue *s, const AbValue *tg,
     return FALSE;
   g_autoptr (GArray) old_cells = ab_wide_cell_array_new ();
   g_autoptr (GArray) new_cells = ab_wide_cell_array_new ();
-  if ((before->active && !ab_engine_cache_cells (t, s, tg, before, old_cells, error))
-      || (after->active && !ab_engine_cache_cells (t, s, tg, after, new_cells, error)))
+  if ((before->meta.active && !ab_engine_cache_cells (t, s, tg, before, old_cells, error))
+      || (after->meta.active && !ab_engine_cache_cells (t, s, tg, after, new_cells, error)))
     return FALSE;
   for (guint i = 0; i < new_cells->len; i++)
     {

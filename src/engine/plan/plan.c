@@ -51,7 +51,7 @@ ab_engine_field_value (const AbTableDesc *t, const gchar *name, const AbValue *s
 {
   if (g_str_equal (name, "version") || g_str_equal (name, "ts"))
     {
-      ab_value_set_int (out, AB_VALUE_INT64, st->version);
+      ab_value_set_int (out, AB_VALUE_INT64, st->meta.version);
       return TRUE;
     }
   gboolean multi = t->schema->kind == AB_TABLE_MULTI_EDGE;
@@ -114,7 +114,7 @@ ab_engine_index_value_buf (const AbTableDesc *t, const AbState *st, AbBuf *out, 
 {
   static const AbValue null_value = AB_VALUE_INIT;
   gsize start = out->len;
-  ab_buf_put_int64 (out, st->version, AB_ORDER_ASC);
+  ab_buf_put_int64 (out, st->meta.version, AB_ORDER_ASC);
   for (guint f = 0; f < st->n; f++)
     {
       if (st->slots[f].kind == AB_SLOT_ABSENT)
@@ -177,7 +177,7 @@ index_keys (const AbTableDesc *t, const AbValue *source, const AbValue *target, 
   ab_buf_init (&keys->bytes);
   keys->n = 0;
   keys->ends = max <= G_N_ELEMENTS (keys->few) ? keys->few : g_new (gsize, max);
-  if (!st->active)
+  if (!st->meta.active)
     return TRUE;
   for (guint i = 0; i < t->schema->indexes->len; i++)
     for (guint d = 0; d < nd; d++)
@@ -313,7 +313,7 @@ plan_purge (const AbTableDesc *t, const AbValue *source, const AbValue *target,
   if (ab_state_is_initial (before))
     return AB_STATUS_IDLE;
   ab_batch_delete (batch, skey->data, skey->len);
-  if (before->active && t->schema->kind != AB_TABLE_VERTEX
+  if (before->meta.active && t->schema->kind != AB_TABLE_VERTEX
       && !plan_rows (t, source, target, before, after, AB_STATUS_DELETED, batch, error))
     return AB_STATUS_ERROR;
   return AB_STATUS_DELETED;
@@ -343,11 +343,11 @@ ab_engine_plan (const AbTableDesc *t, const AbValue *source, const AbValue *targ
   gboolean same = !initial && bval.len == aval.len && memcmp (bval.data, aval.data, aval.len) == 0;
   ab_batch_put (batch, skey.data, skey.len, aval.data, aval.len);
   AbKeyStatus status = AB_STATUS_IDLE;
-  if (!same && !before->active && after->active)
+  if (!same && !before->meta.active && after->meta.active)
     status = AB_STATUS_CREATED;
-  else if (!same && before->active && !after->active)
+  else if (!same && before->meta.active && !after->meta.active)
     status = AB_STATUS_DELETED;
-  else if (!same && before->active && after->active)
+  else if (!same && before->meta.active && after->meta.active)
     status = AB_STATUS_UPDATED;
   if (status != AB_STATUS_IDLE && t->schema->kind != AB_TABLE_VERTEX
       && !plan_rows (t, source, target, before, after, status, batch, error))

@@ -26,8 +26,9 @@ ab_queue_partition_of (const gchar *key, gint64 partitions)
 }
 
 static gboolean
-info_from_table (const AbTableDesc *t, AbQueueInfo *out)
+info_from_table (const AbTableDesc *t, gpointer info)
 {
+  AbQueueInfo *out = info;
   if (t->schema->kind != AB_TABLE_IMMUTABLE_EDGE || t->comment == NULL
       || !g_str_has_prefix (t->comment, QUEUE_PREFIX))
     return FALSE;
@@ -57,22 +58,44 @@ ab_queue_lookup (AbEngine *engine, const gchar *db, const gchar *table)
   return t;
 }
 
-/* The backing table of a queue, or NOT_FOUND. */
+AbTableDesc *
+ab_queue_table (AbEngine *engine, const gchar *db, const gchar *table, AbQueueParse parse,
+                gpointer info, gboolean *found)
+{
+  AbTableDesc *t = ab_queue_lookup (engine, db, table);
+  *found = t != NULL;
+  if (t == NULL || parse (t, info))
+    return t;
+  ab_table_desc_unref (t);
+  return NULL;
+}
+
+gboolean
+ab_queue_create_table (AbEngine *engine, AbTableDesc *proto, const gchar *actor, AbQueueParse parse,
+                       gpointer info, GError **error)
+{
+  GError *local = NULL;
+  g_autoptr (AbTableDesc) t = ab_catalog_create_table (engine->catalog, proto, actor, &local);
+  if (t == NULL)
+    return ab_engine_propagate (error, local), FALSE;
+  parse (t, info);
+  return TRUE;
+}
+
+/* The backing table of a queue, or NOT_FOUND (for a table that is not such
+ * a queue too). */
 static AbTableDesc *
 queue_table (AbEngine *engine, const gchar *ns, const gchar *queue, AbQueueInfo *info,
              GError **error)
 {
-  AbTableDesc *t = ab_queue_lookup (engine, ns, queue);
   AbQueueInfo tmp = { 0 };
-  if (t != NULL && info_from_table (t, info != NULL ? info : &tmp))
-    {
-      ab_queue_info_clear (&tmp);
-      return t;
-    }
-  if (t != NULL)
-    ab_table_desc_unref (t);
-  ab_engine_fail (error, AB_ENGINE_ERROR_NOT_FOUND, "No such queue %s/%s.", ns, queue);
-  return NULL;
+  gboolean found;
+  AbTableDesc *t
+      = ab_queue_table (engine, ns, queue, info_from_table, info != NULL ? info : &tmp, &found);
+  ab_queue_info_clear (&tmp);
+  if (t == NULL)
+    ab_engine_fail (error, AB_ENGINE_ERROR_NOT_FOUND, "No such queue %s/%s.", ns, queue);
+  return t;
 }
 
 gboolean
@@ -119,11 +142,7 @@ ab_queue_create (AbEngine *engine, const gchar *ns, const gchar *queue, const gc
       if (made == NULL)
         return ab_engine_propagate (error, local), FALSE;
     }
-  g_autoptr (AbTableDesc) t = ab_catalog_create_table (engine->catalog, proto, actor, &local);
-  if (t == NULL)
-    return ab_engine_propagate (error, local), FALSE;
-  info_from_table (t, out);
-  return TRUE;
+  return ab_queue_create_table (engine, proto, actor, info_from_table, out, error);
 }
 
 gboolean
@@ -196,10 +215,67 @@ ab_enqueued_array_new (guint n)
   return a;
 }
 
+JsonNode *
+ab_queue_body (JsonArray *messages, AbQueueItem item, gconstpointer ctx, GArray **items,
+               GError **error)
+{
+  guint n = json_array_get_length (messages);
+  *items = ab_enqueued_array_new (n);
+  g_array_set_size (*items, n);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "mutations");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    if (!item (json_array_get_element (messages, i), i, ctx, b,
+               &g_array_index (*items, AbEnqueued, i), error))
+      return NULL;
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+void
+ab_queue_add_insert (JsonBuilder *b, gint64 version, gint64 partition, const gchar *id,
+                     JsonNode *properties)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "type");
+  json_builder_add_string_value (b, "INSERT");
+  json_builder_set_member_name (b, "edge");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "version");
+  json_builder_add_int_value (b, version);
+  json_builder_set_member_name (b, "source");
+  json_builder_add_int_value (b, partition);
+  json_builder_set_member_name (b, "target");
+  json_builder_add_string_value (b, id);
+  json_builder_set_member_name (b, "properties");
+  json_builder_add_value (b, properties);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+}
+
+GArray *
+ab_queue_append (AbEngine *engine, const gchar *db, const gchar *table, JsonNode *body,
+                 const gchar *actor, GError **error)
+{
+  AbMutateOptions o;
+  ab_mutate_options_init (&o);
+  o.database = db;
+  o.table = table;
+  o.lock = FALSE;
+  o.sync_request = TRUE;
+  o.actor = actor;
+  return ab_engine_mutate (engine, &o, body, error);
+}
+
+/* One message {key, seq, value?}; ctx is the queue's partition count. */
 static gboolean
-message_item (JsonNode *m, guint i, gint64 partitions, JsonBuilder *b, AbEnqueued *out,
+message_item (JsonNode *m, guint i, gconstpointer ctx, JsonBuilder *b, AbEnqueued *out,
               GError **error)
 {
+  const gint64 *partitions = ctx;
   JsonObject *o = m != NULL && JSON_NODE_HOLDS_OBJECT (m) ? json_node_get_object (m) : NULL;
   JsonNode *key = o != NULL ? json_object_get_member (o, "key") : NULL;
   JsonNode *seq = o != NULL ? json_object_get_member (o, "seq") : NULL;
@@ -214,35 +290,21 @@ message_item (JsonNode *m, guint i, gint64 partitions, JsonBuilder *b, AbEnqueue
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "messages[%u].seq must be a long%s%s", i, local ? ": " : "",
                            local ? local->message : "");
-  out->partition = ab_queue_partition_of (json_node_get_string (key), partitions);
+  out->partition = ab_queue_partition_of (json_node_get_string (key), *partitions);
   out->id = g_malloc (27);
   ab_ulid_new (out->id);
+  /* properties {seq, value}: the value as its JSON text, or null */
   JsonNode *value = json_object_get_member (o, "value");
   g_autofree gchar *text
       = value != NULL && !JSON_NODE_HOLDS_NULL (value) ? json_to_string (value, FALSE) : NULL;
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, "INSERT");
-  json_builder_set_member_name (b, "edge");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "version");
-  json_builder_add_int_value (b, sv.u.i);
-  json_builder_set_member_name (b, "source");
-  json_builder_add_int_value (b, out->partition);
-  json_builder_set_member_name (b, "target");
-  json_builder_add_string_value (b, out->id);
-  json_builder_set_member_name (b, "properties");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "seq");
-  json_builder_add_int_value (b, sv.u.i);
-  json_builder_set_member_name (b, "value");
+  g_autoptr (JsonObject) props = json_object_new ();
+  json_object_set_int_member (props, "seq", sv.u.i);
   if (text != NULL)
-    json_builder_add_string_value (b, text);
+    json_object_set_string_member (props, "value", text);
   else
-    json_builder_add_null_value (b);
-  json_builder_end_object (b);
-  json_builder_end_object (b);
-  json_builder_end_object (b);
+    json_object_set_null_member (props, "value");
+  ab_queue_add_insert (b, sv.u.i, out->partition, out->id,
+                       json_node_init_object (json_node_alloc (), props));
   return TRUE;
 }
 
@@ -256,27 +318,11 @@ ab_queue_enqueue (AbEngine *engine, const gchar *ns, const gchar *queue, JsonArr
   ab_queue_info_clear (&info);
   if (t == NULL)
     return NULL;
-  guint n = json_array_get_length (messages);
-  g_autoptr (GArray) out = ab_enqueued_array_new (n);
-  g_array_set_size (out, n);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "mutations");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < n; i++)
-    if (!message_item (json_array_get_element (messages, i), i, partitions, b,
-                       &g_array_index (out, AbEnqueued, i), error))
-      return NULL;
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  g_autoptr (JsonNode) body = json_builder_get_root (b);
-  AbMutateOptions o;
-  ab_mutate_options_init (&o);
-  o.database = ns;
-  o.table = queue;
-  o.lock = FALSE;
-  o.sync_request = TRUE;
-  g_autoptr (GArray) results = ab_engine_mutate (engine, &o, body, error);
+  g_autoptr (GArray) out = NULL;
+  g_autoptr (JsonNode) body = ab_queue_body (messages, message_item, &partitions, &out, error);
+  if (body == NULL)
+    return NULL;
+  g_autoptr (GArray) results = ab_queue_append (engine, ns, queue, body, NULL, error);
   if (results == NULL)
     return NULL;
   /* results are sorted by key: map them back to request order by id */
@@ -287,7 +333,7 @@ ab_queue_enqueue (AbEngine *engine, const gchar *ns, const gchar *queue, JsonArr
       g_hash_table_insert (by_id, r->target.u.s.data, GINT_TO_POINTER (r->status + 1));
     }
   *accepted = 0;
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < out->len; i++)
     {
       AbEnqueued *e = &g_array_index (out, AbEnqueued, i);
       e->status = (AbKeyStatus) (GPOINTER_TO_INT (g_hash_table_lookup (by_id, e->id)) - 1);

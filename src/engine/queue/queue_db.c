@@ -41,8 +41,9 @@ meta_encode (gint64 partitions, const gchar *order_by)
 /* FALSE when the table is not a queue of this form (the namespaces form's
  * comment has "partitions" and no "orderBy"). */
 static gboolean
-info_from_table (const AbTableDesc *t, AbQueueDbInfo *out)
+info_from_table (const AbTableDesc *t, gpointer info)
 {
+  AbQueueDbInfo *out = info;
   if (t->schema->kind != AB_TABLE_IMMUTABLE_EDGE || ab_schema_index (t->schema, ORDER_INDEX) == NULL
       || t->comment == NULL || !g_str_has_prefix (t->comment, MARKER))
     return FALSE;
@@ -67,15 +68,14 @@ static AbTableDesc *
 queue_table (AbEngine *engine, const gchar *db, const gchar *queue, AbQueueDbInfo *info,
              GError **error)
 {
-  AbTableDesc *t = ab_queue_lookup (engine, db, queue);
-  if (t == NULL)
-    return ab_engine_fail (error, AB_ENGINE_ERROR_NOT_FOUND, "No such queue %s.%s.", db, queue),
-           NULL;
-  if (info_from_table (t, info))
-    return t;
-  ab_table_desc_unref (t);
-  ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "`%s.%s` is not a queue/v1 table", db, queue);
-  return NULL;
+  gboolean found;
+  AbTableDesc *t = ab_queue_table (engine, db, queue, info_from_table, info, &found);
+  if (t == NULL && !found)
+    ab_engine_fail (error, AB_ENGINE_ERROR_NOT_FOUND, "No such queue %s.%s.", db, queue);
+  else if (t == NULL)
+    ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST, "`%s.%s` is not a queue/v1 table", db,
+                    queue);
+  return t;
 }
 
 gboolean
@@ -214,11 +214,7 @@ ab_queue_db_create (AbEngine *engine, const gchar *database, JsonObject *request
   proto->comment = meta_encode (partitions, order_by);
   proto->mode = AB_MODE_SYNC;
   proto->code = ab_codec_table_code (database, queue);
-  g_autoptr (AbTableDesc) t = ab_catalog_create_table (engine->catalog, proto, actor, &local);
-  if (t == NULL)
-    return ab_engine_propagate (error, local), FALSE;
-  info_from_table (t, out);
-  return TRUE;
+  return ab_queue_create_table (engine, proto, actor, info_from_table, out, error);
 }
 
 gboolean
@@ -262,11 +258,13 @@ order_value (JsonNode *n, gint64 *out)
   return TRUE;
 }
 
-/* One message {key, id, payload} as an INSERT item of the mutation body. */
+/* One message {key, id, payload} as an INSERT item of the mutation body;
+ * ctx is the queue's AbQueueDbInfo. */
 static gboolean
-message_item (JsonNode *m, guint i, const AbQueueDbInfo *q, JsonBuilder *b, AbEnqueued *out,
+message_item (JsonNode *m, guint i, gconstpointer ctx, JsonBuilder *b, AbEnqueued *out,
               GError **error)
 {
+  const AbQueueDbInfo *q = ctx;
   g_autofree gchar *path = g_strdup_printf ("messages[%u]", i);
   g_autofree gchar *key = NULL;
   GError *local = NULL;
@@ -280,21 +278,8 @@ message_item (JsonNode *m, guint i, const AbQueueDbInfo *q, JsonBuilder *b, AbEn
     return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
                            "message `%s` payload must carry a numeric `%s`", out->id, q->order_by);
   out->partition = ab_queue_partition_of (key, q->partition_count);
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, "INSERT");
-  json_builder_set_member_name (b, "edge");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "version");
-  json_builder_add_int_value (b, order);
-  json_builder_set_member_name (b, "source");
-  json_builder_add_int_value (b, out->partition);
-  json_builder_set_member_name (b, "target");
-  json_builder_add_string_value (b, out->id);
-  json_builder_set_member_name (b, "properties");
-  json_builder_add_value (b, json_node_copy (json_object_get_member (o, "payload")));
-  json_builder_end_object (b);
-  json_builder_end_object (b);
+  ab_queue_add_insert (b, order, out->partition, out->id,
+                       json_node_copy (json_object_get_member (o, "payload")));
   return TRUE;
 }
 
@@ -312,34 +297,15 @@ ab_queue_db_enqueue (AbEngine *engine, const gchar *database, const gchar *queue
   g_autoptr (AbTableDesc) t = queue_table (engine, database, queue, &q, error);
   if (t == NULL)
     return NULL;
-  guint n = json_array_get_length (messages);
-  g_autoptr (GArray) items = ab_enqueued_array_new (n);
-  g_array_set_size (items, n);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "mutations");
-  json_builder_begin_array (b);
-  gboolean ok = TRUE;
-  for (guint i = 0; ok && i < n; i++)
-    ok = message_item (json_array_get_element (messages, i), i, &q, b,
-                       &g_array_index (items, AbEnqueued, i), error);
+  g_autoptr (GArray) items = NULL;
+  g_autoptr (JsonNode) body = ab_queue_body (messages, message_item, &q, &items, error);
   ab_queue_db_info_clear (&q);
-  if (!ok)
+  if (body == NULL)
     return NULL;
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  g_autoptr (JsonNode) body = json_builder_get_root (b);
   g_autoptr (GArray) results = NULL;
-  if (n > 0)
+  if (items->len > 0)
     {
-      AbMutateOptions o;
-      ab_mutate_options_init (&o);
-      o.database = database;
-      o.table = queue;
-      o.lock = FALSE; /* an append reads nothing it could race on */
-      o.sync_request = TRUE;
-      o.actor = actor;
-      results = ab_engine_mutate (engine, &o, body, error);
+      results = ab_queue_append (engine, database, queue, body, actor, error);
       if (results == NULL)
         return NULL;
     }
@@ -351,9 +317,9 @@ ab_queue_db_enqueue (AbEngine *engine, const gchar *database, const gchar *queue
       g_hash_table_insert (status, key_text (r->source.u.i, r->target.u.s.data),
                            GINT_TO_POINTER (r->status + 1));
     }
-  GArray *out = ab_enqueued_array_new (n);
+  GArray *out = ab_enqueued_array_new (items->len);
   *accepted = 0;
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < items->len; i++)
     {
       AbEnqueued *e = &g_array_index (items, AbEnqueued, i);
       g_autofree gchar *k = key_text (e->partition, e->id);

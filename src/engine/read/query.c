@@ -391,7 +391,7 @@ static AbEdgeOut *
 edge_from_state (const AbTableDesc *t, const AbValue *s, const AbValue *tg, AbState *st)
 {
   AbEdgeOut *e = ab_edge_out_new ();
-  e->version = st->version;
+  e->version = st->meta.version;
   ab_value_copy (&e->source, s);
   ab_value_copy (&e->target, tg);
   for (guint f = 0; f < st->n; f++)
@@ -426,7 +426,7 @@ ab_query_fetch_states (AbEngine *engine, const AbTableDesc *t, GPtrArray *srcs, 
       const guint8 *data = g_bytes_get_data (kv->value, &len);
       if (!ab_state_decode (t->schema, data, len, &st, &local))
         return ab_engine_propagate (error, local), FALSE;
-      if (st.active)
+      if (st.meta.active)
         g_ptr_array_add (frame->edges, edge_from_state (t, srcs->pdata[r], tgts->pdata[r], &st));
       ab_state_clear (&st);
     }
@@ -546,7 +546,7 @@ one_row (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointe
   (void) klen;
   if (value == NULL || !ab_state_decode (row->t->schema, value, vlen, &st, &row->error))
     return TRUE;
-  if (st.active)
+  if (st.meta.active)
     row->edge = edge_from_state (row->t, row->s, row->tg, &st);
   ab_state_clear (&st);
   return TRUE;

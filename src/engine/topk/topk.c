@@ -226,12 +226,8 @@ ab_topk_score_window (AbStore *reader, const AbTopkEntry *e, AbTopkWindow *w, gi
 {
   gsize plen;
   const guint8 *p = g_bytes_get_data (e->cells, &plen);
-  g_autoptr (GByteArray) stop = ab_codec_prefix_upper_bound (p, plen);
-  AbScanRange range = { .start = p,
-                        .start_len = plen,
-                        .start_inclusive = TRUE,
-                        .stop = stop != NULL ? stop->data : NULL,
-                        .stop_len = stop != NULL ? stop->len : 0 };
+  AbScanRange range;
+  g_autoptr (GByteArray) stop = ab_codec_prefix_range (p, plen, &range);
   g_autoptr (GArray) rows = ab_kv_array_new ();
   GError *local = NULL;
   if (!ab_store_scan (reader, &range, rows, &local))

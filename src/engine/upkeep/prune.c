@@ -54,13 +54,9 @@ prune_row (AbEngine *engine, GBytes *row, guint limit, gboolean *again, guint *t
 {
   gsize rlen;
   const guint8 *r = g_bytes_get_data (row, &rlen);
-  g_autoptr (GByteArray) stop = ab_codec_prefix_upper_bound (r, rlen);
-  AbScanRange range = { .start = r,
-                        .start_len = rlen,
-                        .start_inclusive = TRUE,
-                        .stop = stop != NULL ? stop->data : NULL,
-                        .stop_len = stop != NULL ? stop->len : 0,
-                        .limit = limit + 1 + PRUNE_READ_CAP };
+  AbScanRange range;
+  g_autoptr (GByteArray) stop = ab_codec_prefix_range (r, rlen, &range);
+  range.limit = limit + 1 + PRUNE_READ_CAP;
   g_autoptr (GArray) rows = ab_kv_array_new ();
   if (!ab_store_scan (engine->store, &range, rows, error))
     return FALSE;

@@ -267,68 +267,6 @@ group_event (GHashTable *by_key, GPtrArray *groups, AbValue *source, AbValue *ta
   g_ptr_array_add (g->events, ev);
 }
 
-static GHashTable *
-new_key_index (void)
-{
-  return g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
-}
-
-static gboolean
-too_many (guint n, guint max_items, GError **error)
-{
-  if (n <= max_items)
-    return FALSE;
-  return !ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                          "too many mutations in one request: %u (limit %u)", n, max_items);
-}
-
-static gboolean
-by_id_of (const AbTableDesc *t)
-{
-  return t->schema->kind == AB_TABLE_MULTI_EDGE || t->schema->kind == AB_TABLE_VERTEX;
-}
-
-/* Adds ev (NULL: the item failed) to its key's group; clears source/target. */
-static gboolean
-add_event (GHashTable *by_key, GPtrArray *groups, const AbTableDesc *t, AbValue *source,
-           AbValue *target, AbEvent *ev)
-{
-  if (ev != NULL)
-    group_event (by_key, groups, source, target, ev, by_id_of (t));
-  ab_value_clear (source);
-  ab_value_clear (target);
-  return ev != NULL;
-}
-
-GPtrArray *
-ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean vertex_items,
-                           gboolean insert_merge, guint max_items, GError **error)
-{
-  JsonObject *root
-      = body != NULL && JSON_NODE_HOLDS_OBJECT (body) ? json_node_get_object (body) : NULL;
-  JsonNode *mn = root != NULL ? json_object_get_member (root, "mutations") : NULL;
-  if (mn == NULL || !JSON_NODE_HOLDS_ARRAY (mn))
-    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
-                           "request body must be {\"mutations\": [...]}"),
-           NULL;
-  JsonArray *items = json_node_get_array (mn);
-  guint n = json_array_get_length (items);
-  if (too_many (n, max_items, error))
-    return NULL;
-  g_autoptr (GHashTable) by_key = new_key_index ();
-  g_autoptr (GPtrArray) groups
-      = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_key_group_free);
-  for (guint i = 0; i < n; i++)
-    {
-      AbValue source = AB_VALUE_INIT, target = AB_VALUE_INIT;
-      AbEvent *ev = parse_item (t, json_array_get_element (items, i), i, vertex_items, insert_merge,
-                                &source, &target, error);
-      if (!add_event (by_key, groups, t, &source, &target, ev))
-        return NULL;
-    }
-  return g_steal_pointer (&groups);
-}
-
 /* ---- typed items (the library) ---- */
 
 static gboolean
@@ -428,21 +366,66 @@ typed_item (const AbTableDesc *t, const AbMutationItem *m, guint item, gboolean 
   return NULL;
 }
 
+/* ---- both kinds of item as key groups ---- */
+
+static gboolean
+too_many (guint n, guint max_items, GError **error)
+{
+  if (n <= max_items)
+    return FALSE;
+  return !ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                          "too many mutations in one request: %u (limit %u)", n, max_items);
+}
+
+/* The n items, JSON ones (json) or typed ones (typed), as their keys'
+ * groups in the order the keys first come; NULL at the first bad item. */
+static GPtrArray *
+group_items (const AbTableDesc *t, JsonArray *json, const AbMutationItem *typed, guint n,
+             gboolean vertex_items, gboolean insert_merge, guint max_items, GError **error)
+{
+  if (too_many (n, max_items, error))
+    return NULL;
+  gboolean by_id = t->schema->kind == AB_TABLE_MULTI_EDGE || t->schema->kind == AB_TABLE_VERTEX;
+  g_autoptr (GHashTable) by_key
+      = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
+  g_autoptr (GPtrArray) groups
+      = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_key_group_free);
+  for (guint i = 0; i < n; i++)
+    {
+      AbValue source = AB_VALUE_INIT, target = AB_VALUE_INIT;
+      AbEvent *ev = json != NULL
+                        ? parse_item (t, json_array_get_element (json, i), i, vertex_items,
+                                      insert_merge, &source, &target, error)
+                        : typed_item (t, &typed[i], i, insert_merge, &source, &target, error);
+      if (ev != NULL)
+        group_event (by_key, groups, &source, &target, ev, by_id);
+      ab_value_clear (&source);
+      ab_value_clear (&target);
+      if (ev == NULL)
+        return NULL;
+    }
+  return g_steal_pointer (&groups);
+}
+
+GPtrArray *
+ab_engine_parse_mutations (const AbTableDesc *t, JsonNode *body, gboolean vertex_items,
+                           gboolean insert_merge, guint max_items, GError **error)
+{
+  JsonObject *root
+      = body != NULL && JSON_NODE_HOLDS_OBJECT (body) ? json_node_get_object (body) : NULL;
+  JsonNode *mn = root != NULL ? json_object_get_member (root, "mutations") : NULL;
+  if (mn == NULL || !JSON_NODE_HOLDS_ARRAY (mn))
+    return ab_engine_fail (error, AB_ENGINE_ERROR_BAD_REQUEST,
+                           "request body must be {\"mutations\": [...]}"),
+           NULL;
+  JsonArray *items = json_node_get_array (mn);
+  return group_items (t, items, NULL, json_array_get_length (items), vertex_items, insert_merge,
+                      max_items, error);
+}
+
 GPtrArray *
 ab_engine_group_items (const AbTableDesc *t, const AbMutationItem *items, guint n_items,
                        gboolean insert_merge, guint max_items, GError **error)
 {
-  if (too_many (n_items, max_items, error))
-    return NULL;
-  g_autoptr (GHashTable) by_key = new_key_index ();
-  g_autoptr (GPtrArray) groups
-      = g_ptr_array_new_with_free_func ((GDestroyNotify) ab_key_group_free);
-  for (guint i = 0; i < n_items; i++)
-    {
-      AbValue source = AB_VALUE_INIT, target = AB_VALUE_INIT;
-      AbEvent *ev = typed_item (t, &items[i], i, insert_merge, &source, &target, error);
-      if (!add_event (by_key, groups, t, &source, &target, ev))
-        return NULL;
-    }
-  return g_steal_pointer (&groups);
+  return group_items (t, NULL, items, n_items, FALSE, insert_merge, max_items, error);
 }

@@ -139,7 +139,7 @@ add_state (AbJsonw *b, const gchar *name, const AbTableDesc *t, const AbKeyGroup
       return;
     }
   ab_jsonw_begin_object (b);
-  ab_jsonw_member_int (b, "ts", st->version);
+  ab_jsonw_member_int (b, "ts", st->meta.version);
   ab_jsonw_member_value (b, "src", &g->source);
   ab_jsonw_member_value (b, "tgt",
                          t->schema->kind == AB_TABLE_MULTI_EDGE ? &g->source : &g->target);
@@ -152,7 +152,7 @@ add_state (AbJsonw *b, const gchar *name, const AbTableDesc *t, const AbKeyGroup
                              st->slots[f].kind == AB_SLOT_VALUE ? &st->slots[f].value
                                                                 : &null_value);
   ab_jsonw_end_object (b);
-  ab_jsonw_member_bool (b, "active", st->active);
+  ab_jsonw_member_bool (b, "active", st->meta.active);
   ab_jsonw_end_object (b);
 }
 
@@ -170,7 +170,7 @@ ab_engine_cdc_record (AbEngine *engine, const AbWalContext *ctx, const AbKeyGrou
   add_state (&b, "before", ctx->table, g, before);
   add_state (&b, "after", ctx->table, g, after);
   /* a purge of a deleted edge is DELETED and moves no count */
-  ab_jsonw_member_int (&b, "acc", (gint) after->active - (gint) before->active);
+  ab_jsonw_member_int (&b, "acc", (gint) after->meta.active - (gint) before->meta.active);
   ab_jsonw_member_string (&b, "message", r->message);
   add_trailer (engine, &b, ctx, TRUE);
   return finish_record (&b, ctx->table, g);

@@ -50,6 +50,25 @@ START_TEST (test_prefix_upper_bound)
 }
 END_TEST
 
+/* The range over a prefix: from the prefix, inclusive, to its upper bound. */
+START_TEST (test_prefix_range)
+{
+  g_autoptr (GByteArray) b = th_hex ("0a 0b ff");
+  AbScanRange r;
+  g_autoptr (GByteArray) stop = ab_codec_prefix_range (b->data, b->len, &r);
+  ck_assert_ptr_eq (r.start, b->data);
+  ck_assert_uint_eq (r.start_len, b->len);
+  ck_assert (r.start_inclusive && !r.stop_inclusive);
+  ck_assert_ptr_eq (r.stop, stop->data);
+  th_assert_hex (r.stop, r.stop_len, "0a 0c");
+  ck_assert_uint_eq (r.limit, 0);
+  g_autoptr (GByteArray) all = th_hex ("ff ff");
+  g_autoptr (GByteArray) none = ab_codec_prefix_range (all->data, all->len, &r);
+  ck_assert_ptr_null (none);
+  ck_assert (r.stop == NULL && r.stop_len == 0);
+}
+END_TEST
+
 /* Scan bounds of index created_at_desc, start Alice, OUT (docs/storage-format.md §9). */
 START_TEST (test_scan_vectors)
 {
@@ -210,6 +229,7 @@ bytes_suite (void)
   TCase *tc = tcase_create ("core");
   tcase_add_test (tc, test_plus_one);
   tcase_add_test (tc, test_prefix_upper_bound);
+  tcase_add_test (tc, test_prefix_range);
   tcase_add_test (tc, test_scan_vectors);
   tcase_add_test (tc, test_queue_scan_vectors);
   tcase_add_test (tc, test_offset_tokens);

@@ -636,10 +636,11 @@ parse_opt_time (Ctx *c, const gchar *key, gboolean *has, gint64 *ts)
 static gboolean
 same_state (const AbStateValue *a, const AbStateValue *b)
 {
-  if (a->active != b->active || a->version != b->version || a->props->len != b->props->len
-      || a->has_created_at != b->has_created_at || a->has_deleted_at != b->has_deleted_at
-      || (a->has_created_at && a->created_at != b->created_at)
-      || (a->has_deleted_at && a->deleted_at != b->deleted_at))
+  if (a->meta.active != b->meta.active || a->meta.version != b->meta.version
+      || a->props->len != b->props->len || a->meta.has_created_at != b->meta.has_created_at
+      || a->meta.has_deleted_at != b->meta.has_deleted_at
+      || (a->meta.has_created_at && a->meta.created_at != b->meta.created_at)
+      || (a->meta.has_deleted_at && a->meta.deleted_at != b->meta.deleted_at))
     return FALSE;
   for (guint i = 0; i < a->props->len; i++)
     {
@@ -660,13 +661,13 @@ check_state_value (Ctx *c)
   ab_codec_state_value_init (&sv);
   const gchar *active = need (c, "active");
   gboolean ok = check_keys (c, keys) && active != NULL
-                && parse_int (c, need (c, "version"), G_MININT64, G_MAXINT64, &sv.version)
+                && parse_int (c, need (c, "version"), G_MININT64, G_MAXINT64, &sv.meta.version)
                 && parse_state_props (c, &sv)
-                && parse_opt_time (c, "created-at", &sv.has_created_at, &sv.created_at)
-                && parse_opt_time (c, "deleted-at", &sv.has_deleted_at, &sv.deleted_at);
+                && parse_opt_time (c, "created-at", &sv.meta.has_created_at, &sv.meta.created_at)
+                && parse_opt_time (c, "deleted-at", &sv.meta.has_deleted_at, &sv.meta.deleted_at);
   if (ok && !g_str_equal (active, "true") && !g_str_equal (active, "false"))
     ok = vec_fail (c, "active '%s' is not true or false", active);
-  sv.active = ok && g_str_equal (active, "true");
+  sv.meta.active = ok && g_str_equal (active, "true");
   g_autoptr (GByteArray) out = g_byte_array_new ();
   g_autoptr (GError) error = NULL;
   if (ok && !ab_codec_encode_state_value (out, &sv, &error))

@@ -18,10 +18,10 @@ START_TEST (test_state_value_vector)
   AbValue ca = AB_VALUE_INIT;
 
   ab_codec_state_value_init (&sv);
-  sv.active = TRUE;
-  sv.version = CA;
-  sv.has_created_at = TRUE;
-  sv.created_at = CA;
+  sv.meta.active = TRUE;
+  sv.meta.version = CA;
+  sv.meta.has_created_at = TRUE;
+  sv.meta.created_at = CA;
   ab_value_set_int (&ca, AB_VALUE_INT64, CA);
   ab_codec_state_value_add (&sv, ab_codec_code ("created_at"), &ca, CA);
   ck_assert (ab_codec_encode_state_value (out, &sv, &error));
@@ -32,11 +32,11 @@ START_TEST (test_state_value_vector)
 
   AbStateValue got = { 0 };
   ck_assert (ab_codec_decode_state_value (out->data, out->len, &got, &error));
-  ck_assert (got.active);
-  ck_assert_int_eq (got.version, CA);
-  ck_assert (got.has_created_at);
-  ck_assert_int_eq (got.created_at, CA);
-  ck_assert (!got.has_deleted_at);
+  ck_assert (got.meta.active);
+  ck_assert_int_eq (got.meta.version, CA);
+  ck_assert (got.meta.has_created_at);
+  ck_assert_int_eq (got.meta.created_at, CA);
+  ck_assert (!got.meta.has_deleted_at);
   /* The reserved cell is lifted, not left among the properties. */
   ck_assert_uint_eq (got.props->len, 1);
   AbCodedProp *p = &g_array_index (got.props, AbCodedProp, 0);
@@ -55,9 +55,9 @@ START_TEST (test_state_value_deleted)
   AbValue null = AB_VALUE_INIT;
 
   ab_codec_state_value_init (&sv);
-  sv.version = 5;
-  sv.has_deleted_at = TRUE;
-  sv.deleted_at = -1;
+  sv.meta.version = 5;
+  sv.meta.has_deleted_at = TRUE;
+  sv.meta.deleted_at = -1;
   ab_codec_state_value_add (&sv, -7, &null, 4);
   ck_assert (ab_codec_encode_state_value (out, &sv, NULL));
   th_assert_hex (out->data, out->len,
@@ -65,10 +65,10 @@ START_TEST (test_state_value_deleted)
                  "2bbc639382 2c7fffffffffffffff 2c7fffffffffffffff");
   /* Decoding into an already-used value replaces its contents. */
   ck_assert (ab_codec_decode_state_value (out->data, out->len, &sv, NULL));
-  ck_assert (!sv.active);
-  ck_assert (!sv.has_created_at);
-  ck_assert (sv.has_deleted_at);
-  ck_assert_int_eq (sv.deleted_at, -1);
+  ck_assert (!sv.meta.active);
+  ck_assert (!sv.meta.has_created_at);
+  ck_assert (sv.meta.has_deleted_at);
+  ck_assert_int_eq (sv.meta.deleted_at, -1);
   ck_assert_uint_eq (sv.props->len, 1);
   ck_assert_int_eq (g_array_index (sv.props, AbCodedProp, 0).value.kind, AB_VALUE_NULL);
   ck_assert_int_eq (g_array_index (sv.props, AbCodedProp, 0).version, 4);
@@ -146,12 +146,12 @@ static void
 random_state (GRand *r, AbStateValue *sv)
 {
   ab_codec_state_value_init (sv);
-  sv->active = g_rand_boolean (r);
-  sv->version = (gint64) g_rand_int (r) << 12;
-  sv->has_created_at = g_rand_boolean (r);
-  sv->created_at = g_rand_int (r);
-  sv->has_deleted_at = g_rand_boolean (r);
-  sv->deleted_at = -(gint64) g_rand_int (r);
+  sv->meta.active = g_rand_boolean (r);
+  sv->meta.version = (gint64) g_rand_int (r) << 12;
+  sv->meta.has_created_at = g_rand_boolean (r);
+  sv->meta.created_at = g_rand_int (r);
+  sv->meta.has_deleted_at = g_rand_boolean (r);
+  sv->meta.deleted_at = -(gint64) g_rand_int (r);
   for (gint n = g_rand_int_range (r, 0, 5); n > 0; n--)
     {
       AbValue v = AB_VALUE_INIT;
@@ -167,14 +167,14 @@ random_state (GRand *r, AbStateValue *sv)
 static void
 assert_state_equal (const AbStateValue *a, const AbStateValue *b)
 {
-  ck_assert_int_eq (a->active, b->active);
-  ck_assert_int_eq (a->version, b->version);
-  ck_assert_int_eq (a->has_created_at, b->has_created_at);
-  if (a->has_created_at)
-    ck_assert_int_eq (a->created_at, b->created_at);
-  ck_assert_int_eq (a->has_deleted_at, b->has_deleted_at);
-  if (a->has_deleted_at)
-    ck_assert_int_eq (a->deleted_at, b->deleted_at);
+  ck_assert_int_eq (a->meta.active, b->meta.active);
+  ck_assert_int_eq (a->meta.version, b->meta.version);
+  ck_assert_int_eq (a->meta.has_created_at, b->meta.has_created_at);
+  if (a->meta.has_created_at)
+    ck_assert_int_eq (a->meta.created_at, b->meta.created_at);
+  ck_assert_int_eq (a->meta.has_deleted_at, b->meta.has_deleted_at);
+  if (a->meta.has_deleted_at)
+    ck_assert_int_eq (a->meta.deleted_at, b->meta.deleted_at);
   ck_assert_uint_eq (a->props->len, b->props->len);
   for (guint i = 0; i < a->props->len; i++)
     {
@@ -215,10 +215,10 @@ START_TEST (test_index_round_trip)
       random_state (r, &sv);
       for (guint k = 0; k < sv.props->len; k++)
         g_array_index (sv.props, AbCodedProp, k).version = 0;
-      ck_assert (ab_codec_encode_index_value (out, sv.version, (AbCodedProp *) sv.props->data,
+      ck_assert (ab_codec_encode_index_value (out, sv.meta.version, (AbCodedProp *) sv.props->data,
                                               sv.props->len, NULL));
       ck_assert (ab_codec_decode_index_value (out->data, out->len, &version, props, NULL));
-      ck_assert_int_eq (version, sv.version);
+      ck_assert_int_eq (version, sv.meta.version);
       ck_assert_uint_eq (props->len, sv.props->len);
       for (guint k = 0; k < props->len; k++)
         {
@@ -251,7 +251,7 @@ state_boundaries (const AbStateValue *sv)
       end = tmp->len;
       g_array_append_val (b, end);
     }
-  for (gint k = 0; k < sv->has_created_at + sv->has_deleted_at; k++)
+  for (gint k = 0; k < sv->meta.has_created_at + sv->meta.has_deleted_at; k++)
     {
       end = tmp->len + 23 * (gsize) (k + 1);
       g_array_append_val (b, end);

@@ -90,14 +90,14 @@ assert_slot_kind (const AbState *st, guint f, AbSlotKind kind, gint64 version)
 static void
 assert_times (const AbState *st, gboolean active, gint64 version, gint64 c, gint64 d)
 {
-  ck_assert_int_eq (st->active, active);
-  ck_assert_int_eq (st->version, version);
-  ck_assert_int_eq (st->has_created_at, c >= 0);
+  ck_assert_int_eq (st->meta.active, active);
+  ck_assert_int_eq (st->meta.version, version);
+  ck_assert_int_eq (st->meta.has_created_at, c >= 0);
   if (c >= 0)
-    ck_assert_int_eq (st->created_at, c);
-  ck_assert_int_eq (st->has_deleted_at, d >= 0);
+    ck_assert_int_eq (st->meta.created_at, c);
+  ck_assert_int_eq (st->meta.has_deleted_at, d >= 0);
   if (d >= 0)
-    ck_assert_int_eq (st->deleted_at, d);
+    ck_assert_int_eq (st->meta.deleted_at, d);
 }
 
 START_TEST (s01_insert_on_empty)
@@ -186,7 +186,7 @@ START_TEST (s07_null_update_unsets)
     {
       AbState st;
       run (&st, orders[i], FALSE);
-      ck_assert_int_eq (st.version, 3);
+      ck_assert_int_eq (st.meta.version, 3);
       assert_slot_kind (&st, COMMENT, AB_SLOT_UNSET, 3);
       ab_state_clear (&st);
     }
@@ -197,7 +197,7 @@ START_TEST (s08_updates_apply_to_inactive)
 {
   AbState st;
   run (&st, "I@1; D@1; A@1; E@1; C@1", FALSE);
-  ck_assert (!st.active);
+  ck_assert (!st.meta.active);
   assert_slot_kind (&st, NAME, AB_SLOT_DELETED, 1);
   assert_slot_int (&st, AGE, 8, 1);
   assert_slot_str (&st, EMAIL, "e", 1);
