@@ -401,7 +401,8 @@ START_TEST (test_five_thousand_items)
   ab_store_rpc_counts (env.engine->store, after, AB_STORE_RPC_MAX);
   ck_assert_uint_eq (res->len, 5000);
   for (guint i = 0; i < res->len; i++)
-    ck_assert_int_eq (g_array_index (res, AbKeyResult, i).status, AB_STATUS_CREATED);
+    ck_assert_msg (g_array_index (res, AbKeyResult, i).status == AB_STATUS_CREATED, "item %u: %s",
+                   i, g_array_index (res, AbKeyResult, i).message);
   ck_assert_int_eq (ab_test_count (&env, "likes", "likes", "u", AB_QDIR_OUT), 5000);
   for (guint i = 0; i < n; i++)
     if (strcmp (after[i].name, "putMultiple") == 0)
