@@ -89,8 +89,12 @@ class Server:
         except urllib.error.HTTPError as e:
             return e.code, e.read()
 
-    def ok(self, method, path, body=None):
+    def ok(self, method, path, body=None, busy_ok=False):
+        """The JSON answer of a 200; with busy_ok, a JSON 503 (the store still
+        recovering) raises Busy for the caller to ask again; else it fails."""
         status, raw = self.call(method, path, body)
+        if status == 503 and busy_ok and refusal_ok(status, raw):
+            raise Busy(raw[:500])
         if status != 200:
             raise SystemExit(f"soak: {method} {path} answered {status}: {raw[:500]!r}")
         return json.loads(raw)
@@ -146,12 +150,41 @@ class Stats:
                 self.late_what.append(f"{what} {seconds:.1f} s at {time.strftime('%H:%M:%S')}")
 
 
+class Busy(Exception):
+    """A JSON 503 where a read was wanted: the store is not back yet."""
+
+
 def refusal_ok(status, raw):
     try:
         body = json.loads(raw)
     except ValueError:
         return False
     return status == 503 and isinstance(body, dict) and {"timestamp", "status", "error", "message"} <= set(body)
+
+
+def check_consistency(srv, stats):
+    """How many acknowledged edges are missing or counts differ from scans,
+    with what for the report; Busy when a read answers a JSON 503."""
+    missing = 0
+    lost = []
+    for source, targets in stats.acked.items():
+        got = set()
+        offset = None
+        while True:
+            q = (f"/edges/scan/recent?start={source}&direction=OUT&limit=1000"
+                 + (f"&offset={urllib.parse.quote(offset)}" if offset else ""))
+            page = srv.ok("GET", T + q, busy_ok=True)
+            got.update(e["target"] for e in page["edges"])
+            if not page.get("hasNext"):
+                break
+            offset = page["offset"]
+        count = srv.ok("GET", T + f"/edges/count?start={source}&direction=OUT", busy_ok=True)["count"]
+        missing += len(targets - got) + (count != len(got))
+        lost += [f"{source}->{t} (acknowledged {stats.ack_how.get((source, t), '?')})"
+                 for t in sorted(targets - got)]
+        if count != len(got):
+            lost.append(f"{source}: count {count}, scan {len(got)}")
+    return missing, lost
 
 
 def verdict(verify):
@@ -407,26 +440,16 @@ def main():
         # consistency: every acknowledged edge read back, counts equal scans
         settle = time.time()
         missing = pending = None
+        busy = 0  # reads answered 503 while settling: HBase still reassigning regions
+        lost = []
         while time.time() < settle + 300:  # the applier may have a backlog to write
-            missing = 0
-            lost = []  # what is missing, for the report
-            for source, targets in stats.acked.items():
-                got = set()
-                offset = None
-                while True:
-                    q = (f"/edges/scan/recent?start={source}&direction=OUT&limit=1000"
-                         + (f"&offset={urllib.parse.quote(offset)}" if offset else ""))
-                    page = srv.ok("GET", T + q)
-                    got.update(e["target"] for e in page["edges"])
-                    if not page.get("hasNext"):
-                        break
-                    offset = page["offset"]
-                count = srv.ok("GET", T + f"/edges/count?start={source}&direction=OUT")["count"]
-                missing += len(targets - got) + (count != len(got))
-                lost += [f"{source}->{t} (acknowledged {stats.ack_how.get((source, t), '?')})"
-                         for t in sorted(targets - got)]
-                if count != len(got):
-                    lost.append(f"{source}: count {count}, scan {len(got)}")
+            try:
+                missing, lost = check_consistency(srv, stats)
+            except Busy:
+                busy += 1
+                missing = None
+                time.sleep(1)
+                continue
             # writes cut by a fault and answered ERROR are finished by the
             # node's healer (HBase): the verifier looks once it has none left
             pending = srv.metric("actionbase_heal_pending")
@@ -448,7 +471,8 @@ def main():
                   f"{max(done, default=0):.1f} s after it ended" + (f", never after {len(times) - len(done)}" if len(done) < len(times) else ""))
         reached = missing == 0 and not pending
         print(f"soak: consistency {'reached' if reached else 'NOT reached'} {consistent_s:.1f} s after the load "
-              f"stopped; verifier: {verdict(verify)}")
+              f"stopped" + (f" ({busy} passes met a JSON 503 first)" if busy else "")
+              + f"; verifier: {verdict(verify)}")
         for w in (lost if missing else [])[:10]:
             print(f"soak:   missing: {w}")
         for w in stats.late_what[:10]:
