@@ -65,18 +65,6 @@ on_signal (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-static void
-serve_until_signalled (AbHttpServer *server, AbEngine *engine)
-{
-  g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  guint term = g_unix_signal_add (SIGTERM, on_signal, loop);
-  guint intr = g_unix_signal_add (SIGINT, on_signal, loop);
-  g_main_loop_run (loop);
-  g_source_remove (term);
-  g_source_remove (intr);
-  ab_http_server_stop (server);
-}
-
 /* Every connection costs a descriptor: lift the soft limit to the hard one
  * (as nginx's worker_rlimit_nofile would) and say when the cap cannot be met. */
 static void
@@ -210,6 +198,12 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
   raise_fd_limit (cfg->http.max_connections);
   cfg->http.access_log = cfg->http.access_log && log_threshold >= G_LOG_LEVEL_INFO;
   cfg->http.access_writer = ab_log_info_line;
+  /* SIGTERM and SIGINT are caught before the port is announced: a supervisor
+   * may stop a node as soon as it listens, and a signal met before the loop
+   * runs is handled once it does (a clean stop), not by the default action. */
+  g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  guint term = g_unix_signal_add (SIGTERM, on_signal, loop);
+  guint intr = g_unix_signal_add (SIGINT, on_signal, loop);
   AbHttpServer *server = ab_http_server_new (router, &cfg->http, &error);
   if (server != NULL)
     ab_metrics_add_provider (metrics, server_metrics, server, NULL);
@@ -225,8 +219,11 @@ run (AbServerConfig *cfg, const AbEngineConfig *ecfg)
                  cfg->store_uri, cfg->http.http_threads, cfg->http.workers,
                  cfg->http.tls_cert != NULL ? "HTTPS (HTTP/1.1, HTTP/2)" : "HTTP/1.1",
                  cfg->http.inline_reads ? "the HTTP loops" : "the workers (the store can block)");
-      serve_until_signalled (server, engine);
+      g_main_loop_run (loop);
+      ab_http_server_stop (server);
     }
+  g_source_remove (term);
+  g_source_remove (intr);
   g_clear_pointer (&server, ab_http_server_free);
   g_clear_pointer (&probes, ab_probes_free);
   ab_health_free (health);

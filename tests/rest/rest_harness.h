@@ -20,6 +20,9 @@ typedef struct {
 gchar *ab_server_hbase_store (const gchar *dir);
 /* Starts a server on dir (created when NULL); extra args may be NULL. */
 void ab_server_start (AbServer *srv, const gchar *dir, const gchar *const *extra_args);
+/* Starts a server and returns as soon as it announced its port, before it
+ * answers /health. */
+void ab_server_spawn (AbServer *srv, const gchar *dir, const gchar *const *extra_args);
 /* The same over HTTPS: --tls-cert cert --tls-key key, and a client that trusts
  * ca_file (copied) and negotiates HTTP/2 by ALPN. */
 void ab_server_start_tls (AbServer *srv, const gchar *dir, const gchar *const *extra_args,

@@ -653,6 +653,26 @@ START_TEST (read_only_mode)
 }
 END_TEST
 
+/* A supervisor may stop a node the moment it announces its port. The stop
+ * must be the graceful one (exit 0), not SIGTERM's default action: under
+ * valgrind the main thread once reached its signal handlers only after the
+ * HTTP threads had announced the port and answered. */
+START_TEST (stop_as_soon_as_listening)
+{
+  ab_server_stop (&srv);
+  for (guint round = 0; round < 5; round++)
+    {
+      g_autofree gchar *dir = g_steal_pointer (&srv.dir);
+      g_free (srv.log_path);
+      g_free (srv.base);
+      g_free (srv.ca_file);
+      ab_server_spawn (&srv, dir, NULL);
+      ab_server_stop (&srv); /* asserts exit status 0 */
+    }
+  ab_server_restart (&srv, NULL);
+}
+END_TEST
+
 START_TEST (health_and_metrics)
 {
   AbReply r = { 0 };
@@ -1088,6 +1108,7 @@ main (void)
   tcase_add_test (tc, v2_storages);
   tcase_add_test (tc, read_only_mode);
   tcase_add_test (tc, status_filters_and_names);
+  tcase_add_test (tc, stop_as_soon_as_listening);
   tcase_add_test (tc, health_and_metrics);
   tcase_add_test (tc, store_health_metrics);
   suite_add_tcase (s, tc);
