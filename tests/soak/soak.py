@@ -457,7 +457,9 @@ def main():
                 break
             time.sleep(1)
         consistent_s = time.time() - settle
-        verify = subprocess.run([verify_bin, "--store", store, "--database", DB, "--table", TABLE],
+        report = os.path.join(tmp, "verify.jsonl")
+        verify = subprocess.run([verify_bin, "--store", store, "--database", DB, "--table", TABLE,
+                                 "--report", report],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) \
             if not a.hbase or os.path.exists(verify_bin) else None
         acked = sum(len(t) for t in stats.acked.values())
@@ -482,6 +484,17 @@ def main():
         good = (reached and not stats.wrong and stats.late == 0
                 and all(s is not None and s <= f.resume_limit for f, s in resumed)
                 and (verify is None or verify.returncode == 0))
+        if not good:
+            # the node's warnings say which writes it replayed or gave up on
+            srv.err.flush()
+            with open(srv.err.name) as f:
+                tail = [ln.rstrip() for ln in f if "WARNING" in ln or "CRITICAL" in ln][-30:]
+            for ln in tail:
+                print(f"soak:   node: {ln[:400]}")
+            if verify is not None and verify.returncode != 0 and os.path.exists(report):
+                with open(report) as f:
+                    for ln in f.readlines()[:20]:
+                        print(f"soak:   verifier: {ln.rstrip()[:400]}")
         print("soak: " + ("every invariant held" if good else "INVARIANTS BROKEN"))
         return 0 if good else 1
     finally:
@@ -490,7 +503,10 @@ def main():
                 c()
             except Exception as e:  # keep cleaning up
                 log(f"cleanup: {e}")
-        shutil.rmtree(tmp, ignore_errors=True)
+        if os.environ.get("AB_SOAK_KEEP"):
+            log(f"kept {tmp} (AB_SOAK_KEEP)")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
