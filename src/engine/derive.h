@@ -37,8 +37,9 @@ gboolean ab_engine_index_value_buf (const AbTableDesc *t, const AbState *st, AbB
 /* Lock protocol (docs/data-model.md §6) with the retries slept through, for tools
  * off the request path (the verifier's repair runs on its own threads). */
 gboolean ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **error);
-/* TRUE when the lock row held token and is gone. */
-gboolean ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token);
+/* TRUE when the lock row held token and is gone; FALSE with error unset when
+ * it no longer held token, with error set when the call failed (logged). */
+gboolean ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token, GError **error);
 
 /* A byte no element header can be (headers are 0x05..0x36 and their NOTs):
  * row || 0x00 is a cache row's boundary marker (it sorts before every cell),

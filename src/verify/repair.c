@@ -190,7 +190,7 @@ rewrite_index (AbVerifyRun *run, const AbVerifyTable *t, const AbValue *src, con
   if (!ab_engine_lock (run->engine, lock_key, &token, error))
     return FALSE;
   ok = plan_rewrite (store, batch, &rw, error) && ab_store_batch (store, batch, error);
-  ab_engine_unlock (run->engine, lock_key, token);
+  ab_engine_unlock (run->engine, lock_key, token, NULL);
   return ok;
 }
 

@@ -731,7 +731,7 @@ static void
 unlock_step (gpointer item)
 {
   KeyWork *w = item;
-  w->released = ab_engine_unlock (w->engine, w->lock_key, w->token);
+  w->released = ab_engine_unlock (w->engine, w->lock_key, w->token, NULL);
   if ((atomic_fetch_sub (&w->job->unlocks_pending, 1) == 1))
     waves_done (w->job);
 }

@@ -25,6 +25,7 @@ typedef struct {
   GBytes *token;
   GBytes *intent;
   gint64 deadline_us; /* a writer's budget, replaying a stale lock (0: the healer) */
+  GPtrArray *tried;   /* the healer's: lock values of renewals whose answer was lost */
 } Pending;
 
 struct _AbHeal {
@@ -54,6 +55,7 @@ pending_free (gpointer p)
   g_bytes_unref (x->lock_key);
   g_bytes_unref (x->token);
   g_bytes_unref (x->intent);
+  g_ptr_array_unref (x->tried);
   g_free (x);
 }
 
@@ -341,15 +343,6 @@ replay (AbEngine *engine, const Pending *p, GError **error)
          || (!replay_stopped (p, error) && ab_store_batch (engine->store, batch, error));
 }
 
-/* After the replay or the write itself: the lock row goes (with its intent),
- * then the receipts, which only an intent could need. */
-static void
-settle (AbEngine *engine, GBytes *lock_key, GBytes *token, GBytes *intent)
-{
-  if (ab_engine_unlock (engine, lock_key, token))
-    ab_engine_heal_forget (engine, intent);
-}
-
 /* A failure that may pass (the store unreachable or failing), as opposed to
  * one a replay would meet again. */
 static gboolean
@@ -358,6 +351,19 @@ transient (const GError *error)
   return error->domain == AB_STORE_ERROR
          && (error->code == AB_STORE_ERROR_IO || error->code == AB_STORE_ERROR_UNAVAILABLE
              || error->code == AB_STORE_ERROR_INJECTED);
+}
+
+/* After the replay or the write itself: the lock row goes (with its intent),
+ * then the receipts, which only an intent could need. FALSE when the release
+ * failed in a way that may pass: the lock may still be ours, and nobody
+ * else would release it before it is stale. */
+static gboolean
+settle (AbEngine *engine, GBytes *lock_key, GBytes *token, GBytes *intent)
+{
+  g_autoptr (GError) error = NULL;
+  if (ab_engine_unlock (engine, lock_key, token, &error))
+    ab_engine_heal_forget (engine, intent);
+  return error == NULL || !transient (error);
 }
 
 gboolean
@@ -379,12 +385,12 @@ heal_held (AbEngine *engine, Pending *p)
         return HEAL_KEEP;
       g_warning ("an interrupted write cannot be replayed (the verifier repairs it): %s",
                  error->message);
-      settle (engine, p->lock_key, p->token, p->intent);
-      return HEAL_GONE;
+      return settle (engine, p->lock_key, p->token, p->intent) ? HEAL_GONE : HEAL_KEEP;
     }
   if (ab_engine_deadline_passed (p->deadline_us))
     return HEAL_KEEP; /* the healer releases it (after replaying it again) */
-  settle (engine, p->lock_key, p->token, p->intent);
+  if (!settle (engine, p->lock_key, p->token, p->intent))
+    return HEAL_KEEP; /* released next round (replayed again: its receipts keep that exact) */
   if (g_bytes_get_size (p->intent) > INTENT_HEAD) /* not a bare release */
     atomic_fetch_add (&engine->heal->healed, 1);
   return HEAL_DONE;
@@ -402,7 +408,12 @@ renew (AbEngine *engine, Pending *p, GBytes *expected, gboolean *held, GError **
   const guint8 *e = g_bytes_get_data (expected, &elen);
   if (!ab_store_check_and_put (engine->store, k, klen, e, elen, value->data, value->len, held,
                                error))
-    return FALSE;
+    {
+      /* it may have landed all the same (HBase died before its answer) */
+      if (p->tried != NULL)
+        g_ptr_array_add (p->tried, g_byte_array_free_to_bytes (g_steal_pointer (&value)));
+      return FALSE;
+    }
   if (*held)
     {
       g_bytes_unref (p->token);
@@ -426,11 +437,37 @@ let_go (AbEngine *engine, Pending *p)
     ab_engine_heal_forget (engine, p->intent);
 }
 
+/* Renewals of ours lost their answer: the lock row may hold any of their
+ * values, and nobody but its holder changes a fresh lock, so one of them
+ * found there is ours (the next renewal expects it). Without this the
+ * write was let go as another's, and stayed cut until its lock was stale.
+ * FALSE when the read failed. */
+static gboolean
+claim_lost_renewals (AbEngine *engine, Pending *p)
+{
+  g_autoptr (GBytes) cur = NULL;
+  gsize klen;
+  const guint8 *k = g_bytes_get_data (p->lock_key, &klen);
+  if (!ab_store_get (engine->store, k, klen, &cur, NULL))
+    return FALSE;
+  for (guint i = 0; cur != NULL && i < p->tried->len; i++)
+    if (g_bytes_equal (cur, p->tried->pdata[i]))
+      {
+        g_bytes_unref (p->token);
+        p->token = g_bytes_ref (cur);
+        break;
+      }
+  g_ptr_array_set_size (p->tried, 0);
+  return TRUE;
+}
+
 static HealResult
 heal_pending (AbEngine *engine, Pending *p)
 {
   gboolean held = FALSE;
   g_autoptr (GError) error = NULL;
+  if (p->tried->len > 0 && !claim_lost_renewals (engine, p))
+    return HEAL_KEEP;
   g_autoptr (GBytes) expected = g_bytes_ref (p->token);
   if (!renew (engine, p, expected, &held, &error))
     return HEAL_KEEP;
@@ -672,6 +709,7 @@ ab_engine_heal_later (AbEngine *engine, GBytes *lock_key, GBytes *token, GBytes 
   p->lock_key = g_bytes_ref (lock_key);
   p->token = g_bytes_ref (token);
   p->intent = g_bytes_ref (intent);
+  p->tried = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   atomic_fetch_add (&h->waiting, 1);
   g_mutex_lock (&h->mu);
   g_ptr_array_add (h->pending, p);

@@ -137,14 +137,17 @@ ab_engine_lock (AbEngine *engine, GBytes *lock_key, GBytes **token, GError **err
 }
 
 gboolean
-ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token)
+ab_engine_unlock (AbEngine *engine, GBytes *lock_key, GBytes *token, GError **error)
 {
   gsize klen, vlen;
   const guint8 *k = g_bytes_get_data (lock_key, &klen);
   const guint8 *v = g_bytes_get_data (token, &vlen);
   gboolean applied = FALSE;
-  g_autoptr (GError) error = NULL;
-  if (!ab_store_check_and_delete (engine->store, k, klen, v, vlen, &applied, &error))
-    g_warning ("lock release failed: %s", error->message);
+  g_autoptr (GError) local = NULL;
+  if (!ab_store_check_and_delete (engine->store, k, klen, v, vlen, &applied, &local))
+    {
+      g_warning ("lock release failed: %s", local->message);
+      g_propagate_error (error, g_steal_pointer (&local));
+    }
   return applied;
 }

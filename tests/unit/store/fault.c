@@ -1,8 +1,8 @@
 /* The fault-injecting wrapper of fault.h: forwards reads, check-and-set and
  * snapshots to the inner store; a batch hit by the armed fault is replayed
  * one mutation at a time so that the others land and the chosen one does
- * not; a check-and-put of a chosen key fails once; chosen calls can be
- * made slow. */
+ * not; a check-and-put of a chosen key fails once, or a chosen one loses
+ * its answer; chosen calls can be made slow. */
 #include "fault.h"
 
 #include "store/backend.h"
@@ -22,6 +22,7 @@ typedef struct {
   gboolean refuse_cas; /* every check-and-put fails */
   gboolean refuse_cad; /* every check-and-delete fails */
   guint cas_calls;     /* check-and-put calls seen */
+  guint lose_cas;      /* the value of cas_calls whose answer is lost (0: none) */
   AbSlowCall slow;     /* the calls made slow, by slow_ms */
   guint slow_ms;
   guint slow_batch; /* AB_SLOW_BATCH: the value of `batches` that is slow */
@@ -83,7 +84,7 @@ fault_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *ex
   gboolean fail = once || f->refuse_cas;
   if (once)
     g_clear_pointer (&f->fail_cas, g_bytes_unref);
-  f->cas_calls++;
+  gboolean lost = ++f->cas_calls == f->lose_cas;
   g_mutex_unlock (&f->lock);
   slow_down (f, AB_SLOW_LOCKS);
   if (fail)
@@ -92,8 +93,14 @@ fault_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *ex
                    "injected failure of a check-and-put");
       return FALSE;
     }
-  return ab_store_check_and_put (inner_of (s), key, klen, expected, elen, value, vlen, applied,
-                                 error);
+  if (!ab_store_check_and_put (inner_of (s), key, klen, expected, elen, value, vlen, applied,
+                               error))
+    return FALSE;
+  if (lost)
+    g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_INJECTED,
+                 "injected loss of a check-and-put's answer (it was %s)",
+                 *applied ? "applied" : "not applied");
+  return !lost;
 }
 
 static gboolean
@@ -252,6 +259,16 @@ ab_store_fault_fail_check_and_put (AbStore *s, const guint8 *key, gsize klen)
   g_mutex_lock (&f->lock);
   g_clear_pointer (&f->fail_cas, g_bytes_unref);
   f->fail_cas = g_bytes_new (key, klen);
+  g_mutex_unlock (&f->lock);
+}
+
+void
+ab_store_fault_lose_check_and_put (AbStore *s, guint nth)
+{
+  FaultStore *f = (FaultStore *) s;
+  g_return_if_fail (s->vt == &fault_vtable && nth >= 1);
+  g_mutex_lock (&f->lock);
+  f->lose_cas = f->cas_calls + nth;
   g_mutex_unlock (&f->lock);
 }
 

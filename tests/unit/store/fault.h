@@ -24,6 +24,10 @@ void ab_store_fault_arm (AbStore *s, AbFaultKind kind, guint nth_batch, guint it
 void ab_store_fault_disarm (AbStore *s);
 /* The next check-and-put of key fails (AB_STORE_ERROR_INJECTED), once. */
 void ab_store_fault_fail_check_and_put (AbStore *s, const guint8 *key, gsize klen);
+/* The nth check-and-put from now (1 = the next) is applied, and its caller
+ * told it failed (AB_STORE_ERROR_INJECTED): its answer lost on the way back,
+ * as when HBase dies between its write and its reply. */
+void ab_store_fault_lose_check_and_put (AbStore *s, guint nth);
 /* While refuse: every check-and-put fails (a store down for locks). */
 void ab_store_fault_refuse_check_and_put (AbStore *s, gboolean refuse);
 /* While refuse: every check-and-delete fails (a lock release cut off). */

@@ -212,6 +212,53 @@ START_TEST (stale_lock_replayed_by_next_writer)
 }
 END_TEST
 
+/* The healer's renewal of its lock lands but its answer is lost (HBase died
+ * in between): the lock now holds the value it tried. The next round takes
+ * that value as its own and replays; it used to let the write go as
+ * another's, which left it cut until the lock was stale (a soak with HBase
+ * killed under writers found such counts still short 300 s later). */
+START_TEST (lost_renewal_answer_still_heals)
+{
+  VfEnv env;
+  AbHealStats st;
+  open_and_cut (&env, (guint) _i, 0);
+  ab_store_fault_lose_check_and_put (env.fault, 1);
+  fake_ms += 1000;
+  ab_engine_heal_retry_now (env.engine);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 1);
+  ck_assert_uint_eq (st.healed, 0);
+  fake_ms += 1000;
+  round_clears_all (&env);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.healed, 1);
+  assert_cut_finished (&env, "after the lost renewal");
+  vf_close (&env);
+}
+END_TEST
+
+/* The healer replays, then its release fails: the lock stays with it, and
+ * the next round releases it (replaying again, exactly: the receipts). It
+ * used to count the write as done and leave the lock, with its intent, to
+ * the stale sweep. */
+START_TEST (failed_healer_release_is_retried)
+{
+  VfEnv env;
+  AbHealStats st;
+  open_and_cut (&env, (guint) _i, 0);
+  ab_store_fault_refuse_check_and_delete (env.fault, TRUE);
+  fake_ms += 1000;
+  ab_engine_heal_retry_now (env.engine);
+  ab_engine_heal_stats (env.engine, &st);
+  ck_assert_uint_eq (st.pending, 1);
+  ab_store_fault_refuse_check_and_delete (env.fault, FALSE);
+  fake_ms += 1000;
+  round_clears_all (&env);
+  assert_cut_finished (&env, "after the release retried");
+  vf_close (&env);
+}
+END_TEST
+
 /* Nobody writes the key again: the sweep leaves the fresh lock (and the
  * receipt its intent still needs) to its owner, then replays the intent
  * once the lock is stale. */
@@ -727,6 +774,8 @@ heal_suite (void)
   tcase_add_loop_test (tc, cut_data_wave_heals, 0, (gint) (vf_n_stores () * N_CASES));
   tcase_add_loop_test (tc, stale_lock_replayed_by_next_writer, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, stale_lock_replayed_by_the_sweep, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, lost_renewal_answer_still_heals, 0, (gint) vf_n_stores ());
+  tcase_add_loop_test (tc, failed_healer_release_is_retried, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, healer_thread_sweeps, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, sweep_deletes_orphan_receipts, 0, (gint) vf_n_stores ());
   tcase_add_loop_test (tc, failure_before_data_answers_at_once, 0, (gint) vf_n_stores () * 4);
