@@ -257,7 +257,9 @@ typedef struct {
 /* "OUT" / "IN" (exact, upper-case); FALSE otherwise. */
 gboolean ab_query_direction_parse (const gchar *text, AbQueryDirection *out);
 
-/* count: the Count row for (start, direction); 0 when missing. */
+/* count: the Count row for (start, direction); 0 when missing. start_out
+ * receives start cast to its type (the caller clears it), and is left empty
+ * on failure. */
 gboolean ab_engine_count (AbEngine *engine, const gchar *db, const gchar *table, const gchar *start,
                           AbQueryDirection dir, AbValue *start_out, gint64 *count, GError **error);
 

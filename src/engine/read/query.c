@@ -332,8 +332,11 @@ ab_engine_count (AbEngine *engine, const gchar *db, const gchar *table, const gc
                  AbQueryDirection dir, AbValue *start_out, gint64 *count, GError **error)
 {
   g_autoptr (AbTableDesc) t = count_table (engine, db, table, error);
-  return t != NULL && ab_query_cast_start (t, start, dir, start_out, error)
-         && read_count (engine, t, start_out, dir, count, error);
+  if (t != NULL && ab_query_cast_start (t, start, dir, start_out, error)
+      && read_count (engine, t, start_out, dir, count, error))
+    return TRUE;
+  ab_value_clear (start_out); /* cast, then the read failed: the caller has nothing to clear */
+  return FALSE;
 }
 
 gboolean
