@@ -122,11 +122,15 @@ class Server:
         return float(m.group(1)) if m else None
 
     def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
+        """SIGTERM, then its exit status (a sanitizer's leak report makes it
+        non-zero); SIGKILL after 30 s."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
         try:
-            self.proc.wait(30)
+            return self.proc.wait(30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            return self.proc.wait()
 
 
 class Stats:
@@ -452,7 +456,8 @@ def main():
                 continue
             # writes cut by a fault and answered ERROR are finished by the
             # node's healer (HBase): the verifier looks once it has none left
-            pending = srv.metric("actionbase_heal_pending")
+            # (and whose replays' Count adds it has checked again)
+            pending = sum(srv.metric(m) or 0 for m in ("actionbase_heal_pending", "actionbase_heal_rechecks"))
             if missing == 0 and not pending:
                 break
             time.sleep(1)
@@ -481,14 +486,20 @@ def main():
             print(f"soak:   late: {w}")
         for w in stats.wrong[:10]:
             print(f"soak:   wrong: {w}")
-        good = (reached and not stats.wrong and stats.late == 0
+        node_rc = srv.stop()
+        if node_rc != 0:
+            print(f"soak: the node exited with status {node_rc}")
+        good = (reached and not stats.wrong and stats.late == 0 and node_rc == 0
                 and all(s is not None and s <= f.resume_limit for f, s in resumed)
                 and (verify is None or verify.returncode == 0))
         if not good:
             # the node's warnings say which writes it replayed or gave up on
             srv.err.flush()
             with open(srv.err.name) as f:
-                tail = [ln.rstrip() for ln in f if "WARNING" in ln or "CRITICAL" in ln][-30:]
+                lines = f.readlines()
+            tail = [ln.rstrip() for ln in lines if re.search(r" (WARN|CRIT|ERROR)", ln)][-30:]
+            if node_rc != 0:  # its last words: a sanitizer's report
+                tail += [ln.rstrip() for ln in lines[-40:]]
             for ln in tail:
                 print(f"soak:   node: {ln[:400]}")
             if verify is not None and verify.returncode != 0 and os.path.exists(report):

@@ -17,6 +17,11 @@
 #define DROP_AFTER_US (100 * G_TIME_SPAN_MILLISECOND)
 /* A receipt without an intent that long, over two sweeps, was left behind. */
 #define ORPHAN_AGE_MS 10000
+/* A replayed write's receipts are read again this many heal-retry-ms after
+ * the replay (10 s with the defaults), then every heal-retry-ms until each
+ * reads 1: long after any call given up on that a region server could still
+ * run to its end. */
+#define RECHECK_AFTER_RETRIES 10
 
 /* One write this node must finish: the lock it holds (token: its value)
  * and the intent stored in that lock row. */
@@ -27,6 +32,12 @@ typedef struct {
   gint64 deadline_us; /* a writer's budget, replaying a stale lock (0: the healer) */
   GPtrArray *tried;   /* the healer's: lock values of renewals whose answer was lost */
 } Pending;
+
+/* A replayed write whose Count adds are checked again (recheck below). */
+typedef struct {
+  GBytes *intent;
+  gint64 due_us; /* monotonic */
+} Recheck;
 
 struct _AbHeal {
   GMutex mu;
@@ -42,6 +53,9 @@ struct _AbHeal {
   atomic_uint waiting;     /* writes given to the healer and not finished */
   AbBatch *drop;           /* receipts to delete (their intents are gone) */
   gint64 drop_since;       /* monotonic time of drop's first receipt */
+  GPtrArray *rechecks;     /* Recheck* */
+  atomic_uint rechecking;  /* rechecks queued or running */
+  atomic_ulong excess;     /* Count adds found applied twice or more, taken back */
 };
 
 static void healer_wake (AbEngine *engine);
@@ -57,6 +71,16 @@ pending_free (gpointer p)
   g_bytes_unref (x->intent);
   g_ptr_array_unref (x->tried);
   g_free (x);
+}
+
+static void
+recheck_free (gpointer p)
+{
+  Recheck *r = p;
+  if (r == NULL)
+    return; /* finished, or moved out of its array */
+  g_bytes_unref (r->intent);
+  g_free (r);
 }
 
 gboolean
@@ -275,10 +299,154 @@ drop_queued (AbEngine *engine)
   g_mutex_lock (&h->mu);
 }
 
+/* ---- the recheck of a replayed write's Count adds ---- */
+
+static gint64
+retry_us (AbEngine *engine)
+{
+  return (gint64) MAX (engine->cfg.heal_retry_ms, 10) * G_TIME_SPAN_MILLISECOND;
+}
+
+/* A replayed write whose lock row is gone: its receipts are read again
+ * later (recheck), and deleted only then. A write with nothing to replay
+ * (a bare release) has none: they are deleted now. */
+static void
+recheck_later (AbEngine *engine, GBytes *intent)
+{
+  AbHeal *h = engine->heal;
+  if (g_bytes_get_size (intent) <= INTENT_HEAD)
+    return;
+  Recheck *r = g_new (Recheck, 1);
+  r->intent = g_bytes_ref (intent);
+  r->due_us = g_get_monotonic_time () + RECHECK_AFTER_RETRIES * retry_us (engine);
+  atomic_fetch_add (&h->rechecking, 1);
+  g_mutex_lock (&h->mu);
+  g_ptr_array_add (h->rechecks, r);
+  healer_wake (engine);
+  g_mutex_unlock (&h->mu);
+}
+
+/* TRUE when an earlier entry of muts puts or deletes the row of muts[i]: an
+ * add after it starts from that row again, and its receipt counts nothing
+ * the row still shows. */
+static gboolean
+row_reset_before (const GArray *muts, guint i)
+{
+  const AbMutation *m = &g_array_index (muts, AbMutation, i);
+  for (guint j = 0; j < i; j++)
+    {
+      const AbMutation *e = &g_array_index (muts, AbMutation, j);
+      if (e->kind != AB_MUT_ADD && e->klen == m->klen && memcmp (e->key, m->key, m->klen) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The receipts of a replayed write count how often each of its Count adds
+ * was applied, as each add and its receipt are one increment of one row. A
+ * call the node gave up on can still be applied afterwards (a region server
+ * runs a call it has begun to its end, past the client's deadline), and the
+ * replay then counted that add twice. An add found applied n != 1 times
+ * gets (1 - n) times its delta, with (1 - n) on its receipt, in one
+ * increment of its row. TRUE once every receipt reads 1 (or is gone): they
+ * are then queued for deletion. FALSE: read again after heal-retry-ms (the
+ * correction's own answer may be lost; the receipt tells). */
+static gboolean
+recheck (AbEngine *engine, GBytes *intent)
+{
+  guint8 id[AB_HEAL_ID_LEN];
+  g_autoptr (GArray) muts = g_array_new (FALSE, TRUE, sizeof (AbMutation));
+  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr (GArray) at = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) seen = ab_kv_array_new ();
+  g_autoptr (AbBatch) fix = ab_batch_new ();
+  g_autoptr (GError) error = NULL;
+  if (!intent_decode (intent, id, muts, NULL))
+    return TRUE;
+  for (guint i = 0; i < muts->len; i++)
+    if (takes_receipt (&g_array_index (muts, AbMutation, i)) && !row_reset_before (muts, i))
+      {
+        g_ptr_array_add (keys, receipt_key (&g_array_index (muts, AbMutation, i), id));
+        g_array_append_val (at, i);
+      }
+  if (keys->len > 0 && !ab_store_multi_get (engine->store, keys, seen, &error))
+    return FALSE;
+  guint64 extra = 0;
+  for (guint j = 0; j < seen->len; j++)
+    {
+      GBytes *v = g_array_index (seen, AbKv, j).value;
+      if (v == NULL || g_bytes_get_size (v) != 8)
+        continue; /* deleted by a sweep, or not a counter: nothing to tell */
+      gint64 n = ab_codec_get_be64 (g_bytes_get_data (v, NULL));
+      if (n == 1)
+        continue;
+      const AbMutation *m = &g_array_index (muts, AbMutation, g_array_index (at, guint, j));
+      ab_batch_add (fix, m->key, m->klen, (1 - n) * m->delta);
+      ab_batch_add (fix, g_bytes_get_data (keys->pdata[j], NULL), g_bytes_get_size (keys->pdata[j]),
+                    1 - n);
+      extra += n > 1 ? (guint64) (n - 1) : 0;
+    }
+  if (ab_batch_len (fix) == 0)
+    {
+      ab_engine_heal_forget (engine, intent);
+      return TRUE;
+    }
+  if (extra > 0)
+    g_warning ("a replayed write's Count adds were applied %" G_GUINT64_FORMAT " time(s) too "
+               "often (the store ran a call after this node had given up on it): taken back",
+               extra);
+  atomic_fetch_add (&engine->heal->excess, extra);
+  if (!ab_store_batch (engine->store, fix, &error))
+    g_warning ("taking back a replayed write's extra Count adds failed (tried again in %u ms): %s",
+               engine->cfg.heal_retry_ms, error->message);
+  return FALSE;
+}
+
+/* The rechecks that are due, or all of them (h->mu held; released while
+ * they run). The unfinished are due again after heal-retry-ms. */
+static void
+recheck_due (AbEngine *engine, gboolean all)
+{
+  AbHeal *h = engine->heal;
+  gint64 now = g_get_monotonic_time ();
+  g_autoptr (GPtrArray) due = g_ptr_array_new_with_free_func (recheck_free);
+  for (guint i = h->rechecks->len; i-- > 0;)
+    if (all || ((Recheck *) h->rechecks->pdata[i])->due_us <= now)
+      g_ptr_array_add (due, g_ptr_array_steal_index (h->rechecks, i));
+  if (due->len == 0)
+    return;
+  g_mutex_unlock (&h->mu);
+  for (guint i = 0; i < due->len; i++)
+    if (recheck (engine, ((Recheck *) due->pdata[i])->intent))
+      {
+        atomic_fetch_sub (&h->rechecking, 1);
+        g_clear_pointer (&due->pdata[i], recheck_free);
+      }
+  g_mutex_lock (&h->mu);
+  for (guint i = 0; i < due->len; i++)
+    if (due->pdata[i] != NULL)
+      {
+        Recheck *r = g_steal_pointer (&due->pdata[i]);
+        r->due_us = g_get_monotonic_time () + retry_us (engine);
+        g_ptr_array_add (h->rechecks, r);
+      }
+}
+
+/* The earliest recheck's due time (h->mu held); G_MAXINT64 for none. */
+static gint64
+next_recheck (AbHeal *h)
+{
+  gint64 next = G_MAXINT64;
+  for (guint i = 0; i < h->rechecks->len; i++)
+    next = MIN (next, ((Recheck *) h->rechecks->pdata[i])->due_us);
+  return next;
+}
+
 void
 ab_engine_heal_flush (AbEngine *engine)
 {
   g_mutex_lock (&engine->heal->mu);
+  recheck_due (engine, TRUE);
   drop_queued (engine);
   g_mutex_unlock (&engine->heal->mu);
 }
@@ -358,11 +526,16 @@ transient (const GError *error)
  * failed in a way that may pass: the lock may still be ours, and nobody
  * else would release it before it is stale. */
 static gboolean
-settle (AbEngine *engine, GBytes *lock_key, GBytes *token, GBytes *intent)
+settle (AbEngine *engine, GBytes *lock_key, GBytes *token, GBytes *intent, gboolean replayed)
 {
   g_autoptr (GError) error = NULL;
   if (ab_engine_unlock (engine, lock_key, token, &error))
-    ab_engine_heal_forget (engine, intent);
+    {
+      if (replayed)
+        recheck_later (engine, intent);
+      else
+        ab_engine_heal_forget (engine, intent);
+    }
   return error == NULL || !transient (error);
 }
 
@@ -385,11 +558,11 @@ heal_held (AbEngine *engine, Pending *p)
         return HEAL_KEEP;
       g_warning ("an interrupted write cannot be replayed (the verifier repairs it): %s",
                  error->message);
-      return settle (engine, p->lock_key, p->token, p->intent) ? HEAL_GONE : HEAL_KEEP;
+      return settle (engine, p->lock_key, p->token, p->intent, FALSE) ? HEAL_GONE : HEAL_KEEP;
     }
   if (ab_engine_deadline_passed (p->deadline_us))
     return HEAL_KEEP; /* the healer releases it (after replaying it again) */
-  if (!settle (engine, p->lock_key, p->token, p->intent))
+  if (!settle (engine, p->lock_key, p->token, p->intent, TRUE))
     return HEAL_KEEP; /* released next round (replayed again: its receipts keep that exact) */
   if (g_bytes_get_size (p->intent) > INTENT_HEAD) /* not a bare release */
     atomic_fetch_add (&engine->heal->healed, 1);
@@ -424,7 +597,8 @@ renew (AbEngine *engine, Pending *p, GBytes *expected, gboolean *held, GError **
 
 /* A pending write whose lock is no longer ours: when its row is gone (our
  * release went through though its answer was lost) nobody can replay the
- * intent and its receipts are dropped; else the lock's new holder replays
+ * intent and its receipts are dropped, after their recheck (a replay of
+ * ours may have preceded that release); else the lock's new holder replays
  * it and drops them. */
 static void
 let_go (AbEngine *engine, Pending *p)
@@ -434,7 +608,7 @@ let_go (AbEngine *engine, Pending *p)
   gsize klen;
   const guint8 *k = g_bytes_get_data (p->lock_key, &klen);
   if (ab_store_get (engine->store, k, klen, &cur, &error) && cur == NULL)
-    ab_engine_heal_forget (engine, p->intent);
+    recheck_later (engine, p->intent); /* a replay of ours may have run: its release went */
 }
 
 /* Renewals of ours lost their answer: the lock row may hold any of their
@@ -453,6 +627,7 @@ claim_lost_renewals (AbEngine *engine, Pending *p)
   for (guint i = 0; cur != NULL && i < p->tried->len; i++)
     if (g_bytes_equal (cur, p->tried->pdata[i]))
       {
+        g_info ("a renewal of a cut write's lock had landed though its answer was lost");
         g_bytes_unref (p->token);
         p->token = g_bytes_ref (cur);
         break;
@@ -672,17 +847,20 @@ healer_main (gpointer data)
 {
   AbEngine *engine = data;
   AbHeal *h = engine->heal;
-  gint64 retry_us = MAX (engine->cfg.heal_retry_ms, 10) * G_TIME_SPAN_MILLISECOND;
-  gint64 next_retry = g_get_monotonic_time () + retry_us;
+  gint64 next_retry = g_get_monotonic_time () + retry_us (engine);
   gint64 next_sweep = first_sweep (engine, g_get_monotonic_time ());
   g_mutex_lock (&h->mu);
   while (!h->stop)
     {
       gint64 next_drop = ab_batch_len (h->drop) > 0 ? h->drop_since + DROP_AFTER_US : G_MAXINT64;
-      g_cond_wait_until (&h->cond, &h->mu, MIN (MIN (next_retry, next_drop), next_sweep));
+      gint64 recheck_at = next_recheck (h);
+      g_cond_wait_until (&h->cond, &h->mu,
+                         MIN (MIN (next_retry, next_drop), MIN (next_sweep, recheck_at)));
       if (h->stop)
         break;
       gint64 now = g_get_monotonic_time ();
+      if (now >= recheck_at)
+        recheck_due (engine, FALSE);
       if (now >= next_drop)
         drop_queued (engine);
       if (now >= next_sweep)
@@ -694,7 +872,7 @@ healer_main (gpointer data)
         }
       if (now < next_retry)
         continue;
-      next_retry = now + retry_us;
+      next_retry = now + retry_us (engine);
       retry_round (engine);
     }
   g_mutex_unlock (&h->mu);
@@ -762,6 +940,7 @@ ab_engine_heal_start (AbEngine *engine)
       = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, g_free);
   h->pending = g_ptr_array_new_with_free_func (pending_free);
   h->drop = ab_batch_new ();
+  h->rechecks = g_ptr_array_new_with_free_func (recheck_free);
   engine->heal = h;
   if (engine->cfg.heal_sweep_ms > 0 && ab_engine_heals (engine))
     {
@@ -787,9 +966,15 @@ ab_engine_heal_stop (AbEngine *engine)
   if (t != NULL)
     g_thread_join (t);
   g_mutex_lock (&h->mu);
+  recheck_due (engine, TRUE); /* early, but the last chance */
   drop_queued (engine);
   g_mutex_unlock (&h->mu);
   ab_batch_free (h->drop);
+  if (h->rechecks->len > 0)
+    g_warning ("%u replayed writes' Count adds left unchecked (their receipts go with the "
+               "sweeps; actionbase-verify --repair corrects a count applied twice)",
+               h->rechecks->len);
+  g_ptr_array_unref (h->rechecks);
   if (h->pending->len > 0)
     g_warning ("%u interrupted writes left to be replayed by the next writer of their keys",
                h->pending->len);
@@ -813,6 +998,8 @@ ab_engine_heal_stats (AbEngine *engine, AbHealStats *out)
   out->healed = atomic_load (&h->healed);
   out->sweeps = atomic_load (&h->sweeps);
   out->orphans = atomic_load (&h->orphans);
+  out->rechecks = atomic_load (&h->rechecking);
+  out->excess = atomic_load (&h->excess);
 }
 
 void
@@ -839,6 +1026,14 @@ ab_engine_heal_metrics (AbEngine *engine, GString *out)
       "# HELP actionbase_heal_orphan_receipts_total Receipts of finished writes whose node died "
       "before deleting them, deleted by the sweeps.\n"
       "# TYPE actionbase_heal_orphan_receipts_total counter\n"
-      "actionbase_heal_orphan_receipts_total %" G_GUINT64_FORMAT "\n",
-      st.pending, st.healed, st.sweeps, st.orphans);
+      "actionbase_heal_orphan_receipts_total %" G_GUINT64_FORMAT "\n"
+      "# HELP actionbase_heal_rechecks Replayed writes whose Count adds this node reads again "
+      "(10 heal-retry-ms after the replay) before deleting their receipts.\n"
+      "# TYPE actionbase_heal_rechecks gauge\n"
+      "actionbase_heal_rechecks %u\n"
+      "# HELP actionbase_heal_excess_adds_total Count adds of replayed writes found applied more "
+      "than once (a call the store ran after this node gave up on it), taken back.\n"
+      "# TYPE actionbase_heal_excess_adds_total counter\n"
+      "actionbase_heal_excess_adds_total %" G_GUINT64_FORMAT "\n",
+      st.pending, st.healed, st.sweeps, st.orphans, st.rechecks, st.excess);
 }

@@ -47,7 +47,9 @@ gboolean ab_engine_heal_transient (const GError *error);
 void ab_engine_heal_later (AbEngine *engine, GBytes *lock_key, GBytes *token, GBytes *intent);
 /* Queues the deletes of an intent's receipts, once its lock row (and with
  * it the intent) is gone: the healer deletes the queue in one batch 100 ms
- * after its first entry; ab_engine_heal_flush does it now. */
+ * after its first entry. A replayed write's receipts are first read again
+ * (10 heal_retry_ms later) and any Count add applied more than once taken
+ * back. ab_engine_heal_flush does both now. */
 void ab_engine_heal_forget (AbEngine *engine, GBytes *intent);
 void ab_engine_heal_flush (AbEngine *engine);
 /* One retry round over the pending writes now (the healer's every
@@ -65,6 +67,8 @@ typedef struct {
   guint64 healed;  /* writes finished by a replay */
   guint64 sweeps;  /* table sweeps done */
   guint64 orphans; /* receipts left behind that the sweeps deleted */
+  guint rechecks;  /* replayed writes whose receipts are read again before deletion */
+  guint64 excess;  /* Count adds of replayed writes found applied twice or more, taken back */
 } AbHealStats;
 void ab_engine_heal_stats (AbEngine *engine, AbHealStats *out);
 /* One sweep of the table's sidecar cells (every heal_sweep_ms on the healer
