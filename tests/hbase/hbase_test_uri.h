@@ -23,6 +23,19 @@ ab_hbase_test_uri (const gchar *tag, guint regions)
                           g_get_real_time () % G_GINT64_CONSTANT (1000000000), regions);
 }
 
+/* The local stores of a suite that loops over stores: memory, lmdb and
+ * rocksdb; under valgrind (tests/valgrind.sh sets AB_TEST_UNDER_VALGRIND and
+ * passes no HBase on) memory and lmdb. The engine and verifier code under
+ * memcheck is the same on rocksdb, whose backend test_store runs there, and
+ * the third store made these suites the slowest part of a CI run. */
+static inline guint
+ab_test_local_stores (void)
+{
+  const gchar *hbase = g_getenv ("AB_HBASE_ADDR");
+  gboolean lean = g_getenv ("AB_TEST_UNDER_VALGRIND") != NULL && (hbase == NULL || *hbase == '\0');
+  return lean ? 2 : 3;
+}
+
 /* The number of stores of a suite that also runs on HBase: its `local` ones,
  * plus one when AB_HBASE_ADDR names a gateway; without one it says on stderr
  * (once) that its hbase:// cases are not run. */

@@ -8,7 +8,7 @@
 int
 ab_test_n_stores (void)
 {
-  return (int) ab_hbase_test_n_stores (3);
+  return (int) ab_hbase_test_n_stores (ab_test_local_stores ());
 }
 
 const gchar *

@@ -28,7 +28,7 @@ vf_rmdir (const gchar *dir)
 guint
 vf_n_stores (void)
 {
-  return ab_hbase_test_n_stores (3);
+  return ab_hbase_test_n_stores (ab_test_local_stores ());
 }
 
 gchar *
