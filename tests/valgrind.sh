@@ -16,7 +16,8 @@
 #      VALGRIND_SUITES="test_groups ..."  only these (default: every one)
 # A REST suite that loops over the stores runs on lmdb alone here
 # (AB_REST_STORE=lmdb): the server code under memcheck is the same, and three
-# stores would triple the slowest part of a CI run.
+# stores would triple the slowest part of a CI run. The engine and verify
+# suites run on memory and lmdb (AB_TEST_UNDER_VALGRIND, hbase_test_uri.h).
 # Each suite runs with CK_FORK=no (one process, so valgrind sees every case)
 # and AB_TEST_UNDER_VALGRIND=1 (a latency tail is not judged: valgrind runs
 # one thread at a time);
