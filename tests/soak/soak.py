@@ -42,6 +42,7 @@ import random
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -295,6 +296,28 @@ class Kafka:
                                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def quiet_port(rng):
+    """A free loopback port below the kernel's ephemeral range (as hbase/lib.sh
+    picks them). The soak's gateway is started again on its port while the
+    node keeps reconnecting; a port in that range can meanwhile be taken by
+    one of those connects, connected to itself (a TCP self-connect: the node
+    then read its own request back, "invalid message type 1"), and the
+    gateway's bind fails. It did, with the port drawn from 30000-34999."""
+    lo, hi = 32768, 60999
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            lo, hi = map(int, f.read().split())
+    except (OSError, ValueError):
+        pass
+    base, span = (20000, lo - 20000) if lo > 21024 else (hi + 1, 65535 - hi)
+    for _ in range(200):
+        p = base + rng.randrange(span)
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", p)) != 0:
+                return p
+    raise SystemExit("soak: no free port below the ephemeral range")
+
+
 class Gateway:
     resume_limit = 5
 
@@ -383,7 +406,7 @@ def main():
             # WAL itself never fills the small disk, only the fault does.
             args += ["--wal", f"file:{mnt}/wal?segment_bytes=4194304&retention_ms=1000"]
         if a.hbase:
-            port = 30000 + rng.randrange(5000)
+            port = quiet_port(rng)
             addr = Gateway(a.hbase, port, True).gw("start", "soak", str(port))
             cleanups.append(lambda: subprocess.run(["bash", os.path.join(TOP, "hbase/gateway.sh"), a.hbase, "kill", "soak"],
                                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
