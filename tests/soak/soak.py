@@ -431,10 +431,14 @@ def main():
         stop = threading.Event()
         mode = a.mode or ("sync" if a.hbase else "async")
         path = {"sync": "/edges/sync", "async": "/edges", "mixed": None}[mode]
+        # daemons: a harness error in this thread (a fault's undo failing)
+        # must end the run, not leave it waiting on them (it once sat until
+        # an outer timeout killed it)
         threads = [threading.Thread(target=writer, args=(srv, stats, stop, i, a.request_max_s,
-                                                         random.Random(rng.random()), path))
+                                                         random.Random(rng.random()), path), daemon=True)
                    for i in range(a.writers)]
-        threads += [threading.Thread(target=reader, args=(srv, stats, stop, a.request_max_s, random.Random(rng.random())))
+        threads += [threading.Thread(target=reader, args=(srv, stats, stop, a.request_max_s, random.Random(rng.random())),
+                                     daemon=True)
                     for _ in range(a.readers)]
         for th in threads:
             th.start()
