@@ -342,6 +342,22 @@ row_reset_before (const GArray *muts, guint i)
   return FALSE;
 }
 
+/* The receipt keys that tell how often muts' Count adds were applied (a
+ * reset row's add counts nothing), in order; at gets each one's index in
+ * muts. The replay and the recheck read these. */
+static GPtrArray *
+counted_receipts (const GArray *muts, const guint8 id[AB_HEAL_ID_LEN], GArray *at)
+{
+  GPtrArray *keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  for (guint i = 0; i < muts->len; i++)
+    if (takes_receipt (&g_array_index (muts, AbMutation, i)) && !row_reset_before (muts, i))
+      {
+        g_ptr_array_add (keys, receipt_key (&g_array_index (muts, AbMutation, i), id));
+        g_array_append_val (at, i);
+      }
+  return keys;
+}
+
 /* The receipts of a replayed write count how often each of its Count adds
  * was applied, as each add and its receipt are one increment of one row. A
  * call the node gave up on can still be applied afterwards (a region server
@@ -356,19 +372,13 @@ recheck (AbEngine *engine, GBytes *intent)
 {
   guint8 id[AB_HEAL_ID_LEN];
   g_autoptr (GArray) muts = g_array_new (FALSE, TRUE, sizeof (AbMutation));
-  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   g_autoptr (GArray) at = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) seen = ab_kv_array_new ();
   g_autoptr (AbBatch) fix = ab_batch_new ();
   g_autoptr (GError) error = NULL;
   if (!intent_decode (intent, id, muts, NULL))
     return TRUE;
-  for (guint i = 0; i < muts->len; i++)
-    if (takes_receipt (&g_array_index (muts, AbMutation, i)) && !row_reset_before (muts, i))
-      {
-        g_ptr_array_add (keys, receipt_key (&g_array_index (muts, AbMutation, i), id));
-        g_array_append_val (at, i);
-      }
+  g_autoptr (GPtrArray) keys = counted_receipts (muts, id, at);
   if (keys->len > 0 && !ab_store_multi_get (engine->store, keys, seen, &error))
     return FALSE;
   guint64 extra = 0;
@@ -476,36 +486,25 @@ replay (AbEngine *engine, const Pending *p, GError **error)
   g_autoptr (GArray) muts = g_array_new (FALSE, TRUE, sizeof (AbMutation));
   if (!intent_decode (intent, id, muts, error))
     return FALSE;
-  g_autoptr (GPtrArray) keys = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
-  for (guint i = 0; i < muts->len; i++)
-    if (takes_receipt (&g_array_index (muts, AbMutation, i)))
-      g_ptr_array_add (keys, receipt_key (&g_array_index (muts, AbMutation, i), id));
+  g_autoptr (GArray) at = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GPtrArray) keys = counted_receipts (muts, id, at);
   g_autoptr (GArray) seen = ab_kv_array_new ();
   if (replay_stopped (p, error)
       || (keys->len > 0 && !ab_store_multi_get (engine->store, keys, seen, error)))
     return FALSE;
   g_autoptr (AbBatch) batch = ab_batch_new ();
-  g_autoptr (GHashTable) reset
-      = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, NULL);
-  guint r = 0;
+  guint j = 0;
   for (guint i = 0; i < muts->len; i++)
     {
       const AbMutation *m = &g_array_index (muts, AbMutation, i);
-      g_autoptr (GBytes) k = g_bytes_new (m->key, m->klen);
-      if (!takes_receipt (m))
-        {
-          ab_batch_append (batch, m);
-          g_hash_table_add (reset, g_steal_pointer (&k));
-          continue;
-        }
       /* an add after a put or delete of its row in the same write starts
-       * from that row again: it is written whatever its receipt says */
-      gboolean applied = r < seen->len && g_array_index (seen, AbKv, r).value != NULL;
-      r++;
-      if (applied && !g_hash_table_contains (reset, k))
-        continue;
+       * from that row again: it has no counted receipt and is written */
+      gboolean counted = j < at->len && g_array_index (at, guint, j) == i;
+      if (counted && g_array_index (seen, AbKv, j++).value != NULL)
+        continue; /* applied: its receipt says so */
       ab_batch_append (batch, m);
-      receipts_of (batch, id, m, 1, TRUE);
+      if (takes_receipt (m))
+        receipts_of (batch, id, m, 1, TRUE);
     }
   return ab_batch_len (batch) == 0
          || (!replay_stopped (p, error) && ab_store_batch (engine->store, batch, error));
