@@ -28,20 +28,28 @@ typedef gboolean AbStoreCheckAndDeleteFn (AbStore *s, const guint8 *key, gsize k
                                           GError **error);
 typedef void AbStoreTransactFn (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
 
+/* A verb left NULL has the default its comment names (store.c), so a
+ * backend names only what it does itself: a store or view that reads by
+ * visits (get_with, scan_with) gets get, multi_get and scan from them, and a
+ * plan's view (no batch) refuses writes. */
 typedef struct {
   const gchar *name;
-  /* *value = NULL when absent. */
+  /* *value = NULL when absent. NULL: get_with, the value copied. */
   AbStoreGetFn *get;
-  /* keys: GBytes*; out receives one AbKv per key, same order, value NULL if absent. */
+  /* keys: GBytes*; out receives one AbKv per key, same order, value NULL if
+   * absent. NULL: get, key by key. */
   AbStoreMultiGetFn *multi_get;
   /* Optional (hbase): multi_get that may share its call with other callers'
    * (ab_store_multi_get_shared); NULL: multi_get stands in. */
   AbStoreMultiGetFn *multi_get_shared;
-  /* Forward scan; appends AbKv to out. */
+  /* Forward scan; appends AbKv to out. NULL: scan_with, each row copied. */
   AbStoreScanFn *scan;
-  /* Optional zero-copy reads (NULL: get and scan stand in); see ab_store_get_with. */
+  /* Zero-copy reads (NULL: get and scan stand in); see ab_store_get_with.
+   * A backend gives get or get_with, and scan or scan_with. */
   AbStoreGetWithFn *get_with;
   AbStoreScanWithFn *scan_with;
+  /* NULL: a plan's view of its transaction, which refuses (plans write
+   * through their batch). */
   AbStoreBatchFn *batch;
   /* Absent = 0; non-8-byte value = AB_STORE_ERROR_WIDTH. */
   AbStoreIncrementFn *increment;
@@ -139,12 +147,6 @@ AbStore *ab_store_hbase_open (const gchar *uri, const gchar *rest, GError **erro
 gboolean ab_backend_check_batch (const AbBatch *b, gsize max_key, GError **error);
 /* The same for one key of klen bytes. */
 gboolean ab_backend_check_key (gsize klen, gsize max_key, GError **error);
-/* The batch verb of a plan's view of its transaction: refused, the plan
- * writes through its batch. */
-AbStoreBatchFn ab_backend_view_write;
-/* A scan through the handle's own scan_with (the store's, or a view's),
- * each row copied into out: the scan of backends whose reads are visits. */
-AbStoreScanFn ab_backend_scan_copy;
 
 /* The state a local backend keeps per directory and process, shared by its
  * handles (shared_dir.c): embedded first in the backend's own struct. The

@@ -367,6 +367,72 @@ check_write_key (gsize klen, GError **error)
   return FALSE;
 }
 
+/* ---- the verbs a backend leaves NULL (backend.h says which default) ---- */
+
+static gboolean
+keep_value (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
+{
+  (void) key;
+  (void) klen;
+  *(GBytes **) out = value != NULL ? g_bytes_new (value, vlen) : NULL;
+  return TRUE;
+}
+
+static gboolean
+get_verb (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
+{
+  if (s->vt->get != NULL)
+    return s->vt->get (s, key, klen, value, error);
+  *value = NULL;
+  return s->vt->get_with (s, key, klen, keep_value, value, error);
+}
+
+static gboolean
+multi_get_verb (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
+{
+  if (s->vt->multi_get != NULL)
+    return s->vt->multi_get (s, keys, out, error);
+  for (guint i = 0; i < keys->len; i++)
+    {
+      gsize klen;
+      const guint8 *key = g_bytes_get_data (keys->pdata[i], &klen);
+      AbKv kv = { g_bytes_ref (keys->pdata[i]), NULL };
+      gboolean ok = get_verb (s, key, klen, &kv.value, error);
+      g_array_append_val (out, kv);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+append_copy (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
+{
+  AbKv kv = { g_bytes_new (key, klen), g_bytes_new (value, vlen) };
+  g_array_append_val ((GArray *) out, kv);
+  return TRUE;
+}
+
+static gboolean
+scan_verb (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
+{
+  if (s->vt->scan != NULL)
+    return s->vt->scan (s, range, out, error);
+  return s->vt->scan_with (s, range, append_copy, out, error);
+}
+
+static gboolean
+batch_verb (AbStore *s, const AbBatch *b, GError **error)
+{
+  if (s->vt->batch != NULL)
+    return s->vt->batch (s, b, error);
+  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                       "a transaction view is read-only: plans write through their batch");
+  return FALSE;
+}
+
+/* ---- reads and batches ---- */
+
 gboolean
 ab_store_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
 {
@@ -374,7 +440,7 @@ ab_store_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError 
   *value = NULL;
   if (s->max_key > 0 && klen > s->max_key)
     return count (s, AB_STORE_VERB_GET, TRUE); /* no such key can be stored: absent */
-  return count (s, AB_STORE_VERB_GET, s->vt->get (s, key, klen, value, error));
+  return count (s, AB_STORE_VERB_GET, get_verb (s, key, klen, value, error));
 }
 
 static gboolean
@@ -427,14 +493,14 @@ multi_get_by (AbStore *s, AbStoreMultiGetFn *fn, GPtrArray *keys, GArray *out, G
 gboolean
 ab_store_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 {
-  return multi_get_by (s, s->vt->multi_get, keys, out, error);
+  return multi_get_by (s, multi_get_verb, keys, out, error);
 }
 
 gboolean
 ab_store_multi_get_shared (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 {
-  return multi_get_by (s, s->vt->multi_get_shared ? s->vt->multi_get_shared : s->vt->multi_get,
-                       keys, out, error);
+  return multi_get_by (s, s->vt->multi_get_shared ? s->vt->multi_get_shared : multi_get_verb, keys,
+                       out, error);
 }
 
 gboolean
@@ -444,7 +510,7 @@ ab_store_scan (AbStore *s, const AbScanRange *range, GArray *out, GError **error
   gboolean ok;
   g_return_val_if_fail (s != NULL && range != NULL && out != NULL, FALSE);
   before = out->len;
-  ok = s->vt->scan (s, range, out, error);
+  ok = scan_verb (s, range, out, error);
   if (!ok)
     g_array_set_size (out, before);
   return count (s, AB_STORE_VERB_SCAN, ok);
@@ -463,7 +529,7 @@ ab_store_get_with (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visi
   if (s->vt->get_with != NULL)
     return count (s, AB_STORE_VERB_GET, s->vt->get_with (s, key, klen, visit, user, error));
   g_autoptr (GBytes) value = NULL;
-  if (!count (s, AB_STORE_VERB_GET, s->vt->get (s, key, klen, &value, error)))
+  if (!count (s, AB_STORE_VERB_GET, get_verb (s, key, klen, &value, error)))
     return FALSE;
   static const guint8 empty[1] = { 0 };
   gsize vlen = 0;
@@ -502,7 +568,7 @@ ab_store_batch (AbStore *s, const AbBatch *b, GError **error)
   for (guint i = 0; ok && i < b->items->len; i++)
     ok = check_write_key (g_array_index (b->items, AbMutation, i).klen, error);
   if (ok && b->items->len > 0)
-    ok = s->vt->batch (s, b, error);
+    ok = batch_verb (s, b, error);
   return count (s, AB_STORE_VERB_BATCH, ok);
 }
 
@@ -534,30 +600,6 @@ ab_backend_check_key (gsize klen, gsize max_key, GError **error)
   g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
                "key of %zu bytes is longer than the store's limit of %zu bytes", klen, max_key);
   return FALSE;
-}
-
-gboolean
-ab_backend_view_write (AbStore *s, const AbBatch *b, GError **error)
-{
-  (void) s;
-  (void) b;
-  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                       "a transaction view is read-only: plans write through their batch");
-  return FALSE;
-}
-
-static gboolean
-append_copy (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
-{
-  AbKv kv = { g_bytes_new (key, klen), g_bytes_new (value, vlen) };
-  g_array_append_val ((GArray *) out, kv);
-  return TRUE;
-}
-
-gboolean
-ab_backend_scan_copy (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
-{
-  return s->vt->scan_with (s, range, append_copy, out, error);
 }
 
 guint64

@@ -75,7 +75,6 @@ GBytes *ab_lmdb_val_bytes (const MDB_val *v);
 
 /* The read verbs (lmdb.c), shared by the store and by a plan's view of its
  * write transaction (lmdb_commit.c). */
-AbStoreGetFn ab_lmdb_get;
 AbStoreScanWithFn ab_lmdb_scan_with;
 AbStoreGetWithFn ab_lmdb_get_with;
 /* The write verbs (lmdb_commit.c): each a request of the group commit. */

@@ -289,15 +289,6 @@ reader_close (Reader *r, int rc, const gchar *what, GError **error)
   return rc == 0;
 }
 
-gboolean
-ab_lmdb_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
-{
-  Reader r;
-  if (!reader_open (s, &r, error))
-    return FALSE;
-  return reader_close (&r, get_one (r.e, r.txn, key, klen, value), "get", error);
-}
-
 static gboolean
 lmdb_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
 {
@@ -581,9 +572,7 @@ lmdb_write_seq (AbStore *s)
 
 static const AbStoreVTable lmdb_vtable = {
   .name = "lmdb",
-  .get = ab_lmdb_get,
   .multi_get = lmdb_multi_get,
-  .scan = ab_backend_scan_copy,
   .get_with = ab_lmdb_get_with,
   .scan_with = ab_lmdb_scan_with,
   .batch = ab_lmdb_batch,

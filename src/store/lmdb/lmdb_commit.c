@@ -83,12 +83,9 @@ view_written_since (AbStore *s, guint64 seq, const guint8 *key, gsize klen)
 const AbStoreVTable ab_lmdb_view_vtable = {
   .name = "lmdb-view",
   .written_since = view_written_since,
-  .get = ab_lmdb_get,
   .multi_get = view_multi_get,
-  .scan = ab_backend_scan_copy,
   .get_with = ab_lmdb_get_with,
   .scan_with = ab_lmdb_scan_with,
-  .batch = ab_backend_view_write,
 };
 
 /* ---- applying one request inside a write transaction ---- */

@@ -269,7 +269,6 @@ static const AbStoreVTable mem_view_vtable = {
   .get = mem_get,
   .multi_get = mem_multi_get,
   .scan = mem_scan,
-  .batch = ab_backend_view_write,
 };
 
 /* The plan and its batch under the store lock: one writer at a time, so the

@@ -59,10 +59,6 @@ AbStore *ab_store_rocksdb_new (const gchar *dir, const AbRocksOptions *o, GError
 /* Sets error from a RocksDB error string (freed) naming `what`; FALSE. */
 gboolean ab_rocks_fail (GError **error, char *err, const gchar *what);
 
-/* get and multi_get through the handle's own get_with (the store's, or a
- * plan's view of its group); scan is ab_backend_scan_copy. */
-AbStoreGetFn ab_rocks_get;
-AbStoreMultiGetFn ab_rocks_multi_get;
 /* A walk of r over the database (as of snapshot, when not NULL) with the
  * group's rows on top (when not NULL). */
 gboolean ab_rocks_scan_db (RocksEnv *e, const AbScanRange *r, const rocksdb_snapshot_t *snapshot,

@@ -52,40 +52,6 @@ rocks_get_with (AbStore *s, const guint8 *key, gsize klen, AbScanVisitor visit, 
   return TRUE;
 }
 
-static gboolean
-keep_value (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
-{
-  (void) key;
-  (void) klen;
-  *(GBytes **) out = value != NULL ? g_bytes_new (value, vlen) : NULL;
-  return TRUE;
-}
-
-/* get and multi_get through the handle's get_with: the store's own, or a
- * plan's view of its group (rocksdb_write.c). */
-gboolean
-ab_rocks_get (AbStore *s, const guint8 *key, gsize klen, GBytes **value, GError **error)
-{
-  *value = NULL;
-  return s->vt->get_with (s, key, klen, keep_value, value, error);
-}
-
-gboolean
-ab_rocks_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
-{
-  for (guint i = 0; i < keys->len; i++)
-    {
-      gsize klen;
-      const guint8 *kd = g_bytes_get_data (keys->pdata[i], &klen);
-      AbKv kv = { g_bytes_ref (keys->pdata[i]), NULL };
-      gboolean ok = s->vt->get (s, kd, klen, &kv.value, error);
-      g_array_append_val (out, kv);
-      if (!ok)
-        return FALSE;
-    }
-  return TRUE;
-}
-
 rocksdb_readoptions_t *
 ab_rocks_scan_options (const AbScanRange *r, const rocksdb_snapshot_t *snapshot, GBytes **upper)
 {
@@ -507,9 +473,6 @@ rocks_close (AbStore *s)
 
 static const AbStoreVTable rocks_vtable = {
   .name = "rocksdb",
-  .get = ab_rocks_get,
-  .multi_get = ab_rocks_multi_get,
-  .scan = ab_backend_scan_copy,
   .get_with = rocks_get_with,
   .scan_with = rocks_scan_with,
   .batch = ab_rocks_batch,

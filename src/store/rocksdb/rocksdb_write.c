@@ -129,12 +129,8 @@ view_written_since (AbStore *s, guint64 seq, const guint8 *key, gsize klen)
 static const AbStoreVTable rocks_view_vtable = {
   .name = "rocksdb-view",
   .written_since = view_written_since,
-  .get = ab_rocks_get,
-  .multi_get = ab_rocks_multi_get,
-  .scan = ab_backend_scan_copy,
   .get_with = view_get_with,
   .scan_with = view_scan_with,
-  .batch = ab_backend_view_write,
 };
 
 /* ---- applying one request to the group's batch ---- */
