@@ -2,7 +2,6 @@
  * in the datastore's reserved key space, cached in memory behind a lock, and
  * reloaded when another process bumps the stored revision counter. */
 #pragma once
-#include <stdatomic.h>
 #include <glib.h>
 #include "model/schema.h"
 #include "store/store.h"
@@ -88,7 +87,6 @@ typedef struct {
 } AbGrant;
 
 typedef struct {
-  atomic_int ref;
   gchar *id; /* first 16 hex chars of the hash: a public handle */
   gchar *name;
   gchar *hash;    /* hex SHA-256 of the token */

@@ -16,28 +16,31 @@ grant_clear (AbGrant *g)
 AbApiKey *
 ab_api_key_ref (AbApiKey *k)
 {
-  atomic_fetch_add (&k->ref, 1);
-  return k;
+  return g_atomic_rc_box_acquire (k);
 }
 
-void
-ab_api_key_unref (AbApiKey *k)
+/* What the last reference frees: the members (the box is GLib's). */
+static void
+api_key_clear (AbApiKey *k)
 {
-  if (k == NULL || !(atomic_fetch_sub (&k->ref, 1) == 1))
-    return;
   g_free (k->id);
   g_free (k->name);
   g_free (k->hash);
   g_array_unref (k->grants);
   g_free (k->created_by);
-  g_free (k);
+}
+
+void
+ab_api_key_unref (AbApiKey *k)
+{
+  if (k != NULL)
+    g_atomic_rc_box_release_full (k, (GDestroyNotify) api_key_clear);
 }
 
 static AbApiKey *
 key_new (void)
 {
-  AbApiKey *k = g_new0 (AbApiKey, 1);
-  k->ref = 1;
+  AbApiKey *k = g_atomic_rc_box_new0 (AbApiKey);
   k->grants = g_array_new (FALSE, TRUE, sizeof (AbGrant));
   g_array_set_clear_func (k->grants, (GDestroyNotify) grant_clear);
   return k;

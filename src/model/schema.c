@@ -445,8 +445,7 @@ audit_clear (AbAudit *a)
 AbDatabaseDesc *
 ab_database_desc_new (void)
 {
-  AbDatabaseDesc *d = g_new0 (AbDatabaseDesc, 1);
-  d->ref = 1;
+  AbDatabaseDesc *d = g_atomic_rc_box_new0 (AbDatabaseDesc);
   d->tenant = g_strdup ("default");
   d->database = g_strdup ("");
   d->active = TRUE;
@@ -458,20 +457,24 @@ ab_database_desc_new (void)
 AbDatabaseDesc *
 ab_database_desc_ref (AbDatabaseDesc *d)
 {
-  atomic_fetch_add (&d->ref, 1);
-  return d;
+  return g_atomic_rc_box_acquire (d);
+}
+
+/* What the last reference frees: the members (the box is GLib's). */
+static void
+database_desc_clear (AbDatabaseDesc *d)
+{
+  g_free (d->tenant);
+  g_free (d->database);
+  g_free (d->comment);
+  audit_clear (&d->audit);
 }
 
 void
 ab_database_desc_unref (AbDatabaseDesc *d)
 {
-  if (d == NULL || !(atomic_fetch_sub (&d->ref, 1) == 1))
-    return;
-  g_free (d->tenant);
-  g_free (d->database);
-  g_free (d->comment);
-  audit_clear (&d->audit);
-  g_free (d);
+  if (d != NULL)
+    g_atomic_rc_box_release_full (d, (GDestroyNotify) database_desc_clear);
 }
 
 AbDatabaseDesc *
@@ -490,8 +493,7 @@ ab_database_desc_copy (const AbDatabaseDesc *d)
 AbTableDesc *
 ab_table_desc_new (void)
 {
-  AbTableDesc *t = g_new0 (AbTableDesc, 1);
-  t->ref = 1;
+  AbTableDesc *t = g_atomic_rc_box_new0 (AbTableDesc);
   t->tenant = g_strdup ("default");
   t->database = g_strdup ("");
   t->table = g_strdup ("");
@@ -507,15 +509,13 @@ ab_table_desc_new (void)
 AbTableDesc *
 ab_table_desc_ref (AbTableDesc *t)
 {
-  atomic_fetch_add (&t->ref, 1);
-  return t;
+  return g_atomic_rc_box_acquire (t);
 }
 
-void
-ab_table_desc_unref (AbTableDesc *t)
+/* What the last reference frees: the members (the box is GLib's). */
+static void
+table_desc_clear (AbTableDesc *t)
 {
-  if (t == NULL || !(atomic_fetch_sub (&t->ref, 1) == 1))
-    return;
   g_free (t->tenant);
   g_free (t->database);
   g_free (t->table);
@@ -523,7 +523,13 @@ ab_table_desc_unref (AbTableDesc *t)
   g_free (t->storage);
   g_free (t->comment);
   audit_clear (&t->audit);
-  g_free (t);
+}
+
+void
+ab_table_desc_unref (AbTableDesc *t)
+{
+  if (t != NULL)
+    g_atomic_rc_box_release_full (t, (GDestroyNotify) table_desc_clear);
 }
 
 AbTableDesc *
@@ -548,8 +554,7 @@ ab_table_desc_copy (const AbTableDesc *t)
 AbAliasDesc *
 ab_alias_desc_new (void)
 {
-  AbAliasDesc *a = g_new0 (AbAliasDesc, 1);
-  a->ref = 1;
+  AbAliasDesc *a = g_atomic_rc_box_new0 (AbAliasDesc);
   a->tenant = g_strdup ("default");
   a->database = g_strdup ("");
   a->alias = g_strdup ("");
@@ -563,22 +568,26 @@ ab_alias_desc_new (void)
 AbAliasDesc *
 ab_alias_desc_ref (AbAliasDesc *a)
 {
-  atomic_fetch_add (&a->ref, 1);
-  return a;
+  return g_atomic_rc_box_acquire (a);
 }
 
-void
-ab_alias_desc_unref (AbAliasDesc *a)
+/* What the last reference frees: the members (the box is GLib's). */
+static void
+alias_desc_clear (AbAliasDesc *a)
 {
-  if (a == NULL || !(atomic_fetch_sub (&a->ref, 1) == 1))
-    return;
   g_free (a->tenant);
   g_free (a->database);
   g_free (a->alias);
   g_free (a->table);
   g_free (a->comment);
   audit_clear (&a->audit);
-  g_free (a);
+}
+
+void
+ab_alias_desc_unref (AbAliasDesc *a)
+{
+  if (a != NULL)
+    g_atomic_rc_box_release_full (a, (GDestroyNotify) alias_desc_clear);
 }
 
 AbAliasDesc *

@@ -3,7 +3,6 @@
  * every validation rule of docs/rest-api.md §1.5. Descriptors are immutable once built
  * and reference-counted, so readers can hold one while the catalog swaps. */
 #pragma once
-#include <stdatomic.h>
 #include <glib.h>
 #include <json-glib/json-glib.h>
 #include "codec/element.h"
@@ -99,6 +98,9 @@ const AbIndex *ab_schema_index (const AbSchema *schema, const gchar *name);
  * vertex OUT only, no indexes. */
 AbSchema *ab_schema_from_json (JsonNode *node, GError **error);
 JsonNode *ab_schema_to_json (const AbSchema *schema); /* response form */
+/* One index as a member of the form's `indexes` array (both forms:
+ * {index, fields: [{field, order}], comment}). */
+void ab_index_add_json (JsonBuilder *b, const AbIndex *idx);
 /* Completes a schema (field and index codes; v2 index names ts/src/tgt
  * become version/source/target; MULTI_EDGE gets _source/_target appended,
  * VERTEX gets source = id type, target string, direction OUT) and checks
@@ -140,7 +142,6 @@ typedef struct {
 } AbAudit;
 
 typedef struct {
-  atomic_int ref;
   gchar *tenant;
   gchar *database;
   gboolean active;
@@ -149,7 +150,6 @@ typedef struct {
 } AbDatabaseDesc;
 
 typedef struct {
-  atomic_int ref;
   gchar *tenant;
   gchar *database;
   gchar *table;
@@ -163,7 +163,6 @@ typedef struct {
 } AbTableDesc;
 
 typedef struct {
-  atomic_int ref;
   gchar *tenant;
   gchar *database;
   gchar *alias;

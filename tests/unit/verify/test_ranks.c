@@ -3,6 +3,7 @@
  * orphan or stale row, a row of the first layout's salt and a damaged group
  * cell are found and repaired; a
  * window relative to now is checked at the verifier's (fake) clock. */
+#include <stdatomic.h>
 #include <string.h>
 #include "verify_fixture.h"
 #include "codec/bytes.h"
