@@ -121,19 +121,16 @@ add_indexes (JsonBuilder *b, const AbDbTableDesc *d)
   for (guint i = 0; i < d->n_indexes; i++)
     {
       const AbDbIndex *x = &d->indexes[i];
-      json_builder_begin_object (b);
-      ab_model_json_add_string (b, "index", x->name);
-      json_builder_set_member_name (b, "fields");
-      json_builder_begin_array (b);
+      g_autofree AbIndexField *fields = g_new (AbIndexField, x->n_fields);
       for (guint k = 0; k < x->n_fields; k++)
-        {
-          json_builder_begin_object (b);
-          ab_model_json_add_string (b, "field", x->fields[k].field);
-          ab_model_json_add_string (b, "order", x->fields[k].descending ? "DESC" : "ASC");
-          json_builder_end_object (b);
-        }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
+        fields[k] = (AbIndexField){ (gchar *) x->fields[k].field,
+                                    x->fields[k].descending ? AB_ORDER_DESC : AB_ORDER_ASC };
+      /* a view of the caller's strings, written as the model writes its own */
+      AbIndex idx = { .name = (gchar *) x->name,
+                      .comment = (gchar *) "",
+                      .fields = fields,
+                      .n_fields = x->n_fields };
+      ab_index_add_json (b, &idx);
     }
   json_builder_end_array (b);
 }

@@ -275,8 +275,8 @@ add_properties (JsonBuilder *b, const AbSchema *s)
   json_builder_end_array (b);
 }
 
-static void
-add_index (JsonBuilder *b, const AbIndex *idx)
+void
+ab_index_add_json (JsonBuilder *b, const AbIndex *idx)
 {
   json_builder_begin_object (b);
   ab_model_json_add_string (b, "index", idx->name);
@@ -304,7 +304,7 @@ add_edge_members (JsonBuilder *b, const AbSchema *s)
   json_builder_set_member_name (b, "indexes");
   json_builder_begin_array (b);
   for (guint k = 0; k < s->indexes->len; k++)
-    add_index (b, s->indexes->pdata[k]);
+    ab_index_add_json (b, s->indexes->pdata[k]);
   json_builder_end_array (b);
   ab_model_json_add_array_copy (b, "groups", s->groups);
   ab_model_json_add_array_copy (b, "caches", s->caches);
