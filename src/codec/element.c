@@ -213,22 +213,9 @@ ab_buf_put_value (AbBuf *out, const AbValue *v, AbOrder order, GError **error)
     ab_buf_put_##name (&b, v, order);                               \
     ab_buf_flush_to (&b, out, TRUE);                                \
   }
-AB_GBA_PUT (bool, gboolean)
 AB_GBA_PUT (int8, gint8)
-AB_GBA_PUT (int16, gint16)
 AB_GBA_PUT (int32, gint32)
 AB_GBA_PUT (int64, gint64)
-AB_GBA_PUT (float32, gfloat)
-AB_GBA_PUT (float64, gdouble)
-
-void
-ab_codec_put_null (GByteArray *out, AbOrder order)
-{
-  AbBuf b;
-  ab_buf_init (&b);
-  ab_buf_put_null (&b, order);
-  ab_buf_flush_to (&b, out, TRUE);
-}
 
 gboolean
 ab_codec_put_string (GByteArray *out, const gchar *data, gsize len, AbOrder order, GError **error)

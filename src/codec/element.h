@@ -45,14 +45,11 @@ enum {
   AB_HDR_TRUE = 0x36,
 };
 
-void ab_codec_put_null (GByteArray *out, AbOrder order);
-void ab_codec_put_bool (GByteArray *out, gboolean b, AbOrder order);
+/* Appending to a GByteArray (encoded in an AbBuf, then one append): the
+ * element types callers write alone; any other through ab_codec_put_value. */
 void ab_codec_put_int8 (GByteArray *out, gint8 v, AbOrder order);
-void ab_codec_put_int16 (GByteArray *out, gint16 v, AbOrder order);
 void ab_codec_put_int32 (GByteArray *out, gint32 v, AbOrder order);
 void ab_codec_put_int64 (GByteArray *out, gint64 v, AbOrder order);
-void ab_codec_put_float32 (GByteArray *out, gfloat v, AbOrder order);
-void ab_codec_put_float64 (GByteArray *out, gdouble v, AbOrder order);
 /* Fails (AB_CODEC_ERROR_INVALID) if data contains a 0x00 byte. */
 gboolean ab_codec_put_string (GByteArray *out, const gchar *data, gsize len, AbOrder order,
                               GError **error);
