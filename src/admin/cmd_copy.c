@@ -111,26 +111,25 @@ usage_error (const gchar *fmt, ...)
 static int
 parse_options (int argc, char **argv, AbCopyOptions *o)
 {
-  gchar *from = NULL, *to = NULL, *ckpt = NULL;
   gchar **dbs = NULL;
-  gint batch = COPY_DEFAULT_BATCH, threads = COPY_DEFAULT_THREADS, margin = 60;
-  gint readers = COPY_DEFAULT_READERS;
-  gboolean force = FALSE, rescan = FALSE, help = FALSE;
-  gchar *wal = NULL;
-  gchar **merge = NULL;
+  gboolean help = FALSE;
+  o->batch = COPY_DEFAULT_BATCH;
+  o->threads = COPY_DEFAULT_THREADS;
+  o->readers = COPY_DEFAULT_READERS;
+  o->wal_margin = 60;
   GOptionEntry entries[] = {
-    { "from", 0, 0, G_OPTION_ARG_STRING, &from, NULL, NULL },
-    { "to", 0, 0, G_OPTION_ARG_STRING, &to, NULL, NULL },
+    { "from", 0, 0, G_OPTION_ARG_STRING, &o->from, NULL, NULL },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &o->to, NULL, NULL },
     { "database", 0, 0, G_OPTION_ARG_STRING_ARRAY, &dbs, NULL, NULL },
-    { "batch", 0, 0, G_OPTION_ARG_INT, &batch, NULL, NULL },
-    { "threads", 0, 0, G_OPTION_ARG_INT, &threads, NULL, NULL },
-    { "readers", 0, 0, G_OPTION_ARG_INT, &readers, NULL, NULL },
-    { "checkpoint", 0, 0, G_OPTION_ARG_FILENAME, &ckpt, NULL, NULL },
-    { "force", 0, 0, G_OPTION_ARG_NONE, &force, NULL, NULL },
-    { "rescan", 0, 0, G_OPTION_ARG_NONE, &rescan, NULL, NULL },
-    { "wal", 0, 0, G_OPTION_ARG_STRING, &wal, NULL, NULL },
-    { "wal-margin", 0, 0, G_OPTION_ARG_INT, &margin, NULL, NULL },
-    { "insert-merge", 0, 0, G_OPTION_ARG_STRING_ARRAY, &merge, NULL, NULL },
+    { "batch", 0, 0, G_OPTION_ARG_INT, &o->batch, NULL, NULL },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &o->threads, NULL, NULL },
+    { "readers", 0, 0, G_OPTION_ARG_INT, &o->readers, NULL, NULL },
+    { "checkpoint", 0, 0, G_OPTION_ARG_FILENAME, &o->checkpoint, NULL, NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &o->force, NULL, NULL },
+    { "rescan", 0, 0, G_OPTION_ARG_NONE, &o->rescan, NULL, NULL },
+    { "wal", 0, 0, G_OPTION_ARG_STRING, &o->wal, NULL, NULL },
+    { "wal-margin", 0, 0, G_OPTION_ARG_INT, &o->wal_margin, NULL, NULL },
+    { "insert-merge", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->insert_merge, NULL, NULL },
     { "help", 'h', 0, G_OPTION_ARG_NONE, &help, NULL, NULL },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };
@@ -142,9 +141,6 @@ parse_options (int argc, char **argv, AbCopyOptions *o)
   g_option_context_set_help_enabled (ctx, FALSE);
   g_option_context_add_main_entries (ctx, entries, NULL);
   gboolean parsed = g_option_context_parse_strv (ctx, &args, &error);
-  o->from = from;
-  o->to = to;
-  o->checkpoint = ckpt;
   o->databases = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; dbs != NULL && dbs[i] != NULL; i++)
     {
@@ -156,14 +152,6 @@ parse_options (int argc, char **argv, AbCopyOptions *o)
     }
   g_strfreev (dbs);
   g_ptr_array_sort (o->databases, by_name);
-  o->batch = batch;
-  o->threads = threads;
-  o->readers = readers;
-  o->force = force;
-  o->rescan = rescan;
-  o->wal = wal;
-  o->wal_margin = margin;
-  o->insert_merge = merge;
   if (!parsed)
     return usage_error ("%s", error->message);
   if (help)
