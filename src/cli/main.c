@@ -22,26 +22,16 @@ typedef struct {
   gboolean plain;
   gboolean version;
   gboolean proxy;
-  gint proxy_port; /* -1: default */
+  guint64 proxy_port; /* 0 to 65535; G_MAXUINT64: the default */
 } Flags;
 
-static Flags flags = { .proxy_port = -1 };
-
-static gboolean
-parse_port (const gchar *text, gint *port)
-{
-  guint64 v = 0;
-  if (!g_ascii_string_to_unsigned (text, 10, 0, 65535, &v, NULL))
-    return FALSE;
-  *port = (gint) v;
-  return TRUE;
-}
+static Flags flags = { .proxy_port = G_MAXUINT64 };
 
 static gboolean
 on_proxy (const gchar *name, const gchar *value, gpointer data, GError **error)
 {
   flags.proxy = TRUE;
-  if (value != NULL && !parse_port (value, &flags.proxy_port))
+  if (value != NULL && !g_ascii_string_to_unsigned (value, 10, 0, 65535, &flags.proxy_port, NULL))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--proxy: invalid port '%s'",
                    value);
@@ -102,8 +92,8 @@ parse_flags (int *argc, char ***argv, GError **error)
   if (!g_option_context_parse (ctx, argc, argv, error))
     return FALSE;
   /* `--proxy 9400` (upstream form) leaves the port as a word of its own. */
-  if (*argc == 2 && flags.proxy && flags.proxy_port < 0
-      && parse_port ((*argv)[1], &flags.proxy_port))
+  if (*argc == 2 && flags.proxy && flags.proxy_port == G_MAXUINT64
+      && g_ascii_string_to_unsigned ((*argv)[1], 10, 0, 65535, &flags.proxy_port, NULL))
     *argc = 1;
   if (*argc > 1)
     {
@@ -168,7 +158,7 @@ run (AbConsole *c)
   AbProxy *proxy = NULL;
   if (flags.proxy)
     {
-      guint port = flags.proxy_port >= 0 ? (guint) flags.proxy_port : DEFAULT_PROXY_PORT;
+      guint port = flags.proxy_port != G_MAXUINT64 ? (guint) flags.proxy_port : DEFAULT_PROXY_PORT;
       proxy = ab_proxy_start (c, flags.proxy_bind, port, &error);
       if (proxy == NULL)
         {

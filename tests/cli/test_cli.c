@@ -420,6 +420,15 @@ START_TEST (flags_and_bad_answers)
   ab_assert_contains (r.out, "--proxy");
   ab_assert_contains (r.out, "scan [TABLE] --index I --start S --direction OUT|IN");
   ab_run_clear (&r);
+  /* a proxy port must be 0-65535, in either form */
+  ab_cli_run (&srv, (const gchar *const[]){ "--proxy=65536", NULL }, "show databases", &r);
+  ck_assert_int_eq (r.status, 1);
+  ab_assert_contains (r.err, "--proxy: invalid port '65536'");
+  ab_run_clear (&r);
+  ab_cli_run (&srv, (const gchar *const[]){ "--proxy", "9x", NULL }, "show databases", &r);
+  ck_assert_int_eq (r.status, 1);
+  ab_assert_contains (r.err, "--proxy: invalid port '9x'");
+  ab_run_clear (&r);
   ab_cli_run (&srv, (const gchar *const[]){ "--debug", NULL }, "show databases", &r);
   ck_assert_int_eq (r.status, 0);
   ab_assert_contains (r.err, "[DEBUG]");
