@@ -405,11 +405,12 @@ multi_get_verb (AbStore *s, GPtrArray *keys, GArray *out, GError **error)
   return TRUE;
 }
 
-static gboolean
-append_copy (const guint8 *key, gsize klen, const guint8 *value, gsize vlen, gpointer out)
+gboolean
+ab_kv_array_append_visit (const guint8 *key, gsize klen, const guint8 *value, gsize vlen,
+                          gpointer kvs)
 {
   AbKv kv = { g_bytes_new (key, klen), g_bytes_new (value, vlen) };
-  g_array_append_val ((GArray *) out, kv);
+  g_array_append_val ((GArray *) kvs, kv);
   return TRUE;
 }
 
@@ -418,7 +419,7 @@ scan_verb (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
 {
   if (s->vt->scan != NULL)
     return s->vt->scan (s, range, out, error);
-  return s->vt->scan_with (s, range, append_copy, out, error);
+  return s->vt->scan_with (s, range, ab_kv_array_append_visit, out, error);
 }
 
 static gboolean

@@ -143,6 +143,9 @@ typedef struct _AbSnapshot AbSnapshot;
  * only. Return FALSE to end the scan early (not an error). */
 typedef gboolean (*AbScanVisitor) (const guint8 *key, gsize klen, const guint8 *value, gsize vlen,
                                    gpointer user);
+/* A visitor that appends a copy of each row to kvs, an ab_kv_array_new. */
+gboolean ab_kv_array_append_visit (const guint8 *key, gsize klen, const guint8 *value, gsize vlen,
+                                   gpointer kvs);
 
 /* "lmdb:DIR[?mapsize=BYTES&sync=0|1&writemap=0|1]", "memory:" or
  * "hbase://HOST:PORT/NAMESPACE?table=NAME&transport=framed|buffered&

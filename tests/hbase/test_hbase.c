@@ -295,14 +295,6 @@ END_TEST
  * hand (src/store/hbase/hbase_decode.c); they must see what ab_store_scan, through
  * the generated reader, sees: narrow rows over more than one page, wide rows
  * cell by cell, bounds inside a wide row, limits. */
-static gboolean
-collect (const guint8 *k, gsize kl, const guint8 *v, gsize vl, gpointer user)
-{
-  AbKv kv = { g_bytes_new (k, kl), g_bytes_new (v, vl) };
-  g_array_append_val ((GArray *) user, kv);
-  return TRUE;
-}
-
 static void
 assert_same_kvs (GArray *a, GArray *b, const gchar *what)
 {
@@ -364,8 +356,8 @@ START_TEST (test_snapshot_scan_matches_scan)
       g_autofree gchar *what = g_strdup_printf ("case %u", c);
       ck_assert_msg (ab_store_scan (s, &cases[c], want, &error), "%s: %s", what,
                      error ? error->message : "");
-      ck_assert_msg (ab_snapshot_scan (snap, &cases[c], collect, got, &error), "%s: %s", what,
-                     error ? error->message : "");
+      ck_assert_msg (ab_snapshot_scan (snap, &cases[c], ab_kv_array_append_visit, got, &error),
+                     "%s: %s", what, error ? error->message : "");
       ck_assert_uint_gt (want->len, 0);
       assert_same_kvs (got, want, what);
     }
