@@ -66,6 +66,12 @@ th_rand_new (void)
   return g_rand_new_with_seed (seed);
 }
 
+gint
+th_rounds (gint n)
+{
+  return g_getenv ("AB_TEST_UNDER_VALGRIND") != NULL ? MAX (n / 10, 1) : n;
+}
+
 static gint64
 random_int (GRand *r, gint64 lo, gint64 hi)
 {

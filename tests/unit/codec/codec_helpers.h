@@ -15,6 +15,10 @@ gint th_bytes_cmp (const guint8 *a, gsize alen, const guint8 *b, gsize blen);
 gint th_sign (gint v);
 /* The seeded generator of a suite (AB_TEST_SEED overrides the default). */
 GRand *th_rand_new (void);
+/* How many rounds a randomised property runs: n, or a tenth of it under
+ * valgrind (AB_TEST_UNDER_VALGRIND), which checks the code each round runs
+ * and not the values drawn (the native and ASan runs draw them all). */
+gint th_rounds (gint n);
 /* A random value of the given kind. */
 void th_random_value (GRand *r, AbValueKind kind, AbValue *out);
 /* A random kind, null and bool included. */

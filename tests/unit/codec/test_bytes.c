@@ -196,7 +196,7 @@ START_TEST (test_offset_fuzz)
   static const gchar alphabet[]
       = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/ \x80";
   g_autoptr (GRand) r = th_rand_new ();
-  for (gint i = 0; i < 20000; i++)
+  for (gint i = 0, rounds = th_rounds (20000); i < rounds; i++)
     {
       gsize len = (gsize) g_rand_int_range (r, 0, 30);
       g_autofree gchar *tok = g_malloc (len + 1);

@@ -103,7 +103,7 @@ START_TEST (test_order_same_kind)
 {
   g_autoptr (GRand) r = th_rand_new ();
   AbValueKind kind = (AbValueKind) _i;
-  for (gint i = 0; i < ORDER_ITERS; i++)
+  for (gint i = 0, rounds = th_rounds (ORDER_ITERS); i < rounds; i++)
     {
       AbValue a = AB_VALUE_INIT, b = AB_VALUE_INIT;
       th_random_value (r, kind, &a);
@@ -120,7 +120,7 @@ END_TEST
 START_TEST (test_order_mixed_kinds)
 {
   g_autoptr (GRand) r = th_rand_new ();
-  for (gint i = 0; i < ORDER_ITERS; i++)
+  for (gint i = 0, rounds = th_rounds (ORDER_ITERS); i < rounds; i++)
     {
       AbValue a = AB_VALUE_INIT, b = AB_VALUE_INIT;
       th_random_value (r, th_random_kind (r), &a);
@@ -172,7 +172,7 @@ random_field (GRand *r, AbValueKind kind, AbValue *out)
 START_TEST (test_order_composite)
 {
   g_autoptr (GRand) r = th_rand_new ();
-  for (gint i = 0; i < ORDER_ITERS; i++)
+  for (gint i = 0, rounds = th_rounds (ORDER_ITERS); i < rounds; i++)
     {
       AbValue a[TUPLE_MAX] = { AB_VALUE_INIT }, b[TUPLE_MAX] = { AB_VALUE_INIT };
       AbOrder orders[TUPLE_MAX];
@@ -312,7 +312,7 @@ START_TEST (test_order_null_extremes)
   AbValue null = AB_VALUE_INIT;
   g_autoptr (GByteArray) na = th_encode (&null, AB_ORDER_ASC);
   g_autoptr (GByteArray) nd = th_encode (&null, AB_ORDER_DESC);
-  for (gint i = 0; i < 2000; i++)
+  for (gint i = 0, rounds = th_rounds (2000); i < rounds; i++)
     {
       AbValue v = AB_VALUE_INIT;
       AbValueKind kind = th_random_kind (r);
@@ -380,7 +380,7 @@ check_round_trip (const AbValue *v, AbOrder order)
 START_TEST (test_round_trip)
 {
   g_autoptr (GRand) r = th_rand_new ();
-  for (gint i = 0; i < ORDER_ITERS; i++)
+  for (gint i = 0, rounds = th_rounds (ORDER_ITERS); i < rounds; i++)
     {
       AbValue v = AB_VALUE_INIT;
       th_random_value (r, th_random_kind (r), &v);
@@ -680,7 +680,7 @@ START_TEST (test_fuzz_random_bytes)
   /* Bytes drawn from the header set half the time, so decoding goes deep. */
   static const guint8 hdrs[] = { 0x05, 0x29, 0x2a, 0x2b, 0x2c, 0x30, 0x31, 0x32, 0x34,
                                  0x35, 0x36, 0xfa, 0xd6, 0xcb, 0xcd, 0x00, 0xff };
-  for (gint i = 0; i < 20000; i++)
+  for (gint i = 0, rounds = th_rounds (20000); i < rounds; i++)
     {
       gsize len = (gsize) g_rand_int_range (r, 0, 40);
       guint8 *buf = malloc (len ? len : 1);
@@ -697,7 +697,7 @@ END_TEST
 START_TEST (test_truncations)
 {
   g_autoptr (GRand) r = th_rand_new ();
-  for (gint i = 0; i < 3000; i++)
+  for (gint i = 0, rounds = th_rounds (3000); i < rounds; i++)
     {
       AbValue v = AB_VALUE_INIT;
       th_random_value (r, th_random_kind (r), &v);
