@@ -148,6 +148,12 @@ void ab_hb_config_clear (AbHbConfig *cfg);
 
 /* Connection pool lifetime (hbase_conn.c). */
 void ab_hb_pool_init (AbHbStore *h);
+/* TRUE when fd is connected to itself. A connect to a local port nobody
+ * listens on is answered by its own SYN when the kernel picked that very
+ * port as the source (TCP simultaneous open); the adapter then reads its
+ * own requests back, and holds the port the gateway needs to restart.
+ * connect_fd treats it as refused. */
+gboolean ab_hb_self_connected (int fd);
 void ab_hb_pool_clear (AbHbStore *h);
 const gchar *ab_hb_rpc_name (AbHbRpc rpc);
 

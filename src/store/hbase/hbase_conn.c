@@ -104,6 +104,29 @@ tune_socket (int fd)
   setsockopt (fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
 }
 
+gboolean
+ab_hb_self_connected (int fd)
+{
+  struct sockaddr_storage local, peer;
+  socklen_t llen = sizeof local, plen = sizeof peer;
+  if (getsockname (fd, (struct sockaddr *) &local, &llen) != 0
+      || getpeername (fd, (struct sockaddr *) &peer, &plen) != 0
+      || local.ss_family != peer.ss_family)
+    return FALSE;
+  if (local.ss_family == AF_INET)
+    {
+      const struct sockaddr_in *l = (const void *) &local, *p = (const void *) &peer;
+      return l->sin_port == p->sin_port && l->sin_addr.s_addr == p->sin_addr.s_addr;
+    }
+  if (local.ss_family == AF_INET6)
+    {
+      const struct sockaddr_in6 *l = (const void *) &local, *p = (const void *) &peer;
+      return l->sin6_port == p->sin6_port
+             && memcmp (&l->sin6_addr, &p->sin6_addr, sizeof l->sin6_addr) == 0;
+    }
+  return FALSE;
+}
+
 /* A connected, tuned descriptor within timeout_ms, or -1 with error set. */
 static int
 connect_fd (const AbHbConfig *cfg, guint timeout_ms, GError **error)
@@ -127,7 +150,14 @@ connect_fd (const AbHbConfig *cfg, guint timeout_ms, GError **error)
       g_clear_error (&last);
       if ((connect (fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS)
           && wait_connected (fd, MAX (1, timeout_ms), &last))
-        break;
+        {
+          if (!ab_hb_self_connected (fd))
+            break;
+          g_set_error (&last, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED,
+                       "connection refused: nothing listens on port %u (the connect reached "
+                       "its own socket)",
+                       cfg->port);
+        }
       if (last == NULL)
         g_set_error_literal (&last, G_IO_ERROR, g_io_error_from_errno (errno), g_strerror (errno));
       close (fd);

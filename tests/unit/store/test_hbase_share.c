@@ -1,9 +1,12 @@
 /* The shared calls of the HBase store (src/store/hbase/hbase_share.c) without an
  * HBase: a run function that only sleeps stands for a slow gateway, so the
  * queue's waits, and the deadline a run's calls get, can be checked on
- * their own. */
+ * their own. And the connect's check for a socket connected to itself. */
 #include <check.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include "store/hbase/hbase-private.h"
 #include "ab_check.h"
 
@@ -104,12 +107,49 @@ START_TEST (a_carried_caller_past_its_budget_waits_asleep)
 }
 END_TEST
 
+static int
+loopback_socket (struct sockaddr_in *at)
+{
+  socklen_t len = sizeof *at;
+  int fd = socket (AF_INET, SOCK_STREAM, 0);
+  *at = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  ck_assert_int_eq (bind (fd, (struct sockaddr *) at, sizeof *at), 0);
+  ck_assert_int_eq (getsockname (fd, (struct sockaddr *) at, &len), 0);
+  return fd;
+}
+
+/* A connect to the socket's own address is answered by its own SYN (what a
+ * reconnect to a gateway's free port meets when the kernel picks that port
+ * as the source): the adapter must see it; a real connection is not it. */
+START_TEST (a_socket_connected_to_itself_is_seen)
+{
+  struct sockaddr_in self, srv;
+  int fd = loopback_socket (&self);
+  ck_assert (!ab_hb_self_connected (fd)); /* not connected yet */
+  ck_assert_int_eq (connect (fd, (struct sockaddr *) &self, sizeof self), 0);
+  ck_assert (ab_hb_self_connected (fd));
+  close (fd);
+  int listener = loopback_socket (&srv);
+  ck_assert_int_eq (listen (listener, 1), 0);
+  int client = socket (AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_eq (connect (client, (struct sockaddr *) &srv, sizeof srv), 0);
+  int accepted = accept (listener, NULL, NULL);
+  ck_assert_int_ge (accepted, 0);
+  ck_assert (!ab_hb_self_connected (client));
+  ck_assert (!ab_hb_self_connected (accepted));
+  close (accepted);
+  close (client);
+  close (listener);
+}
+END_TEST
+
 int
 main (void)
 {
   Suite *su = suite_create ("hbase_share");
   TCase *tc = tcase_create ("share");
   tcase_add_test (tc, a_carried_caller_past_its_budget_waits_asleep);
+  tcase_add_test (tc, a_socket_connected_to_itself_is_seen);
   suite_add_tcase (su, tc);
   return ab_check_run (su);
 }
