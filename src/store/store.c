@@ -752,6 +752,18 @@ ab_snapshot_scan (AbSnapshot *snap, const AbScanRange *range, AbScanVisitor visi
   return snap->store->vt->snapshot_scan (snap, range, visit, user, error);
 }
 
+gboolean
+ab_snapshot_get (AbSnapshot *snap, const guint8 *key, gsize klen, GBytes **value, GError **error)
+{
+  g_return_val_if_fail (snap != NULL && key != NULL && value != NULL, FALSE);
+  AbScanRange one = { .start = key, .start_len = klen, .stop = key, .stop_len = klen, .limit = 1 };
+  one.start_inclusive = one.stop_inclusive = TRUE; /* the key itself, and nothing beside it */
+  *value = NULL;
+  if (klen == 0)
+    return TRUE; /* no row has an empty key, and an empty range is the whole store */
+  return snap->store->vt->snapshot_scan (snap, &one, keep_value, value, error);
+}
+
 void
 ab_snapshot_close (AbSnapshot *snap)
 {

@@ -224,6 +224,10 @@ gsize ab_store_max_key (AbStore *s);
 AbSnapshot *ab_store_snapshot_open (AbStore *s, GError **error);
 gboolean ab_snapshot_scan (AbSnapshot *snap, const AbScanRange *range, AbScanVisitor visit,
                            gpointer user, GError **error);
+/* One row of the snapshot: *value is a new GBytes, or NULL when the key is
+ * absent from the snapshot's view (a TRUE answer either way). */
+gboolean ab_snapshot_get (AbSnapshot *snap, const guint8 *key, gsize klen, GBytes **value,
+                          GError **error);
 void ab_snapshot_close (AbSnapshot *snap);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AbSnapshot, ab_snapshot_close)
 

@@ -48,21 +48,6 @@ add_entry_rows (AbVerifyRun *run, const AbVerifyTable *t, const AbTopkEntry *e, 
 }
 
 typedef struct {
-  gboolean found;
-  gint64 score;
-} Stored;
-
-static gboolean
-stored_visit (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gpointer user)
-{
-  Stored *s = user;
-  (void) key, (void) klen;
-  s->found = vlen >= 8;
-  s->score = s->found ? ab_codec_get_be64 (val) : 0;
-  return FALSE;
-}
-
-typedef struct {
   const AbTopkEntry *e;
   gint64 score;
 } Sum;
@@ -90,16 +75,14 @@ relative_score (AbVerifyRun *run, const AbVerifyTable *t, const AbTopkEntry *e, 
   if (then == NULL || now == NULL || g_str_equal (then, now))
     return score; /* the window has not moved lately: no refresh can be pending */
   g_autoptr (GByteArray) sk = ab_topk_score_key (t->desc, e, NULL);
-  Stored stored = { 0 };
-  AbScanRange one = { .start = sk != NULL ? sk->data : NULL,
-                      .start_len = sk != NULL ? sk->len : 0,
-                      .start_inclusive = TRUE,
-                      .stop = sk != NULL ? sk->data : NULL,
-                      .stop_len = sk != NULL ? sk->len : 0,
-                      .stop_inclusive = TRUE,
-                      .limit = 1 };
-  if (sk == NULL || !ab_snapshot_scan (run->snap, &one, stored_visit, &stored, NULL)
-      || stored.score == score)
+  g_autoptr (GBytes) stored = NULL;
+  if (sk == NULL || !ab_snapshot_get (run->snap, sk->data, sk->len, &stored, NULL))
+    return score;
+  gsize slen = 0;
+  const guint8 *sv = stored != NULL ? g_bytes_get_data (stored, &slen) : NULL;
+  gboolean found = slen >= 8;
+  gint64 stored_score = found ? ab_codec_get_be64 (sv) : 0;
+  if (stored_score == score)
     return score;
   AbTopkEntry before = *e;
   g_autoptr (GPtrArray) ranges = ab_topk_ranges_at (t->desc, e->group, e->topk, since, NULL);
@@ -113,7 +96,7 @@ relative_score (AbVerifyRun *run, const AbVerifyTable *t, const AbTopkEntry *e, 
   g_autoptr (GByteArray) stop = ab_codec_prefix_range (p, plen, &cells);
   if (!ab_snapshot_scan (run->snap, &cells, sum_visit, &sum, NULL))
     return score;
-  if (sum.score == stored.score && (stored.found || sum.score == 0))
+  if (sum.score == stored_score && (found || sum.score == 0))
     return sum.score; /* not refreshed yet, and not late */
   return score;
 }

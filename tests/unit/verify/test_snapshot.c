@@ -41,6 +41,21 @@ stop_after_one (const guint8 *key, gsize klen, const guint8 *val, gsize vlen, gp
   return FALSE;
 }
 
+/* ab_snapshot_get's answer as text: the value, or "-" for absent. */
+static gchar *
+get_text (AbSnapshot *snap, const gchar *key)
+{
+  g_autoptr (GBytes) value = NULL;
+  g_autoptr (GError) error = NULL;
+  ck_assert_msg (ab_snapshot_get (snap, (const guint8 *) key, strlen (key), &value, &error), "%s",
+                 error != NULL ? error->message : "");
+  if (value == NULL)
+    return g_strdup ("-");
+  gsize len;
+  const gchar *data = g_bytes_get_data (value, &len);
+  return g_strndup (data, len);
+}
+
 static gchar *
 scan_text (AbSnapshot *snap, const gchar *start, gboolean incl, const gchar *stop, guint limit)
 {
@@ -75,6 +90,10 @@ START_TEST (snapshot_view_is_fixed)
       /* One version per cell: a row rewritten or deleted after the
        * snapshot's timestamp is not seen at all, a new one neither. */
       ck_assert_str_eq (all, "a=1;");
+      g_autofree gchar *a_then = get_text (snap, "a");
+      g_autofree gchar *bb_then = get_text (snap, "bb");
+      ck_assert_str_eq (a_then, "1");
+      ck_assert_str_eq (bb_then, "-");
       ab_snapshot_close (g_steal_pointer (&snap));
       g_autoptr (AbSnapshot) later = ab_store_snapshot_open (s, NULL);
       g_autofree gchar *now = scan_text (later, "a", FALSE, NULL, 0);
@@ -84,6 +103,18 @@ START_TEST (snapshot_view_is_fixed)
       return;
     }
   ck_assert_str_eq (all, "a=1;b=2;c=3;");
+  /* a point read sees the snapshot's view: the old value, the deleted row,
+   * not the new one; a key between rows and the empty key are absent */
+  g_autofree gchar *b_then = get_text (snap, "b");
+  g_autofree gchar *c_then = get_text (snap, "c");
+  g_autofree gchar *bb_then = get_text (snap, "bb");
+  g_autofree gchar *between = get_text (snap, "ab");
+  g_autofree gchar *prefix = get_text (snap, "");
+  ck_assert_str_eq (b_then, "2");
+  ck_assert_str_eq (c_then, "3");
+  ck_assert_str_eq (bb_then, "-");
+  ck_assert_str_eq (between, "-");
+  ck_assert_str_eq (prefix, "-");
   g_autofree gchar *excl = scan_text (snap, "a", FALSE, "c", 0);
   ck_assert_str_eq (excl, "b=2;");
   g_autofree gchar *incl = scan_text (snap, "a", TRUE, "b", 1);
