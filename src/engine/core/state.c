@@ -53,20 +53,21 @@ ab_slot_present (const AbSlot *slot)
   return slot->kind == AB_SLOT_VALUE && !ab_value_is_null (&slot->value);
 }
 
-typedef struct {
-  const AbSchema *schema;
-  AbState *out;
-} DecodeTo;
-
-/* A cell into the slot of the field with its code; unknown codes dropped. */
-static void
-cell_to_slot (AbCodedProp *p, gpointer user)
+void
+ab_schema_cells_sink (AbCodedProp *cell, gpointer schema_cells)
 {
-  DecodeTo *d = user;
-  gint f = ab_schema_field_pos_by_code (d->schema, p->code);
-  if (f < 0)
-    return;
-  AbSlot *slot = &d->out->slots[f];
+  AbSchemaCells *c = schema_cells;
+  gint pos = ab_schema_field_pos_by_code (c->schema, cell->code);
+  if (pos >= 0)
+    c->sink ((guint) pos, c->schema->fields->pdata[pos], cell, c->user);
+}
+
+/* A cell into its field's slot, its value taken. */
+static void
+cell_to_slot (guint pos, const AbField *field, AbCodedProp *p, gpointer state)
+{
+  AbSlot *slot = &((AbState *) state)->slots[pos];
+  (void) field;
   ab_value_clear (&slot->value);
   slot->kind = AB_SLOT_VALUE;
   slot->value = p->value; /* taken */
@@ -78,9 +79,9 @@ gboolean
 ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len, AbState *out, GError **error)
 {
   AbStateValue head = { 0 };
-  DecodeTo d = { schema, out };
+  AbSchemaCells cells = { schema, cell_to_slot, out };
   ab_state_init (out, schema->fields->len);
-  if (!ab_codec_decode_state_stream (buf, len, &head, cell_to_slot, &d, error))
+  if (!ab_codec_decode_state_stream (buf, len, &head, ab_schema_cells_sink, &cells, error))
     {
       ab_state_clear (out);
       return FALSE;

@@ -43,6 +43,18 @@ gboolean ab_state_is_initial (const AbState *st);
 /* A slot whose value counts as present (not null, not a sentinel). */
 gboolean ab_slot_present (const AbSlot *slot);
 
+/* A stored cell with the schema's field for its code (pos: the field's place
+ * in schema->fields). A cell whose code the schema lacks (a dropped field)
+ * never reaches the sink: every decode of stored cells drops it alike. */
+typedef void (*AbFieldCellSink) (guint pos, const AbField *field, AbCodedProp *cell, gpointer user);
+typedef struct {
+  const AbSchema *schema;
+  AbFieldCellSink sink;
+  gpointer user;
+} AbSchemaCells;
+/* An AbStateCellSink (codec/record.h) whose user data is an AbSchemaCells. */
+void ab_schema_cells_sink (AbCodedProp *cell, gpointer schema_cells);
+
 /* Stored bytes -> state (unknown codes dropped, sentinels already null). */
 gboolean ab_state_decode (const AbSchema *schema, const guint8 *buf, gsize len, AbState *out,
                           GError **error);

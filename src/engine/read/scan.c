@@ -194,19 +194,12 @@ scan_plan_clear (ScanPlan *sp)
     g_ptr_array_unref (sp->filters);
 }
 
-typedef struct {
-  const AbTableDesc *t;
-  AbEdgeOut *e;
-} PropsTo;
-
-/* A property cell into the edge, uncopied; codes the schema lacks dropped. */
+/* A property cell into the edge, uncopied. */
 static void
-prop_to_edge (AbCodedProp *cp, gpointer data)
+prop_to_edge (guint pos, const AbField *field, AbCodedProp *cp, gpointer edge)
 {
-  PropsTo *pt = data;
-  const AbField *f = ab_schema_field_by_code (pt->t->schema, cp->code);
-  if (f != NULL)
-    ab_edge_out_take (pt->e, f, &cp->value);
+  (void) pos;
+  ab_edge_out_take (edge, field, &cp->value);
 }
 
 AbEdgeOut *
@@ -222,8 +215,9 @@ ab_engine_edge_from_index (const AbTableDesc *t, AbQueryDirection dir, const AbV
   if (!ab_codec_get_value_in (k, klen, &pos, &dtarget, NULL, strings, error))
     return NULL;
   AbEdgeOut *e = ab_edge_out_new ();
-  PropsTo pt = { t, e };
-  if (!ab_codec_decode_index_stream_in (v, vlen, &e->version, prop_to_edge, &pt, strings, error))
+  AbSchemaCells cells = { t->schema, prop_to_edge, e };
+  if (!ab_codec_decode_index_stream_in (v, vlen, &e->version, ab_schema_cells_sink, &cells, strings,
+                                        error))
     {
       ab_value_clear (&dtarget);
       ab_edge_out_free (e);
