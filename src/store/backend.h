@@ -28,6 +28,43 @@ typedef gboolean AbStoreCheckAndDeleteFn (AbStore *s, const guint8 *key, gsize k
                                           GError **error);
 typedef void AbStoreTransactFn (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user);
 
+/* ---- a write queued for a committer thread (lmdb, rocksdb) ----
+ * One caller's write, on its stack until the committer has answered, or
+ * (TXN) on the heap until its done callback has run. The backend owns the
+ * queue and how a caller waits: `wait` points to the caller's own (lmdb a
+ * done flag under its queue lock, rocksdb an AbWait). */
+typedef enum {
+  AB_QUEUED_BATCH,
+  AB_QUEUED_INCREMENT,
+  AB_QUEUED_CHECK_AND_PUT,
+  AB_QUEUED_CHECK_AND_DELETE,
+  AB_QUEUED_TXN,
+  AB_QUEUED_INGEST, /* rocksdb: a sorted load's table file, ingested alone between groups */
+} AbQueuedKind;
+
+typedef struct {
+  AbQueuedKind kind;
+  const AbBatch *batch;                 /* BATCH */
+  const guint8 *key, *expected, *value; /* INCREMENT, CHECK_AND_PUT/DELETE */
+  gsize klen, elen, vlen;
+  gboolean has_expected;
+  gint64 delta;
+  AbTxnPlan plan; /* TXN: fills txn_batch through a view of the group */
+  AbTxnDone on_done;
+  gpointer user;
+  AbBatch *txn_batch;
+  const gchar *path; /* INGEST */
+  gint64 new_value;  /* outcome, written by the committer before it answers */
+  gboolean applied;
+  GError *error;
+  gpointer wait; /* the waiting caller's, the backend's own type; NULL for TXN */
+} AbQueuedWrite;
+
+/* A TXN request for AbStoreVTable.transact to queue; the committer answers
+ * it with ab_queued_txn_finish, which calls on_done and frees it. */
+AbQueuedWrite *ab_queued_txn_new (AbTxnPlan plan, AbTxnDone on_done, gpointer user);
+void ab_queued_txn_finish (AbQueuedWrite *w);
+
 /* A verb left NULL has the default its comment names (store.c), so a
  * backend names only what it does itself: a store or view that reads by
  * visits (get_with, scan_with) gets get, multi_get and scan from them, and a
@@ -48,15 +85,22 @@ typedef struct {
    * A backend gives get or get_with, and scan or scan_with. */
   AbStoreGetWithFn *get_with;
   AbStoreScanWithFn *scan_with;
-  /* NULL: a plan's view of its transaction, which refuses (plans write
-   * through their batch). */
+  /* A store whose writes go through a committer's queue: hands it the
+   * request and returns once it is durable or failed (w->error taken into
+   * error). With it, batch, increment, check_and_put and check_and_delete
+   * may be NULL: store.c builds their requests, every key already checked
+   * against max_key. */
+  gboolean (*submit) (AbStore *s, AbQueuedWrite *w, GError **error);
+  /* NULL: submit; without it, a plan's view of its transaction, which
+   * refuses (plans write through their batch). */
   AbStoreBatchFn *batch;
-  /* Absent = 0; non-8-byte value = AB_STORE_ERROR_WIDTH. */
+  /* Absent = 0; non-8-byte value = AB_STORE_ERROR_WIDTH. NULL: submit. */
   AbStoreIncrementFn *increment;
   /* expected == NULL: put if absent. Else put if current == expected.
-   * *applied says whether it happened. */
+   * *applied says whether it happened. NULL: submit. */
   AbStoreCheckAndPutFn *check_and_put;
-  /* Delete if current == expected. expected == NULL: applied iff absent (deletes nothing). */
+  /* Delete if current == expected. expected == NULL: applied iff absent
+   * (deletes nothing). NULL: submit. */
   AbStoreCheckAndDeleteFn *check_and_delete;
   void (*close) (AbStore *s);
   /* Snapshots (optional: NULL = AB_STORE_ERROR_UNAVAILABLE). snapshot_scan

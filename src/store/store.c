@@ -422,11 +422,46 @@ scan_verb (AbStore *s, const AbScanRange *range, GArray *out, GError **error)
   return s->vt->scan_with (s, range, ab_kv_array_append_visit, out, error);
 }
 
+AbQueuedWrite *
+ab_queued_txn_new (AbTxnPlan plan, AbTxnDone on_done, gpointer user)
+{
+  AbQueuedWrite *w = g_new0 (AbQueuedWrite, 1);
+  w->kind = AB_QUEUED_TXN;
+  w->plan = plan;
+  w->on_done = on_done;
+  w->user = user;
+  w->txn_batch = ab_batch_new ();
+  return w;
+}
+
+void
+ab_queued_txn_finish (AbQueuedWrite *w)
+{
+  w->on_done (w->user, w->error);
+  g_clear_error (&w->error);
+  ab_batch_free (w->txn_batch);
+  g_free (w);
+}
+
+/* A synchronous request to the backend's committer, its key checked. */
+static gboolean
+submit (AbStore *s, AbQueuedWrite *w, GError **error)
+{
+  if (w->key != NULL && !ab_backend_check_key (w->klen, s->max_key, error))
+    return FALSE;
+  return s->vt->submit (s, w, error);
+}
+
 static gboolean
 batch_verb (AbStore *s, const AbBatch *b, GError **error)
 {
   if (s->vt->batch != NULL)
     return s->vt->batch (s, b, error);
+  if (s->vt->submit != NULL)
+    {
+      AbQueuedWrite w = { .kind = AB_QUEUED_BATCH, .batch = b };
+      return ab_backend_check_batch (b, s->max_key, error) && submit (s, &w, error);
+    }
   g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
                        "a transaction view is read-only: plans write through their batch");
   return FALSE;
@@ -618,44 +653,66 @@ ab_store_written_since (AbStore *view, guint64 seq, const guint8 *key, gsize kle
          || view->vt->written_since (view, seq, key, klen);
 }
 
-/* Counts the transaction as one batch call when it is done. */
+/* A transaction through store.c: counted as one batch call when it is
+ * done, then answered to the caller's done, or (done NULL) to the waiting
+ * ab_store_transact. */
 typedef struct {
   AbStore *store;
   AbTxnPlan plan;
-  AbTxnDone done;
   gpointer user;
-} CountedTxn;
+  AbTxnDone done; /* NULL: a waiter */
+  AbWait wait;
+  GError *error;
+} Txn;
 
 static gboolean
-counted_plan (AbStore *view, AbBatch *batch, gpointer data, GError **error)
+txn_plan (AbStore *view, AbBatch *batch, gpointer data, GError **error)
 {
-  CountedTxn *c = data;
-  return c->plan (view, batch, c->user, error);
+  Txn *t = data;
+  return t->plan (view, batch, t->user, error);
 }
 
 static void
-counted_done (gpointer data, const GError *error)
+txn_answer (Txn *t, const GError *error)
 {
-  CountedTxn *c = data;
-  count (c->store, AB_STORE_VERB_BATCH, error == NULL);
-  c->done (c->user, error);
-  g_free (c);
+  if (t->done != NULL)
+    {
+      t->done (t->user, error);
+      g_free (t);
+      return;
+    }
+  t->error = error != NULL ? g_error_copy (error) : NULL;
+  ab_wait_signal (&t->wait);
+}
+
+static void
+txn_done (gpointer data, const GError *error)
+{
+  Txn *t = data;
+  count (t->store, AB_STORE_VERB_BATCH, error == NULL);
+  txn_answer (t, error);
+}
+
+static void
+txn_start (Txn *t)
+{
+  if (t->store->vt->transact == NULL)
+    {
+      g_autoptr (GError) error = g_error_new_literal (AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
+                                                      "this store has no transactions");
+      txn_answer (t, error);
+      return;
+    }
+  t->store->vt->transact (t->store, txn_plan, txn_done, t);
 }
 
 void
 ab_store_transact_async (AbStore *s, AbTxnPlan plan, AbTxnDone done, gpointer user)
 {
   g_return_if_fail (s != NULL && plan != NULL && done != NULL);
-  if (s->vt->transact == NULL)
-    {
-      g_autoptr (GError) error = g_error_new_literal (AB_STORE_ERROR, AB_STORE_ERROR_UNAVAILABLE,
-                                                      "this store has no transactions");
-      done (user, error);
-      return;
-    }
-  CountedTxn *c = g_new (CountedTxn, 1);
-  *c = (CountedTxn){ s, plan, done, user };
-  s->vt->transact (s, counted_plan, counted_done, c);
+  Txn *t = g_new0 (Txn, 1);
+  *t = (Txn){ .store = s, .plan = plan, .user = user, .done = done };
+  txn_start (t);
 }
 
 /* Waiting for an asynchronous outcome. */
@@ -687,38 +744,17 @@ ab_wait_until_signalled (AbWait *w)
   g_cond_clear (&w->cond);
 }
 
-typedef struct {
-  AbTxnPlan plan;
-  gpointer user;
-  AbWait wait;
-  GError *error;
-} TxnWait;
-
-static gboolean
-wait_plan (AbStore *view, AbBatch *batch, gpointer data, GError **error)
-{
-  TxnWait *w = data;
-  return w->plan (view, batch, w->user, error);
-}
-
-static void
-wait_done (gpointer data, const GError *error)
-{
-  TxnWait *w = data;
-  w->error = error != NULL ? g_error_copy (error) : NULL;
-  ab_wait_signal (&w->wait);
-}
-
 gboolean
 ab_store_transact (AbStore *s, AbTxnPlan plan, gpointer user, GError **error)
 {
-  TxnWait w = { .plan = plan, .user = user };
-  ab_wait_init (&w.wait);
-  ab_store_transact_async (s, wait_plan, wait_done, &w);
-  ab_wait_until_signalled (&w.wait);
-  if (w.error != NULL)
+  g_return_val_if_fail (s != NULL && plan != NULL, FALSE);
+  Txn t = { .store = s, .plan = plan, .user = user };
+  ab_wait_init (&t.wait);
+  txn_start (&t);
+  ab_wait_until_signalled (&t.wait);
+  if (t.error != NULL)
     {
-      g_propagate_error (error, w.error);
+      g_propagate_error (error, t.error);
       return FALSE;
     }
   return TRUE;
@@ -851,16 +887,58 @@ ab_store_delete (AbStore *s, const guint8 *key, gsize klen, GError **error)
   return ab_store_batch (s, b, error);
 }
 
+/* One key's increment or check: the backend's own verb, or a request to
+ * its committer; the outcome lands in w (new_value, applied). */
+static gboolean
+write_one (AbStore *s, AbQueuedWrite *w, GError **error)
+{
+  if (!check_write_key (w->klen, error))
+    return FALSE;
+  switch (w->kind)
+    {
+      case AB_QUEUED_INCREMENT:
+        if (s->vt->increment != NULL)
+          return s->vt->increment (s, w->key, w->klen, w->delta, &w->new_value, error);
+        break;
+      case AB_QUEUED_CHECK_AND_PUT:
+        if (s->vt->check_and_put != NULL)
+          return s->vt->check_and_put (s, w->key, w->klen, w->expected, w->elen, w->value, w->vlen,
+                                       &w->applied, error);
+        break;
+      case AB_QUEUED_CHECK_AND_DELETE:
+        if (s->vt->check_and_delete != NULL)
+          return s->vt->check_and_delete (s, w->key, w->klen, w->expected, w->elen, &w->applied,
+                                          error);
+        break;
+      default: g_return_val_if_reached (FALSE);
+    }
+  return submit (s, w, error);
+}
+
 gboolean
 ab_store_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
                     GError **error)
 {
-  gint64 dummy;
-  gboolean ok;
   g_return_val_if_fail (s != NULL, FALSE);
-  ok = check_write_key (klen, error)
-       && s->vt->increment (s, key, klen, delta, new_value ? new_value : &dummy, error);
+  AbQueuedWrite w = { .kind = AB_QUEUED_INCREMENT, .key = key, .klen = klen, .delta = delta };
+  gboolean ok = write_one (s, &w, error);
+  if (new_value != NULL)
+    *new_value = w.new_value;
   return count (s, AB_STORE_VERB_INCREMENT, ok);
+}
+
+/* A check-and-put (value) or check-and-delete; *applied: it happened. */
+static gboolean
+write_check (AbStore *s, AbQueuedKind kind, const guint8 *key, gsize klen, const guint8 *expected,
+             gsize elen, const guint8 *value, gsize vlen, gboolean *applied, GError **error)
+{
+  AbQueuedWrite w = { .kind = kind, .key = key, .klen = klen, .value = value, .vlen = vlen };
+  w.expected = expected;
+  w.elen = elen;
+  w.has_expected = expected != NULL;
+  gboolean ok = write_one (s, &w, error);
+  *applied = ok && w.applied;
+  return ok;
 }
 
 gboolean
@@ -868,13 +946,12 @@ ab_store_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 
                         gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
                         GError **error)
 {
-  gboolean dummy = FALSE, ok;
+  gboolean done;
   g_return_val_if_fail (s != NULL, FALSE);
-  if (applied == NULL)
-    applied = &dummy;
-  *applied = FALSE;
-  ok = check_write_key (klen, error)
-       && s->vt->check_and_put (s, key, klen, expected, elen, value, vlen, applied, error);
+  gboolean ok = write_check (s, AB_QUEUED_CHECK_AND_PUT, key, klen, expected, elen, value, vlen,
+                             &done, error);
+  if (applied != NULL)
+    *applied = done;
   return count (s, AB_STORE_VERB_CHECK_AND_PUT, ok);
 }
 
@@ -945,15 +1022,14 @@ gboolean
 ab_store_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
                            gsize elen, gboolean *applied, GError **error)
 {
-  gboolean dummy = FALSE, ok;
+  gboolean done;
   g_return_val_if_fail (s != NULL, FALSE);
-  if (applied == NULL)
-    applied = &dummy;
-  *applied = FALSE;
-  ok = check_write_key (klen, error)
-       && s->vt->check_and_delete (s, key, klen, expected, elen, applied, error);
+  gboolean ok = write_check (s, AB_QUEUED_CHECK_AND_DELETE, key, klen, expected, elen, NULL, 0,
+                             &done, error);
+  if (applied != NULL)
+    *applied = done;
   count (s, AB_STORE_VERB_CHECK_AND_DELETE, ok);
-  if (ok && *applied && expected != NULL && !s->sidecars_in_row)
+  if (done && expected != NULL && !s->sidecars_in_row)
     drop_sidecars (s, key, klen);
   return ok;
 }

@@ -21,7 +21,7 @@ typedef struct {
   GPtrArray *slots;     /* the reader threads' own transactions (lmdb.c), under its lock */
   GMutex queue_lock;
   GCond queue_cond;
-  GQueue pending;    /* LmdbReq* waiting for a leader */
+  GQueue pending;    /* AbQueuedWrite* (backend.h) waiting for a leader */
   gboolean leader;   /* a thread is running a group */
   GCond gather_cond; /* wakes a gathering leader when a request arrives */
   gboolean gathering;
@@ -78,11 +78,8 @@ GBytes *ab_lmdb_val_bytes (const MDB_val *v);
 AbStoreScanWithFn ab_lmdb_scan_with;
 AbStoreGetWithFn ab_lmdb_get_with;
 /* The write verbs (lmdb_commit.c): each a request of the group commit. */
-AbStoreBatchFn ab_lmdb_batch;
+gboolean ab_lmdb_submit (AbStore *s, AbQueuedWrite *req, GError **error);
 AbStoreTransactFn ab_lmdb_transact;
-AbStoreIncrementFn ab_lmdb_increment;
-AbStoreCheckAndPutFn ab_lmdb_check_and_put;
-AbStoreCheckAndDeleteFn ab_lmdb_check_and_delete;
 /* The rows of r in key order to visit (borrowed for the call) until it
  * returns FALSE, the range ends or its limit is reached; 0 or an lmdb error. */
 int ab_lmdb_walk (LmdbEnv *e, MDB_txn *txn, const AbScanRange *r, AbScanVisitor visit,

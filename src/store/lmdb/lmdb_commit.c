@@ -14,32 +14,6 @@
 
 #define REQ_PLAN_FAILED (-2) /* a plan refused before writing anything */
 
-typedef enum {
-  REQ_BATCH,
-  REQ_INCREMENT,
-  REQ_CHECK_AND_PUT,
-  REQ_CHECK_AND_DELETE,
-  REQ_TXN,
-} ReqKind;
-
-/* One caller's write: on its stack until done is set, or (REQ_TXN) on the
- * heap until its done callback has run. */
-typedef struct {
-  ReqKind kind;
-  const AbBatch *batch;
-  AbTxnPlan plan; /* REQ_TXN: fills txn_batch through a view of the transaction */
-  AbTxnDone on_done;
-  gpointer user;
-  AbBatch *txn_batch;
-  MDB_val key, expected, value;
-  gboolean has_expected;
-  gint64 delta;
-  gint64 new_value; /* outcome, written by the leader before done */
-  gboolean applied;
-  GError *error;
-  gboolean done; /* under queue_lock */
-} LmdbReq;
-
 /* A write transaction's failure. A full disk fails the commit while it
  * writes the data pages, before the meta page that would make them the
  * store: nothing of the group happened and the next commit that finds room
@@ -58,18 +32,6 @@ set_commit_error (LmdbEnv *e, int rc, GError **error)
                  e->dir.path, g_strerror (rc), ((guint64) st.f_bavail * st.f_frsize) >> 10);
   else
     ab_lmdb_set_error (error, rc, "write transaction");
-}
-
-static gboolean
-check_key (LmdbEnv *e, gsize klen, GError **error)
-{
-  if (klen > e->max_key)
-    {
-      g_set_error (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                   "key of %zu bytes is longer than the lmdb limit of %zu bytes", klen, e->max_key);
-      return FALSE;
-    }
-  return TRUE;
 }
 
 static gboolean view_multi_get (AbStore *s, GPtrArray *keys, GArray *out, GError **error);
@@ -157,18 +119,17 @@ apply_mutation (LmdbEnv *e, MDB_txn *txn, const AbMutation *m, GError **error)
 
 /* 0 = matches (absent expected and absent found, or same bytes). */
 static int
-compare_current (LmdbEnv *e, MDB_txn *txn, LmdbReq *req, gboolean *matches)
+compare_current (LmdbEnv *e, MDB_txn *txn, AbQueuedWrite *req, gboolean *matches)
 {
-  MDB_val cur;
-  int rc = mdb_get (txn, e->dbi, &req->key, &cur);
+  MDB_val key = { req->klen, (void *) req->key }, cur;
+  int rc = mdb_get (txn, e->dbi, &key, &cur);
   if (rc != 0 && rc != MDB_NOTFOUND)
     return rc;
   if (rc == MDB_NOTFOUND || !req->has_expected)
     *matches = rc == MDB_NOTFOUND && !req->has_expected;
   else
-    *matches
-        = cur.mv_size == req->expected.mv_size
-          && (cur.mv_size == 0 || memcmp (cur.mv_data, req->expected.mv_data, cur.mv_size) == 0);
+    *matches = cur.mv_size == req->elen
+               && (cur.mv_size == 0 || memcmp (cur.mv_data, req->expected, cur.mv_size) == 0);
   return 0;
 }
 
@@ -433,7 +394,7 @@ apply_sorted (LmdbEnv *e, MDB_txn *txn, const AbBatch *b, GError **error)
 /* The plan reads through a view of txn and fills its batch from scratch;
  * a refusal (or a key lmdb cannot hold) writes nothing. */
 static int
-apply_plan (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
+apply_plan (LmdbEnv *e, MDB_txn *txn, AbQueuedWrite *req)
 {
   LmdbView view
       = { .base = { .vt = &ab_lmdb_view_vtable, .batch_atomic = TRUE }, .env = e, .txn = txn };
@@ -449,24 +410,26 @@ apply_plan (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
 }
 
 static int
-apply_kind (LmdbEnv *e, MDB_txn *txn, LmdbReq *req)
+apply_kind (LmdbEnv *e, MDB_txn *txn, AbQueuedWrite *req)
 {
   int rc = 0;
+  MDB_val key = { req->klen, (void *) req->key }, value = { req->vlen, (void *) req->value };
   switch (req->kind)
     {
-      case REQ_BATCH: return apply_batch (e, txn, req->batch, &req->error);
-      case REQ_TXN: return apply_plan (e, txn, req);
-      case REQ_INCREMENT:
-        return apply_increment (e, txn, &req->key, req->delta, &req->new_value, &req->error);
-      case REQ_CHECK_AND_PUT:
+      case AB_QUEUED_BATCH: return apply_batch (e, txn, req->batch, &req->error);
+      case AB_QUEUED_TXN: return apply_plan (e, txn, req);
+      case AB_QUEUED_INCREMENT:
+        return apply_increment (e, txn, &key, req->delta, &req->new_value, &req->error);
+      case AB_QUEUED_CHECK_AND_PUT:
         if ((rc = compare_current (e, txn, req, &req->applied)) != 0 || !req->applied)
           return rc;
-        return mdb_put (txn, e->dbi, &req->key, &req->value, 0);
-      case REQ_CHECK_AND_DELETE:
+        return mdb_put (txn, e->dbi, &key, &value, 0);
+      case AB_QUEUED_CHECK_AND_DELETE:
         if ((rc = compare_current (e, txn, req, &req->applied)) != 0 || !req->applied)
           return rc;
-        rc = req->has_expected ? mdb_del (txn, e->dbi, &req->key, NULL) : 0;
+        rc = req->has_expected ? mdb_del (txn, e->dbi, &key, NULL) : 0;
         return rc;
+      case AB_QUEUED_INGEST: break; /* rocksdb's alone */
     }
   return EINVAL;
 }
@@ -489,17 +452,18 @@ log_batch (LmdbEnv *e, const AbBatch *b)
  * noted in vain only costs a later plan a re-read). *puts: it put a row,
  * which the caller notes once the request's writes are in the transaction. */
 static int
-apply_body (LmdbEnv *e, MDB_txn *txn, LmdbReq *req, gboolean *puts)
+apply_body (LmdbEnv *e, MDB_txn *txn, AbQueuedWrite *req, gboolean *puts)
 {
   int rc = apply_kind (e, txn, req);
-  if (req->kind == REQ_BATCH)
+  if (req->kind == AB_QUEUED_BATCH)
     *puts = log_batch (e, req->batch);
-  else if (req->kind == REQ_TXN)
+  else if (req->kind == AB_QUEUED_TXN)
     *puts = log_batch (e, req->txn_batch);
   else
     {
-      ab_lmdb_log_key (e, req->key.mv_data, req->key.mv_size);
-      *puts = req->kind == REQ_INCREMENT || (req->kind == REQ_CHECK_AND_PUT && req->applied);
+      ab_lmdb_log_key (e, req->key, req->klen);
+      *puts = req->kind == AB_QUEUED_INCREMENT
+              || (req->kind == AB_QUEUED_CHECK_AND_PUT && req->applied);
     }
   return rc;
 }
@@ -507,7 +471,7 @@ apply_body (LmdbEnv *e, MDB_txn *txn, LmdbReq *req, gboolean *puts)
 /* Each request runs in a nested transaction so that one failing request is
  * rolled back alone and the others of its group still commit. */
 static int
-apply_request (LmdbEnv *e, MDB_txn *parent, LmdbReq *req)
+apply_request (LmdbEnv *e, MDB_txn *parent, AbQueuedWrite *req)
 {
   MDB_txn *child;
   int rc = mdb_txn_begin (e->env, parent, 0, &child);
@@ -527,7 +491,7 @@ apply_request (LmdbEnv *e, MDB_txn *parent, LmdbReq *req)
 /* ---- group commit ---- */
 
 static void
-reset_outcome (LmdbReq *req)
+reset_outcome (AbQueuedWrite *req)
 {
   g_clear_error (&req->error);
   req->applied = FALSE;
@@ -535,7 +499,7 @@ reset_outcome (LmdbReq *req)
 }
 
 static void
-fail_all (LmdbReq **reqs, guint n, const GError *why)
+fail_all (AbQueuedWrite **reqs, guint n, const GError *why)
 {
   for (guint i = 0; i < n; i++)
     {
@@ -556,7 +520,8 @@ fail_all (LmdbReq **reqs, guint n, const GError *why)
  * try) and *settled, the number of requests applied (fewer than n when the
  * transaction filled up). */
 static int
-apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, gboolean nested, guint *settled)
+apply_group (LmdbEnv *e, MDB_txn *txn, AbQueuedWrite **reqs, guint n, gboolean nested,
+             guint *settled)
 {
   *settled = n;
   for (guint i = 0; i < n; i++)
@@ -589,14 +554,14 @@ apply_group (LmdbEnv *e, MDB_txn *txn, LmdbReq **reqs, guint n, gboolean nested,
   return 0;
 }
 
-static guint run_group (LmdbEnv *e, LmdbReq **reqs, guint n);
+static guint run_group (LmdbEnv *e, AbQueuedWrite **reqs, guint n);
 
 /* Under MDB_WRITEMAP there are no nested transactions: a group in which a
  * request failed halfway is redone with one transaction per request (one
  * commit each: rare, and correct). A request alone failed on its own: it
  * wrote nothing, its error says why. */
 static guint
-run_alone (LmdbEnv *e, LmdbReq **reqs, guint n)
+run_alone (LmdbEnv *e, AbQueuedWrite **reqs, guint n)
 {
   if (n == 1)
     return 1;
@@ -608,7 +573,7 @@ run_alone (LmdbEnv *e, LmdbReq **reqs, guint n)
 /* Run one group to a durable commit, growing the map as often as needed.
  * Returns how many requests (a prefix of reqs) are settled. */
 static guint
-run_group (LmdbEnv *e, LmdbReq **reqs, guint n)
+run_group (LmdbEnv *e, AbQueuedWrite **reqs, guint n)
 {
   gboolean nested = FALSE;
   for (;;)
@@ -667,20 +632,11 @@ gather (LmdbEnv *e)
   e->gathering = FALSE;
 }
 
-static void
-txn_req_finish (LmdbReq *req)
-{
-  req->on_done (req->user, req->error);
-  g_clear_error (&req->error);
-  ab_batch_free (req->txn_batch);
-  g_free (req);
-}
-
 /* Called with queue_lock held and no leader; returns with it held. */
 static void
 lead (LmdbEnv *e)
 {
-  LmdbReq *group[AB_LMDB_MAX_GROUP];
+  AbQueuedWrite *group[AB_LMDB_MAX_GROUP];
   guint n = 0, settled;
   gint64 start;
   e->leader = TRUE;
@@ -695,10 +651,10 @@ lead (LmdbEnv *e)
   e->writers = MIN (settled + g_queue_get_length (&e->pending), AB_LMDB_MAX_GROUP);
   guint finished = 0;
   for (guint i = 0; i < settled; i++)
-    if (group[i]->kind == REQ_TXN)
+    if (group[i]->kind == AB_QUEUED_TXN)
       group[finished++] = group[i]; /* answered below, outside the lock */
     else
-      group[i]->done = TRUE;
+      *(gboolean *) group[i]->wait = TRUE; /* the caller's done flag (ab_lmdb_submit) */
   for (guint i = n; i-- > settled;)
     g_queue_push_head (&e->pending, group[i]);
   e->leader = FALSE;
@@ -715,17 +671,17 @@ lead (LmdbEnv *e)
   g_thread_pool_push (e->completions, done, NULL);
 }
 
-/* The completion thread: one settled group's REQ_TXN requests, in order. */
+/* The completion thread: one settled group's AB_QUEUED_TXN requests, in order. */
 static void
 complete_group (gpointer data, gpointer unused)
 {
   GPtrArray *done = data;
   for (guint i = 0; i < done->len; i++)
-    txn_req_finish (done->pdata[i]);
+    ab_queued_txn_finish (done->pdata[i]);
   g_ptr_array_unref (done);
 }
 
-/* The committer of an environment's REQ_TXN requests (started by the first
+/* The committer of an environment's AB_QUEUED_TXN requests (started by the first
  * one): leads whenever work is queued and nobody leads; drains the queue
  * before it stops. */
 static gpointer
@@ -746,16 +702,21 @@ committer_main (gpointer data)
   return NULL;
 }
 
+/* ---- write verbs ---- */
+
 /* Queue a request; whichever waiter finds no leader commits everything
  * queued so far. Returns once the request is durable (or failed). */
-static gboolean
-submit (LmdbEnv *e, LmdbReq *req, GError **error)
+gboolean
+ab_lmdb_submit (AbStore *s, AbQueuedWrite *req, GError **error)
 {
+  LmdbEnv *e = ab_lmdb_env_of (s);
+  gboolean done = FALSE; /* under queue_lock */
+  req->wait = &done;
   g_mutex_lock (&e->queue_lock);
   g_queue_push_tail (&e->pending, req);
   if (e->gathering)
     g_cond_signal (&e->gather_cond);
-  while (!req->done)
+  while (!done)
     {
       if (e->leader)
         g_cond_wait (&e->queue_cond, &e->queue_lock);
@@ -772,29 +733,11 @@ submit (LmdbEnv *e, LmdbReq *req, GError **error)
   return TRUE;
 }
 
-/* ---- write verbs ---- */
-
-gboolean
-ab_lmdb_batch (AbStore *s, const AbBatch *b, GError **error)
-{
-  LmdbEnv *e = ab_lmdb_env_of (s);
-  LmdbReq req = { .kind = REQ_BATCH, .batch = b };
-  for (guint i = 0; i < b->items->len; i++)
-    if (!check_key (e, g_array_index (b->items, AbMutation, i).klen, error))
-      return FALSE;
-  return submit (e, &req, error);
-}
-
 void
 ab_lmdb_transact (AbStore *s, AbTxnPlan plan, AbTxnDone on_done, gpointer user)
 {
   LmdbEnv *e = ab_lmdb_env_of (s);
-  LmdbReq *req = g_new0 (LmdbReq, 1);
-  req->kind = REQ_TXN;
-  req->plan = plan;
-  req->on_done = on_done;
-  req->user = user;
-  req->txn_batch = ab_batch_new ();
+  AbQueuedWrite *req = ab_queued_txn_new (plan, on_done, user);
   g_mutex_lock (&e->queue_lock);
   if (e->committer == NULL)
     {
@@ -807,51 +750,4 @@ ab_lmdb_transact (AbStore *s, AbTxnPlan plan, AbTxnDone on_done, gpointer user)
     g_cond_signal (&e->gather_cond);
   g_cond_signal (&e->work_cond);
   g_mutex_unlock (&e->queue_lock);
-}
-
-gboolean
-ab_lmdb_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
-                   GError **error)
-{
-  LmdbEnv *e = ab_lmdb_env_of (s);
-  LmdbReq req = { .kind = REQ_INCREMENT, .key = { klen, (void *) key }, .delta = delta };
-  if (!check_key (e, klen, error) || !submit (e, &req, error))
-    return FALSE;
-  *new_value = req.new_value;
-  return TRUE;
-}
-
-static gboolean
-submit_check (AbStore *s, LmdbReq *req, gboolean *applied, GError **error)
-{
-  LmdbEnv *e = ab_lmdb_env_of (s);
-  if (!check_key (e, req->key.mv_size, error) || !submit (e, req, error))
-    return FALSE;
-  *applied = req->applied;
-  return TRUE;
-}
-
-gboolean
-ab_lmdb_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                       gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
-                       GError **error)
-{
-  LmdbReq req = { .kind = REQ_CHECK_AND_PUT,
-                  .key = { klen, (void *) key },
-                  .expected = { elen, (void *) expected },
-                  .has_expected = expected != NULL,
-                  .value = { vlen, (void *) value } };
-  return submit_check (s, &req, applied, error);
-}
-
-/* expected == NULL: "delete if absent", which applies and changes nothing. */
-gboolean
-ab_lmdb_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                          gsize elen, gboolean *applied, GError **error)
-{
-  LmdbReq req = { .kind = REQ_CHECK_AND_DELETE,
-                  .key = { klen, (void *) key },
-                  .expected = { elen, (void *) expected },
-                  .has_expected = expected != NULL };
-  return submit_check (s, &req, applied, error);
 }

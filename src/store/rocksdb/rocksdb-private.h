@@ -34,7 +34,7 @@ typedef struct {
    * durable write. */
   GMutex queue_lock;
   GCond work_cond;
-  GQueue pending; /* RocksReq* */
+  GQueue pending; /* AbQueuedWrite* (backend.h) */
   gboolean stopping;
   GThread *committer;          /* started with the environment */
   GThreadPool *completions;    /* runs the done callbacks of settled groups, in order */
@@ -84,16 +84,14 @@ guint ab_rocks_gauges (AbStore *s, AbStoreGauge *out, guint max);
 void ab_rocks_committer_start (RocksEnv *e);
 void ab_rocks_committer_stop (RocksEnv *e);
 guint64 ab_rocks_write_seq (AbStore *s);
-AbStoreBatchFn ab_rocks_batch;
+/* A write request to the committer (AbStoreVTable.submit). */
+gboolean ab_rocks_submit (AbStore *s, AbQueuedWrite *req, GError **error);
 /* Ingests the table file at path through the committer, between groups
  * (rocksdb_load.c's commits). */
 gboolean ab_rocks_ingest (AbStore *s, const gchar *path, GError **error);
 /* A sorted load of s (store.h), NULL on a read-only store. */
 AbStoreLoad *ab_rocks_load_new (AbStore *s);
 AbStoreTransactFn ab_rocks_transact;
-AbStoreIncrementFn ab_rocks_increment;
-AbStoreCheckAndPutFn ab_rocks_check_and_put;
-AbStoreCheckAndDeleteFn ab_rocks_check_and_delete;
 
 /* The rows of one group commit (rocksdb_group.c): written in order, the
  * latest of a key found by hash, undone to a mark, read merged with the

@@ -9,35 +9,6 @@
 
 #define AB_ROCKS_MAX_GROUP 1024 /* requests in one write */
 
-typedef enum {
-  REQ_BATCH,
-  REQ_INCREMENT,
-  REQ_CHECK_AND_PUT,
-  REQ_CHECK_AND_DELETE,
-  REQ_TXN,
-  REQ_INGEST, /* a sorted load's table file, ingested alone between groups */
-} ReqKind;
-
-/* One caller's write: on its stack until its wait is signalled, or
- * (REQ_TXN) on the heap until its done callback has run. */
-typedef struct {
-  ReqKind kind;
-  const AbBatch *batch;
-  AbTxnPlan plan; /* REQ_TXN: fills txn_batch through a view of the group */
-  AbTxnDone on_done;
-  gpointer user;
-  AbBatch *txn_batch;
-  const guint8 *key, *expected, *value;
-  gsize klen, elen, vlen;
-  gboolean has_expected;
-  gint64 delta;
-  const gchar *path; /* REQ_INGEST */
-  gint64 new_value;  /* outcome, written by the committer before the signal */
-  gboolean applied;
-  GError *error;
-  AbWait wait; /* every kind but REQ_TXN */
-} RocksReq;
-
 /* ---- reads inside the group: its rows over the database ---- */
 
 /* A value read inside the group: the group's bytes, or the database's
@@ -230,15 +201,15 @@ apply_batch (RocksEnv *e, const AbBatch *b, GError **error)
 }
 
 static gboolean
-apply_request (RocksEnv *e, RocksReq *req, GError **error)
+apply_request (RocksEnv *e, AbQueuedWrite *req, GError **error)
 {
   gboolean found, matches;
   switch (req->kind)
     {
-      case REQ_BATCH: return apply_batch (e, req->batch, error);
-      case REQ_INCREMENT:
+      case AB_QUEUED_BATCH: return apply_batch (e, req->batch, error);
+      case AB_QUEUED_INCREMENT:
         return apply_increment (e, req->key, req->klen, req->delta, &req->new_value, error);
-      case REQ_CHECK_AND_PUT:
+      case AB_QUEUED_CHECK_AND_PUT:
         if (!current_is (e, req->key, req->klen, req->has_expected ? req->expected : NULL,
                          req->elen, &found, &matches, error))
           return FALSE;
@@ -246,7 +217,7 @@ apply_request (RocksEnv *e, RocksReq *req, GError **error)
         if (matches)
           group_put (e, req->key, req->klen, req->value, req->vlen, FALSE);
         return TRUE;
-      case REQ_CHECK_AND_DELETE:
+      case AB_QUEUED_CHECK_AND_DELETE:
         if (!current_is (e, req->key, req->klen, req->has_expected ? req->expected : NULL,
                          req->elen, &found, &matches, error))
           return FALSE;
@@ -254,7 +225,7 @@ apply_request (RocksEnv *e, RocksReq *req, GError **error)
         if (matches && found)
           group_delete (e, req->key, req->klen);
         return TRUE;
-      case REQ_TXN:
+      case AB_QUEUED_TXN:
         {
           RocksView view = { .base = { .vt = &rocks_view_vtable,
                                        .batch_atomic = TRUE,
@@ -266,22 +237,19 @@ apply_request (RocksEnv *e, RocksReq *req, GError **error)
                  && ab_backend_check_batch (req->txn_batch, AB_STORE_HBASE_MAX_KEY, error)
                  && apply_batch (e, req->txn_batch, error);
         }
-      case REQ_INGEST: break; /* never in a group: run_ingest */
+      case AB_QUEUED_INGEST: break; /* never in a group: run_ingest */
     }
   return FALSE;
 }
 
 /* ---- the committer ---- */
 
+/* The completion thread: a settled transaction's answer. */
 static void
-txn_finish (gpointer data, gpointer unused)
+txn_finish (gpointer req, gpointer unused)
 {
-  RocksReq *req = data;
   (void) unused;
-  req->on_done (req->user, req->error);
-  g_clear_error (&req->error);
-  ab_batch_free (req->txn_batch);
-  g_free (req);
+  ab_queued_txn_finish (req);
 }
 
 /* Room on the disk for a write of `bytes` and the memtable flushes it may
@@ -342,7 +310,7 @@ fold_counter (gpointer user, const guint8 *key, gsize klen, gint64 sum, guint8 o
 /* Applies reqs[0..n) to the group, each undone alone if it fails, writes
  * the group as one batch in key order, then answers each request. */
 static void
-run_group (RocksEnv *e, RocksReq **reqs, guint n)
+run_group (RocksEnv *e, AbQueuedWrite **reqs, guint n)
 {
   char *err = NULL;
   ab_rocks_group_clear (e->group);
@@ -368,13 +336,13 @@ run_group (RocksEnv *e, RocksReq **reqs, guint n)
     ab_write_log_committed (&e->wlog);
   for (guint i = 0; i < n; i++)
     {
-      RocksReq *req = reqs[i];
+      AbQueuedWrite *req = reqs[i];
       if (why != NULL && req->error == NULL)
         req->error = g_error_copy (why);
-      if (req->kind == REQ_TXN)
+      if (req->kind == AB_QUEUED_TXN)
         g_thread_pool_push (e->completions, req, NULL); /* one thread: in commit order */
       else
-        ab_wait_signal (&req->wait);
+        ab_wait_signal (req->wait);
     }
   g_clear_error (&why);
   ab_rocks_group_clear (e->group); /* borrowed bytes go back with their requests */
@@ -383,7 +351,7 @@ run_group (RocksEnv *e, RocksReq **reqs, guint n)
 /* Ingests a sorted load's table file (moved into the database). Its keys
  * are not in the write log, so every plan made before it re-reads. */
 static void
-run_ingest (RocksEnv *e, RocksReq *req)
+run_ingest (RocksEnv *e, AbQueuedWrite *req)
 {
   ab_write_log_begin (&e->wlog, TRUE);
   if (room_to_write (e, 0, &req->error))
@@ -399,20 +367,20 @@ run_ingest (RocksEnv *e, RocksReq *req)
     }
   if (req->error == NULL)
     ab_write_log_committed (&e->wlog);
-  ab_wait_signal (&req->wait);
+  ab_wait_signal (req->wait);
 }
 
 static gboolean
 next_is_ingest (RocksEnv *e)
 {
-  return ((RocksReq *) g_queue_peek_head (&e->pending))->kind == REQ_INGEST;
+  return ((AbQueuedWrite *) g_queue_peek_head (&e->pending))->kind == AB_QUEUED_INGEST;
 }
 
 static gpointer
 committer_main (gpointer data)
 {
   RocksEnv *e = data;
-  RocksReq *group[AB_ROCKS_MAX_GROUP];
+  AbQueuedWrite *group[AB_ROCKS_MAX_GROUP];
   g_mutex_lock (&e->queue_lock);
   for (;;)
     {
@@ -425,7 +393,7 @@ committer_main (gpointer data)
         }
       if (next_is_ingest (e))
         {
-          RocksReq *req = g_queue_pop_head (&e->pending);
+          AbQueuedWrite *req = g_queue_pop_head (&e->pending);
           g_mutex_unlock (&e->queue_lock);
           run_ingest (e, req);
           g_mutex_lock (&e->queue_lock);
@@ -478,7 +446,7 @@ ab_rocks_committer_stop (RocksEnv *e)
 }
 
 static void
-enqueue (RocksEnv *e, RocksReq *req)
+enqueue (RocksEnv *e, AbQueuedWrite *req)
 {
   g_mutex_lock (&e->queue_lock);
   g_queue_push_tail (&e->pending, req);
@@ -486,7 +454,6 @@ enqueue (RocksEnv *e, RocksReq *req)
   g_mutex_unlock (&e->queue_lock);
 }
 
-/* Queues a synchronous request and waits until it is durable or failed. */
 static gboolean
 read_only (RocksEnv *e, GError **error)
 {
@@ -497,36 +464,31 @@ read_only (RocksEnv *e, GError **error)
   return TRUE;
 }
 
-static gboolean
-submit (AbStore *s, RocksReq *req, GError **error)
+/* ---- write verbs ---- */
+
+/* Queues a synchronous request and waits until it is durable or failed. */
+gboolean
+ab_rocks_submit (AbStore *s, AbQueuedWrite *req, GError **error)
 {
+  AbWait wait;
   if (read_only (ab_rocks_env_of (s), error))
     return FALSE;
-  if (req->key != NULL && !ab_backend_check_key (req->klen, s->max_key, error))
-    return FALSE;
-  ab_wait_init (&req->wait);
+  ab_wait_init (&wait);
+  req->wait = &wait;
   enqueue (ab_rocks_env_of (s), req);
-  ab_wait_until_signalled (&req->wait);
+  ab_wait_until_signalled (&wait);
   if (req->error == NULL)
     return TRUE;
   g_propagate_error (error, req->error);
+  req->error = NULL;
   return FALSE;
 }
-
-/* ---- write verbs ---- */
 
 gboolean
 ab_rocks_ingest (AbStore *s, const gchar *path, GError **error)
 {
-  RocksReq req = { .kind = REQ_INGEST, .path = path };
-  return submit (s, &req, error);
-}
-
-gboolean
-ab_rocks_batch (AbStore *s, const AbBatch *b, GError **error)
-{
-  RocksReq req = { .kind = REQ_BATCH, .batch = b };
-  return ab_backend_check_batch (b, s->max_key, error) && submit (s, &req, error);
+  AbQueuedWrite req = { .kind = AB_QUEUED_INGEST, .path = path };
+  return ab_rocks_submit (s, &req, error);
 }
 
 void
@@ -538,57 +500,5 @@ ab_rocks_transact (AbStore *s, AbTxnPlan plan, AbTxnDone on_done, gpointer user)
       on_done (user, refused);
       return;
     }
-  RocksReq *req = g_new0 (RocksReq, 1);
-  req->kind = REQ_TXN;
-  req->plan = plan;
-  req->on_done = on_done;
-  req->user = user;
-  req->txn_batch = ab_batch_new ();
-  enqueue (ab_rocks_env_of (s), req);
-}
-
-gboolean
-ab_rocks_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gint64 *new_value,
-                    GError **error)
-{
-  RocksReq req = { .kind = REQ_INCREMENT, .key = key, .klen = klen, .delta = delta };
-  if (!submit (s, &req, error))
-    return FALSE;
-  *new_value = req.new_value;
-  return TRUE;
-}
-
-gboolean
-ab_rocks_check_and_put (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                        gsize elen, const guint8 *value, gsize vlen, gboolean *applied,
-                        GError **error)
-{
-  RocksReq req = { .kind = REQ_CHECK_AND_PUT,
-                   .key = key,
-                   .klen = klen,
-                   .expected = expected,
-                   .elen = elen,
-                   .has_expected = expected != NULL,
-                   .value = value,
-                   .vlen = vlen };
-  if (!submit (s, &req, error))
-    return FALSE;
-  *applied = req.applied;
-  return TRUE;
-}
-
-gboolean
-ab_rocks_check_and_delete (AbStore *s, const guint8 *key, gsize klen, const guint8 *expected,
-                           gsize elen, gboolean *applied, GError **error)
-{
-  RocksReq req = { .kind = REQ_CHECK_AND_DELETE,
-                   .key = key,
-                   .klen = klen,
-                   .expected = expected,
-                   .elen = elen,
-                   .has_expected = expected != NULL };
-  if (!submit (s, &req, error))
-    return FALSE;
-  *applied = req.applied;
-  return TRUE;
+  enqueue (ab_rocks_env_of (s), ab_queued_txn_new (plan, on_done, user));
 }
