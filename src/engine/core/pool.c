@@ -33,13 +33,12 @@ key_job_run (gpointer data, gpointer engine)
   g_mutex_unlock (&job->latch->mu);
 }
 
+/* The timer thread runs timer_ctx's loop, whose only callbacks (due) hand
+ * jobs to the pool: nothing there asks for a thread-default context. */
 static gpointer
-timer_main (gpointer data)
+timer_main (gpointer loop)
 {
-  AbEngine *engine = data;
-  g_main_context_push_thread_default (engine->timer_ctx);
-  g_main_loop_run (engine->timer_loop);
-  g_main_context_pop_thread_default (engine->timer_ctx);
+  g_main_loop_run (loop);
   return NULL;
 }
 
@@ -50,7 +49,7 @@ ab_engine_pools_start (AbEngine *engine)
                                         (gint) MAX (1, engine->cfg.mutation_threads), FALSE, NULL);
   engine->timer_ctx = g_main_context_new ();
   engine->timer_loop = g_main_loop_new (engine->timer_ctx, FALSE);
-  engine->timer_thread = g_thread_new ("ab-engine-timer", timer_main, engine);
+  engine->timer_thread = g_thread_new ("ab-engine-timer", timer_main, engine->timer_loop);
 }
 
 static gboolean
