@@ -922,7 +922,7 @@ ab_store_increment (AbStore *s, const guint8 *key, gsize klen, gint64 delta, gin
   g_return_val_if_fail (s != NULL, FALSE);
   AbQueuedWrite w = { .kind = AB_QUEUED_INCREMENT, .key = key, .klen = klen, .delta = delta };
   gboolean ok = write_one (s, &w, error);
-  if (new_value != NULL)
+  if (ok && new_value != NULL)
     *new_value = w.new_value;
   return count (s, AB_STORE_VERB_INCREMENT, ok);
 }
