@@ -35,6 +35,7 @@ typedef struct {
   guint errors;
   guint acked_after; /* acknowledged once the gateway was back */
   gboolean doomed;   /* its server is killed: a request may find it gone */
+  guint batches;     /* requests made so far: a later round's targets are new */
 } Client;
 
 static atomic_int gateway_back;
@@ -61,8 +62,9 @@ static gpointer
 client (gpointer data)
 {
   Client *c = data;
-  for (guint k = 1; !atomic_load (&stop_load); k++)
+  while (!atomic_load (&stop_load))
     {
+      guint k = ++c->batches;
       g_autoptr (GString) body = g_string_new ("{\"mutations\":[");
       for (guint j = 0; j < BATCH; j++)
         g_string_append_printf (
