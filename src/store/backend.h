@@ -7,7 +7,7 @@
 
 /* The data verbs as function types: the vtable points to them, and a
  * backend's private header declares the verbs its files share through them
- * (AbStoreIncrementFn ab_lmdb_increment;). What each does: the vtable below
+ * (AbStoreTransactFn ab_lmdb_transact;). What each does: the vtable below
  * and store.h's ab_store_* of the same name. */
 typedef gboolean AbStoreGetFn (AbStore *s, const guint8 *key, gsize klen, GBytes **value,
                                GError **error);

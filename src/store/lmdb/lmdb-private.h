@@ -52,7 +52,7 @@ typedef struct {
   gboolean writemap; /* MDB_WRITEMAP: no nested transactions, the process alone on the store */
 } AbLmdbOptions;
 
-/* A plan's view of the write transaction it runs in (REQ_TXN). */
+/* A plan's view of the write transaction it runs in (AB_QUEUED_TXN). */
 typedef struct {
   AbStore base;
   LmdbEnv *env;
