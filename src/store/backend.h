@@ -91,8 +91,9 @@ typedef struct {
    * may be NULL: store.c builds their requests, every key already checked
    * against max_key. */
   gboolean (*submit) (AbStore *s, AbQueuedWrite *w, GError **error);
-  /* NULL: submit; without it, a plan's view of its transaction, which
-   * refuses (plans write through their batch). */
+  /* NULL: submit. A store with neither this nor submit is a plan's view
+   * of its transaction, which refuses every write (plans write through
+   * their batch). */
   AbStoreBatchFn *batch;
   /* Absent = 0; non-8-byte value = AB_STORE_ERROR_WIDTH. NULL: submit. */
   AbStoreIncrementFn *increment;

@@ -443,11 +443,20 @@ ab_queued_txn_finish (AbQueuedWrite *w)
   g_free (w);
 }
 
-/* A synchronous request to the backend's committer, its key checked. */
+/* A synchronous request to the backend's committer, its keys checked. A
+ * store with neither its own verb nor a committer is a plan's view of its
+ * transaction, which refuses every write. */
 static gboolean
 submit (AbStore *s, AbQueuedWrite *w, GError **error)
 {
-  if (w->key != NULL && !ab_backend_check_key (w->klen, s->max_key, error))
+  if (s->vt->submit == NULL)
+    {
+      g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
+                           "a transaction view is read-only: plans write through their batch");
+      return FALSE;
+    }
+  if (w->kind == AB_QUEUED_BATCH ? !ab_backend_check_batch (w->batch, s->max_key, error)
+                                 : !ab_backend_check_key (w->klen, s->max_key, error))
     return FALSE;
   return s->vt->submit (s, w, error);
 }
@@ -457,14 +466,8 @@ batch_verb (AbStore *s, const AbBatch *b, GError **error)
 {
   if (s->vt->batch != NULL)
     return s->vt->batch (s, b, error);
-  if (s->vt->submit != NULL)
-    {
-      AbQueuedWrite w = { .kind = AB_QUEUED_BATCH, .batch = b };
-      return ab_backend_check_batch (b, s->max_key, error) && submit (s, &w, error);
-    }
-  g_set_error_literal (error, AB_STORE_ERROR, AB_STORE_ERROR_IO,
-                       "a transaction view is read-only: plans write through their batch");
-  return FALSE;
+  AbQueuedWrite w = { .kind = AB_QUEUED_BATCH, .batch = b };
+  return submit (s, &w, error);
 }
 
 /* ---- reads and batches ---- */

@@ -162,6 +162,18 @@ view_plan (AbStore *view, AbBatch *batch, gpointer data, GError **error)
   ck_assert (!ab_store_batch (view, direct, &refused));
   ck_assert_msg (refused != NULL && strstr (refused->message, "read-only") != NULL, "%s",
                  refused != NULL ? refused->message : "no error");
+  /* and so are the single-key writes */
+  gboolean applied = TRUE;
+  g_autoptr (GError) no_add = NULL, no_put = NULL, no_delete = NULL;
+  ck_assert (!ab_store_increment (view, ST_S ("direct"), 1, NULL, &no_add));
+  ck_assert (
+      !ab_store_check_and_put (view, ST_S ("direct"), NULL, 0, ST_S ("x"), &applied, &no_put));
+  ck_assert (!applied);
+  ck_assert (!ab_store_check_and_delete (view, ST_S ("v1"), ST_S ("a"), &applied, &no_delete));
+  ck_assert (!applied);
+  ck_assert (strstr (no_add->message, "read-only") != NULL);
+  ck_assert (strstr (no_put->message, "read-only") != NULL);
+  ck_assert (strstr (no_delete->message, "read-only") != NULL);
   (void) data, (void) error;
   ab_batch_put (batch, ST_S ("planned"), ST_S ("y"));
   return TRUE;
