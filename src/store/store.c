@@ -795,8 +795,14 @@ gboolean
 ab_snapshot_get (AbSnapshot *snap, const guint8 *key, gsize klen, GBytes **value, GError **error)
 {
   g_return_val_if_fail (snap != NULL && key != NULL && value != NULL, FALSE);
-  AbScanRange one = { .start = key, .start_len = klen, .stop = key, .stop_len = klen, .limit = 1 };
-  one.start_inclusive = one.stop_inclusive = TRUE; /* the key itself, and nothing beside it */
+  /* the key itself, and nothing beside it */
+  AbScanRange one = { .start = key,
+                      .start_len = klen,
+                      .start_inclusive = TRUE,
+                      .stop = key,
+                      .stop_len = klen,
+                      .stop_inclusive = TRUE,
+                      .limit = 1 };
   *value = NULL;
   if (klen == 0)
     return TRUE; /* no row has an empty key, and an empty range is the whole store */
@@ -935,10 +941,14 @@ static gboolean
 write_check (AbStore *s, AbQueuedKind kind, const guint8 *key, gsize klen, const guint8 *expected,
              gsize elen, const guint8 *value, gsize vlen, gboolean *applied, GError **error)
 {
-  AbQueuedWrite w = { .kind = kind, .key = key, .klen = klen, .value = value, .vlen = vlen };
-  w.expected = expected;
-  w.elen = elen;
-  w.has_expected = expected != NULL;
+  AbQueuedWrite w = { .kind = kind,
+                      .key = key,
+                      .klen = klen,
+                      .expected = expected,
+                      .elen = elen,
+                      .has_expected = expected != NULL,
+                      .value = value,
+                      .vlen = vlen };
   gboolean ok = write_one (s, &w, error);
   *applied = ok && w.applied;
   return ok;
