@@ -41,9 +41,11 @@ examples_queue_LDADD = src/lib/libactionbase.la $(GLIB_LIBS)
 
 # Figures of the public API (not a test): tests/bench/lib-bench [edges]
 noinst_PROGRAMS += tests/bench/lib-bench
-tests_bench_lib_bench_SOURCES = tests/bench/lib-bench.c
-tests_bench_lib_bench_CFLAGS = $(AB_WARN_CFLAGS) $(GLIB_CFLAGS) $(LMDB_CFLAGS) -I$(top_srcdir)/src/lib
-tests_bench_lib_bench_LDADD = src/lib/libactionbase.la $(GLIB_LIBS) $(LMDB_LIBS)
+tests_bench_lib_bench_SOURCES = tests/bench/lib-bench.c tests/bench/rocks-floor.c \
+	tests/bench/rocks-floor.h
+tests_bench_lib_bench_CFLAGS = $(AB_WARN_CFLAGS) $(GLIB_CFLAGS) $(LMDB_CFLAGS) $(ROCKSDB_CFLAGS) \
+	-I$(top_srcdir)/src/lib
+tests_bench_lib_bench_LDADD = src/lib/libactionbase.la $(GLIB_LIBS) $(LMDB_LIBS) $(ROCKSDB_LIBS)
 
 # The API reference from the header's comments (docs/library.md).
 EXTRA_DIST += docs/Doxyfile tests/lib/test_layers.sh tests/lib/test_api_docs.sh \

@@ -1,9 +1,11 @@
 /* tests/bench/lib-bench [edges [get|scan|count]]: figures of libactionbase on
- * a warm LMDB store, one thread unless said: durable INSERT in batches of
- * 1,000, GET, scan limit 25, count, GET on two threads against one, each with
- * its goal; and, as the baselines of the same run, raw LMDB on the same file
- * (a point read of one of its rows, 25 rows from a cursor) and the disk taking
- * the bytes the INSERT wrote: the floors under any API on this store. */
+ * a warm LMDB (or AB_BENCH_STORE=rocksdb) store, one thread unless said:
+ * durable INSERT in batches of 1,000, GET, scan limit 25, count, GET on two
+ * threads against one, each with its goal; and, as the baselines of the same
+ * run, raw LMDB on the same file (a point read of one of its rows, 25 rows from
+ * a cursor) and the disk taking the bytes the INSERT wrote, or on RocksDB the
+ * INSERT's rows written through bare RocksDB (rocks-floor.c) with the CPU they
+ * cost: the floors under any API on this store. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <glib/gstdio.h>
 #include <lmdb.h>
 #include "actionbase.h"
+#include "rocks-floor.h"
 
 #define USERS 1000
 #define BATCH 1000
@@ -491,7 +494,9 @@ main (int argc, char **argv)
   gdouble get2 = run_gets (db, 2, 200000);
   gdouble scan = run_scans (db, 50000);
   gdouble count = run_counts (db, 300000);
+  gdouble cpu0 = ab_bench_cpu_seconds ();
   gdouble ins_piped = load_pipelined (db, PIPELINE);
+  gdouble piped_cpu_us = (ab_bench_cpu_seconds () - cpu0) * 1e6 / n_edges;
   line ("durable INSERT, batches of 1,000", ins, 100000, "edges/s");
   line ("  " G_STRINGIFY (PIPELINE) " in flight, ab_db_mutate_async", ins_piped, 100000, "edges/s");
   line ("GET, one thread", get1, 1000000, "ops/s");
@@ -516,6 +521,29 @@ main (int argc, char **argv)
         "%.0f edges/s (INSERT %.2fx of it)\n",
         load_written / 1024.0 / n_edges, disk, ins / disk);
   ab_db_close (db);
+  if (!lmdb)
+    {
+      /* the library's store is closed: the bare one has the cores to itself */
+      guint cores = g_get_num_processors ();
+      const AbBenchFloor how[] = { { TRUE, TRUE }, { FALSE, FALSE } };
+      AbBenchRate bare[2];
+      for (guint i = 0; i < 2; i++)
+        {
+          g_autofree gchar *at = g_strdup_printf ("%s/bare%u", dir, i);
+          bare[i] = ab_bench_rocks_floor (at, users, USERS, items, n_edges, BATCH, &how[i]);
+        }
+      printf ("baseline, same run: bare RocksDB writing the INSERT's rows from one thread "
+              "(State, two Index and two Count puts per edge; one batch per 1,000 edges):\n"
+              "  a State get per edge, synced: %.0f edges/s (INSERT %.2fx of it)\n"
+              "  no gets, no fsync: %.0f edges/s, %.1f us of CPU per edge; the %u in flight "
+              "INSERT took %.1f us per edge (%.2fx of it); %u cores at 100%% give %.1f us per "
+              "edge at 250k edges/s (the library's goal of issue 38), %.1f at 150k (its REST "
+              "batch goal)\n",
+              bare[0].edges_per_s, ins / bare[0].edges_per_s, bare[1].edges_per_s,
+              bare[1].cpu_us_per_edge, PIPELINE, piped_cpu_us,
+              piped_cpu_us / bare[1].cpu_us_per_edge, cores, cores * 1e6 / 250000,
+              cores * 1e6 / 150000);
+    }
   g_autofree gchar *cmd = g_strdup_printf ("rm -rf '%s'", dir);
   g_strfreev (users);
   g_strfreev (items);
