@@ -2,7 +2,8 @@
  *   hbase-bench raw HOST:PORT N [C]  raw Thrift2 put and get calls/s over C connections
  *                                    (default 1), each a thread making calls one at a time,
  *                                    then N/6 single-edge INSERTs' calls, nothing shared,
- *                                    and N/6 of their protocol floor (4 calls each)
+ *                                    and N/6 of their protocol floor (4 calls each); with
+ *                                    AB_HBASE_DIR set, each with HBase's CPU per op
  *   hbase-bench engine URI N         single-edge INSERT and GET rate and p50/p99 (INSERT
  *                                    with its calls and ms per Thrift method), and the
  *                                    Thrift round trips of one request of 1, 10, 100 edges */
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "catalog/catalog.h"
 #include "engine/derive.h"
@@ -40,15 +42,47 @@ cmp_i64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* "NAME  N ops/s  p50 X ms  p99 Y ms" from per-op microseconds. */
+/* "NAME  N ops/s  p50 X ms  p99 Y ms" from per-op microseconds, then HBase's
+ * CPU per operation (cpu_ms) when it is >= 0. */
 static void
-report (const gchar *name, GArray *us, gint64 total_us)
+report (const gchar *name, GArray *us, gint64 total_us, gdouble cpu_ms)
 {
   g_array_sort (us, cmp_i64);
-  printf ("%-22s %8.0f ops/s   p50 %6.2f ms   p99 %6.2f ms   (n=%u)\n", name,
+  printf ("%-22s %8.0f ops/s   p50 %6.2f ms   p99 %6.2f ms   (n=%u)", name,
           us->len * 1e6 / (gdouble) MAX (total_us, 1),
           g_array_index (us, gint64, us->len / 2) / 1000.0,
           g_array_index (us, gint64, MIN (us->len - 1, us->len * 99 / 100)) / 1000.0, us->len);
+  if (cpu_ms >= 0)
+    printf ("   hbase cpu %.3f ms/op", cpu_ms);
+  printf ("\n");
+}
+
+/* CPU seconds HBase's JVMs (the master with its region server, and the
+ * gateway) have used, from the pid files of AB_HBASE_DIR (hbase/start.sh's
+ * instance directory); -1 when that is not known. */
+static gdouble
+hbase_cpu_seconds (void)
+{
+  const gchar *dir = g_getenv ("AB_HBASE_DIR");
+  gdouble sum = 0;
+  for (guint i = 0; dir != NULL && *dir != '\0' && i < 2; i++)
+    {
+      g_autofree gchar *pidfile
+          = g_build_filename (dir, i == 0 ? "master.pid" : "thrift.pid", NULL);
+      g_autofree gchar *pid = NULL, *stat = NULL, *path = NULL;
+      if (!g_file_get_contents (pidfile, &pid, NULL, NULL))
+        return -1;
+      path = g_strdup_printf ("/proc/%s/stat", g_strstrip (pid));
+      const gchar *after;
+      if (!g_file_get_contents (path, &stat, NULL, NULL) || (after = strrchr (stat, ')')) == NULL)
+        return -1;
+      /* after the name: state is field 3, utime and stime are 14 and 15 */
+      g_auto (GStrv) f = g_strsplit (after + 2, " ", 14);
+      if (g_strv_length (f) < 14)
+        return -1;
+      sum += (g_ascii_strtod (f[11], NULL) + g_ascii_strtod (f[12], NULL)) / sysconf (_SC_CLK_TCK);
+    }
+  return dir != NULL && *dir != '\0' ? sum : -1;
 }
 
 /* What one raw op is: a put, a get, the calls of one single-edge INSERT
@@ -142,6 +176,7 @@ run_raw (const gchar *addr, guint n, guint conns)
       const gchar *op = names[pass];
       g_autofree gchar *name = conns > 1 ? g_strdup_printf ("raw Thrift %s x%u", op, conns)
                                          : g_strdup_printf ("raw Thrift %s", op);
+      gdouble cpu0 = hbase_cpu_seconds ();
       gint64 t0 = g_get_monotonic_time ();
       for (guint c = 0; c < conns; c++)
         {
@@ -164,7 +199,9 @@ run_raw (const gchar *addr, guint n, guint conns)
           g_array_append_vals (lat, jobs[c].us->data, jobs[c].us->len);
           g_array_unref (jobs[c].us);
         }
-      report (name, lat, total);
+      gdouble cpu1 = hbase_cpu_seconds ();
+      report (name, lat, total,
+              cpu0 >= 0 && cpu1 >= cpu0 && lat->len > 0 ? (cpu1 - cpu0) * 1000 / lat->len : -1);
     }
   for (guint c = 0; c < conns; c++)
     ab_hb_raw_close (jobs[c].raw);
@@ -282,7 +319,7 @@ run_engine (const gchar *uri, guint n)
       d = g_get_monotonic_time () - s;
       g_array_append_val (ins, d);
     }
-  report ("engine INSERT (1 edge)", ins, g_get_monotonic_time () - t0);
+  report ("engine INSERT (1 edge)", ins, g_get_monotonic_time () - t0, -1);
   rpc_breakdown (e, before, n);
   t0 = g_get_monotonic_time ();
   for (guint i = 0; i < n; i++)
@@ -298,7 +335,7 @@ run_engine (const gchar *uri, guint n)
       d = g_get_monotonic_time () - s;
       g_array_append_val (get, d);
     }
-  report ("engine GET (1 edge)", get, g_get_monotonic_time () - t0);
+  report ("engine GET (1 edge)", get, g_get_monotonic_time () - t0, -1);
   ab_engine_close (e);
   return 0;
 }

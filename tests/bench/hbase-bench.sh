@@ -11,7 +11,9 @@
 # edges from BATCH_CLIENTS connections, with the Thrift calls per request read
 # from the server's /metrics (actionbase_store_rpc_total) before and after
 # each phase; then the INSERT phase again on a server with [engine] heal =
-# false, the baseline of what the online heal costs. Goals, printed met/MISSED:
+# false, the baseline of what the online heal costs; then the CPU per request
+# of HBase's JVMs and of the server, and the cores the JVMs alone would need
+# at each throughput goal. Goals, printed met/MISSED:
 #   REST GET >= 0.6x raw get calls/s;
 #   REST INSERT <= 4.5 calls, >= 0.7x (raw put calls/s / calls per INSERT),
 #     p99 <= 40 ms;
@@ -20,6 +22,8 @@
 # usage: tests/bench/hbase-bench.sh [N]     (N requests per figure, default 2000)
 # env:   AB_HBASE_ADDR   use this running gateway (else one is started in a temp
 #                        dir with hbase/start.sh and stopped at the end)
+#        AB_HBASE_DIR    that gateway's hbase/start.sh directory: its pid files
+#                        give HBase's JVMs' CPU per request (printed when known)
 #        AB_BENCH_BIN    the hbase-bench program (default: an -O2 build in build/bench)
 #        ACTIONBASED     server binary (default: build/bench/src/actionbased)
 #        AB_ARGS         extra actionbased flags
@@ -76,6 +80,20 @@ if [ -z "$addr" ]; then
   addr=$(bash "$top/hbase/start.sh" "$dir")
 fi
 run=$(date +%s)
+# HBase's JVMs' CPU, from the instance's pid files (our own, or AB_HBASE_DIR's)
+export AB_HBASE_DIR=${dir:-${AB_HBASE_DIR:-}}
+hz=$(getconf CLK_TCK)
+cpu_of() {  # cpu_of PID...: CPU seconds those processes used (utime + stime)
+  local p
+  for p in "$@"; do
+    [ -r "/proc/$p/stat" ] && sed 's/.*) //' "/proc/$p/stat"
+  done | awk -v hz="$hz" '{ s += $12 + $13 } END { printf "%.3f", s / hz }'
+}
+hbase_cpu() {  # CPU seconds of the master (with its region server) and the gateway
+  [ -n "$AB_HBASE_DIR" ] && [ -f "$AB_HBASE_DIR/master.pid" ] && [ -f "$AB_HBASE_DIR/thrift.pid" ] \
+    || { echo -1; return; }
+  cpu_of "$(cat "$AB_HBASE_DIR/master.pid")" "$(cat "$AB_HBASE_DIR/thrift.pid")"
+}
 echo "HBase 2.6.1 standalone, Thrift2 gateway $addr (buffered, binary); N=$n"
 # Warm the gateway and region server first: cold JVMs are several times slower.
 "$bin" raw "$addr" "$n" >/dev/null
@@ -107,15 +125,19 @@ ab_likes_table "$tmp/ab" "$users" "$items"
 say "actionbased preloaded with $((users * items)) edges"
 
 declare -A R   # phase -> "req/s p50_us p99_us calls/request per-method..."
+declare -A CPU # phase -> "HBase's CPU ms per request, actionbased's" (-1: unknown)
 rest_phase() {  # rest_phase NAME OP: one wrk run, calls per request from /metrics
-  local before after r0
+  local before after r0 h0 a0 h1 a1 reqs
   ab_settle
-  before=$(ab_rpc_calls) r0=$(ab_requests)
+  before=$(ab_rpc_calls) r0=$(ab_requests) h0=$(hbase_cpu) a0=$(cpu_of "$ab_pid")
   bench_wrk "$1" "$base" "$2" "$table"
+  h1=$(hbase_cpu) a1=$(cpu_of "$ab_pid")   # before the idle second of the settle
   ab_settle   # requests wrk left in flight still count in the calls
-  after=$(ab_rpc_calls)
-  R[$1]="$wrk_rate $wrk_p50 $wrk_p99 $(rpc_per_request "$before" "$after" "$(($(ab_requests) - r0))")"
-  say "$1: $wrk_rate req/s (p50 ${wrk_p50}us, p99 ${wrk_p99}us), calls/request $(cut -d' ' -f4- <<<"${R[$1]}")"
+  after=$(ab_rpc_calls) reqs=$(($(ab_requests) - r0))
+  CPU[$1]=$(awk -v h0="$h0" -v h1="$h1" -v a0="$a0" -v a1="$a1" -v n="$reqs" \
+    'BEGIN { printf "%.3f %.3f", h0 < 0 ? -1 : (h1 - h0) * 1000 / n, (a1 - a0) * 1000 / n }')
+  R[$1]="$wrk_rate $wrk_p50 $wrk_p99 $(rpc_per_request "$before" "$after" "$reqs")"
+  say "$1: $wrk_rate req/s (p50 ${wrk_p50}us, p99 ${wrk_p99}us), calls/request $(cut -d' ' -f4- <<<"${R[$1]}"), CPU ms/request HBase and actionbased ${CPU[$1]}"
 }
 rest_phase get get
 rest_phase scan scan
@@ -193,5 +215,22 @@ rest_row "REST INSERT 1 edge" insert 1 "${ins_goal}x raw put/calls = $ins_bound 
 rest_row "  the same, heal = false" insert_noheal 1 "heal on: $(awk -v a="$(f insert 1)" -v b="$(f insert_noheal 1)" 'BEGIN { printf "%.2f", a / b }')x the rate, $(awk -v a="$(f insert 4)" -v b="$(f insert_noheal 4)" 'BEGIN { printf "%+.2f", a - b }') calls per INSERT"
 rest_row "REST INSERT batch of 100" batch100 100 "$(awk -v c="$(f batch100 4)" 'BEGIN { printf "%.2f", c / 100 }') calls per edge"
 rest_row "REST batch of 1000 x$batch_clients" batch1000 1000 "$b_calls calls per edge (<= 4.2) $(verdict "$b_calls" '<=' 4.2); ${b_goal}x raw put/calls = $b_bound edges/s (>= 0.8x) $(verdict "$b_goal" '>=' 0.8)"
+raw_cpu() {  # raw_cpu OP: HBase's CPU ms per op of the raw line (of the faster run), -1 unknown
+  local l="raw Thrift $1 x$conns" text=$rawc
+  awk -v a="$(rate "$l" "$rawc2")" -v b="$(rate "$l" "$rawc")" 'BEGIN { exit !(a > b) }' && text=$rawc2
+  awk -v l="$l" 'index($0, l) == 1 { for (i = 1; i < NF; i++) if ($i == "cpu") { print $(i + 1); exit } }
+    END { if (!NR) print -1 }' <<<"$text" | head -1
+}
+# What the gateway's and region server's CPU says of the throughput goals:
+# the cores HBase's JVMs alone would take at each goal's rate, at the CPU per
+# request they used in the phase (the machine's cores are shared by all).
+if [ "$(hbase_cpu)" != -1 ]; then
+  hb_ins=$(cut -d' ' -f1 <<<"${CPU[insert]}") ab_ins=$(cut -d' ' -f2 <<<"${CPU[insert]}")
+  hb_b=$(awk -v c="$(cut -d' ' -f1 <<<"${CPU[batch1000]}")" 'BEGIN { printf "%.3f", c / 1000 }')
+  echo "CPU per request, ms (HBase's two JVMs / actionbased): INSERT $hb_ins / $ab_ins, heal = false ${CPU[insert_noheal]// / \/ }, batch of 1000 per edge $hb_b / $(awk -v c="$(cut -d' ' -f2 <<<"${CPU[batch1000]}")" 'BEGIN { printf "%.3f", c / 1000 }'); raw INSERT mix $(raw_cpu "INSERT mix"), raw floor $(raw_cpu "INSERT floor"), raw put $(raw_cpu put)"
+  awk -v r="$ins_bound" -v c="$hb_ins" -v b="$b_bound" -v e="$hb_b" -v n="$(nproc)" 'BEGIN {
+    printf "at the goals: INSERT at 0.7 x %d/s the JVMs alone would use %.2f of %d cores; batches at 0.8 x %d edges/s, %.2f of %d\n",
+      r, 0.7 * r * c / 1000, n, b, 0.8 * b * e / 1000, n }'
+fi
 methods() { cut -d' ' -f5- <<<"${R[$1]}"; }
 echo "calls/req by method: GET: $(methods get); SCAN: $(methods scan); INSERT: $(methods insert); batch 100: $(methods batch100); batch 1000: $(methods batch1000)"
