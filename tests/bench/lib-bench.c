@@ -533,7 +533,8 @@ main (int argc, char **argv)
           bare[i] = ab_bench_rocks_floor (at, users, USERS, items, n_edges, BATCH, &how[i]);
         }
       printf ("baseline, same run: bare RocksDB writing the INSERT's rows from one thread "
-              "(State, two Index and two Count puts per edge; one batch per 1,000 edges):\n"
+              "(State and two Index puts per edge, one Count put per node and batch; one batch "
+              "per 1,000 edges):\n"
               "  a State get per edge, synced: %.0f edges/s (INSERT %.2fx of it)\n"
               "  no gets, no fsync: %.0f edges/s, %.1f us of CPU per edge; the %u in flight "
               "INSERT took %.1f us per edge (%.2fx of it); %u cores at 100%% give %.1f us per "

@@ -21,7 +21,8 @@ gdouble ab_bench_cpu_seconds (void);
 
 /* Writes edges 0 .. n_edges-1 (edge e: users[e % n_users] likes
  * items[e / n_users]) into a new RocksDB at dir from this thread, in batches
- * of batch edges: per edge State, two Index and two Count puts, as how says.
+ * of batch edges: per edge State and two Index puts, and a Count put per node
+ * and batch (a node's adds folded into one write), as how says.
  * (Two writers taking turns measured slower than one on 2 cores.) */
 AbBenchRate ab_bench_rocks_floor (const gchar *dir, gchar **users, guint n_users, gchar **items,
                                   guint n_edges, guint batch, const AbBenchFloor *how);
