@@ -2,6 +2,7 @@
  * wrappers that assert the engine call itself succeeded. */
 #include <glib/gstdio.h>
 #include "engine_fixture.h"
+#include "../store/store_test_util.h"
 #include "../../hbase/hbase_test_uri.h"
 #include "model/types.h"
 
@@ -34,18 +35,7 @@ ab_test_store_uri (int i, gchar **tmpdir)
 void
 ab_test_rmdir (const gchar *dir)
 {
-  if (dir == NULL)
-    return;
-  GDir *d = g_dir_open (dir, 0, NULL);
-  const gchar *name;
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree gchar *p = g_build_filename (dir, name, NULL);
-      g_remove (p);
-    }
-  if (d != NULL)
-    g_dir_close (d);
-  g_rmdir (dir);
+  st_rmtree (dir);
 }
 
 JsonNode *

@@ -16,6 +16,7 @@ gchar *ab_test_store_uri (int i, gchar **tmpdir);
 const gchar *ab_test_store_kind (int i);
 int ab_test_n_stores (void);
 #define AB_TEST_N_STORES ab_test_n_stores ()
+/* Removes dir and everything under it (symbolic links are not followed). */
 void ab_test_rmdir (const gchar *dir);
 
 AbSchema *ab_test_schema (const gchar *json);

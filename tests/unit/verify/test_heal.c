@@ -7,6 +7,7 @@
  * every store (HBase too when tests/run.sh started one). */
 #include <string.h>
 #include "verify_fixture.h"
+#include "../engine/engine_fixture.h"
 #include "codec/keys.h"
 #include "engine/write/write.h"
 #include "engine/upkeep/upkeep.h"
@@ -796,11 +797,7 @@ START_TEST (applier_outlasts_an_outage)
   ab_engine_applier_metrics (engine, m);
   ck_assert_msg (strstr (m->str, "{outcome=\"failed\"} 0\n") != NULL, "%s", m->str);
   ab_engine_close (engine);
-  g_autofree gchar *data = g_build_filename (root, "data", NULL);
-  g_autofree gchar *wal = g_build_filename (root, "wal", NULL);
-  vf_rmdir (data);
-  vf_rmdir (wal);
-  vf_rmdir (root);
+  ab_test_rmdir (root); /* its store and its WAL */
 }
 END_TEST
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "../store/fault.h"
 #include "verify_fixture.h"
+#include "../engine/engine_fixture.h"
 #include "../../hbase/hbase_test_uri.h"
 
 static AbStore *
@@ -129,7 +130,7 @@ START_TEST (snapshot_view_is_fixed)
   ck_assert_str_eq (now, "a=1;b=changed;bb=new;");
   g_clear_pointer (&later, ab_snapshot_close);
   ab_store_close (s);
-  vf_rmdir (dir);
+  ab_test_rmdir (dir);
   g_free (dir);
 }
 END_TEST
@@ -178,7 +179,7 @@ START_TEST (fault_drop_and_fail)
   ck_assert (ab_store_increment (f, (const guint8 *) "k3", 2, 0, &n, NULL));
   ck_assert_int_eq (n, 10); /* 5 from the second batch, the third failed there */
   ab_store_close (f);
-  vf_rmdir (dir);
+  ab_test_rmdir (dir);
   g_free (dir);
 }
 END_TEST

@@ -1,29 +1,11 @@
 /* Verify suite fixtures: a fault-wrapped engine per test, tables from v3
  * create requests, mutations, and verification runs with their findings. */
-#include <glib/gstdio.h>
 #include <string.h>
 #include "verify_fixture.h"
+#include "../engine/engine_fixture.h"
 #include "catalog/catalog.h"
 #include "codec/bytes.h"
 #include "../../hbase/hbase_test_uri.h"
-
-void
-vf_rmdir (const gchar *dir)
-{
-  GDir *d;
-  const gchar *name;
-  if (dir == NULL)
-    return;
-  d = g_dir_open (dir, 0, NULL);
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree gchar *p = g_build_filename (dir, name, NULL);
-      g_remove (p);
-    }
-  if (d != NULL)
-    g_dir_close (d);
-  g_rmdir (dir);
-}
 
 guint
 vf_n_stores (void)
@@ -106,7 +88,7 @@ void
 vf_close (VfEnv *env)
 {
   ab_engine_close (env->engine);
-  vf_rmdir (env->tmpdir);
+  ab_test_rmdir (env->tmpdir);
   g_free (env->tmpdir);
   g_free (env->uri);
   memset (env, 0, sizeof *env);

@@ -31,7 +31,6 @@ void vf_open_healing (VfEnv *env, guint store, guint retry_ms, guint sweep_ms,
 void vf_open_healing_threads (VfEnv *env, guint store, guint retry_ms, guint sweep_ms,
                               gint64 (*now_ms) (gpointer), gpointer now_data, guint threads);
 void vf_close (VfEnv *env);
-void vf_rmdir (const gchar *dir);
 JsonNode *vf_json (const gchar *text);
 void vf_create_table (VfEnv *env, const gchar *db, const gchar *create_json);
 /* Mutates; returns the key results (asserting the request itself succeeded). */

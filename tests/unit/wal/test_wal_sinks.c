@@ -8,6 +8,7 @@
 #include "wal/sink.h"
 #include "ab_check.h"
 #include "small_disk.h"
+#include "unit/store/store_test_util.h"
 
 static gchar *dir;
 
@@ -19,27 +20,9 @@ setup (void)
 }
 
 static void
-rm_tree (const gchar *path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  const gchar *name;
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree gchar *p = g_build_filename (path, name, NULL);
-      if (g_file_test (p, G_FILE_TEST_IS_DIR))
-        rm_tree (p);
-      else
-        g_remove (p);
-    }
-  if (d != NULL)
-    g_dir_close (d);
-  g_rmdir (path);
-}
-
-static void
 teardown (void)
 {
-  rm_tree (dir);
+  st_rmtree (dir);
   g_clear_pointer (&dir, g_free);
 }
 
@@ -427,7 +410,7 @@ START_TEST (file_health)
   AbSink *s = open_ok (uri); /* the directory is created */
   ck_assert (g_file_test (sub, G_FILE_TEST_IS_DIR));
   ck_assert (ab_sink_healthy (s, NULL));
-  rm_tree (sub);
+  st_rmtree (sub);
   g_autofree gchar *reason = NULL;
   ck_assert (!ab_sink_healthy (s, &reason));
   ck_assert_msg (reason != NULL && strstr (reason, sub) != NULL, "%s", reason);
